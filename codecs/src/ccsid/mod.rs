@@ -1,0 +1,1 @@
+//! Character conversion by IBM CCSID (spec: ccsid.md).

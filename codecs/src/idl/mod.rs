@@ -1,0 +1,1 @@
+//! Software AG IDL (spec: rpc-bridge.md).

@@ -1,0 +1,9 @@
+//! Pure codecs for mqgate: bytes and text in, typed values out.
+//!
+//! Nothing in this crate does I/O, spawns tasks or keeps global state, so every
+//! entry point can be fuzzed. Layouts and constants follow `shared/spec/`.
+
+pub mod ccsid;
+pub mod idl;
+pub mod mq;
+pub mod tux;

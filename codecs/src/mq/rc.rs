@@ -1,0 +1,159 @@
+//! MQRC reason codes and MQCC completion codes (spec: mq-constants.md "MQRC").
+
+use std::fmt;
+
+/// An MQ reason code (MQRC_*), an open set: unknown values survive a round trip.
+///
+/// Values are IBM's (pymqi `CMQC.py`, mq-golang `cmqc_linux_amd64.go`). An MQDLH
+/// Reason may also hold an MQFB feedback value, so any `i32` is accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Mqrc(pub i32);
+
+macro_rules! reasons {
+    ($($name:ident = $value:expr),* $(,)?) => {
+        impl Mqrc {
+            $(#[doc = concat!("MQRC_", stringify!($name), " (", stringify!($value), ").")]
+            pub const $name: Mqrc = Mqrc($value);)*
+
+            /// The symbolic name without the `MQRC_` prefix, if this code is known here.
+            pub fn short_name(self) -> Option<&'static str> {
+                match self.0 {
+                    $($value => Some(stringify!($name)),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+reasons! {
+    NONE = 0,
+    ALIAS_BASE_Q_TYPE_ERROR = 2001,
+    BACKED_OUT = 2003,
+    BUFFER_ERROR = 2004,
+    BUFFER_LENGTH_ERROR = 2005,
+    CONNECTION_BROKEN = 2009,
+    DATA_LENGTH_ERROR = 2010,
+    GET_INHIBITED = 2016,
+    SYNCPOINT_LIMIT_REACHED = 2024,
+    MAX_CONNS_LIMIT_REACHED = 2025,
+    MD_ERROR = 2026,
+    MISSING_REPLY_TO_Q = 2027,
+    MSG_TYPE_ERROR = 2029,
+    MSG_TOO_BIG_FOR_Q = 2030,
+    MSG_TOO_BIG_FOR_Q_MGR = 2031,
+    NO_MSG_AVAILABLE = 2033,
+    NOT_AUTHORIZED = 2035,
+    OPTIONS_ERROR = 2046,
+    PERSISTENCE_ERROR = 2047,
+    PERSISTENT_NOT_ALLOWED = 2048,
+    PRIORITY_ERROR = 2050,
+    PUT_INHIBITED = 2051,
+    Q_DELETED = 2052,
+    Q_FULL = 2053,
+    Q_SPACE_NOT_AVAILABLE = 2056,
+    Q_TYPE_ERROR = 2057,
+    Q_MGR_NAME_ERROR = 2058,
+    Q_MGR_NOT_AVAILABLE = 2059,
+    REPORT_OPTIONS_ERROR = 2061,
+    SECURITY_ERROR = 2063,
+    STORAGE_NOT_AVAILABLE = 2071,
+    TRUNCATED_MSG_ACCEPTED = 2079,
+    TRUNCATED_MSG_FAILED = 2080,
+    UNKNOWN_ALIAS_BASE_Q = 2082,
+    UNKNOWN_OBJECT_NAME = 2085,
+    UNKNOWN_REMOTE_Q_MGR = 2087,
+    WAIT_INTERVAL_ERROR = 2090,
+    XMIT_Q_TYPE_ERROR = 2091,
+    XMIT_Q_USAGE_ERROR = 2092,
+    OBJECT_DAMAGED = 2101,
+    RESOURCE_PROBLEM = 2102,
+    FORMAT_ERROR = 2110,
+    SOURCE_CCSID_ERROR = 2111,
+    SOURCE_INTEGER_ENC_ERROR = 2112,
+    SOURCE_DECIMAL_ENC_ERROR = 2113,
+    SOURCE_FLOAT_ENC_ERROR = 2114,
+    TARGET_CCSID_ERROR = 2115,
+    TARGET_INTEGER_ENC_ERROR = 2116,
+    TARGET_DECIMAL_ENC_ERROR = 2117,
+    TARGET_FLOAT_ENC_ERROR = 2118,
+    NOT_CONVERTED = 2119,
+    CONVERTED_MSG_TOO_BIG = 2120,
+    HEADER_ERROR = 2142,
+    OBJECT_NAME_ERROR = 2152,
+    Q_MGR_QUIESCING = 2161,
+    Q_MGR_STOPPING = 2162,
+    PMO_ERROR = 2173,
+    GMO_ERROR = 2186,
+    CLUSTER_RESOLUTION_ERROR = 2189,
+    NAME_NOT_VALID_FOR_TYPE = 2194,
+    UNEXPECTED_ERROR = 2195,
+    UNKNOWN_XMIT_Q = 2196,
+    DEF_XMIT_Q_TYPE_ERROR = 2198,
+    DEF_XMIT_Q_USAGE_ERROR = 2199,
+    MSG_ID_ERROR = 2206,
+    CORREL_ID_ERROR = 2207,
+    RFH_HEADER_FIELD_ERROR = 2228,
+    CLUSTER_EXIT_ERROR = 2266,
+    RFH_ERROR = 2334,
+    RFH_STRING_ERROR = 2335,
+    RFH_COMMAND_ERROR = 2336,
+    RFH_PARM_ERROR = 2337,
+    RFH_DUPLICATE_PARM = 2338,
+    RFH_PARM_MISSING = 2339,
+    API_EXIT_ERROR = 2374,
+    COMMAND_MQSC = 2412,
+    RFH_FORMAT_ERROR = 2421,
+    CHANNEL_NOT_AVAILABLE = 2537,
+    HOST_NOT_AVAILABLE = 2538,
+}
+
+impl Mqrc {
+    /// The full symbolic name, e.g. `MQRC_UNKNOWN_OBJECT_NAME`; `MQRC_<n>` when unknown.
+    pub fn name(self) -> String {
+        match self.short_name() {
+            Some(n) => format!("MQRC_{n}"),
+            None => format!("MQRC_{}", self.0),
+        }
+    }
+
+    /// The completion code that goes with this reason (MQCC_OK 0 for NONE,
+    /// MQCC_WARNING 1 for the conversion warnings MQ returns with data, else MQCC_FAILED 2).
+    pub fn completion_code(self) -> i32 {
+        match self {
+            Mqrc::NONE => 0,
+            Mqrc::TRUNCATED_MSG_ACCEPTED
+            | Mqrc::FORMAT_ERROR
+            | Mqrc::NOT_CONVERTED
+            | Mqrc::SOURCE_CCSID_ERROR
+            | Mqrc::TARGET_CCSID_ERROR
+            | Mqrc::SOURCE_INTEGER_ENC_ERROR
+            | Mqrc::TARGET_INTEGER_ENC_ERROR
+            | Mqrc::CONVERTED_MSG_TOO_BIG => 1,
+            _ => 2,
+        }
+    }
+}
+
+impl fmt::Display for Mqrc {
+    /// `2085 MQRC_UNKNOWN_OBJECT_NAME`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.0, self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_values_from_the_constants_sheet() {
+        // mq-constants.md, MQRC table.
+        assert_eq!(Mqrc::UNKNOWN_OBJECT_NAME.0, 2085);
+        assert_eq!(Mqrc(2087).name(), "MQRC_UNKNOWN_REMOTE_Q_MGR");
+        assert_eq!(Mqrc(2335).to_string(), "2335 MQRC_RFH_STRING_ERROR");
+        assert_eq!(Mqrc(123456).name(), "MQRC_123456");
+        assert_eq!(Mqrc::FORMAT_ERROR.completion_code(), 1);
+        assert_eq!(Mqrc::Q_FULL.completion_code(), 2);
+    }
+}

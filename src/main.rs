@@ -1,0 +1,9 @@
+//! `mqgate`: the gateway service and its command-line tools.
+
+use clap::Parser;
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::Cli::parse().run()
+}
