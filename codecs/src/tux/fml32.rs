@@ -428,6 +428,7 @@ impl Fml32Error {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fml32Buffer {
     fields: Vec<(FieldId, FieldValue)>,
+    /// Header maxlen when it differs from len; 0 means "equal to len".
     maxlen: u32,
     nie: i32,
     indxintvl: i32,
@@ -800,9 +801,12 @@ fn decode_at(input: &[u8], base: usize, depth: usize) -> Result<(Fml32Buffer, us
             fields.len()
         )));
     }
+    // maxlen equal to len is stored as 0 ("same as len"), so a decoded buffer
+    // equals a freshly built one with the same fields.
+    let maxlen = if maxlen as usize == len { 0 } else { maxlen as u32 };
     let buf = Fml32Buffer {
         fields,
-        maxlen: maxlen as u32,
+        maxlen,
         nie,
         indxintvl,
     };
