@@ -803,7 +803,11 @@ fn decode_at(input: &[u8], base: usize, depth: usize) -> Result<(Fml32Buffer, us
     }
     // maxlen equal to len is stored as 0 ("same as len"), so a decoded buffer
     // equals a freshly built one with the same fields.
-    let maxlen = if maxlen as usize == len { 0 } else { maxlen as u32 };
+    let maxlen = if maxlen as usize == len {
+        0
+    } else {
+        maxlen as u32
+    };
     let buf = Fml32Buffer {
         fields,
         maxlen,
