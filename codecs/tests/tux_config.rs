@@ -327,6 +327,9 @@ fn aliases_defaults_and_unindented_continuations() {
     assert!(cfg.local_services.qspaces.is_empty());
 }
 
+/// A predicate on the error kind of one invalid fixture.
+type KindCheck = fn(&DmConfigErrorKind) -> bool;
+
 fn err_of(name: &str) -> DmConfigError {
     DmConfig::parse(&own_fixture(name)).unwrap_err()
 }
@@ -334,7 +337,7 @@ fn err_of(name: &str) -> DmConfigError {
 #[test]
 fn invalid_fixtures_fail_at_the_documented_line() {
     // Each fixture's first comment names the line (fixtures/tuxedo/README.md).
-    let cases: &[(&str, Option<usize>, fn(&DmConfigErrorKind) -> bool)] = &[
+    let cases: &[(&str, Option<usize>, KindCheck)] = &[
         (
             "tedg_err_unterminated.dmconfig",
             Some(4),

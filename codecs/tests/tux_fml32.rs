@@ -375,9 +375,12 @@ fn fuxedo_field_table_check_values() {
     assert_eq!(t.fields().len(), 19);
 }
 
+/// A predicate on a field table error kind.
+type KindCheck = fn(&FieldTableErrorKind) -> bool;
+
 #[test]
 fn field_table_errors_name_the_line() {
-    let cases: &[(&str, usize, fn(&FieldTableErrorKind) -> bool)] = &[
+    let cases: &[(&str, usize, KindCheck)] = &[
         (
             "*base 10\nA 1 char\nB 2 chars\n",
             3,
