@@ -390,3 +390,136 @@ fn rtq_status_names_are_the_sheet_names() {
     }
     assert_eq!(RtqStatus::from_name("TP_OK"), None);
 }
+
+// ---- the whole request against DMCONFIG (fixtures/tuxedo/tedg_valid.dmconfig) ----
+
+mod plan {
+    use super::*;
+    use mqgate_codecs::tux::dmconfig::DmConfig;
+    use mqgate_codecs::tux::enqueue::{EnqueueRequest, RtqQueue, complete_ctl, plan_enqueue};
+    use mqgate_codecs::tux::tpqctl::{Endian, NamedFlags, Tpqctl, TpqctlLayout};
+
+    fn cfg() -> DmConfig {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/tuxedo/tedg_valid.dmconfig"
+        );
+        DmConfig::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn fml32_bytes() -> Vec<u8> {
+        let mut b = Fml32Buffer::new();
+        b.add(
+            FieldId::new(FieldType::String, 235).unwrap(),
+            FieldValue::String(b"Smith".to_vec()),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        b.encode(&mut out).unwrap();
+        out
+    }
+
+    fn req<'a>(
+        qspace: &'a str,
+        qname: &'a str,
+        flags: &'a NamedFlags,
+        buftype: &'a str,
+        data: &'a [u8],
+    ) -> EnqueueRequest<'a> {
+        EnqueueRequest {
+            qspace,
+            qname,
+            flags,
+            deq_time: 60,
+            buftype,
+            data,
+        }
+    }
+
+    #[test]
+    fn accepted_request_becomes_the_rtq_put() {
+        let cfg = cfg();
+        let flags = parse_flag_names(["TPQTIME_REL", "TPQMSGID"]).unwrap();
+        let data = fml32_bytes();
+        let put = plan_enqueue(&cfg, &req("ORDERS", "NEWORDER", &flags, "FML32", &data)).unwrap();
+        // seed 003: queue from the QSPACE entry, service from the QNAME entry.
+        assert_eq!(
+            put.queue,
+            RtqQueue {
+                group: "ORDGRP".into(),
+                name: "ORDQ".into(),
+                target: Some("T1".into())
+            }
+        );
+        assert_eq!(
+            (
+                put.service.product.as_str(),
+                put.service.function.as_str(),
+                put.service.qualifier
+            ),
+            ("ORDERAPP", "NEWORD", 7)
+        );
+        assert_eq!(put.params.schedule, rel("R:00:01"));
+        assert!(put.params.return_request_id && put.params.in_caller_transaction);
+        assert_eq!((put.buftype, put.size), (BufferType::Fml32, data.len()));
+    }
+
+    #[test]
+    fn each_lookup_and_check_gives_its_table_row() {
+        let cfg = cfg();
+        let none = NamedFlags::default();
+        let fml = fml32_bytes();
+        let cases: Vec<(EnqueueRequest<'_>, TpError)> = vec![
+            // No QSPACE (checked first, even when the QNAME is unknown too).
+            (
+                req("NOSUCH", "NOSUCH", &none, "CARRAY", b"x"),
+                TpError::tperrno(Tperrno::TPENOENT),
+            ),
+            (
+                req("ORDERS", "NOSUCH", &none, "CARRAY", b"x"),
+                TpError::diagnostic(Qme::QMEBADQUEUE),
+            ),
+            // NEWORDER has INBUFTYPE="FML32".
+            (req("ORDERS", "NEWORDER", &none, "CARRAY", b"x"), QMEINVAL),
+            (req("ORDERS", "INVOICE", &none, "STRING", b"x"), QMEINVAL),
+            (
+                req("ORDERS", "INVOICE", &none, "X_OCTET", &[0; 30_001]),
+                QMEINVAL,
+            ),
+            (
+                req("ORDERS", "NEWORDER", &none, "FML32", &fml[..fml.len() - 1]),
+                QMEINVAL,
+            ),
+        ];
+        for (r, want) in cases {
+            let e = plan_enqueue(&cfg, &r).unwrap_err();
+            assert_eq!(e.tp_error(), want, "{r:?}: {e}");
+        }
+        let top = parse_flag_names(["TPQTOP"]).unwrap();
+        let e = plan_enqueue(&cfg, &req("ORDERS", "INVOICE", &top, "CARRAY", b"x")).unwrap_err();
+        assert_eq!(e.tp_error(), QMEINVAL);
+        // INVOICE has no INBUFTYPE: any of the three types, up to 30,000 bytes.
+        let put = plan_enqueue(
+            &cfg,
+            &req("BILLING", "INVOICE", &none, "X_OCTET", &[0; 30_000]),
+        )
+        .unwrap();
+        assert_eq!(put.queue.target, None);
+        assert_eq!(put.params.schedule, ScheduleTime::Immediate);
+    }
+
+    #[test]
+    fn outcome_is_written_into_the_tpqctl() {
+        let layout = TpqctlLayout::lp64(Endian::Little);
+        let mut ctl = Tpqctl::new(&layout);
+        let id = RequestId([7; 16]);
+        assert_eq!(complete_ctl(&mut ctl, Ok(id), true), None);
+        assert_eq!(ctl.msgid, id.to_msgid());
+        let mut ctl = Tpqctl::new(&layout);
+        assert_eq!(complete_ctl(&mut ctl, Ok(id), false), None);
+        assert_eq!(ctl.msgid, [0; 32], "msgid only with TPQMSGID");
+        let e = rtq_status_error(RtqStatus::RtqQDisabled);
+        assert_eq!(complete_ctl(&mut ctl, Err(e), true), Some(e));
+        assert_eq!(ctl.diagnostic, Qme::QMESYSTEM);
+    }
+}

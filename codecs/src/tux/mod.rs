@@ -12,11 +12,13 @@
 //! - [`fieldtbl`]: field tables in the Tuxedo text format.
 //! - [`cfgtext`]: the DMCONFIG/UBBCONFIG text lexer and section parser.
 //! - [`dmconfig`]: DMCONFIG as typed configuration for the TEDG.
+//! - [`enqueue`]: a tpenqueue request checked end to end → the RTQ put to perform.
 
 pub mod buftype;
 pub mod cfgtext;
 pub mod codes;
 pub mod dmconfig;
+pub mod enqueue;
 pub mod fieldtbl;
 pub mod fml32;
 pub mod rtq;

@@ -75,6 +75,10 @@ pub enum TedgFailure {
         /// Size in bytes (FML32: index stripped).
         size: usize,
     },
+    /// An FML32 buffer that does not decode → TPEDIAGNOSTIC/QMEINVAL (mqgate:
+    /// an invalid argument; its size cannot be known without decoding).
+    #[error("malformed FML32 buffer: {0}")]
+    MalformedFml32(super::fml32::Fml32Error),
     /// The RTQ side returned a failure status; mapped per the error table.
     #[error("RTQ returned {0}")]
     Rtq(RtqStatus),
@@ -112,7 +116,8 @@ impl TedgFailure {
             | TedgFailure::ConflictingTimeFlags
             | TedgFailure::RelativeTimeOutOfRange { .. }
             | TedgFailure::BufferType { .. }
-            | TedgFailure::TooLarge { .. } => TpError::diagnostic(Qme::QMEINVAL),
+            | TedgFailure::TooLarge { .. }
+            | TedgFailure::MalformedFml32(_) => TpError::diagnostic(Qme::QMEINVAL),
             TedgFailure::Rtq(status) => rtq_status_error(*status),
             TedgFailure::InvalidCallFlags { .. } => TpError::tperrno(Tperrno::TPEINVAL),
         }
