@@ -544,3 +544,38 @@ fn section_rules() {
         "{e}"
     );
 }
+
+#[test]
+fn domain_ids_and_duplicate_topend_entries() {
+    // ACCESSPOINTID is the newer name of DOMAINID; a bad one is named as itself.
+    let e =
+        DmConfig::parse(&HEAD.replace("DOMAINID=R", &format!("ACCESSPOINTID={}", "A".repeat(31))))
+            .unwrap_err();
+    assert!(
+        matches!(e.kind, DmConfigErrorKind::BadValue { ref key, .. } if key == "ACCESSPOINTID"),
+        "{e}"
+    );
+    let e = DmConfig::parse(&HEAD.replace(" DOMAINID=R", "")).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            DmConfigErrorKind::MissingParam {
+                key: "DOMAINID",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = DmConfig::parse(&HEAD.replace(
+        "*DM_LOCAL_SERVICES",
+        "R NWADDR=\"//h:3\" TP_SYSTEM=s\n*DM_LOCAL_SERVICES",
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            DmConfigErrorKind::DuplicateEntry { first_line: 7, .. }
+        ),
+        "{e}"
+    );
+}

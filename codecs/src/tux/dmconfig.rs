@@ -549,17 +549,18 @@ fn parse_domains(entries: &[Entry], local: bool) -> Result<Vec<Domain>, DmConfig
                 ));
             }
         }
-        let domainid = match r.opt("DOMAINID", 1, 30)? {
-            Some(d) => d,
-            None => r.req("ACCESSPOINTID", 1, 30).map_err(|_| {
-                at(
+        // DOMAINID / ACCESSPOINTID: 1..30 like LACCESSPOINT/RACCESSPOINT (§4.2).
+        let domainid = match (r.opt("DOMAINID", 1, 30)?, r.opt("ACCESSPOINTID", 1, 30)?) {
+            (Some(d), _) | (None, Some(d)) => d,
+            (None, None) => {
+                return Err(at(
                     e.pos,
                     DmConfigErrorKind::MissingParam {
                         entry: e.name.clone(),
                         key: "DOMAINID",
                     },
-                )
-            })?,
+                ));
+            }
         };
         let gwgrp = if local {
             Some(r.req("GWGRP", 1, 30)?)
@@ -623,7 +624,17 @@ impl DmConfig {
                 DmSection::RemoteDomains => cfg.remote_domains = parse_domains(&s.entries, false)?,
                 DmSection::Topend => {
                     for e in &s.entries {
+                        if let Some(first) = cfg.topend.iter().find(|t| t.name == e.name) {
+                            return Err(at(
+                                e.pos,
+                                DmConfigErrorKind::DuplicateEntry {
+                                    name: e.name.clone(),
+                                    first_line: first.pos.line,
+                                },
+                            ));
+                        }
                         let r = EntryReader { entry: e };
+                        // NWADDR and TP_SYSTEM bounds are mqgate's (the sheet gives none).
                         cfg.topend.push(TopendAddress {
                             name: e.name.clone(),
                             nwaddr: r.req("NWADDR", 1, 256)?,
