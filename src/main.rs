@@ -3,6 +3,9 @@
 use clap::Parser;
 
 mod cli;
+mod config;
+mod qmgr;
+mod store;
 
 fn main() -> std::process::ExitCode {
     cli::Cli::parse().run()
