@@ -4,6 +4,7 @@ use clap::Parser;
 
 mod cli;
 mod config;
+mod http;
 mod qmgr;
 mod store;
 

@@ -11,7 +11,11 @@ fn no_file_gives_the_embedded_default() {
     assert_eq!(c.http.listen.to_string(), "127.0.0.1:8080");
     assert_eq!(c.listener.listen.to_string(), "127.0.0.1:1414");
     assert_eq!(c.storage.data_dir, PathBuf::from("./mqgate-data"));
-    let names: Vec<_> = c.effective_queues().iter().map(|q| q.name().to_string()).collect();
+    let names: Vec<_> = c
+        .effective_queues()
+        .iter()
+        .map(|q| q.name().to_string())
+        .collect();
     assert_eq!(names, ["SYSTEM.DEAD.LETTER.QUEUE", "MQGATE.DEFAULT.XMITQ"]);
     assert!(matches!(&c.effective_queues()[1], QueueDef::Local(l) if l.usage == Usage::Xmitq));
 }
@@ -74,7 +78,13 @@ queues:
     let got: Vec<_> = e
         .errors
         .iter()
-        .map(|e| (e.line, e.column, e.message.split(':').next().unwrap().to_string()))
+        .map(|e| {
+            (
+                e.line,
+                e.column,
+                e.message.split(':').next().unwrap().to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         got,

@@ -87,9 +87,7 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
                         "a remote queue definition needs remote_q_mgr_name".into(),
                     );
                 }
-                if d.remote_q_name.is_none()
-                    && d.remote_q_mgr_name.is_none()
-                    && d.xmit_q.is_none()
+                if d.remote_q_name.is_none() && d.remote_q_mgr_name.is_none() && d.xmit_q.is_none()
                 {
                     err(
                         &at("name"),
@@ -152,7 +150,11 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
                 path,
                 format!(
                     "{name:?} (queues[{i}]) must be a local queue with usage {}{code}",
-                    if usage == Usage::Xmitq { "xmitq" } else { "normal" }
+                    if usage == Usage::Xmitq {
+                        "xmitq"
+                    } else {
+                        "normal"
+                    }
                 ),
             ),
         }

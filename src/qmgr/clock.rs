@@ -55,9 +55,15 @@ mod tests {
     #[test]
     fn put_date_and_time_are_gmt_with_hundredths() {
         // 1700000000 s = 2023-11-14T22:13:20Z (POSIX `date -u -d @1700000000`).
-        assert_eq!(put_date_time(1_700_000_000_000), (*b"20231114", *b"22132000"));
+        assert_eq!(
+            put_date_time(1_700_000_000_000),
+            (*b"20231114", *b"22132000")
+        );
         assert_eq!(put_date_time(0), (*b"19700101", *b"00000000"));
         // 951782400 s = 2000-02-29T00:00:00Z (leap day); +23:59:59.994.
-        assert_eq!(put_date_time(951_782_400_000 + 86_399_994), (*b"20000229", *b"23595999"));
+        assert_eq!(
+            put_date_time(951_782_400_000 + 86_399_994),
+            (*b"20000229", *b"23595999")
+        );
     }
 }

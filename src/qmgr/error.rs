@@ -38,7 +38,13 @@ impl QmError {
 
 impl fmt::Display for QmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({} {})", self.message, self.mqrc.0, reason_name(self.mqrc))
+        write!(
+            f,
+            "{} ({} {})",
+            self.message,
+            self.mqrc.0,
+            reason_name(self.mqrc)
+        )
     }
 }
 

@@ -23,7 +23,7 @@ pub use queue::{Position, Selector};
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
 use crate::store::{Batch, Store};
 use bytes::Bytes;
-use mqgate_codecs::mq::constants::{at, fmt, md as mdc, per, ro};
+use mqgate_codecs::mq::constants::{at, ccsi, md as mdc, per, ro};
 use mqgate_codecs::mq::md::ID_NONE;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use msgid::MsgIdGenerator;
@@ -43,16 +43,6 @@ const RO_EXPIRATION_WITH_DATA: i32 = 0x0060_0000;
 /// MQRO_EXPIRATION_WITH_FULL_DATA: the report carries all the data.
 const RO_EXPIRATION_WITH_FULL_DATA: i32 = 0x00E0_0000;
 
-/// How a put fills the MD's context fields.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Context {
-    /// MQPMO_DEFAULT_CONTEXT: the queue manager sets PutApplType/Name, PutDate/Time.
-    #[default]
-    Default,
-    /// MQPMO_PASS_ALL_CONTEXT: keep the MD's context (a channel relaying a message).
-    PassAll,
-}
-
 /// Put options (the parts of MQPMO mqgate uses).
 #[derive(Clone, Debug, Default)]
 pub struct PutOptions {
@@ -62,7 +52,6 @@ pub struct PutOptions {
     pub new_msg_id: bool,
     /// MQPMO_NEW_CORREL_ID.
     pub new_correl_id: bool,
-    pub context: Context,
     /// ObjectQMgrName; empty = this queue manager.
     pub q_mgr_name: String,
 }
@@ -160,8 +149,8 @@ impl QueueManager {
             let obj = match def {
                 QueueDef::Local(d) => Object::Local(LocalQueue::new(d)),
                 QueueDef::Model(d) => {
-                    models.push(d.clone());
-                    Object::Model(d)
+                    models.push(d);
+                    Object::Model
                 }
                 QueueDef::Remote(d) => Object::Remote(d),
                 QueueDef::Alias(d) => Object::Alias(d),
@@ -298,19 +287,25 @@ impl QueueManager {
             md.correl_id = self.ids.next();
         }
         md.backout_count = 0;
-        if opts.context == Context::Default {
-            let (date, time) = clock::put_date_time(now);
-            md.put_date = CharField(date);
-            md.put_time = CharField(time);
-            md.put_appl_type = at::UNIX;
-            md.put_appl_name = CharField::new("mqgate", charset).unwrap_or_default();
+        if md.coded_char_set_id == ccsi::Q_MGR {
+            // MQCCSI_Q_MGR is replaced by the queue manager's CCSID (MQ docs: MQMD CodedCharSetId).
+            md.coded_char_set_id = resolve::Q_MGR_CCSID;
         }
+        // MQPMO_DEFAULT_CONTEXT: the queue manager fills the origin context.
+        let (date, time) = clock::put_date_time(now);
+        md.put_date = CharField(date);
+        md.put_time = CharField(time);
+        md.put_appl_type = at::UNIX;
+        md.put_appl_name = CharField::new("mqgate", charset).unwrap_or_default();
 
         let mut st = self.lock();
         let target = resolve::for_put(self, &mut st, q, &opts.q_mgr_name)?;
         let (queue_name, msg) = {
             let lq = st.local_mut(&target.queue).ok_or_else(|| {
-                QmError::new(Mqrc::UNKNOWN_OBJECT_NAME, format!("queue {q} is not defined"))
+                QmError::new(
+                    Mqrc::UNKNOWN_OBJECT_NAME,
+                    format!("queue {q} is not defined"),
+                )
             })?;
             let def = &lq.def;
             if def.put_inhibited {
@@ -453,7 +448,10 @@ impl QueueManager {
             GetMode::Browse { after } => (false, None, after),
         };
         let lq = st.local_mut(&queue_name).ok_or_else(|| {
-            QmError::new(Mqrc::UNKNOWN_OBJECT_NAME, format!("queue {q} is not defined"))
+            QmError::new(
+                Mqrc::UNKNOWN_OBJECT_NAME,
+                format!("queue {q} is not defined"),
+            )
         })?;
         if lq.def.get_inhibited {
             return Err(QmError::new(
@@ -523,7 +521,9 @@ impl QueueManager {
             let name = q.to_string();
             let attempt = tokio::task::spawn_blocking(move || qm.get(&name, &sel, mode))
                 .await
-                .map_err(|e| QmError::new(Mqrc::UNEXPECTED_ERROR, format!("get task failed: {e}")))?;
+                .map_err(|e| {
+                    QmError::new(Mqrc::UNEXPECTED_ERROR, format!("get task failed: {e}"))
+                })?;
             match attempt {
                 Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {}
                 other => return other,
@@ -531,7 +531,10 @@ impl QueueManager {
             if tokio::time::Instant::now() >= deadline {
                 return Err(QmError::new(
                     Mqrc::NO_MSG_AVAILABLE,
-                    format!("no message arrived on queue {q} within {} ms", wait.as_millis()),
+                    format!(
+                        "no message arrived on queue {q} within {} ms",
+                        wait.as_millis()
+                    ),
                 ));
             }
             tokio::select! {
@@ -549,7 +552,12 @@ impl QueueManager {
         let name = resolve::for_get(self, &mut st, q)?;
         st.local_mut(&name)
             .map(|lq| Arc::clone(&lq.notify))
-            .ok_or_else(|| QmError::new(Mqrc::UNKNOWN_OBJECT_NAME, format!("queue {q} is not defined")))
+            .ok_or_else(|| {
+                QmError::new(
+                    Mqrc::UNKNOWN_OBJECT_NAME,
+                    format!("queue {q} is not defined"),
+                )
+            })
     }
 
     /// Removes expired messages from the store and sends the expiry reports
@@ -563,7 +571,10 @@ impl QueueManager {
             .filter(|(_, m)| m.is_persistent())
             .map(|(seq, _)| *seq)
             .collect();
-        if let Err(e) = self.store.apply(&Batch { puts: vec![], deletes }) {
+        if let Err(e) = self.store.apply(&Batch {
+            puts: vec![],
+            deletes,
+        }) {
             tracing::error!(error = %e, "could not remove expired messages from the store");
         }
         for (_, m) in expired {
@@ -668,7 +679,10 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
     if md.priority < -1 {
         return Err(QmError::new(
             Mqrc::PRIORITY_ERROR,
-            format!("Priority {} is not 0-9 or -1 (as queue definition)", md.priority),
+            format!(
+                "Priority {} is not 0-9 or -1 (as queue definition)",
+                md.priority
+            ),
         ));
     }
     if !matches!(
@@ -683,14 +697,14 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
     if md.expiry <= 0 && md.expiry != mdc::EI_UNLIMITED {
         return Err(QmError::new(
             error::EXPIRY_ERROR,
-            format!("Expiry {} is neither positive nor -1 (unlimited)", md.expiry),
+            format!(
+                "Expiry {} is neither positive nor -1 (unlimited)",
+                md.expiry
+            ),
         ));
     }
     Ok(())
 }
-
-/// Format name of a transmission-queue message.
-pub const XMIT_Q_FORMAT: &[u8; 8] = fmt::XMIT_Q_HEADER;
 
 #[cfg(test)]
 mod tests;

@@ -50,9 +50,17 @@ mod tests {
         // spec: mq-structures.md §11: A-Z a-z 0-9 . / _ %, 48 for queues.
         assert!(check_object_name("SYSTEM.DEAD.LETTER.QUEUE", 48).is_ok());
         assert!(check_object_name("a/b_c%d", 48).is_ok());
-        assert!(check_object_name("BAD NAME", 48).unwrap_err().contains("position 3"));
+        assert!(
+            check_object_name("BAD NAME", 48)
+                .unwrap_err()
+                .contains("position 3")
+        );
         assert!(check_object_name("Q-1", 48).unwrap_err().contains("'-'"));
-        assert!(check_object_name(&"Q".repeat(49), 48).unwrap_err().contains("49 characters"));
+        assert!(
+            check_object_name(&"Q".repeat(49), 48)
+                .unwrap_err()
+                .contains("49 characters")
+        );
         assert!(check_object_name("", 48).is_err());
     }
 

@@ -156,11 +156,18 @@ mod tests {
         let mut expired = vec![];
         let first = q.find(&Selector::default(), None, 0, &mut expired).unwrap();
         assert_eq!(first, (4, 2));
-        let second = q.find(&Selector::default(), Some(first), 0, &mut expired).unwrap();
+        let second = q
+            .find(&Selector::default(), Some(first), 0, &mut expired)
+            .unwrap();
         assert_eq!(second, (4, 3));
-        let third = q.find(&Selector::default(), Some(second), 0, &mut expired).unwrap();
+        let third = q
+            .find(&Selector::default(), Some(second), 0, &mut expired)
+            .unwrap();
         assert_eq!(third, (9, 1));
-        assert_eq!(q.find(&Selector::default(), Some(third), 0, &mut expired), None);
+        assert_eq!(
+            q.find(&Selector::default(), Some(third), 0, &mut expired),
+            None
+        );
         assert_eq!(q.depth(), 4);
     }
 

@@ -37,7 +37,10 @@ pub fn decode(record: &[u8]) -> Result<(String, Message), String> {
         ));
     }
     if record[0] != VERSION {
-        return Err(format!("record version {} at offset 0 is not {VERSION}", record[0]));
+        return Err(format!(
+            "record version {} at offset 0 is not {VERSION}",
+            record[0]
+        ));
     }
     let mut at = [0u8; 8];
     at.copy_from_slice(&record[1..9]);
@@ -108,7 +111,11 @@ mod tests {
             },
         );
         rec[11] = b'X';
-        assert!(decode(&rec).unwrap_err().contains("MQMD at offset 11"), "{:?}", decode(&rec));
+        assert!(
+            decode(&rec).unwrap_err().contains("MQMD at offset 11"),
+            "{:?}",
+            decode(&rec)
+        );
         rec.truncate(100);
         rec[9] = 200;
         assert!(decode(&rec).unwrap_err().contains("runs past"));

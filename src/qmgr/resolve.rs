@@ -18,7 +18,7 @@ pub const Q_MGR_CCSID: i32 = 1208;
 #[derive(Debug)]
 pub(super) enum Object {
     Local(LocalQueue),
-    Model(LocalQueueDef),
+    Model,
     Remote(RemoteQueueDef),
     Alias(AliasQueueDef),
 }
@@ -29,7 +29,7 @@ impl Object {
         match self {
             Object::Local(q) if q.def.usage == Usage::Xmitq => "xmitq",
             Object::Local(_) => "local",
-            Object::Model(_) => "model",
+            Object::Model => "model",
             Object::Remote(r) if r.remote_q_name.is_none() => "qmgr_alias",
             Object::Remote(_) => "remote",
             Object::Alias(_) => "alias",
@@ -56,7 +56,11 @@ pub(super) struct PutTarget {
 pub(super) fn model_for(models: &[LocalQueueDef], name: &str) -> Option<LocalQueueDef> {
     models
         .iter()
-        .find(|m| m.dynamic_q_name.as_deref().is_some_and(|p| matches_pattern(p, name)))
+        .find(|m| {
+            m.dynamic_q_name
+                .as_deref()
+                .is_some_and(|p| matches_pattern(p, name))
+        })
         .cloned()
 }
 
@@ -102,7 +106,10 @@ pub(super) fn for_put(
             if r.put_inhibited {
                 return Err(put_inhibited(&r.name));
             }
-            let target_qm = r.remote_q_mgr_name.clone().unwrap_or_else(|| q_mgr.to_string());
+            let target_qm = r
+                .remote_q_mgr_name
+                .clone()
+                .unwrap_or_else(|| q_mgr.to_string());
             let xmit_q = r.xmit_q.clone();
             if target_qm == qm.name && xmit_q.is_none() {
                 return local_put(qm, st, q);
@@ -173,7 +180,7 @@ fn local_put(qm: &QueueManager, st: &mut State, q: &str) -> Result<PutTarget, Qm
             let r = r.clone();
             remote_def(qm, st, &r)
         }
-        Some(Object::Remote(_)) | Some(Object::Model(_)) => Err(QmError::new(
+        Some(Object::Remote(_)) | Some(Object::Model) => Err(QmError::new(
             Mqrc::Q_TYPE_ERROR,
             format!("{q} is a queue manager alias or model queue; put to a queue"),
         )),
@@ -239,7 +246,9 @@ fn xmitq_for(qm: &QueueManager, st: &State, q_mgr: &str) -> Result<String, QmErr
     if def.is_empty() {
         return Err(QmError::new(
             Mqrc::UNKNOWN_REMOTE_Q_MGR,
-            format!("no transmission queue for queue manager {q_mgr} and no default transmission queue"),
+            format!(
+                "no transmission queue for queue manager {q_mgr} and no default transmission queue"
+            ),
         ));
     }
     match st.objects.get(def) {

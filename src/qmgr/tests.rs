@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::store::redb::RedbStore;
+use mqgate_codecs::mq::ByteOrder;
 use mqgate_codecs::mq::constants::mt;
 use mqgate_codecs::mq::xqh::parse_xqh;
-use mqgate_codecs::mq::ByteOrder;
 
 const CONFIG: &str = "
 queue_manager:
@@ -64,7 +64,13 @@ fn md(priority: i32, correl: u8, persistence: i32) -> Mqmd {
 }
 
 fn put(qm: &QueueManager, q: &str, m: Mqmd, data: &'static [u8]) -> Result<PutResult, QmError> {
-    qm.put(q, m, Charset::Ascii, Bytes::from_static(data), &PutOptions::default())
+    qm.put(
+        q,
+        m,
+        Charset::Ascii,
+        Bytes::from_static(data),
+        &PutOptions::default(),
+    )
 }
 
 fn get(qm: &QueueManager, q: &str) -> Result<GetResult, QmError> {
@@ -138,10 +144,25 @@ fn browse_first_next_leaves_messages() {
     let sel = Selector::default();
     let first = qm.get("Q", &sel, GetMode::Browse { after: None }).unwrap();
     let next = qm
-        .get("Q", &sel, GetMode::Browse { after: Some(first.position) })
+        .get(
+            "Q",
+            &sel,
+            GetMode::Browse {
+                after: Some(first.position),
+            },
+        )
         .unwrap();
-    assert_eq!((first.data, next.data.clone()), (Bytes::from("a"), Bytes::from("b")));
-    let end = qm.get("Q", &sel, GetMode::Browse { after: Some(next.position) });
+    assert_eq!(
+        (first.data, next.data.clone()),
+        (Bytes::from("a"), Bytes::from("b"))
+    );
+    let end = qm.get(
+        "Q",
+        &sel,
+        GetMode::Browse {
+            after: Some(next.position),
+        },
+    );
     assert_eq!(rc(end), 2033);
     assert_eq!(get(&qm, "Q").unwrap().data, &b"a"[..]);
 }
@@ -162,10 +183,23 @@ fn limits_and_attributes_give_mq_reasons() {
     assert_eq!(rc(get(&qm, "NOPE")), 2085);
     assert_eq!(rc(put(&qm, "Q", md(-2, 0, 0), b"x")), 2050);
     let big = vec![0u8; crate::config::DEFAULT_MAX_MSG_LENGTH + 1];
-    let r = qm.put("Q", Mqmd::default(), Charset::Ascii, big.into(), &PutOptions::default());
+    let r = qm.put(
+        "Q",
+        Mqmd::default(),
+        Charset::Ascii,
+        big.into(),
+        &PutOptions::default(),
+    );
     assert_eq!(rc(r), 2031);
     // Nothing half-stored: SMALL still holds exactly its two messages.
-    assert_eq!(qm.queues().iter().find(|q| q.name == "SMALL").unwrap().depth, Some(2));
+    assert_eq!(
+        qm.queues()
+            .iter()
+            .find(|q| q.name == "SMALL")
+            .unwrap()
+            .depth,
+        Some(2)
+    );
 }
 
 #[test]
@@ -179,30 +213,48 @@ fn unit_of_work_commit_and_backout() {
         uow: Some(uow),
         ..PutOptions::default()
     };
-    qm.put("Q", md(0, 1, 1), Charset::Ascii, Bytes::from("one"), &opts).unwrap();
-    qm.put("Q", md(0, 2, 1), Charset::Ascii, Bytes::from("two"), &opts).unwrap();
+    qm.put("Q", md(0, 1, 1), Charset::Ascii, Bytes::from("one"), &opts)
+        .unwrap();
+    qm.put("Q", md(0, 2, 1), Charset::Ascii, Bytes::from("two"), &opts)
+        .unwrap();
     // Uncommitted puts are invisible but count towards the depth (MQ CURDEPTH).
     assert_eq!(rc(get(&qm, "Q")), 2033);
-    assert_eq!(qm.queues().iter().find(|q| q.name == "Q").unwrap().depth, Some(2));
+    assert_eq!(
+        qm.queues().iter().find(|q| q.name == "Q").unwrap().depth,
+        Some(2)
+    );
     qm.commit(uow).unwrap();
     // Committing twice: the unit is gone (2003 MQRC_BACKED_OUT).
     assert_eq!(rc(qm.commit(uow)), 2003);
 
     let uow = qm.begin_uow(None, None).unwrap();
     let got = qm
-        .get("Q", &Selector::default(), GetMode::Destructive { uow: Some(uow) })
+        .get(
+            "Q",
+            &Selector::default(),
+            GetMode::Destructive { uow: Some(uow) },
+        )
         .unwrap();
     assert_eq!(got.data, &b"one"[..]);
     assert_eq!(got.md.backout_count, 0);
-    qm.put("Q", md(0, 3, 1), Charset::Ascii, Bytes::from("three"), &PutOptions {
-        uow: Some(uow),
-        ..PutOptions::default()
-    })
+    qm.put(
+        "Q",
+        md(0, 3, 1),
+        Charset::Ascii,
+        Bytes::from("three"),
+        &PutOptions {
+            uow: Some(uow),
+            ..PutOptions::default()
+        },
+    )
     .unwrap();
     qm.backout(uow).unwrap();
     // The got message is back in its place with BackoutCount 1; the put is gone.
     let again = get(&qm, "Q").unwrap();
-    assert_eq!((again.data, again.md.backout_count), (Bytes::from("one"), 1));
+    assert_eq!(
+        (again.data, again.md.backout_count),
+        (Bytes::from("one"), 1)
+    );
     assert_eq!(get(&qm, "Q").unwrap().data, &b"two"[..]);
     assert_eq!(rc(get(&qm, "Q")), 2033);
 }
@@ -222,23 +274,39 @@ fn persistent_messages_survive_a_restart_and_the_rest_do_not() {
             uow: Some(uow),
             ..PutOptions::default()
         };
-        qm.put("Q", md(0, 4, 1), Charset::Ascii, Bytes::from("uncommitted"), &opts)
-            .unwrap();
+        qm.put(
+            "Q",
+            md(0, 4, 1),
+            Charset::Ascii,
+            Bytes::from("uncommitted"),
+            &opts,
+        )
+        .unwrap();
         // A backed-out get hardens BackoutCount for persistent messages.
         let uow2 = qm.begin_uow(None, None).unwrap();
-        qm.get("Q", &Selector::default(), GetMode::Destructive { uow: Some(uow2) })
-            .unwrap();
+        qm.get(
+            "Q",
+            &Selector::default(),
+            GetMode::Destructive { uow: Some(uow2) },
+        )
+        .unwrap();
         qm.backout(uow2).unwrap();
     }
     let qm = open(dir.path());
     let got = get(&qm, "Q").unwrap();
-    assert_eq!((got.data, got.md.backout_count), (Bytes::from("persistent"), 1));
+    assert_eq!(
+        (got.data, got.md.backout_count),
+        (Bytes::from("persistent"), 1)
+    );
     assert_eq!(rc(get(&qm, "Q")), 2033);
     // The dynamic queue is recreated from its model on load.
     let dev = get(&qm, "DEVICE.A1").unwrap();
     assert_eq!((dev.data, dev.md.priority), (Bytes::from("device"), 3));
     let listed = qm.queues();
-    assert_eq!(listed.iter().find(|q| q.name == "DEVICE.A1").unwrap().kind, "local");
+    assert_eq!(
+        listed.iter().find(|q| q.name == "DEVICE.A1").unwrap().kind,
+        "local"
+    );
 }
 
 #[test]
@@ -262,7 +330,8 @@ fn remote_definitions_put_to_the_transmission_queue_with_an_xqh() {
         q_mgr_name: "QM.OLD".into(),
         ..PutOptions::default()
     };
-    qm.put("X", md(0, 0, 0), Charset::Ascii, Bytes::from("a"), &opts).unwrap();
+    qm.put("X", md(0, 0, 0), Charset::Ascii, Bytes::from("a"), &opts)
+        .unwrap();
     let (xqh, _) = parse_xqh(&get(&qm, "QM2").unwrap().data, ByteOrder::Little).unwrap();
     assert_eq!(xqh.remote_q_mgr_name.text(Charset::Ascii), "QM2");
     assert_eq!(xqh.remote_q_name.text(Charset::Ascii), "X");
@@ -272,7 +341,9 @@ fn remote_definitions_put_to_the_transmission_queue_with_an_xqh() {
         q_mgr_name: "FAR.AWAY".into(),
         ..PutOptions::default()
     };
-    let r = qm.put("Y", md(0, 0, 0), Charset::Ascii, Bytes::from("b"), &opts).unwrap();
+    let r = qm
+        .put("Y", md(0, 0, 0), Charset::Ascii, Bytes::from("b"), &opts)
+        .unwrap();
     assert_eq!(r.queue, "MQGATE.DEFAULT.XMITQ");
     // Reading a remote definition: 2045 MQRC_OPTION_NOT_VALID_FOR_TYPE.
     assert_eq!(rc(get(&qm, "REMOTE.Q")), 2045);
@@ -325,13 +396,20 @@ fn backout_threshold_moves_the_message_to_the_backout_queue() {
     put(&qm, "RETRY", md(0, 0, 1), b"poison").unwrap();
     for _ in 0..2 {
         let uow = qm.begin_uow(None, None).unwrap();
-        qm.get("RETRY", &Selector::default(), GetMode::Destructive { uow: Some(uow) })
-            .unwrap();
+        qm.get(
+            "RETRY",
+            &Selector::default(),
+            GetMode::Destructive { uow: Some(uow) },
+        )
+        .unwrap();
         qm.backout(uow).unwrap();
     }
     assert_eq!(rc(get(&qm, "RETRY")), 2033);
     let moved = get(&qm, "RETRY.BACKOUT").unwrap();
-    assert_eq!((moved.data, moved.md.backout_count), (Bytes::from("poison"), 2));
+    assert_eq!(
+        (moved.data, moved.md.backout_count),
+        (Bytes::from("poison"), 2)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -355,9 +433,13 @@ async fn a_waiting_getter_wakes_on_commit_and_times_out_with_2033() {
         uow: Some(uow),
         ..PutOptions::default()
     };
-    qm.put("Q", md(0, 8, 0), Charset::Ascii, Bytes::from("wake"), &opts).unwrap();
+    qm.put("Q", md(0, 8, 0), Charset::Ascii, Bytes::from("wake"), &opts)
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(!waiter.is_finished(), "an uncommitted put must not satisfy the getter");
+    assert!(
+        !waiter.is_finished(),
+        "an uncommitted put must not satisfy the getter"
+    );
     let started = std::time::Instant::now();
     qm.commit(uow).unwrap();
     let got = waiter.await.unwrap().unwrap();
@@ -366,7 +448,9 @@ async fn a_waiting_getter_wakes_on_commit_and_times_out_with_2033() {
 
     let sel = Selector::default();
     let mode = GetMode::Destructive { uow: None };
-    let r = qm.get_wait("Q", sel, mode, Duration::from_millis(100)).await;
+    let r = qm
+        .get_wait("Q", sel, mode, Duration::from_millis(100))
+        .await;
     assert_eq!(r.unwrap_err().mqrc, Mqrc::NO_MSG_AVAILABLE);
 }
 
@@ -379,11 +463,21 @@ async fn an_expired_lease_returns_the_message_with_backout_count_plus_one() {
         .begin_uow(Some(Duration::from_millis(100)), Some("Q".into()))
         .unwrap();
     assert_eq!(qm.lease_queue(lease).as_deref(), Some("Q"));
-    qm.get("Q", &Selector::default(), GetMode::Destructive { uow: Some(lease) })
-        .unwrap();
+    qm.get(
+        "Q",
+        &Selector::default(),
+        GetMode::Destructive { uow: Some(lease) },
+    )
+    .unwrap();
     let sel = Selector::default();
     let mode = GetMode::Destructive { uow: None };
-    let back = qm.get_wait("Q", sel, mode, Duration::from_secs(5)).await.unwrap();
-    assert_eq!((back.data, back.md.backout_count), (Bytes::from("leased"), 1));
+    let back = qm
+        .get_wait("Q", sel, mode, Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        (back.data, back.md.backout_count),
+        (Bytes::from("leased"), 1)
+    );
     assert_eq!(qm.commit(lease).unwrap_err().mqrc, Mqrc::BACKED_OUT);
 }

@@ -59,7 +59,9 @@ impl QueueManager {
         lease_queue: Option<String>,
     ) -> Result<u64, QmError> {
         self.check_running()?;
-        let id = self.next_uow.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let id = self
+            .next_uow
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.lock().uows.insert(id, Uow::new(timeout, lease_queue));
         if timeout.is_some() {
             let qm = Arc::clone(self);
@@ -93,7 +95,10 @@ impl QueueManager {
 
     /// The queue a lease was taken on, or `None` when `id` is not an open lease.
     pub fn lease_queue(&self, id: u64) -> Option<String> {
-        self.lock().uows.get(&id).and_then(|u| u.lease_queue.clone())
+        self.lock()
+            .uows
+            .get(&id)
+            .and_then(|u| u.lease_queue.clone())
     }
 
     /// Commits: the unit's persistent puts and gets go to the store in one
@@ -214,7 +219,9 @@ impl QueueManager {
         let Some(entry) = st.local_mut(q).and_then(|lq| lq.entries.remove(&pos)) else {
             return;
         };
-        let seq = self.next_seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let seq = self
+            .next_seq
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let new_pos = super::queue::position(entry.msg.md.priority, seq);
         if entry.msg.is_persistent() {
             batch.deletes.push(pos.1);
@@ -229,10 +236,13 @@ impl QueueManager {
             "backout threshold reached; message requeued"
         );
         if let Some(t) = st.local_mut(&target) {
-            t.entries.insert(new_pos, super::queue::Entry {
-                msg: entry.msg,
-                state: EntryState::Ready,
-            });
+            t.entries.insert(
+                new_pos,
+                super::queue::Entry {
+                    msg: entry.msg,
+                    state: EntryState::Ready,
+                },
+            );
             t.notify.notify_waiters();
         }
     }

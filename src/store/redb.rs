@@ -32,8 +32,7 @@ impl RedbStore {
         let db = Database::create(&path)
             .map_err(|e| err(&format!("cannot open {}", path.display()), e))?;
         let tx = db.begin_write().map_err(|e| err("begin", e))?;
-        tx.open_table(MESSAGES)
-            .map_err(|e| err("open table", e))?;
+        tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
         tx.commit().map_err(|e| err("commit", e))?;
         Ok(RedbStore { db })
     }
@@ -78,7 +77,11 @@ mod tests {
         {
             let s = RedbStore::open(dir.path()).unwrap();
             s.apply(&Batch {
-                puts: vec![(1, b"one".to_vec()), (2, b"two".to_vec()), (3, b"three".to_vec())],
+                puts: vec![
+                    (1, b"one".to_vec()),
+                    (2, b"two".to_vec()),
+                    (3, b"three".to_vec()),
+                ],
                 deletes: vec![],
             })
             .unwrap();
