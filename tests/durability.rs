@@ -28,15 +28,30 @@ fn kill_9_keeps_persistent_messages_and_backs_out_open_work() {
     let (st, p) = g.put("APP.IN", "persistent=true&priority=4", b"persistent");
     assert_eq!(st, 201);
     let msg_id = p["msg_id"].clone();
-    assert_eq!(g.put("APP.IN", "persistent=false", b"not persistent").0, 201);
+    assert_eq!(
+        g.put("APP.IN", "persistent=false", b"not persistent").0,
+        201
+    );
     // A dynamic device queue, persistent by its model's DEFPSIST.
     assert_eq!(g.put("DEVICE.T100", "", b"for the device").0, 201);
-    assert_eq!(g.put("APP.OUT", "persistent=true", b"got in an open unit").0, 201);
+    assert_eq!(
+        g.put("APP.OUT", "persistent=true", b"got in an open unit")
+            .0,
+        201
+    );
 
     // An open unit of work: a persistent put and a get, never committed.
     let (_, u) = g.call("POST", "/v1/uow", None);
     let uow = u["uow"].as_u64().unwrap();
-    assert_eq!(g.put("APP.IN", &format!("uow={uow}&persistent=true"), b"uncommitted").0, 201);
+    assert_eq!(
+        g.put(
+            "APP.IN",
+            &format!("uow={uow}&persistent=true"),
+            b"uncommitted"
+        )
+        .0,
+        201
+    );
     let (st, m) = g.next("APP.OUT", &format!("uow={uow}"));
     assert_eq!((st, data(&m)), (200, b"got in an open unit".to_vec()));
     // And an unacknowledged lease.

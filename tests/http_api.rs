@@ -38,7 +38,10 @@ fn put_browse_get_and_ack() {
     assert_eq!(st, 201, "{put1}");
     // spec: mq-structures.md §4: generated MsgId = "AMQ " + qmgr name padded to 12 + 8 bytes.
     let msg_id = put1["msg_id"].as_str().unwrap();
-    assert!(msg_id.starts_with(&hex::encode_upper(b"AMQ QMTEST      ")), "{msg_id}");
+    assert!(
+        msg_id.starts_with(&hex::encode_upper(b"AMQ QMTEST      ")),
+        "{msg_id}"
+    );
     assert_eq!(put1["persistent"], true);
     g.put("APP.IN", "", b"second");
 
@@ -52,7 +55,10 @@ fn put_browse_get_and_ack() {
     let cursor = b1["cursor"].as_str().unwrap();
     let (_, b2) = g.next("APP.IN", &format!("browse=true&cursor={cursor}"));
     assert_eq!(data(&b2), b"second");
-    let (st, end) = g.next("APP.IN", &format!("browse=true&cursor={}", b2["cursor"].as_str().unwrap()));
+    let (st, end) = g.next(
+        "APP.IN",
+        &format!("browse=true&cursor={}", b2["cursor"].as_str().unwrap()),
+    );
     assert_eq!((st, end["mqrc"].as_i64()), (404, Some(2033)));
     assert_eq!(g.depth("APP.IN"), 2);
 
@@ -68,8 +74,17 @@ fn put_browse_get_and_ack() {
 #[test]
 fn priority_order_then_fifo() {
     let (_d, g) = start();
-    for (p, d) in [(2, "p2-a"), (8, "p8-a"), (2, "p2-b"), (8, "p8-b"), (5, "p5")] {
-        assert_eq!(g.put("APP.IN", &format!("priority={p}"), d.as_bytes()).0, 201);
+    for (p, d) in [
+        (2, "p2-a"),
+        (8, "p8-a"),
+        (2, "p2-b"),
+        (8, "p8-b"),
+        (5, "p5"),
+    ] {
+        assert_eq!(
+            g.put("APP.IN", &format!("priority={p}"), d.as_bytes()).0,
+            201
+        );
     }
     let got: Vec<String> = (0..5)
         .map(|_| String::from_utf8(data(&g.get_ack("APP.IN", "").1)).unwrap())
@@ -98,9 +113,11 @@ fn a_waiting_get_wakes_on_put_and_times_out_with_2033() {
     let base = g.base.clone();
     let waiter = std::thread::spawn(move || {
         let t = Instant::now();
-        let r = ureq::get(&format!("{base}/v1/queues/APP.IN/messages/next?wait_ms=8000"))
-            .call()
-            .unwrap();
+        let r = ureq::get(&format!(
+            "{base}/v1/queues/APP.IN/messages/next?wait_ms=8000"
+        ))
+        .call()
+        .unwrap();
         let v: serde_json::Value = r.into_json().unwrap();
         (v, t.elapsed())
     });
@@ -108,7 +125,10 @@ fn a_waiting_get_wakes_on_put_and_times_out_with_2033() {
     g.put("APP.IN", "", b"wake up");
     let (v, waited) = waiter.join().unwrap();
     assert_eq!(data(&v), b"wake up");
-    assert!(waited >= Duration::from_millis(300) && waited < Duration::from_secs(5), "{waited:?}");
+    assert!(
+        waited >= Duration::from_millis(300) && waited < Duration::from_secs(5),
+        "{waited:?}"
+    );
     g.ack("APP.IN", &v["lease"]);
 
     let t = Instant::now();
@@ -131,7 +151,10 @@ fn unit_of_work_commit_and_backout() {
     g.put("APP.IN", &format!("uow={uow}"), b"b");
     // Not visible before commit.
     assert_eq!(g.next("APP.IN", "").1["mqrc"], 2033);
-    assert_eq!(g.call("POST", &format!("/v1/uow/{uow}/commit"), None).0, 200);
+    assert_eq!(
+        g.call("POST", &format!("/v1/uow/{uow}/commit"), None).0,
+        200
+    );
     assert_eq!(g.depth("APP.IN"), 2);
 
     let (_, u) = g.call("POST", "/v1/uow", None);
@@ -139,10 +162,16 @@ fn unit_of_work_commit_and_backout() {
     let (st, m) = g.next("APP.IN", &format!("uow={uow}"));
     assert_eq!((st, data(&m)), (200, b"a".to_vec()));
     g.put("APP.IN", &format!("uow={uow}"), b"discarded");
-    assert_eq!(g.call("POST", &format!("/v1/uow/{uow}/backout"), None).0, 200);
+    assert_eq!(
+        g.call("POST", &format!("/v1/uow/{uow}/backout"), None).0,
+        200
+    );
     // The got message is back first, BackoutCount 1; the put is gone.
     let (_, m) = g.get_ack("APP.IN", "");
-    assert_eq!((data(&m), m["md"]["BackoutCount"].as_i64()), (b"a".to_vec(), Some(1)));
+    assert_eq!(
+        (data(&m), m["md"]["BackoutCount"].as_i64()),
+        (b"a".to_vec(), Some(1))
+    );
     assert_eq!(data(&g.get_ack("APP.IN", "").1), b"b");
     assert_eq!(g.depth("APP.IN"), 0);
     let (st, e) = g.call("POST", &format!("/v1/uow/{uow}/commit"), None);
@@ -225,7 +254,8 @@ fn bad_requests_get_the_documented_error_and_store_nothing() {
     assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2046)));
     assert_eq!(g.depth("APP.IN"), 0);
     // A good JSON put works and keeps the MD fields it names.
-    let (st, _) = json(r#"{"md": {"Priority": 7, "Format": "MQSTR", "ReplyToQ": "REPLY.Q"}, "data": "hi"}"#);
+    let (st, _) =
+        json(r#"{"md": {"Priority": 7, "Format": "MQSTR", "ReplyToQ": "REPLY.Q"}, "data": "hi"}"#);
     assert_eq!(st, 201);
     let (_, m) = g.get_ack("APP.IN", "");
     assert_eq!(m["md"]["Priority"], 7);
@@ -245,14 +275,22 @@ fn queues_status_and_clean_stop() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["name"].as_str().unwrap().into(), e["type"].as_str().unwrap().into()))
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().into(),
+                e["type"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     assert!(kinds.contains(&("SYSTEM.DEAD.LETTER.QUEUE".into(), "local".into())));
     assert!(kinds.contains(&("MQGATE.DEFAULT.XMITQ".into(), "xmitq".into())));
     // A waiting getter does not hold up SIGTERM; the exit status is 0.
     let base = g.base.clone();
     let waiter = std::thread::spawn(move || {
-        ureq::get(&format!("{base}/v1/queues/APP.IN/messages/next?wait_ms=9000")).call()
+        ureq::get(&format!(
+            "{base}/v1/queues/APP.IN/messages/next?wait_ms=9000"
+        ))
+        .call()
     });
     std::thread::sleep(Duration::from_millis(200));
     let t = Instant::now();

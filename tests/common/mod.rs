@@ -58,7 +58,10 @@ impl Gateway {
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
-            if ureq::get(&format!("{}/v1/status", self.base)).call().is_ok() {
+            if ureq::get(&format!("{}/v1/status", self.base))
+                .call()
+                .is_ok()
+            {
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -114,7 +117,11 @@ impl Gateway {
 
     /// GET next with a query string.
     pub fn next(&self, q: &str, query: &str) -> (u16, Value) {
-        self.call("GET", &format!("/v1/queues/{q}/messages/next?{query}"), None)
+        self.call(
+            "GET",
+            &format!("/v1/queues/{q}/messages/next?{query}"),
+            None,
+        )
     }
 
     /// Destructive get + ack; returns the message JSON.
