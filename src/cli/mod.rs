@@ -1,5 +1,6 @@
 //! Command-line interface (clap). Each subcommand lives in its own module.
 
+mod bench;
 mod browse;
 mod check_config;
 mod client;
@@ -36,6 +37,9 @@ pub enum Command {
     Get(get::GetArgs),
     /// Browse a queue of a running gateway without removing messages.
     Browse(browse::BrowseArgs),
+    /// Benchmarks (results in docs/performance.md).
+    #[command(subcommand)]
+    Bench(bench::BenchKind),
 }
 
 impl Cli {
@@ -51,6 +55,7 @@ impl Cli {
             Command::Put(args) => put::run(args),
             Command::Get(args) => get::run(args),
             Command::Browse(args) => browse::run(args),
+            Command::Bench(kind) => bench::run(kind),
         }
     }
 }
