@@ -11,7 +11,7 @@ queue_manager:
   name: QMTEST
   max_msg_length: 4096
 http:
-  lease_ms: 400
+  lease_ms: 1000
   max_wait_ms: 10000
 queues:
   - type: local
@@ -202,11 +202,11 @@ fn an_unacknowledged_lease_expires_and_the_message_returns() {
     g.put("APP.IN", "persistent=true", b"leased");
     let (st, m) = g.next("APP.IN", "");
     assert_eq!(st, 200);
-    assert_eq!(m["lease_expires_in_ms"], 400);
+    assert_eq!(m["lease_expires_in_ms"], 1000);
     assert_eq!(m["md"]["BackoutCount"], 0);
     // While leased, nobody else sees it.
     assert_eq!(g.next("APP.IN", "").1["mqrc"], 2033);
-    // After http.lease_ms (400) it is back, BackoutCount + 1.
+    // After http.lease_ms (1000) it is back, BackoutCount + 1.
     let (st, again) = g.next("APP.IN", "wait_ms=5000");
     assert_eq!(st, 200);
     assert_eq!(data(&again), b"leased");
@@ -308,4 +308,39 @@ fn queues_status_and_clean_stop() {
     if let Some((code, v)) = waiter.join().unwrap() {
         assert_eq!((code, v["mqrc"].as_i64()), (503, Some(2161)));
     }
+}
+
+#[test]
+fn expired_message_report_that_cannot_be_delivered_is_dead_lettered_with_an_mqdlh() {
+    use mqgate_codecs::mq::dlh::parse_dlh;
+    use mqgate_codecs::mq::{ByteOrder, Charset};
+    let (_d, g) = start();
+    // Expiry 1 tenth of a second; Report MQRO_EXPIRATION (0x00200000 = 2097152,
+    // mq-constants.md) to a reply queue that does not exist.
+    let (st, put) = g.put(
+        "APP.IN",
+        "expiry=1&report=2097152&reply_to_q=NO.SUCH.Q",
+        b"late",
+    );
+    assert_eq!(st, 201, "{put}");
+    std::thread::sleep(Duration::from_millis(250));
+    let (st, e) = g.next("APP.IN", "");
+    assert_eq!((st, e["mqrc"].as_i64()), (404, Some(2033)));
+    assert_eq!(g.depth("APP.IN"), 0);
+
+    let (st, dl) = g.next("SYSTEM.DEAD.LETTER.QUEUE", "browse=true");
+    assert_eq!(st, 200, "{dl}");
+    // spec: mq-structures.md §7: Format MQDEAD, a 172-byte MQDLH whose Reason is
+    // why the report could not be put (2085 UNKNOWN_OBJECT_NAME) and whose
+    // DestQName/DestQMgrName are the report's destination.
+    assert_eq!(dl["md"]["Format"], "MQDEAD");
+    assert_eq!(dl["md"]["MsgType"], 4); // MQMT_REPORT
+    assert_eq!(dl["md"]["Feedback"], 258); // MQFB_EXPIRATION
+    assert_eq!(dl["md"]["CorrelId"], put["msg_id"]);
+    let bytes = data(&dl);
+    let (dlh, _) = parse_dlh(&bytes, ByteOrder::Little).unwrap();
+    assert_eq!(dlh.reason, 2085);
+    assert_eq!(dlh.dest_q_name.text(Charset::Ascii), "NO.SUCH.Q");
+    assert_eq!(dlh.dest_q_mgr_name.text(Charset::Ascii), "QMTEST");
+    assert_eq!(bytes.len(), 172);
 }

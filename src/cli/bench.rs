@@ -89,7 +89,11 @@ fn queue_bench(args: &QueueBenchArgs, dir: &Path) -> Result<(), String> {
         for uow in [1, 50] {
             let sub = dir.join(format!("qm-{persistent}-{uow}"));
             let t = qmgr_scenario(&sub, n, uow, persistent, &data)?;
-            let kind = if persistent { "persistent" } else { "non-persistent" };
+            let kind = if persistent {
+                "persistent"
+            } else {
+                "non-persistent"
+            };
             row(&format!("queue manager, {kind}"), uow, n, &t);
             let t = if persistent {
                 let sub = dir.join(format!("raw-{uow}"));
@@ -152,8 +156,12 @@ fn qmgr_scenario(
         let start = Instant::now();
         let id = qm.begin_uow(None, None).map_err(err)?;
         for _ in 0..uow {
-            qm.get("BENCH", &Selector::default(), GetMode::Destructive { uow: Some(id) })
-                .map_err(err)?;
+            qm.get(
+                "BENCH",
+                &Selector::default(),
+                GetMode::Destructive { uow: Some(id) },
+            )
+            .map_err(err)?;
         }
         qm.commit(id).map_err(err)?;
         t.get.push(start.elapsed());
@@ -205,7 +213,9 @@ fn memory_scenario(n: usize, uow: usize, data: &Bytes) -> Timings {
     for _ in 0..n / uow {
         let start = Instant::now();
         for _ in 0..uow {
-            q.lock().unwrap_or_else(|p| p.into_inner()).push_back(data.clone());
+            q.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push_back(data.clone());
         }
         t.put.push(start.elapsed());
     }

@@ -3,7 +3,7 @@
 
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState, blocking};
-use crate::qmgr::{GetMode, GetResult, Position, PutOptions, Selector};
+use crate::qmgr::{GetMode, GetResult, Position, PutOptions, QueueManager, Selector};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -15,6 +15,7 @@ use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Query parameters of a put (docs/http-api.md).
@@ -165,6 +166,7 @@ pub async fn put(
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
         new_correl_id: p.new_correl_id.unwrap_or(false),
         q_mgr_name: p.q_mgr.unwrap_or_default(),
+        pass_all_context: false,
     };
     let qm = s.qm.clone();
     let r = blocking(move || qm.put(&q, md, Charset::Ascii, data, &opts)).await?;
@@ -258,20 +260,37 @@ pub async fn next(
         return Ok(Json(Value::Object(message_json(&r))));
     }
     let lease_ms = s.config.http.lease_ms;
-    let lease =
-        s.qm.begin_uow(Some(Duration::from_millis(lease_ms)), Some(q.clone()))?;
-    let mode = GetMode::Destructive { uow: Some(lease) };
-    match s.qm.get_wait(&q, sel, mode, wait).await {
-        Ok(r) => {
-            let mut m = message_json(&r);
-            m.insert("lease".into(), json!(lease));
-            m.insert("lease_expires_in_ms".into(), json!(lease_ms));
-            Ok(Json(Value::Object(m)))
-        }
-        Err(e) => {
-            // Nothing was taken under the lease; close it.
-            let _ = s.qm.backout(lease);
-            Err(e.into())
+    // The lease's clock starts when the message is handed out, not while waiting.
+    let mut lease = LeaseGuard {
+        qm: Arc::clone(&s.qm),
+        id: s.qm.begin_uow(None, Some(q.clone()))?,
+        armed: false,
+    };
+    let mode = GetMode::Destructive {
+        uow: Some(lease.id),
+    };
+    let r = s.qm.get_wait(&q, sel, mode, wait).await?;
+    s.qm.set_timeout(lease.id, Duration::from_millis(lease_ms))?;
+    lease.armed = true;
+    let mut m = message_json(&r);
+    m.insert("lease".into(), json!(lease.id));
+    m.insert("lease_expires_in_ms".into(), json!(lease_ms));
+    Ok(Json(Value::Object(m)))
+}
+
+/// Closes a lease that never got a message (no message, an error, or the
+/// client went away while waiting).
+struct LeaseGuard {
+    qm: Arc<QueueManager>,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for LeaseGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            // Nothing was taken under it, so this touches no message.
+            let _ = self.qm.backout(self.id);
         }
     }
 }

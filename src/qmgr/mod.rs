@@ -7,6 +7,7 @@
 //! commit returns; non-persistent ones live in memory only.
 
 pub mod clock;
+mod dlq;
 pub mod error;
 pub mod message;
 pub mod msgid;
@@ -52,6 +53,9 @@ pub struct PutOptions {
     pub new_msg_id: bool,
     /// MQPMO_NEW_CORREL_ID.
     pub new_correl_id: bool,
+    /// MQPMO_PASS_ALL_CONTEXT: keep the MD's context fields (dead-lettering,
+    /// relaying); otherwise the queue manager sets them (MQPMO_DEFAULT_CONTEXT).
+    pub pass_all_context: bool,
     /// ObjectQMgrName; empty = this queue manager.
     pub q_mgr_name: String,
 }
@@ -291,12 +295,19 @@ impl QueueManager {
             // MQCCSI_Q_MGR is replaced by the queue manager's CCSID (MQ docs: MQMD CodedCharSetId).
             md.coded_char_set_id = resolve::Q_MGR_CCSID;
         }
-        // MQPMO_DEFAULT_CONTEXT: the queue manager fills the origin context.
-        let (date, time) = clock::put_date_time(now);
-        md.put_date = CharField(date);
-        md.put_time = CharField(time);
-        md.put_appl_type = at::UNIX;
-        md.put_appl_name = CharField::new("mqgate", charset).unwrap_or_default();
+        if !opts.pass_all_context {
+            // MQPMO_DEFAULT_CONTEXT: the queue manager fills the origin context.
+            if let Some(ts) = clock::put_timestamp(now) {
+                md.put_date = ts.put_date(charset);
+                md.put_time = ts.put_time(charset);
+            }
+            md.put_appl_type = at::UNIX;
+            md.put_appl_name = CharField::new("mqgate", charset).unwrap_or_default();
+        }
+        if !md.reply_to_q.is_blank(charset) && md.reply_to_q_mgr.is_blank(charset) {
+            // MQ docs (MQMD ReplyToQMgr): a blank name is filled with the local queue manager's.
+            md.reply_to_q_mgr = CharField::new(&self.name, charset).unwrap_or_default();
+        }
 
         let mut st = self.lock();
         let target = resolve::for_put(self, &mut st, q, &opts.q_mgr_name)?;
@@ -631,8 +642,12 @@ impl QueueManager {
             q_mgr_name: m.md.reply_to_q_mgr.text(cs),
             ..PutOptions::default()
         };
-        if let Err(e) = self.put(&reply_q, md, cs, data, &opts) {
-            tracing::warn!(queue = %reply_q, error = %e, "expiry report not delivered");
+        let reply_q_mgr = opts.q_mgr_name.clone();
+        if let Err(e) = self.put(&reply_q, md.clone(), cs, data.clone(), &opts) {
+            // MQ puts an undeliverable report on the dead-letter queue.
+            if let Err(e2) = self.dead_letter(&md, cs, &data, e.mqrc, &reply_q, &reply_q_mgr) {
+                tracing::error!(queue = %reply_q, error = %e, dead_letter_error = %e2, "expiry report lost: neither delivered nor dead-lettered");
+            }
         }
     }
 

@@ -62,12 +62,31 @@ impl QueueManager {
         let id = self
             .next_uow
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.lock().uows.insert(id, Uow::new(timeout, lease_queue));
-        if timeout.is_some() {
-            let qm = Arc::clone(self);
-            tokio::spawn(async move { qm.expire_when_due(id).await });
+        self.lock().uows.insert(id, Uow::new(None, lease_queue));
+        if let Some(t) = timeout {
+            self.set_timeout(id, t)?;
         }
         Ok(id)
+    }
+
+    /// Starts (or restarts) the idle timeout of unit of work `id`: backed out
+    /// when idle for `timeout` (needs a tokio runtime). A lease is armed this
+    /// way once its message has been handed out, so time spent waiting for a
+    /// message does not count. 2003 when `id` is not open.
+    pub fn set_timeout(self: &Arc<Self>, id: u64, timeout: Duration) -> Result<(), QmError> {
+        {
+            let mut st = self.lock();
+            let uow = self.uow_mut(&mut st, id)?;
+            let first = uow.timeout.is_none();
+            uow.timeout = Some(timeout);
+            uow.touch();
+            if !first {
+                return Ok(());
+            }
+        }
+        let qm = Arc::clone(self);
+        tokio::spawn(async move { qm.expire_when_due(id).await });
+        Ok(())
     }
 
     async fn expire_when_due(self: Arc<Self>, id: u64) {
