@@ -140,3 +140,34 @@ fn check_config_reports_line_and_column() {
     let out = mqgate(&["run", "--config", bad.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn json_logs_carry_queue_msg_id_and_correl_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = Gateway::start_with(
+        dir.path(),
+        "queues:\n  - type: local\n    name: LOG.Q\n",
+        &["--log-format", "json"],
+    );
+    let correl = "AB".repeat(24);
+    let (st, put) = g.put("LOG.Q", &format!("correl_id={correl}"), b"logged");
+    assert_eq!(st, 201);
+    assert!(g.terminate().success());
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect();
+    let put_line = lines
+        .iter()
+        .find(|v| v["fields"]["message"] == "put")
+        .unwrap_or_else(|| panic!("no put line in {log}"));
+    assert_eq!(put_line["fields"]["queue"], "LOG.Q");
+    assert_eq!(put_line["fields"]["msg_id"], put["msg_id"]);
+    assert_eq!(put_line["fields"]["correl_id"], correl);
+    assert!(
+        lines
+            .iter()
+            .any(|v| v["fields"]["message"] == "queue manager stopped")
+    );
+}

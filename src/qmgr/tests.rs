@@ -3,7 +3,7 @@
 use super::*;
 use crate::store::redb::RedbStore;
 use mqgate_codecs::mq::ByteOrder;
-use mqgate_codecs::mq::constants::mt;
+use mqgate_codecs::mq::constants::{mt, ro};
 use mqgate_codecs::mq::xqh::parse_xqh;
 
 const CONFIG: &str = "
@@ -480,4 +480,43 @@ async fn an_expired_lease_returns_the_message_with_backout_count_plus_one() {
         (Bytes::from("leased"), 1)
     );
     assert_eq!(qm.commit(lease).unwrap_err().mqrc, Mqrc::BACKED_OUT);
+}
+
+/// A store whose every write fails, as a full or broken disk would.
+struct FailingStore;
+
+impl Store for FailingStore {
+    fn apply(&self, _batch: &Batch) -> Result<(), crate::store::StoreError> {
+        Err(crate::store::StoreError("disk full".into()))
+    }
+    fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, crate::store::StoreError> {
+        Ok(Vec::new())
+    }
+}
+
+#[test]
+fn a_store_failure_fails_the_call_and_reports_no_success() {
+    let config = Config::from_yaml(CONFIG, "test").unwrap();
+    let qm = Arc::new(QueueManager::open(&config, Arc::new(FailingStore)).unwrap());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let _guard = rt.enter();
+    // 2102 MQRC_RESOURCE_PROBLEM (mq-constants.md) and nothing on the queue.
+    let e = put(&qm, "Q", md(0, 1, per::PERSISTENT), b"p").unwrap_err();
+    assert_eq!(e.mqrc.0, 2102);
+    assert!(e.message.contains("disk full"));
+    let depth = |qm: &QueueManager| qm.queues().iter().find(|q| q.name == "Q").unwrap().depth;
+    assert_eq!(depth(&qm), Some(0));
+    // Non-persistent messages never touch the store.
+    put(&qm, "Q", md(0, 2, per::NOT_PERSISTENT), b"n").unwrap();
+    // A commit that cannot be stored is backed out: 2003 MQRC_BACKED_OUT.
+    let uow = qm.begin_uow(None, None).unwrap();
+    let opts = PutOptions {
+        uow: Some(uow),
+        ..PutOptions::default()
+    };
+    qm.put("Q", md(0, 3, 1), Charset::Ascii, Bytes::from("u"), &opts)
+        .unwrap();
+    assert_eq!(qm.commit(uow).unwrap_err().mqrc.0, 2003);
+    assert_eq!(depth(&qm), Some(1));
+    assert_eq!(get(&qm, "Q").unwrap().data, &b"n"[..]);
 }

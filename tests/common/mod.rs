@@ -16,6 +16,7 @@ pub struct Gateway {
     pub dir: PathBuf,
     config: PathBuf,
     port: u16,
+    extra: Vec<String>,
 }
 
 fn free_port() -> u16 {
@@ -26,6 +27,12 @@ fn free_port() -> u16 {
 impl Gateway {
     /// Starts a gateway with `config` (YAML) in a fresh directory under `root`.
     pub fn start(root: &Path, config: &str) -> Gateway {
+        Gateway::start_with(root, config, &[])
+    }
+
+    /// Like [`Gateway::start`] with more `mqgate run` options. The gateway's
+    /// stderr (its log) goes to `root/gateway.log`.
+    pub fn start_with(root: &Path, config: &str, extra: &[&str]) -> Gateway {
         let config_path = root.join("gateway.yaml");
         std::fs::write(&config_path, config).unwrap();
         let mut g = Gateway {
@@ -34,6 +41,7 @@ impl Gateway {
             dir: root.to_path_buf(),
             config: config_path,
             port: free_port(),
+            extra: extra.iter().map(|s| s.to_string()).collect(),
         };
         g.spawn();
         g
@@ -41,6 +49,11 @@ impl Gateway {
 
     fn spawn(&mut self) {
         self.base = format!("http://127.0.0.1:{}", self.port);
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log_path())
+            .unwrap();
         let child = Command::new(BIN)
             .arg("run")
             .arg("--config")
@@ -51,8 +64,9 @@ impl Gateway {
             .arg(format!("127.0.0.1:{}", self.port))
             .arg("--listen")
             .arg(format!("127.0.0.1:{}", free_port()))
+            .args(&self.extra)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .unwrap();
         self.child = Some(child);
@@ -67,6 +81,11 @@ impl Gateway {
             std::thread::sleep(Duration::from_millis(20));
         }
         panic!("gateway did not start on {}", self.base);
+    }
+
+    /// Where the gateway's stderr goes.
+    pub fn log_path(&self) -> PathBuf {
+        self.dir.join("gateway.log")
     }
 
     /// kill -9, then start again on the same data directory and port.
