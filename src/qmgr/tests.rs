@@ -520,3 +520,41 @@ fn a_store_failure_fails_the_call_and_reports_no_success() {
     assert_eq!(depth(&qm), Some(1));
     assert_eq!(get(&qm, "Q").unwrap().data, &b"n"[..]);
 }
+
+#[test]
+fn concurrent_getters_never_receive_the_same_message() {
+    // DESIGN.md: messages may never be duplicated; each get takes a distinct one.
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    for i in 0..400u32 {
+        let m = Mqmd {
+            correl_id: {
+                let mut c = [0u8; 24];
+                c[..4].copy_from_slice(&i.to_be_bytes());
+                c
+            },
+            persistence: (i % 2) as i32,
+            ..Mqmd::default()
+        };
+        qm.put("Q", m, Charset::Ascii, Bytes::new(), &PutOptions::default())
+            .unwrap();
+    }
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            let qm = Arc::clone(&qm);
+            std::thread::spawn(move || {
+                let mut seen = Vec::new();
+                while let Ok(r) = get(&qm, "Q") {
+                    seen.push(u32::from_be_bytes(r.md.correl_id[..4].try_into().unwrap()));
+                }
+                seen
+            })
+        })
+        .collect();
+    let mut all: Vec<u32> = workers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap())
+        .collect();
+    all.sort();
+    assert_eq!(all, (0..400).collect::<Vec<_>>());
+}
