@@ -23,6 +23,8 @@ queues:
   - type: local
     name: CLOSED
     put_inhibited: true
+  - type: local
+    name: DEV/1%A
 ";
 
 fn start() -> (tempfile::TempDir, Gateway) {
@@ -69,6 +71,15 @@ fn put_browse_get_and_ack() {
     let (st, e) = g.ack("APP.IN", &m["lease"]);
     assert_eq!((st, e["mqrc"].as_i64()), (409, Some(2003)));
     assert_eq!(e["reason"], "MQRC_BACKED_OUT");
+    // MQPMO_NEW_CORREL_ID: a queue-manager generated id as CorrelId.
+    let (_, p) = g.put("APP.IN", "new_correl_id=true", b"x");
+    assert!(
+        p["correl_id"].as_str().unwrap().starts_with("414D5120"),
+        "{p}"
+    );
+    // Names with `/` and `%` (valid MQ name characters) travel percent-encoded.
+    assert_eq!(g.put("DEV%2F1%25A", "", b"slash").0, 201);
+    assert_eq!(data(&g.get_ack("DEV%2F1%25A", "").1), b"slash");
 }
 
 #[test]
