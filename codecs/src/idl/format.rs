@@ -242,8 +242,9 @@ mod tests {
             Some(20010004)
         );
         // n + m ≤ 29, m ≤ 7
-        assert!(parse_format("N23.7", false).is_ok());
-        assert!(parse_format("N23.8", false).is_err());
+        assert!(parse_format("N22.7", false).is_ok());
+        assert!(parse_format("N23.7", false).is_err());
+        assert!(parse_format("N21.8", false).is_err());
         assert!(parse_format("N25.5", false).is_err());
         assert!(parse_format("I3", false).is_err());
         assert!(parse_format("A0", false).is_err());

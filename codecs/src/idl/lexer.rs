@@ -236,7 +236,7 @@ mod tests {
         // spec: rpc-bridge.md §1.1 — `/*` to end of line, closing `*/` optional;
         // a line starting with `*` is a comment.
         let toks = words(
-            "/* head\r\nlibrary 'X' is /*trail */ program\n  ** End of file\n",
+            "/* head\r\nlibrary 'X' is /*trail */ program\n  ** End of file\nend-define",
             Mode::Normal,
         );
         assert_eq!(
@@ -245,7 +245,8 @@ mod tests {
                 TokenKind::Word("library".into()),
                 TokenKind::Str("X".into()),
                 TokenKind::Word("is".into()),
-                TokenKind::Word("program".into()),
+                // `*/ program` is still comment: it runs to the end of the line.
+                TokenKind::Word("end-define".into()),
             ]
         );
     }
