@@ -344,6 +344,19 @@ fn unmarshal_errors_name_the_field_and_offset() {
     assert_eq!(err.path, "RESULT");
     assert!(matches!(err.kind, MarshalErrorKind::BadText { .. }));
     assert!(reply.unmarshal(" 000003500X").is_err());
+    // I1 holds -128..127 even though its text has room for 999 (sign + 3 digits)
+    let grid = layout_of(&file, "ORDER", PayloadDirection::Reply);
+    let err = grid
+        .unmarshal("+0000720261201+001+200-003+004")
+        .unwrap_err();
+    assert_eq!((err.path.as_str(), err.offset), ("GRID[1][2]", 18));
+    assert_eq!(
+        err.kind,
+        MarshalErrorKind::OutOfRange {
+            value: "200".into(),
+            format: "I1".into()
+        }
+    );
     // unbounded tail: whole elements only (10 characters each)
     let order = layout_of(&file, "ORDER", PayloadDirection::Reply);
     let err = order

@@ -611,11 +611,27 @@ impl<'a> Reader<'a> {
                 Ok(Value::Text(text.trim_end_matches(' ').to_string()))
             }
             Format::Alpha(_) | Format::Kanji(_) => Ok(Value::Text(text.to_string())),
-            Format::Integer(_) => {
+            Format::Integer(size) => {
                 let (negative, body) = signed(text).ok_or_else(bad)?;
-                let m = digits(body).ok_or_else(bad)?;
-                let v = i64::try_from(m).map_err(|_| bad())?;
-                Ok(Value::Integer(if negative { -v } else { v }))
+                let m = i128::try_from(digits(body).ok_or_else(bad)?).map_err(|_| bad())?;
+                let v = if negative { -m } else { m };
+                let fits = match size {
+                    1 => i8::try_from(v).is_ok(),
+                    2 => i16::try_from(v).is_ok(),
+                    4 => i32::try_from(v).is_ok(),
+                    _ => i64::try_from(v).is_ok(),
+                };
+                match i64::try_from(v) {
+                    Ok(v) if fits => Ok(Value::Integer(v)),
+                    _ => Err(error(
+                        path,
+                        at,
+                        MarshalErrorKind::OutOfRange {
+                            value: v.to_string(),
+                            format: format.to_string(),
+                        },
+                    )),
+                }
             }
             Format::Unpacked(spec) | Format::Packed(spec) => {
                 let (negative, body) = if spec.signed {

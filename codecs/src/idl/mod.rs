@@ -39,4 +39,4 @@ pub use error::{IdlError, IdlErrorKind, IdlErrors};
 pub use layout::{LayoutError, PayloadDirection, TextLayout};
 pub use marshal::{MarshalError, MarshalErrorKind};
 pub use parser::{ParseOptions, parse, parse_with};
-pub use value::{Date, Decimal, Record, Timestamp, Value};
+pub use value::{Date, Decimal, Record, Timestamp, Value, ValueTextError};

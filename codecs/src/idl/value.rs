@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::ast::Format;
+
 /// The value of one parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
@@ -180,6 +182,152 @@ impl Timestamp {
             && self.minute < 60
             && self.second < 60
             && self.tenths < 10
+    }
+}
+
+/// Text that is no value of the format (see [`Value::from_text`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueTextError {
+    /// The text given.
+    pub text: String,
+    /// The format it was read for.
+    pub format: String,
+    /// The forms accepted.
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ValueTextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} is no value of format {}: expected {}",
+            self.text, self.format, self.expected
+        )
+    }
+}
+
+impl std::error::Error for ValueTextError {}
+
+fn fixed_digits(s: &str, n: usize) -> Option<u16> {
+    if s.len() != n || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `YYYY-MM-DD` or `YYYYMMDD`.
+fn date_from_text(s: &str) -> Option<Date> {
+    let (y, m, d) = if s.len() == 10
+        && s.as_bytes().get(4) == Some(&b'-')
+        && s.as_bytes().get(7) == Some(&b'-')
+    {
+        (s.get(..4)?, s.get(5..7)?, s.get(8..)?)
+    } else {
+        (s.get(..4)?, s.get(4..6)?, s.get(6..)?)
+    };
+    let date = Date {
+        year: fixed_digits(y, 4)?,
+        month: u8::try_from(fixed_digits(m, 2)?).ok()?,
+        day: u8::try_from(fixed_digits(d, 2)?).ok()?,
+    };
+    date.is_valid().then_some(date)
+}
+
+/// `YYYY-MM-DDThh:mm:ss[.S]` (a blank for `T` too) or `YYYYMMDDhhmmssS`.
+fn time_from_text(s: &str) -> Option<Timestamp> {
+    let two = |t: &str| -> Option<u8> { u8::try_from(fixed_digits(t, 2)?).ok() };
+    let t = if s.len() == 15 && s.bytes().all(|b| b.is_ascii_digit()) {
+        Timestamp {
+            date: date_from_text(s.get(..8)?)?,
+            hour: two(s.get(8..10)?)?,
+            minute: two(s.get(10..12)?)?,
+            second: two(s.get(12..14)?)?,
+            tenths: u8::try_from(fixed_digits(s.get(14..)?, 1)?).ok()?,
+        }
+    } else {
+        let (date, time) = s.split_at_checked(10)?;
+        let time = time.strip_prefix(['T', ' '])?;
+        let (hms, tenths) = match time.split_once('.') {
+            Some((hms, t)) => (hms, u8::try_from(fixed_digits(t, 1)?).ok()?),
+            None => (time, 0),
+        };
+        let mut parts = hms.split(':');
+        let ts = Timestamp {
+            date: date_from_text(date)?,
+            hour: two(parts.next()?)?,
+            minute: two(parts.next()?)?,
+            second: two(parts.next()?)?,
+            tenths,
+        };
+        if parts.next().is_some() {
+            return None;
+        }
+        ts
+    };
+    t.is_valid().then_some(t)
+}
+
+impl Value {
+    /// Reads a scalar written as text (a CLI `--param NAME=VALUE`, a JSON string)
+    /// for a field of `format`: A/K/U take the text as it is; I an integer
+    /// (`-12`); N/P a decimal (`-12.50`); L `true`/`false`/`X`/blank; D
+    /// `YYYY-MM-DD` or `YYYYMMDD`; T `YYYY-MM-DDThh:mm:ss.S` or
+    /// `YYYYMMDDhhmmssS`. Range checks against the format happen when
+    /// marshalling.
+    ///
+    /// Errors: [`ValueTextError`] for text of another form, and for B and F
+    /// formats, which have no text form here (spec: rpc-bridge.md §9 #9).
+    pub fn from_text(format: &Format, text: &str) -> Result<Value, ValueTextError> {
+        let err = |expected: &'static str| ValueTextError {
+            text: text.to_string(),
+            format: format.to_string(),
+            expected,
+        };
+        match format {
+            Format::Alpha(_) | Format::Kanji(_) | Format::Unicode(_) => {
+                Ok(Value::Text(text.to_string()))
+            }
+            Format::Integer(_) => text
+                .strip_prefix('+')
+                .unwrap_or(text)
+                .parse::<i64>()
+                .map(Value::Integer)
+                .map_err(|_| err("an integer such as -12")),
+            Format::Unpacked(_) | Format::Packed(_) => text
+                .parse::<Decimal>()
+                .map(Value::Decimal)
+                .map_err(|_| err("a decimal number such as -12.50")),
+            Format::Logical => match text.trim() {
+                t if t.eq_ignore_ascii_case("true") || t == "X" => Ok(Value::Logical(true)),
+                t if t.eq_ignore_ascii_case("false") || t.is_empty() => Ok(Value::Logical(false)),
+                _ => Err(err("true, false, X or blank")),
+            },
+            Format::Date => date_from_text(text)
+                .map(Value::Date)
+                .ok_or_else(|| err("a date YYYY-MM-DD or YYYYMMDD")),
+            Format::Time => time_from_text(text)
+                .map(Value::Time)
+                .ok_or_else(|| err("a timestamp YYYY-MM-DDThh:mm:ss.S or YYYYMMDDhhmmssS")),
+            Format::Binary(_) | Format::Float(_) => Err(err("a format with a text form")),
+        }
+    }
+}
+
+impl fmt::Display for Date {
+    /// `YYYY-MM-DD`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// `YYYY-MM-DDThh:mm:ss.S`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}T{:02}:{:02}:{:02}.{}",
+            self.date, self.hour, self.minute, self.second, self.tenths
+        )
     }
 }
 
