@@ -57,7 +57,12 @@ fn tokens() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // Integration tests have no lib.rs next to them for proptest's regression files.
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn arbitrary_text_never_panics(text in "\\PC{0,400}", payload in "\\PC{0,80}") {

@@ -75,7 +75,8 @@ impl<'a> Lexer<'a> {
     pub(crate) fn new(src: &'a str) -> Self {
         Lexer {
             src,
-            offset: 0,
+            // A UTF-8 byte order mark is no token.
+            offset: if src.starts_with('\u{feff}') { 3 } else { 0 },
             line: 1,
             column: 1,
             line_start: true,
@@ -277,6 +278,14 @@ mod tests {
         let b = lx.next_token(Mode::Normal).unwrap();
         assert_eq!(a.position, Position { line: 1, column: 3 });
         assert_eq!(b.position, Position { line: 2, column: 4 });
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let mut lx = Lexer::new("\u{feff}library");
+        let t = lx.next_token(Mode::Normal).unwrap();
+        assert_eq!(t.kind, TokenKind::Word("library".into()));
+        assert_eq!(t.position, Position { line: 1, column: 1 });
     }
 
     #[test]

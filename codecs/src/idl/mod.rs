@@ -9,10 +9,12 @@
 //! - [`correl_id_from_hex`] / [`correl_id_to_hex`]: the A48 ↔ 24-byte CorrelId rules.
 //! - [`TextLayout`]: parameters ↔ fixed-position text; CCSID conversion is the
 //!   caller's.
+//! - [`BridgeProgram::bind`]: all of the above for one program, checked once.
 //!
 //! Everything here is pure: no I/O, no global state, no panic on any input.
 
 pub mod ast;
+pub mod bridge;
 pub mod call;
 pub mod correl;
 pub mod dynamic;
@@ -29,6 +31,7 @@ pub use ast::{
     ArraySpec, Dimension, Direction, Format, IdlFile, Length, Library, NumericSpec, ParamKind,
     Parameter, Position, Program, StructDef,
 };
+pub use bridge::{BindError, BridgeProgram};
 pub use call::{CallKind, call_kind};
 pub use correl::{CORREL_ID_LENGTH, CorrelIdError, correl_id_from_hex, correl_id_to_hex};
 pub use dynamic::{
