@@ -222,3 +222,38 @@ fn outputs_from_a_received_message() {
         Some(&text("4100FE000000000000000000000000000000000000000000"))
     );
 }
+
+#[test]
+fn dynamic_rule_errors_carry_line_and_column() {
+    // seed 004: level 1 only, before any variable-length parameter, fixed formats;
+    // spec §3: MQ_QUEUE_NAME and MQ_WAIT_INTERVAL are IN only.
+    let text = "Library 'L' Is\n\
+                Struct 'S' Is Define Data Parameter 1 V (AV) End-Define\n\
+                Program 'P' Is Define Data Parameter\n\
+                1 MQ_WAIT_INTERVAL (A8) Out\n\
+                1 MQ_RFH_ (A8) In\n\
+                1 MQ_RFH_X (A8/2) In\n\
+                1 MQ_REPLY_QUEUE (AV48) In\n\
+                1 R ('S') In\n\
+                1 MQ_QUEUE_NAME (A48) In\n\
+                End-Define\n";
+    let errors = parse(text).unwrap_err();
+    let got: Vec<String> = errors.0.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        got,
+        [
+            "line 4, column 1: dynamic parameter MQ_WAIT_INTERVAL: is an IN parameter only, found OUT",
+            "line 5, column 1: dynamic parameter MQ_RFH_: expected a pair name after MQ_RFH_",
+            "line 6, column 1: dynamic parameter MQ_RFH_X: must not be an array",
+            "line 7, column 1: dynamic parameter MQ_REPLY_QUEUE: expected format A48, found AV48",
+            // R is a struct holding AV: it is variable-length itself.
+            "line 9, column 1: dynamic parameter MQ_QUEUE_NAME: must come before any variable-length parameter, but follows 'R' (line 8)",
+        ]
+    );
+    // Switched off, the same file parses (the rules are the bridge's, not IDL's).
+    let options = mqgate_codecs::idl::ParseOptions {
+        dynamic_parameters: false,
+        ..Default::default()
+    };
+    assert!(mqgate_codecs::idl::parse_with(text, &options).is_ok());
+}

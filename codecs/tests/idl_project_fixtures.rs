@@ -272,3 +272,13 @@ fn every_error_is_reported_not_only_the_first() {
         ]
     );
 }
+
+#[test]
+fn alias_equal_to_its_own_name_is_no_clash() {
+    // 20010023/20010025 are about two entries sharing a name; one entry whose
+    // alias repeats its own name clashes with nothing.
+    let text =
+        "Library 'L' : 'l' Is Program 'P' : 'P' Is Define Data Parameter 1 X (A1) End-Define";
+    let file = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(file.libraries[0].programs[0].alias.as_deref(), Some("P"));
+}

@@ -230,8 +230,13 @@ impl DynamicParams {
             if matches!(kind, DynamicKind::QueueName | DynamicKind::WaitInterval)
                 && p.direction != Direction::In
             {
+                let note = if p.declared_direction.is_none() {
+                    " (no direction written means IN OUT)"
+                } else {
+                    ""
+                };
                 fault(format!(
-                    "is an IN parameter only, found {} (no direction means IN OUT)",
+                    "is an IN parameter only, found {}{note}",
                     p.direction
                 ));
             }

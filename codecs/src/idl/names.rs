@@ -35,11 +35,17 @@ fn check_name(name: &str, max: usize, at: Position, errors: &mut Vec<IdlError>) 
     }
 }
 
+/// The name and, when it differs after case folding, the alias: an alias equal
+/// to its own name is no clash.
+fn names_of<'a>(name: &'a String, alias: Option<&'a String>) -> impl Iterator<Item = &'a String> {
+    std::iter::once(name).chain(alias.filter(|a| fold(a) != fold(name)))
+}
+
 /// Adds every name-rule, struct-reference and cycle fault of `file` to `errors`.
 pub(crate) fn check_file(file: &IdlFile, errors: &mut Vec<IdlError>) {
     let mut library_names: HashMap<String, ()> = HashMap::new();
     for library in &file.libraries {
-        for name in std::iter::once(&library.name).chain(library.alias.as_ref()) {
+        for name in names_of(&library.name, library.alias.as_ref()) {
             check_name(name, MAX_NAME, library.position, errors);
             if library_names.insert(fold(name), ()).is_some() {
                 errors.push(IdlError::new(
@@ -55,7 +61,7 @@ pub(crate) fn check_file(file: &IdlFile, errors: &mut Vec<IdlError>) {
 fn check_library(library: &Library, errors: &mut Vec<IdlError>) {
     let mut program_names: HashMap<String, ()> = HashMap::new();
     for program in &library.programs {
-        for name in std::iter::once(&program.name).chain(program.alias.as_ref()) {
+        for name in names_of(&program.name, program.alias.as_ref()) {
             check_name(name, MAX_NAME, program.position, errors);
             if program_names.insert(fold(name), ()).is_some() {
                 errors.push(IdlError::new(
