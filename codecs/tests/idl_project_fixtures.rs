@@ -282,3 +282,52 @@ fn alias_equal_to_its_own_name_is_no_clash() {
     let file = parse(text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(file.libraries[0].programs[0].alias.as_deref(), Some("P"));
 }
+
+#[test]
+fn name_rules() {
+    // spec: rpc-bridge.md §1.2 "Names": struct ≤ 31 characters, library/program/
+    // alias ≤ 128, must not start with SAG, siblings unique after case folding.
+    let long_struct = "S".repeat(32);
+    let text = format!(
+        "Library 'L' Is\n\
+         Struct '{long_struct}' Is Define Data Parameter 1 X (A1) End-Define\n\
+         Program 'SagTool' Is Define Data Parameter\n\
+         1 Dup (A1) In\n\
+         1 DUP (A1) In\n\
+         End-Define\n\
+         Program '{}' Is Define Data Parameter 1 X (A1) End-Define\n",
+        "P".repeat(129)
+    );
+    let errors = parse(&text).unwrap_err();
+    let got: Vec<_> = errors
+        .0
+        .iter()
+        .map(|e| (e.position.line, e.kind.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                2,
+                IdlErrorKind::NameTooLong {
+                    name: long_struct,
+                    max: 31
+                }
+            ),
+            (
+                3,
+                IdlErrorKind::ReservedName {
+                    name: "SagTool".into()
+                }
+            ),
+            (5, IdlErrorKind::DuplicateName { name: "DUP".into() }),
+            (
+                7,
+                IdlErrorKind::NameTooLong {
+                    name: "P".repeat(129),
+                    max: 128
+                }
+            ),
+        ]
+    );
+}
