@@ -21,10 +21,12 @@ pub mod dynamic;
 pub mod error;
 pub mod format;
 pub mod layout;
+mod levels;
 mod lexer;
 pub mod marshal;
 mod names;
 pub mod parser;
+mod unmarshal;
 pub mod value;
 
 pub use ast::{
