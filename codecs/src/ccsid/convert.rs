@@ -1,0 +1,243 @@
+//! The conversion entry points: decode, encode, convert, [`Converter`].
+
+use super::error::ConvertError;
+use super::mbcs;
+use super::options::{NewlinePolicy, OnUnmappable, Options};
+use super::registry::{Ccsid, Repr};
+use super::sbcs::{Composed, SbcsCodec};
+use super::unicode;
+use encoding_rs::Encoding;
+
+/// Text decoded from bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The text.
+    pub text: String,
+    /// How many invalid bytes or sequences became U+FFFD (0 under
+    /// [`OnUnmappable::Fail`]).
+    pub substitutions: usize,
+}
+
+/// Bytes produced by encoding or converting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Encoded {
+    /// The bytes in the target CCSID.
+    pub bytes: Vec<u8>,
+    /// How many characters or bytes became the substitution character (0
+    /// under [`OnUnmappable::Fail`]).
+    pub substitutions: usize,
+}
+
+/// One side of a conversion, ready to use.
+enum Side {
+    Utf8,
+    Utf16 { little: bool },
+    Sbcs(Box<SbcsCodec>),
+    Mbcs(&'static Encoding),
+}
+
+impl Side {
+    /// Prepares `c`; `other` is the CCSID on the other side (None = Unicode
+    /// text), which the ISO newline policy looks at.
+    fn new(c: Ccsid, other: Option<Ccsid>, newline: NewlinePolicy) -> Side {
+        match c.repr {
+            Repr::Utf8 => Side::Utf8,
+            Repr::Utf16 { little } => Side::Utf16 { little },
+            Repr::Sbcs(t) => Side::Sbcs(Box::new(SbcsCodec::new(t, newline.swaps(c, other)))),
+            Repr::Mbcs(e) => Side::Mbcs(e),
+        }
+    }
+
+    fn decode(
+        &self,
+        input: &[u8],
+        ccsid: u16,
+        on: OnUnmappable,
+    ) -> Result<(String, usize), ConvertError> {
+        match self {
+            Side::Utf8 => unicode::decode_utf8(input, ccsid, on),
+            Side::Utf16 { little } => unicode::decode_utf16(input, *little, ccsid, on),
+            Side::Sbcs(s) => s.decode(input, on),
+            Side::Mbcs(e) => mbcs::decode(input, e, ccsid, on),
+        }
+    }
+
+    fn encode(
+        &self,
+        text: &str,
+        ccsid: u16,
+        on: OnUnmappable,
+    ) -> Result<(Vec<u8>, usize), ConvertError> {
+        match self {
+            Side::Utf8 => Ok((text.as_bytes().to_vec(), 0)),
+            Side::Utf16 { little } => Ok((unicode::encode_utf16(text, *little), 0)),
+            Side::Sbcs(s) => s.encode(text, on),
+            Side::Mbcs(e) => mbcs::encode(text, e, ccsid, on),
+        }
+    }
+
+    /// Byte offset in `input` where its `n`th character (0-based) starts;
+    /// used only to report an unmappable character at its input offset.
+    fn char_offset(&self, input: &[u8], n: usize) -> usize {
+        match self {
+            Side::Sbcs(_) => n,
+            Side::Utf8 => std::str::from_utf8(input)
+                .ok()
+                .and_then(|s| s.char_indices().nth(n).map(|(i, _)| i))
+                .unwrap_or(input.len()),
+            Side::Utf16 { little } => {
+                let mut i = 0;
+                for _ in 0..n {
+                    let hi = if *little {
+                        input.get(i + 1)
+                    } else {
+                        input.get(i)
+                    };
+                    i += if hi.is_some_and(|h| (0xD8..=0xDB).contains(h)) {
+                        4
+                    } else {
+                        2
+                    };
+                }
+                i.min(input.len())
+            }
+            Side::Mbcs(e) => {
+                // Feed byte by byte: character n starts after the byte that
+                // completed character n-1.
+                let mut decoder = e.new_decoder_without_bom_handling();
+                let mut scratch = String::with_capacity(16);
+                let mut count = 0;
+                for (j, b) in input.iter().enumerate() {
+                    if count >= n {
+                        return j;
+                    }
+                    scratch.clear();
+                    let _ = decoder.decode_to_string(std::slice::from_ref(b), &mut scratch, false);
+                    count += scratch.chars().count();
+                }
+                input.len()
+            }
+        }
+    }
+}
+
+/// A prepared conversion between two CCSIDs, for converting many buffers.
+pub struct Converter {
+    from_ccsid: u16,
+    to_ccsid: u16,
+    on: OnUnmappable,
+    path: Path,
+}
+
+enum Path {
+    /// Single-byte to single-byte: one composed 256-byte table.
+    Direct(Box<Composed>),
+    /// Everything else goes through text.
+    Via { from: Side, to: Side },
+}
+
+impl Converter {
+    /// Prepares `from` → `to` with `options` (the newline policy is applied
+    /// to each EBCDIC side, looking at the other side for ISO).
+    pub fn new(from: Ccsid, to: Ccsid, options: &Options) -> Converter {
+        let nl = options.newline;
+        let from_side = Side::new(from, Some(to), nl);
+        let to_side = Side::new(to, Some(from), nl);
+        let path = match (from_side, to_side) {
+            (Side::Sbcs(f), Side::Sbcs(t)) => Path::Direct(Box::new(Composed::new(*f, &t))),
+            (from, to) => Path::Via { from, to },
+        };
+        Converter {
+            from_ccsid: from.number(),
+            to_ccsid: to.number(),
+            on: options.on_unmappable,
+            path,
+        }
+    }
+
+    /// Converts `input`. Errors as [`convert`].
+    pub fn convert(&self, input: &[u8]) -> Result<Encoded, ConvertError> {
+        match &self.path {
+            Path::Direct(c) => {
+                let (bytes, substitutions) = c.convert(input, self.on)?;
+                Ok(Encoded {
+                    bytes,
+                    substitutions,
+                })
+            }
+            Path::Via { from, to } => {
+                let (text, decode_subs) = from.decode(input, self.from_ccsid, self.on)?;
+                match to.encode(&text, self.to_ccsid, self.on) {
+                    Ok((bytes, encode_subs)) => Ok(Encoded {
+                        bytes,
+                        substitutions: decode_subs + encode_subs,
+                    }),
+                    Err(ConvertError::Unmappable { ccsid, offset, ch }) => {
+                        // Report the offset in the caller's input, not in the text.
+                        let n = text.get(..offset).map_or(0, |t| t.chars().count());
+                        Err(ConvertError::Unmappable {
+                            ccsid,
+                            offset: from.char_offset(input, n),
+                            ch,
+                        })
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+}
+
+/// Decodes `input` in CCSID `from` to text.
+///
+/// Errors (under [`OnUnmappable::Fail`]): [`ConvertError::Invalid`] naming the
+/// offset and byte of the first undefined byte or malformed sequence.
+pub fn decode(input: &[u8], from: Ccsid, options: &Options) -> Result<Decoded, ConvertError> {
+    let side = Side::new(from, None, options.newline);
+    let (text, substitutions) = side.decode(input, from.number(), options.on_unmappable)?;
+    Ok(Decoded {
+        text,
+        substitutions,
+    })
+}
+
+/// Encodes `text` to CCSID `to`.
+///
+/// Errors (under [`OnUnmappable::Fail`]): [`ConvertError::Unmappable`] naming
+/// the first character `to` lacks and its byte offset in `text`.
+pub fn encode(text: &str, to: Ccsid, options: &Options) -> Result<Encoded, ConvertError> {
+    let side = Side::new(to, None, options.newline);
+    let (bytes, substitutions) = side.encode(text, to.number(), options.on_unmappable)?;
+    Ok(Encoded {
+        bytes,
+        substitutions,
+    })
+}
+
+/// Converts `input` from CCSID `from` to CCSID `to` (bytes to bytes).
+///
+/// Errors (under [`OnUnmappable::Fail`]): [`ConvertError::Invalid`] for input
+/// not valid in `from`, [`ConvertError::Unmappable`] for a character `to`
+/// lacks; both name the byte offset in `input`.
+pub fn convert(
+    input: &[u8],
+    from: Ccsid,
+    to: Ccsid,
+    options: &Options,
+) -> Result<Encoded, ConvertError> {
+    Converter::new(from, to, options).convert(input)
+}
+
+/// Text of `input` in CCSID `ccsid` for display (e.g. `mqgate decode`):
+/// NL_TO_LF, invalid bytes shown as U+FFFD. `encoding` is the MQ Encoding of
+/// the data (UTF-16 byte order).
+///
+/// Errors: [`ConvertError::UnknownCcsid`] when `ccsid` is not supported.
+pub fn decode_lossy(input: &[u8], ccsid: i32, encoding: i32) -> Result<String, ConvertError> {
+    let from = Ccsid::with_encoding(ccsid, encoding)?;
+    let options = Options {
+        newline: NewlinePolicy::NlToLf,
+        on_unmappable: OnUnmappable::Substitute,
+    };
+    decode(input, from, &options).map(|d| d.text)
+}
