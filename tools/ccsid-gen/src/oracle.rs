@@ -1,9 +1,11 @@
 //! Runs glibc `iconv` and ICU `uconv` over all 256 byte values of a set.
 //!
 //! Each probe is one process per set: every item is followed by the two
-//! separator characters "AB", and undefined items are skipped by the tool
-//! (`-c` / `-i`), so item `i` yields either `x A B` or just `A B`. Reading left
-//! to right that is unambiguous even when `x` is itself `A` or `B`.
+//! separator characters "01", and undefined items are skipped by the tool
+//! (`-c` / `-i`), so item `i` yields either `x 0 1` or just `0 1`. Reading left
+//! to right that is unambiguous even when `x` is itself `0` or `1`. Digits,
+//! not letters: glibc's CP1255/CP1258 compose a letter with a following
+//! combining mark.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -75,9 +77,9 @@ impl Tool {
     }
 }
 
-/// The separator bytes "AB" in a set: 0xC1 0xC2 in EBCDIC, 0x41 0x42 otherwise.
+/// The separator bytes "01" in a set: 0xF0 0xF1 in EBCDIC, 0x30 0x31 otherwise.
 pub fn separator(ebcdic: bool) -> [u8; 2] {
-    if ebcdic { [0xC1, 0xC2] } else { [0x41, 0x42] }
+    if ebcdic { [0xF0, 0xF1] } else { [0x30, 0x31] }
 }
 
 fn utf32be(cps: &[u32]) -> Vec<u8> {
@@ -119,7 +121,7 @@ pub fn decode_all(tool: Tool, name: &str, ebcdic: bool) -> Result<Vec<Option<u32
         .chunks_exact(4)
         .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    split_items(&cps, ['A' as u32, 'B' as u32], 256)
+    split_items(&cps, ['0' as u32, '1' as u32], 256)
 }
 
 /// Encodes each of `cps` to `name` (None = not representable).
@@ -131,7 +133,7 @@ pub fn encode_each(
 ) -> Result<Vec<Option<u8>>, String> {
     let input: Vec<u32> = cps
         .iter()
-        .flat_map(|&c| [c, 'A' as u32, 'B' as u32])
+        .flat_map(|&c| [c, '0' as u32, '1' as u32])
         .collect();
     let out = tool.run("UTF-32BE", name, &utf32be(&input), true)?;
     split_items(&out, separator(ebcdic), cps.len())
