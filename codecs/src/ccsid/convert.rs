@@ -48,31 +48,49 @@ impl Side {
         }
     }
 
-    fn decode(
+    fn decode_into(
         &self,
         input: &[u8],
         ccsid: u16,
         on: OnUnmappable,
-    ) -> Result<(String, usize), ConvertError> {
-        match self {
-            Side::Utf8 => unicode::decode_utf8(input, ccsid, on),
-            Side::Utf16 { little } => unicode::decode_utf16(input, *little, ccsid, on),
-            Side::Sbcs(s) => s.decode(input, on),
-            Side::Mbcs(e) => mbcs::decode(input, e, ccsid, on),
+        out: &mut String,
+    ) -> Result<usize, ConvertError> {
+        let (text, subs) = match self {
+            Side::Sbcs(s) => return s.decode_into(input, on, out),
+            Side::Utf8 => unicode::decode_utf8(input, ccsid, on)?,
+            Side::Utf16 { little } => unicode::decode_utf16(input, *little, ccsid, on)?,
+            Side::Mbcs(e) => mbcs::decode(input, e, ccsid, on)?,
+        };
+        if out.is_empty() {
+            *out = text;
+        } else {
+            out.push_str(&text);
         }
+        Ok(subs)
     }
 
-    fn encode(
+    fn encode_into(
         &self,
         text: &str,
         ccsid: u16,
         on: OnUnmappable,
-    ) -> Result<(Vec<u8>, usize), ConvertError> {
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
         match self {
-            Side::Utf8 => Ok((text.as_bytes().to_vec(), 0)),
-            Side::Utf16 { little } => Ok((unicode::encode_utf16(text, *little), 0)),
-            Side::Sbcs(s) => s.encode(text, on),
-            Side::Mbcs(e) => mbcs::encode(text, e, ccsid, on),
+            Side::Utf8 => {
+                out.extend_from_slice(text.as_bytes());
+                Ok(0)
+            }
+            Side::Utf16 { little } => {
+                out.extend_from_slice(&unicode::encode_utf16(text, *little));
+                Ok(0)
+            }
+            Side::Sbcs(s) => s.encode_into(text, on, out),
+            Side::Mbcs(e) => {
+                let (bytes, subs) = mbcs::encode(text, e, ccsid, on)?;
+                out.extend_from_slice(&bytes);
+                Ok(subs)
+            }
         }
     }
 
@@ -157,29 +175,30 @@ impl Converter {
 
     /// Converts `input`. Errors as [`convert`].
     pub fn convert(&self, input: &[u8]) -> Result<Encoded, ConvertError> {
+        let mut bytes = Vec::with_capacity(input.len());
+        let substitutions = self.convert_into(input, &mut bytes)?;
+        Ok(Encoded {
+            bytes,
+            substitutions,
+        })
+    }
+
+    /// Appends the conversion of `input` to `out` (reuse `out` to avoid an
+    /// allocation per message); returns the number of substitutions. Errors
+    /// as [`convert`]; on error `out` may hold a partial result.
+    pub fn convert_into(&self, input: &[u8], out: &mut Vec<u8>) -> Result<usize, ConvertError> {
         match &self.path {
-            Path::Direct(c) => {
-                let (bytes, substitutions) = c.convert(input, self.on)?;
-                Ok(Encoded {
-                    bytes,
-                    substitutions,
-                })
-            }
+            Path::Direct(c) => c.convert_into(input, self.on, out),
             Path::Via { from, to } => {
-                let (text, decode_subs) = from.decode(input, self.from_ccsid, self.on)?;
-                match to.encode(&text, self.to_ccsid, self.on) {
-                    Ok((bytes, encode_subs)) => Ok(Encoded {
-                        bytes,
-                        substitutions: decode_subs + encode_subs,
-                    }),
+                let mut text = String::new();
+                let decode_subs = from.decode_into(input, self.from_ccsid, self.on, &mut text)?;
+                match to.encode_into(&text, self.to_ccsid, self.on, out) {
+                    Ok(encode_subs) => Ok(decode_subs + encode_subs),
                     Err(ConvertError::Unmappable { ccsid, offset, ch }) => {
                         // Report the offset in the caller's input, not in the text.
                         let n = text.get(..offset).map_or(0, |t| t.chars().count());
-                        Err(ConvertError::Unmappable {
-                            ccsid,
-                            offset: from.char_offset(input, n),
-                            ch,
-                        })
+                        let offset = from.char_offset(input, n);
+                        Err(ConvertError::Unmappable { ccsid, offset, ch })
                     }
                     Err(e) => Err(e),
                 }
@@ -193,12 +212,25 @@ impl Converter {
 /// Errors (under [`OnUnmappable::Fail`]): [`ConvertError::Invalid`] naming the
 /// offset and byte of the first undefined byte or malformed sequence.
 pub fn decode(input: &[u8], from: Ccsid, options: &Options) -> Result<Decoded, ConvertError> {
-    let side = Side::new(from, None, options.newline);
-    let (text, substitutions) = side.decode(input, from.number(), options.on_unmappable)?;
+    let mut text = String::new();
+    let substitutions = decode_into(input, from, options, &mut text)?;
     Ok(Decoded {
         text,
         substitutions,
     })
+}
+
+/// Appends the text of `input` (CCSID `from`) to `out` (reuse `out` to avoid
+/// an allocation); returns the number of substitutions. Errors as [`decode`]
+/// (then `out` is unchanged).
+pub fn decode_into(
+    input: &[u8],
+    from: Ccsid,
+    options: &Options,
+    out: &mut String,
+) -> Result<usize, ConvertError> {
+    let side = Side::new(from, None, options.newline);
+    side.decode_into(input, from.number(), options.on_unmappable, out)
 }
 
 /// Encodes `text` to CCSID `to`.
@@ -206,12 +238,24 @@ pub fn decode(input: &[u8], from: Ccsid, options: &Options) -> Result<Decoded, C
 /// Errors (under [`OnUnmappable::Fail`]): [`ConvertError::Unmappable`] naming
 /// the first character `to` lacks and its byte offset in `text`.
 pub fn encode(text: &str, to: Ccsid, options: &Options) -> Result<Encoded, ConvertError> {
-    let side = Side::new(to, None, options.newline);
-    let (bytes, substitutions) = side.encode(text, to.number(), options.on_unmappable)?;
+    let mut bytes = Vec::with_capacity(text.len());
+    let substitutions = encode_into(text, to, options, &mut bytes)?;
     Ok(Encoded {
         bytes,
         substitutions,
     })
+}
+
+/// Appends the bytes of `text` in CCSID `to` to `out`; returns the number of
+/// substitutions. Errors as [`encode`] (then `out` is unchanged).
+pub fn encode_into(
+    text: &str,
+    to: Ccsid,
+    options: &Options,
+    out: &mut Vec<u8>,
+) -> Result<usize, ConvertError> {
+    let side = Side::new(to, None, options.newline);
+    side.encode_into(text, to.number(), options.on_unmappable, out)
 }
 
 /// Converts `input` from CCSID `from` to CCSID `to` (bytes to bytes).

@@ -26,7 +26,9 @@ mod sbcs;
 mod tables;
 mod unicode;
 
-pub use convert::{Converter, Decoded, Encoded, convert, decode, decode_lossy, encode};
+pub use convert::{
+    Converter, Decoded, Encoded, convert, decode, decode_into, decode_lossy, encode, encode_into,
+};
 pub use error::ConvertError;
 pub use options::{NewlinePolicy, OnUnmappable, Options};
 pub use registry::{Ccsid, Family, supported};

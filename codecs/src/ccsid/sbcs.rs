@@ -87,10 +87,15 @@ impl SbcsCodec {
         Some(self.above_latin1[i].1)
     }
 
-    /// Decodes `input` to UTF-8 text; undefined bytes fail or become U+FFFD.
-    pub fn decode(&self, input: &[u8], on: OnUnmappable) -> Result<(String, usize), ConvertError> {
-        // Per-byte UTF-8 (up to 3 bytes, all scalars are in the BMP) so the
-        // hot loop is a table copy; length computed first to allocate once.
+    /// Appends the text of `input` to `out`; undefined bytes fail (nothing
+    /// appended) or become U+FFFD. Returns the number of substitutions.
+    pub fn decode_into(
+        &self,
+        input: &[u8],
+        on: OnUnmappable,
+        out: &mut String,
+    ) -> Result<usize, ConvertError> {
+        // Per-byte UTF-8: up to 3 bytes (all scalars are in the BMP).
         let mut utf8 = [[0u8; 4]; 256];
         let mut len = [0u8; 256];
         let mut undefined = false;
@@ -102,7 +107,9 @@ impl SbcsCodec {
             } else {
                 char::from_u32(u32::from(u)).unwrap_or(char::REPLACEMENT_CHARACTER)
             };
-            len[b] = c.encode_utf8(&mut utf8[b]).len() as u8;
+            let mut tmp = [0u8; 4];
+            len[b] = c.encode_utf8(&mut tmp).len() as u8;
+            utf8[b] = tmp;
         }
         let mut substitutions = 0;
         if undefined {
@@ -118,107 +125,169 @@ impl SbcsCodec {
                 substitutions = input[offset..].iter().filter(|b| bad(b)).count();
             }
         }
-        let total: usize = input
-            .iter()
-            .map(|&b| usize::from(len[usize::from(b)]))
-            .sum();
-        let mut out = vec![0u8; total + 4];
-        let mut pos = 0;
-        for &b in input {
-            let i = usize::from(b);
-            out[pos..pos + 4].copy_from_slice(&utf8[i]);
-            pos += usize::from(len[i]);
+        // Eight bytes at a time while they all map to ASCII (the common case
+        // in text), byte by byte otherwise.
+        let mut ascii = [0xFFu8; 256];
+        for (a, &u) in ascii.iter_mut().zip(self.to_unicode.iter()) {
+            if u < 0x80 {
+                *a = u as u8;
+            }
         }
-        out.truncate(total);
-        // The bytes come from `char::encode_utf8`, so this cannot fail.
-        let text = String::from_utf8(out).unwrap_or_default();
-        Ok((text, substitutions))
-    }
-
-    /// Encodes `text`; error offsets are byte offsets in `text`.
-    pub fn encode(&self, text: &str, on: OnUnmappable) -> Result<(Vec<u8>, usize), ConvertError> {
-        let src = text.as_bytes();
-        let mut out = Vec::with_capacity(src.len());
-        let mut substitutions = 0;
-        let mut i = 0;
-        while i < src.len() {
-            let b = src[i];
-            // ASCII fast path; `latin1` covers it directly.
-            if b < 0x80 {
-                let e = self.latin1[usize::from(b)];
-                if e <= 0xFF {
-                    out.push(e as u8);
-                    i += 1;
-                    continue;
+        let mut buf = std::mem::take(out).into_bytes();
+        buf.reserve(input.len() + input.len() / 4);
+        let mut chunks = input.chunks_exact(8);
+        for chunk in &mut chunks {
+            let m: [u8; 8] = std::array::from_fn(|k| ascii[usize::from(chunk[k])]);
+            if u64::from_ne_bytes(m) & 0x8080_8080_8080_8080 == 0 {
+                buf.extend_from_slice(&m);
+            } else {
+                for &b in chunk {
+                    let i = usize::from(b);
+                    buf.extend_from_slice(&utf8[i][..usize::from(len[i])]);
                 }
             }
-            let c = text[i..]
-                .chars()
-                .next()
-                .unwrap_or(char::REPLACEMENT_CHARACTER);
-            match self.encode_char(c) {
-                Some(e) => out.push(e),
+        }
+        for &b in chunks.remainder() {
+            let i = usize::from(b);
+            buf.extend_from_slice(&utf8[i][..usize::from(len[i])]);
+        }
+        // The bytes come from `char::encode_utf8`, so this always succeeds.
+        *out = String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Ok(substitutions)
+    }
+
+    /// Appends the bytes of `text` to `out`; error offsets are byte offsets
+    /// in `text` (on error `out` is unchanged). Returns the number of
+    /// substitutions.
+    pub fn encode_into(
+        &self,
+        text: &str,
+        on: OnUnmappable,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        let src = text.as_bytes();
+        // One output byte per character: count the bytes that start one
+        // (all but 10xxxxxx continuation bytes) and size the output once.
+        let chars = src.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        let start = out.len();
+        out.resize(start + chars, 0);
+        let at = |k: usize| u32::from(src.get(k).copied().unwrap_or(0) & 0x3F);
+        // ASCII -> byte when every ASCII character maps (true for all the
+        // tables here), for an 8-bytes-at-a-time path over ASCII runs.
+        let ascii: Option<[u8; 128]> = self.latin1[..128]
+            .iter()
+            .all(|&b| b <= 0xFF)
+            .then(|| std::array::from_fn(|a| self.latin1[a] as u8));
+        let mut substitutions = 0;
+        let (mut i, mut j) = (0, start);
+        while i < src.len() {
+            if let Some(map) = &ascii {
+                while let (Some(Ok(w)), Some(Ok(dst))) = (
+                    src.get(i..i + 8).map(<[u8; 8]>::try_from),
+                    out.get_mut(j..j + 8).map(<&mut [u8; 8]>::try_from),
+                ) {
+                    if u64::from_ne_bytes(w) & 0x8080_8080_8080_8080 != 0 {
+                        break;
+                    }
+                    *dst = std::array::from_fn(|k| map[usize::from(w[k])]);
+                    i += 8;
+                    j += 8;
+                }
+                if i >= src.len() {
+                    break;
+                }
+            }
+            let b0 = src[i];
+            // `text` is valid UTF-8, so the sequence length follows from b0.
+            let (u, n) = match b0 {
+                0x00..=0x7F => (u32::from(b0), 1),
+                0xC0..=0xDF => ((u32::from(b0 & 0x1F) << 6) | at(i + 1), 2),
+                0xE0..=0xEF => (
+                    (u32::from(b0 & 0x0F) << 12) | (at(i + 1) << 6) | at(i + 2),
+                    3,
+                ),
+                _ => (0x1_0000, 4),
+            };
+            let mapped = if u <= 0xFF {
+                let e = self.latin1[u as usize];
+                (e <= 0xFF).then_some(e as u8)
+            } else {
+                char::from_u32(u).and_then(|c| self.encode_char(c))
+            };
+            let byte = match mapped {
+                Some(e) => e,
                 None if on == OnUnmappable::Substitute => {
-                    out.push(self.substitution);
                     substitutions += 1;
+                    self.substitution
                 }
                 None => {
+                    out.truncate(start);
+                    let ch = text.get(i..).and_then(|t| t.chars().next());
+                    let ch = ch.unwrap_or(char::REPLACEMENT_CHARACTER);
                     return Err(ConvertError::Unmappable {
                         ccsid: self.ccsid,
                         offset: i,
-                        ch: c,
+                        ch,
                     });
                 }
+            };
+            if let Some(slot) = out.get_mut(j) {
+                *slot = byte;
             }
-            i += c.len_utf8();
+            i += n;
+            j += 1;
         }
-        Ok((out, substitutions))
+        Ok(substitutions)
     }
 }
 
-/// Marks "no byte" in a [`Composed`] table.
-const NO_BYTE: u16 = 0x100;
-
 /// One 256-entry table from one single-byte set straight to another.
 pub(crate) struct Composed {
-    map: [u16; 256],
-    complete: bool,
+    /// Target byte per source byte; the target's substitution byte where
+    /// there is none (`bad` says which).
+    map: [u8; 256],
+    bad: [bool; 256],
+    any_bad: bool,
     from: SbcsCodec,
     to_ccsid: u16,
-    to_substitution: u8,
 }
 
 impl Composed {
     /// Composes `from` → Unicode → `to` into one table.
     pub fn new(from: SbcsCodec, to: &SbcsCodec) -> Composed {
-        let mut map = [NO_BYTE; 256];
-        for (b, m) in map.iter_mut().enumerate() {
+        let mut map = [to.substitution; 256];
+        let mut bad = [true; 256];
+        for b in 0..256 {
             let u = from.to_unicode[b];
             if u == UNDEFINED {
                 continue;
             }
             if let Some(e) = char::from_u32(u32::from(u)).and_then(|c| to.encode_char(c)) {
-                *m = u16::from(e);
+                map[b] = e;
+                bad[b] = false;
             }
         }
         Composed {
-            complete: map.iter().all(|&m| m != NO_BYTE),
+            any_bad: bad.contains(&true),
             map,
+            bad,
             from,
             to_ccsid: to.ccsid,
-            to_substitution: to.substitution,
         }
     }
 
-    /// Converts `input` byte by byte; no intermediate text.
-    pub fn convert(
+    /// Appends the conversion of `input` to `out`, byte by byte through the
+    /// table; no intermediate text. Returns the number of substitutions.
+    pub fn convert_into(
         &self,
         input: &[u8],
         on: OnUnmappable,
-    ) -> Result<(Vec<u8>, usize), ConvertError> {
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
         let mut substitutions = 0;
-        if !self.complete {
-            let bad = |b: &u8| self.map[usize::from(*b)] == NO_BYTE;
+        if self.any_bad {
+            let bad = |b: &u8| self.bad[usize::from(*b)];
             if let Some(offset) = input.iter().position(bad) {
                 if on == OnUnmappable::Fail {
                     return Err(self.error_at(input, offset));
@@ -226,15 +295,8 @@ impl Composed {
                 substitutions = input[offset..].iter().filter(|b| bad(b)).count();
             }
         }
-        let sub = u16::from(self.to_substitution);
-        let out = input
-            .iter()
-            .map(|&b| {
-                let m = self.map[usize::from(b)];
-                (if m == NO_BYTE { sub } else { m }) as u8
-            })
-            .collect();
-        Ok((out, substitutions))
+        out.extend(input.iter().map(|&b| self.map[usize::from(b)]));
+        Ok(substitutions)
     }
 
     fn error_at(&self, input: &[u8], offset: usize) -> ConvertError {
