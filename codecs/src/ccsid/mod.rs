@@ -19,6 +19,7 @@
 mod convert;
 mod error;
 mod mbcs;
+mod message;
 mod options;
 mod registry;
 mod sbcs;
@@ -30,6 +31,7 @@ pub use convert::{
     Converter, Decoded, Encoded, convert, decode, decode_into, decode_lossy, encode, encode_into,
 };
 pub use error::ConvertError;
+pub use message::{MessageConversion, convert_message};
 pub use options::{NewlinePolicy, OnUnmappable, Options};
 pub use registry::{Ccsid, Family, supported};
 pub use sbcs::SbcsTable;
