@@ -303,3 +303,43 @@ fn xqh_dlh_and_rfh_v1_fields_are_converted() {
     }
     assert_eq!(d.body, [0x96, 0x92]); // "ok" in 500
 }
+
+#[test]
+fn utf16_rfh2_folders_follow_the_new_byte_order() {
+    // mq-structures.md (MQRFH2): UTF-16 NameValueData is in the RFH2's byte
+    // order, so little-endian 546 -> big-endian 273 swaps each unit; the text
+    // stays the same. Body MQSTR "ab" in 819 -> 81 82 in 500.
+    let mut msg = Vec::new();
+    write_md(
+        &md("MQHRF2", 819, 546),
+        ByteOrder::Little,
+        Charset::Ascii,
+        &mut msg,
+    );
+    let body = Descriptor {
+        encoding: 546,
+        coded_char_set_id: 819,
+        format: field("MQSTR"),
+        charset: Charset::Ascii,
+    };
+    let mut rfh2 = Mqrfh2::new(&body, 1200);
+    rfh2.push_folder("<usr><a>é</a></usr>", ByteOrder::Little)
+        .unwrap();
+    write_rfh2(&rfh2, ByteOrder::Little, Charset::Ascii, &mut msg);
+    msg.extend_from_slice(b"ab");
+    let r = convert_message(&msg, &ChainOptions::default(), 500, 273, &FAIL);
+    assert_eq!(r.reason, None, "{:?}", r.detail);
+    let chain = parse_chain(&r.data, &ChainOptions::default()).unwrap();
+    let d = chain.decode().unwrap();
+    match &d.headers[1].header {
+        Header::Rfh2(h) => {
+            assert_eq!(
+                h.folders[0].text(1200, ByteOrder::Big).unwrap(),
+                "<usr><a>é</a></usr>"
+            );
+            assert_eq!((h.encoding, h.coded_char_set_id), (273, 500));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(d.body, [0x81, 0x82]);
+}
