@@ -6,7 +6,6 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mqgate_codecs::ccsid::{
     Ccsid, Converter, NewlinePolicy, OnUnmappable, Options, decode, decode_into, encode,
-    encode_into,
 };
 use std::ffi::CString;
 use std::hint::black_box;
@@ -85,6 +84,13 @@ fn bench(c: &mut Criterion) {
     // Same bytes as the reference before timing anything.
     assert_eq!(text.as_bytes(), to_utf8.convert(&input, SIZE * 3));
     assert_eq!(encode(&text, c37, &OPTIONS).unwrap().bytes, input);
+    assert_eq!(
+        Converter::new(c37, Ccsid::new(1208).unwrap(), &OPTIONS)
+            .convert(&input)
+            .unwrap()
+            .bytes,
+        text.as_bytes()
+    );
     assert_eq!(from_utf8.convert(text.as_bytes(), SIZE), input);
     let direct = Converter::new(c37, c819, &OPTIONS);
     assert_eq!(
@@ -97,8 +103,18 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("ccsid");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(SIZE as u64));
-    let mut s = String::with_capacity(SIZE * 2);
+    let c1208 = Ccsid::new(1208).unwrap();
+    let to_1208 = Converter::new(c37, c1208, &OPTIONS);
+    let from_1208 = Converter::new(c1208, c37, &OPTIONS);
+    let mut v = Vec::with_capacity(SIZE * 2);
     g.bench_function("037_to_utf8/mqgate", |b| {
+        b.iter(|| {
+            v.clear();
+            to_1208.convert_into(black_box(&input), &mut v).unwrap()
+        })
+    });
+    let mut s = String::with_capacity(SIZE * 2);
+    g.bench_function("037_to_utf8_string/mqgate", |b| {
         b.iter(|| {
             s.clear();
             decode_into(black_box(&input), c37, &OPTIONS, &mut s).unwrap()
@@ -108,11 +124,12 @@ fn bench(c: &mut Criterion) {
     g.bench_function("037_to_utf8/iconv", |b| {
         b.iter(|| to_utf8.convert_into(black_box(&input), &mut raw))
     });
-    let mut v = Vec::with_capacity(SIZE);
     g.bench_function("utf8_to_037/mqgate", |b| {
         b.iter(|| {
             v.clear();
-            encode_into(black_box(&text), c37, &OPTIONS, &mut v).unwrap()
+            from_1208
+                .convert_into(black_box(text.as_bytes()), &mut v)
+                .unwrap()
         })
     });
     g.bench_function("utf8_to_037/iconv", |b| {

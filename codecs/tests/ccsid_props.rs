@@ -54,6 +54,24 @@ proptest! {
     }
 
     #[test]
+    fn sbcs_utf8_byte_paths_equal_the_text_api(
+        input in proptest::collection::vec(any::<u8>(), 0..300),
+        ccsid in sbcs_ccsid(),
+        newline in policy(),
+        substitute in any::<bool>(),
+    ) {
+        let on_unmappable = if substitute { OnUnmappable::Substitute } else { OnUnmappable::Fail };
+        let o = Options { newline, on_unmappable };
+        let (c, utf8) = (Ccsid::new(ccsid).unwrap(), Ccsid::new(1208).unwrap());
+        let bytes = convert(&input, c, utf8, &o).map(|e| e.bytes);
+        prop_assert_eq!(bytes.clone(), decode(&input, c, &o).map(|d| d.text.into_bytes()));
+        // And back, also from arbitrary (possibly invalid) UTF-8.
+        let back = convert(&input, utf8, c, &o).map(|e| e.bytes);
+        let text = decode(&input, utf8, &o).and_then(|d| encode(&d.text, c, &o)).map(|e| e.bytes);
+        prop_assert_eq!(back, text);
+    }
+
+    #[test]
     fn sbcs_to_unicode_and_back_is_the_identity_for_defined_bytes(
         input in proptest::collection::vec(any::<u8>(), 0..300),
         from in sbcs_ccsid(),

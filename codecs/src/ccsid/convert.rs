@@ -150,6 +150,10 @@ pub struct Converter {
 enum Path {
     /// Single-byte to single-byte: one composed 256-byte table.
     Direct(Box<Composed>),
+    /// Single-byte to UTF-8: table lookups straight into the output bytes.
+    SbcsToUtf8(Box<SbcsCodec>),
+    /// UTF-8 to single-byte: the input is checked and encoded in place.
+    Utf8ToSbcs(Box<SbcsCodec>),
     /// Everything else goes through text.
     Via { from: Side, to: Side },
 }
@@ -163,6 +167,8 @@ impl Converter {
         let to_side = Side::new(to, Some(from), nl);
         let path = match (from_side, to_side) {
             (Side::Sbcs(f), Side::Sbcs(t)) => Path::Direct(Box::new(Composed::new(*f, &t))),
+            (Side::Sbcs(f), Side::Utf8) => Path::SbcsToUtf8(f),
+            (Side::Utf8, Side::Sbcs(t)) => Path::Utf8ToSbcs(t),
             (from, to) => Path::Via { from, to },
         };
         Converter {
@@ -189,6 +195,23 @@ impl Converter {
     pub fn convert_into(&self, input: &[u8], out: &mut Vec<u8>) -> Result<usize, ConvertError> {
         match &self.path {
             Path::Direct(c) => c.convert_into(input, self.on, out),
+            Path::SbcsToUtf8(f) => {
+                let start = out.len();
+                let r = f.decode_utf8_into(input, self.on, out);
+                if r.is_err() {
+                    out.truncate(start);
+                }
+                r
+            }
+            Path::Utf8ToSbcs(t) => match std::str::from_utf8(input) {
+                Ok(text) => t.encode_into(text, self.on, out),
+                Err(_) => {
+                    // Fails under Fail at the first bad byte; under Substitute
+                    // the repaired text cannot fail to encode.
+                    let (text, subs) = unicode::decode_utf8(input, self.from_ccsid, self.on)?;
+                    Ok(subs + t.encode_into(&text, self.on, out)?)
+                }
+            },
             Path::Via { from, to } => {
                 let mut text = String::new();
                 let decode_subs = from.decode_into(input, self.from_ccsid, self.on, &mut text)?;

@@ -95,6 +95,26 @@ impl SbcsCodec {
         on: OnUnmappable,
         out: &mut String,
     ) -> Result<usize, ConvertError> {
+        let mut buf = std::mem::take(out).into_bytes();
+        let start = buf.len();
+        let result = self.decode_utf8_into(input, on, &mut buf);
+        if result.is_err() {
+            buf.truncate(start);
+        }
+        // The bytes come from `char::encode_utf8`, so this always succeeds.
+        *out = String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        result
+    }
+
+    /// Appends the UTF-8 bytes of `input` to `buf` (as [`Self::decode_into`],
+    /// without making a `String`: the bytes → bytes path to CCSID 1208).
+    pub fn decode_utf8_into(
+        &self,
+        input: &[u8],
+        on: OnUnmappable,
+        buf: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
         // Per-byte UTF-8: up to 3 bytes (all scalars are in the BMP).
         let mut utf8 = [[0u8; 4]; 256];
         let mut len = [0u8; 256];
@@ -133,7 +153,6 @@ impl SbcsCodec {
                 *a = u as u8;
             }
         }
-        let mut buf = std::mem::take(out).into_bytes();
         buf.reserve(input.len() + input.len() / 4);
         let mut chunks = input.chunks_exact(8);
         for chunk in &mut chunks {
@@ -151,9 +170,6 @@ impl SbcsCodec {
             let i = usize::from(b);
             buf.extend_from_slice(&utf8[i][..usize::from(len[i])]);
         }
-        // The bytes come from `char::encode_utf8`, so this always succeeds.
-        *out = String::from_utf8(buf)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Ok(substitutions)
     }
 
