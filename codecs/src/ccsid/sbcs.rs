@@ -154,21 +154,37 @@ impl SbcsCodec {
             }
         }
         buf.reserve(input.len() + input.len() / 4);
-        let mut chunks = input.chunks_exact(8);
-        for chunk in &mut chunks {
-            let m: [u8; 8] = std::array::from_fn(|k| ascii[usize::from(chunk[k])]);
-            if u64::from_ne_bytes(m) & 0x8080_8080_8080_8080 == 0 {
-                buf.extend_from_slice(&m);
-            } else {
-                for &b in chunk {
-                    let i = usize::from(b);
-                    buf.extend_from_slice(&utf8[i][..usize::from(len[i])]);
+        // Slow path for one byte: ASCII as one push, others from the table.
+        let one = |buf: &mut Vec<u8>, b: u8| {
+            let i = usize::from(b);
+            match ascii[i] {
+                a @ 0..=0x7F => buf.push(a),
+                _ => buf.extend_from_slice(&utf8[i][..usize::from(len[i])]),
+            }
+        };
+        let mut i = 0;
+        while i < input.len() {
+            while let Some(Ok(c)) = input.get(i..i + 8).map(<[u8; 8]>::try_from) {
+                // The eight mapped bytes gathered in a register; bit 7 set
+                // in one of them means "not ASCII". Copy the ASCII ones
+                // before it (all 8 when there is none).
+                let w = c.iter().enumerate().fold(0u64, |w, (k, &b)| {
+                    w | u64::from(ascii[usize::from(b)]) << (8 * k)
+                });
+                let high = w & 0x8080_8080_8080_8080;
+                if high == 0 {
+                    buf.extend_from_slice(&w.to_le_bytes());
+                    i += 8;
+                } else {
+                    let n = (high.trailing_zeros() / 8) as usize;
+                    buf.extend_from_slice(&w.to_le_bytes()[..n]);
+                    i += n;
+                    break;
                 }
             }
-        }
-        for &b in chunks.remainder() {
-            let i = usize::from(b);
-            buf.extend_from_slice(&utf8[i][..usize::from(len[i])]);
+            let Some(&b) = input.get(i) else { break };
+            one(buf, b);
+            i += 1;
         }
         Ok(substitutions)
     }
@@ -183,11 +199,8 @@ impl SbcsCodec {
         out: &mut Vec<u8>,
     ) -> Result<usize, ConvertError> {
         let src = text.as_bytes();
-        // One output byte per character: count the bytes that start one
-        // (all but 10xxxxxx continuation bytes) and size the output once.
-        let chars = src.iter().filter(|&&b| (b as i8) >= -0x40).count();
         let start = out.len();
-        out.resize(start + chars, 0);
+        out.reserve(src.len());
         let at = |k: usize| u32::from(src.get(k).copied().unwrap_or(0) & 0x3F);
         // ASCII -> byte when every ASCII character maps (true for all the
         // tables here), for an 8-bytes-at-a-time path over ASCII runs.
@@ -196,19 +209,25 @@ impl SbcsCodec {
             .all(|&b| b <= 0xFF)
             .then(|| std::array::from_fn(|a| self.latin1[a] as u8));
         let mut substitutions = 0;
-        let (mut i, mut j) = (0, start);
+        let mut i = 0;
         while i < src.len() {
             if let Some(map) = &ascii {
-                while let (Some(Ok(w)), Some(Ok(dst))) = (
-                    src.get(i..i + 8).map(<[u8; 8]>::try_from),
-                    out.get_mut(j..j + 8).map(<&mut [u8; 8]>::try_from),
-                ) {
-                    if u64::from_ne_bytes(w) & 0x8080_8080_8080_8080 != 0 {
+                while let Some(Ok(w)) = src.get(i..i + 8).map(<[u8; 8]>::try_from) {
+                    let high = u64::from_le_bytes(w) & 0x8080_8080_8080_8080;
+                    // The ASCII bytes before the first non-ASCII one (all 8
+                    // when there is none), mapped in a register.
+                    let n = (high.trailing_zeros() / 8) as usize;
+                    let m = w.iter().enumerate().fold(0u64, |m, (k, &b)| {
+                        m | u64::from(map[usize::from(b & 0x7F)]) << (8 * k)
+                    });
+                    if n == 8 {
+                        out.extend_from_slice(&m.to_le_bytes());
+                        i += 8;
+                    } else {
+                        out.extend_from_slice(&m.to_le_bytes()[..n]);
+                        i += n;
                         break;
                     }
-                    *dst = std::array::from_fn(|k| map[usize::from(w[k])]);
-                    i += 8;
-                    j += 8;
                 }
                 if i >= src.len() {
                     break;
@@ -231,11 +250,11 @@ impl SbcsCodec {
             } else {
                 char::from_u32(u).and_then(|c| self.encode_char(c))
             };
-            let byte = match mapped {
-                Some(e) => e,
+            match mapped {
+                Some(e) => out.push(e),
                 None if on == OnUnmappable::Substitute => {
                     substitutions += 1;
-                    self.substitution
+                    out.push(self.substitution);
                 }
                 None => {
                     out.truncate(start);
@@ -247,12 +266,8 @@ impl SbcsCodec {
                         ch,
                     });
                 }
-            };
-            if let Some(slot) = out.get_mut(j) {
-                *slot = byte;
             }
             i += n;
-            j += 1;
         }
         Ok(substitutions)
     }
