@@ -24,8 +24,20 @@ fuzz_target!(|data: &[u8]| {
         _ => NewlinePolicy::Iso,
     };
     let substitute = sel & 0x10 != 0;
-    let on_unmappable = if substitute { OnUnmappable::Substitute } else { OnUnmappable::Fail };
-    match convert(rest, from, to, &Options { newline, on_unmappable }) {
+    let on_unmappable = if substitute {
+        OnUnmappable::Substitute
+    } else {
+        OnUnmappable::Fail
+    };
+    match convert(
+        rest,
+        from,
+        to,
+        &Options {
+            newline,
+            on_unmappable,
+        },
+    ) {
         Ok(_) => {}
         Err(ConvertError::Invalid { offset, .. } | ConvertError::Unmappable { offset, .. }) => {
             assert!(!substitute, "substitution failed");

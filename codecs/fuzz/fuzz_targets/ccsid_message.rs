@@ -7,10 +7,19 @@ use mqgate_codecs::ccsid::{Options, convert_message};
 
 mod common;
 
-const TARGETS: [(i32, i32); 6] = [(819, 546), (37, 273), (500, 273), (1208, 546), (1200, 546), (1140, 785)];
+const TARGETS: [(i32, i32); 6] = [
+    (819, 546),
+    (37, 273),
+    (500, 273),
+    (1208, 546),
+    (1200, 546),
+    (1140, 785),
+];
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&t, rest)) = data.split_first() else { return };
+    let Some((&t, rest)) = data.split_first() else {
+        return;
+    };
     let (opts, msg) = common::options(rest);
     let (ccsid, encoding) = TARGETS[usize::from(t) % TARGETS.len()];
     let r = convert_message(msg, &opts, ccsid, encoding, &Options::default());
