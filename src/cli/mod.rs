@@ -11,6 +11,8 @@ mod run;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod convert;
+
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
 #[command(name = "mqgate", version, about)]
@@ -40,6 +42,8 @@ pub enum Command {
     /// Benchmarks (results in docs/performance.md).
     #[command(subcommand)]
     Bench(bench::BenchKind),
+    /// Convert stdin from one CCSID to another on stdout.
+    Convert(convert::ConvertArgs),
 }
 
 impl Cli {
@@ -56,6 +60,7 @@ impl Cli {
             Command::Get(args) => get::run(args),
             Command::Browse(args) => browse::run(args),
             Command::Bench(kind) => bench::run(kind),
+            Command::Convert(args) => convert::run(args),
         }
     }
 }
