@@ -6,11 +6,12 @@
 //! (isolation `thread`) but cannot survive a crash or memory corruption in it
 //! (docs/exits.md "Isolation").
 
-use crate::api::{Exit, ExitContext, ExitPoint, ExitReason, ExitResponse, Payload};
+use crate::api::{Exit, ExitContext, ExitResponse, Payload, PutOptions};
 use bytes::BytesMut;
 use libloading::Library;
-use mqgate_codecs::mq::Mqrc;
-use mqgate_codecs::mq::constants::xcc;
+use mqgate_codecs::mq::constants::{md::LENGTH_2 as MD_V2_LENGTH, xcc};
+use mqgate_codecs::mq::md::{parse_md, write_md};
+use mqgate_codecs::mq::{ByteOrder, Charset, Mqmd, Mqrc};
 use std::ffi::{CString, c_char};
 use std::sync::Arc;
 
@@ -123,7 +124,7 @@ impl CExit {
     /// A NUL-terminated copy of `s`, cached: the context strings of one exit
     /// instance do not change, so this allocates only on the first call.
     fn c_str(slot: &mut (String, CString), s: &str) -> *const c_char {
-        if slot.0 != s || slot.1.as_bytes().is_empty() && !s.is_empty() {
+        if slot.0 != s {
             // Text after an embedded NUL cannot reach C; it is cut there.
             let cut = s.split('\0').next().unwrap_or("");
             slot.0 = s.to_string();
@@ -140,27 +141,83 @@ impl CExit {
     }
 }
 
-fn raw_buffer_call(exit: &CExit, p: &mut RawParms, buf: &mut BytesMut, md_length: u32) -> bool {
+/// Hands `buf[..]` to the exit; returns the data length it left, or `None`
+/// (logged) when it broke the contract.
+fn raw_buffer_call(
+    exit: &CExit,
+    p: &mut RawParms,
+    buf: &mut [u8],
+    md_length: u32,
+) -> Option<usize> {
     let Ok(len) = u32::try_from(buf.len()) else {
         tracing::error!(exit = %exit.label, len = buf.len(), "data longer than 4 GiB cannot be passed to a C exit");
-        return false;
+        return None;
     };
     p.md_length = md_length;
     p.data_length = len;
     p.buffer_length = len;
     p.buffer = buf.as_mut_ptr();
     exit.invoke(p);
-    if p.data_length > p.buffer_length {
-        tracing::error!(exit = %exit.label, data_length = p.data_length, buffer_length = p.buffer_length,
+    p.buffer = std::ptr::null_mut();
+    if p.data_length > len {
+        tracing::error!(exit = %exit.label, data_length = p.data_length, buffer_length = len,
             "C exit set data_length above buffer_length");
-        return false;
+        return None;
     }
     if p.data_length < md_length {
         tracing::error!(exit = %exit.label, data_length = p.data_length, md_length,
             "C exit cut into the MQMD");
-        return false;
+        return None;
     }
-    buf.truncate(p.data_length as usize);
+    Some(p.data_length as usize)
+}
+
+/// Before put / after get: the exit gets an MQMD version 2 (364 bytes, this
+/// machine's byte order, StrucId in ASCII; `md_encoding` says which) followed
+/// by the data, and its changes to both are read back.
+fn call_with_md(
+    exit: &CExit,
+    p: &mut RawParms,
+    md: &mut Mqmd,
+    data: &mut BytesMut,
+    pmo: Option<&mut PutOptions>,
+) -> bool {
+    let order = if cfg!(target_endian = "little") {
+        ByteOrder::Little
+    } else {
+        ByteOrder::Big
+    };
+    let md2 = Mqmd {
+        version: 2,
+        ..md.clone()
+    };
+    let mut v = Vec::with_capacity(MD_V2_LENGTH + data.len());
+    write_md(&md2, order, Charset::Ascii, &mut v);
+    v.extend_from_slice(data);
+    p.md_encoding = order.encoding();
+    if let Some(pmo) = &pmo {
+        p.options = pmo.options;
+    }
+    let Some(len) = raw_buffer_call(exit, p, &mut v, MD_V2_LENGTH as u32) else {
+        return false;
+    };
+    let mut new_md = match parse_md(&v[..MD_V2_LENGTH], order) {
+        Ok((m, _)) => m,
+        Err(e) => {
+            tracing::error!(exit = %exit.label, error = %e, "C exit left an MQMD mqgate cannot read");
+            return false;
+        }
+    };
+    // A version 1 MD stays version 1 unless the exit set a v2-only field.
+    if md.version < 2 && !new_md.needs_mde() {
+        new_md.version = md.version;
+    }
+    *md = new_md;
+    data.clear();
+    data.extend_from_slice(&v[MD_V2_LENGTH..len]);
+    if let Some(pmo) = pmo {
+        pmo.options = p.options;
+    }
     true
 }
 
@@ -196,7 +253,13 @@ impl Exit for CExit {
                 self.invoke(&mut p);
                 true
             }
-            Payload::Buffer(buf) => raw_buffer_call(self, &mut p, buf, 0),
+            Payload::Buffer(buf) => match raw_buffer_call(self, &mut p, buf, 0) {
+                Some(len) => {
+                    buf.truncate(len);
+                    true
+                }
+                None => false,
+            },
             Payload::Get { gmo } => {
                 p.options = gmo.options;
                 p.wait_interval = gmo.wait_interval;
@@ -207,14 +270,8 @@ impl Exit for CExit {
                 gmo.match_options = p.match_options;
                 true
             }
-            Payload::Put { md, data, pmo } => {
-                let r = crate::external_md::call_with_md(self, &mut p, md, data, Some(pmo));
-                r.is_ok()
-            }
-            Payload::Got { md, data } => {
-                let r = crate::external_md::call_with_md(self, &mut p, md, data, None);
-                r.is_ok()
-            }
+            Payload::Put { md, data, pmo } => call_with_md(self, &mut p, md, data, Some(pmo)),
+            Payload::Got { md, data } => call_with_md(self, &mut p, md, data, None),
         };
         *ctx.exit_user_area = p.exit_user_area;
         if !ok {
@@ -236,9 +293,4 @@ impl Exit for CExit {
             }
         }
     }
-}
-
-/// The reason and point an external exit was written for, for logs.
-pub fn describe(point: ExitPoint, reason: ExitReason) -> String {
-    format!("{point} (MQXT {}, MQXR {})", point.exit_id(), reason.value())
 }

@@ -11,9 +11,13 @@
 //! - [`external`]: C exits (`exits/include/mqgate_exit.h`) loaded with libloading.
 
 pub mod api;
+pub mod builtin;
 pub mod chain;
 pub mod config;
+pub mod exit_data;
+pub mod external;
 pub mod isolation;
+pub mod registry;
 
 pub use api::{
     EXIT_USER_AREA_LENGTH, Exit, ExitContext, ExitPoint, ExitReason, ExitResponse, ExitUserArea,
@@ -22,3 +26,4 @@ pub use api::{
 pub use chain::{ChainEntry, ExitChain, StartError, Verdict};
 pub use config::{ExitDef, ExitRef, ExitsConfig, FailurePolicy, Isolation};
 pub use isolation::ExitFailure;
+pub use registry::{BuildError, BuiltinFactory, ExitRegistry};
