@@ -280,7 +280,16 @@ fn panicking_exit_at_a_queue_point_fails_the_put_with_2374() {
     let mut pmo = PutOptions { options: 0x2 };
     let v = chain.run_before_put(&mut md, &mut data, &mut pmo);
     // spec: mq-constants.md / issue 4: 2374 MQRC_API_EXIT_ERROR.
-    assert!(matches!(v, Verdict::FailCall { reason: Mqrc(2374), .. }), "{v:?}");
+    assert!(
+        matches!(
+            v,
+            Verdict::FailCall {
+                reason: Mqrc(2374),
+                ..
+            }
+        ),
+        "{v:?}"
+    );
     assert_eq!(&data[..], b"payload");
     assert_eq!(md, Mqmd::default());
     assert_eq!(pmo, PutOptions { options: 0x2 });
