@@ -29,8 +29,8 @@
 
 use crate::api::{Exit, ExitContext, ExitPoint, ExitResponse, Payload};
 use crate::exit_data;
-use mqgate_codecs::mq::edit::set_remote_names;
-use mqgate_codecs::mq::xqh::{REMOTE_Q_NAME_OFFSET, XQH_LENGTH};
+use mqgate_codecs::mq::edit::set_char_field;
+use mqgate_codecs::mq::xqh::{REMOTE_Q_MGR_NAME_OFFSET, REMOTE_Q_NAME_OFFSET, XQH_LENGTH};
 use mqgate_codecs::mq::{ByteOrder, Charset, Mqrc, Structure};
 use std::fmt;
 
@@ -139,8 +139,19 @@ pub enum DataError {
 
 /// MQ object name characters: `A-Z a-z 0-9 . / _ %` (spec: mq-structures.md §11).
 pub fn is_name_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'.' | b'/' | b'_' | b'%')
+    NAME_CHAR[c as usize]
 }
+
+const NAME_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'.' | b'/' | b'_' | b'%');
+        c += 1;
+    }
+    t
+};
 
 impl Default for DestinationRewrite {
     /// Separator `%`, no prefix, invalid names suppressed.
@@ -207,62 +218,84 @@ impl DestinationRewrite {
         let Some(cs) = xqh_charset(buf) else {
             return RewriteOutcome::NotXqh;
         };
-        let field = &buf[REMOTE_Q_NAME_OFFSET..REMOTE_Q_NAME_OFFSET + NAME_LENGTH];
         let sep = match cs {
             Charset::Ascii => self.separator,
             // The separator is a name character, so it has an EBCDIC code point.
             Charset::Ebcdic => cs.encode_invariant(char::from(self.separator)).unwrap_or(0),
         };
-        let Some(at) = field.iter().position(|&b| b == sep) else {
+        let field = &buf[REMOTE_Q_NAME_OFFSET..REMOTE_Q_NAME_OFFSET + NAME_LENGTH];
+        let blank = cs.blank();
+        let base = REMOTE_Q_NAME_OFFSET;
+        // The name ends at the first NUL and trailing blanks do not count
+        // (mq-structures.md §11); the first separator before that splits it.
+        let Some(at) = field.iter().position(|&b| b == sep || b == 0) else {
             return RewriteOutcome::NoSeparator;
         };
-        let end = significant_len(field, cs);
-        if at >= end {
-            // The separator is past a NUL: not part of the name.
+        if field[at] == 0 {
             return RewriteOutcome::NoSeparator;
         }
-        // Names are decoded into ASCII on the stack; set_remote_names encodes
-        // them back into the header's charset.
-        let mut queue = [0u8; NAME_LENGTH];
-        let mut q_mgr = [0u8; NAME_LENGTH];
-        let base = REMOTE_Q_NAME_OFFSET;
-        if let Err(problem) = decode_name(&field[..at], cs, base, &mut queue) {
+        // The queue name is already in place: RemoteQName = QUEUE only needs
+        // the separator and what follows blanked (seed 001: "deleting the
+        // characters following the first occurrence of %").
+        if let Err(problem) = check_name(&field[..at], cs, base) {
             return RewriteOutcome::Invalid {
                 part: NamePart::Queue,
                 problem,
             };
         }
-        let q_mgr_part = &field[at + 1..end];
-        let q_mgr_len = self.prefix_len + q_mgr_part.len();
         let invalid_q_mgr = |problem| RewriteOutcome::Invalid {
             part: NamePart::QueueManager,
             problem,
         };
+        // The queue manager part runs to the first blank or NUL; after it
+        // only blanks may follow (up to a NUL), else a blank is embedded.
+        let rest = &field[at + 1..];
+        let part_len = rest
+            .iter()
+            .position(|&b| b == blank || b == 0)
+            .unwrap_or(rest.len());
+        let tail = &rest[part_len..];
+        // Usually all blanks: checked without early exit so it vectorises.
+        let all_blank = tail.iter().fold(0u8, |acc, &b| acc | (b ^ blank)) == 0;
+        if !all_blank
+            && tail.first() == Some(&blank)
+            && let Some(i) = tail.iter().position(|&b| b != blank)
+            && tail[i] != 0
+        {
+            return invalid_q_mgr(NameProblem::BadCharacter {
+                offset: base + at + 1 + part_len,
+                byte: blank,
+            });
+        }
+        let q_mgr_part = &rest[..part_len];
+        let q_mgr_len = self.prefix_len + part_len;
         if q_mgr_part.is_empty() {
             return invalid_q_mgr(NameProblem::Empty);
         }
         if q_mgr_len > NAME_LENGTH {
             return invalid_q_mgr(NameProblem::TooLong { len: q_mgr_len });
         }
+        // The queue manager name is decoded into ASCII on the stack;
+        // set_char_field (the mqcodec editor) encodes it into the header's charset.
+        let mut q_mgr = [0u8; NAME_LENGTH];
         q_mgr[..self.prefix_len].copy_from_slice(&self.prefix[..self.prefix_len]);
         if let Err(problem) =
             decode_name(q_mgr_part, cs, base + at + 1, &mut q_mgr[self.prefix_len..])
         {
             return invalid_q_mgr(problem);
         }
-        // Both are ASCII name characters by now, so valid UTF-8.
-        let (Ok(queue), Ok(q_mgr)) = (
-            std::str::from_utf8(&queue[..at]),
-            std::str::from_utf8(&q_mgr[..q_mgr_len]),
-        ) else {
+        // ASCII name characters by now, so valid UTF-8.
+        let Ok(q_mgr) = std::str::from_utf8(&q_mgr[..q_mgr_len]) else {
             return RewriteOutcome::NotXqh;
         };
-        match set_remote_names(buf, 0, queue, q_mgr) {
-            Ok(_) => RewriteOutcome::Rewritten,
-            // The editor re-checks what was checked above; if it ever refuses,
-            // the buffer is unchanged and saying so is safer than panicking.
-            Err(_) => RewriteOutcome::NotXqh,
+        // The name was checked above (name characters, 1..=48 long, field
+        // inside the 428-byte header), so the editor cannot refuse it and
+        // the edit is all or nothing.
+        if set_char_field(buf, REMOTE_Q_MGR_NAME_OFFSET, NAME_LENGTH, q_mgr, cs).is_err() {
+            return RewriteOutcome::NotXqh;
         }
+        buf[REMOTE_Q_NAME_OFFSET + at..REMOTE_Q_NAME_OFFSET + NAME_LENGTH].fill(blank);
+        RewriteOutcome::Rewritten
     }
 }
 
@@ -278,14 +311,11 @@ fn xqh_charset(buf: &[u8]) -> Option<Charset> {
     (v1(ByteOrder::Big) || v1(ByteOrder::Little)).then_some(cs)
 }
 
-/// Length of the name in a fixed field: up to the first NUL, trailing blanks
-/// removed (spec: mq-structures.md §11).
-fn significant_len(field: &[u8], cs: Charset) -> usize {
-    let mut end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
-    while end > 0 && field[end - 1] == cs.blank() {
-        end -= 1;
-    }
-    end
+/// Checks every character of `part` (in `cs`) against MQ's name rules.
+/// `offset` is the buffer offset of `part[0]`.
+fn check_name(part: &[u8], cs: Charset, offset: usize) -> Result<(), NameProblem> {
+    let mut none = [0u8; NAME_LENGTH];
+    decode_name(part, cs, offset, &mut none)
 }
 
 /// Decodes `part` (in `cs`) into ASCII in `out`, checking every character
@@ -293,6 +323,9 @@ fn significant_len(field: &[u8], cs: Charset) -> usize {
 fn decode_name(part: &[u8], cs: Charset, offset: usize, out: &mut [u8]) -> Result<(), NameProblem> {
     if part.is_empty() {
         return Err(NameProblem::Empty);
+    }
+    if part.len() > out.len() {
+        return Err(NameProblem::TooLong { len: part.len() });
     }
     for (i, (&b, o)) in part.iter().zip(out.iter_mut()).enumerate() {
         let a = match cs {
