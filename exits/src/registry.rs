@@ -3,6 +3,7 @@
 
 use crate::api::{Exit, ExitPoint};
 use crate::builtin::destination_rewrite::{self, DestinationRewrite};
+use crate::builtin::rfh_properties::{self, RfhProperties};
 use crate::chain::{ChainEntry, ExitChain, StartError};
 use crate::config::{ExitDef, ExitRef, ExitsConfig};
 use crate::external::{CExit, LoadError};
@@ -54,7 +55,7 @@ impl ExitRegistry {
         Self::default()
     }
 
-    /// A registry with mqgate's built-in exits (`destination-rewrite`).
+    /// A registry with mqgate's built-in exits (`destination-rewrite`, `rfh-properties`).
     pub fn with_builtins() -> Self {
         let mut r = Self::new();
         r.register(
@@ -66,6 +67,19 @@ impl ExitRegistry {
                         .to_string());
                 }
                 DestinationRewrite::from_exit_data(data)
+                    .map(|e| Box::new(e) as Box<dyn Exit>)
+                    .map_err(|e| e.to_string())
+            }),
+        );
+        r.register(
+            "rfh-properties",
+            Arc::new(|point, data| {
+                if !rfh_properties::allowed_at(point) {
+                    return Err("rfh-properties edits messages: configure it at receive, \
+                         send, message, before_put or after_get"
+                        .to_string());
+                }
+                RfhProperties::from_exit_data(data)
                     .map(|e| Box::new(e) as Box<dyn Exit>)
                     .map_err(|e| e.to_string())
             }),
