@@ -95,8 +95,9 @@ pub struct ExitDef {
     /// Longest time one call may take, in milliseconds; default 1000.
     #[serde(default = "default_time_budget_ms")]
     pub time_budget_ms: u64,
-    /// What happens when the exit fails (panics, overruns its budget, or cannot
-    /// be loaded); default `close`.
+    /// What happens when a call of the exit fails (panics, overruns its
+    /// budget, answers MQXCC_FAILED); default `close`. An exit that cannot be
+    /// loaded or refuses MQXR_INIT stops its chain from starting instead.
     #[serde(default)]
     pub on_failure: FailurePolicy,
     /// How the exit is run; default `inline` for built-in exits and `thread`
