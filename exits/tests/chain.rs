@@ -539,62 +539,6 @@ fn wrong_payload_for_the_point_is_refused_without_calling_exits() {
     assert_eq!(log.lock().unwrap().len(), 1); // INIT only
 }
 
-/// A tracing writer that keeps what was logged.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[test]
-fn failures_are_logged_with_the_exits_name() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    tracing::subscriber::with_default(subscriber, || {
-        let finished = Arc::new(AtomicBool::new(false));
-        let mut chain = ExitChain::start(
-            ExitPoint::Receive,
-            "TO.GW",
-            "GW",
-            vec![entry(
-                "device-router",
-                Box::new(Misbehaving {
-                    panic: true,
-                    delay: Duration::ZERO,
-                    finished,
-                }),
-                Isolation::Inline,
-                FailurePolicy::Close,
-                1000,
-            )],
-        )
-        .unwrap();
-        let mut buf = BytesMut::from(&b"m"[..]);
-        chain.run_buffer(&mut buf);
-    });
-    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    let line = text
-        .lines()
-        .find(|l| l.contains("exit failed"))
-        .unwrap_or_else(|| panic!("no failure line in {text:?}"));
-    assert!(line.contains("ERROR"), "{line}");
-    assert!(line.contains("exit=device-router"), "{line}");
-    assert!(line.contains("object=TO.GW"), "{line}");
-    assert!(line.contains("exit bug: index out of range"), "{line}");
-    assert!(line.contains("policy=Close"), "{line}");
-}
-
 #[test]
 fn chains_can_move_between_threads() {
     fn is_send<T: Send>() {}
