@@ -10,7 +10,8 @@
 //!   [`FailurePolicy`] and is logged through `tracing` with the exit's name.
 
 use crate::api::{
-    Exit, ExitPoint, ExitReason, ExitResponse, ExitUserArea, GetOptions, Payload, PutOptions,
+    EXIT_USER_AREA_LENGTH, Exit, ExitPoint, ExitReason, ExitResponse, ExitUserArea, GetOptions,
+    Payload, PutOptions,
 };
 use crate::config::{FailurePolicy, Isolation};
 use crate::isolation::{CallSite, ExitFailure, Runner, Worker};
@@ -210,7 +211,7 @@ impl ExitChain {
                 },
                 budget: e.time_budget,
                 on_failure: e.on_failure,
-                user_area: [0; 16],
+                user_area: [0; EXIT_USER_AREA_LENGTH],
                 runner,
                 failed: None,
             };
