@@ -8,6 +8,9 @@
  *
  * PriorityExit (before_put): sets the MQMD Priority to 9.
  *
+ * NoWaitExit (before_get): turns every get into a get without wait
+ * (WaitInterval 0, MQGMO_WAIT 0x1 cleared).
+ *
  * Build:  cc -shared -fPIC -O2 -I exits/include -o librewrite_exit.so rewrite_exit.c
  * Config: exit: "/path/librewrite_exit.so(RewriteExit)"   data: "DEVICE01"
  */
@@ -63,4 +66,13 @@ void PriorityExit(mqgate_exit_parms *p)
     /* The MQMD is in this machine's byte order (md_encoding says which). */
     int32_t priority = 9;
     memcpy(p->buffer + MD_PRIORITY_OFFSET, &priority, sizeof priority);
+}
+
+void NoWaitExit(mqgate_exit_parms *p)
+{
+    p->exit_response = MQXCC_OK;
+    if (p->exit_point != MQGATE_POINT_BEFORE_GET || p->exit_reason != MQXR_MSG)
+        return;
+    p->wait_interval = 0;
+    p->options &= ~0x1; /* MQGMO_WAIT */
 }

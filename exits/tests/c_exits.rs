@@ -7,7 +7,9 @@ use bytes::BytesMut;
 use mqgate_codecs::mq::xqh::{Mqxqh, parse_xqh, write_xqh};
 use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqrc};
 use mqgate_exits::external::RawParms;
-use mqgate_exits::{ExitFailure, ExitPoint, ExitRegistry, ExitsConfig, PutOptions, Verdict};
+use mqgate_exits::{
+    ExitFailure, ExitPoint, ExitRegistry, ExitsConfig, GetOptions, PutOptions, Verdict,
+};
 use std::mem::offset_of;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -202,6 +204,32 @@ fn c_exit_changes_the_mqmd_before_put() {
     assert_eq!(md, want);
     assert_eq!(&data[..], b"body");
     assert_eq!(pmo.options, 0x44);
+}
+
+#[test]
+fn c_exit_changes_the_get_options() {
+    let mut chain = chain_for(
+        rewrite_lib(),
+        "NoWaitExit",
+        ExitPoint::BeforeGet,
+        "APP.IN",
+        "",
+    );
+    // spec: mq-constants.md MQGMO: WAIT 0x1, FAIL_IF_QUIESCING 0x2000.
+    let mut gmo = GetOptions {
+        options: 0x2001,
+        wait_interval: 30_000,
+        match_options: 0x2,
+    };
+    assert_eq!(chain.run_before_get(&mut gmo), Verdict::Continue);
+    assert_eq!(
+        gmo,
+        GetOptions {
+            options: 0x2000,
+            wait_interval: 0,
+            match_options: 0x2
+        }
+    );
 }
 
 #[test]
