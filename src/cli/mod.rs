@@ -3,6 +3,8 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod convert;
+
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
 #[command(name = "mqgate", version, about)]
@@ -16,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Convert stdin from one CCSID to another on stdout.
+    Convert(convert::ConvertArgs),
 }
 
 impl Cli {
@@ -26,6 +30,7 @@ impl Cli {
                 println!("mqgate {}", env!("CARGO_PKG_VERSION"));
                 ExitCode::SUCCESS
             }
+            Command::Convert(args) => convert::run(args),
         }
     }
 }
