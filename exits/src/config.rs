@@ -86,7 +86,7 @@ pub struct ExitDef {
     /// The name used in logs; default: the `exit` text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// A built-in exit name (`destination-rewrite`, `rfh-properties`) or an
+    /// A built-in exit name (`destination-rewrite`, `rfh-properties`, `convert`) or an
     /// external C exit as `library(function)`, as MQ channel definitions name exits.
     pub exit: ExitRef,
     /// The exit user data string handed to every call (MQ: EXITDATA); default empty.

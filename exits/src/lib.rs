@@ -7,7 +7,7 @@
 //! - [`chain`]: ordered chains with INIT/TERM, failure policies, [`Verdict`].
 //! - [`isolation`]: panics caught, time budgets, worker threads.
 //! - [`registry`]: builds chains from the config (built-in and external exits).
-//! - [`builtin`]: `destination-rewrite`, `rfh-properties`.
+//! - [`builtin`]: `destination-rewrite`, `rfh-properties`, `convert`.
 //! - [`external`]: C exits (`exits/include/mqgate_exit.h`) loaded with libloading.
 
 pub mod api;

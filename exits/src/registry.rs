@@ -2,6 +2,7 @@
 //! by `library(function)`.
 
 use crate::api::{Exit, ExitPoint};
+use crate::builtin::convert::{self, Convert};
 use crate::builtin::destination_rewrite::{self, DestinationRewrite};
 use crate::builtin::rfh_properties::{self, RfhProperties};
 use crate::chain::{ChainEntry, ExitChain, StartError};
@@ -55,7 +56,8 @@ impl ExitRegistry {
         Self::default()
     }
 
-    /// A registry with mqgate's built-in exits (`destination-rewrite`, `rfh-properties`).
+    /// A registry with mqgate's built-in exits (`destination-rewrite`,
+    /// `rfh-properties`, `convert`).
     pub fn with_builtins() -> Self {
         let mut r = Self::new();
         r.register(
@@ -80,6 +82,19 @@ impl ExitRegistry {
                         .to_string());
                 }
                 RfhProperties::from_exit_data(data)
+                    .map(|e| Box::new(e) as Box<dyn Exit>)
+                    .map_err(|e| e.to_string())
+            }),
+        );
+        r.register(
+            "convert",
+            Arc::new(|point, data| {
+                if !convert::allowed_at(point) {
+                    return Err("convert changes messages: configure it at receive, send, \
+                         message, before_put or after_get"
+                        .to_string());
+                }
+                Convert::from_exit_data(data)
                     .map(|e| Box::new(e) as Box<dyn Exit>)
                     .map_err(|e| e.to_string())
             }),

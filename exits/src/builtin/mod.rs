@@ -2,12 +2,12 @@
 //!
 //! - `destination-rewrite` ([`destination_rewrite`]): seed 001's receive exit.
 //! - `rfh-properties` ([`rfh_properties`]): MQRFH v1 pairs and MQRFH2 `<usr>` properties.
-//!
-//! `convert` (CCSID/Encoding conversion) is not here yet: it needs the
-//! `ccsid` module of the CCSID issue.
+//! - `convert` ([`convert`]): MQ data conversion to a target CCSID/Encoding.
 
+pub mod convert;
 pub mod destination_rewrite;
 pub mod rfh_properties;
 
+pub use convert::Convert;
 pub use destination_rewrite::DestinationRewrite;
 pub use rfh_properties::RfhProperties;
