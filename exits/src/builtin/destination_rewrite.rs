@@ -311,11 +311,32 @@ fn xqh_charset(buf: &[u8]) -> Option<Charset> {
     (v1(ByteOrder::Big) || v1(ByteOrder::Little)).then_some(cs)
 }
 
-/// Checks every character of `part` (in `cs`) against MQ's name rules.
-/// `offset` is the buffer offset of `part[0]`.
+/// Checks every character of `part` (in `cs`) against MQ's name rules
+/// without copying it. `offset` is the buffer offset of `part[0]`.
 fn check_name(part: &[u8], cs: Charset, offset: usize) -> Result<(), NameProblem> {
-    let mut none = [0u8; NAME_LENGTH];
-    decode_name(part, cs, offset, &mut none)
+    if part.is_empty() {
+        return Err(NameProblem::Empty);
+    }
+    let bad = part.iter().position(|&b| !is_name_char(to_ascii(b, cs)));
+    match bad {
+        None => Ok(()),
+        Some(i) => Err(NameProblem::BadCharacter {
+            offset: offset + i,
+            byte: part[i],
+        }),
+    }
+}
+
+/// The ASCII code of an invariant character in `cs`, 0 for anything else
+/// in EBCDIC (ASCII bytes are returned as they are).
+fn to_ascii(b: u8, cs: Charset) -> u8 {
+    match cs {
+        Charset::Ascii => b,
+        Charset::Ebcdic => {
+            let c = cs.decode_byte(b);
+            if c.is_ascii() { c as u8 } else { 0 }
+        }
+    }
 }
 
 /// Decodes `part` (in `cs`) into ASCII in `out`, checking every character
@@ -328,13 +349,7 @@ fn decode_name(part: &[u8], cs: Charset, offset: usize, out: &mut [u8]) -> Resul
         return Err(NameProblem::TooLong { len: part.len() });
     }
     for (i, (&b, o)) in part.iter().zip(out.iter_mut()).enumerate() {
-        let a = match cs {
-            Charset::Ascii => b,
-            Charset::Ebcdic => {
-                let c = cs.decode_byte(b);
-                if c.is_ascii() { c as u8 } else { 0 }
-            }
-        };
+        let a = to_ascii(b, cs);
         if !is_name_char(a) {
             return Err(NameProblem::BadCharacter {
                 offset: offset + i,
