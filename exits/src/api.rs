@@ -273,6 +273,39 @@ impl Payload<'_> {
 /// once per message, then once with [`ExitReason::Term`]. A panic is caught and
 /// treated as an exit failure (see [`crate::chain`]); the exit is then not called
 /// again until its chain is rebuilt.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use mqgate_codecs::mq::{Mqmd, Mqrc};
+/// use mqgate_exits::{
+///     ChainEntry, Exit, ExitChain, ExitContext, ExitPoint, ExitReason, ExitResponse, Payload,
+///     PutOptions, Verdict,
+/// };
+///
+/// /// Dead-letters messages longer than the limit with 2030 MQRC_MSG_TOO_BIG_FOR_Q.
+/// struct MaxSize(usize);
+///
+/// impl Exit for MaxSize {
+///     fn call(&mut self, ctx: &mut ExitContext<'_>, payload: Payload<'_>) -> ExitResponse {
+///         if ctx.exit_reason == ExitReason::Init {
+///             return ExitResponse::Ok;
+///         }
+///         match payload {
+///             Payload::Put { data, .. } if data.len() > self.0 => {
+///                 ExitResponse::SuppressFunction(Mqrc::MSG_TOO_BIG_FOR_Q)
+///             }
+///             _ => ExitResponse::Ok,
+///         }
+///     }
+/// }
+///
+/// let entry = ChainEntry::new("max-size", "", Box::new(MaxSize(4)));
+/// let mut chain = ExitChain::start(ExitPoint::BeforePut, "APP.IN", "GW", vec![entry]).unwrap();
+/// let (mut md, mut pmo) = (Mqmd::default(), PutOptions::default());
+/// let mut data = BytesMut::from(&b"too long"[..]);
+/// let verdict = chain.run_before_put(&mut md, &mut data, &mut pmo);
+/// assert!(matches!(verdict, Verdict::Suppress { reason: Mqrc(2030), .. }));
+/// ```
 pub trait Exit: Send + 'static {
     /// Handles one call. The response decides what happens to the message.
     fn call(&mut self, ctx: &mut ExitContext<'_>, payload: Payload<'_>) -> ExitResponse;
