@@ -342,4 +342,7 @@ fn utf16_rfh2_folders_follow_the_new_byte_order() {
         other => panic!("{other:?}"),
     }
     assert_eq!(d.body, [0x81, 0x82]);
+    // MQ headers cannot be UTF-16: that target is refused, data untouched.
+    let r = convert_message(&msg, &ChainOptions::default(), 1200, 546, &FAIL);
+    assert_eq!((r.reason.map(|m| m.0), r.data == msg), (Some(2119), true));
 }

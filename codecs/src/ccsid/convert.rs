@@ -191,7 +191,7 @@ impl Converter {
 
     /// Appends the conversion of `input` to `out` (reuse `out` to avoid an
     /// allocation per message); returns the number of substitutions. Errors
-    /// as [`convert`]; on error `out` may hold a partial result.
+    /// as [`convert`]; on error `out` is unchanged.
     pub fn convert_into(&self, input: &[u8], out: &mut Vec<u8>) -> Result<usize, ConvertError> {
         match &self.path {
             Path::Direct(c) => c.convert_into(input, self.on, out),

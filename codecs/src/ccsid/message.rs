@@ -169,8 +169,9 @@ fn swap_utf16(data: &[u8]) -> Vec<u8> {
 /// `input` starts with an MQMD or MQXQH, or with the structure
 /// `chain_options.format` names; `chain_options.ccsid` is the CCSID of the
 /// first structure (0 = unknown: its invariant fields are read by charset).
-/// A target UTF-16 CCSID applies to an MQSTR body; header fields are then
-/// written in UTF-8 (1208), since a fixed field cannot hold UTF-16.
+/// A target UTF-16 CCSID applies to an MQSTR body right after the MD/XQH,
+/// whose own fields are then written in UTF-8 (1208), since a fixed field
+/// cannot hold UTF-16; with other headers in the chain it is refused (2119).
 ///
 /// Never fails: what cannot be converted comes back unconverted with the
 /// reason (see the module docs).
@@ -211,6 +212,18 @@ fn convert_inner(
     let order = ByteOrder::from_encoding(target_encoding);
     let chain =
         parse_chain(input, chain_options).map_err(|e| Refusal::format(format!("{}", e.error)))?;
+    // A structure after the MD would have to be in the CCSID the MD names,
+    // and fixed header fields cannot be UTF-16.
+    let chained = chain
+        .links
+        .iter()
+        .enumerate()
+        .any(|(i, l)| i > 0 || !matches!(l.structure, Structure::Md | Structure::Xqh));
+    if chained && matches!(target.repr, Repr::Utf16 { .. }) {
+        return Err(Refusal::not_converted(format!(
+            "target CCSID {target_ccsid} is UTF-16, which MQ headers cannot be in"
+        )));
+    }
     let body_format = ascii_format(&chain.body_descriptor.format, chain.body_descriptor.charset);
     let body_is_string = &body_format == fmt::STRING;
     let body_is_none = &body_format == fmt::NONE;

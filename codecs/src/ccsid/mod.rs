@@ -34,4 +34,4 @@ pub use error::ConvertError;
 pub use message::{MessageConversion, convert_message};
 pub use options::{NewlinePolicy, OnUnmappable, Options};
 pub use registry::{Ccsid, Family, supported};
-pub use sbcs::SbcsTable;
+pub use sbcs::{SbcsTable, UNDEFINED};

@@ -254,3 +254,46 @@ const ICONV_TO_UNICODE_DEVIATIONS: &[(u16, u8, Option<u32>, Option<u32>)] = &[
     (1026, 0x9D, Some(0x02DB), Some(0x00B8)),
     (1026, 0xBC, Some(0x2014), Some(0x00AF)),
 ];
+
+#[test]
+fn cjk_sets_match_iconv_on_common_text() {
+    // The CJK sets come from encoding_rs (WHATWG); on common text (no
+    // vendor-extension characters) they must give iconv's bytes both ways.
+    if !Tool::Iconv.available() {
+        println!("SKIP: iconv not installed (apt-get install libc-bin)");
+        return;
+    }
+    let samples: [(i32, &str, &str); 6] = [
+        (
+            943,
+            "CP932",
+            "日本語のテキスト、カタカナ。東京都千代田区 ABC",
+        ),
+        (
+            954,
+            "EUC-JP",
+            "日本語のテキスト、カタカナ。東京都千代田区 ABC",
+        ),
+        (1386, "GBK", "中文简体字，北京市海淀区。ABC"),
+        (5488, "GB18030", "中文简体字，北京市海淀区。ABC €"),
+        (950, "BIG5", "繁體中文字，臺北市。ABC"),
+        (970, "EUC-KR", "한국어 텍스트, 서울특별시. ABC"),
+    ];
+    let o = Options::default();
+    for (ccsid, iconv, text) in samples {
+        let c = Ccsid::new(ccsid).unwrap();
+        let theirs = Tool::Iconv
+            .run("UTF-8", iconv, text.as_bytes(), false)
+            .unwrap();
+        assert_eq!(
+            encode(text, c, &o).unwrap().bytes,
+            theirs,
+            "{ccsid} / {iconv}"
+        );
+        assert_eq!(
+            decode(&theirs, c, &o).unwrap().text,
+            text,
+            "{ccsid} / {iconv}"
+        );
+    }
+}
