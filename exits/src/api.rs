@@ -4,7 +4,7 @@
 
 use bytes::BytesMut;
 use mqgate_codecs::mq::constants::{xcc, xr, xt};
-use mqgate_codecs::mq::{Mqmd, Mqrc};
+use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -215,17 +215,21 @@ pub enum Payload<'a> {
     /// Receive, send and message exits: the transmission message
     /// (MQXQH at offset 0, then the data it describes).
     Buffer(&'a mut BytesMut),
-    /// Before put: the message descriptor, the data and the put options.
+    /// Before put: the message descriptor, the charset its character fields
+    /// are in, the data and the put options.
     Put {
         md: &'a mut Mqmd,
+        charset: Charset,
         data: &'a mut BytesMut,
         pmo: &'a mut PutOptions,
     },
     /// Before get: the get options.
     Get { gmo: &'a mut GetOptions },
-    /// After get: the message descriptor and the data.
+    /// After get: the message descriptor, the charset of its character
+    /// fields, and the data.
     Got {
         md: &'a mut Mqmd,
+        charset: Charset,
         data: &'a mut BytesMut,
     },
 }
@@ -236,9 +240,23 @@ impl Payload<'_> {
         match self {
             Payload::None => Payload::None,
             Payload::Buffer(b) => Payload::Buffer(b),
-            Payload::Put { md, data, pmo } => Payload::Put { md, data, pmo },
+            Payload::Put {
+                md,
+                charset,
+                data,
+                pmo,
+            } => Payload::Put {
+                md,
+                charset: *charset,
+                data,
+                pmo,
+            },
             Payload::Get { gmo } => Payload::Get { gmo },
-            Payload::Got { md, data } => Payload::Got { md, data },
+            Payload::Got { md, charset, data } => Payload::Got {
+                md,
+                charset: *charset,
+                data,
+            },
         }
     }
 
@@ -276,7 +294,7 @@ impl Payload<'_> {
 ///
 /// ```
 /// use bytes::BytesMut;
-/// use mqgate_codecs::mq::{Mqmd, Mqrc};
+/// use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 /// use mqgate_exits::{
 ///     ChainEntry, Exit, ExitChain, ExitContext, ExitPoint, ExitReason, ExitResponse, Payload,
 ///     PutOptions, Verdict,
@@ -303,7 +321,7 @@ impl Payload<'_> {
 /// let mut chain = ExitChain::start(ExitPoint::BeforePut, "APP.IN", "GW", vec![entry]).unwrap();
 /// let (mut md, mut pmo) = (Mqmd::default(), PutOptions::default());
 /// let mut data = BytesMut::from(&b"too long"[..]);
-/// let verdict = chain.run_before_put(&mut md, &mut data, &mut pmo);
+/// let verdict = chain.run_before_put(&mut md, Charset::Ascii, &mut data, &mut pmo);
 /// assert!(matches!(verdict, Verdict::Suppress { reason: Mqrc(2030), .. }));
 /// ```
 pub trait Exit: Send + 'static {

@@ -16,7 +16,7 @@ use crate::api::{
 use crate::config::{FailurePolicy, Isolation};
 use crate::isolation::{CallSite, ExitFailure, Runner, Worker};
 use bytes::BytesMut;
-use mqgate_codecs::mq::{Mqmd, Mqrc};
+use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -123,13 +123,13 @@ impl Snapshot {
         match p {
             Payload::None => {}
             Payload::Buffer(b) => self.bytes.extend_from_slice(b),
-            Payload::Put { md, data, pmo } => {
+            Payload::Put { md, data, pmo, .. } => {
                 self.md = Some((**md).clone());
                 self.bytes.extend_from_slice(data);
                 self.pmo = **pmo;
             }
             Payload::Get { gmo } => self.gmo = **gmo,
-            Payload::Got { md, data } => {
+            Payload::Got { md, data, .. } => {
                 self.md = Some((**md).clone());
                 self.bytes.extend_from_slice(data);
             }
@@ -144,7 +144,7 @@ impl Snapshot {
         match p {
             Payload::None => {}
             Payload::Buffer(b) => put_back(b),
-            Payload::Put { md, data, pmo } => {
+            Payload::Put { md, data, pmo, .. } => {
                 if let Some(m) = &self.md {
                     (**md).clone_from(m);
                 }
@@ -152,7 +152,7 @@ impl Snapshot {
                 **pmo = self.pmo;
             }
             Payload::Get { gmo } => **gmo = self.gmo,
-            Payload::Got { md, data } => {
+            Payload::Got { md, data, .. } => {
                 if let Some(m) = &self.md {
                     (**md).clone_from(m);
                 }
@@ -265,14 +265,21 @@ impl ExitChain {
         self.run(Payload::Buffer(buffer))
     }
 
-    /// Before put: runs the chain over the MQMD, data and put options.
+    /// Before put: runs the chain over the MQMD (character fields in
+    /// `charset`), data and put options.
     pub fn run_before_put(
         &mut self,
         md: &mut Mqmd,
+        charset: Charset,
         data: &mut BytesMut,
         pmo: &mut PutOptions,
     ) -> Verdict {
-        self.run(Payload::Put { md, data, pmo })
+        self.run(Payload::Put {
+            md,
+            charset,
+            data,
+            pmo,
+        })
     }
 
     /// Before get: runs the chain over the get options.
@@ -280,9 +287,15 @@ impl ExitChain {
         self.run(Payload::Get { gmo })
     }
 
-    /// After get: runs the chain over the MQMD and data got.
-    pub fn run_after_get(&mut self, md: &mut Mqmd, data: &mut BytesMut) -> Verdict {
-        self.run(Payload::Got { md, data })
+    /// After get: runs the chain over the MQMD (character fields in
+    /// `charset`) and data got.
+    pub fn run_after_get(
+        &mut self,
+        md: &mut Mqmd,
+        charset: Charset,
+        data: &mut BytesMut,
+    ) -> Verdict {
+        self.run(Payload::Got { md, charset, data })
     }
 
     /// Runs every exit in order on `payload` (see the module rules).

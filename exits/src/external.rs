@@ -173,12 +173,14 @@ fn raw_buffer_call(
 }
 
 /// Before put / after get: the exit gets an MQMD version 2 (364 bytes, this
-/// machine's byte order, StrucId in ASCII; `md_encoding` says which) followed
+/// machine's byte order — `md_encoding` says which — StrucId and character
+/// fields in the MD's own charset) followed
 /// by the data, and its changes to both are read back.
 fn call_with_md(
     exit: &CExit,
     p: &mut RawParms,
     md: &mut Mqmd,
+    charset: Charset,
     data: &mut BytesMut,
     pmo: Option<&mut PutOptions>,
 ) -> bool {
@@ -192,7 +194,7 @@ fn call_with_md(
         ..md.clone()
     };
     let mut v = Vec::with_capacity(MD_V2_LENGTH + data.len());
-    write_md(&md2, order, Charset::Ascii, &mut v);
+    write_md(&md2, order, charset, &mut v);
     v.extend_from_slice(data);
     p.md_encoding = order.encoding();
     if let Some(pmo) = &pmo {
@@ -270,8 +272,15 @@ impl Exit for CExit {
                 gmo.match_options = p.match_options;
                 true
             }
-            Payload::Put { md, data, pmo } => call_with_md(self, &mut p, md, data, Some(pmo)),
-            Payload::Got { md, data } => call_with_md(self, &mut p, md, data, None),
+            Payload::Put {
+                md,
+                charset,
+                data,
+                pmo,
+            } => call_with_md(self, &mut p, md, charset, data, Some(pmo)),
+            Payload::Got { md, charset, data } => {
+                call_with_md(self, &mut p, md, charset, data, None)
+            }
         };
         *ctx.exit_user_area = p.exit_user_area;
         if !ok {

@@ -14,7 +14,7 @@ use crate::api::{
     PutOptions,
 };
 use bytes::BytesMut;
-use mqgate_codecs::mq::Mqmd;
+use mqgate_codecs::mq::{Charset, Mqmd};
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -128,6 +128,7 @@ enum OwnedPayload {
     Buffer(BytesMut),
     Put {
         md: Box<Mqmd>,
+        charset: Charset,
         data: BytesMut,
         pmo: PutOptions,
     },
@@ -136,6 +137,7 @@ enum OwnedPayload {
     },
     Got {
         md: Box<Mqmd>,
+        charset: Charset,
         data: BytesMut,
     },
 }
@@ -145,14 +147,21 @@ impl OwnedPayload {
         match p {
             Payload::None => OwnedPayload::None,
             Payload::Buffer(b) => OwnedPayload::Buffer(BytesMut::from(&b[..])),
-            Payload::Put { md, data, pmo } => OwnedPayload::Put {
+            Payload::Put {
+                md,
+                charset,
+                data,
+                pmo,
+            } => OwnedPayload::Put {
                 md: Box::new((**md).clone()),
+                charset: *charset,
                 data: BytesMut::from(&data[..]),
                 pmo: **pmo,
             },
             Payload::Get { gmo } => OwnedPayload::Get { gmo: **gmo },
-            Payload::Got { md, data } => OwnedPayload::Got {
+            Payload::Got { md, charset, data } => OwnedPayload::Got {
                 md: Box::new((**md).clone()),
+                charset: *charset,
                 data: BytesMut::from(&data[..]),
             },
         }
@@ -162,9 +171,23 @@ impl OwnedPayload {
         match self {
             OwnedPayload::None => Payload::None,
             OwnedPayload::Buffer(b) => Payload::Buffer(b),
-            OwnedPayload::Put { md, data, pmo } => Payload::Put { md, data, pmo },
+            OwnedPayload::Put {
+                md,
+                charset,
+                data,
+                pmo,
+            } => Payload::Put {
+                md,
+                charset: *charset,
+                data,
+                pmo,
+            },
             OwnedPayload::Get { gmo } => Payload::Get { gmo },
-            OwnedPayload::Got { md, data } => Payload::Got { md, data },
+            OwnedPayload::Got { md, charset, data } => Payload::Got {
+                md,
+                charset: *charset,
+                data,
+            },
         }
     }
 
@@ -173,11 +196,12 @@ impl OwnedPayload {
         match (self, target) {
             (OwnedPayload::Buffer(b), Payload::Buffer(t)) => *t = b,
             (
-                OwnedPayload::Put { md, data, pmo },
+                OwnedPayload::Put { md, data, pmo, .. },
                 Payload::Put {
                     md: m,
                     data: d,
                     pmo: p,
+                    ..
                 },
             ) => {
                 *m = *md;
@@ -185,7 +209,7 @@ impl OwnedPayload {
                 *p = pmo;
             }
             (OwnedPayload::Get { gmo }, Payload::Get { gmo: g }) => *g = gmo,
-            (OwnedPayload::Got { md, data }, Payload::Got { md: m, data: d }) => {
+            (OwnedPayload::Got { md, data, .. }, Payload::Got { md: m, data: d, .. }) => {
                 *m = *md;
                 *d = data;
             }

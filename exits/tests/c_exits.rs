@@ -192,7 +192,7 @@ fn c_exit_changes_the_mqmd_before_put() {
     let mut data = BytesMut::from(&b"body"[..]);
     let mut pmo = PutOptions { options: 0x44 };
     assert_eq!(
-        chain.run_before_put(&mut md, &mut data, &mut pmo),
+        chain.run_before_put(&mut md, Charset::Ascii, &mut data, &mut pmo),
         Verdict::Continue
     );
     let want = Mqmd {

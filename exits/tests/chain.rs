@@ -4,7 +4,7 @@
 //! neither lost nor duplicated).
 
 use bytes::BytesMut;
-use mqgate_codecs::mq::{Mqmd, Mqrc};
+use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use mqgate_exits::{
     ChainEntry, Exit, ExitChain, ExitContext, ExitFailure, ExitPoint, ExitReason, ExitRegistry,
     ExitResponse, ExitsConfig, FailurePolicy, GetOptions, Isolation, Payload, PutOptions, Verdict,
@@ -278,7 +278,7 @@ fn panicking_exit_at_a_queue_point_fails_the_put_with_2374() {
     let mut md = Mqmd::default();
     let mut data = BytesMut::from(&b"payload"[..]);
     let mut pmo = PutOptions { options: 0x2 };
-    let v = chain.run_before_put(&mut md, &mut data, &mut pmo);
+    let v = chain.run_before_put(&mut md, Charset::Ascii, &mut data, &mut pmo);
     // spec: mq-constants.md / issue 4: 2374 MQRC_API_EXIT_ERROR.
     assert!(
         matches!(

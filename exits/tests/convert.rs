@@ -44,7 +44,10 @@ fn after_get_converts_the_body_and_updates_the_mqmd() {
     let mut c = chain("ccsid=500 encoding=785", ExitPoint::AfterGet, "APP.OUT");
     let mut m = md("MQSTR");
     let mut data = BytesMut::from(&b"Hello, World"[..]);
-    assert_eq!(c.run_after_get(&mut m, &mut data), Verdict::Continue);
+    assert_eq!(
+        c.run_after_get(&mut m, Charset::Ascii, &mut data),
+        Verdict::Continue
+    );
     assert_eq!(&data[..], &HELLO_500);
     // MD now describes the data: Encoding 785 (MQENC_S390), CCSID 500.
     assert_eq!((m.encoding, m.coded_char_set_id), (785, 500));
@@ -95,7 +98,7 @@ fn unconvertible_format_passes_or_is_suppressed_with_2110() {
         let mut c = chain(data, ExitPoint::AfterGet, "APP.OUT");
         let mut m = md("");
         let mut body = BytesMut::from(&b"\x00\x01binary"[..]);
-        let v = c.run_after_get(&mut m, &mut body);
+        let v = c.run_after_get(&mut m, Charset::Ascii, &mut body);
         match want {
             None => assert_eq!(v, Verdict::Continue, "{data}"),
             Some(rc) => assert!(

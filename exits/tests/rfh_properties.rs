@@ -74,7 +74,7 @@ fn usr_text(r: &Mqrfh2<'_>, index: usize) -> String {
 fn headers_are_added_before_the_body_when_missing() {
     let exit = RfhProperties::from_exit_data("rfh.App=GW usr.Region=EU").unwrap();
     let mut m = md("MQSTR");
-    let out = exit.edit_message(&mut m, b"hello").unwrap();
+    let out = exit.edit_message(&mut m, Charset::Ascii, b"hello").unwrap();
     // MD -> MQRFH (v1) -> MQRFH2 -> body, Formats chained (spec: mq-structures.md §2).
     assert_eq!(m.format.text(Charset::Ascii), "MQHRF");
     let c = chain_of(&m, &out);
@@ -111,7 +111,7 @@ fn usr_properties_are_overridden_added_and_removed() {
     let mut m = md("MQHRF2");
     let exit =
         RfhProperties::from_exit_data("usr.Region=EU, remove=usr.Tier, usr.New=a&b").unwrap();
-    let out = exit.edit_message(&mut m, &data).unwrap();
+    let out = exit.edit_message(&mut m, Charset::Ascii, &data).unwrap();
     assert_eq!(m, md("MQHRF2"));
     let c = chain_of(&m, &out);
     let Header::Rfh2(r) = &c[0].1 else { panic!() };
@@ -139,7 +139,7 @@ fn rfh_v1_pairs_are_overridden_and_removed() {
     data.extend_from_slice(b"body");
     let mut m = md("MQHRF");
     let exit = RfhProperties::from_exit_data("rfh.OPT=new remove=rfh.DROP").unwrap();
-    let out = exit.edit_message(&mut m, &data).unwrap();
+    let out = exit.edit_message(&mut m, Charset::Ascii, &data).unwrap();
     let c = chain_of(&m, &out);
     let Header::Rfh(r) = &c[0].1 else { panic!() };
     let pairs: Vec<(String, String)> = r
@@ -168,7 +168,7 @@ fn rfh_v1_pairs_are_overridden_and_removed() {
 fn removing_from_a_message_without_headers_changes_nothing() {
     let exit = RfhProperties::from_exit_data("remove=usr.Region").unwrap();
     let mut m = md("MQSTR");
-    let out = exit.edit_message(&mut m, b"hello").unwrap();
+    let out = exit.edit_message(&mut m, Charset::Ascii, b"hello").unwrap();
     assert_eq!(out, b"hello");
     assert_eq!(m, md("MQSTR"));
 }
@@ -225,7 +225,7 @@ fn before_put_through_the_registry_and_unreadable_headers_fail_cleanly() {
     let mut data = BytesMut::from(&b"hi"[..]);
     let mut pmo = PutOptions::default();
     assert_eq!(
-        chain.run_before_put(&mut m, &mut data, &mut pmo),
+        chain.run_before_put(&mut m, Charset::Ascii, &mut data, &mut pmo),
         Verdict::Continue
     );
     assert_eq!(m.format.text(Charset::Ascii), "MQHRF2");
@@ -233,7 +233,7 @@ fn before_put_through_the_registry_and_unreadable_headers_fail_cleanly() {
     // dead-letter (2374), message unchanged.
     let mut m = md("MQHRF2");
     let mut data = BytesMut::from(&b"not an rfh2 header at all"[..]);
-    let v = chain.run_before_put(&mut m, &mut data, &mut pmo);
+    let v = chain.run_before_put(&mut m, Charset::Ascii, &mut data, &mut pmo);
     assert!(
         matches!(v, Verdict::Suppress { reason, .. } if reason.0 == 2374),
         "{v:?}"
@@ -253,4 +253,28 @@ fn bad_exit_data_is_refused() {
     ] {
         assert!(RfhProperties::from_exit_data(data).is_err(), "{data}");
     }
+}
+
+#[test]
+fn an_ebcdic_mqmd_gets_its_format_in_ebcdic() {
+    // MQMD character fields in EBCDIC (qmgr keeps the MD's charset): Format
+    // `MQSTR` read in EBCDIC, and the new Format `MQHRF2  ` written in EBCDIC:
+    // M=D4 Q=D8 H=C8 R=D9 F=C6 2=F2 blank=40 (spec: mq-structures.md §3 code points).
+    let mut m = Mqmd {
+        format: CharField::new("MQSTR", Charset::Ebcdic).unwrap(),
+        ..md("MQSTR")
+    };
+    let exit = RfhProperties::from_exit_data("usr.Region=EU").unwrap();
+    let out = exit
+        .edit_message(&mut m, Charset::Ebcdic, b"hello")
+        .unwrap();
+    assert_eq!(m.format.0, [0xD4, 0xD8, 0xC8, 0xD9, 0xC6, 0xF2, 0x40, 0x40]);
+    // The new RFH2 is in the CCSID the MD declares for the data (1208, ASCII
+    // family; spec: mq-structures.md §2), its StrucId `RFH ` in ASCII, and it
+    // takes over the MD's old Format, re-encoded in ASCII.
+    assert_eq!(&out[..4], b"RFH ");
+    let c = chain_of(&md("MQHRF2"), &out);
+    let Header::Rfh2(r2) = &c[0].1 else { panic!() };
+    assert_eq!(&r2.format.0, b"MQSTR   ");
+    assert!(out.ends_with(b"hello"));
 }

@@ -134,9 +134,14 @@ impl Convert {
         (r.data, warning)
     }
 
-    /// Converts `data` described by `md`; on success `md`'s Encoding and
-    /// CodedCharSetId describe the converted data.
-    pub fn convert_with_md(&self, md: &mut Mqmd, data: &[u8]) -> (Vec<u8>, Option<(Mqrc, String)>) {
+    /// Converts `data` described by `md` (character fields in `charset`); on
+    /// success `md`'s Encoding and CodedCharSetId describe the converted data.
+    pub fn convert_with_md(
+        &self,
+        md: &mut Mqmd,
+        charset: Charset,
+        data: &[u8],
+    ) -> (Vec<u8>, Option<(Mqrc, String)>) {
         // The MQMD travels in front of the data so the conversion follows
         // the chain from it; only its Encoding and CCSID are read back.
         let order = ByteOrder::Little;
@@ -145,7 +150,7 @@ impl Convert {
             ..md.clone()
         };
         let mut input = Vec::with_capacity(MD_V2_LENGTH + data.len());
-        write_md(&md2, order, Charset::Ascii, &mut input);
+        write_md(&md2, order, charset, &mut input);
         input.extend_from_slice(data);
         let (out, warning) = self.convert_bytes(&input);
         let out_order = if out == input {
@@ -173,8 +178,11 @@ impl Exit for Convert {
                 replace(buf, &out);
                 w
             }
-            Payload::Put { md, data, .. } | Payload::Got { md, data } => {
-                let (out, w) = self.convert_with_md(md, data);
+            Payload::Put {
+                md, charset, data, ..
+            }
+            | Payload::Got { md, charset, data } => {
+                let (out, w) = self.convert_with_md(md, charset, data);
                 replace(data, &out);
                 w
             }

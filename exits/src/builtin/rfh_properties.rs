@@ -24,6 +24,7 @@
 use crate::api::{Exit, ExitContext, ExitPoint, ExitResponse, Payload};
 use crate::exit_data;
 use bytes::BytesMut;
+use mqgate_codecs::ccsid::{Ccsid, Family};
 use mqgate_codecs::mq::chain::{
     ChainOptions, DecodedChain, DecodedHeader, Descriptor, Header, Link, parse_chain, write_chain,
 };
@@ -147,23 +148,36 @@ impl RfhProperties {
         Ok(out)
     }
 
-    /// Applies the edits to a message with its MQMD (before put / after get);
-    /// the MQMD's Format changes when a header is inserted.
-    pub fn edit_message(&self, md: &mut Mqmd, data: &[u8]) -> Result<Vec<u8>, String> {
+    /// Applies the edits to a message with its MQMD (character fields in
+    /// `charset`; before put / after get); the MQMD's Format changes when a
+    /// header is inserted.
+    pub fn edit_message(
+        &self,
+        md: &mut Mqmd,
+        charset: Charset,
+        data: &[u8],
+    ) -> Result<Vec<u8>, String> {
+        // ChainOptions takes the Format in ASCII.
+        let format = CharField::new(&md.format.text(charset), Charset::Ascii)
+            .map_err(|e| format!("MQMD Format: {e}"))?;
         let opts = ChainOptions {
             encoding: Some(md.encoding),
             ccsid: Some(md.coded_char_set_id),
-            format: Some(md.format),
+            format: Some(format),
         };
         let chain = parse_chain(data, &opts).map_err(|e| e.to_string())?;
         let mut decoded = chain.decode().map_err(|e| e.to_string())?;
-        self.edit_chain(&mut decoded, Some(md))?;
+        self.edit_chain(&mut decoded, Some((md, charset)))?;
         let mut out = Vec::with_capacity(data.len() + 64);
         write_chain(&decoded, &mut out);
         Ok(out)
     }
 
-    fn edit_chain(&self, c: &mut DecodedChain<'_>, md: Option<&mut Mqmd>) -> Result<(), String> {
+    fn edit_chain(
+        &self,
+        c: &mut DecodedChain<'_>,
+        md: Option<(&mut Mqmd, Charset)>,
+    ) -> Result<(), String> {
         let mut md = md;
         for (target, structure) in [
             (Target::Rfh, Structure::Rfh),
@@ -178,7 +192,9 @@ impl RfhProperties {
                 .position(|h| h.header.structure() == structure);
             let index = match found {
                 Some(i) => i,
-                None if self.sets(target) => insert_header(c, md.as_deref_mut(), structure)?,
+                None if self.sets(target) => {
+                    insert_header(c, md.as_mut().map(|(m, cs)| (&mut **m, *cs)), structure)?
+                }
                 None => continue,
             };
             let h = &mut c.headers[index];
@@ -336,7 +352,7 @@ fn escape(v: &str) -> String {
 /// Returns its index.
 fn insert_header(
     c: &mut DecodedChain<'_>,
-    md: Option<&mut Mqmd>,
+    md: Option<(&mut Mqmd, Charset)>,
     structure: Structure,
 ) -> Result<usize, String> {
     let format_name = if structure == Structure::Rfh {
@@ -347,9 +363,10 @@ fn insert_header(
     // What the structure before the body said about the body.
     let (next, charset) = match (c.headers.last_mut(), md) {
         (Some(last), _) => {
-            let cs = last.link.charset;
+            // The Format field is in the charset of the structure holding it.
+            let format =
+                CharField::new(format_name, last.link.charset).map_err(|e| e.to_string())?;
             let next = last.link.next;
-            let format = CharField::new(format_name, cs).map_err(|e| e.to_string())?;
             match &mut last.header {
                 Header::Md(m) => m.format = format,
                 Header::Xqh(x) => x.msg_desc.format = format,
@@ -359,19 +376,26 @@ fn insert_header(
                 Header::Rfh2(r) => r.format = format,
                 Header::Opaque(o) => o.format = format,
             }
-            (next, cs)
+            (next, charset_of(next.coded_char_set_id, last.link.charset))
         }
-        (None, Some(md)) => {
+        (None, Some((md, cs))) => {
             let next = Descriptor {
                 encoding: md.encoding,
                 coded_char_set_id: md.coded_char_set_id,
                 format: md.format,
-                charset: Charset::Ascii,
+                charset: cs,
             };
-            md.format = CharField::new(format_name, Charset::Ascii).map_err(|e| e.to_string())?;
-            (next, Charset::Ascii)
+            md.format = CharField::new(format_name, cs).map_err(|e| e.to_string())?;
+            (next, charset_of(next.coded_char_set_id, cs))
         }
         (None, None) => return Err("no structure to chain a new header to".to_string()),
+    };
+    // The new header holds the old body Format in its own charset.
+    let next = Descriptor {
+        format: CharField::new(&next.format.text(next.charset), charset)
+            .map_err(|e| format!("body Format: {e}"))?,
+        charset,
+        ..next
     };
     let header = if structure == Structure::Rfh {
         Header::Rfh(Mqrfh::from_pairs(&next, &[], charset).map_err(|e| e.to_string())?)
@@ -393,13 +417,28 @@ fn insert_header(
     Ok(c.headers.len() - 1)
 }
 
+/// The charset a new header is written in: that of the CCSID the structure
+/// before it declared for what follows (MQ's chaining rule, spec:
+/// mq-structures.md §2), or `fallback` when the CCSID is unknown here
+/// (0 = queue manager's, -2 = inherit, or not in the ccsid registry).
+fn charset_of(ccsid: i32, fallback: Charset) -> Charset {
+    match Ccsid::new(ccsid).map(|c| c.family()) {
+        Ok(Family::Ebcdic) => Charset::Ebcdic,
+        Ok(_) => Charset::Ascii,
+        Err(_) => fallback,
+    }
+}
+
 impl Exit for RfhProperties {
     fn call(&mut self, ctx: &mut ExitContext<'_>, payload: Payload<'_>) -> ExitResponse {
         let result = match payload {
             Payload::Buffer(buf) => self.edit_buffer(buf).map(|v| replace(buf, &v)),
-            Payload::Put { md, data, .. } | Payload::Got { md, data } => {
+            Payload::Put {
+                md, charset, data, ..
+            }
+            | Payload::Got { md, charset, data } => {
                 let mut new_md = md.clone();
-                self.edit_message(&mut new_md, data).map(|v| {
+                self.edit_message(&mut new_md, charset, data).map(|v| {
                     *md = new_md;
                     replace(data, &v)
                 })
