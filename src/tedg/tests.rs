@@ -59,10 +59,14 @@ impl Store for FailingStore {
 
 fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: bool) -> H {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::default();
-    config.dmconfig = Some(DM.into());
-    config.tedg.field_tables = vec![FIELDS.into()];
-    config.tedg.queues = queues;
+    let mut config = Config {
+        dmconfig: Some(DM.into()),
+        tedg: super::config::TedgConfig {
+            field_tables: vec![FIELDS.into()],
+            queues,
+        },
+        ..Config::default()
+    };
     let loaded = if create {
         load_from_config(&mut config).unwrap().unwrap()
     } else {
