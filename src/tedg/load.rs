@@ -3,7 +3,9 @@
 
 use super::config::{RtqQueueConfig, TedgConfig};
 use super::{HEADER_ALLOWANCE, qm_queue_name};
-use crate::config::{DefaultPersistence, LocalQueueDef, QueueDef, Usage};
+use crate::config::{
+    DefaultPersistence, LIMIT_MAX_DEPTH, LIMIT_MAX_MSG_LENGTH, LocalQueueDef, QueueDef, Usage,
+};
 use crate::qmgr::names::check_object_name;
 use mqgate_codecs::tux::dmconfig::DmConfig;
 use mqgate_codecs::tux::fieldtbl::FieldTable;
@@ -45,6 +47,18 @@ pub fn load(path: &Path, cfg: &TedgConfig) -> Result<Loaded, Vec<String>> {
             .qspaces
             .iter()
             .any(|q| q.rtq_group == c.group && q.rtq_name == c.name);
+        if c.capacity == 0 || c.capacity > LIMIT_MAX_DEPTH {
+            errors.push(format!(
+                "tedg.queues: RTQ queue {}/{}: capacity must be 1 to {LIMIT_MAX_DEPTH}",
+                c.group, c.name
+            ));
+        }
+        if c.max_request_bytes == 0 || c.max_request_bytes > LIMIT_MAX_MSG_LENGTH {
+            errors.push(format!(
+                "tedg.queues: RTQ queue {}/{}: max_request_bytes must be 1 to {LIMIT_MAX_MSG_LENGTH}",
+                c.group, c.name
+            ));
+        }
         if !named {
             errors.push(format!(
                 "tedg.queues: RTQ queue {}/{} is named by no QSPACE entry of {file}",

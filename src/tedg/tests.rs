@@ -688,3 +688,24 @@ async fn rtq_requests_are_queue_manager_messages() {
     assert_eq!(m["md"]["Format"], "MQGRTQ");
     assert_eq!(m["md"]["Persistence"], 1);
 }
+
+#[test]
+fn load_refuses_bad_queue_settings_and_unnamed_queues() {
+    let cfg = super::config::TedgConfig {
+        field_tables: vec![],
+        queues: vec![
+            queue_cfg(0, 10),
+            RtqQueueConfig {
+                group: "NOGROUP".into(),
+                ..queue_cfg(1, 1)
+            },
+        ],
+    };
+    let errors = load(Path::new(DM), &cfg).unwrap_err();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("capacity must be 1"), "{errors:?}");
+    assert!(
+        errors[1].contains("NOGROUP/BILLQ is named by no QSPACE"),
+        "{errors:?}"
+    );
+}
