@@ -117,6 +117,9 @@ fn parse_body(t: &Tedg, body: &[u8]) -> Result<Tpenqueue, TpFailure> {
                 .decode(b64.as_bytes())
                 .map_err(|e| invalid(format!("data_base64 is not base64: {e}")))?,
         ),
+        (None, Some(_)) if b.buftype.as_deref().is_some_and(|t| t != "FML32") => {
+            return Err(invalid("an fml32 buffer needs buftype FML32".into()));
+        }
         (None, Some(obj)) => {
             let table = t.field_table().ok_or_else(|| {
                 invalid("an fml32 buffer needs tedg.field_tables in the configuration".into())

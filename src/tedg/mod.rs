@@ -509,7 +509,8 @@ impl Tedg {
             let header = match envelope::decode(&r.data) {
                 Ok((h, _)) => h,
                 Err(e) => {
-                    tracing::warn!(queue = q, msg_id = %hex::encode_upper(r.md.msg_id), error = %e, "not an RTQ request; skipped");
+                    // Put there through the queue-manager API: not for RTQ servers.
+                    tracing::debug!(queue = q, msg_id = %hex::encode_upper(r.md.msg_id), error = %e, "not an RTQ request; skipped");
                     continue;
                 }
             };
@@ -532,9 +533,11 @@ impl Tedg {
                 .get(q, &sel, GetMode::Destructive { uow: Some(uow) })
             {
                 Ok(got) => {
-                    let Ok((header, data)) = envelope::decode(&got.data) else {
-                        continue;
-                    };
+                    // The browse copy decoded, so this is the same message; if
+                    // not, fail and let the unarmed lease put it back.
+                    let (header, data) = envelope::decode(&got.data).map_err(|e| {
+                        QmError::new(Mqrc::UNEXPECTED_ERROR, format!("RTQ request changed: {e}"))
+                    })?;
                     let data = got.data.slice_ref(data);
                     out.taken = Some(Taken {
                         header,

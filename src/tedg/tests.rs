@@ -384,6 +384,25 @@ async fn error_buffer_above_30000_bytes_is_qmeinval() {
         "QMEINVAL",
         -1,
     );
+    // FML32: the encoded, index-stripped size counts (spec: tuxedo.md §5.3,
+    // §5.4): 24-byte header + field id 4 + carray lengths 8 + data padded to 4.
+    // 24 + 4 + 8 + 29964 = 30000 bytes: accepted; one more data byte pads to 30004.
+    for (len, accepted) in [(29_964, true), (29_965, false)] {
+        let body = json!({"qspace": "BILLING", "qname": "INVOICE",
+                          "fml32": {"NOTE": ["n".repeat(len)]}});
+        let v = h.enq(body).await;
+        if accepted {
+            ok(&v);
+        } else {
+            diag(&v, "QMEINVAL", -1);
+        }
+    }
+    // An fml32 body with another buffer type is refused.
+    let bad = json!({"qspace": "BILLING", "qname": "INVOICE", "buftype": "CARRAY",
+                     "fml32": {"NOTE": ["n"]}});
+    let (st, v) = h.call("POST", "/v1/tux/tpenqueue", Some(bad)).await;
+    assert_eq!(st, 400);
+    tperrno(&v, "TPEINVAL", 4);
 }
 
 #[tokio::test]
