@@ -37,12 +37,17 @@ pub struct RtqQueueConfig {
     pub state: RtqState,
 }
 
+/// Default `capacity` of an RTQ queue (requests).
+pub const DEFAULT_CAPACITY: usize = 5000;
+/// Default `max_request_bytes` of an RTQ queue.
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 65_536;
+
 fn default_capacity() -> usize {
-    5000
+    DEFAULT_CAPACITY
 }
 
 fn default_max_request() -> usize {
-    65_536
+    DEFAULT_MAX_REQUEST_BYTES
 }
 
 /// The administrative state of an RTQ queue (mqgate; spec: tuxedo.md §3).

@@ -119,7 +119,7 @@ pub fn queue_defs(loaded: &Loaded) -> Vec<QueueDef> {
             def.max_depth = c.capacity;
             def.max_msg_length = c.max_request_bytes.saturating_add(HEADER_ALLOWANCE);
         } else {
-            def.max_msg_length = 65_536 + HEADER_ALLOWANCE;
+            def.max_msg_length = super::config::DEFAULT_MAX_REQUEST_BYTES + HEADER_ALLOWANCE;
         }
         out.push(QueueDef::Local(def));
     }

@@ -200,7 +200,8 @@ impl Tedg {
                 key,
                 QueueAttrs {
                     state: cfg.map_or(RtqState::Enabled, |c| c.state),
-                    max_request_bytes: cfg.map_or(65_536, |c| c.max_request_bytes),
+                    max_request_bytes: cfg
+                        .map_or(config::DEFAULT_MAX_REQUEST_BYTES, |c| c.max_request_bytes),
                 },
             );
         }

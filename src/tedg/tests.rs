@@ -728,3 +728,33 @@ fn load_refuses_bad_queue_settings_and_unnamed_queues() {
         "{errors:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_server_wakes_on_a_new_request_and_when_one_falls_due() {
+    let h = Arc::new(harness());
+    // A new immediate request wakes the waiter.
+    let h2 = Arc::clone(&h);
+    let waiter = tokio::spawn(async move { h2.next("wait_ms=5000").await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    ok(&h.enq(invoice(&[], 0, b"arrived")).await);
+    let (st, r) = tokio::time::timeout(Duration::from_secs(3), waiter)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"arrived");
+    assert_eq!(h.ack(&r["lease"]).await.0, 200);
+    // A waiter sees a scheduled request once the clock reaches its time.
+    ok(&h.enq(invoice(&["TPQTIME_REL"], 600, b"due")).await);
+    let h2 = Arc::clone(&h);
+    let waiter = tokio::spawn(async move { h2.next("wait_ms=5000").await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!waiter.is_finished(), "not due yet");
+    h.clock.advance(600);
+    let (st, r) = tokio::time::timeout(Duration::from_secs(3), waiter)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"due");
+}
