@@ -220,7 +220,16 @@ async fn flag_tpnotran_puts_outside_the_callers_unit_of_work() {
     let mut body = invoice(&["TPNOTRAN"], 0, b"notran");
     body["uow"] = json!(uow);
     ok(&h.enq(body).await);
-    // Visible before the caller's unit of work ends, and kept after its backout.
+    // Visible (committed) before the caller's unit of work ends...
+    let (st, _) = h
+        .call(
+            "GET",
+            "/v1/queues/RTQ.BILLING_GROUP.BILLQ/messages/next?browse=true",
+            None,
+        )
+        .await;
+    assert_eq!(st, 200, "committed at once");
+    // ...and kept after its backout.
     let (st, _) = h
         .call("POST", &format!("/v1/uow/{uow}/backout"), None)
         .await;
