@@ -27,6 +27,11 @@ pub struct Config {
     pub storage: StorageConfig,
     /// Queue definitions, in MQ's object types.
     pub queues: Vec<QueueDef>,
+    /// A Tuxedo DMCONFIG file: its QSPACEs are served as RTQ queues
+    /// (docs/tuxedo.md). `mqgate run --dmconfig` overrides it.
+    pub dmconfig: Option<PathBuf>,
+    /// Tuxedo gateway settings (docs/tuxedo.md).
+    pub tedg: crate::tedg::config::TedgConfig,
 }
 
 /// Queue manager attributes (MQ: QMNAME, DEADQ, DEFXMITQ, MAXMSGL).

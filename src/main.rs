@@ -7,6 +7,7 @@ mod config;
 mod http;
 mod qmgr;
 mod store;
+mod tedg;
 
 fn main() -> std::process::ExitCode {
     cli::Cli::parse().run()

@@ -6,7 +6,9 @@ mod check_config;
 mod client;
 mod get;
 mod put;
+mod rtq;
 mod run;
+mod tpenqueue;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -39,6 +41,11 @@ pub enum Command {
     Get(get::GetArgs),
     /// Browse a queue of a running gateway without removing messages.
     Browse(browse::BrowseArgs),
+    /// Tuxedo tpenqueue through a running gateway; exit 1 on a Tuxedo error.
+    Tpenqueue(tpenqueue::TpenqueueArgs),
+    /// RTQ servers: take due requests from a running gateway.
+    #[command(subcommand)]
+    Rtq(rtq::RtqCommand),
     /// Benchmarks (results in docs/performance.md).
     #[command(subcommand)]
     Bench(bench::BenchKind),
@@ -61,6 +68,8 @@ impl Cli {
             Command::Browse(args) => browse::run(args),
             Command::Bench(kind) => bench::run(kind),
             Command::Convert(args) => convert::run(args),
+            Command::Tpenqueue(args) => tpenqueue::run(args),
+            Command::Rtq(cmd) => rtq::run(cmd),
         }
     }
 }
