@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod convert;
+mod rpc;
 
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
@@ -44,6 +45,8 @@ pub enum Command {
     Bench(bench::BenchKind),
     /// Convert stdin from one CCSID to another on stdout.
     Convert(convert::ConvertArgs),
+    /// Call an IDL program through a running gateway's RPC bridge; prints the OUT parameters as JSON.
+    Rpc(rpc::RpcArgs),
 }
 
 impl Cli {
@@ -61,6 +64,7 @@ impl Cli {
             Command::Browse(args) => browse::run(args),
             Command::Bench(kind) => bench::run(kind),
             Command::Convert(args) => convert::run(args),
+            Command::Rpc(args) => rpc::run(args),
         }
     }
 }

@@ -122,8 +122,9 @@ async fn serve(config: Config) -> Result<(), String> {
         config: Arc::new(config),
         started: Instant::now(),
     };
+    let rpc = crate::rpc::RpcService::start(Arc::clone(&qm), &state.config.rpc)?;
     let stopping = Arc::clone(&qm);
-    axum::serve(listener, router(state))
+    axum::serve(listener, router(state).merge(crate::rpc::http::router(rpc)))
         .with_graceful_shutdown(async move {
             stop_signal().await;
             tracing::info!("stop requested; finishing requests in flight");
