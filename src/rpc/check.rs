@@ -37,7 +37,10 @@ pub fn check_config(rpc: &RpcConfig, err: &mut impl FnMut(&str, String)) {
         err("rpc.ccsid", e.to_string());
     }
     if rpc.conversation_timeout_ms == 0 {
-        err("rpc.conversation_timeout_ms", "must be at least 1 ms".into());
+        err(
+            "rpc.conversation_timeout_ms",
+            "must be at least 1 ms".into(),
+        );
     }
     for point in [ExitPoint::Receive, ExitPoint::Send, ExitPoint::Message] {
         if !rpc.exits.at(point).is_empty() {

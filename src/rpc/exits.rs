@@ -99,9 +99,6 @@ impl RpcExits {
         if chain.is_empty() {
             return Ok(());
         }
-        outcome(
-            chain.run_after_get(md, charset, data),
-            ExitPoint::AfterGet,
-        )
+        outcome(chain.run_after_get(md, charset, data), ExitPoint::AfterGet)
     }
 }

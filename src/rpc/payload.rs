@@ -93,9 +93,23 @@ pub fn build(
     data.extend_from_slice(&payload.bytes);
     Ok(Body {
         data,
-        format: CharField::new("MQHRF", Charset::Ascii).map_err(|e| RpcError::bad(e.to_string()))?,
+        format: CharField::new("MQHRF", Charset::Ascii)
+            .map_err(|e| RpcError::bad(e.to_string()))?,
         ccsid: number,
     })
+}
+
+/// A text payload shorter than a layout without a variable-length tail is
+/// read as if blank padded: senders often drop trailing blanks of A fields.
+/// A numeric field that gets blanks this way is still an error.
+fn pad_short(layout: &TextLayout, mut text: String) -> String {
+    if !layout.variable_tail {
+        let have = text.chars().count();
+        if have < layout.fixed_length {
+            text.extend(std::iter::repeat_n(' ', layout.fixed_length - have));
+        }
+    }
+    text
 }
 
 /// A received message read as a program's reply.
@@ -153,8 +167,8 @@ pub fn read(
     if format == "MQHRF" {
         let (rfh, cs) = parse_rfh(data, ByteOrder::from_encoding(md.encoding))
             .map_err(|e| payload_error(e.mqrc(), format!("MQRFH: {e}")))?;
-        let header_ccsid = Ccsid::new(ccsid_number)
-            .map_err(|e| payload_error(e.mqrc(), format!("MQRFH: {e}")))?;
+        let header_ccsid =
+            Ccsid::new(ccsid_number).map_err(|e| payload_error(e.mqrc(), format!("MQRFH: {e}")))?;
         let pairs = rfh
             .pairs(cs)
             .map_err(|e| payload_error(e.mqrc(), format!("MQRFH: {e}")))?;
@@ -184,7 +198,7 @@ pub fn read(
         .text;
     let values = match mode {
         RpcPayload::Text => layout
-            .unmarshal(&text)
+            .unmarshal(&pad_short(layout, text))
             .map_err(|e| payload_error(Mqrc::FORMAT_ERROR, format!("body: {e}")))?,
         RpcPayload::Xml => xml::read(layout, &text)?,
     };
@@ -220,7 +234,15 @@ PROGRAM 'P' IS
             ("H2".to_string(), "say \"hi\"".to_string()),
         ];
         let ccsid = Ccsid::new(1208).unwrap();
-        let body = build(&p, RpcPayload::Text, ccsid, enc::REVERSED, &values, Some(&pairs)).unwrap();
+        let body = build(
+            &p,
+            RpcPayload::Text,
+            ccsid,
+            enc::REVERSED,
+            &values,
+            Some(&pairs),
+        )
+        .unwrap();
         assert_eq!(&body.format.0, b"MQHRF   ");
         // spec: rpc-bridge.md §5 — quote a token with a blank or a quote, double
         // inner quotes, one blank between tokens, pad to a multiple of 4.
@@ -253,8 +275,15 @@ PROGRAM 'P' IS
         values.set("TEXT", Value::Text("AB".into()));
         // CCSID 500 (EBCDIC international): A = 0xC1, B = 0xC2, blank = 0x40
         // (spec: ccsid.md).
-        let body = build(&p, RpcPayload::Text, Ccsid::new(500).unwrap(), enc::NORMAL, &values, None)
-            .unwrap();
+        let body = build(
+            &p,
+            RpcPayload::Text,
+            Ccsid::new(500).unwrap(),
+            enc::NORMAL,
+            &values,
+            None,
+        )
+        .unwrap();
         assert_eq!(body.data, [0xC1, 0xC2, 0x40, 0x40, 0x40]);
         assert_eq!(body.ccsid, 500);
     }
@@ -266,7 +295,12 @@ PROGRAM 'P' IS
         let e = read(
             &p.reply,
             RpcPayload::Text,
-            Described { format: &f, charset: Charset::Ascii, encoding: 546, ccsid: 1208 },
+            Described {
+                format: &f,
+                charset: Charset::Ascii,
+                encoding: 546,
+                ccsid: 1208,
+            },
             b"abc  ",
             1208,
         )

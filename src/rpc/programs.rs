@@ -35,7 +35,12 @@ impl Programs {
         let mut errors = Vec::new();
         for (file_index, path) in files.iter().enumerate() {
             let name = path.display();
-            let mut fail = |message: String| errors.push(LoadError { file_index, message });
+            let mut fail = |message: String| {
+                errors.push(LoadError {
+                    file_index,
+                    message,
+                })
+            };
             let text = match std::fs::read_to_string(path) {
                 Ok(t) => t,
                 Err(e) => {

@@ -25,7 +25,7 @@ use crate::qmgr::{GetMode, GetResult, PutOptions, PutResult, QmError, QueueManag
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::ccsid::Ccsid;
 use mqgate_codecs::idl::{
-    BridgeProgram, CallInputs, CallKind, DynamicKind, ReceivedMessage, Record, WaitInterval,
+    BridgeProgram, CallInputs, CallKind, DynamicKind, ReceivedMessage, Record, Value, WaitInterval,
     correl_id_to_hex,
 };
 use mqgate_codecs::mq::constants::{gmo, mo, mt, per, pmo};
@@ -71,7 +71,8 @@ impl RpcService {
             return Err(format!("rpc.idl_files[{}]: {}", e.file_index, e.message));
         }
         let ccsid = Ccsid::new(config.ccsid).map_err(|e| format!("rpc.ccsid: {e}"))?;
-        let exits = RpcExits::start(&config.exits, qm.name()).map_err(|e| format!("rpc.exits: {e}"))?;
+        let exits =
+            RpcExits::start(&config.exits, qm.name()).map_err(|e| format!("rpc.exits: {e}"))?;
         Ok(Arc::new(RpcService {
             qm,
             config: config.clone(),
@@ -113,7 +114,9 @@ impl RpcService {
         let prog = self.programs.find(library, program).ok_or_else(|| {
             RpcError::new(
                 RpcErrorKind::UnknownProgram,
-                format!("no program '{program}' in library '{library}' of the configured IDL files"),
+                format!(
+                    "no program '{program}' in library '{library}' of the configured IDL files"
+                ),
             )
         })?;
         let inputs = prog.dynamic.inputs(&params).map_err(|e| RpcError {
@@ -145,10 +148,17 @@ impl RpcService {
                     .dynamic
                     .get(&DynamicKind::CorrelId)
                     .is_some_and(|d| d.direction.is_out());
-                let new_correl =
-                    inputs.correl_id.is_none() && (reply_to.is_some() || correl_out);
+                let new_correl = inputs.correl_id.is_none() && (reply_to.is_some() || correl_out);
                 let put = self
-                    .put(&prog, &params, &inputs, &queue, reply_to.as_deref(), new_correl, uow)
+                    .put(
+                        &prog,
+                        &params,
+                        &inputs,
+                        &queue,
+                        reply_to.as_deref(),
+                        new_correl,
+                        uow,
+                    )
                     .await?;
                 Ok(prog.dynamic.outputs(&ReceivedMessage {
                     correl_id: put.correl_id,
@@ -207,7 +217,12 @@ impl RpcService {
         result
     }
 
-    fn queue(&self, given: &Option<String>, default: &str, which: &str) -> Result<String, RpcError> {
+    fn queue(
+        &self,
+        given: &Option<String>,
+        default: &str,
+        which: &str,
+    ) -> Result<String, RpcError> {
         match given {
             Some(q) => Ok(q.clone()),
             None if !default.is_empty() => Ok(default.to_string()),
@@ -230,8 +245,18 @@ impl RpcService {
         uow: Option<u64>,
     ) -> Result<PutResult, RpcError> {
         let mut md = Mqmd::default();
-        let rfh = prog.dynamic.has_rfh().then_some(inputs.rfh_pairs.as_slice());
-        let body = payload::build(prog, self.config.payload, self.ccsid, md.encoding, values, rfh)?;
+        let rfh = prog
+            .dynamic
+            .has_rfh()
+            .then_some(inputs.rfh_pairs.as_slice());
+        let body = payload::build(
+            prog,
+            self.config.payload,
+            self.ccsid,
+            md.encoding,
+            values,
+            rfh,
+        )?;
         md.format = body.format;
         md.coded_char_set_id = body.ccsid;
         md.persistence = if self.config.persistent {
@@ -331,7 +356,12 @@ impl RpcService {
         };
         let got = self
             .qm
-            .get_wait(queue, selector.clone(), GetMode::Destructive { uow: Some(uow) }, wait_for)
+            .get_wait(
+                queue,
+                selector,
+                GetMode::Destructive { uow: Some(uow) },
+                wait_for,
+            )
             .await;
         let got = match got {
             Ok(g) => g,
@@ -356,7 +386,8 @@ impl RpcService {
             }
             Err(mut e) => {
                 if private {
-                    e.message.push_str(&self.dead_letter(original, uow, &e).await);
+                    e.message
+                        .push_str(&self.dead_letter(original, uow, &e).await);
                 } else {
                     e.message
                         .push_str("; the message stays in the conversation's unit of work");
@@ -389,6 +420,16 @@ impl RpcService {
             reply_to_q: md.reply_to_q.text(got.charset),
             rfh_pairs: reply.rfh_pairs,
         });
+        // Seed 004: "the parameter MQ_RFH_H2 gets no value assigned" — it is
+        // answered empty rather than left out.
+        for p in &prog.dynamic.params {
+            if matches!(p.kind, DynamicKind::Rfh(_))
+                && p.direction.is_out()
+                && out.get(&p.name).is_none()
+            {
+                out.set(p.name.clone(), Value::Text(String::new()));
+            }
+        }
         for (n, v) in reply.values.0 {
             out.set(n, v);
         }
@@ -429,7 +470,12 @@ impl RpcService {
     async fn end_private(self: &Arc<Self>, uow: u64, commit: bool) {
         let qm = Arc::clone(&self.qm);
         let done = blocking(move || {
-            if commit { qm.commit(uow) } else { qm.backout(uow) }.map_err(RpcError::from)
+            if commit {
+                qm.commit(uow)
+            } else {
+                qm.backout(uow)
+            }
+            .map_err(RpcError::from)
         })
         .await;
         if let Err(e) = done {
@@ -492,7 +538,12 @@ impl RpcService {
         }
         let qm = Arc::clone(&self.qm);
         blocking(move || {
-            if commit { qm.commit(id) } else { qm.backout(id) }.map_err(RpcError::from)
+            if commit {
+                qm.commit(id)
+            } else {
+                qm.backout(id)
+            }
+            .map_err(RpcError::from)
         })
         .await?;
         tracing::info!(conversation = id, commit, "RPC conversation ended");

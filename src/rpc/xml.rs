@@ -131,7 +131,10 @@ fn record_of(nodes: &[LayoutNode], el: &Node, prefix: &str) -> Result<Record, Rp
             Shape::Tail { .. } => 1,
             Shape::Fixed(d) => d.len(),
         };
-        rec.set(node.name.clone(), value_of(&node.element, dims, child, &path)?);
+        rec.set(
+            node.name.clone(),
+            value_of(&node.element, dims, child, &path)?,
+        );
     }
     Ok(rec)
 }
@@ -155,9 +158,7 @@ fn value_of(element: &Element, dims: usize, el: &Node, path: &str) -> Result<Val
                 format!("XML payload, element {path}: {e}"),
             )
         }),
-        Element::Record(members) => {
-            record_of(members, el, &format!("{path}.")).map(Value::Record)
-        }
+        Element::Record(members) => record_of(members, el, &format!("{path}.")).map(Value::Record),
     }
 }
 
@@ -221,7 +222,10 @@ fn parse(text: &str) -> Result<Node, RpcError> {
             return Err(format_error(start, format!("unsupported markup <{tag}>")));
         }
         if stack.len() >= MAX_DEPTH {
-            return Err(format_error(start, format!("nested deeper than {MAX_DEPTH}")));
+            return Err(format_error(
+                start,
+                format!("nested deeper than {MAX_DEPTH}"),
+            ));
         }
         let node = Node {
             name: name.to_string(),
@@ -234,7 +238,10 @@ fn parse(text: &str) -> Result<Node, RpcError> {
         }
     }
     if let Some(open) = stack.last() {
-        return Err(format_error(b.len(), format!("<{}> is not closed", open.name)));
+        return Err(format_error(
+            b.len(),
+            format!("<{}> is not closed", open.name),
+        ));
     }
     root.ok_or_else(|| format_error(0, "no root element"))
 }
@@ -316,7 +323,11 @@ PROGRAM 'P' IS
         values.set("ADDR", Value::Record(addr));
         values.set(
             "CODES",
-            Value::List(vec![Value::Integer(1), Value::Integer(-2), Value::Integer(3)]),
+            Value::List(vec![
+                Value::Integer(1),
+                Value::Integer(-2),
+                Value::Integer(3),
+            ]),
         );
         let xml = write("P", &p.request, &values);
         // docs/rpc.md "XML payload": element per parameter, arrays as <item>s.
