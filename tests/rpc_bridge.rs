@@ -625,3 +625,37 @@ fn cli_calls_through_the_gateway() {
     let out = run(&["--program", "SEND", "--param", "NOPE=1"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn decoupled_request_reply_in_two_calls() {
+    let (_d, g) = start("");
+    // Call 1: a put with MQ_REPLY_QUEUE becomes a Request (spec: rpc-bridge.md
+    // §3) and returns the CorrelId MQ generated.
+    let (st, v) = rpc(
+        &g,
+        "SEND",
+        "",
+        json!({"MQ_QUEUE_NAME": "RPC.REQUEST", "MQ_REPLY_QUEUE": "RPC.REPLY", "TEXT": "ping"}),
+    );
+    assert_eq!(st, 200, "{v}");
+    let correl = v["MQ_CORREL_ID"].as_str().unwrap().to_string();
+    assert_ne!(correl, "0".repeat(48));
+    fn pong(_: &[u8]) -> Vec<u8> {
+        b"pong".to_vec()
+    }
+    let seen = responder(g.base.clone(), 1, pong).join().unwrap();
+    assert_eq!(seen[0]["md"]["MsgType"], 1);
+    assert_eq!(seen[0]["md"]["ReplyToQ"], "RPC.REPLY");
+    // Another reply that is not ours.
+    g.put(
+        "RPC.REPLY",
+        &format!("correl_id={}&format=MQSTR", "11".repeat(24)),
+        b"not ours",
+    );
+    // Call 2: a get by MQ_CORREL_ID from the input queue.
+    let (st, v) = rpc(&g, "RECEIVE", "", json!({"MQ_CORREL_ID": correl}));
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["TEXT"], "pong");
+    assert_eq!(v["MQ_CORREL_ID"], correl.as_str());
+    assert_eq!(g.depth("RPC.REPLY"), 1, "the other reply stays");
+}
