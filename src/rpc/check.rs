@@ -80,3 +80,103 @@ pub fn check_config(rpc: &RpcConfig, err: &mut impl FnMut(&str, String)) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{Config, RpcPayload};
+
+    const IDL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/rpc/demo.idl");
+
+    fn errors(rpc: &str) -> Vec<String> {
+        let text = format!("rpc:\n  idl_files: [\"{IDL}\"]\n{rpc}");
+        match Config::from_yaml(&text, "t.yaml") {
+            Ok(_) => Vec::new(),
+            Err(e) => e
+                .errors
+                .iter()
+                .map(|e| format!("{}:{}: {}", e.line, e.column, e.message))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn defaults_and_a_valid_section() {
+        let c = Config::from_yaml("", "t.yaml").unwrap();
+        // docs/config.md "rpc": the documented defaults.
+        assert!(c.rpc.idl_files.is_empty());
+        assert_eq!(c.rpc.wait_interval_ms, 30_000);
+        assert_eq!(c.rpc.payload, RpcPayload::Text);
+        assert_eq!(c.rpc.ccsid, 1208);
+        assert_eq!(c.rpc.conversation_timeout_ms, 60_000);
+        assert!(errors("  output_queue: A\n  input_queue: B\n  payload: xml\n").is_empty());
+    }
+
+    #[test]
+    fn equal_queues_are_refused_only_with_request_reply_programs() {
+        // Seed 004: "for this scenario the input queue must be different from
+        // the output queue"; demo.idl has the request/reply programs CALC and ORDER.
+        let e = errors("  output_queue: Q\n  input_queue: Q\n");
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].starts_with("4:16: rpc.input_queue: must differ from rpc.output_queue (Q)")
+                && e[0].ends_with("(DEMO/CALC, DEMO/ORDER)"),
+            "{e:?}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let put_only = dir.path().join("put.idl");
+        std::fs::write(
+            &put_only,
+            "LIBRARY 'L' IS\nPROGRAM 'P' IS\nDEFINE DATA PARAMETER\n1 X (A1) IN\nEND-DEFINE\n",
+        )
+        .unwrap();
+        let text = format!(
+            "rpc:\n  idl_files: [\"{}\"]\n  output_queue: Q\n  input_queue: Q\n",
+            put_only.display()
+        );
+        assert!(Config::from_yaml(&text, "t.yaml").is_ok());
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let e = errors(
+            "  wait_interval_ms: -2\n  ccsid: 4711\n  conversation_timeout_ms: 0\n  \
+             output_queue: \"bad name!\"\n  exits:\n    receive:\n      - exit: convert\n",
+        );
+        let joined = e.join("\n");
+        for key in [
+            "rpc.wait_interval_ms: -2 ms",
+            "rpc.ccsid: CCSID 4711 is not supported",
+            "rpc.conversation_timeout_ms: must be at least 1 ms",
+            "rpc.output_queue:",
+            "rpc.exits.receive: RPC calls have only before_put, before_get and after_get exits",
+        ] {
+            assert!(joined.contains(key), "{key} missing in:\n{joined}");
+        }
+    }
+
+    #[test]
+    fn idl_faults_are_config_errors_with_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.idl");
+        // spec: rpc-bridge.md §1.3 — A needs a length (EntireX 20010005).
+        std::fs::write(
+            &bad,
+            "LIBRARY 'L' IS\nPROGRAM 'P' IS\nDEFINE DATA PARAMETER\n1 X (A) IN\nEND-DEFINE\n",
+        )
+        .unwrap();
+        let text = format!(
+            "rpc:\n  idl_files:\n    - \"{}\"\n    - /no/such.idl\n",
+            bad.display()
+        );
+        let e = Config::from_yaml(&text, "t.yaml").unwrap_err();
+        let msgs: Vec<&str> = e.errors.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(msgs.len(), 2, "{msgs:?}");
+        assert!(
+            msgs[0].starts_with("rpc.idl_files[0]: IDL file ")
+                && msgs[0].contains("line 4, column")
+        );
+        assert!(msgs[0].contains("20010005"), "{msgs:?}");
+        assert!(msgs[1].starts_with("rpc.idl_files[1]: cannot read IDL file /no/such.idl"));
+        assert_eq!((e.errors[1].line, e.errors[1].column), (4, 7));
+    }
+}

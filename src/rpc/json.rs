@@ -5,6 +5,8 @@
 //! numbers and booleans.
 
 use super::error::RpcError;
+#[cfg(test)]
+use super::error::RpcErrorKind;
 use mqgate_codecs::idl::layout::{Element, LayoutNode, Shape};
 use mqgate_codecs::idl::{BridgeProgram, DynamicKind, Format, Record, Value};
 use serde_json::{Map, Value as Json};
@@ -181,5 +183,106 @@ fn value_to_json(v: &Value) -> Json {
         Value::Time(t) => Json::String(t.to_string()),
         Value::Record(r) => record_to_json(r),
         Value::List(items) => Json::Array(items.iter().map(value_to_json).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mqgate_codecs::idl::parse;
+    use serde_json::json;
+
+    const IDL: &str = "LIBRARY 'L' IS
+PROGRAM 'P' IS
+  DEFINE DATA PARAMETER
+  1 MQ_WAIT_INTERVAL (A10) IN
+  1 MQ_CORREL_ID (A48) OUT
+  1 PERSON IN
+    2 NAME (A10)
+    2 BORN (D)
+  1 GRID (I2/2,3) IN
+  1 OK (L) IN
+  1 AMOUNT (N5.2) IN
+  1 RESULT (A5) OUT
+  END-DEFINE
+";
+
+    fn program() -> BridgeProgram {
+        BridgeProgram::bind(&parse(IDL).unwrap(), "L", "P").unwrap()
+    }
+
+    fn obj(v: Json) -> Map<String, Json> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn groups_arrays_and_scalars() {
+        let p = program();
+        let r = params_from_json(
+            &p,
+            &obj(json!({
+                "mq_wait_interval": 250,
+                "PERSON": {"name": "Ann", "BORN": "2026-11-29"},
+                "GRID": [[1, 2, 3], [4, 5, "-6"]],
+                "OK": true,
+                "AMOUNT": "-12.50"
+            })),
+        )
+        .unwrap();
+        // Issue 8 "Front ends": groups as objects, arrays as lists; names by IDL
+        // name without case.
+        assert_eq!(r.get("MQ_WAIT_INTERVAL"), Some(&Value::Integer(250)));
+        let Some(Value::Record(person)) = r.get("PERSON") else {
+            panic!("{r:?}")
+        };
+        assert_eq!(person.get("NAME"), Some(&Value::Text("Ann".into())));
+        assert_eq!(
+            person.get("BORN").unwrap().to_owned(),
+            Value::from_text(&Format::Date, "20261129").unwrap()
+        );
+        let Some(Value::List(rows)) = r.get("GRID") else {
+            panic!("{r:?}")
+        };
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            rows[1],
+            Value::List(vec![
+                Value::Integer(4),
+                Value::Integer(5),
+                Value::Integer(-6)
+            ])
+        );
+        assert_eq!(r.get("OK"), Some(&Value::Logical(true)));
+        assert_eq!(record_to_json(&r)["AMOUNT"], "-12.50");
+        assert_eq!(record_to_json(&r)["PERSON"]["BORN"], "2026-11-29");
+    }
+
+    #[test]
+    fn wrong_names_and_shapes_are_bad_parameters() {
+        let p = program();
+        let cases = [
+            (json!({"RESULT": "x"}), "RESULT is an OUT parameter"),
+            (
+                json!({"MQ_CORREL_ID": "00"}),
+                "MQ_CORREL_ID is an OUT parameter",
+            ),
+            (json!({"NOPE": 1}), "NOPE is no parameter of L/P"),
+            (
+                json!({"PERSON": "Ann"}),
+                "PERSON: a group needs a JSON object",
+            ),
+            (json!({"PERSON": {"AGE": 3}}), "PERSON.AGE is no member"),
+            (
+                json!({"GRID": [1, 2]}),
+                "GRID[0]: an array needs a JSON list",
+            ),
+            (json!({"AMOUNT": "12,5"}), "AMOUNT: "),
+            (json!({"OK": [true]}), "OK: format L needs"),
+        ];
+        for (input, want) in cases {
+            let e = params_from_json(&p, &obj(input.clone())).unwrap_err();
+            assert_eq!(e.kind, RpcErrorKind::BadParameters);
+            assert!(e.message.contains(want), "{input}: {}", e.message);
+        }
     }
 }
