@@ -52,6 +52,10 @@ pub struct RpcConfig {
     pub ccsid: i32,
     /// Messages put by RPC calls are persistent.
     pub persistent: bool,
+    /// Expiry of request messages in ms (MQMD Expiry, in tenths of a second);
+    /// 0 = unlimited. A request nobody answered in time then does not wait
+    /// for a responder forever (spec: rpc-bridge.md §9 decision 11).
+    pub request_expiry_ms: u64,
     /// An idle conversation is backed out after this many ms.
     pub conversation_timeout_ms: u64,
     /// before_put, before_get and after_get exits (mqgate-exits YAML, docs/exits.md)
@@ -69,6 +73,7 @@ impl Default for RpcConfig {
             payload: RpcPayload::Text,
             ccsid: 1208,
             persistent: false,
+            request_expiry_ms: 0,
             conversation_timeout_ms: 60_000,
             exits: mqgate_exits::config::PointChains::default(),
         }

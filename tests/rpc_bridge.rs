@@ -659,3 +659,29 @@ fn decoupled_request_reply_in_two_calls() {
     assert_eq!(v["MQ_CORREL_ID"], correl.as_str());
     assert_eq!(g.depth("RPC.REPLY"), 1, "the other reply stays");
 }
+
+#[test]
+fn requests_carry_the_configured_expiry() {
+    let (_d, g) = start("  request_expiry_ms: 60000\n");
+    let (st, v) = rpc(
+        &g,
+        "CALC",
+        "",
+        json!({"MQ_WAIT_INTERVAL": "0", "OPERATOR": "+", "LEFT": 1, "RIGHT": 2}),
+    );
+    assert_eq!((st, v["mqrc"].as_i64()), (504, Some(2033)), "{v}");
+    let (_, m) = browse(&g, "RPC.REQUEST");
+    // MQMD Expiry is in tenths of a second: 60000 ms = 600, minus the little
+    // time the request has waited (browse returns the remaining Expiry).
+    let expiry = m["md"]["Expiry"].as_i64().unwrap();
+    assert!((590..=600).contains(&expiry), "{m}");
+    // Datagrams are not given an Expiry.
+    rpc(
+        &g,
+        "NOTE",
+        "",
+        json!({"MQ_QUEUE_NAME": "APP.QUEUE", "TEXT": "d"}),
+    );
+    let (_, m) = browse(&g, "APP.QUEUE");
+    assert_eq!(m["md"]["Expiry"], -1);
+}

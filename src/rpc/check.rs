@@ -36,6 +36,15 @@ pub fn check_config(rpc: &RpcConfig, err: &mut impl FnMut(&str, String)) {
     if let Err(e) = Ccsid::new(rpc.ccsid) {
         err("rpc.ccsid", e.to_string());
     }
+    if rpc.request_expiry_ms / 100 > i32::MAX as u64 {
+        err(
+            "rpc.request_expiry_ms",
+            format!(
+                "at most {} ms (MQMD Expiry is in tenths of a second)",
+                i32::MAX as u64 * 100
+            ),
+        );
+    }
     if rpc.conversation_timeout_ms == 0 {
         err(
             "rpc.conversation_timeout_ms",

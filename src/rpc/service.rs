@@ -140,6 +140,13 @@ impl RpcService {
             None => WaitInterval::from_millis(self.config.wait_interval_ms)
                 .unwrap_or(WaitInterval::Unlimited),
         };
+        tracing::debug!(
+            library = %prog.library,
+            program = %prog.program,
+            operation = ?prog.call_kind,
+            conversation = ?uow,
+            "RPC call"
+        );
         let result = match prog.call_kind {
             CallKind::Put => {
                 let queue = self.queue(&inputs.queue_name, &self.config.output_queue, "output")?;
@@ -267,6 +274,11 @@ impl RpcService {
         md.msg_type = mt::DATAGRAM;
         if let Some(r) = reply_to {
             md.msg_type = mt::REQUEST;
+            if self.config.request_expiry_ms > 0 {
+                // Tenths of a second, at least 1; the range is checked with the config.
+                md.expiry =
+                    i32::try_from(self.config.request_expiry_ms.div_ceil(100)).unwrap_or(i32::MAX);
+            }
             md.reply_to_q = CharField::new(r, Charset::Ascii)
                 .map_err(|e| RpcError::bad(format!("reply queue {r:?}: {e}")))?;
         }
