@@ -685,3 +685,46 @@ fn requests_carry_the_configured_expiry() {
     let (_, m) = browse(&g, "APP.QUEUE");
     assert_eq!(m["md"]["Expiry"], -1);
 }
+
+#[test]
+fn before_put_exit_changes_the_message_or_stops_the_call() {
+    // The built-in convert exit (docs/exits.md) at before_put converts the
+    // payload to EBCDIC CCSID 500 and refuses (on_error=suppress) what CCSID
+    // 500 cannot hold.
+    let (_d, g) = start(
+        "  exits:
+    before_put:
+      - exit: convert
+        data: \"ccsid=500 on_error=suppress\"
+",
+    );
+    let (st, v) = rpc(
+        &g,
+        "NOTE",
+        "",
+        json!({"MQ_QUEUE_NAME": "APP.QUEUE", "TEXT": "AB"}),
+    );
+    assert_eq!(st, 200, "{v}");
+    let (_, m) = browse(&g, "APP.QUEUE");
+    // What the exit left is what was put: CCSID 500, A = 0xC1, B = 0xC2,
+    // blank = 0x40 (spec: ccsid.md).
+    assert_eq!(m["md"]["CodedCharSetId"], 500);
+    let mut want = vec![0xC1, 0xC2];
+    want.resize(20, 0x40);
+    assert_eq!(data(&m), want);
+    // The bridge reads it back from its own CodedCharSetId.
+    let (st, v) = rpc(&g, "RECEIVE", "", json!({"MQ_QUEUE_NAME": "APP.QUEUE"}));
+    assert_eq!((st, &v["TEXT"]), (200, &json!("AB")), "{v}");
+    // CCSID 500 has no euro sign: the exit suppresses with 2119
+    // MQRC_NOT_CONVERTED and nothing is put.
+    let (st, v) = rpc(
+        &g,
+        "NOTE",
+        "",
+        json!({"MQ_QUEUE_NAME": "APP.QUEUE", "TEXT": "5 €"}),
+    );
+    assert_eq!(st, 502, "{v}");
+    assert_eq!(v["code"], "EXIT_REFUSED");
+    assert_eq!(v["mqrc"], 2119);
+    assert_eq!(browse(&g, "APP.QUEUE").0, 404);
+}
