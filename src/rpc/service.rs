@@ -103,8 +103,32 @@ impl RpcService {
     /// MQ_REPLY_QUEUE and MQ_RFH_* from its MQMD and MQRFH (a put returns the
     /// CorrelId it put).
     ///
+    /// The call runs in its own task, so a caller that goes away (an HTTP
+    /// client disconnecting) does not cut it off between the get and the end
+    /// of its unit of work.
+    ///
     /// Errors: [`RpcError`] (docs/rpc.md "Errors").
     pub async fn call(
+        self: &Arc<Self>,
+        library: &str,
+        program: &str,
+        params: Record,
+        conversation: Option<u64>,
+    ) -> Result<Record, RpcError> {
+        let svc = Arc::clone(self);
+        let (library, program) = (library.to_string(), program.to_string());
+        tokio::spawn(async move { svc.run_call(&library, &program, params, conversation).await })
+            .await
+            .map_err(|e| {
+                RpcError::with_mqrc(
+                    RpcErrorKind::Mq,
+                    Mqrc::UNEXPECTED_ERROR,
+                    format!("call task failed: {e}"),
+                )
+            })?
+    }
+
+    async fn run_call(
         self: &Arc<Self>,
         library: &str,
         program: &str,
