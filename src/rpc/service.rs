@@ -171,7 +171,26 @@ impl RpcService {
             conversation = ?uow,
             "RPC call"
         );
-        let result = match prog.call_kind {
+        let result = self.dispatch(&prog, &params, &inputs, uow, wait).await;
+        if let (Some(id), Err(e)) = (uow, &result) {
+            if e.kind == RpcErrorKind::ConversationEnded {
+                self.conversations().remove(&id);
+            }
+        }
+        result
+    }
+
+    /// The MQ operations of one call (module docs); an error ends only this
+    /// function, so `run_call` can do its conversation bookkeeping.
+    async fn dispatch(
+        self: &Arc<Self>,
+        prog: &Arc<BridgeProgram>,
+        params: &Record,
+        inputs: &CallInputs,
+        uow: Option<u64>,
+        wait: WaitInterval,
+    ) -> Result<Record, RpcError> {
+        match prog.call_kind {
             CallKind::Put => {
                 let queue = self.queue(&inputs.queue_name, &self.config.output_queue, "output")?;
                 let reply_to = inputs.reply_queue.clone();
@@ -182,9 +201,9 @@ impl RpcService {
                 let new_correl = inputs.correl_id.is_none() && (reply_to.is_some() || correl_out);
                 let put = self
                     .put(
-                        &prog,
-                        &params,
-                        &inputs,
+                        prog,
+                        params,
+                        inputs,
                         &queue,
                         reply_to.as_deref(),
                         new_correl,
@@ -199,7 +218,7 @@ impl RpcService {
             }
             CallKind::Get => {
                 let queue = self.queue(&inputs.queue_name, &self.config.input_queue, "input")?;
-                self.get(&prog, &queue, inputs.correl_id, wait, uow, false)
+                self.get(prog, &queue, inputs.correl_id, wait, uow, false)
                     .await
             }
             CallKind::RequestReply => {
@@ -227,25 +246,19 @@ impl RpcService {
                 }
                 let put = self
                     .put(
-                        &prog,
-                        &params,
-                        &inputs,
+                        prog,
+                        params,
+                        inputs,
                         &queue,
                         Some(&reply_q),
                         inputs.correl_id.is_none(),
                         None,
                     )
                     .await?;
-                self.get(&prog, &reply_q, Some(put.correl_id), wait, None, true)
+                self.get(prog, &reply_q, Some(put.correl_id), wait, None, true)
                     .await
             }
-        };
-        if let (Some(id), Err(e)) = (uow, &result) {
-            if e.kind == RpcErrorKind::ConversationEnded {
-                self.conversations().remove(&id);
-            }
         }
-        result
     }
 
     fn queue(
