@@ -416,6 +416,12 @@ fn conversations_commit_and_back_out() {
     let c = open();
     send(&c, "five");
     std::thread::sleep(Duration::from_millis(1500));
+    let (st, v) = send(&c, "six");
+    assert_eq!(
+        (st, v["code"].as_str()),
+        (404, Some("CONVERSATION_ENDED")),
+        "{v}"
+    );
     let (st, v) = g.call("POST", &format!("/v1/rpc/conversations/{c}/commit"), None);
     assert_eq!(st, 404, "{v}");
     assert_eq!(v["code"], "CONVERSATION_ENDED");
