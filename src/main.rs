@@ -6,6 +6,7 @@ mod cli;
 mod config;
 mod http;
 mod qmgr;
+mod rpc;
 mod store;
 mod tedg;
 

@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod convert;
+mod rpc;
 
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
@@ -51,6 +52,8 @@ pub enum Command {
     Bench(bench::BenchKind),
     /// Convert stdin from one CCSID to another on stdout.
     Convert(convert::ConvertArgs),
+    /// Call an IDL program through a running gateway's RPC bridge; prints the OUT parameters as JSON.
+    Rpc(rpc::RpcArgs),
 }
 
 impl Cli {
@@ -70,6 +73,7 @@ impl Cli {
             Command::Convert(args) => convert::run(args),
             Command::Tpenqueue(args) => tpenqueue::run(args),
             Command::Rtq(cmd) => rtq::run(cmd),
+            Command::Rpc(args) => rpc::run(args),
         }
     }
 }

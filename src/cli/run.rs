@@ -149,8 +149,9 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
         config: Arc::new(config),
         started: Instant::now(),
     };
+    let rpc = crate::rpc::RpcService::start(Arc::clone(&qm), &state.config.rpc)?;
     let stopping = Arc::clone(&qm);
-    let mut app = router(state);
+    let mut app = router(state).merge(crate::rpc::http::router(rpc));
     if let Some(r) = tedg_routes {
         app = app.merge(r);
     }
