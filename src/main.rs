@@ -3,6 +3,10 @@
 use clap::Parser;
 
 mod cli;
+mod config;
+mod http;
+mod qmgr;
+mod store;
 
 fn main() -> std::process::ExitCode {
     cli::Cli::parse().run()
