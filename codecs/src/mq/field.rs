@@ -135,7 +135,9 @@ pub enum FieldError {
     #[error("value of {len} characters is longer than the field's {max}")]
     TooLong { len: usize, max: usize },
     /// `ch` at character `position` is not one of MQ's invariant characters.
-    #[error("character {ch:?} at position {position} is not an MQ invariant character (A-Z a-z 0-9 . / _ % blank)")]
+    #[error(
+        "character {ch:?} at position {position} is not an MQ invariant character (A-Z a-z 0-9 . / _ % blank)"
+    )]
     BadCharacter { ch: char, position: usize },
 }
 
@@ -208,7 +210,12 @@ impl<const N: usize> Default for CharField<N> {
 impl<const N: usize> fmt::Debug for CharField<N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Debug cannot know the charset; show what ASCII would read and the raw hex.
-        write!(f, "{:?}/{}", self.text(Charset::Ascii), hex::encode_upper(self.0))
+        write!(
+            f,
+            "{:?}/{}",
+            self.text(Charset::Ascii),
+            hex::encode_upper(self.0)
+        )
     }
 }
 
@@ -219,8 +226,14 @@ mod tests {
     #[test]
     fn invariant_characters_map_to_their_ebcdic_code_points() {
         // spec: mq-structures.md §3: "MD  " is D4 C4 40 40 in EBCDIC; "XQH " is E7 D8 C8 40.
-        assert_eq!(Charset::Ebcdic.encode_field::<4>("MD").unwrap(), [0xD4, 0xC4, 0x40, 0x40]);
-        assert_eq!(Charset::Ebcdic.encode_field::<4>("XQH").unwrap(), [0xE7, 0xD8, 0xC8, 0x40]);
+        assert_eq!(
+            Charset::Ebcdic.encode_field::<4>("MD").unwrap(),
+            [0xD4, 0xC4, 0x40, 0x40]
+        );
+        assert_eq!(
+            Charset::Ebcdic.encode_field::<4>("XQH").unwrap(),
+            [0xE7, 0xD8, 0xC8, 0x40]
+        );
         assert_eq!(Charset::Ebcdic.encode_invariant('%'), Some(0x6C));
         assert_eq!(Charset::Ebcdic.encode_invariant('z'), Some(0xA9));
         assert_eq!(Charset::Ebcdic.encode_invariant('9'), Some(0xF9));
@@ -244,7 +257,10 @@ mod tests {
         );
         assert!(matches!(
             CharField::<8>::new("A B-", Charset::Ascii),
-            Err(FieldError::BadCharacter { ch: '-', position: 3 })
+            Err(FieldError::BadCharacter {
+                ch: '-',
+                position: 3
+            })
         ));
     }
 }
