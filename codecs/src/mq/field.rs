@@ -139,6 +139,13 @@ pub enum FieldError {
         "character {ch:?} at position {position} is not an MQ invariant character (A-Z a-z 0-9 . / _ % blank)"
     )]
     BadCharacter { ch: char, position: usize },
+    /// The field `offset..offset + len` does not lie inside the buffer of `buf_len` bytes.
+    #[error("field at offset {offset} of {len} bytes is outside the buffer of {buf_len} bytes")]
+    OutOfBounds {
+        offset: usize,
+        len: usize,
+        buf_len: usize,
+    },
 }
 
 /// A fixed-length character field of `N` bytes, kept exactly as read.

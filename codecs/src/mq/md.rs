@@ -1,9 +1,12 @@
-//! MQMD, the message descriptor (spec: mq-structures.md §4).
-//!
-//! This module holds the data model; parsing and writing live beside it.
+//! MQMD, the message descriptor (spec: mq-structures.md §4): the data model,
+//! [`parse_md`] and [`write_md`].
 
+use super::chain::Descriptor;
 use super::constants::{ccsi, enc, md, mt, per};
-use super::field::CharField;
+use super::enc::{ByteOrder, Fixed};
+use super::error::{DecodeError, DecodeErrorKind, need};
+use super::field::{CharField, Charset};
+use super::strucid::Structure;
 
 /// MsgId, CorrelId, GroupId: 24 binary bytes, never converted (MQBYTE24).
 pub type Id24 = [u8; 24];
@@ -124,5 +127,201 @@ impl Mqmd {
             || self.offset != 0
             || self.msg_flags != 0
             || self.original_length != md::OL_UNDEFINED
+    }
+}
+
+/// What the chain walker needs from an MQMD without building an [`Mqmd`]:
+/// its length, charset and the descriptor of what follows it.
+pub(crate) fn scan_md(
+    input: &[u8],
+    order: ByteOrder,
+) -> Result<(usize, Charset, Descriptor), DecodeError> {
+    need(Structure::Md, input, 8)?;
+    let cs = Structure::Md
+        .match_struc_id(input)
+        .ok_or_else(|| bad_struc_id(input))?;
+    let f = Fixed { b: input, order };
+    let len = match f.i32(4) {
+        1 => md::LENGTH_1,
+        2 => md::LENGTH_2,
+        v => {
+            return Err(DecodeError::new(
+                Structure::Md,
+                4,
+                DecodeErrorKind::UnsupportedVersion { version: v },
+            ));
+        }
+    };
+    need(Structure::Md, input, len)?;
+    let next = Descriptor {
+        encoding: f.i32(24),
+        coded_char_set_id: f.i32(28),
+        format: CharField(f.array(32)),
+        charset: cs,
+    };
+    Ok((len, cs, next))
+}
+
+fn bad_struc_id(input: &[u8]) -> DecodeError {
+    let mut found = [0u8; 4];
+    found.copy_from_slice(&input[..4]);
+    DecodeError::new(Structure::Md, 0, DecodeErrorKind::BadStrucId { found })
+}
+
+/// Parses an MQMD version 1 (324 bytes) or 2 (364 bytes) from the start of
+/// `input`, integers in `order`. Returns the MD and the charset of its
+/// character fields, which its StrucId (`MD  ` in ASCII or EBCDIC) reveals.
+/// Character fields are kept as raw bytes so [`write_md`] reproduces them.
+///
+/// Errors (all 2026 MQRC_MD_ERROR): truncated input, a StrucId that is not
+/// `MD  `, a Version other than 1 or 2. Offsets count from the MD's start.
+pub fn parse_md(input: &[u8], order: ByteOrder) -> Result<(Mqmd, Charset), DecodeError> {
+    let (len, cs, _) = scan_md(input, order)?;
+    let f = Fixed { b: input, order };
+    let mut m = Mqmd {
+        version: f.i32(4),
+        report: f.i32(8),
+        msg_type: f.i32(12),
+        expiry: f.i32(16),
+        feedback: f.i32(20),
+        encoding: f.i32(24),
+        coded_char_set_id: f.i32(28),
+        format: CharField(f.array(32)),
+        priority: f.i32(40),
+        persistence: f.i32(44),
+        msg_id: f.array(48),
+        correl_id: f.array(72),
+        backout_count: f.i32(96),
+        reply_to_q: CharField(f.array(100)),
+        reply_to_q_mgr: CharField(f.array(148)),
+        user_identifier: CharField(f.array(196)),
+        accounting_token: f.array(208),
+        appl_identity_data: CharField(f.array(240)),
+        put_appl_type: f.i32(272),
+        put_appl_name: CharField(f.array(276)),
+        put_date: CharField(f.array(304)),
+        put_time: CharField(f.array(312)),
+        appl_origin_data: CharField(f.array(320)),
+        ..Mqmd::default()
+    };
+    if len == md::LENGTH_2 {
+        m.group_id = f.array(324);
+        m.msg_seq_number = f.i32(348);
+        m.offset = f.i32(352);
+        m.msg_flags = f.i32(356);
+        m.original_length = f.i32(360);
+    }
+    Ok((m, cs))
+}
+
+/// Appends `m` to `out`: 324 bytes for version 1, 364 for version 2 or more,
+/// integers in `order`, StrucId `MD  ` in `cs`, character fields exactly as
+/// held (a field built by mqgate is blank padded; a parsed one keeps its NULs).
+pub fn write_md(m: &Mqmd, order: ByteOrder, cs: Charset, out: &mut Vec<u8>) {
+    out.reserve(m.wire_len());
+    out.extend_from_slice(&Structure::Md.struc_id(cs));
+    for v in [
+        m.version, m.report, m.msg_type, m.expiry, m.feedback, m.encoding,
+    ] {
+        order.put_i32(out, v);
+    }
+    order.put_i32(out, m.coded_char_set_id);
+    out.extend_from_slice(&m.format.0);
+    order.put_i32(out, m.priority);
+    order.put_i32(out, m.persistence);
+    out.extend_from_slice(&m.msg_id);
+    out.extend_from_slice(&m.correl_id);
+    order.put_i32(out, m.backout_count);
+    out.extend_from_slice(&m.reply_to_q.0);
+    out.extend_from_slice(&m.reply_to_q_mgr.0);
+    out.extend_from_slice(&m.user_identifier.0);
+    out.extend_from_slice(&m.accounting_token);
+    out.extend_from_slice(&m.appl_identity_data.0);
+    order.put_i32(out, m.put_appl_type);
+    out.extend_from_slice(&m.put_appl_name.0);
+    out.extend_from_slice(&m.put_date.0);
+    out.extend_from_slice(&m.put_time.0);
+    out.extend_from_slice(&m.appl_origin_data.0);
+    if m.version >= 2 {
+        out.extend_from_slice(&m.group_id);
+        for v in [m.msg_seq_number, m.offset, m.msg_flags, m.original_length] {
+            order.put_i32(out, v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md_v2_fields_at_their_offsets() {
+        // spec: mq-structures.md §4 offsets.
+        let mut m = Mqmd {
+            encoding: 273,
+            coded_char_set_id: 1208,
+            format: CharField(*b"MQHRF2  "),
+            msg_seq_number: 7,
+            ..Mqmd::default()
+        };
+        m.msg_id[0] = 0x41;
+        let mut out = Vec::new();
+        write_md(&m, ByteOrder::Little, Charset::Ascii, &mut out);
+        assert_eq!(out.len(), 364);
+        assert_eq!(&out[0..8], b"MD  \x02\0\0\0");
+        assert_eq!(&out[24..28], &[0x11, 0x01, 0, 0]);
+        assert_eq!(&out[28..32], &[0xB8, 0x04, 0, 0]);
+        assert_eq!(&out[32..40], b"MQHRF2  ");
+        assert_eq!(out[48], 0x41);
+        assert_eq!(&out[348..352], &[7, 0, 0, 0]);
+        assert_eq!(&out[360..364], &[0xFF; 4]);
+        let (back, cs) = parse_md(&out, ByteOrder::Little).unwrap();
+        assert_eq!((back, cs), (m, Charset::Ascii));
+    }
+
+    #[test]
+    fn md_v1_is_324_bytes_and_ebcdic_struc_id_sets_charset() {
+        let m = Mqmd {
+            version: 1,
+            ..Mqmd::default()
+        };
+        let mut out = Vec::new();
+        write_md(&m, ByteOrder::Big, Charset::Ebcdic, &mut out);
+        assert_eq!(out.len(), 324);
+        // spec: mq-structures.md §3: EBCDIC "MD  " = D4 C4 40 40.
+        assert_eq!(&out[0..4], &[0xD4, 0xC4, 0x40, 0x40]);
+        assert_eq!(&out[4..8], &[0, 0, 0, 1]);
+        let (_, cs) = parse_md(&out, ByteOrder::Big).unwrap();
+        assert_eq!(cs, Charset::Ebcdic);
+    }
+
+    #[test]
+    fn md_errors_name_offset_and_2026() {
+        let m = Mqmd::default();
+        let mut out = Vec::new();
+        write_md(&m, ByteOrder::Little, Charset::Ascii, &mut out);
+        let e = parse_md(&out[..300], ByteOrder::Little).unwrap_err();
+        assert_eq!(
+            e.kind,
+            DecodeErrorKind::Truncated {
+                needed: 364,
+                available: 300
+            }
+        );
+        assert_eq!(e.mqrc().0, 2026);
+        // Read in the wrong byte order the Version is 0x02000000.
+        let e = parse_md(&out, ByteOrder::Big).unwrap_err();
+        assert_eq!(
+            (e.offset, e.kind),
+            (
+                4,
+                DecodeErrorKind::UnsupportedVersion {
+                    version: 0x0200_0000
+                }
+            )
+        );
+        out[0] = b'X';
+        let e = parse_md(&out, ByteOrder::Little).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::BadStrucId { found: *b"XD  " });
     }
 }

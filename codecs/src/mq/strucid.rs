@@ -1,0 +1,232 @@
+//! Which MQ structure a StrucId or a Format name announces
+//! (spec: mq-structures.md §3 StrucIds, §10 format names).
+
+use std::fmt;
+
+use super::constants::fmt as mqfmt;
+use super::field::{CharField, Charset};
+
+/// The MQ structures mqgate reads. Names are MQ's (`MQMD`, `MQRFH2`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Structure {
+    /// Message descriptor, StrucId `MD  `.
+    Md,
+    /// Message descriptor extension, StrucId `MDE `, Format `MQHMDE  `.
+    Mde,
+    /// Transmission queue header, StrucId `XQH `, Format `MQXMIT  `.
+    Xqh,
+    /// Dead-letter header, StrucId `DLH `, Format `MQDEAD  `.
+    Dlh,
+    /// Rules and formatting header version 1, StrucId `RFH `, Format `MQHRF   `.
+    Rfh,
+    /// Rules and formatting header version 2, StrucId `RFH `, Format `MQHRF2  `.
+    Rfh2,
+    /// IMS bridge header, StrucId `IIH `, Format `MQIMS   `.
+    Iih,
+    /// CICS bridge header, StrucId `CIH `, Format `MQCICS  `.
+    Cih,
+}
+
+impl Structure {
+    /// MQ's name of the structure, e.g. `MQRFH2`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Structure::Md => "MQMD",
+            Structure::Mde => "MQMDE",
+            Structure::Xqh => "MQXQH",
+            Structure::Dlh => "MQDLH",
+            Structure::Rfh => "MQRFH",
+            Structure::Rfh2 => "MQRFH2",
+            Structure::Iih => "MQIIH",
+            Structure::Cih => "MQCIH",
+        }
+    }
+
+    /// The StrucId in ASCII (spec: mq-structures.md §3).
+    pub fn struc_id_ascii(self) -> &'static [u8; 4] {
+        match self {
+            Structure::Md => b"MD  ",
+            Structure::Mde => b"MDE ",
+            Structure::Xqh => b"XQH ",
+            Structure::Dlh => b"DLH ",
+            Structure::Rfh | Structure::Rfh2 => b"RFH ",
+            Structure::Iih => b"IIH ",
+            Structure::Cih => b"CIH ",
+        }
+    }
+
+    /// The StrucId in `cs`: ASCII, or EBCDIC (`MD  ` = `D4 C4 40 40`).
+    pub fn struc_id(self, cs: Charset) -> [u8; 4] {
+        let a = self.struc_id_ascii();
+        match cs {
+            Charset::Ascii => *a,
+            Charset::Ebcdic => a.map(ascii_to_ebcdic_upper),
+        }
+    }
+
+    /// The charset in which `found` is this structure's StrucId, if it is.
+    pub fn match_struc_id(self, found: &[u8]) -> Option<Charset> {
+        let found: [u8; 4] = found.get(..4)?.try_into().ok()?;
+        if found == *self.struc_id_ascii() {
+            Some(Charset::Ascii)
+        } else if found == self.struc_id(Charset::Ebcdic) {
+            Some(Charset::Ebcdic)
+        } else {
+            None
+        }
+    }
+
+    /// The structure a StrucId names (RFH is reported as [`Structure::Rfh`];
+    /// its Version tells v1 from v2) and the charset it is written in.
+    pub fn from_struc_id(found: &[u8]) -> Option<(Structure, Charset)> {
+        const ALL: [Structure; 7] = [
+            Structure::Md,
+            Structure::Xqh,
+            Structure::Rfh,
+            Structure::Mde,
+            Structure::Dlh,
+            Structure::Cih,
+            Structure::Iih,
+        ];
+        ALL.iter()
+            .find_map(|&s| s.match_struc_id(found).map(|cs| (s, cs)))
+    }
+
+    /// The MQFMT name that announces this structure (the MQMD has none).
+    pub fn format(self) -> Option<&'static [u8; 8]> {
+        match self {
+            Structure::Md => None,
+            Structure::Mde => Some(mqfmt::MD_EXTENSION),
+            Structure::Xqh => Some(mqfmt::XMIT_Q_HEADER),
+            Structure::Dlh => Some(mqfmt::DEAD_LETTER_HEADER),
+            Structure::Rfh => Some(mqfmt::RF_HEADER_1),
+            Structure::Rfh2 => Some(mqfmt::RF_HEADER_2),
+            Structure::Iih => Some(mqfmt::IMS),
+            Structure::Cih => Some(mqfmt::CICS),
+        }
+    }
+
+    /// The structure a Format field (in `cs`) announces, compared on the
+    /// 8-byte blank-padded form with a NUL ending the name (spec:
+    /// mq-structures.md §2 and §11), so `MQHRF2\0\0` names the MQRFH2.
+    pub fn from_format(format: &CharField<8>, cs: Charset) -> Option<Structure> {
+        let name = ascii_format(format, cs);
+        match &name {
+            b"MQHMDE  " => Some(Structure::Mde),
+            b"MQXMIT  " => Some(Structure::Xqh),
+            b"MQDEAD  " => Some(Structure::Dlh),
+            b"MQHRF   " => Some(Structure::Rfh),
+            b"MQHRF2  " => Some(Structure::Rfh2),
+            b"MQIMS   " => Some(Structure::Iih),
+            b"MQCICS  " => Some(Structure::Cih),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Structure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A Format field as 8 ASCII bytes: NUL ends the name, the rest is blanks;
+/// EBCDIC invariant characters are mapped to ASCII, others to `?`.
+pub fn ascii_format(format: &CharField<8>, cs: Charset) -> [u8; 8] {
+    let mut out = [b' '; 8];
+    for (o, &b) in out.iter_mut().zip(format.0.iter()) {
+        if b == 0 {
+            break;
+        }
+        *o = match cs {
+            Charset::Ascii => b,
+            Charset::Ebcdic => {
+                let c = cs.decode_byte(b);
+                if c.is_ascii() { c as u8 } else { b'?' }
+            }
+        };
+    }
+    out
+}
+
+/// EBCDIC for the characters that occur in StrucIds (capitals and blank).
+const fn ascii_to_ebcdic_upper(a: u8) -> u8 {
+    match a {
+        b'A'..=b'I' => 0xC1 + (a - b'A'),
+        b'J'..=b'R' => 0xD1 + (a - b'J'),
+        b'S'..=b'Z' => 0xE2 + (a - b'S'),
+        _ => 0x40,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struc_ids_in_both_charsets() {
+        // spec: mq-structures.md §3 table.
+        assert_eq!(
+            Structure::Md.struc_id(Charset::Ebcdic),
+            [0xD4, 0xC4, 0x40, 0x40]
+        );
+        assert_eq!(
+            Structure::Mde.struc_id(Charset::Ebcdic),
+            [0xD4, 0xC4, 0xC5, 0x40]
+        );
+        assert_eq!(
+            Structure::Xqh.struc_id(Charset::Ebcdic),
+            [0xE7, 0xD8, 0xC8, 0x40]
+        );
+        assert_eq!(
+            Structure::Dlh.struc_id(Charset::Ebcdic),
+            [0xC4, 0xD3, 0xC8, 0x40]
+        );
+        assert_eq!(
+            Structure::Rfh2.struc_id(Charset::Ebcdic),
+            [0xD9, 0xC6, 0xC8, 0x40]
+        );
+        assert_eq!(
+            Structure::Cih.struc_id(Charset::Ebcdic),
+            [0xC3, 0xC9, 0xC8, 0x40]
+        );
+        assert_eq!(
+            Structure::Iih.struc_id(Charset::Ebcdic),
+            [0xC9, 0xC9, 0xC8, 0x40]
+        );
+        assert_eq!(
+            Structure::Rfh2.struc_id(Charset::Ascii),
+            [0x52, 0x46, 0x48, 0x20]
+        );
+        assert_eq!(
+            Structure::from_struc_id(&[0xE7, 0xD8, 0xC8, 0x40]),
+            Some((Structure::Xqh, Charset::Ebcdic))
+        );
+        assert_eq!(Structure::from_struc_id(b"MD\0\0"), None);
+    }
+
+    #[test]
+    fn format_names_with_nul_padding_match() {
+        // issue 2: Format bytes 4D 51 48 52 46 32 00 00 are read as `MQHRF2  `.
+        let f = CharField([0x4D, 0x51, 0x48, 0x52, 0x46, 0x32, 0x00, 0x00]);
+        assert_eq!(
+            Structure::from_format(&f, Charset::Ascii),
+            Some(Structure::Rfh2)
+        );
+        // `MQHRF   ` (v1) is a different format from `MQHRF2  `.
+        assert_eq!(
+            Structure::from_format(&CharField(*b"MQHRF   "), Charset::Ascii),
+            Some(Structure::Rfh)
+        );
+        assert_eq!(
+            Structure::from_format(&CharField(*b"MQSTR   "), Charset::Ascii),
+            None
+        );
+        // EBCDIC `MQXMIT  `.
+        let e = CharField::<8>::new("MQXMIT", Charset::Ebcdic).unwrap();
+        assert_eq!(
+            Structure::from_format(&e, Charset::Ebcdic),
+            Some(Structure::Xqh)
+        );
+    }
+}

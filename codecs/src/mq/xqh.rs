@@ -1,0 +1,168 @@
+//! MQXQH, the transmission queue header (spec: mq-structures.md §6):
+//! StrucId `XQH `, Version 1, 428 bytes, with an embedded MQMD version 1.
+
+use super::chain::Descriptor;
+use super::enc::{ByteOrder, Fixed};
+use super::error::{DecodeError, DecodeErrorKind, need};
+use super::field::{CharField, Charset};
+use super::md::{Mqmd, parse_md, write_md};
+use super::strucid::Structure;
+
+/// Length of an MQXQH version 1 in bytes (MQXQH_LENGTH_1).
+pub const XQH_LENGTH: usize = 428;
+/// Offset of RemoteQName (48 bytes) from the XQH's start.
+pub const REMOTE_Q_NAME_OFFSET: usize = 8;
+/// Offset of RemoteQMgrName (48 bytes) from the XQH's start.
+pub const REMOTE_Q_MGR_NAME_OFFSET: usize = 56;
+/// Offset of the embedded MsgDesc (MQMD version 1, 324 bytes).
+pub const MSG_DESC_OFFSET: usize = 104;
+
+/// An MQXQH. Its integers use the Encoding of the structure before it (the
+/// outer MD of a transmission-queue message); the embedded MQMD describes the
+/// original message and its Encoding/CCSID/Format the data after the XQH.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mqxqh {
+    /// Always 1 (the only version IBM defines).
+    pub version: i32,
+    /// Name of the destination queue at the remote queue manager.
+    pub remote_q_name: CharField<48>,
+    /// Name of the destination queue manager.
+    pub remote_q_mgr_name: CharField<48>,
+    /// The original message's MD, version 1.
+    pub msg_desc: Mqmd,
+}
+
+pub(crate) fn scan_xqh(
+    input: &[u8],
+    order: ByteOrder,
+) -> Result<(usize, Charset, Descriptor), DecodeError> {
+    need(Structure::Xqh, input, 8)?;
+    let cs = Structure::Xqh.match_struc_id(input).ok_or_else(|| {
+        let mut found = [0u8; 4];
+        found.copy_from_slice(&input[..4]);
+        DecodeError::new(Structure::Xqh, 0, DecodeErrorKind::BadStrucId { found })
+    })?;
+    let version = Fixed { b: input, order }.i32(4);
+    if version != 1 {
+        return Err(DecodeError::new(
+            Structure::Xqh,
+            4,
+            DecodeErrorKind::UnsupportedVersion { version },
+        ));
+    }
+    need(Structure::Xqh, input, XQH_LENGTH)?;
+    let md = &input[MSG_DESC_OFFSET..XQH_LENGTH];
+    // The XQH and its MD are both in the queue manager's CCSID (IBM docs
+    // MQXQH); one charset per structure keeps the round trip exact.
+    if Structure::Md.match_struc_id(md) != Some(cs) {
+        let mut found = [0u8; 4];
+        found.copy_from_slice(&md[..4]);
+        let kind = DecodeErrorKind::BadStrucId { found };
+        return Err(DecodeError::new(Structure::Md, MSG_DESC_OFFSET, kind));
+    }
+    let md_version = Fixed { b: md, order }.i32(4);
+    if md_version != 1 {
+        let kind = DecodeErrorKind::UnsupportedVersion {
+            version: md_version,
+        };
+        return Err(DecodeError::new(Structure::Md, MSG_DESC_OFFSET + 4, kind));
+    }
+    let (_, _, next) = super::md::scan_md(md, order).map_err(|e| e.shifted(MSG_DESC_OFFSET))?;
+    Ok((XQH_LENGTH, cs, next))
+}
+
+/// Parses an MQXQH from the start of `input` with integers in `order`.
+/// Returns the XQH and the charset of its StrucId (the embedded MD must use
+/// the same charset and be version 1).
+///
+/// Errors: truncated, bad StrucId, Version not 1 (2142 MQRC_HEADER_ERROR);
+/// faults in the embedded MD are reported as MQMD at offset 104 + field
+/// (2026 MQRC_MD_ERROR).
+pub fn parse_xqh(input: &[u8], order: ByteOrder) -> Result<(Mqxqh, Charset), DecodeError> {
+    let (_, cs, _) = scan_xqh(input, order)?;
+    let f = Fixed { b: input, order };
+    let (msg_desc, _) = parse_md(&input[MSG_DESC_OFFSET..XQH_LENGTH], order)
+        .map_err(|e| e.shifted(MSG_DESC_OFFSET))?;
+    Ok((
+        Mqxqh {
+            version: 1,
+            remote_q_name: CharField(f.array(REMOTE_Q_NAME_OFFSET)),
+            remote_q_mgr_name: CharField(f.array(REMOTE_Q_MGR_NAME_OFFSET)),
+            msg_desc,
+        },
+        cs,
+    ))
+}
+
+/// Appends `x` (428 bytes) to `out`: integers in `order`, StrucIds in `cs`.
+/// The embedded MD is written as version 1 whatever `msg_desc.version` says
+/// (its v2 fields travel in an MQMDE; see [`Mqmd::needs_mde`]).
+pub fn write_xqh(x: &Mqxqh, order: ByteOrder, cs: Charset, out: &mut Vec<u8>) {
+    out.reserve(XQH_LENGTH);
+    out.extend_from_slice(&Structure::Xqh.struc_id(cs));
+    order.put_i32(out, x.version);
+    out.extend_from_slice(&x.remote_q_name.0);
+    out.extend_from_slice(&x.remote_q_mgr_name.0);
+    if x.msg_desc.version == 1 {
+        write_md(&x.msg_desc, order, cs, out);
+    } else {
+        let md = Mqmd {
+            version: 1,
+            ..x.msg_desc.clone()
+        };
+        write_md(&md, order, cs, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Mqxqh {
+        Mqxqh {
+            version: 1,
+            remote_q_name: CharField::new("APP.IN", Charset::Ascii).unwrap(),
+            remote_q_mgr_name: CharField::new("QM2", Charset::Ascii).unwrap(),
+            msg_desc: Mqmd {
+                version: 1,
+                ..Mqmd::default()
+            },
+        }
+    }
+
+    #[test]
+    fn xqh_layout_offsets() {
+        // spec: mq-structures.md §6: RemoteQName @8, RemoteQMgrName @56, MsgDesc @104, 428 bytes.
+        let mut out = Vec::new();
+        write_xqh(&sample(), ByteOrder::Little, Charset::Ascii, &mut out);
+        assert_eq!(out.len(), 428);
+        assert_eq!(&out[0..8], b"XQH \x01\0\0\0");
+        assert_eq!(&out[8..14], b"APP.IN");
+        assert_eq!(&out[56..60], b"QM2 ");
+        assert_eq!(&out[104..108], b"MD  ");
+        assert_eq!(&out[108..112], &[1, 0, 0, 0]);
+        let (x, cs) = parse_xqh(&out, ByteOrder::Little).unwrap();
+        assert_eq!((x, cs), (sample(), Charset::Ascii));
+    }
+
+    #[test]
+    fn xqh_errors() {
+        let mut out = Vec::new();
+        write_xqh(&sample(), ByteOrder::Big, Charset::Ascii, &mut out);
+        let e = parse_xqh(&out[..427], ByteOrder::Big).unwrap_err();
+        assert_eq!(
+            e.kind,
+            DecodeErrorKind::Truncated {
+                needed: 428,
+                available: 427
+            }
+        );
+        assert_eq!(e.mqrc().0, 2142);
+        out[104] = b'X';
+        let e = parse_xqh(&out, ByteOrder::Big).unwrap_err();
+        assert_eq!(
+            (e.structure, e.offset, e.mqrc().0),
+            (Structure::Md, 104, 2026)
+        );
+    }
+}
