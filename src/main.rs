@@ -3,6 +3,7 @@
 use clap::Parser;
 
 mod cli;
+mod mqjson;
 
 fn main() -> std::process::ExitCode {
     cli::Cli::parse().run()

@@ -3,6 +3,8 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod decode;
+
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
 #[command(name = "mqgate", version, about)]
@@ -16,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Print every MQ structure and field of a message, then its body (raw, hex or dmpmqmsg input).
+    Decode(decode::DecodeArgs),
 }
 
 impl Cli {
@@ -26,6 +30,7 @@ impl Cli {
                 println!("mqgate {}", env!("CARGO_PKG_VERSION"));
                 ExitCode::SUCCESS
             }
+            Command::Decode(args) => decode::run(args),
         }
     }
 }
