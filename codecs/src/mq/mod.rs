@@ -7,19 +7,32 @@
 
 pub mod chain;
 pub mod constants;
+pub mod dlh;
 pub mod edit;
 pub mod enc;
 pub mod error;
 pub mod field;
 pub mod md;
+pub mod mde;
+pub mod opaque;
+pub mod prefix;
+pub mod puttime;
 pub mod rc;
+pub mod rfh;
+pub mod rfh2;
 pub mod strucid;
 pub mod xqh;
 
+pub use dlh::Mqdlh;
 pub use enc::ByteOrder;
 pub use error::{DecodeError, DecodeErrorKind};
 pub use field::{CharField, Charset, FieldError};
 pub use md::Mqmd;
+pub use mde::Mqmde;
+pub use opaque::OpaqueHeader;
+pub use puttime::PutTimestamp;
 pub use rc::Mqrc;
+pub use rfh::Mqrfh;
+pub use rfh2::Mqrfh2;
 pub use strucid::Structure;
 pub use xqh::Mqxqh;

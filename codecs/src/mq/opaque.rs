@@ -1,0 +1,143 @@
+//! Chained headers mqgate passes through without looking inside: MQIIH (IMS
+//! bridge, 84 bytes, Format `MQIMS   `) and MQCIH (CICS bridge, 164 bytes v1
+//! / 180 bytes v2, Format `MQCICS  `) (spec: mq-structures.md §9). Only the
+//! common 32-byte prefix is decoded; the rest is kept as bytes.
+
+use super::chain::Descriptor;
+use super::enc::ByteOrder;
+use super::error::DecodeError;
+use super::field::{CharField, Charset};
+use super::prefix::{PREFIX_LENGTH, scan_prefix, write_prefix};
+use super::strucid::Structure;
+
+/// MQIIH_LENGTH_1 in bytes.
+pub const IIH_LENGTH: usize = 84;
+/// MQCIH_LENGTH_1 in bytes.
+pub const CIH_LENGTH_1: usize = 164;
+/// MQCIH_LENGTH_2 in bytes.
+pub const CIH_LENGTH_2: usize = 180;
+
+/// A header known by its prefix only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpaqueHeader<'a> {
+    /// [`Structure::Iih`] or [`Structure::Cih`].
+    pub structure: Structure,
+    /// Version (MQIIH 1; MQCIH 1 or 2).
+    pub version: i32,
+    /// MQENC_* of the next item.
+    pub encoding: i32,
+    /// CCSID of the next item.
+    pub coded_char_set_id: i32,
+    /// MQFMT_* of the next item.
+    pub format: CharField<8>,
+    /// Flags (MQIIH_*, MQCIH_*).
+    pub flags: i32,
+    /// Bytes 32..StrucLength, unchanged.
+    pub rest: &'a [u8],
+}
+
+impl OpaqueHeader<'_> {
+    /// StrucLength as written: 32 + the rest.
+    pub fn struc_length(&self) -> usize {
+        PREFIX_LENGTH + self.rest.len()
+    }
+}
+
+fn min_length(structure: Structure, version: i32) -> Option<usize> {
+    match (structure, version) {
+        (Structure::Iih, 1) => Some(IIH_LENGTH),
+        (Structure::Cih, 1) => Some(CIH_LENGTH_1),
+        (Structure::Cih, 2) => Some(CIH_LENGTH_2),
+        _ => None,
+    }
+}
+
+pub(crate) fn scan_opaque(
+    structure: Structure,
+    input: &[u8],
+    order: ByteOrder,
+) -> Result<(usize, Charset, Descriptor), DecodeError> {
+    let p = scan_prefix(structure, input, order, |v| min_length(structure, v), false)?;
+    Ok((p.struc_length, p.charset, p.next))
+}
+
+/// Parses an MQIIH or MQCIH (`structure`) from the start of `input`,
+/// advancing by its StrucLength (at least the version's fixed length, a
+/// multiple of 4, inside the input). Errors: 2142 MQRC_HEADER_ERROR.
+pub fn parse_opaque(
+    structure: Structure,
+    input: &[u8],
+    order: ByteOrder,
+) -> Result<(OpaqueHeader<'_>, Charset), DecodeError> {
+    let (len, cs, next) = scan_opaque(structure, input, order)?;
+    Ok((
+        OpaqueHeader {
+            structure,
+            version: order.read_i32(input, 4).unwrap_or(0),
+            encoding: next.encoding,
+            coded_char_set_id: next.coded_char_set_id,
+            format: next.format,
+            flags: order.read_i32(input, 28).unwrap_or(0),
+            rest: &input[PREFIX_LENGTH..len],
+        },
+        cs,
+    ))
+}
+
+/// Appends `h` to `out`, integers in `order`, StrucId in `cs`.
+pub fn write_opaque(h: &OpaqueHeader<'_>, order: ByteOrder, cs: Charset, out: &mut Vec<u8>) {
+    write_prefix(
+        out,
+        h.structure,
+        cs,
+        order,
+        h.version,
+        h.struc_length(),
+        (h.encoding, h.coded_char_set_id, &h.format),
+        h.flags,
+    );
+    out.extend_from_slice(h.rest);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mq::DecodeErrorKind;
+
+    #[test]
+    fn cih_v2_is_passed_through_by_struc_length() {
+        // spec: mq-structures.md §9: MQCIH v2 is 180 bytes.
+        let rest = [0x5Au8; 148];
+        let h = OpaqueHeader {
+            structure: Structure::Cih,
+            version: 2,
+            encoding: 785,
+            coded_char_set_id: 500,
+            format: CharField(*b"MQSTR   "),
+            flags: 4,
+            rest: &rest,
+        };
+        let mut out = Vec::new();
+        write_opaque(&h, ByteOrder::Big, Charset::Ebcdic, &mut out);
+        assert_eq!(out.len(), 180);
+        assert_eq!(
+            &out[0..12],
+            &[0xC3, 0xC9, 0xC8, 0x40, 0, 0, 0, 2, 0, 0, 0, 180]
+        );
+        assert_eq!(
+            parse_opaque(Structure::Cih, &out, ByteOrder::Big).unwrap(),
+            (h, Charset::Ebcdic)
+        );
+        // A v2 CIH claiming 164 bytes is too short for its version.
+        out[11] = 164;
+        let e = parse_opaque(Structure::Cih, &out, ByteOrder::Big).unwrap_err();
+        assert_eq!(
+            e.kind,
+            DecodeErrorKind::StrucLengthOutOfRange {
+                struc_length: 164,
+                min: 180,
+                max: 180
+            }
+        );
+    }
+}

@@ -1,0 +1,105 @@
+//! The 32-byte prefix shared by MQMDE, MQRFH, MQRFH2, MQIIH, MQCIH, ...
+//! (spec: mq-structures.md §8.1): StrucId, Version, StrucLength, then the
+//! Encoding, CodedCharSetId and Format of the next item, and Flags.
+
+use super::chain::Descriptor;
+use super::enc::{ByteOrder, Fixed};
+use super::error::{DecodeError, DecodeErrorKind, need};
+use super::field::{CharField, Charset};
+use super::strucid::Structure;
+
+/// Length of the common prefix in bytes.
+pub const PREFIX_LENGTH: usize = 32;
+
+/// The decoded common prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Prefix {
+    pub(crate) charset: Charset,
+    pub(crate) version: i32,
+    /// StrucLength, checked: at least the structure's minimum, at most the
+    /// input, and (where MQ asks for it) a multiple of 4.
+    pub(crate) struc_length: usize,
+    pub(crate) next: Descriptor,
+    pub(crate) flags: i32,
+}
+
+/// Checks and reads the prefix of `structure` at the start of `input`.
+/// `min_len(version)` gives the smallest StrucLength for an accepted version
+/// (`None` = version not supported); `exact` requires StrucLength == minimum.
+pub(crate) fn scan_prefix(
+    structure: Structure,
+    input: &[u8],
+    order: ByteOrder,
+    min_len: impl Fn(i32) -> Option<usize>,
+    exact: bool,
+) -> Result<Prefix, DecodeError> {
+    need(structure, input, 8)?;
+    let charset = structure.match_struc_id(input).ok_or_else(|| {
+        let mut found = [0u8; 4];
+        found.copy_from_slice(&input[..4]);
+        DecodeError::new(structure, 0, DecodeErrorKind::BadStrucId { found })
+    })?;
+    let f = Fixed { b: input, order };
+    let version = f.i32(4);
+    let min = min_len(version).ok_or(DecodeError::new(
+        structure,
+        4,
+        DecodeErrorKind::UnsupportedVersion { version },
+    ))?;
+    need(structure, input, PREFIX_LENGTH)?;
+    let raw = f.i32(8);
+    let max = if exact { min } else { input.len() };
+    let struc_length = usize::try_from(raw)
+        .ok()
+        .filter(|&l| l >= min && l <= max)
+        .ok_or(DecodeError::new(
+            structure,
+            8,
+            DecodeErrorKind::StrucLengthOutOfRange {
+                struc_length: raw,
+                min,
+                max,
+            },
+        ))?;
+    if struc_length % 4 != 0 {
+        return Err(DecodeError::new(
+            structure,
+            8,
+            DecodeErrorKind::StrucLengthNotMultipleOf4 { struc_length: raw },
+        ));
+    }
+    need(structure, input, struc_length)?;
+    Ok(Prefix {
+        charset,
+        version,
+        struc_length,
+        next: Descriptor {
+            encoding: f.i32(12),
+            coded_char_set_id: f.i32(16),
+            format: CharField(f.array(20)),
+            charset,
+        },
+        flags: f.i32(28),
+    })
+}
+
+/// Appends a common prefix.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_prefix(
+    out: &mut Vec<u8>,
+    structure: Structure,
+    cs: Charset,
+    order: ByteOrder,
+    version: i32,
+    struc_length: usize,
+    next: (i32, i32, &CharField<8>),
+    flags: i32,
+) {
+    out.extend_from_slice(&structure.struc_id(cs));
+    order.put_i32(out, version);
+    order.put_i32(out, i32::try_from(struc_length).unwrap_or(i32::MAX));
+    order.put_i32(out, next.0);
+    order.put_i32(out, next.1);
+    out.extend_from_slice(&next.2.0);
+    order.put_i32(out, flags);
+}

@@ -1,0 +1,180 @@
+//! PutDate / PutTime values (spec: mq-structures.md §4: PutDate `YYYYMMDD`,
+//! PutTime `HHMMSSTH`, GMT, hundredths of a second). Pure: the caller passes
+//! the instant; nothing here reads a clock.
+
+use super::field::{CharField, Charset};
+
+/// A GMT instant with hundredth-of-a-second resolution, as MQ stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PutTimestamp {
+    year: u16,
+    month: u8,
+    day: u8,
+    hour: u8,
+    minute: u8,
+    second: u8,
+    hundredths: u8,
+}
+
+impl PutTimestamp {
+    /// A timestamp from its parts; `None` unless year 0-9999, a real calendar
+    /// date, hour 0-23, minute 0-59, second 0-59 and hundredths 0-99.
+    pub fn new(
+        year: u16,
+        month: u8,
+        day: u8,
+        hour: u8,
+        minute: u8,
+        second: u8,
+        hundredths: u8,
+    ) -> Option<PutTimestamp> {
+        let ok = year <= 9999
+            && (1..=12).contains(&month)
+            && day >= 1
+            && day <= days_in_month(year, month)
+            && hour < 24
+            && minute < 60
+            && second < 60
+            && hundredths < 100;
+        ok.then_some(PutTimestamp {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            hundredths,
+        })
+    }
+
+    /// The GMT timestamp `secs` seconds and `nanos` nanoseconds after
+    /// 1970-01-01 00:00:00 (e.g. from `SystemTime::duration_since(UNIX_EPOCH)`),
+    /// hundredths truncated. `None` outside years 0-9999 or for nanos ≥ 10⁹.
+    pub fn from_unix(secs: i64, nanos: u32) -> Option<PutTimestamp> {
+        if nanos >= 1_000_000_000 {
+            return None;
+        }
+        let days = secs.div_euclid(86_400);
+        let sod = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        let year = u16::try_from(y).ok()?;
+        PutTimestamp::new(
+            year,
+            m,
+            d,
+            (sod / 3600) as u8,
+            (sod / 60 % 60) as u8,
+            (sod % 60) as u8,
+            (nanos / 10_000_000) as u8,
+        )
+    }
+
+    /// PutDate digits `YYYYMMDD`.
+    pub fn put_date_digits(&self) -> [u8; 8] {
+        let mut out = [0u8; 8];
+        digits(&mut out[0..4], u32::from(self.year));
+        digits(&mut out[4..6], u32::from(self.month));
+        digits(&mut out[6..8], u32::from(self.day));
+        out
+    }
+
+    /// PutTime digits `HHMMSSTH`.
+    pub fn put_time_digits(&self) -> [u8; 8] {
+        let mut out = [0u8; 8];
+        digits(&mut out[0..2], u32::from(self.hour));
+        digits(&mut out[2..4], u32::from(self.minute));
+        digits(&mut out[4..6], u32::from(self.second));
+        digits(&mut out[6..8], u32::from(self.hundredths));
+        out
+    }
+
+    /// The PutDate field in `cs`.
+    pub fn put_date(&self, cs: Charset) -> CharField<8> {
+        CharField(self.put_date_digits().map(|d| encode_digit(d, cs)))
+    }
+
+    /// The PutTime field in `cs`.
+    pub fn put_time(&self, cs: Charset) -> CharField<8> {
+        CharField(self.put_time_digits().map(|d| encode_digit(d, cs)))
+    }
+}
+
+fn encode_digit(d: u8, cs: Charset) -> u8 {
+    match cs {
+        Charset::Ascii => d,
+        // EBCDIC digits are F0-F9 in every EBCDIC CCSID.
+        Charset::Ebcdic => d - b'0' + 0xF0,
+    }
+}
+
+fn digits(out: &mut [u8], mut v: u32) {
+    for o in out.iter_mut().rev() {
+        *o = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+}
+
+fn is_leap(y: u16) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: u16, m: u8) -> u8 {
+    match m {
+        2 if is_leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Year, month, day of a day count from 1970-01-01 (proleptic Gregorian;
+/// H. Hinnant's "civil_from_days" algorithm).
+fn civil_from_days(z: i64) -> (i64, u8, u8) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_example_2020_12_31() {
+        // issue 2: put at 2020-12-31 01:02:03.44 → PutDate 20201231, PutTime 01020344.
+        let t = PutTimestamp::new(2020, 12, 31, 1, 2, 3, 44).unwrap();
+        assert_eq!(&t.put_date_digits(), b"20201231");
+        assert_eq!(&t.put_time_digits(), b"01020344");
+        // 2020-12-31T01:02:03Z is Unix time 1609376523.
+        assert_eq!(PutTimestamp::from_unix(1_609_376_523, 440_000_000), Some(t));
+        // EBCDIC digits F0-F9.
+        assert_eq!(
+            t.put_date(Charset::Ebcdic).0,
+            [0xF2, 0xF0, 0xF2, 0xF0, 0xF1, 0xF2, 0xF3, 0xF1]
+        );
+    }
+
+    #[test]
+    fn calendar_edges() {
+        assert_eq!(
+            PutTimestamp::from_unix(0, 0),
+            PutTimestamp::new(1970, 1, 1, 0, 0, 0, 0)
+        );
+        // 2000-02-29 23:59:59.99 = 951868799.
+        assert_eq!(
+            PutTimestamp::from_unix(951_868_799, 999_999_999),
+            PutTimestamp::new(2000, 2, 29, 23, 59, 59, 99)
+        );
+        assert_eq!(PutTimestamp::new(2021, 2, 29, 0, 0, 0, 0), None);
+        assert_eq!(PutTimestamp::new(2020, 1, 1, 24, 0, 0, 0), None);
+        assert_eq!(PutTimestamp::from_unix(i64::MAX, 0), None);
+        assert_eq!(PutTimestamp::from_unix(0, 1_000_000_000), None);
+    }
+}
