@@ -5,7 +5,9 @@
 //! AccountingToken, …) uppercase hex, and character fields their text up to the
 //! first NUL with trailing blanks removed (docs/decode-json.md).
 
-use mqgate_codecs::mq::{CharField, Charset, Mqmd};
+use mqgate_codecs::mq::{
+    CharField, Charset, Mqdlh, Mqmd, Mqmde, Mqrfh, Mqrfh2, Mqxqh, OpaqueHeader, Structure,
+};
 use serde_json::{Map, Value};
 
 /// One field's value.
@@ -103,6 +105,124 @@ pub fn md_fields(md: &Mqmd, cs: Charset) -> Fields {
         ]);
     }
     f
+}
+
+/// The StrucId of `s` in `cs` as a character field value.
+fn struc_id(s: Structure, cs: Charset) -> FieldValue {
+    FieldValue::Char(char_text(&s.struc_id(cs), cs))
+}
+
+/// The common 32-byte prefix (spec: mq-structures.md §8.1): StrucId, Version,
+/// StrucLength, Encoding, CodedCharSetId, Format, Flags.
+/// `next` is the structure's (Encoding, CodedCharSetId, Format).
+fn prefix_fields(
+    s: Structure,
+    cs: Charset,
+    version: i32,
+    struc_length: i32,
+    next: (i32, i32, &CharField<8>),
+    flags: i32,
+) -> Fields {
+    let (encoding, ccsid, format) = next;
+    use FieldValue::Int;
+    vec![
+        ("StrucId", struc_id(s, cs)),
+        ("Version", Int(version)),
+        ("StrucLength", Int(struc_length)),
+        ("Encoding", Int(encoding)),
+        ("CodedCharSetId", Int(ccsid)),
+        ("Format", FieldValue::char(format, cs)),
+        ("Flags", Int(flags)),
+    ]
+}
+
+/// MQXQH fields (spec: mq-structures.md §6); the embedded MQMD is `MsgDesc`.
+pub fn xqh_fields(x: &Mqxqh, cs: Charset) -> Fields {
+    vec![
+        ("StrucId", struc_id(Structure::Xqh, cs)),
+        ("Version", FieldValue::Int(x.version)),
+        ("RemoteQName", FieldValue::char(&x.remote_q_name, cs)),
+        ("RemoteQMgrName", FieldValue::char(&x.remote_q_mgr_name, cs)),
+        ("MsgDesc", FieldValue::Struct(md_fields(&x.msg_desc, cs))),
+    ]
+}
+
+/// MQDLH fields (spec: mq-structures.md §7).
+pub fn dlh_fields(d: &Mqdlh, cs: Charset) -> Fields {
+    use FieldValue::Int;
+    vec![
+        ("StrucId", struc_id(Structure::Dlh, cs)),
+        ("Version", Int(d.version)),
+        ("Reason", Int(d.reason)),
+        ("DestQName", FieldValue::char(&d.dest_q_name, cs)),
+        ("DestQMgrName", FieldValue::char(&d.dest_q_mgr_name, cs)),
+        ("Encoding", Int(d.encoding)),
+        ("CodedCharSetId", Int(d.coded_char_set_id)),
+        ("Format", FieldValue::char(&d.format, cs)),
+        ("PutApplType", Int(d.put_appl_type)),
+        ("PutApplName", FieldValue::char(&d.put_appl_name, cs)),
+        ("PutDate", FieldValue::char(&d.put_date, cs)),
+        ("PutTime", FieldValue::char(&d.put_time, cs)),
+    ]
+}
+
+/// MQMDE fields (spec: mq-structures.md §5).
+pub fn mde_fields(m: &Mqmde, cs: Charset, struc_length: i32) -> Fields {
+    use FieldValue::{Bytes, Int};
+    let mut f = prefix_fields(
+        Structure::Mde,
+        cs,
+        m.version,
+        struc_length,
+        (m.encoding, m.coded_char_set_id, &m.format),
+        m.flags,
+    );
+    f.extend([
+        ("GroupId", Bytes(m.group_id.to_vec())),
+        ("MsgSeqNumber", Int(m.msg_seq_number)),
+        ("Offset", Int(m.offset)),
+        ("MsgFlags", Int(m.msg_flags)),
+        ("OriginalLength", Int(m.original_length)),
+    ]);
+    f
+}
+
+/// MQRFH v1 fixed fields (spec: mq-structures.md §8.2); the pairs are separate.
+pub fn rfh_fields(r: &Mqrfh<'_>, cs: Charset, struc_length: i32) -> Fields {
+    prefix_fields(
+        Structure::Rfh,
+        cs,
+        r.version,
+        struc_length,
+        (r.encoding, r.coded_char_set_id, &r.format),
+        r.flags,
+    )
+}
+
+/// MQRFH2 fixed fields (spec: mq-structures.md §8.3); the folders are separate.
+pub fn rfh2_fields(r: &Mqrfh2<'_>, cs: Charset, struc_length: i32) -> Fields {
+    let mut f = prefix_fields(
+        Structure::Rfh2,
+        cs,
+        r.version,
+        struc_length,
+        (r.encoding, r.coded_char_set_id, &r.format),
+        r.flags,
+    );
+    f.push(("NameValueCCSID", FieldValue::Int(r.name_value_ccsid)));
+    f
+}
+
+/// MQIIH/MQCIH: the common prefix, the only part mqgate decodes (spec: mq-structures.md §9).
+pub fn opaque_fields(h: &OpaqueHeader<'_>, cs: Charset, struc_length: i32) -> Fields {
+    prefix_fields(
+        h.structure,
+        cs,
+        h.version,
+        struc_length,
+        (h.encoding, h.coded_char_set_id, &h.format),
+        h.flags,
+    )
 }
 
 /// The MQMD as a JSON object keyed by MQ's field names (see [`md_fields`]).

@@ -7,9 +7,12 @@
 //! it decoded before an error, so `mqgate decode` can print it.
 
 use super::view::{BodyView, MessageView, StructView};
-use crate::mqjson::{FieldValue, char_text, md_fields};
+use crate::mqjson::{self, char_text};
 use mqgate_codecs::mq::chain::Descriptor;
-use mqgate_codecs::mq::{ByteOrder, CharField, Charset, DecodeError, Mqmd, Structure, md, xqh};
+use mqgate_codecs::mq::{
+    ByteOrder, CharField, Charset, DecodeError, Mqmd, Structure, dlh, md, mde, opaque, rfh, rfh2,
+    xqh,
+};
 
 /// Values given on the command line for the first structure of the data.
 #[derive(Debug, Default)]
@@ -154,14 +157,6 @@ fn detect_order(data: &[u8], s: Structure) -> ByteOrder {
     }
 }
 
-fn char_of<const N: usize>(f: &CharField<N>, cs: Charset) -> FieldValue {
-    FieldValue::char(f, cs)
-}
-
-fn struc_id(s: Structure, cs: Charset) -> FieldValue {
-    FieldValue::Char(char_text(&s.struc_id(cs), cs))
-}
-
 /// Parses one structure at the start of `input` and describes it; the offset
 /// is filled in by the caller.
 fn structure_view(
@@ -169,9 +164,16 @@ fn structure_view(
     input: &[u8],
     order: ByteOrder,
 ) -> Result<(StructView, Descriptor), DecodeError> {
-    use FieldValue::Int;
-    let view = |name, length, fields| StructView {
-        name,
+    let next = |encoding, coded_char_set_id, format, charset| Descriptor {
+        encoding,
+        coded_char_set_id,
+        format,
+        charset,
+    };
+    // StrucLength as read (the parsers have checked it against the input).
+    let struc_length = order.read_i32(input, 8).unwrap_or(0);
+    let view = |length: usize, fields| StructView {
+        name: s.name(),
         offset: 0,
         length,
         fields,
@@ -181,38 +183,76 @@ fn structure_view(
     match s {
         Structure::Md => {
             let (m, cs) = md::parse_md(input, order)?;
-            let next = Descriptor {
-                encoding: m.encoding,
-                coded_char_set_id: m.coded_char_set_id,
-                format: m.format,
-                charset: cs,
-            };
-            Ok((view("MQMD", m.wire_len(), md_fields(&m, cs)), next))
+            let d = next(m.encoding, m.coded_char_set_id, m.format, cs);
+            Ok((view(m.wire_len(), mqjson::md_fields(&m, cs)), d))
         }
         Structure::Xqh => {
             let (x, cs) = xqh::parse_xqh(input, order)?;
             let m = &x.msg_desc;
-            let next = Descriptor {
-                encoding: m.encoding,
-                coded_char_set_id: m.coded_char_set_id,
-                format: m.format,
-                charset: cs,
-            };
-            let fields = vec![
-                ("StrucId", struc_id(s, cs)),
-                ("Version", Int(x.version)),
-                ("RemoteQName", char_of(&x.remote_q_name, cs)),
-                ("RemoteQMgrName", char_of(&x.remote_q_mgr_name, cs)),
-                ("MsgDesc", FieldValue::Struct(md_fields(m, cs))),
-            ];
-            Ok((view("MQXQH", xqh::XQH_LENGTH, fields), next))
+            let d = next(m.encoding, m.coded_char_set_id, m.format, cs);
+            Ok((view(xqh::XQH_LENGTH, mqjson::xqh_fields(&x, cs)), d))
         }
-        other => Err(unsupported(other)),
+        Structure::Dlh => {
+            let (h, cs) = dlh::parse_dlh(input, order)?;
+            let d = next(h.encoding, h.coded_char_set_id, h.format, cs);
+            Ok((view(dlh::DLH_LENGTH, mqjson::dlh_fields(&h, cs)), d))
+        }
+        Structure::Mde => {
+            let (h, cs) = mde::parse_mde(input, order)?;
+            let d = next(h.encoding, h.coded_char_set_id, h.format, cs);
+            let fields = mqjson::mde_fields(&h, cs, struc_length);
+            Ok((view(struc_len(struc_length), fields), d))
+        }
+        Structure::Rfh => {
+            let (h, cs) = rfh::parse_rfh(input, order)?;
+            let pairs = h
+                .pairs(cs)?
+                .iter()
+                .map(|(n, v)| (token_text(n, cs), token_text(v, cs)))
+                .collect();
+            let d = next(h.encoding, h.coded_char_set_id, h.format, cs);
+            let mut sv = view(
+                struc_len(struc_length),
+                mqjson::rfh_fields(&h, cs, struc_length),
+            );
+            sv.pairs = Some(pairs);
+            Ok((sv, d))
+        }
+        Structure::Rfh2 => {
+            let (h, cs) = rfh2::parse_rfh2(input, order)?;
+            let mut folders = Vec::with_capacity(h.folders.len());
+            for f in &h.folders {
+                let len = i32::try_from(f.data.len()).unwrap_or(i32::MAX);
+                folders.push((len, f.text(h.name_value_ccsid, order)?));
+            }
+            let d = next(h.encoding, h.coded_char_set_id, h.format, cs);
+            let mut sv = view(
+                struc_len(struc_length),
+                mqjson::rfh2_fields(&h, cs, struc_length),
+            );
+            sv.folders = Some(folders);
+            Ok((sv, d))
+        }
+        Structure::Iih | Structure::Cih => {
+            let (h, cs) = opaque::parse_opaque(s, input, order)?;
+            let d = next(h.encoding, h.coded_char_set_id, h.format, cs);
+            Ok((
+                view(
+                    h.struc_length(),
+                    mqjson::opaque_fields(&h, cs, struc_length),
+                ),
+                d,
+            ))
+        }
     }
 }
 
-/// Interim: headers mqcodec has not published yet end the walk with a header error.
-fn unsupported(s: Structure) -> DecodeError {
-    use mqgate_codecs::mq::DecodeErrorKind;
-    DecodeError::new(s, 0, DecodeErrorKind::UnsupportedVersion { version: 0 })
+/// A StrucLength the parser accepted is positive and inside the input.
+fn struc_len(v: i32) -> usize {
+    usize::try_from(v).unwrap_or(0)
+}
+
+/// An MQRFH name or value token as text in `cs`.
+fn token_text(t: &[u8], cs: Charset) -> String {
+    t.iter().map(|&b| cs.decode_byte(b)).collect()
 }
