@@ -23,6 +23,10 @@ pub mod rfh2;
 pub mod strucid;
 pub mod xqh;
 
+pub use chain::{
+    Chain, ChainError, ChainOptions, DecodedChain, DecodedHeader, Descriptor, Header, Link,
+    parse_chain, write_chain,
+};
 pub use dlh::Mqdlh;
 pub use enc::ByteOrder;
 pub use error::{DecodeError, DecodeErrorKind};
