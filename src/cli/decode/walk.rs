@@ -137,3 +137,205 @@ fn structure_view(link: &Link, data: &[u8]) -> Result<StructView, DecodeError> {
 fn token_text(t: &[u8], cs: Charset) -> String {
     t.iter().map(|&b| cs.decode_byte(b)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mqjson::FieldValue;
+    use mqgate_codecs::mq::chain::Descriptor;
+    use mqgate_codecs::mq::rfh2::Folder;
+    use mqgate_codecs::mq::{
+        ByteOrder, Mqdlh, Mqrc, Mqrfh, Mqrfh2, Mqxqh, dlh, md, rfh, rfh2, xqh,
+    };
+    use std::borrow::Cow;
+
+    fn ascii<const N: usize>(s: &str) -> CharField<N> {
+        CharField::new(s, Charset::Ascii).unwrap()
+    }
+
+    fn field<'v>(sv: &'v StructView, name: &str) -> &'v FieldValue {
+        &sv.fields.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    fn md_for(format: &str, encoding: i32) -> Vec<u8> {
+        let m = Mqmd {
+            format: ascii(format),
+            encoding,
+            coded_char_set_id: 1208,
+            ..Mqmd::default()
+        };
+        let mut out = Vec::new();
+        md::write_md(
+            &m,
+            ByteOrder::from_encoding(encoding),
+            Charset::Ascii,
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn dead_letter_header_after_an_mqmd() {
+        // spec: mq-structures.md §7: Reason 2051 (PUT_INHIBITED), DestQName "DLQ.TARGET",
+        // little-endian (Encoding 546); DLH 172 bytes; its Encoding/CCSID/Format describe the body.
+        let mut data = md_for("MQDEAD", 546);
+        let d = Mqdlh {
+            version: 1,
+            reason: 2051,
+            dest_q_name: ascii("DLQ.TARGET"),
+            dest_q_mgr_name: ascii("QM1"),
+            encoding: 546,
+            coded_char_set_id: 819,
+            format: ascii("MQSTR"),
+            put_appl_type: 29,
+            put_appl_name: ascii("runmqchl"),
+            put_date: ascii("20201231"),
+            put_time: ascii("01020344"),
+        };
+        dlh::write_dlh(&d, ByteOrder::Little, Charset::Ascii, &mut data);
+        data.extend_from_slice(b"hello");
+        let v = decode(&data, None, Start::Detect, &Overrides::default());
+        assert!(v.error.is_none(), "{:?}", v.error);
+        let names: Vec<_> = v
+            .structures
+            .iter()
+            .map(|s| (s.name, s.offset, s.length))
+            .collect();
+        assert_eq!(names, [("MQMD", 0, 364), ("MQDLH", 364, 172)]);
+        let dl = &v.structures[1];
+        assert_eq!(field(dl, "Reason"), &FieldValue::Int(2051));
+        assert_eq!(field(dl, "DestQName").to_json(), "DLQ.TARGET");
+        assert_eq!(field(dl, "PutTime").to_json(), "01020344");
+        let b = v.body.unwrap();
+        assert_eq!(
+            (b.offset, b.ccsid, b.encoding, b.format.as_str()),
+            (536, 819, 546, "MQSTR   ")
+        );
+    }
+
+    #[test]
+    fn mqrfh_v1_pairs_with_quotes() {
+        // spec: mq-structures.md §8.2: a quoted token keeps its blanks, "" is one quote.
+        let nvs = br#"OPT_LVL 1 greeting "say ""hi""""#;
+        let r = Mqrfh {
+            version: 1,
+            encoding: 273,
+            coded_char_set_id: 819,
+            format: ascii("MQSTR"),
+            flags: 0,
+            name_value_string: Cow::Borrowed(nvs),
+        };
+        let mut data = Vec::new();
+        rfh::write_rfh(&r, ByteOrder::Big, Charset::Ascii, &mut data);
+        let v = decode(&data, None, Start::Detect, &Overrides::default());
+        assert!(v.error.is_none(), "{:?}", v.error);
+        let s = &v.structures[0];
+        assert_eq!(s.name, "MQRFH");
+        assert_eq!(
+            s.pairs.as_deref().unwrap(),
+            [
+                ("OPT_LVL".to_owned(), "1".to_owned()),
+                ("greeting".to_owned(), "say \"hi\"".to_owned())
+            ]
+        );
+        assert_eq!(field(s, "StrucLength"), &FieldValue::Int(32 + 32));
+    }
+
+    #[test]
+    fn ebcdic_transmission_header_is_detected_and_decoded() {
+        // spec: mq-structures.md §3: EBCDIC "XQH " is E7 D8 C8 40; big-endian (z/OS, 785).
+        let x = Mqxqh {
+            version: 1,
+            remote_q_name: CharField::new("QUEUE.A", Charset::Ebcdic).unwrap(),
+            remote_q_mgr_name: CharField::new("QMZ1", Charset::Ebcdic).unwrap(),
+            msg_desc: Mqmd {
+                version: 1,
+                format: CharField::new("MQSTR", Charset::Ebcdic).unwrap(),
+                encoding: 785,
+                coded_char_set_id: 500,
+                ..Mqmd::default()
+            },
+        };
+        let mut data = Vec::new();
+        xqh::write_xqh(&x, ByteOrder::Big, Charset::Ebcdic, &mut data);
+        data.extend_from_slice(&[0xC8, 0x85]); // "He" in EBCDIC
+        assert_eq!(&data[..4], &[0xE7, 0xD8, 0xC8, 0x40]);
+        let v = decode(&data, None, Start::Detect, &Overrides::default());
+        let s = &v.structures[0];
+        assert_eq!((s.name, s.length), ("MQXQH", 428));
+        assert_eq!(field(s, "StrucId").to_json(), "XQH");
+        assert_eq!(field(s, "RemoteQName").to_json(), "QUEUE.A");
+        assert_eq!(field(s, "RemoteQMgrName").to_json(), "QMZ1");
+        let b = v.body.unwrap();
+        assert_eq!(
+            (b.offset, b.ccsid, b.encoding, b.format.as_str()),
+            (428, 500, 785, "MQSTR   ")
+        );
+    }
+
+    #[test]
+    fn bad_folder_text_keeps_the_structures_before_it() {
+        // NameValueCCSID 1208 with bytes that are not UTF-8: 2335 MQRC_RFH_STRING_ERROR
+        // (spec: mq-structures.md §8.2 error list), the MQMD before it still shown.
+        let mut data = md_for("MQHRF2", 546);
+        let next = Descriptor {
+            encoding: 546,
+            coded_char_set_id: 1208,
+            format: ascii("MQSTR"),
+            charset: Charset::Ascii,
+        };
+        let mut r = Mqrfh2::new(&next, 1208);
+        r.folders.push(Folder {
+            offset: 0,
+            data: Cow::Owned(vec![b'<', 0xFF, 0xFE, b'>']),
+        });
+        rfh2::write_rfh2(&r, ByteOrder::Little, Charset::Ascii, &mut data);
+        let v = decode(&data, None, Start::Detect, &Overrides::default());
+        assert_eq!(v.structures.len(), 1);
+        assert_eq!(v.structures[0].name, "MQMD");
+        let e = v.error.unwrap();
+        assert_eq!(e.structure.name(), "MQRFH2");
+        assert_eq!(e.offset, 364 + 40);
+        assert_eq!(e.mqrc(), Mqrc::RFH_STRING_ERROR);
+        assert!(v.body.is_none());
+    }
+
+    #[test]
+    fn file_md_describes_the_data_and_overrides_win() {
+        // A dmpmqmsg MD with Format MQHRF2 leads into an RFH2 (spec: mq-wire.md §B.3);
+        // --format MQSTR makes the same bytes a plain body.
+        let next = Descriptor {
+            encoding: 546,
+            coded_char_set_id: 1208,
+            format: ascii("MQSTR"),
+            charset: Charset::Ascii,
+        };
+        let mut r = Mqrfh2::new(&next, 1208);
+        r.push_folder("<mcd><Msd>jms_text</Msd></mcd>", ByteOrder::Little)
+            .unwrap();
+        let mut data = Vec::new();
+        rfh2::write_rfh2(&r, ByteOrder::Little, Charset::Ascii, &mut data);
+        let m = Mqmd {
+            format: ascii("MQHRF2"),
+            encoding: 546,
+            ..Mqmd::default()
+        };
+        let v = decode(
+            &data,
+            Some(m.clone()),
+            Start::FromMd(&m),
+            &Overrides::default(),
+        );
+        assert_eq!(
+            v.structures[0].folders.as_deref().unwrap()[0].1,
+            "<mcd><Msd>jms_text</Msd></mcd>"
+        );
+        let ov = Overrides {
+            format: Some(ascii("MQSTR")),
+            ..Overrides::default()
+        };
+        let v = decode(&data, Some(m.clone()), Start::FromMd(&m), &ov);
+        assert!(v.structures.is_empty());
+        assert_eq!(v.body.unwrap().offset, 0);
+    }
+}
