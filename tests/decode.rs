@@ -545,3 +545,23 @@ fn bad_hex_and_missing_file() {
     let out = mqgate(&["decode", "/nonexistent/message.bin"], None);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn dmpmqmsg_file_read_as_raw_gets_a_hint() {
+    let out = mqgate(&["decode", &fixture("two_messages.dmp")], None);
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("use --input dmpmqmsg")
+    );
+    // Without the option the whole file is one body of unknown format (MQFMT_NONE).
+    let size = std::fs::metadata(fixture("two_messages.dmp"))
+        .unwrap()
+        .len();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!("at offset 0, {size} bytes, Format '        '")),
+        "{text}"
+    );
+}

@@ -83,7 +83,15 @@ pub fn run(args: DecodeArgs) -> ExitCode {
         }
     };
     match args.input {
-        InputKind::Raw => single(&raw, &overrides, args.json),
+        InputKind::Raw => {
+            // A common slip: a dmpmqmsg file decoded as raw bytes shows no structure.
+            if raw.starts_with(b"* DMPMQMSG") || raw.starts_with(b"* QLOAD") {
+                eprintln!(
+                    "mqgate decode: note: this looks like a dmpmqmsg file; use --input dmpmqmsg"
+                );
+            }
+            single(&raw, &overrides, args.json)
+        }
         InputKind::Hex => match input::parse_hex(&raw) {
             Ok(bytes) => single(&bytes, &overrides, args.json),
             Err(e) => {
