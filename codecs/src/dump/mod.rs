@@ -76,7 +76,9 @@ pub struct DumpMessage {
 /// A whole dump file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DumpFile {
+    /// The header lines.
     pub header: DumpHeader,
+    /// The messages in file order.
     pub messages: Vec<DumpMessage>,
 }
 

@@ -26,10 +26,13 @@ pub struct StructView {
 /// The message body: what follows the last header.
 #[derive(Debug)]
 pub struct BodyView {
+    /// Byte offset of the body from the start of the message data.
     pub offset: usize,
-    /// The Format the last structure gave the body (raw 8 characters).
+    /// The Format the last structure gave the body (8 characters, blanks kept).
     pub format: String,
+    /// The CodedCharSetId the last structure gave the body.
     pub ccsid: i32,
+    /// The Encoding the last structure gave the body.
     pub encoding: i32,
 }
 
