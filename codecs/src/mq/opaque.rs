@@ -3,6 +3,8 @@
 //! / 180 bytes v2, Format `MQCICS  `) (spec: mq-structures.md §9). Only the
 //! common 32-byte prefix is decoded; the rest is kept as bytes.
 
+use std::borrow::Cow;
+
 use super::chain::Descriptor;
 use super::enc::ByteOrder;
 use super::error::DecodeError;
@@ -33,7 +35,7 @@ pub struct OpaqueHeader<'a> {
     /// Flags (MQIIH_*, MQCIH_*).
     pub flags: i32,
     /// Bytes 32..StrucLength, unchanged.
-    pub rest: &'a [u8],
+    pub rest: Cow<'a, [u8]>,
 }
 
 impl OpaqueHeader<'_> {
@@ -78,7 +80,7 @@ pub fn parse_opaque(
             coded_char_set_id: next.coded_char_set_id,
             format: next.format,
             flags: order.read_i32(input, 28).unwrap_or(0),
-            rest: &input[PREFIX_LENGTH..len],
+            rest: Cow::Borrowed(&input[PREFIX_LENGTH..len]),
         },
         cs,
     ))
@@ -96,7 +98,7 @@ pub fn write_opaque(h: &OpaqueHeader<'_>, order: ByteOrder, cs: Charset, out: &m
         (h.encoding, h.coded_char_set_id, &h.format),
         h.flags,
     );
-    out.extend_from_slice(h.rest);
+    out.extend_from_slice(&h.rest);
 }
 
 #[cfg(test)]
@@ -115,7 +117,7 @@ mod tests {
             coded_char_set_id: 500,
             format: CharField(*b"MQSTR   "),
             flags: 4,
-            rest: &rest,
+            rest: Cow::Borrowed(&rest),
         };
         let mut out = Vec::new();
         write_opaque(&h, ByteOrder::Big, Charset::Ebcdic, &mut out);
