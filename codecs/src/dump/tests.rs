@@ -294,6 +294,26 @@ fn ascii_style_writes_s_lines_with_escapes() {
 }
 
 #[test]
+fn md_with_version_0_still_gets_its_a_lines() {
+    // Found by fuzzing (codecs/fuzz dump_reader): `A VER 0` must not drop the other A lines,
+    // or the message would start with its X line.
+    let f = parse_str(&format!("{HEAD}A VER 0\nA PTD 20201231\nX 00\n")).unwrap();
+    let out = write_dump(&f.header, &f.messages, &WriteOptions::default());
+    let back = parse_dump(&out).unwrap();
+    assert_eq!(
+        back.messages,
+        f.messages
+            .iter()
+            .map(|m| DumpMessage {
+                line: 3,
+                ..m.clone()
+            })
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(back.messages[0].md.as_ref().unwrap().version, 0);
+}
+
+#[test]
 fn empty_data_round_trips() {
     for body in [BodyStyle::Hex, BodyStyle::Ascii] {
         let msg = DumpMessage {

@@ -73,7 +73,9 @@ pub fn write_message(msg: &DumpMessage, opts: &WriteOptions, out: &mut Vec<u8>) 
             // slot_mut needs a mutable MD; a copy keeps the caller's untouched.
             let mut copy = md.clone();
             for c in codes::CODES {
-                if c.optional || c.min_version > md.version {
+                // The v2 fields only for a version 2 MD; every other field always,
+                // whatever the Version says (a Version 0 MD still gets its A lines).
+                if c.optional || (c.min_version >= 2 && md.version < 2) {
                     continue;
                 }
                 let Some((_, slot)) = codes::slot_mut(&mut copy, c.code) else {
