@@ -565,3 +565,33 @@ fn dmpmqmsg_file_read_as_raw_gets_a_hint() {
         "{text}"
     );
 }
+
+#[test]
+fn dmpmqmsg_message_with_a_bad_header_does_not_stop_the_next_one() {
+    // Message 1 (line 3): MD Format MQHRF2, but the X hex holds only 12 bytes of the RFH2's
+    // 36-byte fixed part (spec: mq-structures.md §8.3): 2334 MQRC_RFH_ERROR at offset 0.
+    let out = mqgate(
+        &[
+            "decode",
+            "--json",
+            "--input",
+            "dmpmqmsg",
+            &fixture("bad_truncated_rfh2_first_message.dmp"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr.clone()).unwrap();
+    assert!(
+        err.contains("message at line 3: MQRFH2 at offset 0"),
+        "{err}"
+    );
+    assert!(err.contains("2334 MQRC_RFH_ERROR"), "{err}");
+    let j = json_of(&out);
+    let m = j["messages"].as_array().unwrap();
+    assert_eq!(m.len(), 2);
+    assert_eq!(m[0]["error"]["mqrc"], 2334);
+    assert_eq!(m[0]["body"], Value::Null);
+    assert!(m[1].get("error").is_none());
+    assert_eq!(m[1]["body"]["hex"], "4F4B");
+}
