@@ -133,11 +133,12 @@ impl MessageView<'_> {
             if let Some(folders) = &s.folders {
                 for (len, text) in folders {
                     let _ = writeln!(out, "  {:<18}: {len}", "NameValueLength");
-                    let _ = writeln!(out, "  {:<18}: '{text}'", "NameValueData");
+                    let _ = writeln!(out, "  {:<18}: '{}'", "NameValueData", printable(text));
                 }
             }
             if let Some(pairs) = &s.pairs {
                 for (n, v) in pairs {
+                    let (n, v) = (printable(n), printable(v));
                     let _ = writeln!(out, "  {:<18}: '{n}' = '{v}'", "NameValue");
                 }
             }
@@ -165,6 +166,14 @@ impl MessageView<'_> {
     }
 }
 
+/// `s` with control characters shown as `.`, so that text output cannot drive
+/// the terminal (the JSON form escapes them instead).
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '.' } else { c })
+        .collect()
+}
+
 fn write_fields(out: &mut String, fields: &Fields, indent: &str) {
     for (name, v) in fields {
         match v {
@@ -175,12 +184,45 @@ fn write_fields(out: &mut String, fields: &Fields, indent: &str) {
                 let _ = writeln!(out, "{indent}{name:<18}: X'{}'", hex::encode_upper(b));
             }
             FieldValue::Char(s) => {
-                let _ = writeln!(out, "{indent}{name:<18}: '{s}'");
+                let _ = writeln!(out, "{indent}{name:<18}: '{}'", printable(s));
             }
             FieldValue::Struct(f) => {
                 let _ = writeln!(out, "{indent}{name}:");
                 write_fields(out, f, &format!("{indent}    "));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_output_shows_control_characters_as_dots() {
+        // A PutApplName holding 0x01 and 0x1B (ESC) must not reach the terminal raw.
+        let v = MessageView {
+            file_md: None,
+            line: None,
+            structures: vec![StructView {
+                name: "MQDLH",
+                offset: 0,
+                length: 172,
+                fields: vec![("PutApplName", FieldValue::Char("a\u{1}b\u{1b}[2J".into()))],
+                folders: None,
+                pairs: None,
+            }],
+            body: None,
+            data: &[],
+            error: None,
+        };
+        let mut out = String::new();
+        v.write_text(&mut out);
+        assert!(out.contains("  PutApplName       : 'a.b.[2J'"), "{out}");
+        // JSON keeps the text; serde_json escapes it.
+        assert_eq!(
+            v.to_json()["structures"][0]["fields"]["PutApplName"],
+            "a\u{1}b\u{1b}[2J"
+        );
     }
 }
