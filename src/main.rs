@@ -3,7 +3,11 @@
 use clap::Parser;
 
 mod cli;
+mod config;
+mod http;
 mod mqjson;
+mod qmgr;
+mod store;
 
 fn main() -> std::process::ExitCode {
     cli::Cli::parse().run()

@@ -1,8 +1,17 @@
 //! Command-line interface (clap). Each subcommand lives in its own module.
 
+mod bench;
+mod browse;
+mod check_config;
+mod client;
+mod get;
+mod put;
+mod run;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod convert;
 mod decode;
 
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
@@ -20,6 +29,24 @@ pub enum Command {
     Version,
     /// Print every MQ structure and field of a message, then its body (raw, hex or dmpmqmsg input).
     Decode(decode::DecodeArgs),
+    /// Run the gateway (queue manager + HTTP API) until SIGINT/SIGTERM.
+    Run(run::RunArgs),
+    /// Check a configuration file; errors are shown with line and column.
+    CheckConfig {
+        /// The YAML file.
+        file: std::path::PathBuf,
+    },
+    /// Put a message on a queue of a running gateway.
+    Put(put::PutArgs),
+    /// Get (and remove) a message from a running gateway; exit 3 when none came.
+    Get(get::GetArgs),
+    /// Browse a queue of a running gateway without removing messages.
+    Browse(browse::BrowseArgs),
+    /// Benchmarks (results in docs/performance.md).
+    #[command(subcommand)]
+    Bench(bench::BenchKind),
+    /// Convert stdin from one CCSID to another on stdout.
+    Convert(convert::ConvertArgs),
 }
 
 impl Cli {
@@ -31,6 +58,13 @@ impl Cli {
                 ExitCode::SUCCESS
             }
             Command::Decode(args) => decode::run(args),
+            Command::Run(args) => run::run(args),
+            Command::CheckConfig { file } => check_config::run(file),
+            Command::Put(args) => put::run(args),
+            Command::Get(args) => get::run(args),
+            Command::Browse(args) => browse::run(args),
+            Command::Bench(kind) => bench::run(kind),
+            Command::Convert(args) => convert::run(args),
         }
     }
 }

@@ -1,9 +1,15 @@
 //! Shared by the fuzz targets: chain options chosen by the first input byte.
 
-use mqgate_codecs::mq::{CharField, ChainOptions};
+use mqgate_codecs::mq::{ChainOptions, CharField};
 
 const FORMATS: [&[u8; 8]; 8] = [
-    b"MQXMIT  ", b"MQHRF2  ", b"MQHRF   ", b"MQDEAD  ", b"MQHMDE  ", b"MQIMS   ", b"MQCICS  ",
+    b"MQXMIT  ",
+    b"MQHRF2  ",
+    b"MQHRF   ",
+    b"MQDEAD  ",
+    b"MQHMDE  ",
+    b"MQIMS   ",
+    b"MQCICS  ",
     b"MQSTR   ",
 ];
 
@@ -24,5 +30,12 @@ pub fn options(data: &[u8]) -> (ChainOptions, &[u8]) {
         None
     };
     let ccsid = if sel & 0x8 != 0 { Some(500) } else { None };
-    (ChainOptions { encoding, ccsid, format }, rest)
+    (
+        ChainOptions {
+            encoding,
+            ccsid,
+            format,
+        },
+        rest,
+    )
 }

@@ -1,1 +1,37 @@
-//! Character conversion by IBM CCSID (spec: ccsid.md).
+//! Character conversion by IBM CCSID (spec: ccsid.md; issue 3).
+//!
+//! - [`Ccsid`] is a supported CCSID, found with [`Ccsid::new`] (unknown numbers
+//!   are an error naming them) and, for UTF-16, [`Ccsid::with_encoding`].
+//! - [`decode`] (bytes → `String`), [`encode`] (`&str` → bytes) and [`convert`]
+//!   / [`Converter`] (bytes of one CCSID → bytes of another). Between two
+//!   single-byte sets the conversion is one composed 256-byte table, with no
+//!   intermediate text.
+//! - [`Options`] picks the EBCDIC newline policy ([`NewlinePolicy`], IBM MQ's
+//!   ConvEBCDICNewline, default NL_TO_LF) and what happens to input that has no
+//!   mapping ([`OnUnmappable`]: fail naming offset and byte, or substitute and
+//!   count).
+//! - [`decode_lossy`] is the one-call form for displaying text.
+//!
+//! Single-byte sets (ISO-8859, Windows, PC, EBCDIC) use 256-entry tables
+//! generated from ICU by `tools/ccsid-gen`; CJK sets use `encoding_rs`; UTF-8
+//! and UTF-16 are handled here. Pure: no I/O, no global state.
+
+mod convert;
+mod error;
+mod mbcs;
+mod message;
+mod options;
+mod registry;
+mod sbcs;
+#[rustfmt::skip]
+mod tables;
+mod unicode;
+
+pub use convert::{
+    Converter, Decoded, Encoded, convert, decode, decode_into, decode_lossy, encode, encode_into,
+};
+pub use error::ConvertError;
+pub use message::{MessageConversion, convert_message};
+pub use options::{NewlinePolicy, OnUnmappable, Options};
+pub use registry::{Ccsid, Family, supported};
+pub use sbcs::{SbcsTable, UNDEFINED};

@@ -93,6 +93,7 @@ impl Mqdlh {
     }
 }
 
+#[inline]
 pub(crate) fn scan_dlh(
     input: &[u8],
     order: ByteOrder,

@@ -1,0 +1,310 @@
+//! The conversion entry points: decode, encode, convert, [`Converter`].
+
+use super::error::ConvertError;
+use super::mbcs;
+use super::options::{NewlinePolicy, OnUnmappable, Options};
+use super::registry::{Ccsid, Repr};
+use super::sbcs::{Composed, SbcsCodec};
+use super::unicode;
+use encoding_rs::Encoding;
+
+/// Text decoded from bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The text.
+    pub text: String,
+    /// How many invalid bytes or sequences became U+FFFD (0 under
+    /// [`OnUnmappable::Fail`]).
+    pub substitutions: usize,
+}
+
+/// Bytes produced by encoding or converting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Encoded {
+    /// The bytes in the target CCSID.
+    pub bytes: Vec<u8>,
+    /// How many characters or bytes became the substitution character (0
+    /// under [`OnUnmappable::Fail`]).
+    pub substitutions: usize,
+}
+
+/// One side of a conversion, ready to use.
+enum Side {
+    Utf8,
+    Utf16 { little: bool },
+    Sbcs(Box<SbcsCodec>),
+    Mbcs(&'static Encoding),
+}
+
+impl Side {
+    /// Prepares `c`; `other` is the CCSID on the other side (None = Unicode
+    /// text), which the ISO newline policy looks at.
+    fn new(c: Ccsid, other: Option<Ccsid>, newline: NewlinePolicy) -> Side {
+        match c.repr {
+            Repr::Utf8 => Side::Utf8,
+            Repr::Utf16 { little } => Side::Utf16 { little },
+            Repr::Sbcs(t) => Side::Sbcs(Box::new(SbcsCodec::new(t, newline.swaps(c, other)))),
+            Repr::Mbcs(e) => Side::Mbcs(e),
+        }
+    }
+
+    fn decode_into(
+        &self,
+        input: &[u8],
+        ccsid: u16,
+        on: OnUnmappable,
+        out: &mut String,
+    ) -> Result<usize, ConvertError> {
+        let (text, subs) = match self {
+            Side::Sbcs(s) => return s.decode_into(input, on, out),
+            Side::Utf8 => unicode::decode_utf8(input, ccsid, on)?,
+            Side::Utf16 { little } => unicode::decode_utf16(input, *little, ccsid, on)?,
+            Side::Mbcs(e) => mbcs::decode(input, e, ccsid, on)?,
+        };
+        if out.is_empty() {
+            *out = text;
+        } else {
+            out.push_str(&text);
+        }
+        Ok(subs)
+    }
+
+    fn encode_into(
+        &self,
+        text: &str,
+        ccsid: u16,
+        on: OnUnmappable,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        match self {
+            Side::Utf8 => {
+                out.extend_from_slice(text.as_bytes());
+                Ok(0)
+            }
+            Side::Utf16 { little } => {
+                out.extend_from_slice(&unicode::encode_utf16(text, *little));
+                Ok(0)
+            }
+            Side::Sbcs(s) => s.encode_into(text, on, out),
+            Side::Mbcs(e) => {
+                let (bytes, subs) = mbcs::encode(text, e, ccsid, on)?;
+                out.extend_from_slice(&bytes);
+                Ok(subs)
+            }
+        }
+    }
+
+    /// Byte offset in `input` where its `n`th character (0-based) starts;
+    /// used only to report an unmappable character at its input offset.
+    fn char_offset(&self, input: &[u8], n: usize) -> usize {
+        match self {
+            Side::Sbcs(_) => n,
+            Side::Utf8 => std::str::from_utf8(input)
+                .ok()
+                .and_then(|s| s.char_indices().nth(n).map(|(i, _)| i))
+                .unwrap_or(input.len()),
+            Side::Utf16 { little } => {
+                let mut i = 0;
+                for _ in 0..n {
+                    let hi = if *little {
+                        input.get(i + 1)
+                    } else {
+                        input.get(i)
+                    };
+                    i += if hi.is_some_and(|h| (0xD8..=0xDB).contains(h)) {
+                        4
+                    } else {
+                        2
+                    };
+                }
+                i.min(input.len())
+            }
+            Side::Mbcs(e) => {
+                // Feed byte by byte: character n starts after the byte that
+                // completed character n-1.
+                let mut decoder = e.new_decoder_without_bom_handling();
+                let mut scratch = String::with_capacity(16);
+                let mut count = 0;
+                for (j, b) in input.iter().enumerate() {
+                    if count >= n {
+                        return j;
+                    }
+                    scratch.clear();
+                    let _ = decoder.decode_to_string(std::slice::from_ref(b), &mut scratch, false);
+                    count += scratch.chars().count();
+                }
+                input.len()
+            }
+        }
+    }
+}
+
+/// A prepared conversion between two CCSIDs, for converting many buffers.
+pub struct Converter {
+    from_ccsid: u16,
+    to_ccsid: u16,
+    on: OnUnmappable,
+    path: Path,
+}
+
+enum Path {
+    /// Single-byte to single-byte: one composed 256-byte table.
+    Direct(Box<Composed>),
+    /// Single-byte to UTF-8: table lookups straight into the output bytes.
+    SbcsToUtf8(Box<SbcsCodec>),
+    /// UTF-8 to single-byte: the input is checked and encoded in place.
+    Utf8ToSbcs(Box<SbcsCodec>),
+    /// Everything else goes through text.
+    Via { from: Side, to: Side },
+}
+
+impl Converter {
+    /// Prepares `from` → `to` with `options` (the newline policy is applied
+    /// to each EBCDIC side, looking at the other side for ISO).
+    pub fn new(from: Ccsid, to: Ccsid, options: &Options) -> Converter {
+        let nl = options.newline;
+        let from_side = Side::new(from, Some(to), nl);
+        let to_side = Side::new(to, Some(from), nl);
+        let path = match (from_side, to_side) {
+            (Side::Sbcs(f), Side::Sbcs(t)) => Path::Direct(Box::new(Composed::new(*f, &t))),
+            (Side::Sbcs(f), Side::Utf8) => Path::SbcsToUtf8(f),
+            (Side::Utf8, Side::Sbcs(t)) => Path::Utf8ToSbcs(t),
+            (from, to) => Path::Via { from, to },
+        };
+        Converter {
+            from_ccsid: from.number(),
+            to_ccsid: to.number(),
+            on: options.on_unmappable,
+            path,
+        }
+    }
+
+    /// Converts `input`. Errors as [`convert`].
+    pub fn convert(&self, input: &[u8]) -> Result<Encoded, ConvertError> {
+        let mut bytes = Vec::with_capacity(input.len());
+        let substitutions = self.convert_into(input, &mut bytes)?;
+        Ok(Encoded {
+            bytes,
+            substitutions,
+        })
+    }
+
+    /// Appends the conversion of `input` to `out` (reuse `out` to avoid an
+    /// allocation per message); returns the number of substitutions. Errors
+    /// as [`convert`]; on error `out` is unchanged.
+    pub fn convert_into(&self, input: &[u8], out: &mut Vec<u8>) -> Result<usize, ConvertError> {
+        match &self.path {
+            Path::Direct(c) => c.convert_into(input, self.on, out),
+            Path::SbcsToUtf8(f) => {
+                let start = out.len();
+                let r = f.decode_utf8_into(input, self.on, out);
+                if r.is_err() {
+                    out.truncate(start);
+                }
+                r
+            }
+            Path::Utf8ToSbcs(t) => match std::str::from_utf8(input) {
+                Ok(text) => t.encode_into(text, self.on, out),
+                Err(_) => {
+                    // Fails under Fail at the first bad byte; under Substitute
+                    // the repaired text cannot fail to encode.
+                    let (text, subs) = unicode::decode_utf8(input, self.from_ccsid, self.on)?;
+                    Ok(subs + t.encode_into(&text, self.on, out)?)
+                }
+            },
+            Path::Via { from, to } => {
+                let mut text = String::new();
+                let decode_subs = from.decode_into(input, self.from_ccsid, self.on, &mut text)?;
+                match to.encode_into(&text, self.to_ccsid, self.on, out) {
+                    Ok(encode_subs) => Ok(decode_subs + encode_subs),
+                    Err(ConvertError::Unmappable { ccsid, offset, ch }) => {
+                        // Report the offset in the caller's input, not in the text.
+                        let n = text.get(..offset).map_or(0, |t| t.chars().count());
+                        let offset = from.char_offset(input, n);
+                        Err(ConvertError::Unmappable { ccsid, offset, ch })
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+}
+
+/// Decodes `input` in CCSID `from` to text.
+///
+/// Errors (under [`OnUnmappable::Fail`]): [`ConvertError::Invalid`] naming the
+/// offset and byte of the first undefined byte or malformed sequence.
+pub fn decode(input: &[u8], from: Ccsid, options: &Options) -> Result<Decoded, ConvertError> {
+    let mut text = String::new();
+    let substitutions = decode_into(input, from, options, &mut text)?;
+    Ok(Decoded {
+        text,
+        substitutions,
+    })
+}
+
+/// Appends the text of `input` (CCSID `from`) to `out` (reuse `out` to avoid
+/// an allocation); returns the number of substitutions. Errors as [`decode`]
+/// (then `out` is unchanged).
+pub fn decode_into(
+    input: &[u8],
+    from: Ccsid,
+    options: &Options,
+    out: &mut String,
+) -> Result<usize, ConvertError> {
+    let side = Side::new(from, None, options.newline);
+    side.decode_into(input, from.number(), options.on_unmappable, out)
+}
+
+/// Encodes `text` to CCSID `to`.
+///
+/// Errors (under [`OnUnmappable::Fail`]): [`ConvertError::Unmappable`] naming
+/// the first character `to` lacks and its byte offset in `text`.
+pub fn encode(text: &str, to: Ccsid, options: &Options) -> Result<Encoded, ConvertError> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let substitutions = encode_into(text, to, options, &mut bytes)?;
+    Ok(Encoded {
+        bytes,
+        substitutions,
+    })
+}
+
+/// Appends the bytes of `text` in CCSID `to` to `out`; returns the number of
+/// substitutions. Errors as [`encode`] (then `out` is unchanged).
+pub fn encode_into(
+    text: &str,
+    to: Ccsid,
+    options: &Options,
+    out: &mut Vec<u8>,
+) -> Result<usize, ConvertError> {
+    let side = Side::new(to, None, options.newline);
+    side.encode_into(text, to.number(), options.on_unmappable, out)
+}
+
+/// Converts `input` from CCSID `from` to CCSID `to` (bytes to bytes).
+///
+/// Errors (under [`OnUnmappable::Fail`]): [`ConvertError::Invalid`] for input
+/// not valid in `from`, [`ConvertError::Unmappable`] for a character `to`
+/// lacks; both name the byte offset in `input`.
+pub fn convert(
+    input: &[u8],
+    from: Ccsid,
+    to: Ccsid,
+    options: &Options,
+) -> Result<Encoded, ConvertError> {
+    Converter::new(from, to, options).convert(input)
+}
+
+/// Text of `input` in CCSID `ccsid` for display (e.g. `mqgate decode`):
+/// NL_TO_LF, invalid bytes shown as U+FFFD. `encoding` is the MQ Encoding of
+/// the data (UTF-16 byte order).
+///
+/// Errors: [`ConvertError::UnknownCcsid`] when `ccsid` is not supported.
+pub fn decode_lossy(input: &[u8], ccsid: i32, encoding: i32) -> Result<String, ConvertError> {
+    let from = Ccsid::with_encoding(ccsid, encoding)?;
+    let options = Options {
+        newline: NewlinePolicy::NlToLf,
+        on_unmappable: OnUnmappable::Substitute,
+    };
+    decode(input, from, &options).map(|d| d.text)
+}

@@ -1,0 +1,264 @@
+//! Reading a format word such as `A32`, `AV`, `NU8.3`, `I4` (spec: rpc-bridge.md §1.3).
+
+use super::ast::{Format, Length, NumericSpec};
+use super::error::IdlErrorKind;
+
+/// Longest A/B/K/U length accepted, in bytes: 1 GiB, the largest Natural
+/// alphanumeric field. Keeps layouts from sizing buffers by absurd numbers.
+pub const MAX_FIELD_LENGTH: u32 = 1 << 30;
+
+/// Largest n + m of an N/NU/P/PU format (spec: rpc-bridge.md §1.3).
+pub const MAX_NUMERIC_DIGITS: u32 = 29;
+
+/// Largest m of an N/NU/P/PU format (spec: rpc-bridge.md §1.3).
+pub const MAX_NUMERIC_DECIMALS: u32 = 7;
+
+fn invalid(word: &str, reason: impl Into<String>) -> IdlErrorKind {
+    IdlErrorKind::InvalidFormat {
+        format: word.to_string(),
+        reason: reason.into(),
+    }
+}
+
+fn number(word: &str, digits: &str) -> Result<u32, IdlErrorKind> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid(word, "expected a length in decimal digits"));
+    }
+    digits
+        .parse::<u32>()
+        .map_err(|_| invalid(word, "length too large"))
+}
+
+/// Parses a format word. `extended` admits the UNCONFIRMED `U`/`UV` and `I8`
+/// formats (spec: rpc-bridge.md §9 #8).
+///
+/// Errors: [`IdlErrorKind::LengthRequired`] (20010005) for `A`, `N` ...;
+/// [`IdlErrorKind::LengthNotAllowed`] (20010004) for `D8`, `I4.2`, `A10.2` ...;
+/// [`IdlErrorKind::InvalidFormat`] otherwise.
+pub fn parse_format(word: &str, extended: bool) -> Result<Format, IdlErrorKind> {
+    let split = word
+        .find(|c: char| c.is_ascii_digit() || c == '.')
+        .unwrap_or(word.len());
+    let (letters, rest) = word.split_at(split);
+    let letters = letters.to_ascii_uppercase();
+    let not_allowed = || IdlErrorKind::LengthNotAllowed {
+        format: word.to_string(),
+    };
+    let required = || IdlErrorKind::LengthRequired {
+        format: word.to_string(),
+    };
+    let fixed_length = |rest: &str| -> Result<Length, IdlErrorKind> {
+        if rest.is_empty() {
+            return Err(required());
+        }
+        if rest.contains('.') {
+            return Err(not_allowed());
+        }
+        let n = number(word, rest)?;
+        if n == 0 || n > MAX_FIELD_LENGTH {
+            return Err(invalid(
+                word,
+                format!("length must be 1 to {MAX_FIELD_LENGTH} bytes"),
+            ));
+        }
+        Ok(Length::Fixed(n))
+    };
+    let variable_length = |rest: &str| -> Result<Length, IdlErrorKind> {
+        if rest.is_empty() {
+            return Ok(Length::Variable(None));
+        }
+        match fixed_length(rest)? {
+            Length::Fixed(n) => Ok(Length::Variable(Some(n))),
+            v @ Length::Variable(_) => Ok(v),
+        }
+    };
+    let numeric = |rest: &str, signed: bool| -> Result<NumericSpec, IdlErrorKind> {
+        if rest.is_empty() {
+            return Err(required());
+        }
+        let (n, m) = match rest.split_once('.') {
+            Some((n, m)) => (
+                if n.is_empty() { 0 } else { number(word, n)? },
+                number(word, m)?,
+            ),
+            None => (number(word, rest)?, 0),
+        };
+        if m > MAX_NUMERIC_DECIMALS {
+            return Err(invalid(
+                word,
+                format!("at most {MAX_NUMERIC_DECIMALS} decimal digits"),
+            ));
+        }
+        if n.saturating_add(m) > MAX_NUMERIC_DIGITS || n + m == 0 {
+            return Err(invalid(
+                word,
+                format!("total digits must be 1 to {MAX_NUMERIC_DIGITS}"),
+            ));
+        }
+        // Both are ≤ 29 here.
+        Ok(NumericSpec {
+            digits: n as u8,
+            decimals: m as u8,
+            signed,
+        })
+    };
+    let no_length = |f: Format| -> Result<Format, IdlErrorKind> {
+        if rest.is_empty() {
+            Ok(f)
+        } else {
+            Err(not_allowed())
+        }
+    };
+    match letters.as_str() {
+        "A" => Ok(Format::Alpha(fixed_length(rest)?)),
+        "AV" => Ok(Format::Alpha(variable_length(rest)?)),
+        "K" => Ok(Format::Kanji(fixed_length(rest)?)),
+        "KV" => Ok(Format::Kanji(variable_length(rest)?)),
+        "B" => Ok(Format::Binary(fixed_length(rest)?)),
+        "BV" => Ok(Format::Binary(variable_length(rest)?)),
+        "U" | "UV" if !extended => Err(invalid(
+            word,
+            "U/UV formats are not in the documented tables (enable extended formats)",
+        )),
+        "U" => Ok(Format::Unicode(fixed_length(rest)?)),
+        "UV" => Ok(Format::Unicode(variable_length(rest)?)),
+        "N" => Ok(Format::Unpacked(numeric(rest, true)?)),
+        "NU" => Ok(Format::Unpacked(numeric(rest, false)?)),
+        "P" => Ok(Format::Packed(numeric(rest, true)?)),
+        "PU" => Ok(Format::Packed(numeric(rest, false)?)),
+        "I" | "F" => {
+            // The size is part of the type name; anything after it is a length.
+            let (size, extra) = rest.split_at(rest.find('.').unwrap_or(rest.len()));
+            if !extra.is_empty() {
+                return Err(not_allowed());
+            }
+            let allowed: &[&str] = match (letters.as_str(), extended) {
+                ("I", false) => &["1", "2", "4"],
+                ("I", true) => &["1", "2", "4", "8"],
+                _ => &["4", "8"],
+            };
+            if size.is_empty() {
+                return Err(invalid(
+                    word,
+                    format!("expected {}", expected_list(&letters, allowed)),
+                ));
+            }
+            if !allowed.contains(&size) {
+                if allowed.iter().any(|a| size.starts_with(a)) {
+                    return Err(not_allowed());
+                }
+                return Err(invalid(
+                    word,
+                    format!("expected {}", expected_list(&letters, allowed)),
+                ));
+            }
+            // `allowed` holds single digits only.
+            let n = size.as_bytes()[0] - b'0';
+            Ok(if letters == "I" {
+                Format::Integer(n)
+            } else {
+                Format::Float(n)
+            })
+        }
+        "D" => no_length(Format::Date),
+        "T" => no_length(Format::Time),
+        "L" => no_length(Format::Logical),
+        _ => Err(invalid(
+            word,
+            "expected one of A, AV, K, KV, B, BV, N, NU, P, PU, I1, I2, I4, F4, F8, D, T, L",
+        )),
+    }
+}
+
+fn expected_list(letter: &str, sizes: &[&str]) -> String {
+    sizes
+        .iter()
+        .map(|s| format!("{letter}{s}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_of_the_sheet() {
+        // spec: rpc-bridge.md §1.3 table
+        assert_eq!(
+            parse_format("A32", false),
+            Ok(Format::Alpha(Length::Fixed(32)))
+        );
+        assert_eq!(
+            parse_format("AV", false),
+            Ok(Format::Alpha(Length::Variable(None)))
+        );
+        assert_eq!(
+            parse_format("av80", false),
+            Ok(Format::Alpha(Length::Variable(Some(80))))
+        );
+        assert_eq!(
+            parse_format("NU8.3", false),
+            Ok(Format::Unpacked(NumericSpec {
+                digits: 8,
+                decimals: 3,
+                signed: false
+            }))
+        );
+        assert_eq!(
+            parse_format("P9.2", false),
+            Ok(Format::Packed(NumericSpec {
+                digits: 9,
+                decimals: 2,
+                signed: true
+            }))
+        );
+        assert_eq!(parse_format("I2", false), Ok(Format::Integer(2)));
+        assert_eq!(parse_format("F8", false), Ok(Format::Float(8)));
+        assert_eq!(parse_format("T", false), Ok(Format::Time));
+        assert_eq!(
+            parse_format("BV128", false),
+            Ok(Format::Binary(Length::Variable(Some(128))))
+        );
+    }
+
+    #[test]
+    fn length_rules() {
+        // spec: rpc-bridge.md §1.3: A needs a length (20010005); I/F/D/T/L take none (20010004).
+        assert_eq!(
+            parse_format("A", false).unwrap_err().message_number(),
+            Some(20010005)
+        );
+        assert_eq!(
+            parse_format("I4.2", false).unwrap_err().message_number(),
+            Some(20010004)
+        );
+        assert_eq!(
+            parse_format("D8", false).unwrap_err().message_number(),
+            Some(20010004)
+        );
+        assert_eq!(
+            parse_format("A10.2", false).unwrap_err().message_number(),
+            Some(20010004)
+        );
+        // n + m ≤ 29, m ≤ 7
+        assert!(parse_format("N22.7", false).is_ok());
+        assert!(parse_format("N23.7", false).is_err());
+        assert!(parse_format("N21.8", false).is_err());
+        assert!(parse_format("N25.5", false).is_err());
+        assert!(parse_format("I3", false).is_err());
+        assert!(parse_format("A0", false).is_err());
+    }
+
+    #[test]
+    fn extended_formats_only_on_request() {
+        // spec: rpc-bridge.md §9 #8: U/UV/I8 behind a flag.
+        assert!(parse_format("U10", false).is_err());
+        assert_eq!(
+            parse_format("U10", true),
+            Ok(Format::Unicode(Length::Fixed(10)))
+        );
+        assert!(parse_format("I8", false).is_err());
+        assert_eq!(parse_format("I8", true), Ok(Format::Integer(8)));
+    }
+}

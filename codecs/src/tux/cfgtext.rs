@@ -1,0 +1,390 @@
+//! The text syntax shared by DMCONFIG and UBBCONFIG: a lexer and a parser to
+//! sections, entries and `KEYWORD=value` parameters (spec: tuxedo.md §4.3).
+//!
+//! Rules (§4.3, with mqgate's choices where the sources differ):
+//! - `*NAME` as the first non-blank text of a line starts a section; NAME is
+//!   letters, digits and `_`.
+//! - `#` outside quotes starts a comment to the end of the line.
+//! - Newlines carry no meaning (continuation lines may be indented or not):
+//!   a word followed by `=` is a keyword, a word not followed by `=` starts a
+//!   new entry. Whitespace is allowed around `=`.
+//! - In the UBBCONFIG `*RESOURCES` section, items are `KEYWORD value` pairs
+//!   (an `=` between them is accepted too).
+//! - `DEFAULT:` is a pseudo-entry: its parameters apply to the following
+//!   entries of the section (later `DEFAULT:` values override earlier ones;
+//!   an entry's own value overrides a default).
+//! - Values are double-quoted or bare. A bare word is any run of characters
+//!   other than whitespace, `=`, `"` and `#` (more lenient than Tuxedo's
+//!   letters/digits/`_`, so real files with `$VAR` or `a,b` lists read as
+//!   written). Inside quotes `\"` and `\\` are escapes and a newline may
+//!   appear (Enduro/X); an unterminated quote is an error.
+
+use std::fmt;
+
+/// A position in the text: 1-based line and column (in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pos {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, counted in characters.
+    pub column: usize,
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// A lexical token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Token {
+    /// `*NAME` at the start of a line; the name without `*`.
+    Section(String),
+    /// A bare or quoted word; `quoted` tells which (escapes already resolved).
+    Word {
+        /// The text.
+        text: String,
+        /// True when it was written in double quotes.
+        quoted: bool,
+    },
+    /// `=`
+    Equals,
+}
+
+/// What was wrong in the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigTextErrorKind {
+    /// A `"` with no closing `"`.
+    UnterminatedQuote,
+    /// `*` followed by something other than letters, digits and `_`.
+    BadSectionName(String),
+    /// Text before the first `*SECTION` line.
+    OutsideSection,
+    /// A keyword followed by `=` and then no value.
+    MissingValue(String),
+    /// `=` with no keyword before it, or a quoted word used as a keyword.
+    UnexpectedEquals,
+    /// A `*RESOURCES` keyword with no value after it.
+    MissingResourceValue(String),
+}
+
+/// A syntax error, with the position where it was found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {}, column {}: {}", .pos.line, .pos.column, describe(.kind))]
+pub struct ConfigTextError {
+    /// Where the error was found.
+    pub pos: Pos,
+    /// What was wrong.
+    pub kind: ConfigTextErrorKind,
+}
+
+impl ConfigTextError {
+    /// What was wrong, without the position.
+    pub fn description(&self) -> String {
+        describe(&self.kind)
+    }
+}
+
+fn describe(k: &ConfigTextErrorKind) -> String {
+    match k {
+        ConfigTextErrorKind::UnterminatedQuote => "unterminated double-quoted string".into(),
+        ConfigTextErrorKind::BadSectionName(s) => {
+            format!("bad section name {s:?} (letters, digits and '_' only)")
+        }
+        ConfigTextErrorKind::OutsideSection => "text before the first *SECTION line".into(),
+        ConfigTextErrorKind::MissingValue(k) => format!("{k}= has no value"),
+        ConfigTextErrorKind::UnexpectedEquals => "'=' without a keyword before it".into(),
+        ConfigTextErrorKind::MissingResourceValue(k) => {
+            format!("*RESOURCES keyword {k} has no value")
+        }
+    }
+}
+
+/// Splits text into tokens with their positions.
+pub fn tokenize(text: &str) -> Result<Vec<(Pos, Token)>, ConfigTextError> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    let (mut line, mut column) = (1usize, 1usize);
+    let mut line_start = true;
+    while let Some(&c) = chars.peek() {
+        let pos = Pos { line, column };
+        match c {
+            '\n' => {
+                chars.next();
+                line += 1;
+                column = 1;
+                line_start = true;
+            }
+            c if c.is_whitespace() => {
+                chars.next();
+                column += 1;
+            }
+            '#' => {
+                while chars.peek().is_some_and(|&c| c != '\n') {
+                    chars.next();
+                }
+            }
+            '=' => {
+                chars.next();
+                column += 1;
+                line_start = false;
+                out.push((pos, Token::Equals));
+            }
+            '"' => {
+                chars.next();
+                column += 1;
+                let mut s = String::new();
+                loop {
+                    match chars.next() {
+                        None => {
+                            return Err(ConfigTextError {
+                                pos,
+                                kind: ConfigTextErrorKind::UnterminatedQuote,
+                            });
+                        }
+                        Some('"') => {
+                            column += 1;
+                            break;
+                        }
+                        Some('\\') if matches!(chars.peek(), Some('"') | Some('\\')) => {
+                            if let Some(e) = chars.next() {
+                                s.push(e);
+                            }
+                            column += 2;
+                        }
+                        Some('\n') => {
+                            s.push('\n');
+                            line += 1;
+                            column = 1;
+                        }
+                        Some(other) => {
+                            s.push(other);
+                            column += 1;
+                        }
+                    }
+                }
+                line_start = false;
+                out.push((
+                    pos,
+                    Token::Word {
+                        text: s,
+                        quoted: true,
+                    },
+                ));
+            }
+            _ => {
+                let mut s = String::new();
+                while let Some(&c) = chars.peek() {
+                    if c.is_whitespace() || c == '=' || c == '"' || c == '#' {
+                        break;
+                    }
+                    s.push(c);
+                    chars.next();
+                    column += 1;
+                }
+                if line_start && s.starts_with('*') {
+                    let name = &s[1..];
+                    let ok = !name.is_empty()
+                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                    if !ok {
+                        return Err(ConfigTextError {
+                            pos,
+                            kind: ConfigTextErrorKind::BadSectionName(s.chars().take(40).collect()),
+                        });
+                    }
+                    out.push((pos, Token::Section(name.to_owned())));
+                } else {
+                    out.push((
+                        pos,
+                        Token::Word {
+                            text: s,
+                            quoted: false,
+                        },
+                    ));
+                }
+                line_start = false;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A `KEYWORD=value` parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The keyword as written.
+    pub key: String,
+    /// The value (quotes removed, escapes resolved).
+    pub value: String,
+    /// True when the value was double-quoted.
+    pub quoted: bool,
+    /// Where the keyword was.
+    pub pos: Pos,
+}
+
+/// An entry: a name and its parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The entry name (quotes removed).
+    pub name: String,
+    /// True when the name was double-quoted.
+    pub quoted: bool,
+    /// Where the name was.
+    pub pos: Pos,
+    /// The entry's own parameters, in order.
+    pub params: Vec<Param>,
+    /// `DEFAULT:` parameters in effect for this entry and not set by it.
+    pub inherited: Vec<Param>,
+}
+
+impl Entry {
+    /// The value for a keyword: the entry's own (last one wins), else the
+    /// inherited `DEFAULT:` value.
+    pub fn get(&self, key: &str) -> Option<&Param> {
+        self.params
+            .iter()
+            .rev()
+            .find(|p| p.key == key)
+            .or_else(|| self.inherited.iter().rev().find(|p| p.key == key))
+    }
+}
+
+/// A section: its name, section-level parameters (the `*RESOURCES` pairs, or
+/// `KEY=VALUE` before any entry, as in `*DM_RESOURCES VERSION=...`) and entries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// The name without `*`.
+    pub name: String,
+    /// Where the `*NAME` was.
+    pub pos: Pos,
+    /// Section-level parameters.
+    pub params: Vec<Param>,
+    /// Entries in order (`DEFAULT:` pseudo-entries are folded into `inherited`).
+    pub entries: Vec<Entry>,
+}
+
+/// A parsed DMCONFIG or UBBCONFIG text.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ConfigText {
+    /// Sections in file order.
+    pub sections: Vec<Section>,
+}
+
+/// The `DEFAULT:` pseudo-entry name.
+pub const DEFAULT_ENTRY: &str = "DEFAULT:";
+
+impl ConfigText {
+    /// Lexes and parses text into sections and entries.
+    pub fn parse(text: &str) -> Result<Self, ConfigTextError> {
+        let tokens = tokenize(text)?;
+        let mut cfg = ConfigText::default();
+        let mut defaults: Vec<Param> = Vec::new();
+        let mut in_default = false;
+        let mut it = tokens.into_iter().peekable();
+        while let Some((pos, tok)) = it.next() {
+            match tok {
+                Token::Section(name) => {
+                    cfg.sections.push(Section {
+                        name,
+                        pos,
+                        params: Vec::new(),
+                        entries: Vec::new(),
+                    });
+                    defaults.clear();
+                    in_default = false;
+                }
+                Token::Equals => {
+                    return Err(ConfigTextError {
+                        pos,
+                        kind: ConfigTextErrorKind::UnexpectedEquals,
+                    });
+                }
+                Token::Word { text, quoted } => {
+                    let Some(section) = cfg.sections.last_mut() else {
+                        return Err(ConfigTextError {
+                            pos,
+                            kind: ConfigTextErrorKind::OutsideSection,
+                        });
+                    };
+                    let followed_by_eq = matches!(it.peek(), Some((_, Token::Equals)));
+                    if section.name == "RESOURCES" {
+                        if followed_by_eq {
+                            it.next();
+                        }
+                        let (value, vquoted) = match it.next() {
+                            Some((_, Token::Word { text, quoted })) => (text, quoted),
+                            _ => {
+                                return Err(ConfigTextError {
+                                    pos,
+                                    kind: ConfigTextErrorKind::MissingResourceValue(text),
+                                });
+                            }
+                        };
+                        section.params.push(Param {
+                            key: text,
+                            value,
+                            quoted: vquoted,
+                            pos,
+                        });
+                        continue;
+                    }
+                    if !followed_by_eq {
+                        if !quoted && text == DEFAULT_ENTRY {
+                            in_default = true;
+                            continue;
+                        }
+                        in_default = false;
+                        let inherited = defaults.clone();
+                        section.entries.push(Entry {
+                            name: text,
+                            quoted,
+                            pos,
+                            params: Vec::new(),
+                            inherited,
+                        });
+                        continue;
+                    }
+                    if quoted {
+                        return Err(ConfigTextError {
+                            pos,
+                            kind: ConfigTextErrorKind::UnexpectedEquals,
+                        });
+                    }
+                    it.next();
+                    let (value, vquoted) =
+                        match it.next_if(|(_, t)| matches!(t, Token::Word { .. })) {
+                            Some((_, Token::Word { text, quoted })) => (text, quoted),
+                            _ => {
+                                return Err(ConfigTextError {
+                                    pos,
+                                    kind: ConfigTextErrorKind::MissingValue(text),
+                                });
+                            }
+                        };
+                    let param = Param {
+                        key: text,
+                        value,
+                        quoted: vquoted,
+                        pos,
+                    };
+                    if in_default {
+                        defaults.retain(|p| p.key != param.key);
+                        defaults.push(param);
+                    } else if let Some(entry) = section.entries.last_mut() {
+                        entry.inherited.retain(|p| p.key != param.key);
+                        entry.params.push(param);
+                    } else {
+                        section.params.push(param);
+                    }
+                }
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// The first section with this name.
+    pub fn section(&self, name: &str) -> Option<&Section> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+}

@@ -1,0 +1,68 @@
+//! `mqgate browse`: lists the messages of a queue without removing them.
+
+use super::client::{ClientError, DEFAULT_GATEWAY, Gateway, segment};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use clap::Args;
+use serde_json::json;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Options of `mqgate browse`.
+#[derive(Args, Debug)]
+pub struct BrowseArgs {
+    /// Queue name.
+    #[arg(long)]
+    pub queue: String,
+    /// One `{"md": {...}, "data_base64": "..."}` per line instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Gateway base URL.
+    #[arg(long, default_value = DEFAULT_GATEWAY)]
+    pub gateway: String,
+}
+
+/// Browses first, then next until the end (2033), one line per message.
+pub fn run(args: BrowseArgs) -> ExitCode {
+    let gw = Gateway::new(&args.gateway, Duration::from_secs(30));
+    let q = segment(&args.queue);
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut req = gw
+            .request("GET", &format!("/v1/queues/{q}/messages/next"))
+            .query("browse", "true");
+        if let Some(c) = &cursor {
+            req = req.query("cursor", c);
+        }
+        let msg = match gw.call(req, None) {
+            Ok(v) => v,
+            Err(ClientError::Mq { mqrc: 2033, .. }) => return ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mqgate browse: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let md = &msg["md"];
+        if args.json {
+            println!("{}", json!({"md": md, "data_base64": msg["data_base64"]}));
+        } else {
+            let len = BASE64
+                .decode(msg["data_base64"].as_str().unwrap_or(""))
+                .map_or(0, |d| d.len());
+            println!(
+                "MsgId={} CorrelId={} Priority={} Persistence={} BackoutCount={} Format={:?} Length={}",
+                md["MsgId"].as_str().unwrap_or(""),
+                md["CorrelId"].as_str().unwrap_or(""),
+                md["Priority"],
+                md["Persistence"],
+                md["BackoutCount"],
+                md["Format"].as_str().unwrap_or(""),
+                len
+            );
+        }
+        cursor = msg["cursor"].as_str().map(str::to_string);
+        if cursor.is_none() {
+            return ExitCode::SUCCESS;
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The HTTP client the CLI uses to talk to a running gateway.
+
+use serde_json::Value;
+use std::time::Duration;
+
+/// Default `--gateway`.
+pub const DEFAULT_GATEWAY: &str = "http://127.0.0.1:8080";
+
+/// A failed call: the gateway's MQRC error, or a transport problem.
+#[derive(Debug)]
+pub enum ClientError {
+    /// The gateway answered with `{"mqrc", "reason", "message"}`.
+    Mq {
+        mqrc: i32,
+        reason: String,
+        message: String,
+    },
+    /// Connection or protocol failure.
+    Transport(String),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::Mq {
+                mqrc,
+                reason,
+                message,
+            } => write!(f, "{mqrc} {reason}: {message}"),
+            ClientError::Transport(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Percent-encodes one path segment (queue names may hold `/` and `%`).
+pub fn segment(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-') {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// A gateway at a base URL.
+pub struct Gateway {
+    base: String,
+    agent: ureq::Agent,
+}
+
+impl Gateway {
+    /// A client for `base` (e.g. `http://127.0.0.1:8080`); reads wait up to
+    /// `read_timeout`.
+    pub fn new(base: &str, read_timeout: Duration) -> Self {
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(Duration::from_secs(5))
+            .timeout_read(read_timeout)
+            .build();
+        Gateway {
+            base: base.trim_end_matches('/').to_string(),
+            agent,
+        }
+    }
+
+    /// A request to `path` (already encoded).
+    pub fn request(&self, method: &str, path: &str) -> ureq::Request {
+        self.agent.request(method, &format!("{}{path}", self.base))
+    }
+
+    /// Sends `req` with `body` and returns the JSON answer.
+    pub fn call(&self, req: ureq::Request, body: Option<&[u8]>) -> Result<Value, ClientError> {
+        let res = match body {
+            Some(b) => req.send_bytes(b),
+            None => req.call(),
+        };
+        match res {
+            Ok(r) => r
+                .into_json()
+                .map_err(|e| ClientError::Transport(format!("bad answer: {e}"))),
+            Err(ureq::Error::Status(code, r)) => {
+                let v: Value = r
+                    .into_json()
+                    .map_err(|e| ClientError::Transport(format!("HTTP {code}: {e}")))?;
+                Err(ClientError::Mq {
+                    mqrc: v["mqrc"].as_i64().unwrap_or(0) as i32,
+                    reason: v["reason"].as_str().unwrap_or("").to_string(),
+                    message: v["message"].as_str().unwrap_or("").to_string(),
+                })
+            }
+            Err(e) => Err(ClientError::Transport(e.to_string())),
+        }
+    }
+}

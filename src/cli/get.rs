@@ -1,0 +1,84 @@
+//! `mqgate get`: gets one message (get + acknowledge) from a running gateway.
+
+use super::client::{ClientError, DEFAULT_GATEWAY, Gateway, segment};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use clap::Args;
+use serde_json::json;
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Exit status when no message arrived within the wait (MQRC 2033).
+pub const EXIT_NO_MESSAGE: u8 = 3;
+
+/// Options of `mqgate get`.
+#[derive(Args, Debug)]
+pub struct GetArgs {
+    /// Queue name.
+    #[arg(long)]
+    pub queue: String,
+    /// How long to wait for a message, in ms.
+    #[arg(long, default_value_t = 0)]
+    pub wait: u64,
+    /// Only a message with this CorrelId (48 hex characters).
+    #[arg(long)]
+    pub correl_id: Option<String>,
+    /// Print `{"md": {...}, "data_base64": "..."}` instead of the data.
+    #[arg(long)]
+    pub json: bool,
+    /// Gateway base URL.
+    #[arg(long, default_value = DEFAULT_GATEWAY)]
+    pub gateway: String,
+}
+
+/// Gets, acknowledges, then writes the data (or JSON) to stdout. The message
+/// is printed only once the gateway has removed it. Exit 3 on 2033.
+pub fn run(args: GetArgs) -> ExitCode {
+    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000));
+    let q = segment(&args.queue);
+    let mut req = gw
+        .request("GET", &format!("/v1/queues/{q}/messages/next"))
+        .query("wait_ms", &args.wait.to_string());
+    if let Some(c) = &args.correl_id {
+        req = req.query("correl_id", c);
+    }
+    let msg = match gw.call(req, None) {
+        Ok(v) => v,
+        Err(ClientError::Mq { mqrc: 2033, .. }) => {
+            eprintln!(
+                "mqgate get: no message on {} (2033 MQRC_NO_MSG_AVAILABLE)",
+                args.queue
+            );
+            return ExitCode::from(EXIT_NO_MESSAGE);
+        }
+        Err(e) => {
+            eprintln!("mqgate get: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let lease = msg["lease"].to_string();
+    let ack = gw.request("POST", &format!("/v1/queues/{q}/messages/ack/{lease}"));
+    if let Err(e) = gw.call(ack, Some(b"")) {
+        eprintln!("mqgate get: acknowledge failed, the message stays on the queue: {e}");
+        return ExitCode::FAILURE;
+    }
+    let out = if args.json {
+        let mut s = json!({"md": msg["md"], "data_base64": msg["data_base64"]}).to_string();
+        s.push('\n');
+        s.into_bytes()
+    } else {
+        match BASE64.decode(msg["data_base64"].as_str().unwrap_or("")) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("mqgate get: bad data from the gateway: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(&out).and_then(|_| stdout.flush()).is_err() {
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

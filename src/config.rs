@@ -1,0 +1,379 @@
+//! The gateway configuration: the YAML model (serde_yaml) and its validation.
+//!
+//! Every setting has a default (documented in docs/config.md), so an empty file
+//! and no file at all give the embedded default gateway. Unknown keys are errors,
+//! which keeps typos from being silently ignored; later features add their own
+//! top-level sections. Every error carries the line and column it refers to.
+
+mod locate;
+mod validate;
+
+use serde::Deserialize;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// The whole configuration file.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The queue manager's own attributes.
+    pub queue_manager: QueueManagerConfig,
+    /// The HTTP API.
+    pub http: HttpConfig,
+    /// The message channel listener (used by the channel protocol).
+    pub listener: ListenerConfig,
+    /// Where persistent messages are kept.
+    pub storage: StorageConfig,
+    /// Queue definitions, in MQ's object types.
+    pub queues: Vec<QueueDef>,
+}
+
+/// Queue manager attributes (MQ: QMNAME, DEADQ, DEFXMITQ, MAXMSGL).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QueueManagerConfig {
+    /// Queue manager name; also the 12 characters after `AMQ ` in generated MsgIds.
+    pub name: String,
+    /// Dead-letter queue (DEADQ); created as a local queue when not defined.
+    pub dead_letter_queue: String,
+    /// Default transmission queue (DEFXMITQ); empty for none. Created as a local
+    /// queue with usage `xmitq` when not defined.
+    pub default_xmit_queue: String,
+    /// Largest message the queue manager accepts, in bytes (MAXMSGL; 2031 above it).
+    pub max_msg_length: usize,
+}
+
+impl Default for QueueManagerConfig {
+    fn default() -> Self {
+        QueueManagerConfig {
+            name: "MQGATE".into(),
+            dead_letter_queue: "SYSTEM.DEAD.LETTER.QUEUE".into(),
+            default_xmit_queue: "MQGATE.DEFAULT.XMITQ".into(),
+            max_msg_length: DEFAULT_MAX_MSG_LENGTH,
+        }
+    }
+}
+
+/// MQ's default MAXMSGL for queues and queue managers: 4 MiB.
+pub const DEFAULT_MAX_MSG_LENGTH: usize = 4 * 1024 * 1024;
+/// MQ's largest MAXMSGL: 100 MiB.
+pub const LIMIT_MAX_MSG_LENGTH: usize = 100 * 1024 * 1024;
+/// MQ's default MAXDEPTH.
+pub const DEFAULT_MAX_DEPTH: usize = 5000;
+/// MQ's largest MAXDEPTH.
+pub const LIMIT_MAX_DEPTH: usize = 999_999_999;
+
+/// The HTTP API.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpConfig {
+    /// Address and port to listen on.
+    pub listen: SocketAddr,
+    /// How long a destructive get's lease lasts before the message is backed out, in ms.
+    pub lease_ms: u64,
+    /// How long an idle unit of work opened over HTTP lives before it is backed out, in ms.
+    pub uow_timeout_ms: u64,
+    /// Largest `wait_ms` a get may ask for, in ms.
+    pub max_wait_ms: u64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            lease_ms: 30_000,
+            uow_timeout_ms: 60_000,
+            max_wait_ms: 60_000,
+        }
+    }
+}
+
+/// The message channel listener.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ListenerConfig {
+    /// Address and port the channel listener binds (MQ's default port is 1414).
+    pub listen: SocketAddr,
+}
+
+impl Default for ListenerConfig {
+    fn default() -> Self {
+        ListenerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 1414)),
+        }
+    }
+}
+
+/// The durable store.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageConfig {
+    /// Directory of the store files; created when missing.
+    pub data_dir: PathBuf,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        StorageConfig {
+            data_dir: PathBuf::from("./mqgate-data"),
+        }
+    }
+}
+
+/// One queue definition, chosen by its `type:` key.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueDef {
+    /// A local queue (MQ QLOCAL), also a transmission queue with `usage: xmitq`.
+    Local(LocalQueueDef),
+    /// A model queue (MQ QMODEL): local queues whose names match
+    /// `dynamic_q_name` are created from it on first use.
+    Model(LocalQueueDef),
+    /// A remote queue definition (MQ QREMOTE); without `remote_q_name` it is a
+    /// queue manager alias.
+    Remote(RemoteQueueDef),
+    /// An alias queue (MQ QALIAS) naming a base queue.
+    Alias(AliasQueueDef),
+}
+
+impl QueueDef {
+    /// The object's name.
+    pub fn name(&self) -> &str {
+        match self {
+            QueueDef::Local(d) | QueueDef::Model(d) => &d.name,
+            QueueDef::Remote(d) => &d.name,
+            QueueDef::Alias(d) => &d.name,
+        }
+    }
+}
+
+/// Persistence of messages put with MQPER_PERSISTENCE_AS_Q_DEF (MQ DEFPSIST).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DefaultPersistence {
+    /// MQ's default: DEFPSIST(NO).
+    #[default]
+    NotPersistent,
+    Persistent,
+}
+
+/// What a local queue is for (MQ USAGE).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Usage {
+    #[default]
+    Normal,
+    /// A transmission queue: messages carry an MQXQH for a sender channel.
+    Xmitq,
+}
+
+/// A local or model queue's attributes (MQ QLOCAL / QMODEL).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalQueueDef {
+    /// Queue name (48 characters at most, MQ name characters).
+    pub name: String,
+    /// Model queues only: the names created from this model, `*` matching any tail
+    /// (MQ DynamicQName, e.g. `DEVICE.*`).
+    #[serde(default)]
+    pub dynamic_q_name: Option<String>,
+    /// USAGE.
+    #[serde(default)]
+    pub usage: Usage,
+    /// MAXDEPTH: most messages on the queue, committed or not (2053 above it).
+    #[serde(default = "default_max_depth")]
+    pub max_depth: usize,
+    /// MAXMSGL in bytes (2030 above it).
+    #[serde(default = "default_max_msg_length")]
+    pub max_msg_length: usize,
+    /// DEFPSIST.
+    #[serde(default)]
+    pub default_persistence: DefaultPersistence,
+    /// DEFPRTY, 0-9.
+    #[serde(default)]
+    pub default_priority: i32,
+    /// PUT(DISABLED): puts fail with 2051.
+    #[serde(default)]
+    pub put_inhibited: bool,
+    /// GET(DISABLED): gets fail with 2016.
+    #[serde(default)]
+    pub get_inhibited: bool,
+    /// BOTHRESH: when a backed-out message's BackoutCount reaches this, the
+    /// gateway moves it to `backout_requeue_q` (0 = never).
+    #[serde(default)]
+    pub backout_threshold: i32,
+    /// BOQNAME: the local queue backed-out messages move to; required when
+    /// `backout_threshold` is set.
+    #[serde(default)]
+    pub backout_requeue_q: String,
+}
+
+fn default_max_depth() -> usize {
+    DEFAULT_MAX_DEPTH
+}
+fn default_max_msg_length() -> usize {
+    DEFAULT_MAX_MSG_LENGTH
+}
+
+impl LocalQueueDef {
+    /// A local queue with MQ's default attributes.
+    pub fn with_defaults(name: &str, usage: Usage) -> Self {
+        LocalQueueDef {
+            name: name.into(),
+            dynamic_q_name: None,
+            usage,
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_msg_length: DEFAULT_MAX_MSG_LENGTH,
+            default_persistence: DefaultPersistence::NotPersistent,
+            default_priority: 0,
+            put_inhibited: false,
+            get_inhibited: false,
+            backout_threshold: 0,
+            backout_requeue_q: String::new(),
+        }
+    }
+}
+
+/// A remote queue definition or queue manager alias (MQ QREMOTE).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteQueueDef {
+    pub name: String,
+    /// RNAME; absent = queue manager alias.
+    #[serde(default)]
+    pub remote_q_name: Option<String>,
+    /// RQMNAME.
+    #[serde(default)]
+    pub remote_q_mgr_name: Option<String>,
+    /// XMITQ; absent = the queue named like RQMNAME, else the default transmission queue.
+    #[serde(default)]
+    pub xmit_q: Option<String>,
+    /// PUT(DISABLED).
+    #[serde(default)]
+    pub put_inhibited: bool,
+}
+
+/// An alias queue (MQ QALIAS).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AliasQueueDef {
+    pub name: String,
+    /// TARGET: a local or remote queue (not another alias: 2001).
+    pub target: String,
+    #[serde(default)]
+    pub put_inhibited: bool,
+    #[serde(default)]
+    pub get_inhibited: bool,
+}
+
+/// One configuration error with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// 1-based line; 0 when the error has no place in the file.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+/// All the errors found in one file.
+#[derive(Debug)]
+pub struct ConfigErrors {
+    /// The file's name as given.
+    pub file: String,
+    pub errors: Vec<ConfigError>,
+}
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{}:{e}", self.file)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigErrors {}
+
+impl Config {
+    /// Parses and validates YAML text. `file` names the source in errors.
+    ///
+    /// Errors: the YAML or type error (one, where parsing stopped), or every
+    /// validation error found, each with line and column.
+    pub fn from_yaml(text: &str, file: &str) -> Result<Config, ConfigErrors> {
+        let wrap = |errors| ConfigErrors {
+            file: file.to_string(),
+            errors,
+        };
+        // An empty file (or only comments) is the embedded default.
+        let config: Config = if text.trim().lines().all(|l| {
+            let l = l.trim();
+            l.is_empty() || l.starts_with('#')
+        }) {
+            Config::default()
+        } else {
+            serde_yaml::from_str(text).map_err(|e| {
+                let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+                wrap(vec![ConfigError {
+                    line,
+                    column,
+                    message: e.to_string(),
+                }])
+            })?
+        };
+        let places = locate::Places::of(text);
+        let errors = validate::check(&config, &places);
+        if errors.is_empty() {
+            Ok(config)
+        } else {
+            Err(wrap(errors))
+        }
+    }
+
+    /// Reads and validates a file. Errors as [`Config::from_yaml`]; a read error
+    /// is reported at 0:0.
+    pub fn load(path: &Path) -> Result<Config, ConfigErrors> {
+        let file = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::from_yaml(&text, &file),
+            Err(e) => Err(ConfigErrors {
+                file,
+                errors: vec![ConfigError {
+                    line: 0,
+                    column: 0,
+                    message: format!("cannot read the file: {e}"),
+                }],
+            }),
+        }
+    }
+
+    /// The queue definitions plus the dead-letter queue and the default
+    /// transmission queue when the file does not define them.
+    pub fn effective_queues(&self) -> Vec<QueueDef> {
+        let mut queues = self.queues.clone();
+        let qm = &self.queue_manager;
+        let implicit = [
+            (qm.dead_letter_queue.as_str(), Usage::Normal),
+            (qm.default_xmit_queue.as_str(), Usage::Xmitq),
+        ];
+        for (name, usage) in implicit {
+            if !name.is_empty() && !queues.iter().any(|q| q.name() == name) {
+                queues.push(QueueDef::Local(LocalQueueDef::with_defaults(name, usage)));
+            }
+        }
+        queues
+    }
+}
+
+#[cfg(test)]
+mod tests;

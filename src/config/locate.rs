@@ -1,0 +1,111 @@
+//! Where each node of a YAML document is, by path (`queues[2].target`), so that
+//! validation errors found after deserialising can name a line and column.
+//!
+//! serde_yaml reports positions only for its own errors; this walks the same
+//! text once with yaml-rust2's marked event parser.
+
+use std::collections::HashMap;
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::Marker;
+
+/// Positions of the nodes of one document: 1-based (line, column).
+#[derive(Debug, Default)]
+pub struct Places {
+    nodes: HashMap<String, (usize, usize)>,
+}
+
+impl Places {
+    /// Maps every node of `text`. A text that does not parse maps nothing
+    /// (serde_yaml reports that error itself).
+    pub fn of(text: &str) -> Places {
+        let mut walker = Walker::default();
+        let mut parser = Parser::new_from_str(text);
+        if parser.load(&mut walker, false).is_err() {
+            return Places::default();
+        }
+        Places {
+            nodes: walker.nodes,
+        }
+    }
+
+    /// The position of the node at `path`, or of its nearest ancestor that is
+    /// in the file (a defaulted setting points at its section); (0, 0) when none is.
+    pub fn at(&self, path: &str) -> (usize, usize) {
+        let mut p = path;
+        loop {
+            if let Some(&pos) = self.nodes.get(p) {
+                return pos;
+            }
+            match p.rfind(['.', '[']) {
+                Some(i) => p = &p[..i],
+                None => return self.nodes.get("").copied().unwrap_or((0, 0)),
+            }
+        }
+    }
+}
+
+enum Frame {
+    Map { path: String, key: Option<String> },
+    Seq { path: String, index: usize },
+}
+
+#[derive(Default)]
+struct Walker {
+    stack: Vec<Frame>,
+    nodes: HashMap<String, (usize, usize)>,
+}
+
+impl Walker {
+    /// The path of the node starting now, or `None` when it is a mapping key
+    /// (then the key is remembered for the value that follows).
+    fn node_path(&mut self, key_text: Option<&str>) -> Option<String> {
+        match self.stack.last_mut() {
+            None => Some(String::new()),
+            Some(Frame::Seq { path, index }) => {
+                let p = format!("{path}[{index}]");
+                *index += 1;
+                Some(p)
+            }
+            Some(Frame::Map { path, key }) => match key.take() {
+                Some(k) if path.is_empty() => Some(k),
+                Some(k) => Some(format!("{path}.{k}")),
+                None => {
+                    *key = Some(key_text.unwrap_or("?").to_string());
+                    None
+                }
+            },
+        }
+    }
+}
+
+impl MarkedEventReceiver for Walker {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        let pos = (mark.line(), mark.col() + 1);
+        match ev {
+            Event::Scalar(text, ..) => {
+                if let Some(p) = self.node_path(Some(&text)) {
+                    self.nodes.insert(p, pos);
+                }
+            }
+            Event::Alias(_) => {
+                if let Some(p) = self.node_path(None) {
+                    self.nodes.insert(p, pos);
+                }
+            }
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let is_map = matches!(ev, Event::MappingStart(..));
+                let path = self.node_path(None).unwrap_or_default();
+                self.nodes.insert(path.clone(), pos);
+                self.stack.push(if is_map {
+                    Frame::Map { path, key: None }
+                } else {
+                    Frame::Seq { path, index: 0 }
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.stack.pop();
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,110 @@
+use super::*;
+
+const EXAMPLE: &str = include_str!("../../fixtures/gateway.yaml");
+
+#[test]
+fn no_file_gives_the_embedded_default() {
+    // Issue 5: MQGATE, HTTP 127.0.0.1:8080, listener 127.0.0.1:1414, ./mqgate-data,
+    // SYSTEM.DEAD.LETTER.QUEUE, a default transmission queue.
+    let c = Config::from_yaml("# nothing\n", "empty.yaml").unwrap();
+    assert_eq!(c.queue_manager.name, "MQGATE");
+    assert_eq!(c.http.listen.to_string(), "127.0.0.1:8080");
+    assert_eq!(c.listener.listen.to_string(), "127.0.0.1:1414");
+    assert_eq!(c.storage.data_dir, PathBuf::from("./mqgate-data"));
+    let names: Vec<_> = c
+        .effective_queues()
+        .iter()
+        .map(|q| q.name().to_string())
+        .collect();
+    assert_eq!(names, ["SYSTEM.DEAD.LETTER.QUEUE", "MQGATE.DEFAULT.XMITQ"]);
+    assert!(matches!(&c.effective_queues()[1], QueueDef::Local(l) if l.usage == Usage::Xmitq));
+}
+
+#[test]
+fn the_example_fixture_is_valid() {
+    let c = Config::from_yaml(EXAMPLE, "fixtures/gateway.yaml").unwrap();
+    assert_eq!(c.queue_manager.name, "GATEWAY1");
+    assert_eq!(c.queues.len(), 7);
+    match &c.queues[0] {
+        QueueDef::Local(l) => {
+            assert_eq!(l.max_depth, 10000);
+            assert_eq!(l.default_persistence, DefaultPersistence::Persistent);
+            // MQ's defaults for what the file leaves out: DEFPRTY 0, PUT/GET enabled.
+            assert_eq!(l.default_priority, 0);
+            assert!(!l.put_inhibited);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_type_error_names_line_and_column() {
+    let text = "queue_manager:\n  name: QM1\nhttp:\n  lease_ms: soon\n";
+    let e = Config::from_yaml(text, "c.yaml").unwrap_err();
+    assert_eq!(e.errors.len(), 1);
+    assert_eq!((e.errors[0].line, e.errors[0].column), (4, 13));
+    assert!(e.to_string().starts_with("c.yaml:4:13: "), "{e}");
+}
+
+#[test]
+fn an_unknown_key_is_an_error() {
+    let text = "queue_manager:\n  nmae: QM1\n";
+    let e = Config::from_yaml(text, "c.yaml").unwrap_err();
+    assert_eq!((e.errors[0].line, e.errors[0].column), (2, 3));
+    assert!(e.errors[0].message.contains("unknown field `nmae`"), "{e}");
+}
+
+#[test]
+fn every_reference_error_is_reported_with_its_place() {
+    let text = "\
+queues:
+  - type: local
+    name: A
+    max_depth: 0
+  - type: alias
+    name: B
+    target: NOPE
+  - type: remote
+    name: C
+    remote_q_name: X
+    remote_q_mgr_name: QM2
+    xmit_q: A
+  - type: local
+    name: A
+  - type: local
+    name: BAD-NAME
+";
+    let e = Config::from_yaml(text, "c.yaml").unwrap_err();
+    let got: Vec<_> = e
+        .errors
+        .iter()
+        .map(|e| {
+            (
+                e.line,
+                e.column,
+                e.message.split(':').next().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (14, 11, "queues[3].name".to_string()),
+            (16, 11, "queues[4].name".to_string()),
+            (4, 16, "queues[0].max_depth".to_string()),
+            (7, 13, "queues[1].target".to_string()),
+            (12, 13, "queues[2].xmit_q".to_string()),
+        ]
+    );
+    // MQ reasons named where MQ has one: 2082 UNKNOWN_ALIAS_BASE_Q, 2092 XMIT_Q_USAGE_ERROR.
+    assert!(e.errors[3].message.contains("2082"));
+    assert!(e.errors[4].message.contains("2092"));
+}
+
+#[test]
+fn the_default_xmitq_must_be_an_xmitq() {
+    let text = "queue_manager:\n  default_xmit_queue: Q1\nqueues:\n  - type: local\n    name: Q1\n";
+    let e = Config::from_yaml(text, "c.yaml").unwrap_err();
+    assert_eq!((e.errors[0].line, e.errors[0].column), (2, 23));
+    assert!(e.errors[0].message.contains("2199"));
+}

@@ -1,0 +1,205 @@
+//! Checks that go beyond types: names, ranges, and references between objects.
+
+use super::locate::Places;
+use super::{
+    Config, ConfigError, LIMIT_MAX_DEPTH, LIMIT_MAX_MSG_LENGTH, LocalQueueDef, QueueDef, Usage,
+};
+use crate::qmgr::names::{check_object_name, check_pattern};
+use mqgate_codecs::mq::constants::len;
+use std::collections::HashMap;
+
+/// Every error in `config`, each placed with `places`.
+pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
+    let mut errors = Vec::new();
+    let mut err = |path: &str, message: String| {
+        let (line, column) = places.at(path);
+        errors.push(ConfigError {
+            line,
+            column,
+            message: format!("{path}: {message}"),
+        });
+    };
+
+    let qm = &config.queue_manager;
+    if let Err(e) = check_object_name(&qm.name, len::Q_MGR_NAME) {
+        err("queue_manager.name", e);
+    }
+    if qm.max_msg_length == 0 || qm.max_msg_length > LIMIT_MAX_MSG_LENGTH {
+        err(
+            "queue_manager.max_msg_length",
+            format!("must be 1 to {LIMIT_MAX_MSG_LENGTH} bytes"),
+        );
+    }
+    if config.http.lease_ms == 0 {
+        err("http.lease_ms", "must be at least 1 ms".into());
+    }
+    if config.http.uow_timeout_ms == 0 {
+        err("http.uow_timeout_ms", "must be at least 1 ms".into());
+    }
+
+    // Names first, so references can be checked against the full set.
+    let mut by_name: HashMap<&str, (usize, &QueueDef)> = HashMap::new();
+    for (i, q) in config.queues.iter().enumerate() {
+        let path = format!("queues[{i}].name");
+        if let Err(e) = check_object_name(q.name(), len::Q_NAME) {
+            err(&path, e);
+        } else if let Some((first, _)) = by_name.insert(q.name(), (i, q)) {
+            err(
+                &path,
+                format!("{:?} is already defined by queues[{first}]", q.name()),
+            );
+        }
+    }
+
+    for (i, q) in config.queues.iter().enumerate() {
+        let at = |field: &str| format!("queues[{i}].{field}");
+        match q {
+            QueueDef::Local(d) | QueueDef::Model(d) => {
+                let is_model = matches!(q, QueueDef::Model(_));
+                check_local(d, is_model, &at, &mut err);
+                if !d.backout_requeue_q.is_empty() {
+                    match by_name.get(d.backout_requeue_q.as_str()) {
+                        Some((_, QueueDef::Local(_))) => {}
+                        Some(_) => err(&at("backout_requeue_q"), "must name a local queue".into()),
+                        None if d.backout_requeue_q == qm.dead_letter_queue => {}
+                        None => err(
+                            &at("backout_requeue_q"),
+                            format!("{:?} is not defined", d.backout_requeue_q),
+                        ),
+                    }
+                }
+            }
+            QueueDef::Remote(d) => {
+                if let Some(r) = &d.remote_q_name {
+                    if let Err(e) = check_object_name(r, len::Q_NAME) {
+                        err(&at("remote_q_name"), e);
+                    }
+                }
+                if let Some(r) = &d.remote_q_mgr_name {
+                    if let Err(e) = check_object_name(r, len::Q_MGR_NAME) {
+                        err(&at("remote_q_mgr_name"), e);
+                    }
+                }
+                if d.remote_q_name.is_some() && d.remote_q_mgr_name.is_none() {
+                    // MQ: RQMNAME blank on a remote queue -> 2087 at open time.
+                    err(
+                        &at("remote_q_mgr_name"),
+                        "a remote queue definition needs remote_q_mgr_name".into(),
+                    );
+                }
+                if d.remote_q_name.is_none() && d.remote_q_mgr_name.is_none() && d.xmit_q.is_none()
+                {
+                    err(
+                        &at("name"),
+                        "a queue manager alias needs remote_q_mgr_name or xmit_q".into(),
+                    );
+                }
+                if let Some(x) = &d.xmit_q {
+                    let implicit_xmitq = x == &qm.default_xmit_queue;
+                    match by_name.get(x.as_str()) {
+                        Some((_, QueueDef::Local(l))) if l.usage == Usage::Xmitq => {}
+                        Some(_) => err(
+                            &at("xmit_q"),
+                            format!("{x:?} is not a local queue with usage xmitq (MQRC 2092)"),
+                        ),
+                        None if implicit_xmitq => {}
+                        None => err(&at("xmit_q"), format!("{x:?} is not defined (MQRC 2196)")),
+                    }
+                }
+            }
+            QueueDef::Alias(d) => match by_name.get(d.target.as_str()) {
+                Some((_, QueueDef::Local(_) | QueueDef::Remote(_))) => {}
+                Some((_, QueueDef::Alias(_) | QueueDef::Model(_))) => err(
+                    &at("target"),
+                    format!("{:?} is not a local or remote queue (MQRC 2001)", d.target),
+                ),
+                None if d.target == qm.dead_letter_queue || d.target == qm.default_xmit_queue => {}
+                None => err(
+                    &at("target"),
+                    format!("{:?} is not defined (MQRC 2082)", d.target),
+                ),
+            },
+        }
+    }
+
+    for (path, name, usage, code) in [
+        (
+            "queue_manager.dead_letter_queue",
+            &qm.dead_letter_queue,
+            Usage::Normal,
+            "",
+        ),
+        (
+            "queue_manager.default_xmit_queue",
+            &qm.default_xmit_queue,
+            Usage::Xmitq,
+            " (MQRC 2199)",
+        ),
+    ] {
+        if name.is_empty() {
+            continue;
+        }
+        if let Err(e) = check_object_name(name, len::Q_NAME) {
+            err(path, e);
+            continue;
+        }
+        match by_name.get(name.as_str()) {
+            None => {}
+            Some((_, QueueDef::Local(l))) if l.usage == usage => {}
+            Some((i, _)) => err(
+                path,
+                format!(
+                    "{name:?} (queues[{i}]) must be a local queue with usage {}{code}",
+                    if usage == Usage::Xmitq {
+                        "xmitq"
+                    } else {
+                        "normal"
+                    }
+                ),
+            ),
+        }
+    }
+    errors
+}
+
+fn check_local(
+    d: &LocalQueueDef,
+    is_model: bool,
+    at: &dyn Fn(&str) -> String,
+    err: &mut dyn FnMut(&str, String),
+) {
+    match (&d.dynamic_q_name, is_model) {
+        (Some(p), true) => {
+            if let Err(e) = check_pattern(p, len::Q_NAME) {
+                err(&at("dynamic_q_name"), e);
+            }
+        }
+        (None, true) => err(&at("name"), "a model queue needs dynamic_q_name".into()),
+        (Some(_), false) => err(
+            &at("dynamic_q_name"),
+            "only a model queue has dynamic_q_name".into(),
+        ),
+        (None, false) => {}
+    }
+    if d.max_depth == 0 || d.max_depth > LIMIT_MAX_DEPTH {
+        err(&at("max_depth"), format!("must be 1 to {LIMIT_MAX_DEPTH}"));
+    }
+    if d.max_msg_length == 0 || d.max_msg_length > LIMIT_MAX_MSG_LENGTH {
+        err(
+            &at("max_msg_length"),
+            format!("must be 1 to {LIMIT_MAX_MSG_LENGTH} bytes"),
+        );
+    }
+    if !(0..=9).contains(&d.default_priority) {
+        err(&at("default_priority"), "must be 0 to 9".into());
+    }
+    if d.backout_threshold < 0 {
+        err(&at("backout_threshold"), "must be 0 or more".into());
+    }
+    if d.backout_threshold > 0 && d.backout_requeue_q.is_empty() {
+        err(
+            &at("backout_threshold"),
+            "needs backout_requeue_q, the queue backed-out messages move to".into(),
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! Message routes: put, get/browse (`next`), lease acknowledge/backout, queue
+//! list and status.
+
+use super::md_json::{apply_md_json, md_to_json, parse_id};
+use super::{ApiError, AppState, blocking};
+use crate::qmgr::{GetMode, GetResult, Position, PutOptions, QueueManager, Selector};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use mqgate_codecs::mq::constants::per;
+use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Query parameters of a put (docs/http-api.md).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PutQuery {
+    msg_id: Option<String>,
+    correl_id: Option<String>,
+    new_correl_id: Option<bool>,
+    persistent: Option<bool>,
+    priority: Option<i32>,
+    expiry: Option<i32>,
+    format: Option<String>,
+    ccsid: Option<i32>,
+    encoding: Option<i32>,
+    msg_type: Option<i32>,
+    report: Option<i32>,
+    reply_to_q: Option<String>,
+    reply_to_q_mgr: Option<String>,
+    q_mgr: Option<String>,
+    uow: Option<u64>,
+}
+
+/// A JSON put body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutBody {
+    #[serde(default)]
+    md: Map<String, Value>,
+    data_base64: Option<String>,
+    data: Option<String>,
+}
+
+fn query_error(e: QueryRejection) -> ApiError {
+    ApiError::new(
+        Mqrc::OPTIONS_ERROR,
+        format!("bad query parameters: {}", e.body_text()),
+    )
+}
+
+fn id_param(text: &str, which: &str, mqrc: Mqrc) -> Result<[u8; 24], ApiError> {
+    parse_id(text).map_err(|e| ApiError::new(mqrc, format!("{which}: {e}")))
+}
+
+fn md_error(msg: String) -> ApiError {
+    ApiError::new(Mqrc::MD_ERROR, msg)
+}
+
+/// Builds the MD from the query parameters.
+fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
+    let mut md = Mqmd::default();
+    if let Some(id) = &p.msg_id {
+        md.msg_id = id_param(id, "msg_id", Mqrc::MSG_ID_ERROR)?;
+    }
+    if let Some(id) = &p.correl_id {
+        md.correl_id = id_param(id, "correl_id", Mqrc::CORREL_ID_ERROR)?;
+    }
+    if let Some(persistent) = p.persistent {
+        md.persistence = if persistent {
+            per::PERSISTENT
+        } else {
+            per::NOT_PERSISTENT
+        };
+    }
+    let chars = |name: &str, s: &str| -> Result<CharField<48>, ApiError> {
+        CharField::new(s, Charset::Ascii).map_err(|e| md_error(format!("{name}: {e}")))
+    };
+    if let Some(f) = &p.format {
+        md.format = CharField::new(f, Charset::Ascii)
+            .map_err(|e| ApiError::new(Mqrc::FORMAT_ERROR, format!("format: {e}")))?;
+    }
+    if let Some(q) = &p.reply_to_q {
+        md.reply_to_q = chars("reply_to_q", q)?;
+    }
+    if let Some(q) = &p.reply_to_q_mgr {
+        md.reply_to_q_mgr = chars("reply_to_q_mgr", q)?;
+    }
+    md.priority = p.priority.unwrap_or(md.priority);
+    md.expiry = p.expiry.unwrap_or(md.expiry);
+    md.coded_char_set_id = p.ccsid.unwrap_or(md.coded_char_set_id);
+    md.encoding = p.encoding.unwrap_or(md.encoding);
+    md.msg_type = p.msg_type.unwrap_or(md.msg_type);
+    md.report = p.report.unwrap_or(md.report);
+    Ok(md)
+}
+
+/// `POST /v1/queues/{q}/messages`: the body is the message data, or with
+/// `Content-Type: application/json` `{"md": {...}, "data_base64"|"data": ...}`.
+pub async fn put(
+    State(s): State<AppState>,
+    Path(q): Path<String>,
+    query: Result<Query<PutQuery>, QueryRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let Query(p) = query.map_err(query_error)?;
+    let body = body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                Mqrc::MSG_TOO_BIG_FOR_Q_MGR,
+                format!(
+                    "the request body is longer than the queue manager's MAXMSGL {}",
+                    s.qm.max_msg_length()
+                ),
+            )
+        } else {
+            ApiError::new(Mqrc::BUFFER_ERROR, format!("cannot read the body: {e}"))
+        }
+    })?;
+    let mut md = md_from_query(&p)?;
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let data = if is_json {
+        let b: PutBody = serde_json::from_slice(&body).map_err(|e| {
+            ApiError::new(
+                Mqrc::BUFFER_ERROR,
+                format!(
+                    "the JSON body is not valid (line {}, column {}): {e}",
+                    e.line(),
+                    e.column()
+                ),
+            )
+        })?;
+        apply_md_json(&mut md, &b.md).map_err(md_error)?;
+        match (b.data_base64, b.data) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::new(
+                    Mqrc::BUFFER_ERROR,
+                    "give data_base64 or data, not both",
+                ));
+            }
+            (Some(b64), None) => Bytes::from(BASE64.decode(b64.as_bytes()).map_err(|e| {
+                ApiError::new(
+                    Mqrc::BUFFER_ERROR,
+                    format!("data_base64 is not base64: {e}"),
+                )
+            })?),
+            (None, Some(text)) => Bytes::from(text),
+            (None, None) => Bytes::new(),
+        }
+    } else {
+        body
+    };
+    let opts = PutOptions {
+        uow: p.uow,
+        new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
+        new_correl_id: p.new_correl_id.unwrap_or(false),
+        q_mgr_name: p.q_mgr.unwrap_or_default(),
+        pass_all_context: false,
+    };
+    let qm = s.qm.clone();
+    let r = blocking(move || qm.put(&q, md, Charset::Ascii, data, &opts)).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "queue": r.queue,
+            "msg_id": hex::encode_upper(r.msg_id),
+            "correl_id": hex::encode_upper(r.correl_id),
+            "persistent": r.persistent,
+        })),
+    ))
+}
+
+/// Query parameters of `next`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NextQuery {
+    wait_ms: Option<u64>,
+    correl_id: Option<String>,
+    msg_id: Option<String>,
+    browse: Option<bool>,
+    cursor: Option<String>,
+    uow: Option<u64>,
+}
+
+fn cursor_text(p: Position) -> String {
+    format!("{}-{}", p.0, p.1)
+}
+
+fn parse_cursor(c: &str) -> Result<Position, ApiError> {
+    c.split_once('-')
+        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+        .ok_or_else(|| {
+            ApiError::new(
+                Mqrc::OPTIONS_ERROR,
+                format!("cursor {c:?} is not one returned by a browse"),
+            )
+        })
+}
+
+fn message_json(r: &GetResult) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("queue".into(), json!(r.queue));
+    m.insert("md".into(), md_to_json(&r.md, r.charset));
+    m.insert("data_base64".into(), json!(BASE64.encode(&r.data)));
+    m
+}
+
+/// `GET /v1/queues/{q}/messages/next`: the next matching message. Destructive
+/// gets return a lease to acknowledge; browse returns a cursor for the next one.
+pub async fn next(
+    State(s): State<AppState>,
+    Path(q): Path<String>,
+    query: Result<Query<NextQuery>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Query(p) = query.map_err(query_error)?;
+    let wait_ms = p.wait_ms.unwrap_or(0);
+    let max_wait = s.config.http.max_wait_ms;
+    if wait_ms > max_wait {
+        return Err(ApiError::new(
+            Mqrc::WAIT_INTERVAL_ERROR,
+            format!("wait_ms {wait_ms} is above http.max_wait_ms {max_wait}"),
+        ));
+    }
+    let sel = Selector {
+        msg_id: p
+            .msg_id
+            .as_deref()
+            .map(|t| id_param(t, "msg_id", Mqrc::MSG_ID_ERROR))
+            .transpose()?,
+        correl_id: p
+            .correl_id
+            .as_deref()
+            .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
+            .transpose()?,
+    };
+    let wait = Duration::from_millis(wait_ms);
+    if p.browse.unwrap_or(false) {
+        let after = p.cursor.as_deref().map(parse_cursor).transpose()?;
+        let r =
+            s.qm.get_wait(&q, sel, GetMode::Browse { after }, wait)
+                .await?;
+        let mut m = message_json(&r);
+        m.insert("cursor".into(), json!(cursor_text(r.position)));
+        return Ok(Json(Value::Object(m)));
+    }
+    if let Some(uow) = p.uow {
+        let mode = GetMode::Destructive { uow: Some(uow) };
+        let r = s.qm.get_wait(&q, sel, mode, wait).await?;
+        return Ok(Json(Value::Object(message_json(&r))));
+    }
+    let lease_ms = s.config.http.lease_ms;
+    // The lease's clock starts when the message is handed out, not while waiting.
+    let mut lease = LeaseGuard {
+        qm: Arc::clone(&s.qm),
+        id: s.qm.begin_uow(None, Some(q.clone()))?,
+        armed: false,
+    };
+    let mode = GetMode::Destructive {
+        uow: Some(lease.id),
+    };
+    let r = s.qm.get_wait(&q, sel, mode, wait).await?;
+    s.qm.set_timeout(lease.id, Duration::from_millis(lease_ms))?;
+    lease.armed = true;
+    let mut m = message_json(&r);
+    m.insert("lease".into(), json!(lease.id));
+    m.insert("lease_expires_in_ms".into(), json!(lease_ms));
+    Ok(Json(Value::Object(m)))
+}
+
+/// Closes a lease that never got a message (no message, an error, or the
+/// client went away while waiting).
+struct LeaseGuard {
+    qm: Arc<QueueManager>,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for LeaseGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            // Nothing was taken under it, so this touches no message.
+            let _ = self.qm.backout(self.id);
+        }
+    }
+}
+
+fn open_lease(s: &AppState, q: &str, lease: &str) -> Result<u64, ApiError> {
+    let id: Option<u64> = lease.parse().ok();
+    match id {
+        Some(id) if s.qm.lease_queue(id).as_deref() == Some(q) => Ok(id),
+        _ => Err(ApiError::new(
+            Mqrc::BACKED_OUT,
+            format!(
+                "lease {lease} on queue {q} is not open: it was acknowledged, or it expired and the message was backed out"
+            ),
+        )),
+    }
+}
+
+/// `POST /v1/queues/{q}/messages/ack/{lease}`: removes the leased message
+/// (commits the lease's unit of work; durable when it returns).
+pub async fn ack(
+    State(s): State<AppState>,
+    Path((q, lease)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let id = open_lease(&s, &q, &lease)?;
+    let qm = s.qm.clone();
+    blocking(move || qm.commit(id)).await?;
+    Ok(Json(json!({"lease": id, "acknowledged": true})))
+}
+
+/// `POST /v1/queues/{q}/messages/backout/{lease}`: returns the leased message
+/// now, with BackoutCount + 1.
+pub async fn backout(
+    State(s): State<AppState>,
+    Path((q, lease)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let id = open_lease(&s, &q, &lease)?;
+    let qm = s.qm.clone();
+    blocking(move || qm.backout(id)).await?;
+    Ok(Json(json!({"lease": id, "backed_out": true})))
+}
+
+/// `GET /v1/queues`: every queue object with type and, for local queues, depth.
+pub async fn list_queues(State(s): State<AppState>) -> Json<Value> {
+    Json(json!(s.qm.queues()))
+}
+
+/// `GET /v1/status`: the queue manager and its settings.
+pub async fn status(State(s): State<AppState>) -> Json<Value> {
+    let queues = s.qm.queues();
+    let messages: usize = queues.iter().filter_map(|q| q.depth).sum();
+    Json(json!({
+        "status": "running",
+        "version": env!("CARGO_PKG_VERSION"),
+        "queue_manager": s.qm.name(),
+        "dead_letter_queue": s.qm.dead_letter_queue(),
+        "default_xmit_queue": s.qm.default_xmit_queue(),
+        "http": s.config.http.listen.to_string(),
+        "listener": s.config.listener.listen.to_string(),
+        "data_dir": s.config.storage.data_dir.display().to_string(),
+        "queues": queues.len(),
+        "messages": messages,
+        "uptime_ms": s.started.elapsed().as_millis() as u64,
+    }))
+}

@@ -1,0 +1,639 @@
+//! The queue manager: queue objects, put/get/browse, units of work, get-wait,
+//! expiry, and the durable store of persistent messages.
+//!
+//! State lives behind one mutex held only for in-memory work; store writes run
+//! outside it (except for the rare backout-requeue move), so a slow fsync never
+//! blocks gets on other queues. Persistent messages are written before a put or
+//! commit returns; non-persistent ones live in memory only.
+
+pub mod clock;
+mod dlq;
+pub mod error;
+mod expiry;
+pub mod message;
+pub mod msgid;
+pub mod names;
+pub mod queue;
+mod record;
+mod resolve;
+mod uow;
+
+pub use error::QmError;
+pub use message::Message;
+pub use queue::{Position, Selector};
+
+use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
+use crate::store::{Batch, Store};
+use bytes::Bytes;
+use mqgate_codecs::mq::constants::{at, ccsi, md as mdc, per};
+use mqgate_codecs::mq::md::ID_NONE;
+use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
+use msgid::MsgIdGenerator;
+use queue::{Entry, EntryState, LocalQueue};
+use resolve::Object;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::watch;
+use uow::Uow;
+
+/// Put options (the parts of MQPMO mqgate uses).
+#[derive(Clone, Debug, Default)]
+pub struct PutOptions {
+    /// Put under this unit of work (MQPMO_SYNCPOINT); `None` = MQPMO_NO_SYNCPOINT.
+    pub uow: Option<u64>,
+    /// MQPMO_NEW_MSG_ID. A MsgId of MQMI_NONE gets a new one too.
+    pub new_msg_id: bool,
+    /// MQPMO_NEW_CORREL_ID.
+    pub new_correl_id: bool,
+    /// MQPMO_PASS_ALL_CONTEXT: keep the MD's context fields (dead-lettering,
+    /// relaying); otherwise the queue manager sets them (MQPMO_DEFAULT_CONTEXT).
+    pub pass_all_context: bool,
+    /// ObjectQMgrName; empty = this queue manager.
+    pub q_mgr_name: String,
+}
+
+/// What a successful put did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PutResult {
+    pub msg_id: [u8; 24],
+    pub correl_id: [u8; 24],
+    /// The local queue the message went to (a transmission queue for a remote one).
+    pub queue: String,
+    pub persistent: bool,
+}
+
+/// Destructive or browse, and with which unit of work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GetMode {
+    /// Remove the message; under `uow` (MQGMO_SYNCPOINT) or at once.
+    Destructive { uow: Option<u64> },
+    /// MQGMO_BROWSE_FIRST (`after: None`) or BROWSE_NEXT after a position.
+    Browse { after: Option<Position> },
+}
+
+/// A message returned by a get or browse.
+#[derive(Clone, Debug)]
+pub struct GetResult {
+    /// The MD as MQ returns it (BackoutCount, remaining Expiry).
+    pub md: Mqmd,
+    pub charset: Charset,
+    pub data: Bytes,
+    /// Its place, for BROWSE_NEXT.
+    pub position: Position,
+    /// The local queue it came from.
+    pub queue: String,
+}
+
+/// One queue as `GET /v1/queues` lists it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct QueueInfo {
+    pub name: String,
+    /// `local`, `xmitq`, `model`, `remote`, `qmgr_alias` or `alias`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// CURDEPTH, local queues only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
+}
+
+/// The queue manager.
+pub struct QueueManager {
+    name: String,
+    max_msg_length: usize,
+    dead_letter_queue: String,
+    default_xmit_queue: String,
+    store: Arc<dyn Store>,
+    state: Mutex<State>,
+    next_seq: AtomicU64,
+    next_uow: AtomicU64,
+    ids: MsgIdGenerator,
+    quiescing: watch::Sender<bool>,
+}
+
+struct State {
+    objects: HashMap<String, Object>,
+    /// Model queues in definition order: the first whose pattern matches wins.
+    models: Vec<LocalQueueDef>,
+    uows: HashMap<u64, Uow>,
+}
+
+impl State {
+    fn local_mut(&mut self, name: &str) -> Option<&mut LocalQueue> {
+        match self.objects.get_mut(name) {
+            Some(Object::Local(q)) => Some(q),
+            _ => None,
+        }
+    }
+}
+
+fn store_error(e: impl std::fmt::Display) -> QmError {
+    QmError::new(Mqrc::RESOURCE_PROBLEM, format!("the store failed: {e}"))
+}
+
+impl QueueManager {
+    /// Builds the queue manager from `config` and loads every persistent
+    /// message from `store`. A record that cannot be decoded is left in the
+    /// store and reported in the log, never deleted.
+    ///
+    /// Errors: the store cannot be read (2102).
+    pub fn open(config: &Config, store: Arc<dyn Store>) -> Result<QueueManager, QmError> {
+        let qm = &config.queue_manager;
+        let mut objects = HashMap::new();
+        let mut models = Vec::new();
+        for def in config.effective_queues() {
+            let name = def.name().to_string();
+            let obj = match def {
+                QueueDef::Local(d) => Object::Local(LocalQueue::new(d)),
+                QueueDef::Model(d) => {
+                    models.push(d);
+                    Object::Model
+                }
+                QueueDef::Remote(d) => Object::Remote(d),
+                QueueDef::Alias(d) => Object::Alias(d),
+            };
+            objects.insert(name, obj);
+        }
+        let mut state = State {
+            objects,
+            models,
+            uows: HashMap::new(),
+        };
+        let mut max_seq = 0;
+        let records = store.load().map_err(store_error)?;
+        let count = records.len();
+        for (seq, rec) in records {
+            max_seq = max_seq.max(seq);
+            let (queue, msg) = match record::decode(&rec) {
+                Ok(v) => v,
+                Err(e) => {
+                    tracing::error!(key = seq, error = %e, "store record cannot be decoded; left in the store");
+                    continue;
+                }
+            };
+            if state.local_mut(&queue).is_none() {
+                let def = resolve::model_for(&state.models, &queue).unwrap_or_else(|| {
+                    tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
+                    LocalQueueDef::with_defaults(&queue, Usage::Normal)
+                });
+                let def = LocalQueueDef {
+                    name: queue.clone(),
+                    dynamic_q_name: None,
+                    ..def
+                };
+                state
+                    .objects
+                    .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
+            }
+            if let Some(q) = state.local_mut(&queue) {
+                let pos = queue::position(msg.md.priority, seq);
+                let state = EntryState::Ready;
+                q.entries.insert(pos, Entry { msg, state });
+            }
+        }
+        tracing::info!(
+            queue_manager = %qm.name,
+            messages = count,
+            "queue manager started"
+        );
+        Ok(QueueManager {
+            name: qm.name.clone(),
+            max_msg_length: qm.max_msg_length,
+            dead_letter_queue: qm.dead_letter_queue.clone(),
+            default_xmit_queue: qm.default_xmit_queue.clone(),
+            store,
+            state: Mutex::new(state),
+            next_seq: AtomicU64::new(max_seq + 1),
+            next_uow: AtomicU64::new(1),
+            ids: MsgIdGenerator::new(&qm.name),
+            quiescing: watch::channel(false).0,
+        })
+    }
+
+    /// The queue manager's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The dead-letter queue's name (empty when none).
+    pub fn dead_letter_queue(&self) -> &str {
+        &self.dead_letter_queue
+    }
+
+    /// The default transmission queue's name (empty when none).
+    pub fn default_xmit_queue(&self) -> &str {
+        &self.default_xmit_queue
+    }
+
+    /// The queue manager's MAXMSGL in bytes.
+    pub fn max_msg_length(&self) -> usize {
+        self.max_msg_length
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves consistent-enough state (every
+        // mutation is a single map operation); keep serving rather than abort.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn check_running(&self) -> Result<(), QmError> {
+        if *self.quiescing.borrow() {
+            Err(QmError::new(
+                Mqrc::Q_MGR_QUIESCING,
+                format!("queue manager {} is stopping", self.name),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Puts a message on queue `q` (MQPUT1). Resolves `q` as MQ does (local,
+    /// alias, remote definition, queue manager alias, transmission queue,
+    /// default transmission queue; spec: mq-structures.md §12), fills MsgId and
+    /// context, and enforces MAXMSGL (2030/2031), MAXDEPTH (2053),
+    /// PUT(DISABLED) (2051) and unknown names (2085/2087).
+    ///
+    /// A persistent message put outside a unit of work is in the store when
+    /// this returns `Ok`; under a unit of work it is stored at commit.
+    pub fn put(
+        &self,
+        q: &str,
+        md: Mqmd,
+        charset: Charset,
+        data: Bytes,
+        opts: &PutOptions,
+    ) -> Result<PutResult, QmError> {
+        self.check_running()?;
+        check_md(&md)?;
+        if data.len() > self.max_msg_length {
+            return Err(QmError::new(
+                Mqrc::MSG_TOO_BIG_FOR_Q_MGR,
+                format!(
+                    "message of {} bytes is longer than the queue manager's MAXMSGL {}",
+                    data.len(),
+                    self.max_msg_length
+                ),
+            ));
+        }
+        let mut md = md;
+        let now = clock::now_ms();
+        if opts.new_msg_id || md.msg_id == ID_NONE {
+            md.msg_id = self.ids.next();
+        }
+        if opts.new_correl_id {
+            md.correl_id = self.ids.next();
+        }
+        md.backout_count = 0;
+        if md.coded_char_set_id == ccsi::Q_MGR {
+            // MQCCSI_Q_MGR is replaced by the queue manager's CCSID (MQ docs: MQMD CodedCharSetId).
+            md.coded_char_set_id = resolve::Q_MGR_CCSID;
+        }
+        if !opts.pass_all_context {
+            // MQPMO_DEFAULT_CONTEXT: the queue manager fills the origin context.
+            if let Some(ts) = clock::put_timestamp(now) {
+                md.put_date = ts.put_date(charset);
+                md.put_time = ts.put_time(charset);
+            }
+            md.put_appl_type = at::UNIX;
+            md.put_appl_name = CharField::new("mqgate", charset).unwrap_or_default();
+        }
+        if !md.reply_to_q.is_blank(charset) && md.reply_to_q_mgr.is_blank(charset) {
+            // MQ docs (MQMD ReplyToQMgr): a blank name is filled with the local queue manager's.
+            md.reply_to_q_mgr = CharField::new(&self.name, charset).unwrap_or_default();
+        }
+
+        let mut st = self.lock();
+        let target = resolve::for_put(self, &mut st, q, &opts.q_mgr_name)?;
+        let (queue_name, msg) = {
+            let lq = st.local_mut(&target.queue).ok_or_else(|| {
+                QmError::new(
+                    Mqrc::UNKNOWN_OBJECT_NAME,
+                    format!("queue {q} is not defined"),
+                )
+            })?;
+            let def = &lq.def;
+            if def.put_inhibited {
+                return Err(QmError::new(
+                    Mqrc::PUT_INHIBITED,
+                    format!("puts to queue {} are inhibited", def.name),
+                ));
+            }
+            if md.priority == -1 {
+                md.priority = def.default_priority;
+            }
+            if md.persistence == per::PERSISTENCE_AS_Q_DEF {
+                md.persistence = match def.default_persistence {
+                    DefaultPersistence::Persistent => per::PERSISTENT,
+                    DefaultPersistence::NotPersistent => per::NOT_PERSISTENT,
+                };
+            }
+            let expires_at_ms = (md.expiry > 0).then(|| now + md.expiry as u64 * 100);
+            let msg = match &target.remote {
+                None => Message {
+                    md,
+                    charset,
+                    data,
+                    expires_at_ms,
+                },
+                Some(remote) => resolve::wrap_for_xmitq(remote, md, charset, &data, expires_at_ms)?,
+            };
+            if msg.data.len() > def.max_msg_length {
+                return Err(QmError::new(
+                    Mqrc::MSG_TOO_BIG_FOR_Q,
+                    format!(
+                        "message of {} bytes is longer than MAXMSGL {} of queue {}",
+                        msg.data.len(),
+                        def.max_msg_length,
+                        def.name
+                    ),
+                ));
+            }
+            if lq.depth() >= def.max_depth {
+                return Err(QmError::new(
+                    Mqrc::Q_FULL,
+                    format!("queue {} is full (MAXDEPTH {})", def.name, def.max_depth),
+                ));
+            }
+            (def.name.clone(), msg)
+        };
+        let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
+        let pos = queue::position(msg.md.priority, seq);
+        let result = PutResult {
+            msg_id: msg.md.msg_id,
+            correl_id: msg.md.correl_id,
+            queue: queue_name.clone(),
+            persistent: msg.is_persistent(),
+        };
+        if let Some(uow_id) = opts.uow {
+            let uow = self.uow_mut(&mut st, uow_id)?;
+            uow.puts.push((queue_name.clone(), pos));
+            uow.touch();
+            if let Some(lq) = st.local_mut(&queue_name) {
+                let state = EntryState::Putting(uow_id);
+                lq.entries.insert(pos, Entry { msg, state });
+            }
+        } else if msg.is_persistent() {
+            if let Some(lq) = st.local_mut(&queue_name) {
+                lq.reserved += 1;
+            }
+            drop(st);
+            let written = self.store.apply(&Batch {
+                puts: vec![(seq, record::encode(&queue_name, &msg))],
+                deletes: vec![],
+            });
+            let mut st = self.lock();
+            let lq = st
+                .local_mut(&queue_name)
+                .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "queue vanished"))?;
+            lq.reserved -= 1;
+            written.map_err(store_error)?;
+            let state = EntryState::Ready;
+            lq.entries.insert(pos, Entry { msg, state });
+            lq.notify.notify_waiters();
+        } else if let Some(lq) = st.local_mut(&queue_name) {
+            let state = EntryState::Ready;
+            lq.entries.insert(pos, Entry { msg, state });
+            lq.notify.notify_waiters();
+        }
+        tracing::info!(
+            queue = %result.queue,
+            msg_id = %hex::encode_upper(result.msg_id),
+            correl_id = %hex::encode_upper(result.correl_id),
+            persistent = result.persistent,
+            uow = opts.uow,
+            "put"
+        );
+        Ok(result)
+    }
+
+    /// Gets (or browses) the first matching message of queue `q` in priority
+    /// then FIFO order, without waiting (2033 when there is none). Expired
+    /// messages met on the way are discarded, with an expiry report when the
+    /// message asked for one (MQRO_EXPIRATION*). A destructive get outside a
+    /// unit of work is committed (removed from the store) before it returns.
+    pub fn get(&self, q: &str, sel: &Selector, mode: GetMode) -> Result<GetResult, QmError> {
+        self.check_running()?;
+        let now = clock::now_ms();
+        let mut expired = Vec::new();
+        let mut implicit_uow = None;
+        let result = self.get_locked(q, sel, mode, now, &mut expired, &mut implicit_uow);
+        self.discard_expired(expired);
+        let result = result?;
+        if let Some(id) = implicit_uow {
+            self.commit(id)?;
+        }
+        tracing::info!(
+            queue = %result.queue,
+            msg_id = %hex::encode_upper(result.md.msg_id),
+            correl_id = %hex::encode_upper(result.md.correl_id),
+            browse = matches!(mode, GetMode::Browse { .. }),
+            "get"
+        );
+        Ok(result)
+    }
+
+    fn get_locked(
+        &self,
+        q: &str,
+        sel: &Selector,
+        mode: GetMode,
+        now: u64,
+        expired: &mut Vec<(u64, Message)>,
+        implicit_uow: &mut Option<u64>,
+    ) -> Result<GetResult, QmError> {
+        let mut st = self.lock();
+        let queue_name = resolve::for_get(self, &mut st, q)?;
+        let (destructive, uow_id, after) = match mode {
+            GetMode::Destructive { uow: Some(id) } => {
+                self.uow_mut(&mut st, id)?;
+                (true, Some(id), None)
+            }
+            GetMode::Destructive { uow: None } => (true, None, None),
+            GetMode::Browse { after } => (false, None, after),
+        };
+        let lq = st.local_mut(&queue_name).ok_or_else(|| {
+            QmError::new(
+                Mqrc::UNKNOWN_OBJECT_NAME,
+                format!("queue {q} is not defined"),
+            )
+        })?;
+        if lq.def.get_inhibited {
+            return Err(QmError::new(
+                Mqrc::GET_INHIBITED,
+                format!("gets from queue {} are inhibited", lq.def.name),
+            ));
+        }
+        let mut expired_pos = Vec::new();
+        let found = lq.find(sel, after, now, &mut expired_pos);
+        if destructive {
+            for pos in expired_pos {
+                if let Some(e) = lq.entries.remove(&pos) {
+                    expired.push((pos.1, e.msg));
+                }
+            }
+        }
+        let Some(pos) = found else {
+            return Err(QmError::new(
+                Mqrc::NO_MSG_AVAILABLE,
+                format!("no message available on queue {queue_name}"),
+            ));
+        };
+        let entry = lq
+            .entries
+            .get_mut(&pos)
+            .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "message vanished"))?;
+        let result = GetResult {
+            md: entry.msg.md_at(now),
+            charset: entry.msg.charset,
+            data: entry.msg.data.clone(),
+            position: pos,
+            queue: queue_name.clone(),
+        };
+        if destructive {
+            let id = uow_id.unwrap_or_else(|| {
+                let id = self.next_uow.fetch_add(1, Ordering::SeqCst);
+                *implicit_uow = Some(id);
+                id
+            });
+            entry.state = EntryState::Getting(id);
+            let uow = st.uows.entry(id).or_insert_with(|| Uow::new(None, None));
+            uow.gets.push((queue_name, pos));
+            uow.touch();
+        }
+        Ok(result)
+    }
+
+    /// Like [`QueueManager::get`], waiting up to `wait` for a matching message
+    /// (MQGMO_WAIT). The waiter sleeps until a message on the queue becomes
+    /// ready (put, commit or backout) — no polling. 2033 on timeout, 2161 when
+    /// the queue manager starts to stop.
+    pub async fn get_wait(
+        self: &Arc<Self>,
+        q: &str,
+        sel: Selector,
+        mode: GetMode,
+        wait: Duration,
+    ) -> Result<GetResult, QmError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut quiescing = self.quiescing.subscribe();
+        loop {
+            let notify = self.notify_of(q)?;
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let qm = Arc::clone(self);
+            let name = q.to_string();
+            let attempt = tokio::task::spawn_blocking(move || qm.get(&name, &sel, mode))
+                .await
+                .map_err(|e| {
+                    QmError::new(Mqrc::UNEXPECTED_ERROR, format!("get task failed: {e}"))
+                })?;
+            match attempt {
+                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {}
+                other => return other,
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(QmError::new(
+                    Mqrc::NO_MSG_AVAILABLE,
+                    format!(
+                        "no message arrived on queue {q} within {} ms",
+                        wait.as_millis()
+                    ),
+                ));
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep_until(deadline) => {}
+                _ = quiescing.wait_for(|q| *q) => {
+                    return Err(QmError::new(Mqrc::Q_MGR_QUIESCING, "the queue manager is stopping"));
+                }
+            }
+        }
+    }
+
+    fn notify_of(&self, q: &str) -> Result<Arc<tokio::sync::Notify>, QmError> {
+        let mut st = self.lock();
+        let name = resolve::for_get(self, &mut st, q)?;
+        st.local_mut(&name)
+            .map(|lq| Arc::clone(&lq.notify))
+            .ok_or_else(|| {
+                QmError::new(
+                    Mqrc::UNKNOWN_OBJECT_NAME,
+                    format!("queue {q} is not defined"),
+                )
+            })
+    }
+
+    /// Every queue object with its type and, for local queues, CURDEPTH.
+    pub fn queues(&self) -> Vec<QueueInfo> {
+        let st = self.lock();
+        let mut out: Vec<QueueInfo> = st
+            .objects
+            .iter()
+            .map(|(name, obj)| QueueInfo {
+                name: name.clone(),
+                kind: obj.kind(),
+                depth: match obj {
+                    Object::Local(q) => Some(q.depth()),
+                    _ => None,
+                },
+            })
+            .collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// Stops accepting work: new puts and gets fail with 2161 and waiting
+    /// getters return 2161.
+    pub fn quiesce(&self) {
+        self.quiescing.send_replace(true);
+    }
+
+    /// Quiesces, then backs out every open unit of work (leases included).
+    pub fn shutdown(&self) {
+        self.quiesce();
+        let ids: Vec<u64> = self.lock().uows.keys().copied().collect();
+        for id in ids {
+            if let Err(e) = self.backout(id) {
+                tracing::warn!(uow = id, error = %e, "backout at shutdown failed");
+            }
+        }
+        tracing::info!(queue_manager = %self.name, "queue manager stopped");
+    }
+}
+
+/// Checks the MD fields a put relies on (MQ's MQPUT checks).
+fn check_md(md: &Mqmd) -> Result<(), QmError> {
+    if md.priority < -1 {
+        return Err(QmError::new(
+            Mqrc::PRIORITY_ERROR,
+            format!(
+                "Priority {} is not 0-9 or -1 (as queue definition)",
+                md.priority
+            ),
+        ));
+    }
+    if !matches!(
+        md.persistence,
+        per::NOT_PERSISTENT | per::PERSISTENT | per::PERSISTENCE_AS_Q_DEF
+    ) {
+        return Err(QmError::new(
+            Mqrc::PERSISTENCE_ERROR,
+            format!("Persistence {} is not 0, 1 or 2", md.persistence),
+        ));
+    }
+    if md.expiry <= 0 && md.expiry != mdc::EI_UNLIMITED {
+        return Err(QmError::new(
+            error::EXPIRY_ERROR,
+            format!(
+                "Expiry {} is neither positive nor -1 (unlimited)",
+                md.expiry
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,560 @@
+//! Unit tests of the queue logic against a real redb store in a temp directory.
+
+use super::*;
+use crate::store::redb::RedbStore;
+use mqgate_codecs::mq::ByteOrder;
+use mqgate_codecs::mq::constants::{mt, ro};
+use mqgate_codecs::mq::xqh::parse_xqh;
+
+const CONFIG: &str = "
+queue_manager:
+  name: QM1
+queues:
+  - type: local
+    name: Q
+  - type: local
+    name: SMALL
+    max_depth: 2
+    max_msg_length: 10
+  - type: local
+    name: PERSIST
+    default_persistence: persistent
+  - type: local
+    name: INHIBITED
+    put_inhibited: true
+    get_inhibited: true
+  - type: local
+    name: QM2
+    usage: xmitq
+  - type: remote
+    name: REMOTE.Q
+    remote_q_name: APP.IN
+    remote_q_mgr_name: QM2
+  - type: remote
+    name: QM.OLD
+    remote_q_mgr_name: QM2
+  - type: alias
+    name: ALIAS.Q
+    target: Q
+  - type: model
+    name: DEVICE.MODEL
+    dynamic_q_name: DEVICE.*
+    max_depth: 3
+  - type: local
+    name: RETRY
+    backout_threshold: 2
+    backout_requeue_q: RETRY.BACKOUT
+  - type: local
+    name: RETRY.BACKOUT
+";
+
+fn open(dir: &std::path::Path) -> Arc<QueueManager> {
+    let config = Config::from_yaml(CONFIG, "test").unwrap();
+    let store = Arc::new(RedbStore::open(dir).unwrap());
+    Arc::new(QueueManager::open(&config, store).unwrap())
+}
+
+fn md(priority: i32, correl: u8, persistence: i32) -> Mqmd {
+    Mqmd {
+        priority,
+        correl_id: [correl; 24],
+        persistence,
+        ..Mqmd::default()
+    }
+}
+
+fn put(qm: &QueueManager, q: &str, m: Mqmd, data: &'static [u8]) -> Result<PutResult, QmError> {
+    qm.put(
+        q,
+        m,
+        Charset::Ascii,
+        Bytes::from_static(data),
+        &PutOptions::default(),
+    )
+}
+
+fn get(qm: &QueueManager, q: &str) -> Result<GetResult, QmError> {
+    qm.get(q, &Selector::default(), GetMode::Destructive { uow: None })
+}
+
+fn rc(r: Result<impl std::fmt::Debug, QmError>) -> i32 {
+    r.unwrap_err().mqrc.0
+}
+
+#[test]
+fn priority_order_then_fifo_and_generated_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    put(&qm, "Q", md(1, 1, 0), b"low-1").unwrap();
+    put(&qm, "Q", md(7, 2, 0), b"high-1").unwrap();
+    let r = put(&qm, "Q", md(1, 3, 0), b"low-2").unwrap();
+    put(&qm, "Q", md(7, 4, 0), b"high-2").unwrap();
+    // spec: mq-structures.md §4: generated MsgId = "AMQ " + qmgr name padded to 12 + 8 bytes.
+    assert_eq!(&r.msg_id[..16], b"AMQ QM1         ");
+    let order: Vec<_> = (0..4).map(|_| get(&qm, "Q").unwrap().data).collect();
+    assert_eq!(order, [&b"high-1"[..], b"high-2", b"low-1", b"low-2"]);
+    // 2033 MQRC_NO_MSG_AVAILABLE (mq-constants.md) when empty.
+    assert_eq!(rc(get(&qm, "Q")), 2033);
+}
+
+#[test]
+fn put_fills_context_and_resolves_queue_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    put(&qm, "PERSIST", Mqmd::default(), b"x").unwrap();
+    let got = get(&qm, "PERSIST").unwrap();
+    // DEFPSIST(YES) on PERSIST, DEFPRTY 0, PutApplName "mqgate", PutDate YYYYMMDD.
+    assert_eq!(got.md.persistence, per::PERSISTENT);
+    assert_eq!(got.md.priority, 0);
+    assert_eq!(got.md.put_appl_name.text(Charset::Ascii), "mqgate");
+    let date = got.md.put_date.text(Charset::Ascii);
+    assert_eq!(date.len(), 8);
+    assert!(date.starts_with("20"), "{date}");
+}
+
+#[test]
+fn match_by_correl_id_and_msg_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    put(&qm, "Q", md(0, 1, 0), b"a").unwrap();
+    let b = put(&qm, "Q", md(0, 2, 0), b"b").unwrap();
+    put(&qm, "Q", md(0, 2, 0), b"c").unwrap();
+    let by_correl = Selector {
+        correl_id: Some([2; 24]),
+        msg_id: None,
+    };
+    let mode = GetMode::Destructive { uow: None };
+    assert_eq!(qm.get("Q", &by_correl, mode).unwrap().data, &b"b"[..]);
+    assert_eq!(qm.get("Q", &by_correl, mode).unwrap().data, &b"c"[..]);
+    assert_eq!(rc(qm.get("Q", &by_correl, mode)), 2033);
+    let by_msg_id = Selector {
+        msg_id: Some(b.msg_id),
+        correl_id: None,
+    };
+    assert_eq!(rc(qm.get("Q", &by_msg_id, mode)), 2033);
+    assert_eq!(get(&qm, "Q").unwrap().data, &b"a"[..]);
+}
+
+#[test]
+fn browse_first_next_leaves_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    put(&qm, "Q", md(0, 1, 0), b"a").unwrap();
+    put(&qm, "Q", md(0, 2, 0), b"b").unwrap();
+    let sel = Selector::default();
+    let first = qm.get("Q", &sel, GetMode::Browse { after: None }).unwrap();
+    let next = qm
+        .get(
+            "Q",
+            &sel,
+            GetMode::Browse {
+                after: Some(first.position),
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        (first.data, next.data.clone()),
+        (Bytes::from("a"), Bytes::from("b"))
+    );
+    let end = qm.get(
+        "Q",
+        &sel,
+        GetMode::Browse {
+            after: Some(next.position),
+        },
+    );
+    assert_eq!(rc(end), 2033);
+    assert_eq!(get(&qm, "Q").unwrap().data, &b"a"[..]);
+}
+
+#[test]
+fn limits_and_attributes_give_mq_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    // mq-constants.md: 2030 MSG_TOO_BIG_FOR_Q, 2053 Q_FULL, 2051 PUT_INHIBITED,
+    // 2016 GET_INHIBITED, 2085 UNKNOWN_OBJECT_NAME, 2050 PRIORITY_ERROR.
+    assert_eq!(rc(put(&qm, "SMALL", Mqmd::default(), b"12345678901")), 2030);
+    put(&qm, "SMALL", Mqmd::default(), b"1234567890").unwrap();
+    put(&qm, "SMALL", Mqmd::default(), b"2").unwrap();
+    assert_eq!(rc(put(&qm, "SMALL", Mqmd::default(), b"3")), 2053);
+    assert_eq!(rc(put(&qm, "INHIBITED", Mqmd::default(), b"x")), 2051);
+    assert_eq!(rc(get(&qm, "INHIBITED")), 2016);
+    assert_eq!(rc(put(&qm, "NOPE", Mqmd::default(), b"x")), 2085);
+    assert_eq!(rc(get(&qm, "NOPE")), 2085);
+    assert_eq!(rc(put(&qm, "Q", md(-2, 0, 0), b"x")), 2050);
+    let big = vec![0u8; crate::config::DEFAULT_MAX_MSG_LENGTH + 1];
+    let r = qm.put(
+        "Q",
+        Mqmd::default(),
+        Charset::Ascii,
+        big.into(),
+        &PutOptions::default(),
+    );
+    assert_eq!(rc(r), 2031);
+    // Nothing half-stored: SMALL still holds exactly its two messages.
+    assert_eq!(
+        qm.queues()
+            .iter()
+            .find(|q| q.name == "SMALL")
+            .unwrap()
+            .depth,
+        Some(2)
+    );
+}
+
+#[test]
+fn unit_of_work_commit_and_backout() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let _guard = rt.enter();
+    let uow = qm.begin_uow(None, None).unwrap();
+    let opts = PutOptions {
+        uow: Some(uow),
+        ..PutOptions::default()
+    };
+    qm.put("Q", md(0, 1, 1), Charset::Ascii, Bytes::from("one"), &opts)
+        .unwrap();
+    qm.put("Q", md(0, 2, 1), Charset::Ascii, Bytes::from("two"), &opts)
+        .unwrap();
+    // Uncommitted puts are invisible but count towards the depth (MQ CURDEPTH).
+    assert_eq!(rc(get(&qm, "Q")), 2033);
+    assert_eq!(
+        qm.queues().iter().find(|q| q.name == "Q").unwrap().depth,
+        Some(2)
+    );
+    qm.commit(uow).unwrap();
+    // Committing twice: the unit is gone (2003 MQRC_BACKED_OUT).
+    assert_eq!(rc(qm.commit(uow)), 2003);
+
+    let uow = qm.begin_uow(None, None).unwrap();
+    let got = qm
+        .get(
+            "Q",
+            &Selector::default(),
+            GetMode::Destructive { uow: Some(uow) },
+        )
+        .unwrap();
+    assert_eq!(got.data, &b"one"[..]);
+    assert_eq!(got.md.backout_count, 0);
+    qm.put(
+        "Q",
+        md(0, 3, 1),
+        Charset::Ascii,
+        Bytes::from("three"),
+        &PutOptions {
+            uow: Some(uow),
+            ..PutOptions::default()
+        },
+    )
+    .unwrap();
+    qm.backout(uow).unwrap();
+    // The got message is back in its place with BackoutCount 1; the put is gone.
+    let again = get(&qm, "Q").unwrap();
+    assert_eq!(
+        (again.data, again.md.backout_count),
+        (Bytes::from("one"), 1)
+    );
+    assert_eq!(get(&qm, "Q").unwrap().data, &b"two"[..]);
+    assert_eq!(rc(get(&qm, "Q")), 2033);
+}
+
+#[test]
+fn persistent_messages_survive_a_restart_and_the_rest_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let qm = open(dir.path());
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let _guard = rt.enter();
+        put(&qm, "Q", md(0, 1, per::PERSISTENT), b"persistent").unwrap();
+        put(&qm, "Q", md(0, 2, per::NOT_PERSISTENT), b"gone").unwrap();
+        put(&qm, "DEVICE.A1", md(3, 3, per::PERSISTENT), b"device").unwrap();
+        let uow = qm.begin_uow(None, None).unwrap();
+        let opts = PutOptions {
+            uow: Some(uow),
+            ..PutOptions::default()
+        };
+        qm.put(
+            "Q",
+            md(0, 4, 1),
+            Charset::Ascii,
+            Bytes::from("uncommitted"),
+            &opts,
+        )
+        .unwrap();
+        // A backed-out get hardens BackoutCount for persistent messages.
+        let uow2 = qm.begin_uow(None, None).unwrap();
+        qm.get(
+            "Q",
+            &Selector::default(),
+            GetMode::Destructive { uow: Some(uow2) },
+        )
+        .unwrap();
+        qm.backout(uow2).unwrap();
+    }
+    let qm = open(dir.path());
+    let got = get(&qm, "Q").unwrap();
+    assert_eq!(
+        (got.data, got.md.backout_count),
+        (Bytes::from("persistent"), 1)
+    );
+    assert_eq!(rc(get(&qm, "Q")), 2033);
+    // The dynamic queue is recreated from its model on load.
+    let dev = get(&qm, "DEVICE.A1").unwrap();
+    assert_eq!((dev.data, dev.md.priority), (Bytes::from("device"), 3));
+    let listed = qm.queues();
+    assert_eq!(
+        listed.iter().find(|q| q.name == "DEVICE.A1").unwrap().kind,
+        "local"
+    );
+}
+
+#[test]
+fn remote_definitions_put_to_the_transmission_queue_with_an_xqh() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let r = put(&qm, "REMOTE.Q", md(0, 1, 0), b"payload").unwrap();
+    assert_eq!(r.queue, "QM2");
+    let got = get(&qm, "QM2").unwrap();
+    // spec: mq-structures.md §6: XQH 428 bytes, RemoteQName at 8, RemoteQMgrName at 56.
+    assert_eq!(got.md.format.0, *b"MQXMIT  ");
+    assert_eq!(got.data.len(), 428 + 7);
+    let (xqh, _) = parse_xqh(&got.data, ByteOrder::Little).unwrap();
+    assert_eq!(xqh.remote_q_name.text(Charset::Ascii), "APP.IN");
+    assert_eq!(xqh.remote_q_mgr_name.text(Charset::Ascii), "QM2");
+    assert_eq!(xqh.msg_desc.msg_id, r.msg_id);
+    assert_eq!(&got.data[428..], b"payload");
+
+    // Queue manager alias QM.OLD -> QM2 (spec §12 2.1): XQH names QM2.
+    let opts = PutOptions {
+        q_mgr_name: "QM.OLD".into(),
+        ..PutOptions::default()
+    };
+    qm.put("X", md(0, 0, 0), Charset::Ascii, Bytes::from("a"), &opts)
+        .unwrap();
+    let (xqh, _) = parse_xqh(&get(&qm, "QM2").unwrap().data, ByteOrder::Little).unwrap();
+    assert_eq!(xqh.remote_q_mgr_name.text(Charset::Ascii), "QM2");
+    assert_eq!(xqh.remote_q_name.text(Charset::Ascii), "X");
+
+    // An unknown queue manager goes to the default transmission queue (§12 2.4).
+    let opts = PutOptions {
+        q_mgr_name: "FAR.AWAY".into(),
+        ..PutOptions::default()
+    };
+    let r = qm
+        .put("Y", md(0, 0, 0), Charset::Ascii, Bytes::from("b"), &opts)
+        .unwrap();
+    assert_eq!(r.queue, "MQGATE.DEFAULT.XMITQ");
+    // Reading a remote definition: 2045 MQRC_OPTION_NOT_VALID_FOR_TYPE.
+    assert_eq!(rc(get(&qm, "REMOTE.Q")), 2045);
+}
+
+#[test]
+fn alias_and_dynamic_queues() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let r = put(&qm, "ALIAS.Q", md(0, 0, 0), b"via alias").unwrap();
+    assert_eq!(r.queue, "Q");
+    assert_eq!(get(&qm, "ALIAS.Q").unwrap().data, &b"via alias"[..]);
+    // DEVICE.* from the model, with its MAXDEPTH 3.
+    for _ in 0..3 {
+        put(&qm, "DEVICE.X9", Mqmd::default(), b"d").unwrap();
+    }
+    assert_eq!(rc(put(&qm, "DEVICE.X9", Mqmd::default(), b"d")), 2053);
+    assert_eq!(rc(get(&qm, "DEVICES.X9")), 2085);
+}
+
+#[test]
+fn expired_messages_are_discarded_with_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let m = Mqmd {
+        expiry: 1, // tenths of a second (MQMD Expiry)
+        report: ro::EXPIRATION | ro::PASS_CORREL_ID,
+        reply_to_q: CharField::new("PERSIST", Charset::Ascii).unwrap(),
+        correl_id: [5; 24],
+        ..Mqmd::default()
+    };
+    let r = put(&qm, "Q", m, b"short-lived").unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    assert_eq!(rc(get(&qm, "Q")), 2033);
+    let report = get(&qm, "PERSIST").unwrap();
+    // MQ docs MQMD: MsgType MQMT_REPORT (4), Feedback MQFB_EXPIRATION (258).
+    assert_eq!(report.md.msg_type, mt::REPORT);
+    assert_eq!(report.md.feedback, 258);
+    assert_eq!(report.md.correl_id, [5; 24]);
+    assert_ne!(report.md.msg_id, r.msg_id);
+    assert!(report.data.is_empty());
+}
+
+#[test]
+fn backout_threshold_moves_the_message_to_the_backout_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let _guard = rt.enter();
+    put(&qm, "RETRY", md(0, 0, 1), b"poison").unwrap();
+    for _ in 0..2 {
+        let uow = qm.begin_uow(None, None).unwrap();
+        qm.get(
+            "RETRY",
+            &Selector::default(),
+            GetMode::Destructive { uow: Some(uow) },
+        )
+        .unwrap();
+        qm.backout(uow).unwrap();
+    }
+    assert_eq!(rc(get(&qm, "RETRY")), 2033);
+    let moved = get(&qm, "RETRY.BACKOUT").unwrap();
+    assert_eq!(
+        (moved.data, moved.md.backout_count),
+        (Bytes::from("poison"), 2)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_getter_wakes_on_commit_and_times_out_with_2033() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let waiter = {
+        let qm = Arc::clone(&qm);
+        tokio::spawn(async move {
+            let sel = Selector {
+                correl_id: Some([8; 24]),
+                msg_id: None,
+            };
+            let mode = GetMode::Destructive { uow: None };
+            qm.get_wait("Q", sel, mode, Duration::from_secs(10)).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let uow = qm.begin_uow(None, None).unwrap();
+    let opts = PutOptions {
+        uow: Some(uow),
+        ..PutOptions::default()
+    };
+    qm.put("Q", md(0, 8, 0), Charset::Ascii, Bytes::from("wake"), &opts)
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(
+        !waiter.is_finished(),
+        "an uncommitted put must not satisfy the getter"
+    );
+    let started = std::time::Instant::now();
+    qm.commit(uow).unwrap();
+    let got = waiter.await.unwrap().unwrap();
+    assert_eq!(got.data, &b"wake"[..]);
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    let sel = Selector::default();
+    let mode = GetMode::Destructive { uow: None };
+    let r = qm
+        .get_wait("Q", sel, mode, Duration::from_millis(100))
+        .await;
+    assert_eq!(r.unwrap_err().mqrc, Mqrc::NO_MSG_AVAILABLE);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_lease_returns_the_message_with_backout_count_plus_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    put(&qm, "Q", md(0, 0, 1), b"leased").unwrap();
+    let lease = qm
+        .begin_uow(Some(Duration::from_millis(100)), Some("Q".into()))
+        .unwrap();
+    assert_eq!(qm.lease_queue(lease).as_deref(), Some("Q"));
+    qm.get(
+        "Q",
+        &Selector::default(),
+        GetMode::Destructive { uow: Some(lease) },
+    )
+    .unwrap();
+    let sel = Selector::default();
+    let mode = GetMode::Destructive { uow: None };
+    let back = qm
+        .get_wait("Q", sel, mode, Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        (back.data, back.md.backout_count),
+        (Bytes::from("leased"), 1)
+    );
+    assert_eq!(qm.commit(lease).unwrap_err().mqrc, Mqrc::BACKED_OUT);
+}
+
+/// A store whose every write fails, as a full or broken disk would.
+struct FailingStore;
+
+impl Store for FailingStore {
+    fn apply(&self, _batch: &Batch) -> Result<(), crate::store::StoreError> {
+        Err(crate::store::StoreError("disk full".into()))
+    }
+    fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, crate::store::StoreError> {
+        Ok(Vec::new())
+    }
+}
+
+#[test]
+fn a_store_failure_fails_the_call_and_reports_no_success() {
+    let config = Config::from_yaml(CONFIG, "test").unwrap();
+    let qm = Arc::new(QueueManager::open(&config, Arc::new(FailingStore)).unwrap());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let _guard = rt.enter();
+    // 2102 MQRC_RESOURCE_PROBLEM (mq-constants.md) and nothing on the queue.
+    let e = put(&qm, "Q", md(0, 1, per::PERSISTENT), b"p").unwrap_err();
+    assert_eq!(e.mqrc.0, 2102);
+    assert!(e.message.contains("disk full"));
+    let depth = |qm: &QueueManager| qm.queues().iter().find(|q| q.name == "Q").unwrap().depth;
+    assert_eq!(depth(&qm), Some(0));
+    // Non-persistent messages never touch the store.
+    put(&qm, "Q", md(0, 2, per::NOT_PERSISTENT), b"n").unwrap();
+    // A commit that cannot be stored is backed out: 2003 MQRC_BACKED_OUT.
+    let uow = qm.begin_uow(None, None).unwrap();
+    let opts = PutOptions {
+        uow: Some(uow),
+        ..PutOptions::default()
+    };
+    qm.put("Q", md(0, 3, 1), Charset::Ascii, Bytes::from("u"), &opts)
+        .unwrap();
+    assert_eq!(qm.commit(uow).unwrap_err().mqrc.0, 2003);
+    assert_eq!(depth(&qm), Some(1));
+    assert_eq!(get(&qm, "Q").unwrap().data, &b"n"[..]);
+}
+
+#[test]
+fn concurrent_getters_never_receive_the_same_message() {
+    // DESIGN.md: messages may never be duplicated; each get takes a distinct one.
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    for i in 0..400u32 {
+        let m = Mqmd {
+            correl_id: {
+                let mut c = [0u8; 24];
+                c[..4].copy_from_slice(&i.to_be_bytes());
+                c
+            },
+            persistence: (i % 2) as i32,
+            ..Mqmd::default()
+        };
+        qm.put("Q", m, Charset::Ascii, Bytes::new(), &PutOptions::default())
+            .unwrap();
+    }
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            let qm = Arc::clone(&qm);
+            std::thread::spawn(move || {
+                let mut seen = Vec::new();
+                while let Ok(r) = get(&qm, "Q") {
+                    seen.push(u32::from_be_bytes(r.md.correl_id[..4].try_into().unwrap()));
+                }
+                seen
+            })
+        })
+        .collect();
+    let mut all: Vec<u32> = workers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap())
+        .collect();
+    all.sort();
+    assert_eq!(all, (0..400).collect::<Vec<_>>());
+}

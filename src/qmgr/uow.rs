@@ -1,0 +1,268 @@
+//! Units of work: puts and gets under syncpoint, commit (one store transaction
+//! for the whole unit) and backout (gets return to their place with
+//! BackoutCount + 1). A unit of work may have an idle timeout, after which it
+//! is backed out: this is how an HTTP lease expires.
+
+use super::queue::{EntryState, Position};
+use super::{QmError, QueueManager, State, record};
+use crate::store::Batch;
+use mqgate_codecs::mq::Mqrc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// An open unit of work.
+#[derive(Debug)]
+pub(super) struct Uow {
+    /// (queue, position) of each message put.
+    pub puts: Vec<(String, Position)>,
+    /// (queue, position) of each message got.
+    pub gets: Vec<(String, Position)>,
+    /// Idle timeout; `None` = never expires.
+    timeout: Option<Duration>,
+    deadline: Option<Instant>,
+    /// The queue a lease was taken on (checked by acknowledge).
+    pub lease_queue: Option<String>,
+}
+
+impl Uow {
+    pub fn new(timeout: Option<Duration>, lease_queue: Option<String>) -> Self {
+        Uow {
+            puts: Vec::new(),
+            gets: Vec::new(),
+            timeout,
+            deadline: timeout.map(|t| Instant::now() + t),
+            lease_queue,
+        }
+    }
+
+    /// Restarts the idle timeout.
+    pub fn touch(&mut self) {
+        if let Some(t) = self.timeout {
+            self.deadline = Some(Instant::now() + t);
+        }
+    }
+}
+
+fn not_open(id: u64) -> QmError {
+    QmError::new(
+        Mqrc::BACKED_OUT,
+        format!("unit of work {id} is not open: it was committed, backed out or expired"),
+    )
+}
+
+impl QueueManager {
+    /// Opens a unit of work. With a `timeout`, it is backed out when idle that
+    /// long (needs a tokio runtime); `lease_queue` marks it as a lease on that queue.
+    pub fn begin_uow(
+        self: &Arc<Self>,
+        timeout: Option<Duration>,
+        lease_queue: Option<String>,
+    ) -> Result<u64, QmError> {
+        self.check_running()?;
+        let id = self
+            .next_uow
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.lock().uows.insert(id, Uow::new(None, lease_queue));
+        if let Some(t) = timeout {
+            self.set_timeout(id, t)?;
+        }
+        Ok(id)
+    }
+
+    /// Starts (or restarts) the idle timeout of unit of work `id`: backed out
+    /// when idle for `timeout` (needs a tokio runtime). A lease is armed this
+    /// way once its message has been handed out, so time spent waiting for a
+    /// message does not count. 2003 when `id` is not open.
+    pub fn set_timeout(self: &Arc<Self>, id: u64, timeout: Duration) -> Result<(), QmError> {
+        {
+            let mut st = self.lock();
+            let uow = self.uow_mut(&mut st, id)?;
+            let first = uow.timeout.is_none();
+            uow.timeout = Some(timeout);
+            uow.touch();
+            if !first {
+                return Ok(());
+            }
+        }
+        let qm = Arc::clone(self);
+        tokio::spawn(async move { qm.expire_when_due(id).await });
+        Ok(())
+    }
+
+    async fn expire_when_due(self: Arc<Self>, id: u64) {
+        loop {
+            let deadline = match self.lock().uows.get(&id) {
+                Some(u) => u.deadline,
+                None => return,
+            };
+            let Some(deadline) = deadline else { return };
+            if Instant::now() >= deadline {
+                let qm = Arc::clone(&self);
+                let done = tokio::task::spawn_blocking(move || qm.backout(id)).await;
+                if let Ok(Ok(())) = done {
+                    tracing::warn!(uow = id, "unit of work timed out and was backed out");
+                }
+                return;
+            }
+            tokio::time::sleep_until(deadline.into()).await;
+        }
+    }
+
+    pub(super) fn uow_mut<'a>(&self, st: &'a mut State, id: u64) -> Result<&'a mut Uow, QmError> {
+        st.uows.get_mut(&id).ok_or_else(|| not_open(id))
+    }
+
+    /// The queue a lease was taken on, or `None` when `id` is not an open lease.
+    pub fn lease_queue(&self, id: u64) -> Option<String> {
+        self.lock()
+            .uows
+            .get(&id)
+            .and_then(|u| u.lease_queue.clone())
+    }
+
+    /// Commits: the unit's persistent puts and gets go to the store in one
+    /// transaction, then its puts become visible (waking getters) and its gets
+    /// are gone. If the store fails, the unit is backed out and the call fails
+    /// with 2003 MQRC_BACKED_OUT; 2003 too when `id` is not open.
+    pub fn commit(&self, id: u64) -> Result<(), QmError> {
+        let (uow, batch) = {
+            let mut st = self.lock();
+            let uow = st.uows.remove(&id).ok_or_else(|| not_open(id))?;
+            let mut batch = Batch::default();
+            for (q, pos) in &uow.puts {
+                if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos)) {
+                    if e.msg.is_persistent() {
+                        batch.puts.push((pos.1, record::encode(q, &e.msg)));
+                    }
+                }
+            }
+            for (q, pos) in &uow.gets {
+                if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos)) {
+                    if e.msg.is_persistent() {
+                        batch.deletes.push(pos.1);
+                    }
+                }
+            }
+            (uow, batch)
+        };
+        if !batch.is_empty() {
+            if let Err(e) = self.store.apply(&batch) {
+                self.undo(uow);
+                return Err(QmError::new(
+                    Mqrc::BACKED_OUT,
+                    format!("unit of work {id} was backed out: the store failed: {e}"),
+                ));
+            }
+        }
+        let mut st = self.lock();
+        for (q, pos) in uow.puts {
+            if let Some(lq) = st.local_mut(&q) {
+                if let Some(e) = lq.entries.get_mut(&pos) {
+                    e.state = EntryState::Ready;
+                }
+                lq.notify.notify_waiters();
+            }
+        }
+        for (q, pos) in uow.gets {
+            if let Some(lq) = st.local_mut(&q) {
+                lq.entries.remove(&pos);
+            }
+        }
+        tracing::debug!(uow = id, "committed");
+        Ok(())
+    }
+
+    /// Backs out: the unit's puts are discarded and its gets return to their
+    /// place with BackoutCount + 1 (kept in the store for persistent messages).
+    /// 2003 when `id` is not open.
+    pub fn backout(&self, id: u64) -> Result<(), QmError> {
+        let uow = self.lock().uows.remove(&id).ok_or_else(|| not_open(id))?;
+        self.undo(uow);
+        tracing::debug!(uow = id, "backed out");
+        Ok(())
+    }
+
+    fn undo(&self, uow: Uow) {
+        let mut st = self.lock();
+        for (q, pos) in uow.puts {
+            if let Some(lq) = st.local_mut(&q) {
+                lq.entries.remove(&pos);
+            }
+        }
+        let mut batch = Batch::default();
+        let mut requeue = Vec::new();
+        for (q, pos) in uow.gets {
+            let Some(lq) = st.local_mut(&q) else { continue };
+            let threshold = lq.def.backout_threshold;
+            let Some(e) = lq.entries.get_mut(&pos) else {
+                continue;
+            };
+            e.msg.md.backout_count = e.msg.md.backout_count.saturating_add(1);
+            e.state = EntryState::Ready;
+            if e.msg.is_persistent() {
+                batch.puts.push((pos.1, record::encode(&q, &e.msg)));
+            }
+            if threshold > 0 && e.msg.md.backout_count >= threshold {
+                requeue.push((q.clone(), pos));
+            }
+            lq.notify.notify_waiters();
+        }
+        for (q, pos) in requeue {
+            self.requeue_backed_out(&mut st, &q, pos, &mut batch);
+        }
+        // Applied under the lock so no later commit of the same message can
+        // overtake this write.
+        if !batch.is_empty() {
+            if let Err(e) = self.store.apply(&batch) {
+                tracing::error!(error = %e, "could not store the backout; BackoutCount may be lower after a restart");
+            }
+        }
+    }
+}
+
+impl QueueManager {
+    /// Moves a message whose BackoutCount reached BOTHRESH to BOQNAME (MQ's
+    /// backout requeue), as one store change with the rest of the backout. If
+    /// the requeue queue is missing or full the message stays where it is.
+    fn requeue_backed_out(&self, st: &mut State, q: &str, pos: Position, batch: &mut Batch) {
+        let Some(target) = st.local_mut(q).map(|lq| lq.def.backout_requeue_q.clone()) else {
+            return;
+        };
+        let room = st
+            .local_mut(&target)
+            .is_some_and(|t| t.depth() < t.def.max_depth);
+        if !room {
+            tracing::warn!(queue = %q, backout_queue = %target, "backout requeue queue missing or full; message left in place");
+            return;
+        }
+        let Some(entry) = st.local_mut(q).and_then(|lq| lq.entries.remove(&pos)) else {
+            return;
+        };
+        let seq = self
+            .next_seq
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let new_pos = super::queue::position(entry.msg.md.priority, seq);
+        if entry.msg.is_persistent() {
+            batch.deletes.push(pos.1);
+            batch.puts.push((seq, record::encode(&target, &entry.msg)));
+        }
+        tracing::warn!(
+            queue = %q,
+            backout_queue = %target,
+            msg_id = %hex::encode_upper(entry.msg.md.msg_id),
+            correl_id = %hex::encode_upper(entry.msg.md.correl_id),
+            backout_count = entry.msg.md.backout_count,
+            "backout threshold reached; message requeued"
+        );
+        if let Some(t) = st.local_mut(&target) {
+            t.entries.insert(
+                new_pos,
+                super::queue::Entry {
+                    msg: entry.msg,
+                    state: EntryState::Ready,
+                },
+            );
+            t.notify.notify_waiters();
+        }
+    }
+}

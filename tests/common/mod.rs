@@ -1,0 +1,192 @@
+//! Starts the built `mqgate` binary on a free port with a temp data directory
+//! and talks to it over HTTP.
+#![allow(dead_code)] // each test file uses a different part of this harness
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_mqgate");
+
+/// A running gateway.
+pub struct Gateway {
+    child: Option<Child>,
+    pub base: String,
+    pub dir: PathBuf,
+    config: PathBuf,
+    port: u16,
+    extra: Vec<String>,
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+impl Gateway {
+    /// Starts a gateway with `config` (YAML) in a fresh directory under `root`.
+    pub fn start(root: &Path, config: &str) -> Gateway {
+        Gateway::start_with(root, config, &[])
+    }
+
+    /// Like [`Gateway::start`] with more `mqgate run` options. The gateway's
+    /// stderr (its log) goes to `root/gateway.log`.
+    pub fn start_with(root: &Path, config: &str, extra: &[&str]) -> Gateway {
+        let config_path = root.join("gateway.yaml");
+        std::fs::write(&config_path, config).unwrap();
+        let mut g = Gateway {
+            child: None,
+            base: String::new(),
+            dir: root.to_path_buf(),
+            config: config_path,
+            port: free_port(),
+            extra: extra.iter().map(|s| s.to_string()).collect(),
+        };
+        g.spawn();
+        g
+    }
+
+    fn spawn(&mut self) {
+        self.base = format!("http://127.0.0.1:{}", self.port);
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log_path())
+            .unwrap();
+        let child = Command::new(BIN)
+            .arg("run")
+            .arg("--config")
+            .arg(&self.config)
+            .arg("--data-dir")
+            .arg(self.dir.join("data"))
+            .arg("--http")
+            .arg(format!("127.0.0.1:{}", self.port))
+            .arg("--listen")
+            .arg(format!("127.0.0.1:{}", free_port()))
+            .args(&self.extra)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if ureq::get(&format!("{}/v1/status", self.base))
+                .call()
+                .is_ok()
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("gateway did not start on {}", self.base);
+    }
+
+    /// Where the gateway's stderr goes.
+    pub fn log_path(&self) -> PathBuf {
+        self.dir.join("gateway.log")
+    }
+
+    /// kill -9, then start again on the same data directory and port.
+    pub fn kill9_and_restart(&mut self) {
+        let mut c = self.child.take().unwrap();
+        c.kill().unwrap(); // SIGKILL on Unix
+        c.wait().unwrap();
+        self.spawn();
+    }
+
+    /// SIGTERM and wait for the exit status.
+    pub fn terminate(&mut self) -> ExitStatus {
+        let mut c = self.child.take().unwrap();
+        let st = Command::new("kill")
+            .arg("-TERM")
+            .arg(c.id().to_string())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        c.wait().unwrap()
+    }
+
+    /// Any HTTP call: (status, JSON body).
+    pub fn call(&self, method: &str, path: &str, body: Option<(&str, &[u8])>) -> (u16, Value) {
+        let req = ureq::request(method, &format!("{}{path}", self.base));
+        let res = match body {
+            Some((ctype, b)) => req.set("Content-Type", ctype).send_bytes(b),
+            None => req.call(),
+        };
+        let r = match res {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{method} {path}: {e}"),
+        };
+        let status = r.status();
+        let v: Value = r.into_json().unwrap_or(Value::Null);
+        (status, v)
+    }
+
+    /// POST raw data to queue `q` with a query string.
+    pub fn put(&self, q: &str, query: &str, data: &[u8]) -> (u16, Value) {
+        self.call(
+            "POST",
+            &format!("/v1/queues/{q}/messages?{query}"),
+            Some(("application/octet-stream", data)),
+        )
+    }
+
+    /// GET next with a query string.
+    pub fn next(&self, q: &str, query: &str) -> (u16, Value) {
+        self.call(
+            "GET",
+            &format!("/v1/queues/{q}/messages/next?{query}"),
+            None,
+        )
+    }
+
+    /// Destructive get + ack; returns the message JSON.
+    pub fn get_ack(&self, q: &str, query: &str) -> (u16, Value) {
+        let (st, v) = self.next(q, query);
+        if st != 200 {
+            return (st, v);
+        }
+        let (ast, a) = self.ack(q, &v["lease"]);
+        assert_eq!(ast, 200, "{a}");
+        (st, v)
+    }
+
+    pub fn ack(&self, q: &str, lease: &Value) -> (u16, Value) {
+        self.call(
+            "POST",
+            &format!("/v1/queues/{q}/messages/ack/{lease}"),
+            Some(("application/octet-stream", b"")),
+        )
+    }
+
+    /// CURDEPTH of a local queue from `GET /v1/queues`.
+    pub fn depth(&self, q: &str) -> u64 {
+        let (_, v) = self.call("GET", "/v1/queues", None);
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == q)
+            .and_then(|e| e["depth"].as_u64())
+            .unwrap_or_else(|| panic!("{q} not listed: {v}"))
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// The message data of a get/browse answer.
+pub fn data(v: &Value) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(v["data_base64"].as_str().unwrap())
+        .unwrap()
+}

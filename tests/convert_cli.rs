@@ -1,0 +1,72 @@
+//! `mqgate convert` end to end (issue 3 "Done when").
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], input: &[u8]) -> (Vec<u8>, String, i32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mqgate"))
+        .arg("convert")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap(),
+    )
+}
+
+#[test]
+fn a_bracket_b_bracket_from_819_to_1047() {
+    // issue 3 done-when: `echo -n 'A[B]' | mqgate convert --from 819 --to 1047 | xxd` prints c1ad c2bd.
+    let (out, _, code) = run(&["--from", "819", "--to", "1047"], b"A[B]");
+    assert_eq!((out, code), (vec![0xC1, 0xAD, 0xC2, 0xBD], 0));
+}
+
+#[test]
+fn newline_and_error_options() {
+    // issue 3: A\nB to 037 is C1 15 C2 (nl-to-lf), C1 25 C2 (table).
+    assert_eq!(
+        run(&["--from", "819", "--to", "37"], b"A\nB").0,
+        [0xC1, 0x15, 0xC2]
+    );
+    assert_eq!(
+        run(
+            &["--from", "819", "--to", "37", "--newline", "table"],
+            b"A\nB"
+        )
+        .0,
+        [0xC1, 0x25, 0xC2]
+    );
+    // U+20AC is not in 037: fail names offset 1; substitute writes 0x3F and counts.
+    let (out, err, code) = run(&["--from", "1208", "--to", "37"], "x\u{20AC}".as_bytes());
+    assert_eq!((out.len(), code), (0, 1));
+    assert!(
+        err.contains("offset 1") && err.contains("U+20AC") && err.contains("2119"),
+        "{err}"
+    );
+    let (out, err, code) = run(
+        &["--from", "1208", "--to", "37", "--on-error", "substitute"],
+        "x\u{20AC}".as_bytes(),
+    );
+    assert_eq!((out, code), (vec![0xA7, 0x3F], 0));
+    assert!(err.contains("1 substitution"), "{err}");
+    // An unknown CCSID is named.
+    let (_, err, code) = run(&["--from", "4711", "--to", "37"], b"x");
+    assert_eq!(code, 1);
+    assert!(err.contains("4711"), "{err}");
+    // UTF-16LE output by Encoding 546.
+    assert_eq!(
+        run(
+            &["--from", "37", "--to", "1200", "--to-encoding", "546"],
+            &[0xC1]
+        )
+        .0,
+        [0x41, 0x00]
+    );
+}

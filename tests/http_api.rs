@@ -1,0 +1,357 @@
+//! End-to-end tests of the HTTP API against the built binary (issue 5).
+//! Expected MQRC values come from spec/mq-constants.md; HTTP statuses from docs/http-api.md.
+
+mod common;
+
+use common::{Gateway, data};
+use std::time::{Duration, Instant};
+
+const CONFIG: &str = "
+queue_manager:
+  name: QMTEST
+  max_msg_length: 4096
+http:
+  lease_ms: 1000
+  max_wait_ms: 10000
+queues:
+  - type: local
+    name: APP.IN
+  - type: local
+    name: SMALL
+    max_depth: 2
+    max_msg_length: 10
+  - type: local
+    name: CLOSED
+    put_inhibited: true
+  - type: local
+    name: DEV/1%A
+";
+
+fn start() -> (tempfile::TempDir, Gateway) {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), CONFIG);
+    (dir, g)
+}
+
+#[test]
+fn put_browse_get_and_ack() {
+    let (_d, g) = start();
+    let (st, put1) = g.put("APP.IN", "format=MQSTR&persistent=true", b"first");
+    assert_eq!(st, 201, "{put1}");
+    // spec: mq-structures.md §4: generated MsgId = "AMQ " + qmgr name padded to 12 + 8 bytes.
+    let msg_id = put1["msg_id"].as_str().unwrap();
+    assert!(
+        msg_id.starts_with(&hex::encode_upper(b"AMQ QMTEST      ")),
+        "{msg_id}"
+    );
+    assert_eq!(put1["persistent"], true);
+    g.put("APP.IN", "", b"second");
+
+    let (st, b1) = g.next("APP.IN", "browse=true");
+    assert_eq!(st, 200);
+    assert_eq!(data(&b1), b"first");
+    assert_eq!(b1["md"]["MsgId"], msg_id);
+    assert_eq!(b1["md"]["Format"], "MQSTR");
+    assert_eq!(b1["md"]["Persistence"], 1);
+    assert!(b1.get("lease").is_none());
+    let cursor = b1["cursor"].as_str().unwrap();
+    let (_, b2) = g.next("APP.IN", &format!("browse=true&cursor={cursor}"));
+    assert_eq!(data(&b2), b"second");
+    let (st, end) = g.next(
+        "APP.IN",
+        &format!("browse=true&cursor={}", b2["cursor"].as_str().unwrap()),
+    );
+    assert_eq!((st, end["mqrc"].as_i64()), (404, Some(2033)));
+    assert_eq!(g.depth("APP.IN"), 2);
+
+    let (st, m) = g.get_ack("APP.IN", "");
+    assert_eq!((st, data(&m)), (200, b"first".to_vec()));
+    assert_eq!(g.depth("APP.IN"), 1);
+    // An acknowledged lease cannot be acknowledged again (2003 MQRC_BACKED_OUT, 409).
+    let (st, e) = g.ack("APP.IN", &m["lease"]);
+    assert_eq!((st, e["mqrc"].as_i64()), (409, Some(2003)));
+    assert_eq!(e["reason"], "MQRC_BACKED_OUT");
+    // MQPMO_NEW_CORREL_ID: a queue-manager generated id as CorrelId.
+    let (_, p) = g.put("APP.IN", "new_correl_id=true", b"x");
+    assert!(
+        p["correl_id"].as_str().unwrap().starts_with("414D5120"),
+        "{p}"
+    );
+    // Names with `/` and `%` (valid MQ name characters) travel percent-encoded.
+    assert_eq!(g.put("DEV%2F1%25A", "", b"slash").0, 201);
+    assert_eq!(data(&g.get_ack("DEV%2F1%25A", "").1), b"slash");
+}
+
+#[test]
+fn priority_order_then_fifo() {
+    let (_d, g) = start();
+    for (p, d) in [
+        (2, "p2-a"),
+        (8, "p8-a"),
+        (2, "p2-b"),
+        (8, "p8-b"),
+        (5, "p5"),
+    ] {
+        assert_eq!(
+            g.put("APP.IN", &format!("priority={p}"), d.as_bytes()).0,
+            201
+        );
+    }
+    let got: Vec<String> = (0..5)
+        .map(|_| String::from_utf8(data(&g.get_ack("APP.IN", "").1)).unwrap())
+        .collect();
+    assert_eq!(got, ["p8-a", "p8-b", "p5", "p2-a", "p2-b"]);
+}
+
+#[test]
+fn match_by_correl_id() {
+    let (_d, g) = start();
+    let c1 = "C1".repeat(24);
+    let c2 = "C2".repeat(24);
+    g.put("APP.IN", &format!("correl_id={c1}"), b"one");
+    g.put("APP.IN", &format!("correl_id={c2}"), b"two");
+    let (st, m) = g.get_ack("APP.IN", &format!("correl_id={c2}"));
+    assert_eq!((st, data(&m)), (200, b"two".to_vec()));
+    assert_eq!(m["md"]["CorrelId"], c2);
+    let (st, e) = g.next("APP.IN", &format!("correl_id={c2}"));
+    assert_eq!((st, e["mqrc"].as_i64()), (404, Some(2033)));
+    assert_eq!(data(&g.get_ack("APP.IN", "").1), b"one");
+}
+
+#[test]
+fn a_waiting_get_wakes_on_put_and_times_out_with_2033() {
+    let (_d, g) = start();
+    let base = g.base.clone();
+    let waiter = std::thread::spawn(move || {
+        let t = Instant::now();
+        let r = ureq::get(&format!(
+            "{base}/v1/queues/APP.IN/messages/next?wait_ms=8000"
+        ))
+        .call()
+        .unwrap();
+        let v: serde_json::Value = r.into_json().unwrap();
+        (v, t.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    g.put("APP.IN", "", b"wake up");
+    let (v, waited) = waiter.join().unwrap();
+    assert_eq!(data(&v), b"wake up");
+    assert!(
+        waited >= Duration::from_millis(300) && waited < Duration::from_secs(5),
+        "{waited:?}"
+    );
+    g.ack("APP.IN", &v["lease"]);
+
+    let t = Instant::now();
+    let (st, e) = g.next("APP.IN", "wait_ms=300");
+    assert!(t.elapsed() >= Duration::from_millis(300));
+    assert_eq!((st, e["mqrc"].as_i64()), (404, Some(2033)));
+    assert_eq!(e["reason"], "MQRC_NO_MSG_AVAILABLE");
+    // Above http.max_wait_ms: 2090 MQRC_WAIT_INTERVAL_ERROR.
+    let (st, e) = g.next("APP.IN", "wait_ms=20000");
+    assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2090)));
+}
+
+#[test]
+fn unit_of_work_commit_and_backout() {
+    let (_d, g) = start();
+    let (st, u) = g.call("POST", "/v1/uow", None);
+    assert_eq!(st, 201);
+    let uow = u["uow"].as_u64().unwrap();
+    g.put("APP.IN", &format!("uow={uow}&persistent=true"), b"a");
+    g.put("APP.IN", &format!("uow={uow}"), b"b");
+    // Not visible before commit.
+    assert_eq!(g.next("APP.IN", "").1["mqrc"], 2033);
+    assert_eq!(
+        g.call("POST", &format!("/v1/uow/{uow}/commit"), None).0,
+        200
+    );
+    assert_eq!(g.depth("APP.IN"), 2);
+
+    let (_, u) = g.call("POST", "/v1/uow", None);
+    let uow = u["uow"].as_u64().unwrap();
+    let (st, m) = g.next("APP.IN", &format!("uow={uow}"));
+    assert_eq!((st, data(&m)), (200, b"a".to_vec()));
+    g.put("APP.IN", &format!("uow={uow}"), b"discarded");
+    assert_eq!(
+        g.call("POST", &format!("/v1/uow/{uow}/backout"), None).0,
+        200
+    );
+    // The got message is back first, BackoutCount 1; the put is gone.
+    let (_, m) = g.get_ack("APP.IN", "");
+    assert_eq!(
+        (data(&m), m["md"]["BackoutCount"].as_i64()),
+        (b"a".to_vec(), Some(1))
+    );
+    assert_eq!(data(&g.get_ack("APP.IN", "").1), b"b");
+    assert_eq!(g.depth("APP.IN"), 0);
+    let (st, e) = g.call("POST", &format!("/v1/uow/{uow}/commit"), None);
+    assert_eq!((st, e["mqrc"].as_i64()), (409, Some(2003)));
+}
+
+#[test]
+fn maxdepth_maxmsgl_and_put_inhibited() {
+    let (_d, g) = start();
+    // mq-constants.md: 2030 MSG_TOO_BIG_FOR_Q, 2053 Q_FULL, 2051 PUT_INHIBITED.
+    let (st, e) = g.put("SMALL", "", b"01234567890");
+    assert_eq!((st, e["mqrc"].as_i64()), (413, Some(2030)));
+    assert_eq!(e["reason"], "MQRC_MSG_TOO_BIG_FOR_Q");
+    assert_eq!(g.put("SMALL", "", b"0123456789").0, 201);
+    assert_eq!(g.put("SMALL", "", b"x").0, 201);
+    let (st, e) = g.put("SMALL", "", b"y");
+    assert_eq!((st, e["mqrc"].as_i64()), (503, Some(2053)));
+    assert_eq!(e["reason"], "MQRC_Q_FULL");
+    let (st, e) = g.put("CLOSED", "", b"y");
+    assert_eq!((st, e["mqrc"].as_i64()), (403, Some(2051)));
+    assert_eq!(g.depth("SMALL"), 2);
+    assert_eq!(g.depth("CLOSED"), 0);
+}
+
+#[test]
+fn an_unacknowledged_lease_expires_and_the_message_returns() {
+    let (_d, g) = start();
+    g.put("APP.IN", "persistent=true", b"leased");
+    let (st, m) = g.next("APP.IN", "");
+    assert_eq!(st, 200);
+    assert_eq!(m["lease_expires_in_ms"], 1000);
+    assert_eq!(m["md"]["BackoutCount"], 0);
+    // While leased, nobody else sees it.
+    assert_eq!(g.next("APP.IN", "").1["mqrc"], 2033);
+    // After http.lease_ms (1000) it is back, BackoutCount + 1.
+    let (st, again) = g.next("APP.IN", "wait_ms=5000");
+    assert_eq!(st, 200);
+    assert_eq!(data(&again), b"leased");
+    assert_eq!(again["md"]["BackoutCount"], 1);
+    assert_eq!(again["md"]["MsgId"], m["md"]["MsgId"]);
+    // The expired lease cannot be acknowledged.
+    let (st, e) = g.ack("APP.IN", &m["lease"]);
+    assert_eq!((st, e["mqrc"].as_i64()), (409, Some(2003)));
+    assert_eq!(g.ack("APP.IN", &again["lease"]).0, 200);
+    assert_eq!(g.depth("APP.IN"), 0);
+}
+
+#[test]
+fn bad_requests_get_the_documented_error_and_store_nothing() {
+    let (_d, g) = start();
+    let (st, e) = g.put("NO.SUCH.Q", "", b"x");
+    assert_eq!((st, e["mqrc"].as_i64()), (404, Some(2085)));
+    assert_eq!(e["reason"], "MQRC_UNKNOWN_OBJECT_NAME");
+    assert!(e["message"].as_str().unwrap().contains("NO.SUCH.Q"));
+    // Bad hex ids: 2207 MQRC_CORREL_ID_ERROR / 2206 MQRC_MSG_ID_ERROR.
+    let (st, e) = g.put("APP.IN", "correl_id=XYZ", b"x");
+    assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2207)));
+    let (st, e) = g.next("APP.IN", &format!("msg_id={}", "G".repeat(48)));
+    assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2206)));
+    // Larger than the queue manager's MAXMSGL 4096: 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR.
+    let (st, e) = g.put("APP.IN", "", &vec![b'x'; 4097]);
+    assert_eq!((st, e["mqrc"].as_i64()), (413, Some(2031)));
+    let (st, e) = g.put("APP.IN", "", &vec![b'x'; 100_000]);
+    assert_eq!((st, e["mqrc"].as_i64()), (413, Some(2031)));
+    // Bad JSON: 2004 MQRC_BUFFER_ERROR; bad MD field: 2026 MQRC_MD_ERROR.
+    let json = |b: &str| {
+        g.call(
+            "POST",
+            "/v1/queues/APP.IN/messages",
+            Some(("application/json", b.as_bytes())),
+        )
+    };
+    let (st, e) = json(r#"{"md": {"Priority": 1}, "data": "x""#);
+    assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2004)));
+    let (st, e) = json(r#"{"md": {"Priority": "high"}, "data": "x"}"#);
+    assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2026)));
+    assert!(e["message"].as_str().unwrap().contains("md.Priority"));
+    // Unknown query parameter: 2046 MQRC_OPTIONS_ERROR.
+    let (st, e) = g.put("APP.IN", "colour=blue", b"x");
+    assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2046)));
+    assert_eq!(g.depth("APP.IN"), 0);
+    // A good JSON put works and keeps the MD fields it names.
+    let (st, _) =
+        json(r#"{"md": {"Priority": 7, "Format": "MQSTR", "ReplyToQ": "REPLY.Q"}, "data": "hi"}"#);
+    assert_eq!(st, 201);
+    let (_, m) = g.get_ack("APP.IN", "");
+    assert_eq!(m["md"]["Priority"], 7);
+    assert_eq!(m["md"]["ReplyToQ"], "REPLY.Q");
+    assert_eq!(data(&m), b"hi");
+}
+
+#[test]
+fn queues_status_and_clean_stop() {
+    let (_d, mut g) = start();
+    let (st, s) = g.call("GET", "/v1/status", None);
+    assert_eq!(st, 200);
+    assert_eq!(s["queue_manager"], "QMTEST");
+    assert_eq!(s["dead_letter_queue"], "SYSTEM.DEAD.LETTER.QUEUE");
+    let (_, q) = g.call("GET", "/v1/queues", None);
+    let kinds: Vec<(String, String)> = q
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().into(),
+                e["type"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert!(kinds.contains(&("SYSTEM.DEAD.LETTER.QUEUE".into(), "local".into())));
+    assert!(kinds.contains(&("MQGATE.DEFAULT.XMITQ".into(), "xmitq".into())));
+    // A waiting getter does not hold up SIGTERM; the exit status is 0.
+    let base = g.base.clone();
+    let waiter = std::thread::spawn(move || {
+        match ureq::get(&format!(
+            "{base}/v1/queues/APP.IN/messages/next?wait_ms=9000"
+        ))
+        .call()
+        {
+            Err(ureq::Error::Status(code, r)) => {
+                Some((code, r.into_json::<serde_json::Value>().unwrap()))
+            }
+            Err(ureq::Error::Transport(_)) => None,
+            Ok(r) => panic!("got a message: {:?}", r.into_string()),
+        }
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    let status = g.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(t.elapsed() < Duration::from_secs(5));
+    // 2161 MQRC_Q_MGR_QUIESCING (503), or the connection closed by the stop.
+    if let Some((code, v)) = waiter.join().unwrap() {
+        assert_eq!((code, v["mqrc"].as_i64()), (503, Some(2161)));
+    }
+}
+
+#[test]
+fn expired_message_report_that_cannot_be_delivered_is_dead_lettered_with_an_mqdlh() {
+    use mqgate_codecs::mq::dlh::parse_dlh;
+    use mqgate_codecs::mq::{ByteOrder, Charset};
+    let (_d, g) = start();
+    // Expiry 1 tenth of a second; Report MQRO_EXPIRATION (0x00200000 = 2097152,
+    // mq-constants.md) to a reply queue that does not exist.
+    let (st, put) = g.put(
+        "APP.IN",
+        "expiry=1&report=2097152&reply_to_q=NO.SUCH.Q",
+        b"late",
+    );
+    assert_eq!(st, 201, "{put}");
+    std::thread::sleep(Duration::from_millis(250));
+    let (st, e) = g.next("APP.IN", "");
+    assert_eq!((st, e["mqrc"].as_i64()), (404, Some(2033)));
+    assert_eq!(g.depth("APP.IN"), 0);
+
+    let (st, dl) = g.next("SYSTEM.DEAD.LETTER.QUEUE", "browse=true");
+    assert_eq!(st, 200, "{dl}");
+    // spec: mq-structures.md §7: Format MQDEAD, a 172-byte MQDLH whose Reason is
+    // why the report could not be put (2085 UNKNOWN_OBJECT_NAME) and whose
+    // DestQName/DestQMgrName are the report's destination.
+    assert_eq!(dl["md"]["Format"], "MQDEAD");
+    assert_eq!(dl["md"]["MsgType"], 4); // MQMT_REPORT
+    assert_eq!(dl["md"]["Feedback"], 258); // MQFB_EXPIRATION
+    assert_eq!(dl["md"]["CorrelId"], put["msg_id"]);
+    let bytes = data(&dl);
+    let (dlh, _) = parse_dlh(&bytes, ByteOrder::Little).unwrap();
+    assert_eq!(dlh.reason, 2085);
+    assert_eq!(dlh.dest_q_name.text(Charset::Ascii), "NO.SUCH.Q");
+    assert_eq!(dlh.dest_q_mgr_name.text(Charset::Ascii), "QMTEST");
+    assert_eq!(bytes.len(), 172);
+}

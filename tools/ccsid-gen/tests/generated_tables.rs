@@ -1,0 +1,30 @@
+//! issue 3: the generated Rust is checked in, and a test regenerates and
+//! diffs it when the tool (ICU uconv) is present.
+
+use mqgate_ccsid_gen::{list, oracle::Tool, render};
+
+#[test]
+fn checked_in_tables_match_a_fresh_generation() {
+    if !Tool::Uconv.available() {
+        println!("SKIP: uconv not installed (apt-get install icu-devtools)");
+        return;
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../codecs/src/ccsid/tables.rs"
+    );
+    let checked_in = std::fs::read_to_string(path).unwrap();
+    let fresh = render::generate(list::SBCS).unwrap();
+    if fresh != checked_in {
+        let line = fresh
+            .lines()
+            .zip(checked_in.lines())
+            .position(|(a, b)| a != b)
+            .map_or(fresh.lines().count().min(checked_in.lines().count()), |i| i);
+        panic!(
+            "codecs/src/ccsid/tables.rs differs from a fresh generation at line {}: \
+             run `cargo run -p mqgate-ccsid-gen`",
+            line + 1
+        );
+    }
+}
