@@ -2,12 +2,26 @@
 //!
 //! Spec: mq-wire.md §B.4 (amqsbcg lines such as
 //! `00000000:  5246 4820 0000 0002 …   'RFH ....'`); mqgate adds an EBCDIC column.
-//! Non-printable bytes show as `.`. EBCDIC uses [`Charset::Ebcdic`]'s invariant
-//! decoding, so only MQ's invariant characters (`A-Z a-z 0-9 . / _ %` and blank)
-//! show there; the `ccsid` module will give full code pages.
+//! Both text columns show printable ASCII characters only, anything else as `.`.
+//! The EBCDIC column reads the bytes as CCSID 500 (EBCDIC International, table
+//! from [`crate::ccsid`]), so `<`, `>`, `(`, `=` … show too, not only MQ's
+//! invariant characters.
 
+use crate::ccsid::Ccsid;
 use crate::mq::Charset;
 use std::fmt::Write;
+
+/// The CCSID the EBCDIC column is read in: 500, EBCDIC International.
+pub const EBCDIC_COLUMN_CCSID: i32 = 500;
+
+/// Unicode of each byte in CCSID 500; `None` only if the table were missing,
+/// in which case the column falls back to MQ's invariant characters.
+fn ebcdic_table() -> Option<&'static [u16; 256]> {
+    Ccsid::new(EBCDIC_COLUMN_CCSID)
+        .ok()?
+        .sbcs_table()
+        .map(|t| &t.to_unicode)
+}
 
 /// Bytes per line.
 pub const BYTES_PER_LINE: usize = 16;
@@ -24,6 +38,7 @@ pub fn hex_dump(data: &[u8], base_offset: usize) -> String {
 /// `OOOOOOOO:  HHHH HHHH … HHHH  'ascii'  'ebcdic'`, the offset in 8 uppercase hex
 /// digits, the text columns padded so that the EBCDIC column lines up.
 pub fn write_hex_dump(out: &mut String, data: &[u8], base_offset: usize) {
+    let table = ebcdic_table();
     for (n, chunk) in data.chunks(BYTES_PER_LINE).enumerate() {
         let _ = write!(out, "{:08X}: ", base_offset + n * BYTES_PER_LINE);
         for i in 0..BYTES_PER_LINE {
@@ -44,7 +59,7 @@ pub fn write_hex_dump(out: &mut String, data: &[u8], base_offset: usize) {
             out.push(' ');
         }
         out.push_str("  '");
-        out.extend(chunk.iter().map(|&b| ebcdic_char(b)));
+        out.extend(chunk.iter().map(|&b| ebcdic_in(table, b)));
         out.push_str("'\n");
     }
 }
@@ -58,11 +73,21 @@ pub fn ascii_char(b: u8) -> char {
     }
 }
 
-/// The EBCDIC column's character for `b`: an invariant character, else `.`.
+/// The EBCDIC column's character for `b`: the CCSID 500 character when it is
+/// printable ASCII, else `.`.
 pub fn ebcdic_char(b: u8) -> char {
-    match Charset::Ebcdic.decode_byte(b) {
-        c if c.is_ascii_graphic() || c == ' ' => c,
-        _ => '.',
+    ebcdic_in(ebcdic_table(), b)
+}
+
+fn ebcdic_in(table: Option<&[u16; 256]>, b: u8) -> char {
+    let c = match table {
+        Some(t) => char::from_u32(u32::from(t[usize::from(b)])).unwrap_or('.'),
+        None => Charset::Ebcdic.decode_byte(b),
+    };
+    if c.is_ascii_graphic() || c == ' ' {
+        c
+    } else {
+        '.'
     }
 }
 
@@ -83,11 +108,11 @@ mod tests {
             lines[0],
             "00000000:  5246 4820 0000 0002 0000 011C 0000 0111  'RFH ............'  '................'"
         );
-        // 0x4D 0x51 are "MQ" in ASCII; in EBCDIC 0x4D is '(' (not invariant) and 0x51 is not
-        // a letter, so both show as '.'.
+        // 0x4D 0x51 are "MQ" in ASCII; in CCSID 500 they are '(' and 'é' (not ASCII: '.')
+        // (IBM500 table, as glibc iconv and ICU map it).
         assert_eq!(
             lines[1],
-            "00000010:  4D51                                     'MQ'                '..'"
+            "00000010:  4D51                                     'MQ'                '(.'"
         );
     }
 
@@ -108,6 +133,11 @@ mod tests {
         assert_eq!(ascii_char(0xC1), '.');
         assert_eq!(ebcdic_char(0xC1), 'A');
         assert_eq!(ebcdic_char(0x00), '.');
+        // CCSID 500, not 037: 0x5A is ']' and 0x4F '!' (037 has '!' and '|'); 0x4C '<', 0x6E '>'.
+        assert_eq!(
+            [0x5A, 0x4F, 0x4C, 0x6E, 0x7E].map(ebcdic_char),
+            [']', '!', '<', '>', '=']
+        );
         assert_eq!(hex_dump(&[], 0), "");
     }
 }
