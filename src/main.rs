@@ -5,6 +5,7 @@ use clap::Parser;
 mod cli;
 mod config;
 mod http;
+mod mqjson;
 mod qmgr;
 mod rpc;
 mod store;

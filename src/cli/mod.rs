@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 mod convert;
 mod rpc;
+mod decode;
 
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
@@ -29,6 +30,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Print every MQ structure and field of a message, then its body (raw, hex or dmpmqmsg input).
+    Decode(decode::DecodeArgs),
     /// Run the gateway (queue manager + HTTP API) until SIGINT/SIGTERM.
     Run(run::RunArgs),
     /// Check a configuration file; errors are shown with line and column.
@@ -64,6 +67,7 @@ impl Cli {
                 println!("mqgate {}", env!("CARGO_PKG_VERSION"));
                 ExitCode::SUCCESS
             }
+            Command::Decode(args) => decode::run(args),
             Command::Run(args) => run::run(args),
             Command::CheckConfig { file } => check_config::run(file),
             Command::Put(args) => put::run(args),
