@@ -14,8 +14,8 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod convert;
-mod rpc;
 mod decode;
+mod rpc;
 
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
