@@ -1,0 +1,432 @@
+//! Bulk kernels for the single-byte hot paths (issue 3 benchmark): a
+//! 256-entry byte table applied to a slice, single-byte → UTF-8 for sets
+//! whose every byte is a Latin-1 character, and UTF-8 → single-byte for
+//! sets that hold every Latin-1 character.
+//!
+//! On x86_64 with AVX2 (checked at run time) 32 input bytes are handled per
+//! step: the table lookup is sixteen 16-entry `vpshufb` lookups, one per
+//! high nibble, blended by a compare on the high nibble; UTF-8 bytes are
+//! widened or packed with shuffle masks from small constant tables. Every
+//! other target, and the tails shorter than a step, use the scalar loops
+//! here, which are the reference the AVX2 results are tested against.
+
+/// Latin-1 character `c` as UTF-8: `(bytes, length)`, length 1 or 2.
+#[inline]
+fn latin1_utf8(c: u8) -> ([u8; 2], usize) {
+    if c < 0x80 {
+        ([c, 0], 1)
+    } else {
+        ([0xC0 | (c >> 6), 0x80 | (c & 0x3F)], 2)
+    }
+}
+
+/// Appends `table[b]` for each byte `b` of `input` to `out`.
+pub(crate) fn map_bytes(table: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        let start = out.len();
+        out.reserve(input.len());
+        let spare = &mut out.spare_capacity_mut()[..input.len()];
+        // SAFETY: AVX2 is present (checked just above).
+        let done = unsafe { avx2::map_bytes(table, input, spare) };
+        for (o, &b) in spare[done..].iter_mut().zip(&input[done..]) {
+            o.write(table[usize::from(b)]);
+        }
+        // SAFETY: all input.len() reserved bytes after `start` are written:
+        // [..done] by the kernel, the rest by the loop just above.
+        unsafe { out.set_len(start + input.len()) };
+        return;
+    }
+    out.extend(input.iter().map(|&b| table[usize::from(b)]));
+}
+
+/// Appends the UTF-8 of `input` to `out`, where `to_latin1[b]` is the
+/// Latin-1 character (U+0000..U+00FF) of byte `b`.
+pub(crate) fn latin1_to_utf8(to_latin1: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // Blocks bound the spare room reserved at once (2 bytes per input
+        // byte at most, plus the 16 bytes a kernel store may run over).
+        for block in input.chunks(64 * 1024) {
+            let start = out.len();
+            out.reserve(2 * block.len() + avx2::SLACK);
+            // SAFETY: AVX2 is present (checked just above).
+            let (done, written) =
+                unsafe { avx2::latin1_to_utf8(to_latin1, block, out.spare_capacity_mut()) };
+            // SAFETY: the kernel wrote the first `written` spare bytes.
+            unsafe { out.set_len(start + written) };
+            latin1_to_utf8_scalar(to_latin1, &block[done..], out);
+        }
+        return;
+    }
+    latin1_to_utf8_scalar(to_latin1, input, out);
+}
+
+/// Scalar form of [`latin1_to_utf8`].
+fn latin1_to_utf8_scalar(to_latin1: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
+    out.reserve(input.len() + input.len() / 4);
+    for &b in input {
+        let (u, n) = latin1_utf8(to_latin1[usize::from(b)]);
+        out.extend_from_slice(&u[..n]);
+    }
+}
+
+/// Appends to `out` `from_latin1[c]` for each character `c` of the longest
+/// prefix of `src` that is valid UTF-8 made of U+0000..U+00FF only; returns
+/// the length of that prefix (0 when the first character is above U+00FF
+/// or `src` does not start with valid UTF-8). The caller converts the rest
+/// or reports its error.
+pub(crate) fn utf8_latin1_prefix(from_latin1: &[u8; 256], src: &[u8], out: &mut Vec<u8>) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        let mut done = 0;
+        loop {
+            // Blocks bound the spare room reserved at once.
+            let limit = (src.len() - done).min(64 * 1024);
+            if limit == 0 {
+                return done;
+            }
+            // The kernel reads one byte past each step, so it gets the
+            // rest of `src` and stops after `limit` bytes.
+            let rest = &src[done..];
+            let start = out.len();
+            out.reserve(limit + avx2::SLACK);
+            // SAFETY: AVX2 is present (checked just above).
+            let (used, written) = unsafe {
+                avx2::utf8_to_latin1_mapped(from_latin1, rest, limit, out.spare_capacity_mut())
+            };
+            // SAFETY: the kernel wrote the first `written` spare bytes.
+            unsafe { out.set_len(start + written) };
+            let used = used
+                + utf8_latin1_prefix_scalar(
+                    from_latin1,
+                    &rest[used..],
+                    out,
+                    limit.saturating_sub(used),
+                );
+            done += used;
+            if used < limit {
+                return done;
+            }
+        }
+    }
+    utf8_latin1_prefix_scalar(from_latin1, src, out, src.len())
+}
+
+/// Scalar form of [`utf8_latin1_prefix`] that stops at the first character
+/// boundary at or after `limit`.
+fn utf8_latin1_prefix_scalar(
+    from_latin1: &[u8; 256],
+    src: &[u8],
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> usize {
+    let mut i = 0;
+    while i < limit {
+        match src.get(i..i + 2) {
+            _ if src[i] < 0x80 => {
+                out.push(from_latin1[usize::from(src[i])]);
+                i += 1;
+            }
+            Some(&[l @ 0xC2..=0xC3, c @ 0x80..=0xBF]) => {
+                out.push(from_latin1[usize::from(((l & 0x03) << 6) | (c & 0x3F))]);
+                i += 2;
+            }
+            _ => break,
+        }
+    }
+    i
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
+
+    /// Room past the written output a kernel may store into (then cut).
+    pub const SLACK: usize = 16;
+
+    /// The 16 rows of a 256-entry table, each in both 128-bit lanes.
+    #[target_feature(enable = "avx2")]
+    fn rows(table: &[u8; 256]) -> [__m256i; 16] {
+        std::array::from_fn(|k| {
+            let row: [u8; 16] = std::array::from_fn(|j| table[16 * k + j]);
+            _mm256_broadcastsi128_si256(_mm_set_epi8(
+                row[15] as i8,
+                row[14] as i8,
+                row[13] as i8,
+                row[12] as i8,
+                row[11] as i8,
+                row[10] as i8,
+                row[9] as i8,
+                row[8] as i8,
+                row[7] as i8,
+                row[6] as i8,
+                row[5] as i8,
+                row[4] as i8,
+                row[3] as i8,
+                row[2] as i8,
+                row[1] as i8,
+                row[0] as i8,
+            ))
+        })
+    }
+
+    /// `table[b]` for each of the 32 bytes `b` of `x`: row `b >> 4`,
+    /// looked up by the low nibble, kept where the high nibble matches.
+    /// Four accumulators keep the dependency chains short.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn lookup(rows: &[__m256i; 16], x: __m256i) -> __m256i {
+        let nibble = _mm256_set1_epi8(0x0F);
+        let lo = _mm256_and_si256(x, nibble);
+        let hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
+        let mut acc = [_mm256_setzero_si256(); 4];
+        for (k, row) in rows.iter().enumerate() {
+            let hit = _mm256_cmpeq_epi8(hi, _mm256_set1_epi8(k as i8));
+            let v = _mm256_and_si256(hit, _mm256_shuffle_epi8(*row, lo));
+            acc[k % 4] = _mm256_or_si256(acc[k % 4], v);
+        }
+        _mm256_or_si256(
+            _mm256_or_si256(acc[0], acc[1]),
+            _mm256_or_si256(acc[2], acc[3]),
+        )
+    }
+
+    /// Writes `table[input[i]]` to `out[i]` for whole 32-byte steps;
+    /// returns how many bytes were done.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn map_bytes(table: &[u8; 256], input: &[u8], out: &mut [MaybeUninit<u8>]) -> usize {
+        let n = input.len().min(out.len());
+        let rows = rows(table);
+        let mut i = 0;
+        while i + 32 <= n {
+            // SAFETY: i + 32 <= n <= input.len() and <= out.len(), so the
+            // 32-byte unaligned load and store stay inside the slices.
+            unsafe {
+                let x = _mm256_loadu_si256(input.as_ptr().add(i).cast());
+                _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), lookup(&rows, x));
+            }
+            i += 32;
+        }
+        i
+    }
+
+    /// For each 8-bit mask of non-ASCII bytes among 8 Latin-1 characters,
+    /// the shuffle that packs their (lead, continuation) pairs into UTF-8:
+    /// the lead (or the ASCII byte) always, the continuation only for
+    /// non-ASCII. Unused entries are 0x80 (shuffle writes zero).
+    const EXPAND: [[u8; 16]; 256] = {
+        let mut t = [[0x80u8; 16]; 256];
+        let mut m = 0;
+        while m < 256 {
+            let mut n = 0;
+            let mut k = 0;
+            while k < 8 {
+                t[m][n] = 2 * k as u8;
+                n += 1;
+                if m & (1 << k) != 0 {
+                    t[m][n] = 2 * k as u8 + 1;
+                    n += 1;
+                }
+                k += 1;
+            }
+            m += 1;
+        }
+        t
+    };
+
+    /// For each 8-bit mask of bytes to drop, the shuffle (as a
+    /// little-endian u64 of 8 indices) that packs the kept bytes to the
+    /// front. Unused entries are 0x80.
+    const COMPRESS: [u64; 256] = {
+        let mut t = [0u64; 256];
+        let mut m = 0;
+        while m < 256 {
+            let mut idx = [0x80u8; 8];
+            let mut n = 0;
+            let mut k = 0;
+            while k < 8 {
+                if m & (1 << k) == 0 {
+                    idx[n] = k as u8;
+                    n += 1;
+                }
+                k += 1;
+            }
+            t[m] = u64::from_le_bytes(idx);
+            m += 1;
+        }
+        t
+    };
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn expand_mask(m_low: u32, m_high: u32) -> __m256i {
+        let e = |m: u32| {
+            let row = &EXPAND[(m & 0xFF) as usize];
+            let lo = i64::from_le_bytes(std::array::from_fn(|j| row[j]));
+            let hi = i64::from_le_bytes(std::array::from_fn(|j| row[8 + j]));
+            (hi, lo)
+        };
+        let (a1, a0) = e(m_low);
+        let (b1, b0) = e(m_high);
+        _mm256_set_epi64x(b1, b0, a1, a0)
+    }
+
+    /// Latin-1 → UTF-8 for whole 32-byte steps of `input` (bytes mapped
+    /// through `to_latin1` first); returns (input bytes done, output
+    /// bytes written). `out` must have 2 bytes per input byte plus
+    /// [`SLACK`]; bytes past the written count are scratch.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn latin1_to_utf8(
+        to_latin1: &[u8; 256],
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+    ) -> (usize, usize) {
+        let rows = rows(to_latin1);
+        let (low6, top2, lead, cont) = (
+            _mm256_set1_epi8(0x3F),
+            _mm256_set1_epi8(0x03),
+            _mm256_set1_epi8(0xC0u8 as i8),
+            _mm256_set1_epi8(0x80u8 as i8),
+        );
+        let (mut i, mut o) = (0, 0);
+        // Each step writes at most 64 bytes, its last 16-byte store ending
+        // at most 16 bytes past them.
+        while i + 32 <= input.len() && o + 64 + SLACK <= out.len() {
+            // SAFETY: i + 32 <= input.len() bounds the load.
+            let x = unsafe { _mm256_loadu_si256(input.as_ptr().add(i).cast()) };
+            let c = lookup(&rows, x);
+            let non_ascii = _mm256_movemask_epi8(c) as u32;
+            // Lead byte: the character itself when ASCII (bit 7 clear
+            // selects `c` in the blend), else 0xC0 | c >> 6.
+            let l = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 6), top2), lead);
+            let l = _mm256_blendv_epi8(c, l, c);
+            let t = _mm256_or_si256(_mm256_and_si256(c, low6), cont);
+            // Per lane: pairs of bytes 0..7 (unpacklo) and 8..15 (unpackhi).
+            let p_lo = _mm256_unpacklo_epi8(l, t);
+            let p_hi = _mm256_unpackhi_epi8(l, t);
+            let s_lo = _mm256_shuffle_epi8(p_lo, expand_mask(non_ascii, non_ascii >> 16));
+            let s_hi = _mm256_shuffle_epi8(p_hi, expand_mask(non_ascii >> 8, non_ascii >> 24));
+            let parts = [
+                (_mm256_castsi256_si128(s_lo), non_ascii & 0xFF),
+                (_mm256_castsi256_si128(s_hi), (non_ascii >> 8) & 0xFF),
+                (_mm256_extracti128_si256(s_lo, 1), (non_ascii >> 16) & 0xFF),
+                (_mm256_extracti128_si256(s_hi, 1), non_ascii >> 24),
+            ];
+            for (v, m) in parts {
+                // SAFETY: o + 16 <= out.len(): o grows by at most 16 per
+                // part from a start with 64 + SLACK bytes of room.
+                unsafe { _mm_storeu_si128(out.as_mut_ptr().add(o).cast(), v) };
+                o += 8 + m.count_ones() as usize;
+            }
+            i += 32;
+        }
+        (i, o)
+    }
+
+    /// UTF-8 → Latin-1 → `from_latin1` for whole 32-byte steps of `src`
+    /// starting in the first `limit` bytes, while a step holds only
+    /// ASCII and two-byte characters up to U+00FF (leads 0xC2, 0xC3);
+    /// returns (input bytes done, valid UTF-8 ending on a character
+    /// boundary; output bytes written). `out` should have `limit` bytes
+    /// plus [`SLACK`] (less room only stops it earlier).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn utf8_to_latin1_mapped(
+        from_latin1: &[u8; 256],
+        src: &[u8],
+        limit: usize,
+        out: &mut [MaybeUninit<u8>],
+    ) -> (usize, usize) {
+        let rows = rows(from_latin1);
+        let (top2, lead2, cont1, low2, low6) = (
+            _mm256_set1_epi8(0xC0u8 as i8),
+            _mm256_set1_epi8(0xC2u8 as i8),
+            _mm256_set1_epi8(0x80u8 as i8),
+            _mm256_set1_epi8(0x03),
+            _mm256_set1_epi8(0x3F),
+        );
+        let fe = _mm256_set1_epi8(0xFEu8 as i8);
+        // A continuation byte first would belong to no lead: not for here.
+        if src.first().is_some_and(|&b| b & 0xC0 == 0x80) {
+            return (0, 0);
+        }
+        let (mut i, mut o) = (0, 0);
+        // A step reads 33 bytes (the byte after it completes a lead in
+        // its last position) and writes at most 32.
+        while i < limit && i + 33 <= src.len() && o + 32 + SLACK <= out.len() {
+            // SAFETY: i + 33 <= src.len() bounds both 32-byte loads.
+            let (c, n) = unsafe {
+                (
+                    _mm256_loadu_si256(src.as_ptr().add(i).cast()),
+                    _mm256_loadu_si256(src.as_ptr().add(i + 1).cast()),
+                )
+            };
+            // Leads of two-byte characters up to U+00FF are 0xC2/0xC3;
+            // any other lead (0xC0 and up) ends the fast part.
+            let is_lead = _mm256_cmpeq_epi8(_mm256_and_si256(c, fe), lead2);
+            let any_lead = _mm256_cmpeq_epi8(_mm256_and_si256(c, top2), top2);
+            let other_lead = _mm256_andnot_si256(is_lead, any_lead);
+            if _mm256_movemask_epi8(other_lead) != 0 {
+                break;
+            }
+            // Valid UTF-8 here: a lead exactly where the next byte is a
+            // continuation (so no lead lacks one and no continuation,
+            // after the first byte, lacks a lead). Otherwise stop; the
+            // caller reports the error.
+            let next_cont = _mm256_cmpeq_epi8(_mm256_and_si256(n, top2), cont1);
+            if _mm256_movemask_epi8(is_lead) != _mm256_movemask_epi8(next_cont) {
+                break;
+            }
+            let is_cont = _mm256_cmpeq_epi8(_mm256_and_si256(c, top2), cont1);
+            let value = _mm256_or_si256(
+                _mm256_slli_epi16(_mm256_and_si256(c, low2), 6),
+                _mm256_and_si256(n, low6),
+            );
+            let latin1 = _mm256_blendv_epi8(c, value, is_lead);
+            let mapped = lookup(&rows, latin1);
+            let drop = _mm256_movemask_epi8(is_cont) as u32;
+            let k = |m: u32, add: u64| (COMPRESS[(m & 0xFF) as usize] + add) as i64;
+            let shuffle = _mm256_set_epi64x(
+                k(drop >> 24, 0x0808_0808_0808_0808),
+                k(drop >> 16, 0),
+                k(drop >> 8, 0x0808_0808_0808_0808),
+                k(drop, 0),
+            );
+            let s = _mm256_shuffle_epi8(mapped, shuffle);
+            let parts = [
+                (_mm256_extract_epi64::<0>(s), drop & 0xFF),
+                (_mm256_extract_epi64::<1>(s), (drop >> 8) & 0xFF),
+                (_mm256_extract_epi64::<2>(s), (drop >> 16) & 0xFF),
+                (_mm256_extract_epi64::<3>(s), drop >> 24),
+            ];
+            for (v, m) in parts {
+                // SAFETY: o + 8 <= out.len(): o grows by at most 8 per
+                // part from a start with 32 + SLACK bytes of room.
+                unsafe {
+                    out.as_mut_ptr()
+                        .add(o)
+                        .cast::<[u8; 8]>()
+                        .write_unaligned(v.to_le_bytes())
+                };
+                o += 8 - m.count_ones() as usize;
+            }
+            i += 32;
+        }
+        // A step ending on a lead has already written that character; its
+        // continuation byte, the first one not done, is skipped.
+        if i > 0 && src.get(i).is_some_and(|&b| b & 0xC0 == 0x80) {
+            i += 1;
+        }
+        (i, o)
+    }
+}
