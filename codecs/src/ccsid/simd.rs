@@ -23,11 +23,11 @@ fn latin1_utf8(c: u8) -> ([u8; 2], usize) {
 /// Appends `table[b]` for each byte `b` of `input` to `out`.
 pub(crate) fn map_bytes(table: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
+    if avx2::available() {
         let start = out.len();
         out.reserve(input.len());
         let spare = &mut out.spare_capacity_mut()[..input.len()];
-        // SAFETY: AVX2 is present (checked just above).
+        // SAFETY: AVX2 and POPCNT are present (checked just above).
         let done = unsafe { avx2::map_bytes(table, input, spare) };
         for (o, &b) in spare[done..].iter_mut().zip(&input[done..]) {
             o.write(table[usize::from(b)]);
@@ -44,13 +44,13 @@ pub(crate) fn map_bytes(table: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
 /// Latin-1 character (U+0000..U+00FF) of byte `b`.
 pub(crate) fn latin1_to_utf8(to_latin1: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
+    if avx2::available() {
         // Blocks bound the spare room reserved at once (2 bytes per input
         // byte at most, plus the 16 bytes a kernel store may run over).
         for block in input.chunks(64 * 1024) {
             let start = out.len();
             out.reserve(2 * block.len() + avx2::SLACK);
-            // SAFETY: AVX2 is present (checked just above).
+            // SAFETY: AVX2 and POPCNT are present (checked just above).
             let (done, written) =
                 unsafe { avx2::latin1_to_utf8(to_latin1, block, out.spare_capacity_mut()) };
             // SAFETY: the kernel wrote the first `written` spare bytes.
@@ -78,7 +78,7 @@ fn latin1_to_utf8_scalar(to_latin1: &[u8; 256], input: &[u8], out: &mut Vec<u8>)
 /// or reports its error.
 pub(crate) fn utf8_latin1_prefix(from_latin1: &[u8; 256], src: &[u8], out: &mut Vec<u8>) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
+    if avx2::available() {
         let mut done = 0;
         loop {
             // Blocks bound the spare room reserved at once.
@@ -91,7 +91,7 @@ pub(crate) fn utf8_latin1_prefix(from_latin1: &[u8; 256], src: &[u8], out: &mut 
             let rest = &src[done..];
             let start = out.len();
             out.reserve(limit + avx2::SLACK);
-            // SAFETY: AVX2 is present (checked just above).
+            // SAFETY: AVX2 and POPCNT are present (checked just above).
             let (used, written) = unsafe {
                 avx2::utf8_to_latin1_mapped(from_latin1, rest, limit, out.spare_capacity_mut())
             };
@@ -143,11 +143,16 @@ mod avx2 {
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
 
+    /// Whether the CPU has what the kernels use (AVX2, POPCNT).
+    pub fn available() -> bool {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
+    }
+
     /// Room past the written output a kernel may store into (then cut).
     pub const SLACK: usize = 16;
 
     /// The 16 rows of a 256-entry table, each in both 128-bit lanes.
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,popcnt")]
     fn rows(table: &[u8; 256]) -> [__m256i; 16] {
         std::array::from_fn(|k| {
             let row: [u8; 16] = std::array::from_fn(|j| table[16 * k + j]);
@@ -172,33 +177,42 @@ mod avx2 {
         })
     }
 
-    /// `table[b]` for each of the 32 bytes `b` of `x`: row `b >> 4`,
-    /// looked up by the low nibble, kept where the high nibble matches.
-    /// Four accumulators keep the dependency chains short.
-    #[target_feature(enable = "avx2")]
+    /// `table[b]` for each of the 32 bytes `b` of `x`. Rows are looked up
+    /// by the low nibble; `vpshufb` writes zero where the index has bit 7
+    /// set, so with bit 4 of `b` (and its complement) moved to bit 7 the
+    /// even and odd rows of each pair zero each other's bytes and one OR
+    /// merges them. A tree of blends then picks among the 8 pairs, one
+    /// more bit of `b` per level (the blend tests bit 7, so each level
+    /// shifts its bit there; bits that 16-bit shifts carry across bytes
+    /// land below bit 7 and are ignored).
+    #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     fn lookup(rows: &[__m256i; 16], x: __m256i) -> __m256i {
-        let nibble = _mm256_set1_epi8(0x0F);
-        let lo = _mm256_and_si256(x, nibble);
-        let hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
-        let mut acc = [_mm256_setzero_si256(); 4];
-        for (k, row) in rows.iter().enumerate() {
-            let hit = _mm256_cmpeq_epi8(hi, _mm256_set1_epi8(k as i8));
-            let v = _mm256_and_si256(hit, _mm256_shuffle_epi8(*row, lo));
-            acc[k % 4] = _mm256_or_si256(acc[k % 4], v);
-        }
-        _mm256_or_si256(
-            _mm256_or_si256(acc[0], acc[1]),
-            _mm256_or_si256(acc[2], acc[3]),
-        )
+        let bit7 = _mm256_set1_epi8(0x80u8 as i8);
+        let lo = _mm256_and_si256(x, _mm256_set1_epi8(0x0F));
+        let even = _mm256_or_si256(lo, _mm256_and_si256(_mm256_slli_epi16(x, 3), bit7));
+        let odd = _mm256_xor_si256(even, bit7);
+        let w: [__m256i; 8] = std::array::from_fn(|k| {
+            _mm256_or_si256(
+                _mm256_shuffle_epi8(rows[2 * k], even),
+                _mm256_shuffle_epi8(rows[2 * k + 1], odd),
+            )
+        });
+        let b5 = _mm256_slli_epi16(x, 2);
+        let w: [__m256i; 4] =
+            std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b5));
+        let b6 = _mm256_slli_epi16(x, 1);
+        let w: [__m256i; 2] =
+            std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b6));
+        _mm256_blendv_epi8(w[0], w[1], x)
     }
 
     /// Writes `table[input[i]]` to `out[i]` for whole 32-byte steps;
     /// returns how many bytes were done.
     ///
     /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The CPU must have AVX2 and POPCNT ([`available`]).
+    #[target_feature(enable = "avx2,popcnt")]
     pub unsafe fn map_bytes(table: &[u8; 256], input: &[u8], out: &mut [MaybeUninit<u8>]) -> usize {
         let n = input.len().min(out.len());
         let rows = rows(table);
@@ -262,18 +276,15 @@ mod avx2 {
         t
     };
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     fn expand_mask(m_low: u32, m_high: u32) -> __m256i {
-        let e = |m: u32| {
-            let row = &EXPAND[(m & 0xFF) as usize];
-            let lo = i64::from_le_bytes(std::array::from_fn(|j| row[j]));
-            let hi = i64::from_le_bytes(std::array::from_fn(|j| row[8 + j]));
-            (hi, lo)
-        };
-        let (a1, a0) = e(m_low);
-        let (b1, b0) = e(m_high);
-        _mm256_set_epi64x(b1, b0, a1, a0)
+        let (a, b) = (
+            &EXPAND[(m_low & 0xFF) as usize],
+            &EXPAND[(m_high & 0xFF) as usize],
+        );
+        // SAFETY: each row is 16 bytes, the size of the unaligned loads.
+        unsafe { _mm256_loadu2_m128i(b.as_ptr().cast(), a.as_ptr().cast()) }
     }
 
     /// Latin-1 → UTF-8 for whole 32-byte steps of `input` (bytes mapped
@@ -282,8 +293,8 @@ mod avx2 {
     /// [`SLACK`]; bytes past the written count are scratch.
     ///
     /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The CPU must have AVX2 and POPCNT ([`available`]).
+    #[target_feature(enable = "avx2,popcnt")]
     pub unsafe fn latin1_to_utf8(
         to_latin1: &[u8; 256],
         input: &[u8],
@@ -339,8 +350,8 @@ mod avx2 {
     /// plus [`SLACK`] (less room only stops it earlier).
     ///
     /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The CPU must have AVX2 and POPCNT ([`available`]).
+    #[target_feature(enable = "avx2,popcnt")]
     pub unsafe fn utf8_to_latin1_mapped(
         from_latin1: &[u8; 256],
         src: &[u8],
@@ -376,15 +387,14 @@ mod avx2 {
             let is_lead = _mm256_cmpeq_epi8(_mm256_and_si256(c, fe), lead2);
             let any_lead = _mm256_cmpeq_epi8(_mm256_and_si256(c, top2), top2);
             let other_lead = _mm256_andnot_si256(is_lead, any_lead);
-            if _mm256_movemask_epi8(other_lead) != 0 {
-                break;
-            }
             // Valid UTF-8 here: a lead exactly where the next byte is a
             // continuation (so no lead lacks one and no continuation,
-            // after the first byte, lacks a lead). Otherwise stop; the
-            // caller reports the error.
+            // after the first byte, lacks a lead). Stop at any other lead
+            // (the caller converts it) or invalid UTF-8 (the caller
+            // reports it).
             let next_cont = _mm256_cmpeq_epi8(_mm256_and_si256(n, top2), cont1);
-            if _mm256_movemask_epi8(is_lead) != _mm256_movemask_epi8(next_cont) {
+            let bad = _mm256_or_si256(other_lead, _mm256_xor_si256(is_lead, next_cont));
+            if _mm256_movemask_epi8(bad) != 0 {
                 break;
             }
             let is_cont = _mm256_cmpeq_epi8(_mm256_and_si256(c, top2), cont1);
@@ -403,21 +413,18 @@ mod avx2 {
                 k(drop, 0),
             );
             let s = _mm256_shuffle_epi8(mapped, shuffle);
+            let (s0, s1) = (_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
             let parts = [
-                (_mm256_extract_epi64::<0>(s), drop & 0xFF),
-                (_mm256_extract_epi64::<1>(s), (drop >> 8) & 0xFF),
-                (_mm256_extract_epi64::<2>(s), (drop >> 16) & 0xFF),
-                (_mm256_extract_epi64::<3>(s), drop >> 24),
+                (s0, drop & 0xFF),
+                (_mm_unpackhi_epi64(s0, s0), (drop >> 8) & 0xFF),
+                (s1, (drop >> 16) & 0xFF),
+                (_mm_unpackhi_epi64(s1, s1), drop >> 24),
             ];
             for (v, m) in parts {
-                // SAFETY: o + 8 <= out.len(): o grows by at most 8 per
-                // part from a start with 32 + SLACK bytes of room.
-                unsafe {
-                    out.as_mut_ptr()
-                        .add(o)
-                        .cast::<[u8; 8]>()
-                        .write_unaligned(v.to_le_bytes())
-                };
+                // SAFETY: o + 8 <= out.len() for the 8-byte store: o grows
+                // by at most 8 per part from a start with 32 + SLACK bytes
+                // of room.
+                unsafe { _mm_storel_epi64(out.as_mut_ptr().add(o).cast(), v) };
                 o += 8 - m.count_ones() as usize;
             }
             i += 32;
