@@ -207,6 +207,26 @@ mod avx2 {
         _mm256_blendv_epi8(w[0], w[1], x)
     }
 
+    /// [`lookup`] for 32 bytes that are all below 0x80: rows 0 to 7 only.
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    fn lookup_ascii(rows: &[__m256i; 16], x: __m256i) -> __m256i {
+        let bit7 = _mm256_set1_epi8(0x80u8 as i8);
+        let lo = _mm256_and_si256(x, _mm256_set1_epi8(0x0F));
+        let even = _mm256_or_si256(lo, _mm256_and_si256(_mm256_slli_epi16(x, 3), bit7));
+        let odd = _mm256_xor_si256(even, bit7);
+        let w: [__m256i; 4] = std::array::from_fn(|k| {
+            _mm256_or_si256(
+                _mm256_shuffle_epi8(rows[2 * k], even),
+                _mm256_shuffle_epi8(rows[2 * k + 1], odd),
+            )
+        });
+        let b5 = _mm256_slli_epi16(x, 2);
+        let w: [__m256i; 2] =
+            std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b5));
+        _mm256_blendv_epi8(w[0], w[1], _mm256_slli_epi16(x, 1))
+    }
+
     /// Writes `table[input[i]]` to `out[i]` for whole 32-byte steps;
     /// returns how many bytes were done.
     ///
@@ -315,6 +335,13 @@ mod avx2 {
             let x = unsafe { _mm256_loadu_si256(input.as_ptr().add(i).cast()) };
             let c = lookup(&rows, x);
             let non_ascii = _mm256_movemask_epi8(c) as u32;
+            if non_ascii == 0 {
+                // SAFETY: o + 32 <= out.len() (room checked above).
+                unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(o).cast(), c) };
+                o += 32;
+                i += 32;
+                continue;
+            }
             // Lead byte: the character itself when ASCII (bit 7 clear
             // selects `c` in the blend), else 0xC0 | c >> 6.
             let l = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 6), top2), lead);
@@ -396,6 +423,16 @@ mod avx2 {
             let bad = _mm256_or_si256(other_lead, _mm256_xor_si256(is_lead, next_cont));
             if _mm256_movemask_epi8(bad) != 0 {
                 break;
+            }
+            if _mm256_movemask_epi8(c) == 0 {
+                // All ASCII (common in text): half the table, no packing.
+                // SAFETY: o + 32 <= out.len() (room checked above).
+                unsafe {
+                    _mm256_storeu_si256(out.as_mut_ptr().add(o).cast(), lookup_ascii(&rows, c))
+                };
+                o += 32;
+                i += 32;
+                continue;
             }
             let is_cont = _mm256_cmpeq_epi8(_mm256_and_si256(c, top2), cont1);
             let value = _mm256_or_si256(
