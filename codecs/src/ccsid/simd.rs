@@ -474,3 +474,210 @@ mod avx2 {
         (i, o)
     }
 }
+
+/// The bulk kernels (AVX2 where the CPU has it) against plain references:
+/// every byte value, every start alignment within a 32-byte step, lengths
+/// around the step size, block boundaries, and random tables and inputs.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A permutation of the bytes (odd multiplier), unlike the identity.
+    fn permutation() -> [u8; 256] {
+        std::array::from_fn(|b| (b as u8).wrapping_mul(167).wrapping_add(13))
+    }
+
+    fn map_reference(table: &[u8; 256], input: &[u8]) -> Vec<u8> {
+        input.iter().map(|&b| table[usize::from(b)]).collect()
+    }
+
+    /// UTF-8 of each byte's Latin-1 character, by `char::encode_utf8`.
+    fn utf8_reference(to_latin1: &[u8; 256], input: &[u8]) -> Vec<u8> {
+        input
+            .iter()
+            .map(|&b| char::from(to_latin1[usize::from(b)]))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    /// The longest valid UTF-8 prefix of characters up to U+00FF, by std.
+    fn prefix_reference(from_latin1: &[u8; 256], src: &[u8]) -> (usize, Vec<u8>) {
+        let valid = match std::str::from_utf8(src) {
+            Ok(s) => s,
+            Err(e) => std::str::from_utf8(&src[..e.valid_up_to()]).unwrap(),
+        };
+        let mut len = 0;
+        let mut out = Vec::new();
+        for c in valid.chars().take_while(|&c| u32::from(c) <= 0xFF) {
+            len += c.len_utf8();
+            out.push(from_latin1[u32::from(c) as usize]);
+        }
+        (len, out)
+    }
+
+    fn check_all(table: &[u8; 256], input: &[u8]) {
+        let mut out = vec![0xEE];
+        map_bytes(table, input, &mut out);
+        assert_eq!(out[0], 0xEE, "existing output kept");
+        assert_eq!(out[1..], map_reference(table, input)[..]);
+        let mut out = vec![0xEE];
+        latin1_to_utf8(table, input, &mut out);
+        assert_eq!(out[1..], utf8_reference(table, input)[..]);
+        let mut out = vec![0xEE];
+        let (len, expected) = prefix_reference(table, input);
+        assert_eq!(utf8_latin1_prefix(table, input, &mut out), len);
+        assert_eq!(out[1..], expected[..]);
+    }
+
+    #[test]
+    fn every_byte_value_at_every_alignment_and_length() {
+        let all: Vec<u8> = (0..=255u8).chain(0..=255u8).collect();
+        for table in [permutation(), std::array::from_fn(|b| b as u8)] {
+            for start in 0..32 {
+                for len in (0..100).chain([255, 256 + 31, all.len() - start]) {
+                    check_all(&table, &all[start..(start + len).min(all.len())]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_of_every_latin1_character_at_every_alignment() {
+        // Each character U+0000..U+00FF, so every two-byte sequence falls
+        // on every position of a step, including its last (lead there,
+        // continuation in the next step).
+        let text: String = (0..=255u8).map(char::from).cycle().take(700).collect();
+        let bytes = text.as_bytes();
+        for start in (0..40).filter(|&s| text.is_char_boundary(s)) {
+            for len in (0..100).chain([400, bytes.len() - start]) {
+                let end = (start + len).min(bytes.len());
+                check_all(&permutation(), &bytes[start..end]);
+            }
+        }
+    }
+
+    #[test]
+    fn stops_at_characters_above_latin1_and_at_malformed_utf8() {
+        // "€" (U+20AC) and "ア" (U+30A2) are above U+00FF; 0xFF, a lone
+        // continuation and a lead lacking its continuation are malformed
+        // (RFC 3629 §3).
+        let base = "Price ± 5 é".repeat(8);
+        let cases: Vec<Vec<u8>> = vec![
+            format!("{base}€ rest").into_bytes(),
+            format!("{base}ア").into_bytes(),
+            [
+                base.as_bytes(),
+                &[0xFF],
+                b"tail of text, more than 33 bytes long",
+            ]
+            .concat(),
+            [
+                base.as_bytes(),
+                &[0x80],
+                b"tail of text, more than 33 bytes long",
+            ]
+            .concat(),
+            [
+                base.as_bytes(),
+                &[0xC3, 0x41],
+                b"tail of text, more than 33 bytes long",
+            ]
+            .concat(),
+            [&[0xA9][..], base.as_bytes()].concat(),
+        ];
+        for case in &cases {
+            for start in 0..33 {
+                check_all(&permutation(), &case[start.min(case.len())..]);
+            }
+        }
+        let mut out = Vec::new();
+        // The prefix ends right before "€": all of `base`.
+        assert_eq!(
+            utf8_latin1_prefix(&permutation(), &cases[0], &mut out),
+            base.len()
+        );
+    }
+
+    #[test]
+    fn crosses_block_boundaries_mid_character() {
+        // 64 KiB blocks; an odd number of ASCII bytes first puts a lead
+        // byte of "é" (two bytes) on each block's last position.
+        let text = format!("x{}", "é".repeat(100_000));
+        check_all(&permutation(), text.as_bytes());
+        let ebcdic: Vec<u8> = (0..=255u8).cycle().take(200_003).collect();
+        check_all(&permutation(), &ebcdic);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx2_kernels_run_where_the_cpu_has_avx2() {
+        // So the comparisons above test the kernels, not only the scalar
+        // tails: a 64-byte input is two whole steps.
+        if !avx2::available() {
+            println!("SKIP: no AVX2 on this CPU, the scalar paths were tested");
+            return;
+        }
+        let input = [0x41u8; 64];
+        let mut out = [std::mem::MaybeUninit::new(0u8); 64 + 2 * 64 + avx2::SLACK];
+        // SAFETY: AVX2 and POPCNT are present (checked above).
+        unsafe {
+            assert_eq!(avx2::map_bytes(&permutation(), &input, &mut out), 64);
+            assert_eq!(
+                avx2::latin1_to_utf8(&permutation(), &input, &mut out),
+                (64, 64)
+            );
+            let text = [b'a'; 65];
+            assert_eq!(
+                avx2::utf8_to_latin1_mapped(&permutation(), &text, 64, &mut out),
+                (64, 64)
+            );
+        }
+    }
+
+    fn text_strategy() -> impl Strategy<Value = Vec<u8>> {
+        let ch = prop_oneof![
+            4 => 0x20u32..0x7F,
+            2 => 0x80u32..0x100,
+            1 => 0u32..0x20,
+            1 => prop::sample::select(vec![0x20ACu32, 0x30A2, 0x1F600, 0x0101]),
+        ];
+        (
+            proptest::collection::vec(ch, 0..200),
+            any::<Option<(prop::sample::Index, u8)>>(),
+        )
+            .prop_map(|(chars, corrupt)| {
+                let s: String = chars.into_iter().filter_map(char::from_u32).collect();
+                let mut b = s.into_bytes();
+                if let Some((at, v)) = corrupt
+                    && !b.is_empty()
+                {
+                    let i = at.index(b.len());
+                    b[i] = v;
+                }
+                b
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn random_tables_and_bytes_match_the_references(
+            table in proptest::collection::vec(any::<u8>(), 256),
+            input in proptest::collection::vec(any::<u8>(), 0..300),
+            start in 0usize..32,
+        ) {
+            let table: [u8; 256] = table.try_into().unwrap();
+            check_all(&table, &input[start.min(input.len())..]);
+        }
+
+        #[test]
+        fn random_text_matches_the_references(
+            table in proptest::collection::vec(any::<u8>(), 256),
+            text in text_strategy(),
+            start in 0usize..32,
+        ) {
+            let table: [u8; 256] = table.try_into().unwrap();
+            check_all(&table, &text[start.min(text.len())..]);
+        }
+    }
+}
