@@ -402,13 +402,21 @@ mod avx2 {
         // A step reads 33 bytes (the byte after it completes a lead in
         // its last position) and writes at most 32.
         while i < limit && i + 33 <= src.len() && o + 32 + SLACK <= out.len() {
-            // SAFETY: i + 33 <= src.len() bounds both 32-byte loads.
-            let (c, n) = unsafe {
-                (
-                    _mm256_loadu_si256(src.as_ptr().add(i).cast()),
-                    _mm256_loadu_si256(src.as_ptr().add(i + 1).cast()),
-                )
-            };
+            // SAFETY: i + 33 <= src.len() bounds the 32-byte load.
+            let c = unsafe { _mm256_loadu_si256(src.as_ptr().add(i).cast()) };
+            if _mm256_movemask_epi8(c) == 0 && src[i + 32] & 0xC0 != 0x80 {
+                // All ASCII (common in text), and the next byte starts a
+                // character: half the table, no packing.
+                // SAFETY: o + 32 <= out.len() (room checked above).
+                unsafe {
+                    _mm256_storeu_si256(out.as_mut_ptr().add(o).cast(), lookup_ascii(&rows, c))
+                };
+                o += 32;
+                i += 32;
+                continue;
+            }
+            // SAFETY: i + 33 <= src.len() bounds the 32-byte load.
+            let n = unsafe { _mm256_loadu_si256(src.as_ptr().add(i + 1).cast()) };
             // Leads of two-byte characters up to U+00FF are 0xC2/0xC3;
             // any other lead (0xC0 and up) ends the fast part.
             let is_lead = _mm256_cmpeq_epi8(_mm256_and_si256(c, fe), lead2);
@@ -423,16 +431,6 @@ mod avx2 {
             let bad = _mm256_or_si256(other_lead, _mm256_xor_si256(is_lead, next_cont));
             if _mm256_movemask_epi8(bad) != 0 {
                 break;
-            }
-            if _mm256_movemask_epi8(c) == 0 {
-                // All ASCII (common in text): half the table, no packing.
-                // SAFETY: o + 32 <= out.len() (room checked above).
-                unsafe {
-                    _mm256_storeu_si256(out.as_mut_ptr().add(o).cast(), lookup_ascii(&rows, c))
-                };
-                o += 32;
-                i += 32;
-                continue;
             }
             let is_cont = _mm256_cmpeq_epi8(_mm256_and_si256(c, top2), cont1);
             let value = _mm256_or_si256(
