@@ -321,11 +321,10 @@ mod avx2 {
         out: &mut [MaybeUninit<u8>],
     ) -> (usize, usize) {
         let rows = rows(to_latin1);
-        let (low6, top2, lead, cont) = (
-            _mm256_set1_epi8(0x3F),
-            _mm256_set1_epi8(0x03),
-            _mm256_set1_epi8(0xC0u8 as i8),
-            _mm256_set1_epi8(0x80u8 as i8),
+        let (c2, minus65, not_bit6) = (
+            _mm256_set1_epi8(0xC2u8 as i8),
+            _mm256_set1_epi8(-65),
+            _mm256_set1_epi8(0xBFu8 as i8),
         );
         let (mut i, mut o) = (0, 0);
         // Each step writes at most 64 bytes, its last 16-byte store ending
@@ -343,10 +342,13 @@ mod avx2 {
                 continue;
             }
             // Lead byte: the character itself when ASCII (bit 7 clear
-            // selects `c` in the blend), else 0xC0 | c >> 6.
-            let l = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 6), top2), lead);
+            // selects `c` in the blend), else 0xC2, or 0xC3 from 0xC0 up
+            // (signed: c > -65 holds for 0xC0..=0xFF, then minus -1).
+            let l = _mm256_sub_epi8(c2, _mm256_cmpgt_epi8(c, minus65));
             let l = _mm256_blendv_epi8(c, l, c);
-            let t = _mm256_or_si256(_mm256_and_si256(c, low6), cont);
+            // Continuation: 0x80 | c & 0x3F, which is c & 0xBF as bit 7 of
+            // c is set (for ASCII it is dropped by the packing anyway).
+            let t = _mm256_and_si256(c, not_bit6);
             // Per lane: pairs of bytes 0..7 (unpacklo) and 8..15 (unpackhi).
             let p_lo = _mm256_unpacklo_epi8(l, t);
             let p_hi = _mm256_unpackhi_epi8(l, t);
