@@ -3,12 +3,16 @@
 //! whose every byte is a Latin-1 character, and UTF-8 → single-byte for
 //! sets that hold every Latin-1 character.
 //!
-//! On x86_64 with AVX2 (checked at run time) 32 input bytes are handled per
-//! step: the table lookup is sixteen 16-entry `vpshufb` lookups, one per
-//! high nibble, blended by a compare on the high nibble; UTF-8 bytes are
-//! widened or packed with shuffle masks from small constant tables. Every
-//! other target, and the tails shorter than a step, use the scalar loops
-//! here, which are the reference the AVX2 results are tested against.
+//! On x86_64 with AVX2 and POPCNT (checked at run time) 32 input bytes are
+//! handled per step: the table lookup is sixteen 16-entry `vpshufb`
+//! lookups, one per high nibble, merged by a tree of blends; UTF-8 bytes
+//! are widened or packed with shuffle masks from small constant tables,
+//! and all-ASCII steps skip that. Output goes straight into the vector's
+//! spare capacity. Every other target, and the tails shorter than a step,
+//! use the scalar loops here; the tests compare both with plain references.
+//! The `unsafe` is the AVX2 calls (after the run-time check), the unaligned
+//! loads and stores (each bounded by a loop condition, stated next to it)
+//! and `Vec::set_len` over bytes the kernel reports written.
 
 /// Latin-1 character `c` as UTF-8: `(bytes, length)`, length 1 or 2.
 #[inline]
