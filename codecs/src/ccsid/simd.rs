@@ -41,6 +41,11 @@ pub(crate) fn map_bytes(table: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
         unsafe { out.set_len(start + input.len()) };
         return;
     }
+    map_bytes_scalar(table, input, out);
+}
+
+/// Scalar form of [`map_bytes`].
+fn map_bytes_scalar(table: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
     out.extend(input.iter().map(|&b| table[usize::from(b)]));
 }
 
@@ -532,6 +537,19 @@ mod tests {
         let (len, expected) = prefix_reference(table, input);
         assert_eq!(utf8_latin1_prefix(table, input, &mut out), len);
         assert_eq!(out[1..], expected[..]);
+        // The scalar forms alone (what other CPUs run for everything).
+        let mut out = Vec::new();
+        map_bytes_scalar(table, input, &mut out);
+        assert_eq!(out, map_reference(table, input));
+        let mut out = Vec::new();
+        latin1_to_utf8_scalar(table, input, &mut out);
+        assert_eq!(out, utf8_reference(table, input));
+        let mut out = Vec::new();
+        assert_eq!(
+            utf8_latin1_prefix_scalar(table, input, &mut out, input.len()),
+            len
+        );
+        assert_eq!(out, expected);
     }
 
     #[test]
