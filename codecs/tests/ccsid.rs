@@ -335,3 +335,39 @@ fn decode_lossy_for_display() {
         Err(ConvertError::UnknownCcsid { ccsid: 4711 })
     );
 }
+
+#[test]
+fn errors_past_a_bulk_step_keep_their_input_offsets() {
+    // Long enough inputs that the 32-byte bulk paths run before the bad
+    // spot. EBCDIC 037 bytes (IBM CCSID 37 table): 'A' C1, 'B' C2, 'é' 51,
+    // 'x' A7; 037 lacks '€' (U+20AC); its substitution byte is 3F (as in
+    // the unmappable test above).
+    let sub = opts(NewlinePolicy::NlToLf, OnUnmappable::Substitute);
+    let bad_utf8 = [&[b'A'; 70][..], &[0xFF], &[b'B'; 40]].concat();
+    assert_eq!(
+        convert(&bad_utf8, c(1208), c(37), &NL_TO_LF),
+        Err(ConvertError::Invalid {
+            ccsid: 1208,
+            offset: 70,
+            byte: 0xFF
+        })
+    );
+    let e = convert(&bad_utf8, c(1208), c(37), &sub).unwrap();
+    let expected = [&[0xC1; 70][..], &[0x3F], &[0xC2; 40]].concat();
+    // Counted twice, as on main: the malformed byte becomes U+FFFD, which
+    // 037 lacks in turn.
+    assert_eq!((e.bytes, e.substitutions), (expected, 2));
+
+    let euro = format!("{}€x", "é".repeat(40));
+    assert_eq!(
+        convert(euro.as_bytes(), c(1208), c(37), &NL_TO_LF),
+        Err(ConvertError::Unmappable {
+            ccsid: 37,
+            offset: 80,
+            ch: '€'
+        })
+    );
+    let e = convert(euro.as_bytes(), c(1208), c(37), &sub).unwrap();
+    let expected = [&[0x51; 40][..], &[0x3F, 0xA7]].concat();
+    assert_eq!((e.bytes, e.substitutions), (expected, 1));
+}

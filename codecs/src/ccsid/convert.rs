@@ -203,15 +203,7 @@ impl Converter {
                 }
                 r
             }
-            Path::Utf8ToSbcs(t) => match std::str::from_utf8(input) {
-                Ok(text) => t.encode_into(text, self.on, out),
-                Err(_) => {
-                    // Fails under Fail at the first bad byte; under Substitute
-                    // the repaired text cannot fail to encode.
-                    let (text, subs) = unicode::decode_utf8(input, self.from_ccsid, self.on)?;
-                    Ok(subs + t.encode_into(&text, self.on, out)?)
-                }
-            },
+            Path::Utf8ToSbcs(t) => t.encode_utf8_into(input, self.from_ccsid, self.on, out),
             Path::Via { from, to } => {
                 let mut text = String::new();
                 let decode_subs = from.decode_into(input, self.from_ccsid, self.on, &mut text)?;
