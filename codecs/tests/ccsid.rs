@@ -354,9 +354,9 @@ fn errors_past_a_bulk_step_keep_their_input_offsets() {
     );
     let e = convert(&bad_utf8, c(1208), c(37), &sub).unwrap();
     let expected = [&[0xC1; 70][..], &[0x3F], &[0xC2; 40]].concat();
-    // Counted twice, as on main: the malformed byte becomes U+FFFD, which
-    // 037 lacks in turn.
-    assert_eq!((e.bytes, e.substitutions), (expected, 2));
+    // One place substituted, counted once (the malformed byte becomes
+    // U+FFFD, which 037 lacks in turn: still one substitution).
+    assert_eq!((e.bytes, e.substitutions), (expected, 1));
 
     let euro = format!("{}€x", "é".repeat(40));
     assert_eq!(
@@ -370,4 +370,24 @@ fn errors_past_a_bulk_step_keep_their_input_offsets() {
     let e = convert(euro.as_bytes(), c(1208), c(37), &sub).unwrap();
     let expected = [&[0x51; 40][..], &[0x3F, 0xA7]].concat();
     assert_eq!((e.bytes, e.substitutions), (expected, 1));
+}
+
+#[test]
+fn each_substituted_place_counts_once() {
+    // Substitution policy (issue 3: "the result reports how many substitutions
+    // were made"): one malformed UTF-8 sequence is one substitution, even when
+    // its U+FFFD has no place in the target either. 819 substitutes with 0x1A,
+    // 1047 with 0x3F (ICU tables, see the unmappable tests above).
+    let sub = opts(NewlinePolicy::NlToLf, OnUnmappable::Substitute);
+    let e = convert(&[0xFF], c(1208), c(819), &sub).unwrap();
+    assert_eq!((e.bytes, e.substitutions), (vec![0x1A], 1));
+    let e = convert(b"a\xFF\xFEb", c(1208), c(1047), &sub).unwrap();
+    assert_eq!(
+        (e.bytes, e.substitutions),
+        (vec![0x81, 0x3F, 0x3F, 0x82], 2)
+    );
+    // Through text (1208 -> 1200): U+FFFD exists in UTF-16, so only the
+    // decode substitution counts.
+    let e = convert(b"a\xFF", c(1208), c(1200), &sub).unwrap();
+    assert_eq!(e.substitutions, 1);
 }

@@ -208,7 +208,25 @@ impl Converter {
                 let mut text = String::new();
                 let decode_subs = from.decode_into(input, self.from_ccsid, self.on, &mut text)?;
                 match to.encode_into(&text, self.to_ccsid, self.on, out) {
-                    Ok(encode_subs) => Ok(decode_subs + encode_subs),
+                    Ok(encode_subs) => {
+                        // Each decode substitution left one U+FFFD; where the
+                        // target lacks U+FFFD it was substituted again and is
+                        // already in encode_subs: one place counts once.
+                        let fffd_unmappable = decode_subs > 0
+                            && to
+                                .encode_into(
+                                    "\u{FFFD}",
+                                    self.to_ccsid,
+                                    OnUnmappable::Fail,
+                                    &mut Vec::new(),
+                                )
+                                .is_err();
+                        Ok(if fffd_unmappable {
+                            encode_subs
+                        } else {
+                            decode_subs + encode_subs
+                        })
+                    }
                     Err(ConvertError::Unmappable { ccsid, offset, ch }) => {
                         // Report the offset in the caller's input, not in the text.
                         let n = text.get(..offset).map_or(0, |t| t.chars().count());

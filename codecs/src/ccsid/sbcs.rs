@@ -260,7 +260,14 @@ impl SbcsCodec {
                 // Fails under Fail at the first bad byte; under Substitute
                 // the repaired text cannot fail to encode.
                 let (text, subs) = unicode::decode_utf8(input, utf8_ccsid, on)?;
-                Ok(subs + self.encode_into(&text, on, out)?)
+                let encoded = self.encode_into(&text, on, out)?;
+                // Each repaired sequence became one U+FFFD; a set without
+                // U+FFFD substitutes it again, and that place counts once.
+                Ok(if self.encode_char('\u{FFFD}').is_none() {
+                    encoded
+                } else {
+                    subs + encoded
+                })
             }
         }
     }
