@@ -238,3 +238,150 @@ fn scheduled_requests_survive_kill_9() {
     let (st, e) = g.call("GET", "/v1/rtq/BILLING_GROUP/BILLQ/next", None);
     assert_eq!((st, e["mqrc"].as_i64()), (404, Some(2033)));
 }
+
+#[test]
+fn fml32_json_implies_buftype_fml32_and_flag_messages_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), &config());
+    let gw = g.base.as_str();
+    let orders = ["--gateway", gw, "--qspace", "ORDERS", "--qname", "NEWORDER"];
+    // The tester's command (docs/tuxedo.md): --fml32-json alone is FML32, the
+    // INBUFTYPE of QNAME NEWORDER (fixtures/tuxedo/tedg_valid.dmconfig).
+    let out = mqgate(
+        &[&["tpenqueue"], &orders[..], &["--fml32-json", "-"]].concat(),
+        Some(br#"{"ORDER_ID":[42]}"#),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Another --buftype contradicts --fml32-json: usage error, exit 2, nothing sent.
+    let out = mqgate(
+        &[
+            &["tpenqueue"],
+            &orders[..],
+            &["--fml32-json", "--buftype", "CARRAY", "-"],
+        ]
+        .concat(),
+        Some(br#"{"ORDER_ID":[43]}"#),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--buftype CARRAY"), "{err}");
+    let out = mqgate(
+        &[
+            "rtq",
+            "get",
+            "--gateway",
+            gw,
+            "--group",
+            "ORDGRP",
+            "--queue",
+            "ORDQ",
+            "--json",
+        ],
+        None,
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["fml32"], serde_json::json!({"ORDER_ID": [42]}));
+    assert_eq!(
+        mqgate(
+            &[
+                "rtq",
+                "get",
+                "--gateway",
+                gw,
+                "--group",
+                "ORDGRP",
+                "--queue",
+                "ORDQ"
+            ],
+            None
+        )
+        .status
+        .code(),
+        Some(3),
+        "the contradicting call enqueued nothing"
+    );
+
+    // `--flags ""`: TPEINVAL (4, spec: tuxedo.md §1.3), saying the name is empty.
+    let raw = ["--gateway", gw, "--qspace", "BILLING", "--qname", "RAWDATA"];
+    let out = mqgate(
+        &[&["tpenqueue"], &raw[..], &["--flags", "", "-"]].concat(),
+        Some(b"x"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tperrno"], "TPEINVAL");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("empty tpenqueue flag name"),
+        "{v}"
+    );
+}
+
+#[test]
+fn unreachable_gateway_and_unreadable_file_exit_2_naming_what_failed() {
+    // Port 9 on 127.0.0.1 (discard) has no listener here: connection refused.
+    let gw = "http://127.0.0.1:9";
+    let out = mqgate(
+        &[
+            "tpenqueue",
+            "--gateway",
+            gw,
+            "--qspace",
+            "BILLING",
+            "--qname",
+            "RAWDATA",
+            "-",
+        ],
+        Some(b"x"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = mqgate(
+        &[
+            "rtq",
+            "get",
+            "--gateway",
+            gw,
+            "--group",
+            "BILLING_GROUP",
+            "--queue",
+            "BILLQ",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = mqgate(
+        &[
+            "tpenqueue",
+            "--gateway",
+            gw,
+            "--qspace",
+            "BILLING",
+            "--qname",
+            "RAWDATA",
+            "/nonexistent/buffer.bin",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/buffer.bin"), "{err}");
+    // The exit codes are in --help.
+    for cmd in [&["tpenqueue", "--help"][..], &["rtq", "get", "--help"][..]] {
+        let out = mqgate(cmd, None);
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("Exit codes") && help.contains("2 "), "{help}");
+    }
+}

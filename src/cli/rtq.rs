@@ -12,12 +12,17 @@ use std::time::Duration;
 /// `mqgate rtq` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum RtqCommand {
-    /// Take (and acknowledge) the next due request; exit 3 when none is due.
+    /// Take (and acknowledge) the next due request. Exit codes: 0 taken; 1
+    /// the gateway answered with an error; 2 the gateway could not be
+    /// reached; 3 no request is due.
     Get(RtqGetArgs),
 }
 
 /// Options of `mqgate rtq get`.
 #[derive(Args, Debug)]
+#[command(
+    after_help = "Exit codes: 0 a request was taken; 1 the gateway answered with an error; 2 the gateway could not be reached; 3 no request is due."
+)]
 pub struct RtqGetArgs {
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
@@ -72,13 +77,13 @@ fn get(args: RtqGetArgs) -> ExitCode {
         }
         Err(e) => {
             eprintln!("mqgate rtq get: {e}");
-            return ExitCode::FAILURE;
+            return exit_for(&e);
         }
     };
     let ack = gw.request("POST", &format!("{base}/ack/{}", v["lease"]));
     if let Err(e) = gw.call(ack, Some(b"")) {
         eprintln!("mqgate rtq get: acknowledge failed, the request stays on the queue: {e}");
-        return ExitCode::FAILURE;
+        return exit_for(&e);
     }
     let out = if args.json {
         if let Some(m) = v.as_object_mut() {
@@ -101,3 +106,15 @@ fn get(args: RtqGetArgs) -> ExitCode {
     }
     ExitCode::SUCCESS
 }
+
+/// Exit 2 when the gateway could not be reached (as `mqgate tpenqueue`), 1
+/// for an error answer.
+fn exit_for(e: &ClientError) -> ExitCode {
+    match e {
+        ClientError::Mq { .. } => ExitCode::FAILURE,
+        _ => ExitCode::from(EXIT_UNREACHABLE),
+    }
+}
+
+/// Exit code when the gateway cannot be reached.
+pub const EXIT_UNREACHABLE: u8 = 2;

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 /// Options of `mqgate tpenqueue`.
 #[derive(Args, Debug)]
+#[command(after_help = EXIT_CODES_HELP)]
 pub struct TpenqueueArgs {
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
@@ -30,11 +31,13 @@ pub struct TpenqueueArgs {
     /// TPQCTL deq_time in seconds (TPQTIME_REL) or UNIX time (TPQTIME_ABS).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub deq_time: i64,
-    /// Buffer type: CARRAY (default), X_OCTET or FML32.
-    #[arg(long, default_value = "CARRAY")]
-    pub buftype: String,
+    /// Buffer type: CARRAY (the default), X_OCTET or FML32 (implied by
+    /// --fml32-json).
+    #[arg(long)]
+    pub buftype: Option<String>,
     /// The input is a JSON object of FML32 fields (`{"NAME": ["x"]}`), built
-    /// into an FML32 buffer by the gateway's field table.
+    /// into an FML32 buffer by the gateway's field table. Implies --buftype
+    /// FML32; any other --buftype is a usage error.
     #[arg(long)]
     pub fml32_json: bool,
     /// Enqueue inside this unit of work (an id from `POST /v1/uow`).
@@ -55,13 +58,30 @@ fn read_input(file: Option<&PathBuf>) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// Exit codes of `mqgate tpenqueue` (also in its --help and docs/tuxedo.md).
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 enqueued; 1 the gateway answered with a tperrno (the answer JSON is printed); 2 usage error, unreadable input, or the gateway could not be reached or gave no JSON answer.";
+
 /// Prints the gateway's answer JSON; exit 0 on success, 1 on a Tuxedo error
-/// (tperrno set), 2 when the gateway could not be asked.
+/// (tperrno set), 2 on a usage error or when the gateway could not be asked.
 pub fn run(args: TpenqueueArgs) -> ExitCode {
+    let buftype = match (args.fml32_json, args.buftype.as_deref()) {
+        (true, Some(t)) if t != "FML32" => {
+            eprintln!(
+                "mqgate tpenqueue: --fml32-json builds an FML32 buffer; --buftype {t} contradicts it (leave --buftype out)"
+            );
+            return ExitCode::from(2);
+        }
+        (true, _) => Some("FML32".to_string()),
+        (false, t) => t.map(str::to_string),
+    };
     let data = match read_input(args.file.as_ref()) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("mqgate tpenqueue: cannot read the buffer: {e}");
+            let from = match args.file.as_ref() {
+                Some(p) if p.as_os_str() != "-" => p.display().to_string(),
+                _ => "stdin".to_string(),
+            };
+            eprintln!("mqgate tpenqueue: cannot read the buffer from {from}: {e}");
             return ExitCode::from(2);
         }
     };
@@ -70,8 +90,10 @@ pub fn run(args: TpenqueueArgs) -> ExitCode {
         "qname": args.qname,
         "flags": args.flags,
         "deq_time": args.deq_time,
-        "buftype": args.buftype,
     });
+    if let Some(t) = buftype {
+        body["buftype"] = json!(t);
+    }
     if args.fml32_json {
         match serde_json::from_slice::<Value>(&data) {
             Ok(v @ Value::Object(_)) => body["fml32"] = v,

@@ -10,7 +10,8 @@ use crate::qmgr::QmError;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::rejection::QueryRejection;
+use axum::extract::DefaultBodyLimit;
+use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
@@ -36,7 +37,10 @@ pub struct TedgState {
 /// The routes, ready to merge into the main router.
 pub fn routes(state: TedgState) -> Router {
     Router::new()
-        .route("/v1/tux/tpenqueue", post(tpenqueue))
+        .route(
+            "/v1/tux/tpenqueue",
+            post(tpenqueue).layer(DefaultBodyLimit::max(TPENQUEUE_BODY_LIMIT)),
+        )
         .route("/v1/rtq", get(list))
         .route("/v1/rtq/{group}/{queue}/next", get(next))
         .route("/v1/rtq/{group}/{queue}/ack/{lease}", post(ack))
@@ -44,6 +48,13 @@ pub fn routes(state: TedgState) -> Router {
         .route("/v1/rtq/{group}/{queue}/state", post(set_state))
         .with_state(state)
 }
+
+/// Largest `POST /v1/tux/tpenqueue` body, in bytes (1 MiB). An RTQ buffer is
+/// at most 30,000 bytes (seed 003), 40,000 as base64 and well below this as
+/// FML32 JSON, so a longer body cannot carry an acceptable buffer: it is
+/// answered 400 with TPEDIAGNOSTIC/QMEINVAL, the seed's diagnostic for a
+/// buffer above the RTQ limit (docs/tuxedo.md).
+pub const TPENQUEUE_BODY_LIMIT: usize = 1024 * 1024;
 
 /// The JSON body of `POST /v1/tux/tpenqueue`.
 #[derive(Debug, Deserialize)]
@@ -118,7 +129,10 @@ fn parse_body(t: &Tedg, body: &[u8]) -> Result<Tpenqueue, TpFailure> {
                 .map_err(|e| invalid(format!("data_base64 is not base64: {e}")))?,
         ),
         (None, Some(_)) if b.buftype.as_deref().is_some_and(|t| t != "FML32") => {
-            return Err(invalid("an fml32 buffer needs buftype FML32".into()));
+            return Err(invalid(format!(
+                "an fml32 buffer is buftype FML32, not {:?} (leave buftype out)",
+                b.buftype.unwrap_or_default()
+            )));
         }
         (None, Some(obj)) => {
             let table = t.field_table().ok_or_else(|| {
@@ -130,7 +144,13 @@ fn parse_body(t: &Tedg, body: &[u8]) -> Result<Tpenqueue, TpFailure> {
                 .map_err(|e| invalid(format!("fml32: {e}")))?;
             (b.buftype.unwrap_or_else(|| "FML32".into()), out)
         }
-        (None, None) => (b.buftype.unwrap_or_else(|| "CARRAY".into()), Vec::new()),
+        // tpenqueue(3c): TPEINVAL for invalid arguments, among them a data
+        // buffer that was not allocated by tpalloc (a NULL buffer).
+        (None, None) => {
+            return Err(invalid(
+                "no buffer: give data_base64 (CARRAY, X_OCTET) or fml32 (FML32); tpenqueue refuses a request without a data buffer".into(),
+            ));
+        }
     };
     Ok(Tpenqueue {
         qspace: b.qspace,
@@ -145,10 +165,39 @@ fn parse_body(t: &Tedg, body: &[u8]) -> Result<Tpenqueue, TpFailure> {
     })
 }
 
+/// The answer to a body that could not be read: above
+/// [`TPENQUEUE_BODY_LIMIT`] → TPEDIAGNOSTIC/QMEINVAL (seed 003: buffer above
+/// the RTQ limit), otherwise TPEINVAL.
+fn body_failure(e: &BytesRejection) -> TpFailure {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        TpFailure {
+            error: TpError::diagnostic(Qme::QMEINVAL),
+            message: format!(
+                "the request body is longer than {TPENQUEUE_BODY_LIMIT} bytes, so its buffer exceeds the RTQ limit of 30000 bytes"
+            ),
+        }
+    } else {
+        invalid(format!("cannot read the request body: {e}"))
+    }
+}
+
 /// `POST /v1/tux/tpenqueue`. 200 with the answer on success and on a Tuxedo
 /// error (the tperrno says which); 400 with tperrno TPEINVAL when the body
-/// cannot be read.
-async fn tpenqueue(State(s): State<TedgState>, body: Bytes) -> (StatusCode, Json<Value>) {
+/// cannot be read or names no buffer, TPEDIAGNOSTIC/QMEINVAL when it is above
+/// [`TPENQUEUE_BODY_LIMIT`].
+async fn tpenqueue(
+    State(s): State<TedgState>,
+    body: Result<Bytes, BytesRejection>,
+) -> (StatusCode, Json<Value>) {
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(answer(&Err(body_failure(&e)))),
+            );
+        }
+    };
     let req = match parse_body(&s.tedg, &body) {
         Ok(r) => r,
         Err(f) => return (StatusCode::BAD_REQUEST, Json(answer(&Err(f)))),
@@ -298,8 +347,19 @@ struct StateBody {
 async fn set_state(
     State(s): State<TedgState>,
     Path((group, queue)): Path<(String, String)>,
-    Json(b): Json<StateBody>,
+    body: Result<Json<StateBody>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
+    // Bad JSON or a missing Content-Type answer in the API's JSON error
+    // shape, not axum's plain text.
+    let Json(b) = body.map_err(|e| {
+        ApiError::new(
+            Mqrc::BUFFER_ERROR,
+            format!(
+                "the body must be {{\"state\": \"enabled\"|\"disabled\"|\"stopped\"}} with Content-Type: application/json: {}",
+                e.body_text()
+            ),
+        )
+    })?;
     let st = RtqState::from_name(&b.state).ok_or_else(|| {
         ApiError(QmError::new(
             Mqrc::OPTIONS_ERROR,

@@ -327,6 +327,15 @@ impl Tedg {
                 reason: format!("RTQ queue {group}/{name} is not served"),
             })
         })?;
+        let request_id = self.next_request_id();
+        let uow = if plan.params.in_caller_transaction {
+            req.uow
+        } else {
+            None
+        };
+        if let Some(uow) = uow {
+            self.check_uow_open(&qm_queue_name(group, name), uow, request_id)?;
+        }
         let rtq = |status: RtqStatus, why: String| TpFailure {
             error: TedgFailure::Rtq(status).tp_error(),
             message: format!("RTQ returned {status}: {why}"),
@@ -357,7 +366,6 @@ impl Tedg {
             ));
         }
         let now = self.clock.now_secs();
-        let request_id = self.next_request_id();
         let header = RequestHeader {
             request_id: request_id.to_string(),
             qspace: req.qspace.clone(),
@@ -380,11 +388,7 @@ impl Tedg {
             ..Mqmd::default()
         };
         let opts = PutOptions {
-            uow: if plan.params.in_caller_transaction {
-                req.uow
-            } else {
-                None
-            },
+            uow,
             ..PutOptions::default()
         };
         let stored = Bytes::from(envelope::encode(&header, &req.data));
@@ -407,6 +411,36 @@ impl Tedg {
             return_request_id: plan.params.return_request_id,
             header,
         })
+    }
+
+    /// TPETRAN when the caller's unit of work `uow` is not open (tpenqueue(3c):
+    /// the call cannot join the caller's transaction), checked before the
+    /// queue's state and room so a closed unit of work is never reported as
+    /// QMENOSPACE. The queue manager checks the unit of work first on a get
+    /// under it, so a get of the not yet used MsgId of `request_id` asks
+    /// exactly that and can take nothing.
+    fn check_uow_open(
+        &self,
+        qm_queue: &str,
+        uow: u64,
+        request_id: RequestId,
+    ) -> Result<(), TpFailure> {
+        let probe = Selector {
+            msg_id: Some(msg_id_of(request_id)),
+            correl_id: None,
+        };
+        match self
+            .qm
+            .get(qm_queue, &probe, GetMode::Destructive { uow: Some(uow) })
+        {
+            Err(e) if e.mqrc == Mqrc::BACKED_OUT => Err(TpFailure {
+                error: TpError::tperrno(Tperrno::TPETRAN),
+                message: format!(
+                    "unit of work {uow} is not open (committed, backed out or never begun): the tpenqueue cannot join it"
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 
     fn put_failure(&self, e: QmError, transactional: bool) -> TpFailure {

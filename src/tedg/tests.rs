@@ -767,3 +767,153 @@ async fn a_waiting_server_wakes_on_a_new_request_and_when_one_falls_due() {
     assert_eq!(st, 200, "{r}");
     assert_eq!(request_data(&r), b"due");
 }
+
+// ---- seed 003 tester report (defects found following docs/tuxedo.md) ----
+
+impl H {
+    /// A request with a raw body and an optional Content-Type.
+    async fn raw(&self, path: &str, content_type: Option<&str>, body: Vec<u8>) -> (u16, Value) {
+        let mut req = Request::builder().method("POST").uri(path);
+        if let Some(ct) = content_type {
+            req = req.header("content-type", ct);
+        }
+        let res = self
+            .app
+            .clone()
+            .oneshot(req.body(Body::from(body)).unwrap())
+            .await
+            .unwrap();
+        let st = res.status().as_u16();
+        let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (st, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+}
+
+#[tokio::test]
+async fn oversized_tpenqueue_body_is_qmeinval_json_not_plain_413() {
+    let h = harness();
+    // The tester's 6.7 MB body: its buffer is far above seed 003's 30,000-byte
+    // RTQ limit → TPEDIAGNOSTIC (24) / QMEINVAL (-1), in the tpenqueue answer shape.
+    let body = invoice(&[], 0, &vec![7u8; 5_000_000])
+        .to_string()
+        .into_bytes();
+    assert!(body.len() > 6_600_000);
+    let (st, v) = h
+        .raw("/v1/tux/tpenqueue", Some("application/json"), body)
+        .await;
+    assert_eq!(st, 400, "{v}");
+    diag(&v, "QMEINVAL", -1);
+    assert!(
+        v["message"].as_str().unwrap().contains("30000 bytes"),
+        "{v}"
+    );
+    // Just under the limit, the body is read and the buffer is judged: a
+    // 700,000-byte buffer (933,336 base64 bytes) is also QMEINVAL (seed 003),
+    // answered 200 like every Tuxedo error.
+    let v = h.enq(invoice(&[], 0, &vec![7u8; 700_000])).await;
+    diag(&v, "QMEINVAL", -1);
+}
+
+#[tokio::test]
+async fn rtq_state_with_bad_json_or_no_content_type_is_a_json_error() {
+    let h = harness();
+    let path = format!("/v1/rtq/{BG}/{BQ}/state");
+    // docs/http-api.md error shape {"mqrc", "reason", "message"}; 2004
+    // MQRC_BUFFER_ERROR for a body that cannot be read (as the message put).
+    for (ct, body) in [
+        (Some("application/json"), b"{bad".to_vec()),
+        (None, br#"{"state": "disabled"}"#.to_vec()),
+    ] {
+        let (st, v) = h.raw(&path, ct, body).await;
+        assert_eq!(st, 400, "{v}");
+        assert_eq!(v["mqrc"], 2004, "{v}");
+        assert_eq!(v["reason"], "MQRC_BUFFER_ERROR", "{v}");
+        assert!(v["message"].as_str().unwrap().contains("state"), "{v}");
+    }
+    // The good request still works.
+    let (st, v) = h
+        .raw(
+            &path,
+            Some("application/json"),
+            br#"{"state": "disabled"}"#.to_vec(),
+        )
+        .await;
+    assert_eq!((st, &v["state"]), (200, &json!("disabled")), "{v}");
+}
+
+#[tokio::test]
+async fn closed_unit_of_work_is_tpetran_before_queue_full() {
+    // capacity 1, filled: the put itself would be TP_RTQ_NO_SPACE (QMENOSPACE),
+    // but a unit of work that is not open is refused first: TPETRAN (14,
+    // spec: tuxedo.md §1.3; tpenqueue(3c) TPETRAN; docs/tuxedo.md).
+    let h = build(vec![queue_cfg(1, 30_000)], None, true);
+    ok(&h.enq(invoice(&[], 0, b"fills the queue")).await);
+    let mut body = invoice(&[], 0, b"tx");
+    body["uow"] = json!(999);
+    let v = h.enq(body).await;
+    tperrno(&v, "TPETRAN", 14);
+    assert!(v["message"].as_str().unwrap().contains("999"), "{v}");
+    // An open unit of work on the full queue is still QMENOSPACE (seed 003).
+    let (_, u) = h.call("POST", "/v1/uow", None).await;
+    let mut body = invoice(&[], 0, b"tx");
+    body["uow"] = u["uow"].clone();
+    diag(&h.enq(body).await, "QMENOSPACE", -13);
+    // The probe took nothing: the first request is still there.
+    let (st, r) = h.next("").await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"fills the queue");
+}
+
+#[tokio::test]
+async fn request_without_a_buffer_is_tpeinval() {
+    let h = harness();
+    // tpenqueue(3c): TPEINVAL for invalid arguments (no data buffer).
+    let body = json!({"qspace": "BILLING", "qname": "INVOICE", "buftype": "CARRAY"});
+    let (st, v) = h.call("POST", "/v1/tux/tpenqueue", Some(body)).await;
+    assert_eq!(st, 400, "{v}");
+    tperrno(&v, "TPEINVAL", 4);
+    let m = v["message"].as_str().unwrap();
+    assert!(m.contains("data_base64") && m.contains("fml32"), "{v}");
+    assert_eq!(h.next("").await.0, 404, "nothing was enqueued");
+    // An empty buffer given explicitly is a buffer (len 0).
+    ok(&h.enq(invoice(&[], 0, b"")).await);
+}
+
+#[tokio::test]
+async fn absolute_time_outside_year_0_to_9999_is_qmeinval() {
+    let h = harness();
+    // mqgate's rule (docs/tuxedo.md, codecs rtq::MAX_ABSOLUTE_SECONDS):
+    // 0..=253402300799 (9999-12-31T23:59:59Z); outside → TPEDIAGNOSTIC/QMEINVAL
+    // like the seed's out-of-range TPQTIME_REL.
+    for t in [i64::MAX, 253_402_300_800, -1, i64::MIN] {
+        let v = h.enq(invoice(&["TPQTIME_ABS"], t, b"x")).await;
+        diag(&v, "QMEINVAL", -1);
+        assert!(
+            v["message"].as_str().unwrap().contains(&t.to_string()),
+            "{v}"
+        );
+    }
+    let v = h
+        .enq(invoice(&["TPQTIME_ABS"], 253_402_300_799, b"x"))
+        .await;
+    ok(&v);
+    assert_eq!(v["due_at"], 253_402_300_799_i64);
+}
+
+#[tokio::test]
+async fn flag_messages_name_the_empty_or_refused_flag() {
+    let h = harness();
+    // `--flags ""` sends one empty name: TPEINVAL (4) saying so.
+    let v = h.enq(invoice(&[""], 0, b"x")).await;
+    tperrno(&v, "TPEINVAL", 4);
+    let m = v["message"].as_str().unwrap();
+    assert!(m.contains("empty tpenqueue flag name"), "{v}");
+    assert!(!m.ends_with(": "), "{v}");
+    // TPNOREPLY (0x4, spec: tuxedo.md §1.2) is not a tpenqueue flag:
+    // TPEINVAL, and the message names it.
+    let v = h.enq(invoice(&["TPNOREPLY"], 0, b"x")).await;
+    tperrno(&v, "TPEINVAL", 4);
+    assert!(v["message"].as_str().unwrap().contains("TPNOREPLY"), "{v}");
+}
