@@ -191,20 +191,21 @@ fn utf16_in_both_byte_orders() {
     // An unpaired low surrogate at offset 2 and an odd trailing byte.
     assert_eq!(
         decode(&[0x00, 0x41, 0xDC, 0x00], be, &NL_TO_LF),
-        Err(ConvertError::Invalid {
+        Err(ConvertError::UnpairedSurrogate {
             ccsid: 1200,
             offset: 2,
-            byte: 0xDC
+            unit: 0xDC00
         })
     );
+    let odd = decode(&[0x41, 0x00, 0x42], le, &NL_TO_LF).unwrap_err();
     assert_eq!(
-        decode(&[0x41, 0x00, 0x42], le, &NL_TO_LF),
-        Err(ConvertError::Invalid {
+        odd,
+        ConvertError::Truncated {
             ccsid: 1200,
-            offset: 2,
-            byte: 0x42
-        })
+            offset: 2
+        }
     );
+    assert!(odd.to_string().contains("truncated"), "{odd}");
     let lossy = decode(
         &[0x00, 0x41, 0xDC, 0x00],
         be,
