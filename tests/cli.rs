@@ -172,18 +172,19 @@ fn json_logs_carry_queue_msg_id_and_correl_id() {
     );
 }
 
-/// Runs `mqgate args` with stdout a pipe whose reader is already closed, as
-/// in `mqgate browse ... | head -1` once `head` has exited.
+/// Runs `mqgate args` with stdout a pipe whose reader is closed, as in
+/// `mqgate browse ... | head -1` once `head` has exited. The reader is closed
+/// right after the spawn, before stdin is written, and the commands first
+/// read stdin or make an HTTP call, so nothing is written before.
 fn mqgate_closed_stdout(args: &[&str], stdin: &[u8]) -> Output {
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::from(writer))
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    drop(child.stdout.take());
     let mut input = child.stdin.take().unwrap();
     // The child may not read stdin at all; a failed write is fine here.
     let _ = input.write_all(stdin);
