@@ -354,3 +354,35 @@ fn expired_message_report_that_cannot_be_delivered_is_dead_lettered_with_an_mqdl
     assert_eq!(dlh.dest_q_mgr_name.text(Charset::Ascii), "QMTEST");
     assert_eq!(bytes.len(), 172);
 }
+
+/// An error answer: JSON with mqrc, reason and message (docs/http-api.md).
+fn assert_mq_error(st: u16, v: &serde_json::Value, status: u16, mqrc: i64, reason: &str) {
+    assert_eq!(st, status, "{v}");
+    assert_eq!(v["mqrc"], mqrc, "{v}");
+    assert_eq!(v["reason"], reason, "{v}");
+    assert!(v["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
+}
+
+#[test]
+fn every_error_answer_is_json_even_axum_s_own() {
+    let (_dir, g) = start();
+    // Before the fix: 404 with an empty body. 2298 MQRC_FUNCTION_NOT_SUPPORTED
+    // (IBM value, added to codecs rc.rs): there is no such function.
+    let (st, v) = g.call("GET", "/v1/nothing/here", None);
+    assert_mq_error(st, &v, 404, 2298, "MQRC_FUNCTION_NOT_SUPPORTED");
+    assert!(v["message"].as_str().unwrap().contains("/v1/nothing/here"));
+    // Wrong method: 405, was empty.
+    let (st, v) = g.call("GET", "/v1/uow", None);
+    assert_mq_error(st, &v, 405, 2298, "MQRC_FUNCTION_NOT_SUPPORTED");
+    // A path segment that is not UTF-8: axum's Path rejection, plain text
+    // before; now a JSON body with a reason and the same status.
+    let (st, v) = g.call("POST", "/v1/rpc/%FF/P", Some(("application/json", b"{}")));
+    assert_eq!(st, 400, "{v}");
+    assert!(v["mqrc"].as_i64().is_some(), "{v}");
+    assert!(v["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
+    // A body over axum's default 2 MiB limit on a route without its own limit
+    // (plain text 413 before): 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR.
+    let big = vec![b' '; 3 * 1024 * 1024];
+    let (st, v) = g.call("POST", "/v1/rpc/L/P", Some(("application/json", &big)));
+    assert_mq_error(st, &v, 413, 2031, "MQRC_MSG_TOO_BIG_FOR_Q_MGR");
+}

@@ -2,11 +2,13 @@
 //! work, queue list and status. Routes and errors: docs/http-api.md.
 
 mod error;
+mod fallback;
 pub mod md_json;
 mod messages;
 mod uow;
 
 pub use error::{ApiError, status_for};
+pub use fallback::with_json_errors;
 
 use crate::config::Config;
 use crate::qmgr::QueueManager;
