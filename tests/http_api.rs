@@ -386,3 +386,37 @@ fn every_error_answer_is_json_even_axum_s_own() {
     let (st, v) = g.call("POST", "/v1/rpc/L/P", Some(("application/json", &big)));
     assert_mq_error(st, &v, 413, 2031, "MQRC_MSG_TOO_BIG_FOR_Q_MGR");
 }
+
+#[test]
+fn queue_and_queue_manager_names_are_checked() {
+    let (_dir, g) = start();
+    // spec: mq-structures.md §11 (48 characters; A-Z a-z 0-9 . / _ %);
+    // mq-constants.md: 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR.
+    // Before the fix these were 404/2085 "not defined".
+    let long = "Q".repeat(49);
+    let (st, v) = g.put(&long, "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    assert!(
+        v["message"].as_str().unwrap().contains("49 characters"),
+        "{v}"
+    );
+    let (st, v) = g.put("DEV.a%20b", "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    let (st, v) = g.put("DEV.%C3%A9", "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    let (st, v) = g.next(&long, "");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    let (st, v) = g.next("DEV.a%20b", "browse=true");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    // A bad escape was taken literally ("DEV.%ZZ", a valid MQ name).
+    let (st, v) = g.put("DEV.%ZZ", "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    assert!(v["message"].as_str().unwrap().contains("%ZZ"), "{v}");
+    // A bad queue manager name went to the default transmission queue.
+    let (st, v) = g.put("APP.IN", "q_mgr=bad%20name", b"x");
+    assert_mq_error(st, &v, 400, 2058, "MQRC_Q_MGR_NAME_ERROR");
+    assert_eq!(g.depth("MQGATE.DEFAULT.XMITQ"), 0);
+    // A name of 48 is fine (just not defined).
+    let (st, v) = g.put(&"Q".repeat(48), "", b"x");
+    assert_mq_error(st, &v, 404, 2085, "MQRC_UNKNOWN_OBJECT_NAME");
+}

@@ -265,6 +265,8 @@ impl QueueManager {
         opts: &PutOptions,
     ) -> Result<PutResult, QmError> {
         self.check_running()?;
+        names::check_q_name(q)?;
+        names::check_q_mgr_name(&opts.q_mgr_name)?;
         check_md(&md)?;
         if data.len() > self.max_msg_length {
             return Err(QmError::new(
@@ -304,6 +306,11 @@ impl QueueManager {
         }
 
         let mut st = self.lock();
+        // The unit of work first: a put under one that is not open fails with
+        // 2003 whatever the queue's state (not 2053 on a full queue).
+        if let Some(id) = opts.uow {
+            self.uow_mut(&mut st, id)?;
+        }
         let target = resolve::for_put(self, &mut st, q, &opts.q_mgr_name)?;
         let (queue_name, msg) = {
             let lq = st.local_mut(&target.queue).ok_or_else(|| {
@@ -414,6 +421,7 @@ impl QueueManager {
     /// unit of work is committed (removed from the store) before it returns.
     pub fn get(&self, q: &str, sel: &Selector, mode: GetMode) -> Result<GetResult, QmError> {
         self.check_running()?;
+        names::check_q_name(q)?;
         let now = clock::now_ms();
         let mut expired = Vec::new();
         let mut implicit_uow = None;
@@ -515,6 +523,7 @@ impl QueueManager {
         mode: GetMode,
         wait: Duration,
     ) -> Result<GetResult, QmError> {
+        names::check_q_name(q)?;
         let deadline = tokio::time::Instant::now() + wait;
         let mut quiescing = self.quiescing.subscribe();
         loop {
