@@ -420,3 +420,61 @@ fn queue_and_queue_manager_names_are_checked() {
     let (st, v) = g.put(&"Q".repeat(48), "", b"x");
     assert_mq_error(st, &v, 404, 2085, "MQRC_UNKNOWN_OBJECT_NAME");
 }
+
+#[test]
+fn cursor_wait_and_ids_are_checked_before_anything_is_taken() {
+    let (_dir, g) = start();
+    let (st, _) = g.put("APP.IN", "", b"keep me");
+    assert_eq!(st, 201);
+    // A cursor without browse=true made a destructive get before the fix.
+    // spec: mq-constants.md 2046 OPTIONS_ERROR.
+    let (st, v) = g.next("APP.IN", "cursor=0-1");
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    assert_eq!(g.depth("APP.IN"), 1);
+    // spec: mq-constants.md "WaitInterval ... other negatives → 2090"; was
+    // 2046 "invalid digit".
+    for bad in ["-1", "-5", "soon"] {
+        let (st, v) = g.next("APP.IN", &format!("wait_ms={bad}"));
+        assert_mq_error(st, &v, 400, 2090, "MQRC_WAIT_INTERVAL_ERROR");
+        assert!(v["message"].as_str().unwrap().contains("wait_ms"), "{v}");
+    }
+    assert_eq!(g.depth("APP.IN"), 1);
+    // Malformed lease and uow ids: 400 (was 409/2003 like an expired lease).
+    for path in [
+        "/v1/queues/APP.IN/messages/ack/abc",
+        "/v1/queues/APP.IN/messages/ack/-1",
+        "/v1/queues/APP.IN/messages/backout/abc",
+        "/v1/uow/abc/commit",
+        "/v1/uow/abc/backout",
+    ] {
+        let (st, v) = g.call("POST", path, Some(("application/octet-stream", b"")));
+        assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    }
+    // An id that is well formed but not open stays 409/2003 (docs/http-api.md).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/queues/APP.IN/messages/ack/999",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_mq_error(st, &v, 409, 2003, "MQRC_BACKED_OUT");
+    // ack on a queue that is not defined: 2085 (was 409/2003).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/queues/NOT.DEFINED/messages/ack/1",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_mq_error(st, &v, 404, 2085, "MQRC_UNKNOWN_OBJECT_NAME");
+}
+
+#[test]
+fn a_put_under_a_unit_of_work_that_is_not_open_is_2003_even_on_a_full_queue() {
+    let (_dir, g) = start();
+    // SMALL has max_depth 2: fill it.
+    for _ in 0..2 {
+        assert_eq!(g.put("SMALL", "", b"x").0, 201);
+    }
+    // Before the fix: 503/2053 Q_FULL. The unit of work is checked first:
+    // 409/2003 (docs/http-api.md: a unit of work that is not open).
+    let (st, v) = g.put("SMALL", "uow=999", b"x");
+    assert_mq_error(st, &v, 409, 2003, "MQRC_BACKED_OUT");
+}
