@@ -478,3 +478,43 @@ fn a_put_under_a_unit_of_work_that_is_not_open_is_2003_even_on_a_full_queue() {
     let (st, v) = g.put("SMALL", "uow=999", b"x");
     assert_mq_error(st, &v, 409, 2003, "MQRC_BACKED_OUT");
 }
+
+#[test]
+fn priority_msg_type_ccsid_and_correl_options_are_checked_on_put() {
+    let (_dir, g) = start();
+    // MQ docs (MQMD Priority): above 9 the put works with MQCC_WARNING 2049
+    // MQRC_PRIORITY_EXCEEDS_MAXIMUM, the message is queued at 9 and the MD
+    // keeps the value. Before the fix: no warning.
+    let (st, v) = g.put("APP.IN", "priority=12", b"high");
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(v["warning"]["mqrc"], 2049, "{v}");
+    assert_eq!(v["warning"]["reason"], "MQRC_PRIORITY_EXCEEDS_MAXIMUM");
+    let (st, v) = g.put("APP.IN", "priority=9", b"nine");
+    assert_eq!(st, 201);
+    assert!(v.get("warning").is_none(), "{v}");
+    // Same priority 9: FIFO, so the priority-12 message comes first and keeps 12.
+    let (_, v) = g.get_ack("APP.IN", "");
+    assert_eq!(data(&v), b"high");
+    assert_eq!(v["md"]["Priority"], 12);
+    let (_, v) = g.get_ack("APP.IN", "");
+    assert_eq!(data(&v), b"nine");
+    // spec: mq-constants.md MQMT: 1, 2, 4, 8, 65536-999999999; 2029 MSG_TYPE_ERROR.
+    for bad in [0, 3, 65535, 1_000_000_000] {
+        let (st, v) = g.put("APP.IN", &format!("msg_type={bad}"), b"x");
+        assert_mq_error(st, &v, 400, 2029, "MQRC_MSG_TYPE_ERROR");
+    }
+    assert_eq!(g.put("APP.IN", "msg_type=65536", b"x").0, 201);
+    // spec: mq-constants.md MQCCSI: -1..-4 are special, below is 2026 MD_ERROR.
+    let (st, v) = g.put("APP.IN", "ccsid=-5", b"x");
+    assert_mq_error(st, &v, 400, 2026, "MQRC_MD_ERROR");
+    // Contradictory options: 2046.
+    let correl = "0A".repeat(24);
+    let (st, v) = g.put(
+        "APP.IN",
+        &format!("new_correl_id=true&correl_id={correl}"),
+        b"x",
+    );
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    // Only the msg_type=65536 message was stored.
+    assert_eq!(g.depth("APP.IN"), 1);
+}

@@ -161,6 +161,12 @@ pub async fn put(
     } else {
         body
     };
+    if p.new_correl_id == Some(true) && p.correl_id.is_some() {
+        return Err(ApiError::new(
+            Mqrc::OPTIONS_ERROR,
+            "new_correl_id=true and correl_id contradict each other: give one",
+        ));
+    }
     let opts = PutOptions {
         uow: p.uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
@@ -170,15 +176,20 @@ pub async fn put(
     };
     let qm = s.qm.clone();
     let r = blocking(move || qm.put(&q, md, Charset::Ascii, data, &opts)).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({
-            "queue": r.queue,
-            "msg_id": hex::encode_upper(r.msg_id),
-            "correl_id": hex::encode_upper(r.correl_id),
-            "persistent": r.persistent,
-        })),
-    ))
+    let mut answer = json!({
+        "queue": r.queue,
+        "msg_id": hex::encode_upper(r.msg_id),
+        "correl_id": hex::encode_upper(r.correl_id),
+        "persistent": r.persistent,
+    });
+    if let Some(w) = &r.warning {
+        answer["warning"] = json!({
+            "mqrc": w.mqrc.0,
+            "reason": w.mqrc.name(),
+            "message": w.message,
+        });
+    }
+    Ok((StatusCode::CREATED, Json(answer)))
 }
 
 /// Query parameters of `next`.
