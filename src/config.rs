@@ -378,9 +378,12 @@ fn place_serde_error(e: &serde_yaml::Error, text: &str) -> ConfigError {
         }
     }
     let places = locate::Places::of(text);
-    if let Some(i) = message.find(raw::MISPLACED) {
-        if let Some(path) = raw::first_misplaced(text) {
-            (line, column) = places.at(&path);
+    if let Some(i) = message
+        .find(raw::MISPLACED)
+        .or_else(|| message.find(raw::MISPLACED_TARGET))
+    {
+        if let Some((path, at)) = raw::first_misplaced(text) {
+            (line, column) = places.at(&at);
             message = format!("{path}: {}", &message[i..]);
         }
     } else if let Some(i) = message.find("duplicate field `") {

@@ -75,6 +75,8 @@ pub struct RawQueueDef {
 /// Start of the message of a key that does not belong to the entry's type;
 /// `Config::from_yaml` finds the key's position by it.
 pub const MISPLACED: &str = "key not valid for this queue type: ";
+/// The message of an alias entry without `target`.
+pub const MISPLACED_TARGET: &str = "missing field `target` (type alias)";
 
 impl TryFrom<RawQueueDef> for QueueDef {
     type Error = String;
@@ -133,9 +135,7 @@ impl TryFrom<RawQueueDef> for QueueDef {
             }),
             QueueType::Alias => QueueDef::Alias(AliasQueueDef {
                 name: r.name,
-                target: r
-                    .target
-                    .ok_or_else(|| "missing field `target` (type alias)".to_string())?,
+                target: r.target.ok_or_else(|| MISPLACED_TARGET.to_string())?,
                 put_inhibited,
                 get_inhibited,
             }),
@@ -144,9 +144,13 @@ impl TryFrom<RawQueueDef> for QueueDef {
 }
 
 /// The path (`queues[1].target`) of the first key of `text`'s queue entries
-/// that its entry's type does not have: where the [`MISPLACED`] error is
-/// (serde places that error at the `queues:` list only).
-pub fn first_misplaced(text: &str) -> Option<String> {
+/// that its entry's type does not have, or of an alias entry without
+/// `target`: where the [`MISPLACED`] / [`MISPLACED_TARGET`] error is (serde
+/// places these errors at the `queues:` list only).
+///
+/// Returns (path for the message, path whose position to report): an entry
+/// without `target` is placed at its `type:` value.
+pub fn first_misplaced(text: &str) -> Option<(String, String)> {
     let doc: serde_yaml::Value = serde_yaml::from_str(text).ok()?;
     let queues = doc.get("queues")?.as_sequence()?;
     for (i, entry) in queues.iter().enumerate() {
@@ -154,10 +158,15 @@ pub fn first_misplaced(text: &str) -> Option<String> {
             Some(t) => serde_yaml::from_value(t).ok()?,
             None => continue,
         };
-        for key in entry.as_mapping()?.keys().filter_map(|k| k.as_str()) {
+        let map = entry.as_mapping()?;
+        for key in map.keys().filter_map(|k| k.as_str()) {
             if !kind.allows(key) {
-                return Some(format!("queues[{i}].{key}"));
+                let path = format!("queues[{i}].{key}");
+                return Some((path.clone(), path));
             }
+        }
+        if kind == QueueType::Alias && entry.get("target").is_none() {
+            return Some((format!("queues[{i}]"), format!("queues[{i}].type")));
         }
     }
     None

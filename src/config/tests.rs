@@ -150,6 +150,12 @@ fn errors_inside_a_queue_entry_keep_their_line_and_column() {
     // A key of another queue type: at that key.
     let e = first_error(&format!("{head}    target: X\n"));
     assert!(e.starts_with("4:13: queues[0].target: "), "{e}");
+    // An alias without target: at its `type: alias` (line 4, column 11).
+    let e = first_error(&format!("{head}  - type: alias\n    name: A\n"));
+    assert!(
+        e.starts_with("4:11: queues[1]: missing field `target`"),
+        "{e}"
+    );
     // The second entry, too.
     let e = first_error(&format!(
         "{head}  - type: alias\n    name: A\n    max_depth: 3\n"
