@@ -69,6 +69,17 @@ impl QueueManager {
         Ok(id)
     }
 
+    /// Checks that unit of work `id` is open, without touching it: 2003
+    /// MQRC_BACKED_OUT (as every call under a closed unit of work) when it
+    /// was committed, backed out, expired or never begun.
+    pub fn check_uow_open(&self, id: u64) -> Result<(), QmError> {
+        if self.lock().uows.contains_key(&id) {
+            Ok(())
+        } else {
+            Err(not_open(id))
+        }
+    }
+
     /// Starts (or restarts) the idle timeout of unit of work `id`: backed out
     /// when idle for `timeout` (needs a tokio runtime). A lease is armed this
     /// way once its message has been handed out, so time spent waiting for a

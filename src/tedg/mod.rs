@@ -334,7 +334,7 @@ impl Tedg {
             None
         };
         if let Some(uow) = uow {
-            self.check_uow_open(&qm_queue_name(group, name), uow, request_id)?;
+            self.check_uow_open(uow)?;
         }
         let rtq = |status: RtqStatus, why: String| TpFailure {
             error: TedgFailure::Rtq(status).tp_error(),
@@ -416,31 +416,14 @@ impl Tedg {
     /// TPETRAN when the caller's unit of work `uow` is not open (tpenqueue(3c):
     /// the call cannot join the caller's transaction), checked before the
     /// queue's state and room so a closed unit of work is never reported as
-    /// QMENOSPACE. The queue manager checks the unit of work first on a get
-    /// under it, so a get of the not yet used MsgId of `request_id` asks
-    /// exactly that and can take nothing.
-    fn check_uow_open(
-        &self,
-        qm_queue: &str,
-        uow: u64,
-        request_id: RequestId,
-    ) -> Result<(), TpFailure> {
-        let probe = Selector {
-            msg_id: Some(msg_id_of(request_id)),
-            correl_id: None,
-        };
-        match self
-            .qm
-            .get(qm_queue, &probe, GetMode::Destructive { uow: Some(uow) })
-        {
-            Err(e) if e.mqrc == Mqrc::BACKED_OUT => Err(TpFailure {
-                error: TpError::tperrno(Tperrno::TPETRAN),
-                message: format!(
-                    "unit of work {uow} is not open (committed, backed out or never begun): the tpenqueue cannot join it"
-                ),
-            }),
-            _ => Ok(()),
-        }
+    /// QMENOSPACE.
+    fn check_uow_open(&self, uow: u64) -> Result<(), TpFailure> {
+        self.qm.check_uow_open(uow).map_err(|_| TpFailure {
+            error: TpError::tperrno(Tperrno::TPETRAN),
+            message: format!(
+                "unit of work {uow} is not open (committed, backed out or never begun): the tpenqueue cannot join it"
+            ),
+        })
     }
 
     fn put_failure(&self, e: QmError, transactional: bool) -> TpFailure {
