@@ -5,8 +5,11 @@
 //! which keeps typos from being silently ignored; later features add their own
 //! top-level sections. Every error carries the line and column it refers to.
 
+mod channels;
 mod locate;
 mod validate;
+
+pub use channels::*;
 
 use serde::Deserialize;
 use std::fmt;
@@ -14,7 +17,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 /// The whole configuration file.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// The queue manager's own attributes.
@@ -27,6 +30,24 @@ pub struct Config {
     pub storage: StorageConfig,
     /// Queue definitions, in MQ's object types.
     pub queues: Vec<QueueDef>,
+    /// Message channels; default: receiver `TO.MQGATE` with destination-rewrite.
+    pub channels: Vec<ChannelDef>,
+    /// Device queue managers; default: names matching `DEV*`.
+    pub devices: DevicesConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            queue_manager: QueueManagerConfig::default(),
+            http: HttpConfig::default(),
+            listener: ListenerConfig::default(),
+            storage: StorageConfig::default(),
+            queues: Vec::new(),
+            channels: default_channels(),
+            devices: DevicesConfig::default(),
+        }
+    }
 }
 
 /// Queue manager attributes (MQ: QMNAME, DEADQ, DEFXMITQ, MAXMSGL).

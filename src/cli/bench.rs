@@ -187,6 +187,7 @@ fn raw_store_scenario(dir: &Path, n: usize, uow: usize, data: &Bytes) -> Result<
                 .map(|i| ((u * uow + i) as u64, record.clone()))
                 .collect(),
             deletes: Vec::new(),
+            meta: Vec::new(),
         };
         store.apply(&batch).map_err(|e| e.to_string())?;
         t.put.push(start.elapsed());
@@ -196,6 +197,7 @@ fn raw_store_scenario(dir: &Path, n: usize, uow: usize, data: &Bytes) -> Result<
         let batch = Batch {
             puts: Vec::new(),
             deletes: (0..uow).map(|i| (u * uow + i) as u64).collect(),
+            meta: Vec::new(),
         };
         store.apply(&batch).map_err(|e| e.to_string())?;
         t.get.push(start.elapsed());
