@@ -12,6 +12,8 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod convert;
+mod device_pull;
+mod send;
 
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
@@ -44,6 +46,10 @@ pub enum Command {
     Bench(bench::BenchKind),
     /// Convert stdin from one CCSID to another on stdout.
     Convert(convert::ConvertArgs),
+    /// Send transmission messages to a gateway's receiver channel.
+    Send(send::SendArgs),
+    /// Pull (and acknowledge) messages waiting for a device queue manager; exit 3 when none came.
+    DevicePull(device_pull::DevicePullArgs),
 }
 
 impl Cli {
@@ -61,6 +67,8 @@ impl Cli {
             Command::Browse(args) => browse::run(args),
             Command::Bench(kind) => bench::run(kind),
             Command::Convert(args) => convert::run(args),
+            Command::Send(args) => send::run(args),
+            Command::DevicePull(args) => device_pull::run(args),
         }
     }
 }

@@ -68,17 +68,6 @@ impl Default for RetryConfig {
     }
 }
 
-/// Negotiated channel attributes; each side offers its own, both use the lower.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChannelLimits {
-    /// Most messages in one batch (MQ BATCHSZ).
-    pub batch_size: u32,
-    /// Largest transmission message (MQXQH + data) in bytes (MQ MAXMSGL).
-    pub max_msg_length: u32,
-    /// Heartbeat interval while idle, in ms; 0 = none (MQ HBINT, in ms here).
-    pub heartbeat_ms: u32,
-}
-
 /// MQ's default BATCHSZ.
 pub const DEFAULT_BATCH_SIZE: u32 = 50;
 /// MQ's default channel MAXMSGL: 4 MiB.
@@ -94,38 +83,6 @@ fn default_channel_max_msg_length() -> u32 {
 }
 fn default_heartbeat_ms() -> u32 {
     DEFAULT_HEARTBEAT_MS
-}
-
-impl ReceiverChannelDef {
-    /// The offered limits.
-    pub fn limits(&self) -> ChannelLimits {
-        ChannelLimits {
-            batch_size: self.batch_size,
-            max_msg_length: self.max_msg_length,
-            heartbeat_ms: self.heartbeat_ms,
-        }
-    }
-}
-
-impl SenderChannelDef {
-    /// The offered limits.
-    pub fn limits(&self) -> ChannelLimits {
-        ChannelLimits {
-            batch_size: self.batch_size,
-            max_msg_length: self.max_msg_length,
-            heartbeat_ms: self.heartbeat_ms,
-        }
-    }
-}
-
-impl Default for ChannelLimits {
-    fn default() -> Self {
-        ChannelLimits {
-            batch_size: DEFAULT_BATCH_SIZE,
-            max_msg_length: DEFAULT_CHANNEL_MAX_MSG_LENGTH,
-            heartbeat_ms: DEFAULT_HEARTBEAT_MS,
-        }
-    }
 }
 
 /// A receiver channel.

@@ -27,7 +27,9 @@ impl QueueManager {
         dest_q: &str,
         dest_q_mgr: &str,
     ) -> Result<PutResult, QmError> {
-        self.dead_letter_as(md, charset, data, reason, dest_q, dest_q_mgr, "mqgate", None)
+        self.dead_letter_as(
+            md, charset, data, reason, dest_q, dest_q_mgr, "mqgate", None,
+        )
     }
 
     /// Like [`QueueManager::dead_letter`], with the MQDLH PutApplName

@@ -132,12 +132,7 @@ pub(super) fn for_put(
 /// 2.2 / device / 2.4 / 2.5: the transmission queue named like `q_mgr`, else
 /// the device queue when `q_mgr` is a device queue manager (seed 001), else
 /// the default transmission queue, else 2087.
-fn to_q_mgr(
-    qm: &QueueManager,
-    st: &mut State,
-    q: &str,
-    q_mgr: &str,
-) -> Result<PutTarget, QmError> {
+fn to_q_mgr(qm: &QueueManager, st: &mut State, q: &str, q_mgr: &str) -> Result<PutTarget, QmError> {
     let named_xmitq = matches!(st.objects.get(q_mgr),
         Some(Object::Local(l)) if l.def.usage == Usage::Xmitq);
     if !named_xmitq && qm.is_device(q_mgr) {
@@ -179,7 +174,8 @@ pub(super) fn device_queue(
             ..LocalQueueDef::with_defaults(&name, Usage::Normal)
         };
         tracing::info!(queue = %name, device = %q_mgr, "device queue created");
-        st.objects.insert(name.clone(), Object::Local(LocalQueue::new(def)));
+        st.objects
+            .insert(name.clone(), Object::Local(LocalQueue::new(def)));
     }
     Ok(name)
 }
