@@ -585,3 +585,66 @@ channels:
     assert_eq!(c["type"], "sender");
     assert_eq!(c["messages"], 7, "{c}");
 }
+
+#[test]
+fn a_killed_sending_gateway_neither_loses_nor_duplicates() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:\n  name: GWB\nchannels:\n  - type: receiver\n    name: A.TO.B\n",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let config_a = format!(
+        "queue_manager:
+  name: GWA
+  default_xmit_queue: TO.GWB
+queues:
+  - type: local
+    name: TO.GWB
+    usage: xmitq
+devices:
+  queue_managers: []
+channels:
+  - type: sender
+    name: A.TO.B
+    xmit_queue: TO.GWB
+    connect: {}
+    batch_size: 5
+    heartbeat_ms: 200
+    reconnect:
+      first_ms: 20
+      max_ms: 100
+",
+        b.listen_addr()
+    );
+    let mut a = Gateway::start(dir_a.path(), &config_a);
+    const N: usize = 200;
+    for i in 0..N {
+        let (st, v) = a.put(
+            "INBOX",
+            "q_mgr=DEV0778&persistent=true",
+            format!("m{i:03}").as_bytes(),
+        );
+        assert_eq!(st, 201, "{v}");
+    }
+    // SIGKILL the sending gateway 5 times while its channel delivers.
+    for k in 0..5u64 {
+        std::thread::sleep(Duration::from_millis(30 + 37 * k));
+        a.kill9_and_restart();
+    }
+    let mut got = Vec::new();
+    for _ in 0..400 {
+        got.extend(drain_device(&b, "DEV0778", "INBOX"));
+        if got.len() >= N && a.depth("TO.GWB") == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Late duplicates would show up here.
+    std::thread::sleep(Duration::from_millis(500));
+    got.extend(drain_device(&b, "DEV0778", "INBOX"));
+    let want: Vec<Vec<u8>> = (0..N).map(|i| format!("m{i:03}").into_bytes()).collect();
+    assert_eq!(got.len(), N, "exactly once");
+    assert_eq!(got, want, "in order");
+    assert_eq!(a.depth("TO.GWB"), 0);
+}

@@ -7,6 +7,13 @@
 //! connection breaks after END_BATCH, the unit stays open until the next
 //! handshake tells whether the receiver committed the batch: committed → the
 //! unit is committed, not resent; otherwise backed out and resent.
+//!
+//! So that this also holds when the sending gateway itself is killed, the
+//! batch's sequence number and MsgIds are stored (state record
+//! `sender/NAME/in_flight`) before END_BATCH, and cleared in the same
+//! transaction that removes the messages. After a restart, a stored batch
+//! the receiver reports committed is removed from the transmission queue
+//! instead of being sent again.
 
 use super::sender::{Offer, SendError, SenderConn};
 use super::{ChannelState, StatusBoard};
@@ -86,6 +93,57 @@ impl SenderChannel {
         }
     }
 
+    fn in_flight_key(&self) -> String {
+        format!("sender/{}/in_flight", self.def.name)
+    }
+
+    /// After a restart: settles the batch recorded as in flight by the
+    /// previous run, given the receiver's last committed sequence number.
+    async fn settle_recorded(&mut self, last_committed: u64) -> Result<(), crate::qmgr::QmError> {
+        let key = self.in_flight_key();
+        let Some(rec) = self.qm.meta(&key)? else {
+            return Ok(());
+        };
+        if rec.len() < 8 || (rec.len() - 8) % 24 != 0 {
+            return Ok(());
+        }
+        let mut seq = [0u8; 8];
+        seq.copy_from_slice(&rec[..8]);
+        let seq = u64::from_be_bytes(seq);
+        let qm = Arc::clone(&self.qm);
+        let xmitq = self.def.xmit_queue.clone();
+        let name = self.def.name.clone();
+        tokio::task::spawn_blocking(move || {
+            let uow = qm.begin_uow(None, None)?;
+            if last_committed >= seq {
+                let mut removed = 0;
+                for id in rec[8..].chunks_exact(24) {
+                    let mut msg_id = [0u8; 24];
+                    msg_id.copy_from_slice(id);
+                    let sel = Selector {
+                        msg_id: Some(msg_id),
+                        correl_id: None,
+                    };
+                    if qm
+                        .get(&xmitq, &sel, GetMode::Destructive { uow: Some(uow) })
+                        .is_ok()
+                    {
+                        removed += 1;
+                    }
+                }
+                tracing::info!(channel = %name, seq, removed,
+                    "batch committed by the receiver before a restart; removed, not resent");
+            }
+            qm.commit_with_meta(uow, vec![(key, Vec::new())])
+        })
+        .await
+        .map_err(|e| crate::qmgr::QmError::new(Mqrc::UNEXPECTED_ERROR, e.to_string()))??;
+        if last_committed >= seq {
+            self.last_confirmed = seq;
+        }
+        Ok(())
+    }
+
     /// Runs until `stop` turns true.
     pub async fn run(mut self, mut stop: watch::Receiver<bool>) {
         let first = Duration::from_millis(self.def.reconnect.first_ms.max(1));
@@ -95,6 +153,11 @@ impl SenderChannel {
             let failure = match SenderConn::connect(self.def.connect, &self.offer()).await {
                 Ok(mut conn) => {
                     backoff = first;
+                    if self.in_flight.is_none() {
+                        if let Err(e) = self.settle_recorded(conn.agreed.last_committed_seq).await {
+                            tracing::error!(channel = %self.def.name, error = %e, "cannot settle the recorded in-flight batch");
+                        }
+                    }
                     if let Some((seq, _)) = self.in_flight {
                         let committed = conn.agreed.last_committed_seq >= seq;
                         tracing::info!(channel = %self.def.name, seq, committed, "resynchronised the in-flight batch");
@@ -159,8 +222,8 @@ impl SenderChannel {
                     return Ok(());
                 }
             };
-            let mut msgs: Vec<Bytes> = match first {
-                Ok(m) => vec![m.data],
+            let (first_id, mut msgs): ([u8; 24], Vec<Bytes>) = match first {
+                Ok(m) => (m.md.msg_id, vec![m.data]),
                 Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {
                     let _ = self.qm.backout(uow);
                     self.show(ChannelState::Running, 0, String::new());
@@ -174,13 +237,24 @@ impl SenderChannel {
                     return Err(internal(e));
                 }
             };
+            let mut record = conn.next_seq().to_be_bytes().to_vec();
+            record.extend_from_slice(&first_id);
             while msgs.len() < batch_size {
                 match self.qm.get(&xmitq, &Selector::default(), mode) {
-                    Ok(m) => msgs.push(m.data),
+                    Ok(m) => {
+                        record.extend_from_slice(&m.md.msg_id);
+                        msgs.push(m.data);
+                    }
                     Err(_) => break,
                 }
             }
             self.in_flight = Some((conn.next_seq(), uow));
+            let qm = Arc::clone(&self.qm);
+            let meta = vec![(self.in_flight_key(), record)];
+            tokio::task::spawn_blocking(move || qm.put_meta(meta))
+                .await
+                .map_err(|e| SendError::Protocol(e.to_string()))?
+                .map_err(internal)?;
             let seq = conn.send_batch(&msgs).await?;
             self.last_confirmed = seq;
             self.finish(true).await;

@@ -1,6 +1,7 @@
 //! Command-line interface (clap). Each subcommand lives in its own module.
 
 mod bench;
+mod bench_channel;
 mod browse;
 mod check_config;
 mod client;

@@ -278,6 +278,17 @@ impl QueueManager {
         Ok(all.into_iter().find(|(n, _)| n == name).map(|(_, v)| v))
     }
 
+    /// Writes named state records on their own, durably (a sender channel's
+    /// in-flight batch). Errors: the store failed (2102).
+    pub fn put_meta(&self, meta: Vec<(String, Vec<u8>)>) -> Result<(), QmError> {
+        self.store
+            .apply(&Batch {
+                meta,
+                ..Batch::default()
+            })
+            .map_err(store_error)
+    }
+
     /// CURDEPTH of local queue `q` (committed and in-flight messages); `None`
     /// when it is not a local queue.
     pub fn depth(&self, q: &str) -> Option<usize> {
