@@ -403,11 +403,15 @@ fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
 }
 
 fn hello(channel: &str, max_msg_length: u32) -> Vec<u8> {
+    hello_hb(channel, max_msg_length, 0)
+}
+
+fn hello_hb(channel: &str, max_msg_length: u32, heartbeat_ms: u32) -> Vec<u8> {
     let mut p = Vec::new();
     p.extend_from_slice(&1u16.to_be_bytes());
     p.extend_from_slice(&50u32.to_be_bytes());
     p.extend_from_slice(&max_msg_length.to_be_bytes());
-    p.extend_from_slice(&0u32.to_be_bytes());
+    p.extend_from_slice(&heartbeat_ms.to_be_bytes());
     p.extend_from_slice(&0u64.to_be_bytes());
     for s in [channel, "", ""] {
         p.extend_from_slice(&(s.len() as u16).to_be_bytes());
@@ -647,4 +651,55 @@ channels:
     assert_eq!(got.len(), N, "exactly once");
     assert_eq!(got, want, "in order");
     assert_eq!(a.depth("TO.GWB"), 0);
+}
+
+#[test]
+fn heartbeats_are_answered_and_silence_closes_the_channel() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+    s.write_all(&hello_hb("TO.MQGATE", 1000, 100)).unwrap();
+    // HELLO_ACK: agreed heartbeat = the lower of 100 and the default 30000.
+    let mut ack = [0u8; 4 + 1 + 2 + 12 + 8 + 2 + 6];
+    s.read_exact(&mut ack).unwrap();
+    assert_eq!(ack[4], 0x02);
+    assert_eq!(u32::from_be_bytes(ack[15..19].try_into().unwrap()), 100);
+    s.write_all(&frame(0x06, b"")).unwrap();
+    let mut hb = [0u8; 5];
+    s.read_exact(&mut hb).unwrap();
+    assert_eq!(hb, [0, 0, 0, 1, 0x06]);
+    // Then silence: closed after 3 heartbeat intervals with 2009.
+    let (r, t) = read_close(&mut s);
+    assert_eq!(r, 2009, "{t}");
+    assert!(t.contains("no frame for 300 ms"), "{t}");
+}
+
+#[test]
+fn an_expired_device_lease_returns_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "http:\n  lease_ms: 200\n");
+    let files = write_files(
+        &dir.path().join("lease"),
+        &[xmit("INBOX%DEV0200", "MQGATE", true, "MQSTR", b"leased")],
+    );
+    let out = send(&g, "TO.MQGATE", &[], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let first = device_next(&g, "DEV0200", "INBOX").expect("message");
+    assert_eq!(first["md"]["BackoutCount"], 0);
+    // Not acknowledged: nothing else to get while leased.
+    assert!(device_next(&g, "DEV0200", "INBOX").is_none());
+    std::thread::sleep(Duration::from_millis(600));
+    // The lease expired: the message is back, BackoutCount + 1 (MQ backout).
+    let again = device_next(&g, "DEV0200", "INBOX").expect("message back");
+    assert_eq!(data(&again), b"leased");
+    assert_eq!(again["md"]["BackoutCount"], 1);
+    let (st, v) = g.call(
+        "POST",
+        &format!(
+            "/v1/devices/DEV0200/queues/INBOX/messages/ack/{}",
+            first["lease"]
+        ),
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!(st, 409, "the expired lease cannot be acknowledged: {v}");
 }

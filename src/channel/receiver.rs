@@ -458,6 +458,22 @@ impl Session<'_> {
                 return Err(End::Lost("internal: applier missing".into()));
             };
             let batch = Arc::clone(&msgs);
+            if seq.is_none() {
+                // Fast path: a non-persistent put touches no store; skip the
+                // hand-off to the blocking pool (exits keep their time budgets).
+                let result = tokio::task::block_in_place(|| applier.apply_fast(&batch[0]));
+                self.applier = Some(applier);
+                return match result {
+                    Ok(()) => {
+                        self.board.update(&name, |s| s.messages += 1);
+                        Ok(())
+                    }
+                    Err(ApplyError::Close { reason, text })
+                    | Err(ApplyError::Undelivered { reason, text, .. }) => {
+                        Err(End::Closed { reason, text })
+                    }
+                };
+            }
             let joined = tokio::task::spawn_blocking(move || {
                 let r = match seq {
                     Some(seq) => applier.apply_batch(&batch, seq).map(|_| ()),
