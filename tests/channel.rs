@@ -703,3 +703,77 @@ fn an_expired_device_lease_returns_the_message() {
     );
     assert_eq!(st, 409, "the expired lease cannot be acknowledged: {v}");
 }
+
+#[test]
+fn retry_rule_keeps_the_messages_on_the_sending_gateway_and_shows_it() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:
+  name: GWB
+  default_xmit_queue: ''
+channels:
+  - type: receiver
+    name: A.TO.B
+    retry:
+      first_interval_ms: 20
+      attempts: 1
+",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let config_a = format!(
+        "queue_manager:
+  name: GWA
+  default_xmit_queue: TO.GWB
+queues:
+  - type: local
+    name: TO.GWB
+    usage: xmitq
+devices:
+  queue_managers: []
+channels:
+  - type: sender
+    name: A.TO.B
+    xmit_queue: TO.GWB
+    connect: {}
+    reconnect:
+      first_ms: 50
+      max_ms: 100
+",
+        b.listen_addr()
+    );
+    let a = Gateway::start(dir_a.path(), &config_a);
+    // GWB knows no queue manager NOWHERE and has no default transmission queue.
+    for body in [&b"undeliverable"[..], b"after it"] {
+        let (st, v) = a.put("Q1", "q_mgr=NOWHERE&persistent=true", body);
+        assert_eq!(st, 201, "{v}");
+    }
+    let mut receiver = Value::Null;
+    for _ in 0..100 {
+        receiver = status_channel(&b, "A.TO.B");
+        if receiver["state"] == "stopped" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Seed 001 "Unhandled Messages": after the retries the channel stops.
+    assert_eq!(receiver["state"], "stopped", "{receiver}");
+    assert_eq!(receiver["reason"], 2087, "{receiver}");
+    // Both messages stay on the sender's transmission queue, visible in its status.
+    let mut sender = Value::Null;
+    for _ in 0..100 {
+        sender = status_channel(&a, "A.TO.B");
+        if sender["state"] == "retrying" && sender["xmit_queue_depth"] == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(sender["state"], "retrying", "{sender}");
+    assert_eq!(sender["xmit_queue_depth"], 2, "{sender}");
+    assert!(
+        sender["message"].as_str().unwrap().contains("2087")
+            || sender["message"].as_str().unwrap().contains("2279"),
+        "{sender}"
+    );
+    assert_eq!(a.depth("TO.GWB"), 2);
+}
