@@ -34,6 +34,13 @@ pub struct Config {
     pub channels: Vec<ChannelDef>,
     /// Device queue managers; default: names matching `DEV*`.
     pub devices: DevicesConfig,
+    /// A Tuxedo DMCONFIG file: its QSPACEs are served as RTQ queues
+    /// (docs/tuxedo.md). `mqgate run --dmconfig` overrides it.
+    pub dmconfig: Option<PathBuf>,
+    /// Tuxedo gateway settings (docs/tuxedo.md).
+    pub tedg: crate::tedg::config::TedgConfig,
+    /// RPC calls mapped to queue operations (docs/rpc.md).
+    pub rpc: RpcConfig,
 }
 
 impl Default for Config {
@@ -46,8 +53,71 @@ impl Default for Config {
             queues: Vec::new(),
             channels: default_channels(),
             devices: DevicesConfig::default(),
+            dmconfig: None,
+            tedg: Default::default(),
+            rpc: RpcConfig::default(),
         }
     }
+}
+
+/// The `rpc:` section: the MQ RPC bridge of seed 004 (docs/rpc.md).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RpcConfig {
+    /// Software AG IDL files whose programs can be called; relative paths are
+    /// taken from the current directory of the process. None = RPC off.
+    pub idl_files: Vec<PathBuf>,
+    /// Default output queue: where puts and requests go (EntireX's output queue).
+    pub output_queue: String,
+    /// Default input queue: where gets and replies are read from, and the
+    /// ReplyToQ of requests. Must differ from `output_queue` when a program is
+    /// a request/reply.
+    pub input_queue: String,
+    /// Default get wait in ms (MQ_WAIT_INTERVAL overrides it per call; -1 = unlimited).
+    pub wait_interval_ms: i64,
+    /// Payload form: fixed-position `text` (spec: rpc-bridge.md §4) or `xml`.
+    pub payload: RpcPayload,
+    /// CodedCharSetId of payloads mqgate puts (1208 = UTF-8).
+    pub ccsid: i32,
+    /// Messages put by RPC calls are persistent.
+    pub persistent: bool,
+    /// Expiry of request messages in ms (MQMD Expiry, in tenths of a second);
+    /// 0 = unlimited. A request nobody answered in time then does not wait
+    /// for a responder forever (spec: rpc-bridge.md §9 decision 11).
+    pub request_expiry_ms: u64,
+    /// An idle conversation is backed out after this many ms.
+    pub conversation_timeout_ms: u64,
+    /// before_put, before_get and after_get exits (mqgate-exits YAML, docs/exits.md)
+    /// run around every RPC MQ call.
+    pub exits: mqgate_exits::config::PointChains,
+}
+
+impl Default for RpcConfig {
+    fn default() -> Self {
+        RpcConfig {
+            idl_files: Vec::new(),
+            output_queue: String::new(),
+            input_queue: String::new(),
+            wait_interval_ms: 30_000,
+            payload: RpcPayload::Text,
+            ccsid: 1208,
+            persistent: false,
+            request_expiry_ms: 0,
+            conversation_timeout_ms: 60_000,
+            exits: mqgate_exits::config::PointChains::default(),
+        }
+    }
+}
+
+/// How parameters are written into a message body.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RpcPayload {
+    /// Fixed-position text, MQFMT_STRING (spec: rpc-bridge.md §4).
+    #[default]
+    Text,
+    /// One XML element per parameter (docs/rpc.md "XML payload").
+    Xml,
 }
 
 /// Queue manager attributes (MQ: QMNAME, DEADQ, DEFXMITQ, MAXMSGL).

@@ -6,8 +6,11 @@ mod channel;
 mod cli;
 mod config;
 mod http;
+mod mqjson;
 mod qmgr;
+mod rpc;
 mod store;
+mod tedg;
 
 fn main() -> std::process::ExitCode {
     cli::Cli::parse().run()

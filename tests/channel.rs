@@ -152,9 +152,29 @@ fn main_job_on_real_input() {
     let received = std::fs::read(out_dir.join("000001.dat")).unwrap();
     let md: Value =
         serde_json::from_slice(&std::fs::read(out_dir.join("000001.json")).unwrap()).unwrap();
-    // The RFH2 header (folders) and the body arrive byte for byte (branch
-    // `decode` is not merged here, so bytes are compared instead of decode output).
+    // The RFH2 header (folders) and the body arrive byte for byte.
     assert_eq!(received, original);
+    // `mqgate decode` of what the device received, with the Format and
+    // Encoding of its MQMD, shows the RFH2 folders and the body unchanged.
+    let decode = |file: &Path| {
+        let o = Command::new(BIN)
+            .args(["decode", "--format", "MQHRF2", "--encoding", "273"])
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let shown = decode(&out_dir.join("000001.dat"));
+    assert_eq!(shown, decode(Path::new(fixture)));
+    for folder in [
+        "<psc><Command>RegSub</Command>",
+        "<testFolder><testVar>testValue</testVar></testFolder>",
+        "<mcd><Msd>xmlnsc</Msd></mcd>",
+        "'<testData><testV'",
+    ] {
+        assert!(shown.contains(folder), "{folder} not in:\n{shown}");
+    }
     assert_eq!(&received[..4], b"RFH ");
     assert!(text(&received).contains("<psc><Command>RegSub</Command>"));
     // The MQMD as sent: Format MQHRF2, Encoding 273, persistent (issue 6 step 2).

@@ -12,7 +12,11 @@ fn run(args: &[&str], input: &[u8]) -> (Vec<u8>, String, i32) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
+    // mqgate may refuse its arguments and exit before it reads stdin: a broken
+    // pipe here is then expected, and the exit status tells the rest.
+    if let Err(e) = child.stdin.take().unwrap().write_all(input) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     let out = child.wait_with_output().unwrap();
     (
         out.stdout,
@@ -69,4 +73,22 @@ fn newline_and_error_options() {
         .0,
         [0x41, 0x00]
     );
+}
+
+#[test]
+fn bad_encodings_and_negative_ccsids_are_named() {
+    // spec: mq-structures.md §1: reserved bits 0xFFFFF000 must be 0; integer part 1 or 2.
+    let (out, err, code) = run(
+        &["--from", "37", "--to", "1200", "--to-encoding", "12345"],
+        b"x",
+    );
+    assert_eq!((out.len(), code), (0, 1));
+    assert!(
+        err.contains("--to-encoding 12345") && err.contains("2116"),
+        "{err}"
+    );
+    // A negative CCSID reaches the CCSID check (not clap's "unexpected argument").
+    let (_, err, code) = run(&["--from", "-1", "--to", "37"], b"x");
+    assert_eq!(code, 1);
+    assert!(err.contains("CCSID -1 is not supported"), "{err}");
 }

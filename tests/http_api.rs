@@ -136,10 +136,9 @@ fn a_waiting_get_wakes_on_put_and_times_out_with_2033() {
     g.put("APP.IN", "", b"wake up");
     let (v, waited) = waiter.join().unwrap();
     assert_eq!(data(&v), b"wake up");
-    assert!(
-        waited >= Duration::from_millis(300) && waited < Duration::from_secs(5),
-        "{waited:?}"
-    );
+    // The message only exists after the put, so getting it proves the get waited;
+    // returning well before wait_ms=8000 proves the put woke it (no polling timeout).
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
     g.ack("APP.IN", &v["lease"]);
 
     let t = Instant::now();

@@ -4,6 +4,7 @@
 //! entry point can be fuzzed. Layouts and constants follow `shared/spec/`.
 
 pub mod ccsid;
+pub mod dump;
 pub mod idl;
 pub mod mq;
 pub mod tux;

@@ -191,20 +191,21 @@ fn utf16_in_both_byte_orders() {
     // An unpaired low surrogate at offset 2 and an odd trailing byte.
     assert_eq!(
         decode(&[0x00, 0x41, 0xDC, 0x00], be, &NL_TO_LF),
-        Err(ConvertError::Invalid {
+        Err(ConvertError::UnpairedSurrogate {
             ccsid: 1200,
             offset: 2,
-            byte: 0xDC
+            unit: 0xDC00
         })
     );
+    let odd = decode(&[0x41, 0x00, 0x42], le, &NL_TO_LF).unwrap_err();
     assert_eq!(
-        decode(&[0x41, 0x00, 0x42], le, &NL_TO_LF),
-        Err(ConvertError::Invalid {
+        odd,
+        ConvertError::Truncated {
             ccsid: 1200,
-            offset: 2,
-            byte: 0x42
-        })
+            offset: 2
+        }
     );
+    assert!(odd.to_string().contains("truncated"), "{odd}");
     let lossy = decode(
         &[0x00, 0x41, 0xDC, 0x00],
         be,
@@ -334,4 +335,60 @@ fn decode_lossy_for_display() {
         decode_lossy(b"x", 4711, 546),
         Err(ConvertError::UnknownCcsid { ccsid: 4711 })
     );
+}
+
+#[test]
+fn errors_past_a_bulk_step_keep_their_input_offsets() {
+    // Long enough inputs that the 32-byte bulk paths run before the bad
+    // spot. EBCDIC 037 bytes (IBM CCSID 37 table): 'A' C1, 'B' C2, 'é' 51,
+    // 'x' A7; 037 lacks '€' (U+20AC); its substitution byte is 3F (as in
+    // the unmappable test above).
+    let sub = opts(NewlinePolicy::NlToLf, OnUnmappable::Substitute);
+    let bad_utf8 = [&[b'A'; 70][..], &[0xFF], &[b'B'; 40]].concat();
+    assert_eq!(
+        convert(&bad_utf8, c(1208), c(37), &NL_TO_LF),
+        Err(ConvertError::Invalid {
+            ccsid: 1208,
+            offset: 70,
+            byte: 0xFF
+        })
+    );
+    let e = convert(&bad_utf8, c(1208), c(37), &sub).unwrap();
+    let expected = [&[0xC1; 70][..], &[0x3F], &[0xC2; 40]].concat();
+    // One place substituted, counted once (the malformed byte becomes
+    // U+FFFD, which 037 lacks in turn: still one substitution).
+    assert_eq!((e.bytes, e.substitutions), (expected, 1));
+
+    let euro = format!("{}€x", "é".repeat(40));
+    assert_eq!(
+        convert(euro.as_bytes(), c(1208), c(37), &NL_TO_LF),
+        Err(ConvertError::Unmappable {
+            ccsid: 37,
+            offset: 80,
+            ch: '€'
+        })
+    );
+    let e = convert(euro.as_bytes(), c(1208), c(37), &sub).unwrap();
+    let expected = [&[0x51; 40][..], &[0x3F, 0xA7]].concat();
+    assert_eq!((e.bytes, e.substitutions), (expected, 1));
+}
+
+#[test]
+fn each_substituted_place_counts_once() {
+    // Substitution policy (issue 3: "the result reports how many substitutions
+    // were made"): one malformed UTF-8 sequence is one substitution, even when
+    // its U+FFFD has no place in the target either. 819 substitutes with 0x1A,
+    // 1047 with 0x3F (ICU tables, see the unmappable tests above).
+    let sub = opts(NewlinePolicy::NlToLf, OnUnmappable::Substitute);
+    let e = convert(&[0xFF], c(1208), c(819), &sub).unwrap();
+    assert_eq!((e.bytes, e.substitutions), (vec![0x1A], 1));
+    let e = convert(b"a\xFF\xFEb", c(1208), c(1047), &sub).unwrap();
+    assert_eq!(
+        (e.bytes, e.substitutions),
+        (vec![0x81, 0x3F, 0x3F, 0x82], 2)
+    );
+    // Through text (1208 -> 1200): U+FFFD exists in UTF-16, so only the
+    // decode substitution counts.
+    let e = convert(b"a\xFF", c(1208), c(1200), &sub).unwrap();
+    assert_eq!(e.substitutions, 1);
 }

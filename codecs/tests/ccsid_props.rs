@@ -104,7 +104,13 @@ proptest! {
             if substitute {
                 prop_assert!(r.is_ok());
             }
-            if let Err(ConvertError::Invalid { offset, .. } | ConvertError::Unmappable { offset, .. }) = r {
+            if let Err(
+                ConvertError::Invalid { offset, .. }
+                | ConvertError::Unmappable { offset, .. }
+                | ConvertError::Truncated { offset, .. }
+                | ConvertError::UnpairedSurrogate { offset, .. },
+            ) = r
+            {
                 prop_assert!(offset < input.len());
             }
         }

@@ -8,6 +8,10 @@
  *
  * PriorityExit (before_put): sets the MQMD Priority to 9.
  *
+ * AppendExit (receive/send/message/before_put/after_get): appends the exit
+ * data to the message; needs buffer_headroom in the configuration, else it
+ * answers MQXCC_FAILED.
+ *
  * NoWaitExit (before_get): turns every get into a get without wait
  * (WaitInterval 0, MQGMO_WAIT 0x1 cleared).
  *
@@ -75,4 +79,20 @@ void NoWaitExit(mqgate_exit_parms *p)
         return;
     p->wait_interval = 0;
     p->options &= ~0x1; /* MQGMO_WAIT */
+}
+
+void AppendExit(mqgate_exit_parms *p)
+{
+    p->exit_response = MQXCC_OK;
+    if (p->exit_reason != MQXR_MSG && p->exit_reason != MQXR_XMIT)
+        return;
+    if (p->buffer == NULL)
+        return;
+    size_t n = strlen(p->exit_data);
+    if (p->buffer_length - p->data_length < n) {
+        p->exit_response = MQXCC_FAILED; /* no room: refuse, never truncate */
+        return;
+    }
+    memcpy(p->buffer + p->data_length, p->exit_data, n);
+    p->data_length += (uint32_t)n;
 }

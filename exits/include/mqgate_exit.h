@@ -17,7 +17,9 @@
  *   - once with exit_reason MQXR_TERM when the chain ends (buffer NULL).
  * The exit sets exit_response (preset to MQXCC_OK) and may change the bytes
  * at buffer, data_length (never above buffer_length), options,
- * wait_interval, match_options and exit_user_area.
+ * wait_interval, match_options and exit_user_area. buffer_length is
+ * data_length plus the exit's configured buffer_headroom (default 0), so
+ * an exit may lengthen the data only when the configuration allows it.
  *
  * Threads: by default each exit instance runs on its own worker thread and
  * every call of one instance comes from that thread, one at a time. Buffers
@@ -88,7 +90,7 @@ typedef struct mqgate_exit_parms {
     int32_t  md_encoding;    /* in:  MQENC_* of the MQMD at buffer (before_put/after_get), else 0 */
     uint32_t md_length;      /* in:  bytes of MQMD at the start of buffer: 364 or 0 */
     uint32_t data_length;    /* in/out: bytes in use at buffer, MQMD included */
-    uint32_t buffer_length;  /* in:  bytes usable at buffer (data may shrink, not grow) */
+    uint32_t buffer_length;  /* in:  bytes usable at buffer: data_length + buffer_headroom */
     uint32_t reserved;       /* 0 */
     uint8_t  exit_user_area[MQGATE_EXIT_USER_AREA_LENGTH]; /* in/out: kept between calls */
     const char *object_name; /* in:  channel or queue name, NUL-terminated */

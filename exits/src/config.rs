@@ -100,6 +100,11 @@ pub struct ExitDef {
     /// loaded or refuses MQXR_INIT stops its chain from starting instead.
     #[serde(default)]
     pub on_failure: FailurePolicy,
+    /// External exits only: bytes by which the exit may lengthen the data
+    /// (the C `buffer_length` is `data_length` plus this); default 0, at most
+    /// 16 MiB.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub buffer_headroom: usize,
     /// How the exit is run; default `inline` for built-in exits and `thread`
     /// for external ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,6 +114,13 @@ pub struct ExitDef {
 fn default_time_budget_ms() -> u64 {
     DEFAULT_TIME_BUDGET_MS
 }
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Largest `buffer_headroom` accepted, in bytes (16 MiB).
+pub const MAX_BUFFER_HEADROOM: usize = 16 << 20;
 
 impl ExitDef {
     /// The name for logs: `name`, else the `exit` text.
@@ -304,6 +316,21 @@ impl ExitsConfig {
                             problem: "must be at least 1 millisecond".to_string(),
                         });
                     }
+                    let headroom_problem = match d.exit {
+                        ExitRef::Builtin(_) if d.buffer_headroom > 0 => {
+                            Some("only external exits take a buffer headroom".to_string())
+                        }
+                        _ if d.buffer_headroom > MAX_BUFFER_HEADROOM => {
+                            Some(format!("must be at most {MAX_BUFFER_HEADROOM} bytes"))
+                        }
+                        _ => None,
+                    };
+                    if let Some(problem) = headroom_problem {
+                        errors.push(ConfigError {
+                            path: format!("{prefix}.{point}[{i}].buffer_headroom"),
+                            problem,
+                        });
+                    }
                 }
             }
         }
@@ -412,6 +439,24 @@ queues:
             errs[0].to_string(),
             "exits.queues.APP.IN.receive: a queue has only before_put, before_get and after_get exits"
         );
+    }
+
+    #[test]
+    fn buffer_headroom_is_for_external_exits_and_bounded() {
+        let c = ExitsConfig::from_yaml_str(
+            "global:\n  send:\n    - exit: destination-rewrite\n      buffer_headroom: 8\n    - exit: \"lib.so(F)\"\n      buffer_headroom: 16777217\n    - exit: \"lib.so(G)\"\n      buffer_headroom: 16777216\n",
+        )
+        .unwrap();
+        let errs = c.validate().unwrap_err();
+        let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "global.send[0].buffer_headroom",
+                "global.send[1].buffer_headroom"
+            ]
+        );
+        assert_eq!(c.global.send[2].buffer_headroom, 16 << 20);
     }
 
     #[test]

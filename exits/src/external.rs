@@ -72,6 +72,7 @@ pub struct CExit {
     func: RawExitFn,
     label: String,
     strings: [(String, CString); 3],
+    headroom: usize,
 }
 
 impl std::fmt::Debug for CExit {
@@ -118,7 +119,15 @@ impl CExit {
             func,
             label: format!("{library}({function})"),
             strings: Default::default(),
+            headroom: 0,
         })
+    }
+
+    /// Lets the exit lengthen the data by up to `bytes`: `buffer_length` is
+    /// then `data_length + bytes` (the extra bytes are zero on entry).
+    pub fn with_buffer_headroom(mut self, bytes: usize) -> Self {
+        self.headroom = bytes;
+        self
     }
 
     /// A NUL-terminated copy of `s`, cached: the context strings of one exit
@@ -141,26 +150,28 @@ impl CExit {
     }
 }
 
-/// Hands `buf[..]` to the exit; returns the data length it left, or `None`
-/// (logged) when it broke the contract.
+/// Hands `buf` (the first `data_len` bytes in use, the rest headroom) to the
+/// exit; returns the data length it left, or `None` (logged) when it broke
+/// the contract.
 fn raw_buffer_call(
     exit: &CExit,
     p: &mut RawParms,
     buf: &mut [u8],
+    data_len: usize,
     md_length: u32,
 ) -> Option<usize> {
-    let Ok(len) = u32::try_from(buf.len()) else {
+    let (Ok(len), Ok(capacity)) = (u32::try_from(data_len), u32::try_from(buf.len())) else {
         tracing::error!(exit = %exit.label, len = buf.len(), "data longer than 4 GiB cannot be passed to a C exit");
         return None;
     };
     p.md_length = md_length;
     p.data_length = len;
-    p.buffer_length = len;
+    p.buffer_length = capacity;
     p.buffer = buf.as_mut_ptr();
     exit.invoke(p);
     p.buffer = std::ptr::null_mut();
-    if p.data_length > len {
-        tracing::error!(exit = %exit.label, data_length = p.data_length, buffer_length = len,
+    if p.data_length > capacity {
+        tracing::error!(exit = %exit.label, data_length = p.data_length, buffer_length = capacity,
             "C exit set data_length above buffer_length");
         return None;
     }
@@ -196,11 +207,13 @@ fn call_with_md(
     let mut v = Vec::with_capacity(MD_V2_LENGTH + data.len());
     write_md(&md2, order, charset, &mut v);
     v.extend_from_slice(data);
+    let data_len = v.len();
+    v.resize(data_len + exit.headroom, 0);
     p.md_encoding = order.encoding();
     if let Some(pmo) = &pmo {
         p.options = pmo.options;
     }
-    let Some(len) = raw_buffer_call(exit, p, &mut v, MD_V2_LENGTH as u32) else {
+    let Some(len) = raw_buffer_call(exit, p, &mut v, data_len, MD_V2_LENGTH as u32) else {
         return false;
     };
     let mut new_md = match parse_md(&v[..MD_V2_LENGTH], order) {
@@ -255,13 +268,15 @@ impl Exit for CExit {
                 self.invoke(&mut p);
                 true
             }
-            Payload::Buffer(buf) => match raw_buffer_call(self, &mut p, buf, 0) {
-                Some(len) => {
-                    buf.truncate(len);
-                    true
+            Payload::Buffer(buf) => {
+                let len = buf.len();
+                if self.headroom > 0 {
+                    buf.resize(len + self.headroom, 0);
                 }
-                None => false,
-            },
+                let left = raw_buffer_call(self, &mut p, buf, len, 0);
+                buf.truncate(left.unwrap_or(len));
+                left.is_some()
+            }
             Payload::Get { gmo } => {
                 p.options = gmo.options;
                 p.wait_interval = gmo.wait_interval;

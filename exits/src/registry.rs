@@ -6,7 +6,7 @@ use crate::builtin::convert::{self, Convert};
 use crate::builtin::destination_rewrite::{self, DestinationRewrite};
 use crate::builtin::rfh_properties::{self, RfhProperties};
 use crate::chain::{ChainEntry, ExitChain, StartError};
-use crate::config::{ExitDef, ExitRef, ExitsConfig};
+use crate::config::{ExitDef, ExitRef, ExitsConfig, MAX_BUFFER_HEADROOM};
 use crate::external::{CExit, LoadError};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -127,11 +127,13 @@ impl ExitRegistry {
                 })?
             }
             ExitRef::External { library, function } => Box::new(
-                CExit::load(library, function).map_err(|source| BuildError::Load {
-                    exit: name.clone(),
-                    point,
-                    source,
-                })?,
+                CExit::load(library, function)
+                    .map_err(|source| BuildError::Load {
+                        exit: name.clone(),
+                        point,
+                        source,
+                    })?
+                    .with_buffer_headroom(def.buffer_headroom.min(MAX_BUFFER_HEADROOM)),
             ),
         };
         Ok(ChainEntry {

@@ -207,6 +207,59 @@ fn c_exit_changes_the_mqmd_before_put() {
 }
 
 #[test]
+fn c_exit_lengthens_the_data_within_its_headroom() {
+    // buffer_headroom 16: the exit may append up to 16 bytes.
+    let mut chain = chain_for(
+        rewrite_lib(),
+        "AppendExit",
+        ExitPoint::Receive,
+        "TO.GW",
+        "        data: \"-seen-by-gw\"\n        buffer_headroom: 16\n",
+    );
+    let before = xmit_message("INBOX", "GATEWAY");
+    let mut buf = BytesMut::from(&before[..]);
+    assert_eq!(chain.run_buffer(&mut buf), Verdict::Continue);
+    let mut want = before.clone();
+    want.extend_from_slice(b"-seen-by-gw");
+    assert_eq!(&buf[..], &want[..]);
+
+    // Also behind an MQMD (after_get): the data grows, the MD is unchanged.
+    let mut chain = chain_for(
+        rewrite_lib(),
+        "AppendExit",
+        ExitPoint::AfterGet,
+        "APP.OUT",
+        "        data: \"!\"\n        buffer_headroom: 1\n",
+    );
+    let mut md = Mqmd::default();
+    let mut data = BytesMut::from(&b"body"[..]);
+    assert_eq!(
+        chain.run_after_get(&mut md, Charset::Ascii, &mut data),
+        Verdict::Continue
+    );
+    assert_eq!(&data[..], b"body!");
+    assert_eq!(md, Mqmd::default());
+
+    // Without headroom the example refuses (MQXCC_FAILED): policy close, data unchanged.
+    let mut chain = chain_for(
+        rewrite_lib(),
+        "AppendExit",
+        ExitPoint::Receive,
+        "TO.GW",
+        "        data: \"-seen\"\n",
+    );
+    let mut buf = BytesMut::from(&before[..]);
+    assert!(matches!(
+        chain.run_buffer(&mut buf),
+        Verdict::CloseChannel {
+            failure: Some(ExitFailure::Reported { .. }),
+            ..
+        }
+    ));
+    assert_eq!(&buf[..], &before[..]);
+}
+
+#[test]
 fn c_exit_changes_the_get_options() {
     let mut chain = chain_for(
         rewrite_lib(),

@@ -100,7 +100,7 @@ fn usr_properties_are_overridden_added_and_removed() {
     r2.push_folder("<mcd><Msd>jms_text</Msd></mcd>", ByteOrder::Little)
         .unwrap();
     r2.push_folder(
-        "<usr><Region>US</Region><Tier dt='i4'>3</Tier><Keep>x</Keep></usr>",
+        "<usr><Region>US</Region><Tier dt='i4'>3</Tier><Keep>x</Keep><Empty/></usr>",
         ByteOrder::Little,
     )
     .unwrap();
@@ -119,7 +119,7 @@ fn usr_properties_are_overridden_added_and_removed() {
     assert_eq!(&r.folders[0].data[..], &mcd_bytes[..]);
     assert_eq!(
         usr_text(r, 1),
-        "<usr><Region>EU</Region><Keep>x</Keep><New>a&amp;b</New></usr>"
+        "<usr><Region>EU</Region><Keep>x</Keep><Empty></Empty><New>a&amp;b</New></usr>"
     );
     assert!(out.ends_with(b"body"));
     // NameValueLength multiple of 4 (spec: mq-structures.md §8.3).

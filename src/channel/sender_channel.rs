@@ -153,10 +153,10 @@ impl SenderChannel {
             let failure = match SenderConn::connect(self.def.connect, &self.offer()).await {
                 Ok(mut conn) => {
                     backoff = first;
-                    if self.in_flight.is_none() {
-                        if let Err(e) = self.settle_recorded(conn.agreed.last_committed_seq).await {
-                            tracing::error!(channel = %self.def.name, error = %e, "cannot settle the recorded in-flight batch");
-                        }
+                    if self.in_flight.is_none()
+                        && let Err(e) = self.settle_recorded(conn.agreed.last_committed_seq).await
+                    {
+                        tracing::error!(channel = %self.def.name, error = %e, "cannot settle the recorded in-flight batch");
                     }
                     if let Some((seq, _)) = self.in_flight {
                         let committed = conn.agreed.last_committed_seq >= seq;

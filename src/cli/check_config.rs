@@ -8,7 +8,14 @@ use std::process::ExitCode;
 /// and exits 1.
 pub fn run(file: PathBuf) -> ExitCode {
     match Config::load(&file) {
-        Ok(c) => {
+        Ok(mut c) => {
+            if let Err(errors) = crate::tedg::load_from_config(&mut c) {
+                for e in &errors {
+                    eprintln!("{e}");
+                }
+                eprintln!("{}: {} error(s)", file.display(), errors.len());
+                return ExitCode::FAILURE;
+            }
             println!(
                 "{}: OK (queue manager {}, {} queue definitions)",
                 file.display(),

@@ -10,10 +10,10 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
     /// Source CCSID (e.g. 819, 37, 1208).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     from: i32,
     /// Target CCSID.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     to: i32,
     /// EBCDIC newline handling, like IBM MQ's ConvEBCDICNewline.
     #[arg(long, value_enum, default_value_t = Newline::NlToLf)]
@@ -22,10 +22,10 @@ pub struct ConvertArgs {
     #[arg(long = "on-error", value_enum, default_value_t = OnError::Fail)]
     on_error: OnError,
     /// MQ Encoding of the input; only UTF-16 uses it (546 = little-endian).
-    #[arg(long, default_value_t = 273)]
+    #[arg(long, default_value_t = 273, allow_negative_numbers = true)]
     from_encoding: i32,
     /// MQ Encoding of the output; only UTF-16 uses it (546 = little-endian).
-    #[arg(long, default_value_t = 273)]
+    #[arg(long, default_value_t = 273, allow_negative_numbers = true)]
     to_encoding: i32,
 }
 
@@ -62,6 +62,17 @@ pub fn run(args: ConvertArgs) -> ExitCode {
             OnError::Substitute => OnUnmappable::Substitute,
         },
     };
+    for (flag, e) in [
+        ("--from-encoding", args.from_encoding),
+        ("--to-encoding", args.to_encoding),
+    ] {
+        if !valid_encoding(e) {
+            eprintln!(
+                "mqgate convert: {flag} {e} is not an MQ Encoding: reserved bits must be 0 and the integer part 1 (normal, 273) or 2 (reversed, 546) (spec: mq-structures.md §1; 2112/2116 MQRC_SOURCE/TARGET_INTEGER_ENC_ERROR)"
+            );
+            return ExitCode::from(1);
+        }
+    }
     let (from, to) = match (
         Ccsid::with_encoding(args.from, args.from_encoding),
         Ccsid::with_encoding(args.to, args.to_encoding),
@@ -94,4 +105,12 @@ pub fn run(args: ConvertArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// An Encoding mqgate can read integers by: reserved bits clear and the
+/// integer part undefined (0, read as normal), normal (1) or reversed (2)
+/// (spec: mq-structures.md §1).
+fn valid_encoding(e: i32) -> bool {
+    use mqgate_codecs::mq::constants::enc;
+    e & enc::RESERVED_MASK == 0 && e & enc::INTEGER_MASK <= 2
 }

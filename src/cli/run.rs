@@ -39,6 +39,9 @@ pub struct RunArgs {
     /// Overrides listener.listen (ADDR:PORT).
     #[arg(long)]
     pub listen: Option<SocketAddr>,
+    /// Tuxedo DMCONFIG file; overrides `dmconfig:` of the YAML (docs/tuxedo.md).
+    #[arg(long)]
+    pub dmconfig: Option<PathBuf>,
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Human)]
     pub log_format: LogFormat,
@@ -87,6 +90,18 @@ pub fn run(args: RunArgs) -> ExitCode {
     if let Some(a) = args.listen {
         config.listener.listen = a;
     }
+    if let Some(d) = args.dmconfig {
+        config.dmconfig = Some(d);
+    }
+    let tedg = match crate::tedg::load_from_config(&mut config) {
+        Ok(t) => t,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("{e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
     init_logging(args.log_format, "info");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -98,7 +113,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve(config)) {
+    match runtime.block_on(serve(config, tedg)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "mqgate stopped on an error");
@@ -107,7 +122,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
 }
 
-async fn serve(config: Config) -> Result<(), String> {
+async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), String> {
     let store = RedbStore::open(&config.storage.data_dir).map_err(|e| e.to_string())?;
     let qm = Arc::new(QueueManager::open(&config, Arc::new(store)).map_err(|e| e.to_string())?);
     let listener = tokio::net::TcpListener::bind(config.http.listen)
@@ -150,14 +165,31 @@ async fn serve(config: Config) -> Result<(), String> {
         data_dir = %config.storage.data_dir.display(),
         "mqgate running"
     );
+    let tedg_routes = tedg.map(|loaded| {
+        let t = crate::tedg::Tedg::new(
+            loaded,
+            Arc::clone(&qm),
+            Arc::new(crate::tedg::clock::SystemClock),
+            config.http.lease_ms,
+        );
+        crate::tedg::http::routes(crate::tedg::http::TedgState {
+            tedg: Arc::new(t),
+            max_wait_ms: config.http.max_wait_ms,
+        })
+    });
     let state = AppState {
         qm: Arc::clone(&qm),
         config: Arc::new(config),
         started: Instant::now(),
         channels: board,
     };
+    let rpc = crate::rpc::RpcService::start(Arc::clone(&qm), &state.config.rpc)?;
     let stopping = Arc::clone(&qm);
-    axum::serve(listener, router(state))
+    let mut app = router(state).merge(crate::rpc::http::router(rpc));
+    if let Some(r) = tedg_routes {
+        app = app.merge(r);
+    }
+    axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             stop_signal().await;
             tracing::info!("stop requested; finishing requests in flight");

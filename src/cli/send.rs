@@ -140,12 +140,13 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
             }
             Err(e) => return Err(e),
         };
-        if let Some((seq, end)) = in_flight.take() {
-            if conn.agreed.last_committed_seq >= seq {
-                // Committed, confirmation lost: do not send it again.
-                next = end;
-                sent.batches += 1;
-            }
+        if let Some((seq, end)) = in_flight.take()
+            && conn.agreed.last_committed_seq >= seq
+        {
+            // Committed, confirmation lost: do not send it again.
+            sent.persistent += end - next;
+            next = end;
+            sent.batches += 1;
         }
         let result: Result<(), SendError> = async {
             let batch_size = conn.agreed.batch_size as usize;

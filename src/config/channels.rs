@@ -194,6 +194,7 @@ pub fn default_channels() -> Vec<ChannelDef> {
             data: "separator=%".into(),
             time_budget_ms: mqgate_exits::config::DEFAULT_TIME_BUDGET_MS,
             on_failure: FailurePolicy::default(),
+            buffer_headroom: 0,
             isolation: None,
         }],
         undelivered: UndeliveredRule::default(),

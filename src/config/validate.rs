@@ -37,6 +37,7 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     if config.http.uow_timeout_ms == 0 {
         err("http.uow_timeout_ms", "must be at least 1 ms".into());
     }
+    crate::rpc::check::check_config(&config.rpc, &mut err);
 
     // Names first, so references can be checked against the full set.
     let mut by_name: HashMap<&str, (usize, &QueueDef)> = HashMap::new();

@@ -7,47 +7,10 @@
 
 use mqgate_codecs::mq::md::Id24;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-/// Every MQMD field of `md`, its character fields read in `cs`. Version 1 MDs
-/// have no GroupId/MsgSeqNumber/Offset/MsgFlags/OriginalLength keys.
-pub fn md_to_json(md: &Mqmd, cs: Charset) -> Value {
-    let mut v = json!({
-        "Version": md.version,
-        "Report": md.report,
-        "MsgType": md.msg_type,
-        "Expiry": md.expiry,
-        "Feedback": md.feedback,
-        "Encoding": md.encoding,
-        "CodedCharSetId": md.coded_char_set_id,
-        "Format": md.format.text(cs),
-        "Priority": md.priority,
-        "Persistence": md.persistence,
-        "MsgId": hex::encode_upper(md.msg_id),
-        "CorrelId": hex::encode_upper(md.correl_id),
-        "BackoutCount": md.backout_count,
-        "ReplyToQ": md.reply_to_q.text(cs),
-        "ReplyToQMgr": md.reply_to_q_mgr.text(cs),
-        "UserIdentifier": md.user_identifier.text(cs),
-        "AccountingToken": hex::encode_upper(md.accounting_token),
-        "ApplIdentityData": md.appl_identity_data.text(cs),
-        "PutApplType": md.put_appl_type,
-        "PutApplName": md.put_appl_name.text(cs),
-        "PutDate": md.put_date.text(cs),
-        "PutTime": md.put_time.text(cs),
-        "ApplOriginData": md.appl_origin_data.text(cs),
-    });
-    if md.version >= 2 {
-        if let Value::Object(m) = &mut v {
-            m.insert("GroupId".into(), json!(hex::encode_upper(md.group_id)));
-            m.insert("MsgSeqNumber".into(), json!(md.msg_seq_number));
-            m.insert("Offset".into(), json!(md.offset));
-            m.insert("MsgFlags".into(), json!(md.msg_flags));
-            m.insert("OriginalLength".into(), json!(md.original_length));
-        }
-    }
-    v
-}
+/// Every MQMD field of `md` (the same mapping as `mqgate decode --json`).
+pub use crate::mqjson::md_to_json;
 
 /// Parses a 48-hex-character id (MsgId, CorrelId, GroupId). Errors say what is wrong.
 pub fn parse_id(text: &str) -> Result<Id24, String> {

@@ -7,7 +7,7 @@ pub mod md_json;
 mod messages;
 mod uow;
 
-pub use error::ApiError;
+pub use error::{ApiError, status_for};
 
 use crate::config::Config;
 use crate::qmgr::QueueManager;

@@ -203,20 +203,30 @@ impl Converter {
                 }
                 r
             }
-            Path::Utf8ToSbcs(t) => match std::str::from_utf8(input) {
-                Ok(text) => t.encode_into(text, self.on, out),
-                Err(_) => {
-                    // Fails under Fail at the first bad byte; under Substitute
-                    // the repaired text cannot fail to encode.
-                    let (text, subs) = unicode::decode_utf8(input, self.from_ccsid, self.on)?;
-                    Ok(subs + t.encode_into(&text, self.on, out)?)
-                }
-            },
+            Path::Utf8ToSbcs(t) => t.encode_utf8_into(input, self.from_ccsid, self.on, out),
             Path::Via { from, to } => {
                 let mut text = String::new();
                 let decode_subs = from.decode_into(input, self.from_ccsid, self.on, &mut text)?;
                 match to.encode_into(&text, self.to_ccsid, self.on, out) {
-                    Ok(encode_subs) => Ok(decode_subs + encode_subs),
+                    Ok(encode_subs) => {
+                        // Each decode substitution left one U+FFFD; where the
+                        // target lacks U+FFFD it was substituted again and is
+                        // already in encode_subs: one place counts once.
+                        let fffd_unmappable = decode_subs > 0
+                            && to
+                                .encode_into(
+                                    "\u{FFFD}",
+                                    self.to_ccsid,
+                                    OnUnmappable::Fail,
+                                    &mut Vec::new(),
+                                )
+                                .is_err();
+                        Ok(if fffd_unmappable {
+                            encode_subs
+                        } else {
+                            decode_subs + encode_subs
+                        })
+                    }
                     Err(ConvertError::Unmappable { ccsid, offset, ch }) => {
                         // Report the offset in the caller's input, not in the text.
                         let n = text.get(..offset).map_or(0, |t| t.chars().count());

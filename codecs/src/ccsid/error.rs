@@ -24,6 +24,29 @@ pub enum ConvertError {
         /// The byte found there.
         byte: u8,
     },
+    /// UTF-16 input (`ccsid` 1200, 13488, 17584) ends inside a 2-byte code
+    /// unit: one byte is left at `offset`.
+    #[error(
+        "UTF-16 input in CCSID {ccsid} is truncated: a lone byte is left at offset {offset} (UTF-16 needs an even number of bytes)"
+    )]
+    Truncated {
+        /// The source CCSID.
+        ccsid: u16,
+        /// Byte offset of the lone final byte.
+        offset: usize,
+    },
+    /// UTF-16 input holds a surrogate code unit without its pair at `offset`.
+    #[error(
+        "UTF-16 input in CCSID {ccsid} has an unpaired surrogate U+{unit:04X} at offset {offset}"
+    )]
+    UnpairedSurrogate {
+        /// The source CCSID.
+        ccsid: u16,
+        /// Byte offset of the code unit.
+        offset: usize,
+        /// The surrogate code unit.
+        unit: u16,
+    },
     /// The character that starts at input `offset` has no mapping in the target.
     #[error("character U+{:04X} at offset {offset} has no mapping in CCSID {ccsid}", u32::from(*.ch))]
     Unmappable {

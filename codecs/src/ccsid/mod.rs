@@ -23,6 +23,7 @@ mod message;
 mod options;
 mod registry;
 mod sbcs;
+mod simd;
 #[rustfmt::skip]
 mod tables;
 mod unicode;

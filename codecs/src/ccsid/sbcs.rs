@@ -3,6 +3,8 @@
 use super::error::ConvertError;
 use super::options::OnUnmappable;
 use super::registry::Family;
+use super::simd;
+use super::unicode;
 
 /// Marks a byte a set leaves undefined in [`SbcsTable::to_unicode`].
 pub const UNDEFINED: u16 = 0xFFFF;
@@ -42,6 +44,12 @@ pub(crate) struct SbcsCodec {
     /// Byte for U+0000..U+00FF; values above 0xFF mean "not in the set".
     latin1: [u16; 256],
     above_latin1: &'static [(u16, u8)],
+    /// The Latin-1 character of each byte, when every byte has one (the
+    /// EBCDIC Latin-1 sets such as 037, 500, 1047): the bulk UTF-8 path.
+    byte_to_latin1: Option<[u8; 256]>,
+    /// The byte of each Latin-1 character, when the set has all of them:
+    /// the bulk path from UTF-8.
+    latin1_to_byte: Option<[u8; 256]>,
 }
 
 impl SbcsCodec {
@@ -62,12 +70,23 @@ impl SbcsCodec {
                 latin1[usize::from(u)] = b as u16;
             }
         }
+        // Both fit in a byte where the check passes.
+        let byte_to_latin1 = to_unicode
+            .iter()
+            .all(|&u| u <= 0xFF)
+            .then(|| std::array::from_fn(|b| to_unicode[b] as u8));
+        let latin1_to_byte = latin1
+            .iter()
+            .all(|&b| b <= 0xFF)
+            .then(|| std::array::from_fn(|u| latin1[u] as u8));
         SbcsCodec {
             ccsid: t.ccsid,
             substitution: t.substitution,
             to_unicode,
             latin1,
             above_latin1: t.above_latin1,
+            byte_to_latin1,
+            latin1_to_byte,
         }
     }
 
@@ -115,6 +134,11 @@ impl SbcsCodec {
         on: OnUnmappable,
         buf: &mut Vec<u8>,
     ) -> Result<usize, ConvertError> {
+        if let Some(to_latin1) = &self.byte_to_latin1 {
+            // Every byte is defined, so nothing can fail or be substituted.
+            simd::latin1_to_utf8(to_latin1, input, buf);
+            return Ok(0);
+        }
         // Per-byte UTF-8: up to 3 bytes (all scalars are in the BMP).
         let mut utf8 = [[0u8; 4]; 256];
         let mut len = [0u8; 256];
@@ -189,6 +213,65 @@ impl SbcsCodec {
         Ok(substitutions)
     }
 
+    /// Appends the bytes of UTF-8 `input` to `out` (the bytes → bytes path
+    /// from CCSID 1208); errors as [`Self::encode_into`], plus
+    /// [`ConvertError::Invalid`] for malformed UTF-8 under
+    /// [`OnUnmappable::Fail`] (on error `out` is unchanged).
+    pub fn encode_utf8_into(
+        &self,
+        input: &[u8],
+        utf8_ccsid: u16,
+        on: OnUnmappable,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, ConvertError> {
+        let start = out.len();
+        if let Some(from_latin1) = &self.latin1_to_byte {
+            // Validating as it goes: runs of U+0000..U+00FF in bulk, other
+            // characters one by one; anything unusual (malformed UTF-8, a
+            // character the set lacks) goes to the general path below.
+            let mut i = 0;
+            loop {
+                i += simd::utf8_latin1_prefix(from_latin1, &input[i..], out);
+                let Some(rest) = input.get(i..) else { break };
+                if rest.is_empty() {
+                    return Ok(0);
+                }
+                let head = &rest[..rest.len().min(4)];
+                let ch = match std::str::from_utf8(head) {
+                    Ok(s) => s.chars().next(),
+                    Err(e) => head
+                        .get(..e.valid_up_to())
+                        .and_then(|v| std::str::from_utf8(v).ok())
+                        .and_then(|s| s.chars().next()),
+                };
+                match ch.and_then(|c| self.encode_char(c).map(|b| (c, b))) {
+                    Some((c, b)) => {
+                        out.push(b);
+                        i += c.len_utf8();
+                    }
+                    None => break,
+                }
+            }
+            out.truncate(start);
+        }
+        match std::str::from_utf8(input) {
+            Ok(text) => self.encode_into(text, on, out),
+            Err(_) => {
+                // Fails under Fail at the first bad byte; under Substitute
+                // the repaired text cannot fail to encode.
+                let (text, subs) = unicode::decode_utf8(input, utf8_ccsid, on)?;
+                let encoded = self.encode_into(&text, on, out)?;
+                // Each repaired sequence became one U+FFFD; a set without
+                // U+FFFD substitutes it again, and that place counts once.
+                Ok(if self.encode_char('\u{FFFD}').is_none() {
+                    encoded
+                } else {
+                    subs + encoded
+                })
+            }
+        }
+    }
+
     /// Appends the bytes of `text` to `out`; error offsets are byte offsets
     /// in `text` (on error `out` is unchanged). Returns the number of
     /// substitutions.
@@ -211,7 +294,13 @@ impl SbcsCodec {
         let mut substitutions = 0;
         let mut i = 0;
         while i < src.len() {
-            if let Some(map) = &ascii {
+            if let Some(from_latin1) = &self.latin1_to_byte {
+                // Up to the next character above U+00FF, if any.
+                i += simd::utf8_latin1_prefix(from_latin1, &src[i..], out);
+                if i >= src.len() {
+                    break;
+                }
+            } else if let Some(map) = &ascii {
                 while let Some(Ok(w)) = src.get(i..i + 8).map(<[u8; 8]>::try_from) {
                     let high = u64::from_le_bytes(w) & 0x8080_8080_8080_8080;
                     // The ASCII bytes before the first non-ASCII one (all 8
@@ -326,7 +415,7 @@ impl Composed {
                 substitutions = input[offset..].iter().filter(|b| bad(b)).count();
             }
         }
-        out.extend(input.iter().map(|&b| self.map[usize::from(b)]));
+        simd::map_bytes(&self.map, input, out);
         Ok(substitutions)
     }
 

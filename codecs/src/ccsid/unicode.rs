@@ -55,10 +55,14 @@ pub(crate) fn decode_utf16(
     while i < input.len() {
         let bad = |i: usize, substitutions: &mut usize, text: &mut String| {
             if on == OnUnmappable::Fail {
-                Err(ConvertError::Invalid {
-                    ccsid,
-                    offset: i,
-                    byte: input[i],
+                Err(if i + 1 >= input.len() {
+                    ConvertError::Truncated { ccsid, offset: i }
+                } else {
+                    ConvertError::UnpairedSurrogate {
+                        ccsid,
+                        offset: i,
+                        unit: unit(i),
+                    }
                 })
             } else {
                 *substitutions += 1;

@@ -182,6 +182,13 @@ impl<'a> Chain<'a> {
         self.input.get(self.body_offset..).unwrap_or(&[])
     }
 
+    /// The body as a zero-copy slice of `message`, the owned buffer whose
+    /// bytes were given to [`parse_chain`] (DESIGN.md: bodies are `Bytes`
+    /// slices). Empty when `message` is shorter than the headers.
+    pub fn body_bytes(&self, message: &bytes::Bytes) -> bytes::Bytes {
+        message.slice(self.body_offset.min(message.len())..)
+    }
+
     /// Decodes every link into its typed header.
     pub fn decode(&self) -> Result<DecodedChain<'a>, DecodeError> {
         let mut headers = Vec::with_capacity(self.links.len());
@@ -253,6 +260,7 @@ fn version_ok(s: Structure, v: i32) -> bool {
     }
 }
 
+#[inline]
 fn scan(
     s: Structure,
     input: &[u8],
@@ -304,34 +312,40 @@ fn detect_order(s: Structure, input: &[u8]) -> Result<(Structure, ByteOrder), De
 ///
 /// Errors: the first bad structure, with the chain read before it; the
 /// error's offset counts from the start of `input`.
+#[inline(always)]
 pub fn parse_chain<'a>(
     input: &'a [u8],
     opts: &ChainOptions,
 ) -> Result<Chain<'a>, Box<ChainError<'a>>> {
-    let start_ccsid = opts.ccsid.unwrap_or(ccsi::Q_MGR);
     let mut chain = Chain {
         input,
         links: SmallVec::new(),
         body_offset: 0,
         body_descriptor: Descriptor {
             encoding: opts.encoding.unwrap_or(0),
-            coded_char_set_id: start_ccsid,
+            coded_char_set_id: opts.ccsid.unwrap_or(ccsi::Q_MGR),
             format: opts.format.unwrap_or(CharField::BLANK_ASCII),
             charset: Charset::Ascii,
         },
     };
+    match walk(&mut chain, opts) {
+        Ok(()) => Ok(chain),
+        Err(error) => Err(Box::new(ChainError {
+            partial: chain,
+            error,
+        })),
+    }
+}
+
+/// The chain walk proper; fills `chain` as far as the input is good.
+fn walk(chain: &mut Chain<'_>, opts: &ChainOptions) -> Result<(), DecodeError> {
+    let input = chain.input;
     let first = match &opts.format {
         Some(f) => Structure::from_format(f, Charset::Ascii),
         None => Structure::from_struc_id(input).map(|(s, _)| s),
     };
     let Some(first) = first else {
-        return Ok(chain);
-    };
-    let fail = |chain: Chain<'a>, error| {
-        Err(Box::new(ChainError {
-            partial: chain,
-            error,
-        }))
+        return Ok(());
     };
     let (mut current, mut encoding) = match opts.encoding {
         Some(e) if first == Structure::Rfh && opts.format.is_none() => {
@@ -340,20 +354,17 @@ pub fn parse_chain<'a>(
             (if v2 { Structure::Rfh2 } else { Structure::Rfh }, e)
         }
         Some(e) => (first, e),
-        None => match detect_order(first, input) {
-            Ok((s, order)) => (s, order.encoding()),
-            Err(e) => return fail(chain, e),
-        },
+        None => {
+            let (s, order) = detect_order(first, input)?;
+            (s, order.encoding())
+        }
     };
-    let mut ccsid = start_ccsid;
+    let mut ccsid = chain.body_descriptor.coded_char_set_id;
     let mut pos = 0usize;
     loop {
         let rest = &input[pos..];
         let order = ByteOrder::from_encoding(encoding);
-        let (length, charset, next) = match scan(current, rest, order) {
-            Ok(r) => r,
-            Err(e) => return fail(chain, e.shifted(pos)),
-        };
+        let (length, charset, next) = scan(current, rest, order).map_err(|e| e.shifted(pos))?;
         chain.links.push(Link {
             structure: current,
             offset: pos,
@@ -375,7 +386,7 @@ pub fn parse_chain<'a>(
         };
         match Structure::from_format(&next.format, next.charset) {
             Some(s) => current = s,
-            None => return Ok(chain),
+            None => return Ok(()),
         }
     }
 }

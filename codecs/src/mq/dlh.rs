@@ -3,7 +3,7 @@
 //! Encoding/CodedCharSetId/Format (at 108/112/116) describe the data after it.
 
 use super::chain::Descriptor;
-use super::constants::{ccsi, fmt};
+use super::constants::ccsi;
 use super::enc::{ByteOrder, Fixed};
 use super::error::{DecodeError, DecodeErrorKind, need};
 use super::field::{CharField, Charset, FieldError};
@@ -87,12 +87,13 @@ impl Mqdlh {
         };
         let mut md = original.clone();
         // MQFMT_DEAD_LETTER_HEADER `MQDEAD  ` in the header charset.
-        md.format = CharField::new(&String::from_utf8_lossy(fmt::DEAD_LETTER_HEADER), cs)?;
+        md.format = CharField::new("MQDEAD", cs)?;
         md.coded_char_set_id = ccsi::Q_MGR;
         Ok((dlh, md))
     }
 }
 
+#[inline]
 pub(crate) fn scan_dlh(
     input: &[u8],
     order: ByteOrder,

@@ -31,17 +31,40 @@ pub fn set_char_field(
             buf_len,
         })?;
     check_value(value, len, cs)?;
-    let mut n = 0;
-    for (dst, c) in field.iter_mut().zip(value.chars()) {
-        // check_value has accepted every character.
-        *dst = cs.encode_invariant(c).unwrap_or(cs.blank());
-        n += 1;
-    }
-    field[n..].fill(cs.blank());
+    fill_field(field, value, cs);
     Ok(())
 }
 
+/// Writes a value [`check_value`] accepted: invariant characters are ASCII,
+/// so bytes and characters coincide.
+#[inline]
+fn fill_field(field: &mut [u8], value: &str, cs: Charset) {
+    let v = value.as_bytes();
+    let (head, tail) = field.split_at_mut(v.len().min(field.len()));
+    match cs {
+        Charset::Ascii => head.copy_from_slice(&v[..head.len()]),
+        Charset::Ebcdic => {
+            for (d, &b) in head.iter_mut().zip(v) {
+                *d = cs.encode_invariant_byte(b).unwrap_or(0x40);
+            }
+        }
+    }
+    tail.fill(cs.blank());
+}
+
+/// Checks that `value` fits a `len`-byte field of invariant characters.
+#[inline]
 fn check_value(value: &str, len: usize, cs: Charset) -> Result<(), FieldError> {
+    let v = value.as_bytes();
+    if v.len() <= len && v.iter().all(|&b| cs.encode_invariant_byte(b).is_some()) {
+        return Ok(());
+    }
+    value_error(value, len, cs)
+}
+
+/// The precise error for a value [`check_value`] refused.
+#[cold]
+fn value_error(value: &str, len: usize, cs: Charset) -> Result<(), FieldError> {
     let mut count = 0;
     for (i, c) in value.chars().enumerate() {
         if cs.encode_invariant(c).is_none() {
@@ -104,8 +127,16 @@ pub fn set_remote_names(
     })?;
     check_value(remote_q_name, 48, cs)?;
     check_value(remote_q_mgr_name, 48, cs)?;
-    set_char_field(xqh, REMOTE_Q_NAME_OFFSET, 48, remote_q_name, cs)?;
-    set_char_field(xqh, REMOTE_Q_MGR_NAME_OFFSET, 48, remote_q_mgr_name, cs)?;
+    fill_field(
+        &mut xqh[REMOTE_Q_NAME_OFFSET..REMOTE_Q_NAME_OFFSET + 48],
+        remote_q_name,
+        cs,
+    );
+    fill_field(
+        &mut xqh[REMOTE_Q_MGR_NAME_OFFSET..REMOTE_Q_MGR_NAME_OFFSET + 48],
+        remote_q_mgr_name,
+        cs,
+    );
     Ok(cs)
 }
 

@@ -107,6 +107,7 @@ impl fmt::Display for DecodeErrorKind {
 
 impl DecodeError {
     /// An error in `structure` at `offset`.
+    #[cold]
     pub fn new(structure: Structure, offset: usize, kind: DecodeErrorKind) -> Self {
         DecodeError {
             structure,
@@ -140,6 +141,7 @@ impl DecodeError {
 }
 
 /// Returns a `Truncated` error unless `input` holds `needed` bytes.
+#[inline]
 pub(crate) fn need(structure: Structure, input: &[u8], needed: usize) -> Result<(), DecodeError> {
     if input.len() < needed {
         Err(DecodeError::new(

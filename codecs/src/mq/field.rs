@@ -88,6 +88,17 @@ impl Charset {
         })
     }
 
+    /// Encodes one ASCII byte if it is an invariant character; `None` otherwise.
+    #[inline]
+    pub fn encode_invariant_byte(self, b: u8) -> Option<u8> {
+        let e = *ASCII_TO_EBCDIC.get(usize::from(b))?;
+        match (e, self) {
+            (0, _) => None,
+            (_, Charset::Ascii) => Some(b),
+            (e, Charset::Ebcdic) => Some(e),
+        }
+    }
+
     /// Decodes one byte. Invariant characters decode exactly; in ASCII other
     /// bytes decode as Latin-1; in EBCDIC non-invariant bytes decode as U+FFFD
     /// (the `ccsid` module converts those properly).

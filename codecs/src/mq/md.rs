@@ -132,6 +132,7 @@ impl Mqmd {
 
 /// What the chain walker needs from an MQMD without building an [`Mqmd`]:
 /// its length, charset and the descriptor of what follows it.
+#[inline]
 pub(crate) fn scan_md(
     input: &[u8],
     order: ByteOrder,

@@ -77,6 +77,7 @@ impl Default for Mqmde {
     }
 }
 
+#[inline]
 pub(crate) fn scan_mde(
     input: &[u8],
     order: ByteOrder,

@@ -54,6 +54,7 @@ fn min_length(structure: Structure, version: i32) -> Option<usize> {
     }
 }
 
+#[inline]
 pub(crate) fn scan_opaque(
     structure: Structure,
     input: &[u8],

@@ -26,6 +26,7 @@ pub(crate) struct Prefix {
 /// Checks and reads the prefix of `structure` at the start of `input`.
 /// `min_len(version)` gives the smallest StrucLength for an accepted version
 /// (`None` = version not supported); `exact` requires StrucLength == minimum.
+#[inline]
 pub(crate) fn scan_prefix(
     structure: Structure,
     input: &[u8],
@@ -41,26 +42,30 @@ pub(crate) fn scan_prefix(
     })?;
     let f = Fixed { b: input, order };
     let version = f.i32(4);
-    let min = min_len(version).ok_or(DecodeError::new(
-        structure,
-        4,
-        DecodeErrorKind::UnsupportedVersion { version },
-    ))?;
+    let min = min_len(version).ok_or_else(|| {
+        DecodeError::new(
+            structure,
+            4,
+            DecodeErrorKind::UnsupportedVersion { version },
+        )
+    })?;
     need(structure, input, PREFIX_LENGTH)?;
     let raw = f.i32(8);
     let max = if exact { min } else { input.len() };
     let struc_length = usize::try_from(raw)
         .ok()
         .filter(|&l| l >= min && l <= max)
-        .ok_or(DecodeError::new(
-            structure,
-            8,
-            DecodeErrorKind::StrucLengthOutOfRange {
-                struc_length: raw,
-                min,
-                max,
-            },
-        ))?;
+        .ok_or_else(|| {
+            DecodeError::new(
+                structure,
+                8,
+                DecodeErrorKind::StrucLengthOutOfRange {
+                    struc_length: raw,
+                    min,
+                    max,
+                },
+            )
+        })?;
     if struc_length % 4 != 0 {
         return Err(DecodeError::new(
             structure,

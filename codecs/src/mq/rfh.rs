@@ -253,6 +253,7 @@ pub(crate) fn check_name_value_string(s: &[u8], cs: Charset) -> Result<(), Decod
     Ok(())
 }
 
+#[inline]
 pub(crate) fn scan_rfh(
     input: &[u8],
     order: ByteOrder,

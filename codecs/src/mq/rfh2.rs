@@ -171,6 +171,7 @@ fn pad_folder(buf: &mut Vec<u8>, start: usize, name_value_ccsid: i32, order: Byt
 
 /// Walks the folders of the RFH2 `input[..struc_length]`, calling `each`
 /// with the offset and length of every NameValueData.
+#[inline]
 fn walk_folders(
     input: &[u8],
     struc_length: usize,
@@ -185,12 +186,15 @@ fn walk_folders(
             return Err(err(DecodeErrorKind::TrailingBytes { count: room }));
         };
         let max = room - 4;
-        let len = usize::try_from(nvl).ok().filter(|&l| l <= max).ok_or(err(
-            DecodeErrorKind::NameValueLengthOutOfRange {
-                name_value_length: nvl,
-                max,
-            },
-        ))?;
+        let len = usize::try_from(nvl)
+            .ok()
+            .filter(|&l| l <= max)
+            .ok_or_else(|| {
+                err(DecodeErrorKind::NameValueLengthOutOfRange {
+                    name_value_length: nvl,
+                    max,
+                })
+            })?;
         if len % 4 != 0 {
             return Err(err(DecodeErrorKind::NameValueLengthNotMultipleOf4 {
                 name_value_length: nvl,
@@ -202,6 +206,7 @@ fn walk_folders(
     Ok(())
 }
 
+#[inline]
 pub(crate) fn scan_rfh2(
     input: &[u8],
     order: ByteOrder,

@@ -55,21 +55,36 @@ impl Structure {
         }
     }
 
+    /// The StrucId in EBCDIC (`MD  ` = `D4 C4 40 40`).
+    #[inline]
+    pub fn struc_id_ebcdic(self) -> [u8; 4] {
+        match self {
+            Structure::Md => EBCDIC_MD,
+            Structure::Mde => EBCDIC_MDE,
+            Structure::Xqh => EBCDIC_XQH,
+            Structure::Dlh => EBCDIC_DLH,
+            Structure::Rfh | Structure::Rfh2 => EBCDIC_RFH,
+            Structure::Iih => EBCDIC_IIH,
+            Structure::Cih => EBCDIC_CIH,
+        }
+    }
+
     /// The StrucId in `cs`: ASCII, or EBCDIC (`MD  ` = `D4 C4 40 40`).
+    #[inline]
     pub fn struc_id(self, cs: Charset) -> [u8; 4] {
-        let a = self.struc_id_ascii();
         match cs {
-            Charset::Ascii => *a,
-            Charset::Ebcdic => a.map(ascii_to_ebcdic_upper),
+            Charset::Ascii => *self.struc_id_ascii(),
+            Charset::Ebcdic => self.struc_id_ebcdic(),
         }
     }
 
     /// The charset in which `found` is this structure's StrucId, if it is.
+    #[inline]
     pub fn match_struc_id(self, found: &[u8]) -> Option<Charset> {
         let found: [u8; 4] = found.get(..4)?.try_into().ok()?;
         if found == *self.struc_id_ascii() {
             Some(Charset::Ascii)
-        } else if found == self.struc_id(Charset::Ebcdic) {
+        } else if found == self.struc_id_ebcdic() {
             Some(Charset::Ebcdic)
         } else {
             None
@@ -79,17 +94,43 @@ impl Structure {
     /// The structure a StrucId names (RFH is reported as [`Structure::Rfh`];
     /// its Version tells v1 from v2) and the charset it is written in.
     pub fn from_struc_id(found: &[u8]) -> Option<(Structure, Charset)> {
-        const ALL: [Structure; 7] = [
-            Structure::Md,
-            Structure::Xqh,
-            Structure::Rfh,
-            Structure::Mde,
-            Structure::Dlh,
-            Structure::Cih,
-            Structure::Iih,
-        ];
-        ALL.iter()
-            .find_map(|&s| s.match_struc_id(found).map(|cs| (s, cs)))
+        let found: [u8; 4] = found.get(..4)?.try_into().ok()?;
+        const fn id(b: &[u8; 4]) -> u32 {
+            u32::from_be_bytes(*b)
+        }
+        const MD: u32 = id(b"MD  ");
+        const XQH: u32 = id(b"XQH ");
+        const RFH: u32 = id(b"RFH ");
+        const MDE: u32 = id(b"MDE ");
+        const DLH: u32 = id(b"DLH ");
+        const CIH: u32 = id(b"CIH ");
+        const IIH: u32 = id(b"IIH ");
+        const E_MD: u32 = id(&EBCDIC_MD);
+        const E_XQH: u32 = id(&EBCDIC_XQH);
+        const E_RFH: u32 = id(&EBCDIC_RFH);
+        const E_MDE: u32 = id(&EBCDIC_MDE);
+        const E_DLH: u32 = id(&EBCDIC_DLH);
+        const E_CIH: u32 = id(&EBCDIC_CIH);
+        const E_IIH: u32 = id(&EBCDIC_IIH);
+        let a = Charset::Ascii;
+        let e = Charset::Ebcdic;
+        Some(match id(&found) {
+            MD => (Structure::Md, a),
+            XQH => (Structure::Xqh, a),
+            RFH => (Structure::Rfh, a),
+            MDE => (Structure::Mde, a),
+            DLH => (Structure::Dlh, a),
+            CIH => (Structure::Cih, a),
+            IIH => (Structure::Iih, a),
+            E_MD => (Structure::Md, e),
+            E_XQH => (Structure::Xqh, e),
+            E_RFH => (Structure::Rfh, e),
+            E_MDE => (Structure::Mde, e),
+            E_DLH => (Structure::Dlh, e),
+            E_CIH => (Structure::Cih, e),
+            E_IIH => (Structure::Iih, e),
+            _ => return None,
+        })
     }
 
     /// The MQFMT name that announces this structure (the MQMD has none).
@@ -109,7 +150,30 @@ impl Structure {
     /// The structure a Format field (in `cs`) announces, compared on the
     /// 8-byte blank-padded form with a NUL ending the name (spec:
     /// mq-structures.md §2 and §11), so `MQHRF2\0\0` names the MQRFH2.
+    #[inline]
     pub fn from_format(format: &CharField<8>, cs: Charset) -> Option<Structure> {
+        // Fast path: the blank-padded ASCII names as they almost always come.
+        const fn word(name: &[u8; 8]) -> u64 {
+            u64::from_ne_bytes(*name)
+        }
+        if cs == Charset::Ascii {
+            let w = word(&format.0);
+            if w == word(mqfmt::RF_HEADER_2) {
+                return Some(Structure::Rfh2);
+            } else if w == word(mqfmt::STRING) || w == word(mqfmt::NONE) {
+                return None;
+            } else if w == word(mqfmt::XMIT_Q_HEADER) {
+                return Some(Structure::Xqh);
+            } else if w == word(mqfmt::MD_EXTENSION) {
+                return Some(Structure::Mde);
+            }
+        }
+        Self::from_format_slow(format, cs)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn from_format_slow(format: &CharField<8>, cs: Charset) -> Option<Structure> {
         let name = ascii_format(format, cs);
         match &name {
             b"MQHMDE  " => Some(Structure::Mde),
@@ -147,6 +211,23 @@ pub fn ascii_format(format: &CharField<8>, cs: Charset) -> [u8; 8] {
         };
     }
     out
+}
+
+const EBCDIC_MD: [u8; 4] = ebcdic_struc_id(b"MD  ");
+const EBCDIC_MDE: [u8; 4] = ebcdic_struc_id(b"MDE ");
+const EBCDIC_XQH: [u8; 4] = ebcdic_struc_id(b"XQH ");
+const EBCDIC_DLH: [u8; 4] = ebcdic_struc_id(b"DLH ");
+const EBCDIC_RFH: [u8; 4] = ebcdic_struc_id(b"RFH ");
+const EBCDIC_IIH: [u8; 4] = ebcdic_struc_id(b"IIH ");
+const EBCDIC_CIH: [u8; 4] = ebcdic_struc_id(b"CIH ");
+
+const fn ebcdic_struc_id(a: &[u8; 4]) -> [u8; 4] {
+    [
+        ascii_to_ebcdic_upper(a[0]),
+        ascii_to_ebcdic_upper(a[1]),
+        ascii_to_ebcdic_upper(a[2]),
+        ascii_to_ebcdic_upper(a[3]),
+    ]
 }
 
 /// EBCDIC for the characters that occur in StrucIds (capitals and blank).

@@ -32,6 +32,7 @@ pub struct Mqxqh {
     pub msg_desc: Mqmd,
 }
 
+#[inline]
 pub(crate) fn scan_xqh(
     input: &[u8],
     order: ByteOrder,
@@ -42,7 +43,8 @@ pub(crate) fn scan_xqh(
         found.copy_from_slice(&input[..4]);
         DecodeError::new(Structure::Xqh, 0, DecodeErrorKind::BadStrucId { found })
     })?;
-    let version = Fixed { b: input, order }.i32(4);
+    let f = Fixed { b: input, order };
+    let version = f.i32(4);
     if version != 1 {
         return Err(DecodeError::new(
             Structure::Xqh,
@@ -67,7 +69,14 @@ pub(crate) fn scan_xqh(
         };
         return Err(DecodeError::new(Structure::Md, MSG_DESC_OFFSET + 4, kind));
     }
-    let (_, _, next) = super::md::scan_md(md, order).map_err(|e| e.shifted(MSG_DESC_OFFSET))?;
+    // spec: mq-structures.md §2: the embedded MD's Encoding @+128,
+    // CodedCharSetId @+132, Format @+136 (from the XQH start) describe what follows.
+    let next = Descriptor {
+        encoding: f.i32(128),
+        coded_char_set_id: f.i32(132),
+        format: CharField(f.array(136)),
+        charset: cs,
+    };
     Ok((XQH_LENGTH, cs, next))
 }
 

@@ -15,6 +15,12 @@ pub const RTQ_MAX_MESSAGE: usize = 30_000;
 /// error table; spec: tuxedo.md §2.2).
 pub const MAX_RELATIVE_SECONDS: i64 = 86_400;
 
+/// Largest TPQTIME_ABS deq_time the TEDG accepts, in UNIX seconds:
+/// 9999-12-31T23:59:59Z (mqgate's rule, docs/tuxedo.md: beyond the last
+/// four-digit year no schedule is meaningful, and `due_at` arithmetic stays far
+/// from i64 overflow). Negative times are refused as well.
+pub const MAX_ABSOLUTE_SECONDS: i64 = 253_402_300_799;
+
 /// When RTQ makes a request available (spec: tuxedo.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScheduleTime {

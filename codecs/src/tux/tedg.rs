@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::codes::{Qme, TpError, Tperrno};
-use super::rtq::{RelativeTime, RtqStatus, ScheduleTime};
+use super::rtq::{MAX_ABSOLUTE_SECONDS, RelativeTime, RtqStatus, ScheduleTime};
 use super::tpqctl::{NamedFlags, TpFlags, TpqFlags};
 
 /// The TPQ* flags the TEDG maps (seed 003 flag mapping table): TPQTIME_ABS,
@@ -59,6 +59,17 @@ pub enum TedgFailure {
         /// The deq_time given.
         deq_time: i64,
     },
+    /// TPQTIME_ABS with deq_time outside 0..=[`MAX_ABSOLUTE_SECONDS`] (negative,
+    /// or after 9999-12-31T23:59:59Z) → TPEDIAGNOSTIC/QMEINVAL (mqgate: an
+    /// invalid argument, the same diagnostic seed 003 gives an out-of-range
+    /// TPQTIME_REL; such a time can never be a real schedule).
+    #[error(
+        "TPQTIME_ABS deq_time {deq_time} is outside 0..={MAX_ABSOLUTE_SECONDS} (1970-01-01 to 9999-12-31T23:59:59Z, UNIX seconds)"
+    )]
+    AbsoluteTimeOutOfRange {
+        /// The deq_time given.
+        deq_time: i64,
+    },
     /// Buffer type not FML32/CARRAY/X_OCTET, or not the QNAME's INBUFTYPE →
     /// TPEDIAGNOSTIC/QMEINVAL.
     #[error("buffer type {buftype:?} not accepted{}", inbuftype.as_ref().map(|t| format!(" (QNAME INBUFTYPE is {t:?})")).unwrap_or_else(|| " (FML32, CARRAY, X_OCTET only)".to_owned()))]
@@ -85,11 +96,17 @@ pub enum TedgFailure {
     /// Call flags other than TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT →
     /// TPEINVAL (tpenqueue(3c): invalid flags; spec: tuxedo.md §1.2 lists the
     /// accepted ones). Checked before anything reaches the TEDG.
-    #[error("tpenqueue flags {flags:#x} include flags tpenqueue does not accept")]
+    #[error("tpenqueue flags {flags:#x} include {}, which tpenqueue does not accept (only TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT)", describe_call_flags(*.flags))]
     InvalidCallFlags {
         /// The whole flags argument.
         flags: i64,
     },
+}
+
+/// The names of the call-flag bits outside TPENQUEUE_ALLOWED.
+fn describe_call_flags(flags: i64) -> String {
+    let (names, unknown_bits) = TpFlags(flags & !TpFlags::TPENQUEUE_ALLOWED.0).names();
+    describe_unsupported(&names, unknown_bits)
 }
 
 fn describe_unsupported(names: &[&str], unknown_bits: i64) -> String {
@@ -115,6 +132,7 @@ impl TedgFailure {
             TedgFailure::UnsupportedFlags { .. }
             | TedgFailure::ConflictingTimeFlags
             | TedgFailure::RelativeTimeOutOfRange { .. }
+            | TedgFailure::AbsoluteTimeOutOfRange { .. }
             | TedgFailure::BufferType { .. }
             | TedgFailure::TooLarge { .. }
             | TedgFailure::MalformedFml32(_) => TpError::diagnostic(Qme::QMEINVAL),
@@ -169,7 +187,8 @@ impl fmt::Display for RtqPutParams {
 /// - call flags beyond TPNOTRAN/TPNOBLOCK/TPNOTIME/TPSIGRSTRT → TPEINVAL;
 /// - any TPQ* bit other than TPQTIME_ABS, TPQTIME_REL, TPQMSGID → QMEINVAL,
 ///   naming every offending flag;
-/// - TPQTIME_ABS: deq_time passed as an absolute UNIX time;
+/// - TPQTIME_ABS: deq_time passed as an absolute UNIX time; outside
+///   0..=[`MAX_ABSOLUTE_SECONDS`] → QMEINVAL;
 /// - TPQTIME_REL: deq_time seconds → `R:HH:MM` (minutes rounded up); above
 ///   86400 or negative → QMEINVAL; both time flags → QMEINVAL;
 /// - TPNOTRAN: outside the caller's transaction; TPQMSGID: return request_id.
@@ -197,7 +216,10 @@ pub fn map_flags(
     let rel = ctl_flags.contains(TpqFlags::TPQTIME_REL);
     let schedule = match (abs, rel) {
         (true, true) => return Err(TedgFailure::ConflictingTimeFlags),
-        (true, false) => ScheduleTime::Absolute(deq_time),
+        (true, false) if (0..=MAX_ABSOLUTE_SECONDS).contains(&deq_time) => {
+            ScheduleTime::Absolute(deq_time)
+        }
+        (true, false) => return Err(TedgFailure::AbsoluteTimeOutOfRange { deq_time }),
         (false, true) => ScheduleTime::Relative(
             RelativeTime::from_seconds(deq_time)
                 .map_err(|_| TedgFailure::RelativeTimeOutOfRange { deq_time })?,

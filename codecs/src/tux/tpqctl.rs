@@ -264,9 +264,31 @@ pub struct NamedFlags {
 }
 
 /// Flag names that are neither TPQ* flags, tpenqueue call flags nor QOS values.
+/// An empty name (`--flags ""`, `"flags": [""]`) is reported as such rather
+/// than as an empty list.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tpenqueue flag name(s): {}", .0.join(", "))]
+#[error("{}", describe_unknown(.0))]
 pub struct UnknownFlagNames(pub Vec<String>);
+
+fn describe_unknown(names: &[String]) -> String {
+    let named: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !n.is_empty())
+        .collect();
+    let empty = names.len() - named.len();
+    let mut out = String::new();
+    if !named.is_empty() {
+        out = format!("unknown tpenqueue flag name(s): {}", named.join(", "));
+    }
+    if empty > 0 {
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        out.push_str("empty tpenqueue flag name: no flag was given (leave the flags out for none)");
+    }
+    out
+}
 
 /// Parses flag names (exact, upper case) into a [`NamedFlags`]. Every unknown
 /// name is reported in the error, in input order.

@@ -300,7 +300,7 @@ struct UsrProperty {
     value: String,
 }
 
-/// Reads `<usr><A>1</A><B dt='i4'>2</B></usr>`. Nested elements are refused.
+/// Reads `<usr><A>1</A><B dt='i4'>2</B><C/></usr>`. Nested elements are refused.
 fn parse_usr(text: &str) -> Result<Vec<UsrProperty>, String> {
     let bad = |what: &str| format!("<usr> folder: {what}");
     let inner = text
@@ -318,6 +318,11 @@ fn parse_usr(text: &str) -> Result<Vec<UsrProperty>, String> {
             .strip_prefix('<')
             .map(|_| &rest[1..open_end])
             .ok_or_else(|| bad("expected an element"))?;
+        // `<Name/>`: an empty element.
+        let (open, empty) = match open.strip_suffix('/') {
+            Some(o) => (o.trim_end(), true),
+            None => (open, false),
+        };
         let (name, attributes) = match open.find(char::is_whitespace) {
             Some(i) => (&open[..i], &open[i..]),
             None => (open, ""),
@@ -326,6 +331,15 @@ fn parse_usr(text: &str) -> Result<Vec<UsrProperty>, String> {
             return Err(bad("malformed start tag"));
         }
         let after = &rest[open_end + 1..];
+        if empty {
+            props.push(UsrProperty {
+                name: name.to_string(),
+                attributes: attributes.to_string(),
+                value: String::new(),
+            });
+            rest = after.trim_start();
+            continue;
+        }
         let close = format!("</{name}>");
         let end = after.find(&close).ok_or_else(|| bad("missing end tag"))?;
         let value = &after[..end];

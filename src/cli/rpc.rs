@@ -1,0 +1,146 @@
+//! `mqgate rpc`: calls an IDL program through a running gateway's
+//! `POST /v1/rpc/{library}/{program}` and prints the OUT parameters as JSON
+//! (docs/rpc.md "CLI"). The IDL file is read locally to find the program's
+//! library and to check the parameters before anything is sent.
+
+use super::client::{DEFAULT_GATEWAY, Gateway, segment};
+use crate::rpc::json::params_from_json;
+use clap::Args;
+use mqgate_codecs::idl::{BridgeProgram, parse};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Options of `mqgate rpc`.
+#[derive(Args, Debug)]
+pub struct RpcArgs {
+    /// The Software AG IDL file that describes the program.
+    #[arg(long)]
+    pub idl: PathBuf,
+    /// Program name (as in the IDL).
+    #[arg(long)]
+    pub program: String,
+    /// Library name; needed only when several libraries have the program.
+    #[arg(long)]
+    pub library: Option<String>,
+    /// An IN parameter: NAME=VALUE; a group member as GROUP.MEMBER=VALUE; a
+    /// VALUE starting with `[` or `{` is read as JSON (arrays, groups).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Run the call inside this conversation (from `POST /v1/rpc/conversations`).
+    #[arg(long)]
+    pub conversation: Option<u64>,
+    /// The gateway's base URL.
+    #[arg(long, default_value = DEFAULT_GATEWAY)]
+    pub gateway: String,
+}
+
+/// Exit status: 0 OUT parameters printed, 1 the call failed (the error JSON
+/// is printed), 2 bad arguments or IDL.
+pub fn run(args: RpcArgs) -> ExitCode {
+    match call(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mqgate rpc: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn find_program(args: &RpcArgs) -> Result<BridgeProgram, String> {
+    let text = std::fs::read_to_string(&args.idl)
+        .map_err(|e| format!("cannot read {}: {e}", args.idl.display()))?;
+    let file = parse(&text).map_err(|e| format!("{}: {e}", args.idl.display()))?;
+    let libraries: Vec<&str> = match &args.library {
+        Some(l) => vec![l.as_str()],
+        None => file
+            .libraries
+            .iter()
+            .filter(|l| l.program(&args.program).is_some())
+            .map(|l| l.name.as_str())
+            .collect(),
+    };
+    match libraries.as_slice() {
+        [lib] => BridgeProgram::bind(&file, lib, &args.program).map_err(|e| e.to_string()),
+        [] => Err(format!(
+            "no program '{}' in {}",
+            args.program,
+            args.idl.display()
+        )),
+        many => Err(format!(
+            "program '{}' is in libraries {}; choose one with --library",
+            args.program,
+            many.join(", ")
+        )),
+    }
+}
+
+/// `GROUP.MEMBER=VALUE` items → a JSON object.
+fn params_object(items: &[String]) -> Result<Map<String, Value>, String> {
+    let mut root = Map::new();
+    for item in items {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("--param {item:?}: expected NAME=VALUE"))?;
+        let value = if value.starts_with(['[', '{']) {
+            serde_json::from_str(value).map_err(|e| format!("--param {name}: bad JSON: {e}"))?
+        } else {
+            Value::String(value.to_string())
+        };
+        let mut parts: Vec<&str> = name.split('.').collect();
+        let last = parts.pop().unwrap_or(name);
+        let mut obj = &mut root;
+        for p in parts {
+            let slot = obj
+                .entry(p.to_string())
+                .or_insert_with(|| Value::Object(Map::new()));
+            obj = slot
+                .as_object_mut()
+                .ok_or_else(|| format!("--param {name}: {p} is not a group"))?;
+        }
+        obj.insert(last.to_string(), value);
+    }
+    Ok(root)
+}
+
+fn call(args: &RpcArgs) -> Result<ExitCode, String> {
+    let program = find_program(args)?;
+    let params = params_object(&args.params)?;
+    params_from_json(&program, &params).map_err(|e| e.message)?;
+    let mut path = format!(
+        "/v1/rpc/{}/{}",
+        segment(&program.library),
+        segment(&program.program)
+    );
+    if let Some(c) = args.conversation {
+        path.push_str(&format!("?conversation={c}"));
+    }
+    // A call may wait for a reply as long as its wait interval allows.
+    let gw = Gateway::new(&args.gateway, Duration::from_secs(24 * 3600));
+    let body = Value::Object(params).to_string();
+    let res = gw
+        .request("POST", &path)
+        .set("Content-Type", "application/json")
+        .send_string(&body);
+    let (ok, answer) = match res {
+        Ok(r) => (true, r.into_json::<Value>()),
+        Err(ureq::Error::Status(_, r)) => (false, r.into_json::<Value>()),
+        Err(e) => return Err(format!("{}: {e}", args.gateway)),
+    };
+    let answer = answer.map_err(|e| format!("bad answer from the gateway: {e}"))?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&answer).unwrap_or_else(|_| answer.to_string())
+    );
+    if ok {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "mqgate rpc: {} (MQRC {})",
+            answer["error"].as_str().unwrap_or("the call failed"),
+            answer["mqrc"]
+        );
+        Ok(ExitCode::from(1))
+    }
+}

@@ -1,0 +1,146 @@
+//! The `/v1/rpc` routes (docs/rpc.md "HTTP"):
+//! - `POST /v1/rpc/{library}/{program}[?conversation=ID]` with a JSON object
+//!   of IN parameters → 200 and a JSON object of OUT parameters, or an error
+//!   `{"error", "code", "mqrc", "reason"}`;
+//! - `POST /v1/rpc/conversations` → 201 `{"conversation": ID, "timeout_ms": N}`;
+//! - `POST /v1/rpc/conversations/{id}/commit` and `.../backout`;
+//! - `GET /v1/rpc/programs`: the callable programs and their operation.
+
+use super::error::{RpcError, RpcErrorKind};
+use super::json::{params_from_json, record_to_json};
+use super::service::RpcService;
+use axum::Json;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use mqgate_codecs::idl::CallKind;
+use mqgate_codecs::mq::Mqrc;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// The HTTP status of an RPC error (docs/rpc.md "Errors").
+pub fn status_for(e: &RpcError) -> StatusCode {
+    match e.kind {
+        RpcErrorKind::UnknownProgram | RpcErrorKind::NoMessage => StatusCode::NOT_FOUND,
+        RpcErrorKind::ConversationEnded => StatusCode::NOT_FOUND,
+        RpcErrorKind::BadParameters | RpcErrorKind::NotPossible => StatusCode::BAD_REQUEST,
+        RpcErrorKind::NoReply => StatusCode::GATEWAY_TIMEOUT,
+        RpcErrorKind::ExitRefused | RpcErrorKind::PayloadError => StatusCode::BAD_GATEWAY,
+        RpcErrorKind::Mq => crate::http::status_for(e.mqrc.unwrap_or(Mqrc::UNEXPECTED_ERROR)),
+    }
+}
+
+impl IntoResponse for RpcError {
+    fn into_response(self) -> Response {
+        (status_for(&self), Json(self.to_json())).into_response()
+    }
+}
+
+/// The router for `svc`, to merge with the gateway's.
+pub fn router(svc: Arc<RpcService>) -> Router {
+    Router::new()
+        .route("/v1/rpc/programs", get(programs))
+        .route("/v1/rpc/conversations", post(open))
+        .route("/v1/rpc/conversations/{id}/commit", post(commit))
+        .route("/v1/rpc/conversations/{id}/backout", post(backout))
+        .route("/v1/rpc/{library}/{program}", post(call))
+        .with_state(svc)
+}
+
+/// Query of a call.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallQuery {
+    /// The conversation the call belongs to (from `POST /v1/rpc/conversations`).
+    conversation: Option<u64>,
+}
+
+async fn call(
+    State(svc): State<Arc<RpcService>>,
+    Path((library, program)): Path<(String, String)>,
+    query: Result<Query<CallQuery>, axum::extract::rejection::QueryRejection>,
+    body: Bytes,
+) -> Result<Json<Value>, RpcError> {
+    let Query(query) = query.map_err(|e| RpcError::bad(format!("query: {}", e.body_text())))?;
+    let prog = svc.programs().find(&library, &program).ok_or_else(|| {
+        RpcError::new(
+            RpcErrorKind::UnknownProgram,
+            format!("no program '{program}' in library '{library}' of the configured IDL files"),
+        )
+    })?;
+    let params = if body.iter().all(u8::is_ascii_whitespace) {
+        serde_json::Map::new()
+    } else {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(Value::Object(m)) => m,
+            Ok(other) => {
+                return Err(RpcError::bad(format!(
+                    "the body must be a JSON object of parameters, found {other}"
+                )));
+            }
+            Err(e) => return Err(RpcError::bad(format!("the body is not JSON: {e}"))),
+        }
+    };
+    let values = params_from_json(&prog, &params)?;
+    let out = svc
+        .call(&prog.library, &prog.program, values, query.conversation)
+        .await?;
+    Ok(Json(record_to_json(&out)))
+}
+
+async fn open(State(svc): State<Arc<RpcService>>) -> Result<(StatusCode, Json<Value>), RpcError> {
+    let id = svc.open_conversation()?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"conversation": id, "timeout_ms": svc.conversation_timeout_ms()})),
+    ))
+}
+
+fn conversation_id(id: &str) -> Result<u64, RpcError> {
+    id.parse().map_err(|_| {
+        RpcError::with_mqrc(
+            RpcErrorKind::ConversationEnded,
+            Mqrc::BACKED_OUT,
+            format!("{id:?} is not a conversation id"),
+        )
+    })
+}
+
+async fn commit(
+    State(svc): State<Arc<RpcService>>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, RpcError> {
+    let id = conversation_id(&id)?;
+    svc.end_conversation(id, true).await?;
+    Ok(Json(json!({"conversation": id, "committed": true})))
+}
+
+async fn backout(
+    State(svc): State<Arc<RpcService>>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, RpcError> {
+    let id = conversation_id(&id)?;
+    svc.end_conversation(id, false).await?;
+    Ok(Json(json!({"conversation": id, "backed_out": true})))
+}
+
+async fn programs(State(svc): State<Arc<RpcService>>) -> Json<Value> {
+    let mut list: Vec<Value> = svc
+        .programs()
+        .iter()
+        .map(|p| {
+            let op = match p.call_kind {
+                CallKind::Put => "put",
+                CallKind::Get => "get",
+                CallKind::RequestReply => "request_reply",
+            };
+            json!({"library": p.library, "program": p.program, "operation": op})
+        })
+        .collect();
+    list.sort_by_key(|v| (v["library"].to_string(), v["program"].to_string()));
+    Json(json!({ "programs": list }))
+}

@@ -1,0 +1,288 @@
+//! JSON parameters ↔ IDL values (issue 8 "Front ends"): parameters by IDL
+//! name, groups and structs as objects, arrays as lists (a list of lists for
+//! two or three dimensions). Scalars may be given as JSON strings in the text
+//! forms of `Value::from_text` (`-12.50`, `2026-11-29`, `true`) or as JSON
+//! numbers and booleans.
+
+use super::error::RpcError;
+#[cfg(test)]
+use super::error::RpcErrorKind;
+use mqgate_codecs::idl::layout::{Element, LayoutNode, Shape};
+use mqgate_codecs::idl::{BridgeProgram, DynamicKind, Format, Record, Value};
+use serde_json::{Map, Value as Json};
+
+/// Reads the IN parameters of a call of `program` from a JSON object.
+///
+/// Errors ([`RpcError`] BAD_PARAMETERS): a name that is no IN parameter of
+/// the program, or a value of the wrong shape or text, naming its path.
+pub fn params_from_json(
+    program: &BridgeProgram,
+    params: &Map<String, Json>,
+) -> Result<Record, RpcError> {
+    let mut out = Record::new();
+    for (name, value) in params {
+        if value.is_null() {
+            continue;
+        }
+        if let Some(d) = program
+            .dynamic
+            .params
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(name))
+        {
+            if !d.direction.is_in() {
+                return Err(RpcError::bad(format!(
+                    "{name} is an OUT parameter of {}; it cannot be passed",
+                    program.program
+                )));
+            }
+            let v = match (value, &d.kind) {
+                (Json::Number(n), DynamicKind::WaitInterval) if n.is_i64() => {
+                    Value::Integer(n.as_i64().unwrap_or(0))
+                }
+                (Json::String(s), _) => Value::Text(s.clone()),
+                (Json::Number(n), _) => Value::Text(n.to_string()),
+                _ => {
+                    return Err(RpcError::bad(format!(
+                        "{name}: expected a string, found {value}"
+                    )));
+                }
+            };
+            out.set(d.name.clone(), v);
+            continue;
+        }
+        let Some(node) = program
+            .request
+            .nodes
+            .iter()
+            .find(|n| n.name.eq_ignore_ascii_case(name))
+        else {
+            let why = if program
+                .reply
+                .nodes
+                .iter()
+                .any(|n| n.name.eq_ignore_ascii_case(name))
+            {
+                "is an OUT parameter; it cannot be passed"
+            } else {
+                "is no parameter"
+            };
+            return Err(RpcError::bad(format!(
+                "{name} {why} of {}/{}",
+                program.library, program.program
+            )));
+        };
+        out.set(node.name.clone(), node_value(node, value, &node.name)?);
+    }
+    Ok(out)
+}
+
+fn node_value(node: &LayoutNode, value: &Json, path: &str) -> Result<Value, RpcError> {
+    match &node.shape {
+        Shape::Scalar => element_value(&node.element, value, path),
+        Shape::Tail { .. } => list(value, path, |v, p| element_value(&node.element, v, p)),
+        Shape::Fixed(dims) => dims_value(&node.element, dims.len(), value, path),
+    }
+}
+
+fn dims_value(element: &Element, dims: usize, value: &Json, path: &str) -> Result<Value, RpcError> {
+    if dims == 0 {
+        return element_value(element, value, path);
+    }
+    list(value, path, |v, p| dims_value(element, dims - 1, v, p))
+}
+
+fn list(
+    value: &Json,
+    path: &str,
+    mut each: impl FnMut(&Json, &str) -> Result<Value, RpcError>,
+) -> Result<Value, RpcError> {
+    let Json::Array(items) = value else {
+        return Err(RpcError::bad(format!(
+            "{path}: an array needs a JSON list, found {value}"
+        )));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| each(v, &format!("{path}[{i}]")))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Value::List)
+}
+
+fn element_value(element: &Element, value: &Json, path: &str) -> Result<Value, RpcError> {
+    match element {
+        Element::Field(format, _) => scalar(format, value, path),
+        Element::Record(members) => {
+            let Json::Object(obj) = value else {
+                return Err(RpcError::bad(format!(
+                    "{path}: a group needs a JSON object, found {value}"
+                )));
+            };
+            let mut rec = Record::new();
+            for (name, v) in obj {
+                let Some(m) = members.iter().find(|m| m.name.eq_ignore_ascii_case(name)) else {
+                    return Err(RpcError::bad(format!(
+                        "{path}.{name} is no member of group {path}"
+                    )));
+                };
+                if v.is_null() {
+                    continue;
+                }
+                rec.set(m.name.clone(), node_value(m, v, &format!("{path}.{name}"))?);
+            }
+            Ok(Value::Record(rec))
+        }
+    }
+}
+
+fn scalar(format: &Format, value: &Json, path: &str) -> Result<Value, RpcError> {
+    let text = match value {
+        Json::String(s) => s.clone(),
+        Json::Number(n) => {
+            if let (Format::Integer(_), Some(i)) = (format, n.as_i64()) {
+                return Ok(Value::Integer(i));
+            }
+            n.to_string()
+        }
+        Json::Bool(b) => {
+            if matches!(format, Format::Logical) {
+                return Ok(Value::Logical(*b));
+            }
+            b.to_string()
+        }
+        other => {
+            return Err(RpcError::bad(format!(
+                "{path}: format {format} needs a string, number or boolean, found {other}"
+            )));
+        }
+    };
+    Value::from_text(format, &text).map_err(|e| RpcError::bad(format!("{path}: {e}")))
+}
+
+/// The JSON form of values: text as strings, integers as numbers, decimals,
+/// dates and timestamps as strings (`"12.50"`, `"2026-11-29"`,
+/// `"2026-11-29T17:05:09.3"`, exact), logicals as booleans.
+pub fn record_to_json(record: &Record) -> Json {
+    Json::Object(
+        record
+            .0
+            .iter()
+            .map(|(n, v)| (n.clone(), value_to_json(v)))
+            .collect(),
+    )
+}
+
+fn value_to_json(v: &Value) -> Json {
+    match v {
+        Value::Text(t) => Json::String(t.clone()),
+        Value::Integer(i) => Json::from(*i),
+        Value::Decimal(d) => Json::String(d.to_string()),
+        Value::Logical(b) => Json::Bool(*b),
+        Value::Date(d) => Json::String(d.to_string()),
+        Value::Time(t) => Json::String(t.to_string()),
+        Value::Record(r) => record_to_json(r),
+        Value::List(items) => Json::Array(items.iter().map(value_to_json).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mqgate_codecs::idl::parse;
+    use serde_json::json;
+
+    const IDL: &str = "LIBRARY 'L' IS
+PROGRAM 'P' IS
+  DEFINE DATA PARAMETER
+  1 MQ_WAIT_INTERVAL (A10) IN
+  1 MQ_CORREL_ID (A48) OUT
+  1 PERSON IN
+    2 NAME (A10)
+    2 BORN (D)
+  1 GRID (I2/2,3) IN
+  1 OK (L) IN
+  1 AMOUNT (N5.2) IN
+  1 RESULT (A5) OUT
+  END-DEFINE
+";
+
+    fn program() -> BridgeProgram {
+        BridgeProgram::bind(&parse(IDL).unwrap(), "L", "P").unwrap()
+    }
+
+    fn obj(v: Json) -> Map<String, Json> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn groups_arrays_and_scalars() {
+        let p = program();
+        let r = params_from_json(
+            &p,
+            &obj(json!({
+                "mq_wait_interval": 250,
+                "PERSON": {"name": "Ann", "BORN": "2026-11-29"},
+                "GRID": [[1, 2, 3], [4, 5, "-6"]],
+                "OK": true,
+                "AMOUNT": "-12.50"
+            })),
+        )
+        .unwrap();
+        // Issue 8 "Front ends": groups as objects, arrays as lists; names by IDL
+        // name without case.
+        assert_eq!(r.get("MQ_WAIT_INTERVAL"), Some(&Value::Integer(250)));
+        let Some(Value::Record(person)) = r.get("PERSON") else {
+            panic!("{r:?}")
+        };
+        assert_eq!(person.get("NAME"), Some(&Value::Text("Ann".into())));
+        assert_eq!(
+            person.get("BORN").unwrap().to_owned(),
+            Value::from_text(&Format::Date, "20261129").unwrap()
+        );
+        let Some(Value::List(rows)) = r.get("GRID") else {
+            panic!("{r:?}")
+        };
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            rows[1],
+            Value::List(vec![
+                Value::Integer(4),
+                Value::Integer(5),
+                Value::Integer(-6)
+            ])
+        );
+        assert_eq!(r.get("OK"), Some(&Value::Logical(true)));
+        assert_eq!(record_to_json(&r)["AMOUNT"], "-12.50");
+        assert_eq!(record_to_json(&r)["PERSON"]["BORN"], "2026-11-29");
+    }
+
+    #[test]
+    fn wrong_names_and_shapes_are_bad_parameters() {
+        let p = program();
+        let cases = [
+            (json!({"RESULT": "x"}), "RESULT is an OUT parameter"),
+            (
+                json!({"MQ_CORREL_ID": "00"}),
+                "MQ_CORREL_ID is an OUT parameter",
+            ),
+            (json!({"NOPE": 1}), "NOPE is no parameter of L/P"),
+            (
+                json!({"PERSON": "Ann"}),
+                "PERSON: a group needs a JSON object",
+            ),
+            (json!({"PERSON": {"AGE": 3}}), "PERSON.AGE is no member"),
+            (
+                json!({"GRID": [1, 2]}),
+                "GRID[0]: an array needs a JSON list",
+            ),
+            (json!({"AMOUNT": "12,5"}), "AMOUNT: "),
+            (json!({"OK": [true]}), "OK: format L needs"),
+        ];
+        for (input, want) in cases {
+            let e = params_from_json(&p, &obj(input.clone())).unwrap_err();
+            assert_eq!(e.kind, RpcErrorKind::BadParameters);
+            assert!(e.message.contains(want), "{input}: {}", e.message);
+        }
+    }
+}

@@ -1,0 +1,601 @@
+//! [`RpcService`]: runs RPC calls as MQ operations on the queue manager
+//! (seed 004; spec: rpc-bridge.md §2, §3, §6, §7; docs/rpc.md "Mapping").
+//!
+//! - put (only IN data): one put to MQ_QUEUE_NAME or `rpc.output_queue`; a
+//!   Request with ReplyToQ when MQ_REPLY_QUEUE is IN;
+//! - get (only OUT data): one get from MQ_QUEUE_NAME or `rpc.input_queue`,
+//!   matching MQ_CORREL_ID when given, waiting MQ_WAIT_INTERVAL;
+//! - request/reply: a Request put with ReplyToQ = the input queue and a new
+//!   CorrelId (MQPMO_NEW_CORREL_ID) unless MQ_CORREL_ID is given, then a get
+//!   from the input queue matching that CorrelId; none in time → NO_REPLY 2033.
+//!
+//! Every put runs the before_put exits; every get runs before_get, then the
+//! get, then after_get, and the answer is built from what after_get left.
+//! Outside a conversation a get is taken under a private unit of work that
+//! is committed before the answer returns (the message is gone at once, as
+//! seed 004 says); if the message cannot be read as the reply it goes to the
+//! dead-letter queue instead of being lost.
+
+use super::error::{RpcError, RpcErrorKind};
+use super::exits::RpcExits;
+use super::payload::{self, Described};
+use super::programs::Programs;
+use crate::config::RpcConfig;
+use crate::qmgr::{GetMode, GetResult, PutOptions, PutResult, QmError, QueueManager, Selector};
+use bytes::{Bytes, BytesMut};
+use mqgate_codecs::ccsid::Ccsid;
+use mqgate_codecs::idl::{
+    BridgeProgram, CallInputs, CallKind, DynamicKind, ReceivedMessage, Record, Value, WaitInterval,
+    correl_id_to_hex,
+};
+use mqgate_codecs::mq::constants::{gmo, mo, mt, per, pmo};
+use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How long an "unlimited" wait (MQWI_UNLIMITED, -1) lasts: one year.
+pub const UNLIMITED_WAIT: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// The RPC bridge of one gateway.
+pub struct RpcService {
+    qm: Arc<QueueManager>,
+    config: RpcConfig,
+    ccsid: Ccsid,
+    programs: Programs,
+    exits: RpcExits,
+    conversations: Mutex<HashSet<u64>>,
+}
+
+/// Runs `f` on the blocking pool (store writes, exits with time budgets).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, RpcError> + Send + 'static,
+) -> Result<T, RpcError> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| {
+        RpcError::with_mqrc(
+            RpcErrorKind::Mq,
+            Mqrc::UNEXPECTED_ERROR,
+            format!("task failed: {e}"),
+        )
+    })?
+}
+
+impl RpcService {
+    /// Loads the IDL files and starts the exit chains of `config`.
+    ///
+    /// Errors: an IDL file or exit that cannot be used, or a CCSID that is not
+    /// supported (the same checks as `mqgate check-config`).
+    pub fn start(qm: Arc<QueueManager>, config: &RpcConfig) -> Result<Arc<RpcService>, String> {
+        let (programs, errors) = Programs::load(&config.idl_files);
+        if let Some(e) = errors.first() {
+            return Err(format!("rpc.idl_files[{}]: {}", e.file_index, e.message));
+        }
+        let ccsid = Ccsid::new(config.ccsid).map_err(|e| format!("rpc.ccsid: {e}"))?;
+        let exits =
+            RpcExits::start(&config.exits, qm.name()).map_err(|e| format!("rpc.exits: {e}"))?;
+        Ok(Arc::new(RpcService {
+            qm,
+            config: config.clone(),
+            ccsid,
+            programs,
+            exits,
+            conversations: Mutex::new(HashSet::new()),
+        }))
+    }
+
+    /// The callable programs.
+    pub fn programs(&self) -> &Programs {
+        &self.programs
+    }
+
+    /// Idle time after which a conversation is backed out, in ms.
+    pub fn conversation_timeout_ms(&self) -> u64 {
+        self.config.conversation_timeout_ms
+    }
+
+    fn conversations(&self) -> std::sync::MutexGuard<'_, HashSet<u64>> {
+        self.conversations.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs one call of `library`/`program` with its IN parameters `params`,
+    /// inside conversation `conversation` if given. Returns the OUT
+    /// parameters: data parameters from the message got, MQ_CORREL_ID,
+    /// MQ_REPLY_QUEUE and MQ_RFH_* from its MQMD and MQRFH (a put returns the
+    /// CorrelId it put).
+    ///
+    /// The call runs in its own task, so a caller that goes away (an HTTP
+    /// client disconnecting) does not cut it off between the get and the end
+    /// of its unit of work.
+    ///
+    /// Errors: [`RpcError`] (docs/rpc.md "Errors").
+    pub async fn call(
+        self: &Arc<Self>,
+        library: &str,
+        program: &str,
+        params: Record,
+        conversation: Option<u64>,
+    ) -> Result<Record, RpcError> {
+        let svc = Arc::clone(self);
+        let (library, program) = (library.to_string(), program.to_string());
+        tokio::spawn(async move { svc.run_call(&library, &program, params, conversation).await })
+            .await
+            .map_err(|e| {
+                RpcError::with_mqrc(
+                    RpcErrorKind::Mq,
+                    Mqrc::UNEXPECTED_ERROR,
+                    format!("call task failed: {e}"),
+                )
+            })?
+    }
+
+    async fn run_call(
+        self: &Arc<Self>,
+        library: &str,
+        program: &str,
+        params: Record,
+        conversation: Option<u64>,
+    ) -> Result<Record, RpcError> {
+        let prog = self.programs.find(library, program).ok_or_else(|| {
+            RpcError::new(
+                RpcErrorKind::UnknownProgram,
+                format!(
+                    "no program '{program}' in library '{library}' of the configured IDL files"
+                ),
+            )
+        })?;
+        let inputs = prog.dynamic.inputs(&params).map_err(|e| RpcError {
+            kind: RpcErrorKind::BadParameters,
+            mqrc: e.mqrc,
+            message: e.to_string(),
+        })?;
+        let uow = match conversation {
+            Some(id) if self.conversations().contains(&id) => Some(id),
+            Some(id) => {
+                return Err(RpcError::with_mqrc(
+                    RpcErrorKind::ConversationEnded,
+                    Mqrc::BACKED_OUT,
+                    format!("conversation {id} is not open"),
+                ));
+            }
+            None => None,
+        };
+        let wait = match inputs.wait_interval {
+            Some(w) => w,
+            None => WaitInterval::from_millis(self.config.wait_interval_ms)
+                .unwrap_or(WaitInterval::Unlimited),
+        };
+        tracing::debug!(
+            library = %prog.library,
+            program = %prog.program,
+            operation = ?prog.call_kind,
+            conversation = ?uow,
+            "RPC call"
+        );
+        let result = self.dispatch(&prog, &params, &inputs, uow, wait).await;
+        if let (Some(id), Err(e)) = (uow, &result) {
+            if e.kind == RpcErrorKind::ConversationEnded {
+                self.conversations().remove(&id);
+            }
+        }
+        result
+    }
+
+    /// The MQ operations of one call (module docs); an error ends only this
+    /// function, so `run_call` can do its conversation bookkeeping.
+    async fn dispatch(
+        self: &Arc<Self>,
+        prog: &Arc<BridgeProgram>,
+        params: &Record,
+        inputs: &CallInputs,
+        uow: Option<u64>,
+        wait: WaitInterval,
+    ) -> Result<Record, RpcError> {
+        match prog.call_kind {
+            CallKind::Put => {
+                let queue = self.queue(&inputs.queue_name, &self.config.output_queue, "output")?;
+                let reply_to = inputs.reply_queue.clone();
+                let correl_out = prog
+                    .dynamic
+                    .get(&DynamicKind::CorrelId)
+                    .is_some_and(|d| d.direction.is_out());
+                let new_correl = inputs.correl_id.is_none() && (reply_to.is_some() || correl_out);
+                let put = self
+                    .put(
+                        prog,
+                        params,
+                        inputs,
+                        &queue,
+                        reply_to.as_deref(),
+                        new_correl,
+                        uow,
+                    )
+                    .await?;
+                Ok(prog.dynamic.outputs(&ReceivedMessage {
+                    correl_id: put.correl_id,
+                    reply_to_q: reply_to.unwrap_or_default(),
+                    rfh_pairs: Vec::new(),
+                }))
+            }
+            CallKind::Get => {
+                let queue = self.queue(&inputs.queue_name, &self.config.input_queue, "input")?;
+                self.get(prog, &queue, inputs.correl_id, wait, uow, false)
+                    .await
+            }
+            CallKind::RequestReply => {
+                if uow.is_some() {
+                    return Err(RpcError::new(
+                        RpcErrorKind::NotPossible,
+                        format!(
+                            "{}/{} is a request/reply: in a conversation its request would only be \
+                             visible at commit, so no reply could come; call it outside the \
+                             conversation, or put and get in two calls",
+                            prog.library, prog.program
+                        ),
+                    ));
+                }
+                let queue = self.queue(&inputs.queue_name, &self.config.output_queue, "output")?;
+                let reply_q = self.queue(&inputs.reply_queue, &self.config.input_queue, "input")?;
+                if reply_q == queue {
+                    return Err(RpcError::new(
+                        RpcErrorKind::NotPossible,
+                        format!(
+                            "request/reply needs an input (reply) queue that differs from the \
+                             output queue; both are {queue}"
+                        ),
+                    ));
+                }
+                let put = self
+                    .put(
+                        prog,
+                        params,
+                        inputs,
+                        &queue,
+                        Some(&reply_q),
+                        inputs.correl_id.is_none(),
+                        None,
+                    )
+                    .await?;
+                self.get(prog, &reply_q, Some(put.correl_id), wait, None, true)
+                    .await
+            }
+        }
+    }
+
+    fn queue(
+        &self,
+        given: &Option<String>,
+        default: &str,
+        which: &str,
+    ) -> Result<String, RpcError> {
+        match given {
+            Some(q) => Ok(q.clone()),
+            None if !default.is_empty() => Ok(default.to_string()),
+            None => Err(RpcError::new(
+                RpcErrorKind::NotPossible,
+                format!("no queue: set rpc.{which}_queue or pass MQ_QUEUE_NAME"),
+            )),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn put(
+        self: &Arc<Self>,
+        prog: &BridgeProgram,
+        values: &Record,
+        inputs: &CallInputs,
+        queue: &str,
+        reply_to: Option<&str>,
+        new_correl_id: bool,
+        uow: Option<u64>,
+    ) -> Result<PutResult, RpcError> {
+        let mut md = Mqmd::default();
+        let rfh = prog
+            .dynamic
+            .has_rfh()
+            .then_some(inputs.rfh_pairs.as_slice());
+        let body = payload::build(
+            prog,
+            self.config.payload,
+            self.ccsid,
+            md.encoding,
+            values,
+            rfh,
+        )?;
+        md.format = body.format;
+        md.coded_char_set_id = body.ccsid;
+        md.persistence = if self.config.persistent {
+            per::PERSISTENT
+        } else {
+            per::NOT_PERSISTENT
+        };
+        md.msg_type = mt::DATAGRAM;
+        if let Some(r) = reply_to {
+            md.msg_type = mt::REQUEST;
+            if self.config.request_expiry_ms > 0 {
+                // Tenths of a second, at least 1; the range is checked with the config.
+                md.expiry =
+                    i32::try_from(self.config.request_expiry_ms.div_ceil(100)).unwrap_or(i32::MAX);
+            }
+            md.reply_to_q = CharField::new(r, Charset::Ascii)
+                .map_err(|e| RpcError::bad(format!("reply queue {r:?}: {e}")))?;
+        }
+        if let Some(c) = inputs.correl_id {
+            md.correl_id = c;
+        }
+        let mut options = pmo::NEW_MSG_ID;
+        options |= if uow.is_some() {
+            pmo::SYNCPOINT
+        } else {
+            pmo::NO_SYNCPOINT
+        };
+        if new_correl_id {
+            options |= pmo::NEW_CORREL_ID;
+        }
+        let svc = Arc::clone(self);
+        let queue = queue.to_string();
+        blocking(move || {
+            let mut data = BytesMut::from(&body.data[..]);
+            let mut pmo_exit = mqgate_exits::PutOptions { options };
+            svc.exits
+                .before_put(&mut md, Charset::Ascii, &mut data, &mut pmo_exit)?;
+            let opts = PutOptions {
+                uow,
+                new_msg_id: true,
+                new_correl_id: pmo_exit.options & pmo::NEW_CORREL_ID != 0,
+                ..PutOptions::default()
+            };
+            svc.qm
+                .put(&queue, md, Charset::Ascii, data.freeze(), &opts)
+                .map_err(RpcError::from)
+        })
+        .await
+    }
+
+    async fn get(
+        self: &Arc<Self>,
+        prog: &Arc<BridgeProgram>,
+        queue: &str,
+        correl_id: Option<[u8; 24]>,
+        wait: WaitInterval,
+        conversation_uow: Option<u64>,
+        is_reply: bool,
+    ) -> Result<Record, RpcError> {
+        let mut gmo_exit = mqgate_exits::GetOptions {
+            options: gmo::WAIT
+                | if conversation_uow.is_some() {
+                    gmo::SYNCPOINT
+                } else {
+                    gmo::NO_SYNCPOINT
+                },
+            wait_interval: wait.to_mq(),
+            match_options: if correl_id.is_some() {
+                mo::MATCH_CORREL_ID
+            } else {
+                mo::NONE
+            },
+        };
+        let svc = Arc::clone(self);
+        gmo_exit = blocking(move || {
+            svc.exits.before_get(&mut gmo_exit)?;
+            Ok(gmo_exit)
+        })
+        .await?;
+        let selector = Selector {
+            msg_id: None,
+            correl_id: correl_id.filter(|_| gmo_exit.match_options & mo::MATCH_CORREL_ID != 0),
+        };
+        let wait_for = if gmo_exit.options & gmo::WAIT == 0 {
+            Duration::ZERO
+        } else {
+            match gmo_exit.wait_interval {
+                gmo::WI_UNLIMITED => UNLIMITED_WAIT,
+                ms if ms >= 0 => Duration::from_millis(ms as u64),
+                ms => {
+                    return Err(RpcError::with_mqrc(
+                        RpcErrorKind::BadParameters,
+                        Mqrc::WAIT_INTERVAL_ERROR,
+                        format!("wait interval {ms} ms: expected 0 or more, or -1 for unlimited"),
+                    ));
+                }
+            }
+        };
+        let (uow, private) = match conversation_uow {
+            Some(id) => (id, false),
+            None => (self.qm.begin_uow(None, None)?, true),
+        };
+        let got = self
+            .qm
+            .get_wait(
+                queue,
+                selector,
+                GetMode::Destructive { uow: Some(uow) },
+                wait_for,
+            )
+            .await;
+        let got = match got {
+            Ok(g) => g,
+            Err(e) => {
+                if private {
+                    self.end_private(uow, false).await;
+                }
+                return Err(self.get_error(e, queue, selector.correl_id, wait_for, is_reply));
+            }
+        };
+        let svc = Arc::clone(self);
+        let program = Arc::clone(prog);
+        let original = got.clone();
+        let read = blocking(move || svc.read_reply(&program, got)).await;
+        match read {
+            Ok(values) => {
+                if private {
+                    let qm = Arc::clone(&self.qm);
+                    blocking(move || qm.commit(uow).map_err(RpcError::from)).await?;
+                }
+                Ok(values)
+            }
+            Err(mut e) => {
+                if private {
+                    e.message
+                        .push_str(&self.dead_letter(original, uow, &e).await);
+                } else {
+                    e.message
+                        .push_str("; the message stays in the conversation's unit of work");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// after_get exits, then the body read by the program's reply layout, then
+    /// the OUT dynamic parameters from the MQMD and MQRFH.
+    fn read_reply(&self, prog: &BridgeProgram, got: GetResult) -> Result<Record, RpcError> {
+        let mut md = got.md;
+        let mut data = BytesMut::from(&got.data[..]);
+        self.exits.after_get(&mut md, got.charset, &mut data)?;
+        let reply = payload::read(
+            &prog.reply,
+            self.config.payload,
+            Described {
+                format: &md.format,
+                charset: got.charset,
+                encoding: md.encoding,
+                ccsid: md.coded_char_set_id,
+            },
+            &data,
+            self.config.ccsid,
+        )?;
+        let mut out = prog.dynamic.outputs(&ReceivedMessage {
+            correl_id: md.correl_id,
+            reply_to_q: md.reply_to_q.text(got.charset),
+            rfh_pairs: reply.rfh_pairs,
+        });
+        // Seed 004: "the parameter MQ_RFH_H2 gets no value assigned" — it is
+        // answered empty rather than left out.
+        for p in &prog.dynamic.params {
+            if matches!(p.kind, DynamicKind::Rfh(_))
+                && p.direction.is_out()
+                && out.get(&p.name).is_none()
+            {
+                out.set(p.name.clone(), Value::Text(String::new()));
+            }
+        }
+        for (n, v) in reply.values.0 {
+            out.set(n, v);
+        }
+        Ok(out)
+    }
+
+    fn get_error(
+        &self,
+        e: QmError,
+        queue: &str,
+        correl_id: Option<[u8; 24]>,
+        wait: Duration,
+        is_reply: bool,
+    ) -> RpcError {
+        if e.mqrc != Mqrc::NO_MSG_AVAILABLE {
+            return e.into();
+        }
+        let correl = correl_id
+            .map(|c| format!(" with CorrelId {}", correl_id_to_hex(&c)))
+            .unwrap_or_default();
+        let (kind, what) = if is_reply {
+            (RpcErrorKind::NoReply, "no reply")
+        } else {
+            (RpcErrorKind::NoMessage, "no message")
+        };
+        tracing::warn!(queue, correl_id = %correl, wait_ms = wait.as_millis() as u64, "{what}");
+        RpcError::with_mqrc(
+            kind,
+            Mqrc::NO_MSG_AVAILABLE,
+            format!(
+                "{what}{correl} on queue {queue} within {} ms",
+                wait.as_millis()
+            ),
+        )
+    }
+
+    /// Commits or backs out a private unit of work, logging a failure.
+    async fn end_private(self: &Arc<Self>, uow: u64, commit: bool) {
+        let qm = Arc::clone(&self.qm);
+        let done = blocking(move || {
+            if commit {
+                qm.commit(uow)
+            } else {
+                qm.backout(uow)
+            }
+            .map_err(RpcError::from)
+        })
+        .await;
+        if let Err(e) = done {
+            tracing::error!(uow, error = %e, "ending the RPC get's unit of work failed");
+        }
+    }
+
+    /// Moves a message that could not be read as a reply to the dead-letter
+    /// queue (committing the get with it); if that fails, backs the get out so
+    /// the message returns to its queue. Returns what happened, for the error.
+    async fn dead_letter(self: &Arc<Self>, got: GetResult, uow: u64, e: &RpcError) -> String {
+        let qm = Arc::clone(&self.qm);
+        let reason = e.mqrc.unwrap_or(Mqrc::UNEXPECTED_ERROR);
+        let queue = got.queue.clone();
+        let data: Bytes = got.data.clone();
+        let put = blocking(move || {
+            qm.dead_letter(&got.md, got.charset, &data, reason, &got.queue, "")
+                .map_err(RpcError::from)
+        })
+        .await;
+        match put {
+            Ok(_) => {
+                self.end_private(uow, true).await;
+                format!(
+                    "; the message was moved to the dead-letter queue {} with reason {}",
+                    self.qm.dead_letter_queue(),
+                    reason.0
+                )
+            }
+            Err(dl) => {
+                self.end_private(uow, false).await;
+                format!(
+                    "; it could not be dead-lettered ({}) and is back on queue {queue}",
+                    dl.message
+                )
+            }
+        }
+    }
+
+    /// Opens a conversation: a unit of work on the queue manager that is
+    /// backed out after `rpc.conversation_timeout_ms` idle. Returns its id.
+    pub fn open_conversation(self: &Arc<Self>) -> Result<u64, RpcError> {
+        let timeout = Duration::from_millis(self.config.conversation_timeout_ms);
+        let id = self.qm.begin_uow(Some(timeout), None)?;
+        self.conversations().insert(id);
+        tracing::info!(conversation = id, "RPC conversation opened");
+        Ok(id)
+    }
+
+    /// Ends conversation `id`: commit (MQCMIT) or backout (MQBACK) of its unit
+    /// of work. CONVERSATION_ENDED (2003) when it is not open, also when it
+    /// timed out and was backed out.
+    pub async fn end_conversation(self: &Arc<Self>, id: u64, commit: bool) -> Result<(), RpcError> {
+        if !self.conversations().remove(&id) {
+            return Err(RpcError::with_mqrc(
+                RpcErrorKind::ConversationEnded,
+                Mqrc::BACKED_OUT,
+                format!("conversation {id} is not open"),
+            ));
+        }
+        let qm = Arc::clone(&self.qm);
+        blocking(move || {
+            if commit {
+                qm.commit(id)
+            } else {
+                qm.backout(id)
+            }
+            .map_err(RpcError::from)
+        })
+        .await?;
+        tracing::info!(conversation = id, commit, "RPC conversation ended");
+        Ok(())
+    }
+}

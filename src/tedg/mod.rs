@@ -1,0 +1,623 @@
+//! The Tuxedo gateway (seed 003, the TOP END Domain Gateway): tpenqueue onto
+//! RTQ queues, and RTQ servers taking their due requests.
+//!
+//! RTQ queues are queue-manager local queues named `RTQ.<group>.<name>`
+//! (TE_RTQGROUP, TE_RTQNAME), so requests live in the same store, with the
+//! same units of work and leases, as every other message. This module is a
+//! thin layer on top: it checks a request with `plan_enqueue` (the codecs'
+//! tables), keeps the schedule and the TOP END service in a request header
+//! ([`envelope`]), and hands out only requests whose schedule time has come.
+//! docs/tuxedo.md describes the behaviour.
+
+pub mod clock;
+pub mod config;
+pub mod envelope;
+pub mod fmljson;
+pub mod http;
+mod load;
+
+pub use load::{Loaded, load, queue_defs};
+
+use crate::qmgr::{GetMode, PutOptions, QmError, QueueManager, Selector};
+use bytes::Bytes;
+use clock::Clock;
+use config::RtqState;
+use envelope::RequestHeader;
+use mqgate_codecs::mq::constants::per;
+use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
+use mqgate_codecs::tux::codes::{TpError, Tperrno};
+use mqgate_codecs::tux::dmconfig::DmConfig;
+use mqgate_codecs::tux::enqueue::{EnqueueRequest, plan_enqueue};
+use mqgate_codecs::tux::fieldtbl::FieldTable;
+use mqgate_codecs::tux::rtq::{RequestId, RtqStatus};
+use mqgate_codecs::tux::tedg::TedgFailure;
+use mqgate_codecs::tux::tpqctl::parse_flag_names;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Loads the DMCONFIG named by `config.dmconfig` (if any) and adds its RTQ
+/// queues to `config.queues` (a queue already defined there is kept as
+/// defined). Errors: one line per problem, with file and line.
+pub fn load_from_config(config: &mut crate::config::Config) -> Result<Option<Loaded>, Vec<String>> {
+    let Some(path) = config.dmconfig.clone() else {
+        return Ok(None);
+    };
+    let loaded = load(&path, &config.tedg)?;
+    for def in queue_defs(&loaded) {
+        if !config.queues.iter().any(|q| q.name() == def.name()) {
+            config.queues.push(def);
+        }
+    }
+    Ok(Some(loaded))
+}
+
+/// The queue-manager queue that holds RTQ queue `group`/`name`.
+pub fn qm_queue_name(group: &str, name: &str) -> String {
+    format!("RTQ.{group}.{name}")
+}
+
+/// Room for the request header on top of a queue's `max_request_bytes`.
+pub const HEADER_ALLOWANCE: usize = envelope::MAX_HEADER + 4;
+
+/// A tpenqueue call as the front ends give it.
+#[derive(Clone, Debug, Default)]
+pub struct Tpenqueue {
+    /// The qspace argument.
+    pub qspace: String,
+    /// The qname argument.
+    pub qname: String,
+    /// TPQCTL flags, tpenqueue call flags and QOS value names.
+    pub flags: Vec<String>,
+    /// TPQCTL deq_time (seconds).
+    pub deq_time: i64,
+    /// The buffer type.
+    pub buftype: String,
+    /// The buffer (FML32: encoded).
+    pub data: Vec<u8>,
+    /// The caller's unit of work (the queue manager's id), if it is in one.
+    pub uow: Option<u64>,
+    /// The client buffer is encrypted (mqgate holds no keys to decrypt it).
+    pub encrypted: bool,
+    /// The client buffer carries a digital signature (mqgate cannot remove it).
+    pub signed: bool,
+}
+
+/// A successful tpenqueue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enqueued {
+    /// The RTQ request id.
+    pub request_id: RequestId,
+    /// TPQMSGID was set: the id goes into TPQCTL msgid.
+    pub return_request_id: bool,
+    /// The request header as stored.
+    pub header: RequestHeader,
+}
+
+/// A failed tpenqueue: the tperrno/diagnostic and what was wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TpFailure {
+    /// tperrno and TPQCTL diagnostic.
+    pub error: TpError,
+    /// A sentence naming what was wrong.
+    pub message: String,
+}
+
+impl From<TedgFailure> for TpFailure {
+    fn from(f: TedgFailure) -> Self {
+        TpFailure {
+            error: f.tp_error(),
+            message: f.to_string(),
+        }
+    }
+}
+
+/// The RTQ status for a queue-manager failure of an RTQ put (mqgate's
+/// definitions, docs/tuxedo.md "RTQ codes"): 2053 Q_FULL → TP_RTQ_NO_SPACE;
+/// 2030/2031 (too big) → TP_RTQ_EOF; 2051 PUT_INHIBITED → TP_RTQ_QDISABLED;
+/// 2071 STORAGE_NOT_AVAILABLE → TP_RTQ_MEMERR; 2161/2162 (stopping) →
+/// TP_RESET; 2085 (queue missing) → none (an on-demand connection failure);
+/// anything else (2102 store failure...) → TP_RTQ_ERROR.
+pub fn rtq_status_for(mqrc: Mqrc) -> Option<RtqStatus> {
+    match mqrc {
+        Mqrc::Q_FULL => Some(RtqStatus::RtqNoSpace),
+        Mqrc::MSG_TOO_BIG_FOR_Q | Mqrc::MSG_TOO_BIG_FOR_Q_MGR => Some(RtqStatus::RtqEof),
+        Mqrc::PUT_INHIBITED => Some(RtqStatus::RtqQDisabled),
+        Mqrc::STORAGE_NOT_AVAILABLE => Some(RtqStatus::RtqMemErr),
+        Mqrc::Q_MGR_QUIESCING | Mqrc::Q_MGR_STOPPING => Some(RtqStatus::Reset),
+        Mqrc::UNKNOWN_OBJECT_NAME => None,
+        _ => Some(RtqStatus::RtqError),
+    }
+}
+
+/// An RTQ queue's runtime attributes.
+#[derive(Clone, Copy, Debug)]
+struct QueueAttrs {
+    state: RtqState,
+    max_request_bytes: usize,
+}
+
+/// Which requests an RTQ server takes (empty = any).
+#[derive(Clone, Debug, Default)]
+pub struct ServiceFilter {
+    /// Only requests for this TE_PRODUCT.
+    pub product: Option<String>,
+    /// Only requests for this TE_FUNCTION.
+    pub function: Option<String>,
+}
+
+impl ServiceFilter {
+    fn matches(&self, h: &RequestHeader) -> bool {
+        self.product.as_deref().is_none_or(|p| p == h.product)
+            && self.function.as_deref().is_none_or(|f| f == h.function)
+    }
+}
+
+/// A due request handed to an RTQ server under a lease.
+#[derive(Clone, Debug)]
+pub struct Taken {
+    /// Its header.
+    pub header: RequestHeader,
+    /// The client's buffer.
+    pub data: Bytes,
+    /// The lease (a queue-manager unit of work) to acknowledge or back out.
+    pub lease: u64,
+    /// How many times it was handed out and backed out before.
+    pub backout_count: i32,
+}
+
+/// The gateway.
+pub struct Tedg {
+    dm: DmConfig,
+    fields: Option<FieldTable>,
+    qm: Arc<QueueManager>,
+    clock: Arc<dyn Clock>,
+    queues: Mutex<HashMap<(String, String), QueueAttrs>>,
+    id_prefix: u64,
+    id_seq: AtomicU64,
+    client_id: String,
+    lease_ms: u64,
+}
+
+impl Tedg {
+    /// The gateway for a loaded DMCONFIG over `qm` (whose RTQ queues were
+    /// created from [`queue_defs`]), reading time from `clock`.
+    pub fn new(
+        loaded: Loaded,
+        qm: Arc<QueueManager>,
+        clock: Arc<dyn Clock>,
+        lease_ms: u64,
+    ) -> Tedg {
+        let mut queues = HashMap::new();
+        for q in &loaded.dm.remote_services.qspaces {
+            let key = (q.rtq_group.clone(), q.rtq_name.clone());
+            let cfg = loaded
+                .queue_config
+                .iter()
+                .find(|c| c.group == key.0 && c.name == key.1);
+            queues.insert(
+                key,
+                QueueAttrs {
+                    state: cfg.map_or(RtqState::Enabled, |c| c.state),
+                    max_request_bytes: cfg
+                        .map_or(config::DEFAULT_MAX_REQUEST_BYTES, |c| c.max_request_bytes),
+                },
+            );
+        }
+        let client_id = loaded
+            .dm
+            .local_domains
+            .first()
+            .map(|d| d.domainid.clone())
+            .unwrap_or_default();
+        // Request ids: start time in ns then a counter, so ids are unique
+        // across restarts of one gateway (spec: tuxedo.md §3 "request_id").
+        let id_prefix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Tedg {
+            dm: loaded.dm,
+            fields: loaded.fields,
+            qm,
+            clock,
+            queues: Mutex::new(queues),
+            id_prefix,
+            id_seq: AtomicU64::new(1),
+            client_id,
+            lease_ms,
+        }
+    }
+
+    /// The field table for FML32 JSON, if configured.
+    pub fn field_table(&self) -> Option<&FieldTable> {
+        self.fields.as_ref()
+    }
+
+    /// The lease length of `next`, in ms.
+    pub fn lease_ms(&self) -> u64 {
+        self.lease_ms
+    }
+
+    /// The queue manager.
+    pub fn qm(&self) -> &Arc<QueueManager> {
+        &self.qm
+    }
+
+    fn next_request_id(&self) -> RequestId {
+        let mut id = [0u8; 16];
+        id[..8].copy_from_slice(&self.id_prefix.to_be_bytes());
+        id[8..].copy_from_slice(&self.id_seq.fetch_add(1, Ordering::SeqCst).to_be_bytes());
+        RequestId(id)
+    }
+
+    fn attrs(&self, group: &str, name: &str) -> Option<QueueAttrs> {
+        let q = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        q.get(&(group.to_string(), name.to_string())).copied()
+    }
+
+    /// Every RTQ queue: (group, name, state, depth).
+    pub fn list(&self) -> Vec<(String, String, RtqState, Option<usize>)> {
+        let depths: HashMap<String, Option<usize>> = self
+            .qm
+            .queues()
+            .into_iter()
+            .map(|q| (q.name, q.depth))
+            .collect();
+        let q = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out: Vec<_> = q
+            .iter()
+            .map(|((g, n), a)| {
+                let depth = depths.get(&qm_queue_name(g, n)).copied().flatten();
+                (g.clone(), n.clone(), a.state, depth)
+            })
+            .collect();
+        out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        out
+    }
+
+    /// Sets an RTQ queue's state (admin); `false` when no QSPACE names it.
+    pub fn set_state(&self, group: &str, name: &str, state: RtqState) -> bool {
+        let mut q = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        match q.get_mut(&(group.to_string(), name.to_string())) {
+            Some(a) => {
+                a.state = state;
+                tracing::info!(
+                    group,
+                    queue = name,
+                    state = state.name(),
+                    "RTQ queue state set"
+                );
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// tpenqueue as the TEDG performs it (seed 003): `plan_enqueue` checks
+    /// the request against DMCONFIG and the flag and error tables, then the
+    /// RTQ put goes to the queue-manager queue, inside the caller's unit of
+    /// work unless TPNOTRAN. Blocking (a persistent put writes the store).
+    pub fn tpenqueue(&self, req: &Tpenqueue) -> Result<Enqueued, TpFailure> {
+        let named =
+            parse_flag_names(req.flags.iter().map(String::as_str)).map_err(|e| TpFailure {
+                error: TpError::tperrno(Tperrno::TPEINVAL),
+                message: e.to_string(),
+            })?;
+        let plan = plan_enqueue(
+            &self.dm,
+            &EnqueueRequest {
+                qspace: &req.qspace,
+                qname: &req.qname,
+                flags: &named,
+                deq_time: req.deq_time,
+                buftype: &req.buftype,
+                data: &req.data,
+            },
+        )?;
+        if req.encrypted {
+            return Err(TedgFailure::Decryption.into());
+        }
+        if req.signed {
+            return Err(TedgFailure::Signature.into());
+        }
+        let (group, name) = (&plan.queue.group, &plan.queue.name);
+        let attrs = self.attrs(group, name).ok_or_else(|| {
+            TpFailure::from(TedgFailure::OnDemandConnection {
+                reason: format!("RTQ queue {group}/{name} is not served"),
+            })
+        })?;
+        let request_id = self.next_request_id();
+        let uow = if plan.params.in_caller_transaction {
+            req.uow
+        } else {
+            None
+        };
+        if let Some(uow) = uow {
+            self.check_uow_open(&qm_queue_name(group, name), uow, request_id)?;
+        }
+        let rtq = |status: RtqStatus, why: String| TpFailure {
+            error: TedgFailure::Rtq(status).tp_error(),
+            message: format!("RTQ returned {status}: {why}"),
+        };
+        match attrs.state {
+            RtqState::Stopped => {
+                return Err(rtq(
+                    RtqStatus::Service,
+                    format!("the RTQ service of {group}/{name} is stopped"),
+                ));
+            }
+            RtqState::Disabled => {
+                return Err(rtq(
+                    RtqStatus::RtqQDisabled,
+                    format!("RTQ queue {group}/{name} is disabled"),
+                ));
+            }
+            RtqState::Enabled => {}
+        }
+        if req.data.len() > attrs.max_request_bytes {
+            return Err(rtq(
+                RtqStatus::RtqEof,
+                format!(
+                    "a request of {} bytes does not fit RTQ queue {group}/{name} (max_request_bytes {})",
+                    req.data.len(),
+                    attrs.max_request_bytes
+                ),
+            ));
+        }
+        let now = self.clock.now_secs();
+        let header = RequestHeader {
+            request_id: request_id.to_string(),
+            qspace: req.qspace.clone(),
+            qname: req.qname.clone(),
+            product: plan.service.product.clone(),
+            function: plan.service.function.clone(),
+            target: plan.service.target.clone(),
+            qualifier: plan.service.qualifier,
+            queue_target: plan.queue.target.clone(),
+            schedule_time: plan.params.schedule.to_string(),
+            due_at: plan.params.schedule.due_at(now),
+            put_time: now,
+            buftype: plan.buftype.name().to_string(),
+            client_id: self.client_id.clone(),
+        };
+        let md = Mqmd {
+            msg_id: msg_id_of(request_id),
+            persistence: per::PERSISTENT,
+            format: CharField::new(envelope::FORMAT, Charset::Ascii).unwrap_or_default(),
+            ..Mqmd::default()
+        };
+        let opts = PutOptions {
+            uow,
+            ..PutOptions::default()
+        };
+        let stored = Bytes::from(envelope::encode(&header, &req.data));
+        let qname = qm_queue_name(group, name);
+        self.qm
+            .put(&qname, md, Charset::Ascii, stored, &opts)
+            .map_err(|e| self.put_failure(e, req.uow.is_some() && opts.uow.is_some()))?;
+        tracing::info!(
+            request_id = %header.request_id,
+            qspace = %header.qspace,
+            qname = %header.qname,
+            queue = %qname,
+            schedule_time = %header.schedule_time,
+            due_at = header.due_at,
+            uow = opts.uow,
+            "tpenqueue"
+        );
+        Ok(Enqueued {
+            request_id,
+            return_request_id: plan.params.return_request_id,
+            header,
+        })
+    }
+
+    /// TPETRAN when the caller's unit of work `uow` is not open (tpenqueue(3c):
+    /// the call cannot join the caller's transaction), checked before the
+    /// queue's state and room so a closed unit of work is never reported as
+    /// QMENOSPACE. The queue manager checks the unit of work first on a get
+    /// under it, so a get of the not yet used MsgId of `request_id` asks
+    /// exactly that and can take nothing.
+    fn check_uow_open(
+        &self,
+        qm_queue: &str,
+        uow: u64,
+        request_id: RequestId,
+    ) -> Result<(), TpFailure> {
+        let probe = Selector {
+            msg_id: Some(msg_id_of(request_id)),
+            correl_id: None,
+        };
+        match self
+            .qm
+            .get(qm_queue, &probe, GetMode::Destructive { uow: Some(uow) })
+        {
+            Err(e) if e.mqrc == Mqrc::BACKED_OUT => Err(TpFailure {
+                error: TpError::tperrno(Tperrno::TPETRAN),
+                message: format!(
+                    "unit of work {uow} is not open (committed, backed out or never begun): the tpenqueue cannot join it"
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn put_failure(&self, e: QmError, transactional: bool) -> TpFailure {
+        if transactional && e.mqrc == Mqrc::BACKED_OUT {
+            // The caller's unit of work is not open: it cannot join it
+            // (tpenqueue(3c) TPETRAN; mqgate's choice, the seed is silent).
+            return TpFailure {
+                error: TpError::tperrno(Tperrno::TPETRAN),
+                message: e.message,
+            };
+        }
+        match rtq_status_for(e.mqrc) {
+            Some(status) => TpFailure {
+                error: TedgFailure::Rtq(status).tp_error(),
+                message: format!("RTQ returned {status}: {}", e.message),
+            },
+            None => TedgFailure::OnDemandConnection { reason: e.message }.into(),
+        }
+    }
+
+    /// Takes the first due request of RTQ queue `group`/`name` matching
+    /// `filter`, waiting up to `wait`, under a lease of `lease_ms()` (like
+    /// the queue manager's destructive get: acknowledge with
+    /// [`QueueManager::commit`], back out with [`QueueManager::backout`]).
+    /// 2085 for a queue no QSPACE names; 2033 when nothing became due.
+    pub async fn next(
+        &self,
+        group: &str,
+        name: &str,
+        filter: &ServiceFilter,
+        wait: Duration,
+    ) -> Result<Taken, QmError> {
+        if self.attrs(group, name).is_none() {
+            return Err(QmError::new(
+                Mqrc::UNKNOWN_OBJECT_NAME,
+                format!("no QSPACE names RTQ queue {group}/{name}"),
+            ));
+        }
+        let q = qm_queue_name(group, name);
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut lease = LeaseGuard {
+            qm: Arc::clone(&self.qm),
+            id: self.qm.begin_uow(None, Some(q.clone()))?,
+            armed: false,
+        };
+        loop {
+            let scan = self.scan(&q, filter, lease.id)?;
+            if let Some(mut taken) = scan.taken {
+                self.qm
+                    .set_timeout(lease.id, Duration::from_millis(self.lease_ms))?;
+                lease.armed = true;
+                taken.lease = lease.id;
+                return Ok(taken);
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Err(QmError::new(
+                    Mqrc::NO_MSG_AVAILABLE,
+                    format!("no due request on RTQ queue {group}/{name}"),
+                ));
+            }
+            // Sleep until a new request arrives, the next one falls due, or
+            // at most 250 ms (a commit of an earlier put wakes no browse).
+            let mut slice = (deadline - now).min(Duration::from_millis(250));
+            if let Some(due) = scan.next_due {
+                let secs = (due - self.clock.now_secs()).max(0) as u64;
+                slice = slice.min(Duration::from_secs(secs).max(Duration::from_millis(10)));
+            }
+            match self
+                .qm
+                .get_wait(
+                    &q,
+                    Selector::default(),
+                    GetMode::Browse { after: scan.last },
+                    slice,
+                )
+                .await
+            {
+                Ok(_) => {}
+                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// One pass over the queue in delivery order: the first due, matching
+    /// request is taken under `uow`.
+    fn scan(&self, q: &str, filter: &ServiceFilter, uow: u64) -> Result<Scan, QmError> {
+        let now = self.clock.now_secs();
+        let mut out = Scan::default();
+        loop {
+            let r = match self
+                .qm
+                .get(q, &Selector::default(), GetMode::Browse { after: out.last })
+            {
+                Ok(r) => r,
+                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => return Ok(out),
+                Err(e) => return Err(e),
+            };
+            out.last = Some(r.position);
+            let header = match envelope::decode(&r.data) {
+                Ok((h, _)) => h,
+                Err(e) => {
+                    // Put there through the queue-manager API: not for RTQ servers.
+                    tracing::debug!(queue = q, msg_id = %hex::encode_upper(r.md.msg_id), error = %e, "not an RTQ request; skipped");
+                    continue;
+                }
+            };
+            if !filter.matches(&header) {
+                continue;
+            }
+            if !clock::is_due(header.due_at, now) {
+                out.next_due = Some(
+                    out.next_due
+                        .map_or(header.due_at, |d: i64| d.min(header.due_at)),
+                );
+                continue;
+            }
+            let sel = Selector {
+                msg_id: Some(r.md.msg_id),
+                correl_id: None,
+            };
+            match self
+                .qm
+                .get(q, &sel, GetMode::Destructive { uow: Some(uow) })
+            {
+                Ok(got) => {
+                    // The browse copy decoded, so this is the same message; if
+                    // not, fail and let the unarmed lease put it back.
+                    let (header, data) = envelope::decode(&got.data).map_err(|e| {
+                        QmError::new(Mqrc::UNEXPECTED_ERROR, format!("RTQ request changed: {e}"))
+                    })?;
+                    let data = got.data.slice_ref(data);
+                    out.taken = Some(Taken {
+                        header,
+                        data,
+                        lease: uow,
+                        backout_count: got.md.backout_count,
+                    });
+                    return Ok(out);
+                }
+                // Another server took it between the browse and the get.
+                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Scan {
+    taken: Option<Taken>,
+    last: Option<crate::qmgr::Position>,
+    next_due: Option<i64>,
+}
+
+/// The MsgId of a request: the 16-byte request id, then 8 zero bytes.
+pub fn msg_id_of(id: RequestId) -> [u8; 24] {
+    let mut m = [0u8; 24];
+    m[..16].copy_from_slice(&id.0);
+    m
+}
+
+/// Backs out a lease that never got a request.
+struct LeaseGuard {
+    qm: Arc<QueueManager>,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for LeaseGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            let _ = self.qm.backout(self.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

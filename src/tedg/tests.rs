@@ -1,0 +1,923 @@
+//! The gateway through its HTTP routes, in process (the router answers
+//! requests directly), with a controllable clock. One test per row of seed
+//! 003's flag mapping table and of its error table; expected tperrno and
+//! diagnostic values are the seed's, numbers from spec: tuxedo.md §1.3/§1.4.
+
+use super::clock::{ManualClock, is_due};
+use super::config::RtqQueueConfig;
+use super::http::{TedgState, routes};
+use super::*;
+use crate::config::Config;
+use crate::http::{AppState, router};
+use crate::store::redb::RedbStore;
+use crate::store::{Batch, Store, StoreError};
+use axum::body::Body;
+use axum::http::Request;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use mqgate_codecs::tux::fml32::{FieldId, FieldValue, Fml32Buffer};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Instant;
+use tower::ServiceExt;
+
+const DM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/tuxedo/tedg_valid.dmconfig"
+);
+const FIELDS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/tuxedo/tedg_fields.fml"
+);
+/// The controllable clock's start: 2023-11-14T22:13:20Z.
+const T0: i64 = 1_700_000_000;
+
+// fixtures/tuxedo/tedg_valid.dmconfig: QSPACE BILLING = BILLING_GROUP/BILLQ;
+// QSPACE ORDERS = ORDGRP/ORDQ target T1; QNAME INVOICE (BILLAPP/INVOICE, any
+// type), RAWDATA (BILLAPP/RAWIN, CARRAY only), NEWORDER (ORDERAPP/NEWORD,
+// target T1, qualifier 7, FML32 only).
+const BG: &str = "BILLING_GROUP";
+const BQ: &str = "BILLQ";
+
+struct H {
+    app: axum::Router,
+    qm: Arc<QueueManager>,
+    clock: Arc<ManualClock>,
+    _dir: tempfile::TempDir,
+}
+
+struct FailingStore;
+
+impl Store for FailingStore {
+    fn apply(&self, _: &Batch) -> Result<(), StoreError> {
+        Err(StoreError("disk full (test)".into()))
+    }
+    fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        Ok(vec![])
+    }
+    fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        Ok(vec![])
+    }
+}
+
+fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: bool) -> H {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config {
+        dmconfig: Some(DM.into()),
+        tedg: super::config::TedgConfig {
+            field_tables: vec![FIELDS.into()],
+            queues,
+        },
+        ..Config::default()
+    };
+    let loaded = if create {
+        load_from_config(&mut config).unwrap().unwrap()
+    } else {
+        load(Path::new(DM), &config.tedg).unwrap()
+    };
+    let store = store.unwrap_or_else(|| Arc::new(RedbStore::open(dir.path()).unwrap()));
+    let qm = Arc::new(QueueManager::open(&config, store).unwrap());
+    let clock = Arc::new(ManualClock::new(T0));
+    let tedg = Arc::new(Tedg::new(loaded, qm.clone(), clock.clone(), 30_000));
+    let app = router(AppState {
+        qm: qm.clone(),
+        config: Arc::new(config),
+        started: Instant::now(),
+        channels: Default::default(),
+    })
+    .merge(routes(TedgState {
+        tedg,
+        max_wait_ms: 60_000,
+    }));
+    H {
+        app,
+        qm,
+        clock,
+        _dir: dir,
+    }
+}
+
+fn harness() -> H {
+    build(vec![], None, true)
+}
+
+fn queue_cfg(capacity: usize, max_request_bytes: usize) -> RtqQueueConfig {
+    RtqQueueConfig {
+        group: BG.into(),
+        name: BQ.into(),
+        capacity,
+        max_request_bytes,
+        state: RtqState::Enabled,
+    }
+}
+
+impl H {
+    async fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", "application/json")
+            .body(body.map_or(Body::empty(), |b| Body::from(b.to_string())))
+            .unwrap();
+        let res = self.app.clone().oneshot(req).await.unwrap();
+        let st = res.status().as_u16();
+        let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (st, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    async fn enq(&self, body: Value) -> Value {
+        let (st, v) = self.call("POST", "/v1/tux/tpenqueue", Some(body)).await;
+        assert_eq!(st, 200, "{v}");
+        v
+    }
+
+    async fn next(&self, query: &str) -> (u16, Value) {
+        self.call("GET", &format!("/v1/rtq/{BG}/{BQ}/next?{query}"), None)
+            .await
+    }
+
+    async fn ack(&self, lease: &Value) -> (u16, Value) {
+        self.call("POST", &format!("/v1/rtq/{BG}/{BQ}/ack/{lease}"), None)
+            .await
+    }
+}
+
+fn invoice(flags: &[&str], deq_time: i64, data: &[u8]) -> Value {
+    json!({"qspace": "BILLING", "qname": "INVOICE", "flags": flags, "deq_time": deq_time,
+           "buftype": "CARRAY", "data_base64": B64.encode(data)})
+}
+
+fn ok(v: &Value) {
+    assert_eq!(v["tperrno"], Value::Null, "{v}");
+    assert_eq!(v["tperrno_value"], 0, "{v}");
+}
+
+/// seed 003 error table: TPEDIAGNOSTIC (24) with a QME diagnostic.
+fn diag(v: &Value, name: &str, value: i64) {
+    assert_eq!(v["tperrno"], "TPEDIAGNOSTIC", "{v}");
+    assert_eq!(v["tperrno_value"], 24, "{v}");
+    assert_eq!(v["diagnostic"], name, "{v}");
+    assert_eq!(v["diagnostic_value"], value, "{v}");
+    assert_eq!(v["msgid"], Value::Null, "{v}");
+}
+
+fn tperrno(v: &Value, name: &str, value: i64) {
+    assert_eq!(v["tperrno"], name, "{v}");
+    assert_eq!(v["tperrno_value"], value, "{v}");
+    assert_eq!(v["diagnostic"], Value::Null, "{v}");
+}
+
+fn request_data(v: &Value) -> Vec<u8> {
+    B64.decode(v["data_base64"].as_str().unwrap()).unwrap()
+}
+
+// ---- seed 003 flag mapping table ----
+
+#[tokio::test]
+async fn flag_tpqtime_abs_schedules_at_the_absolute_unix_time() {
+    let h = harness();
+    let at = T0 + 7200;
+    let v = h.enq(invoice(&["TPQTIME_ABS"], at, b"abs")).await;
+    ok(&v);
+    // spec: tuxedo.md §3: absolute schedule text = decimal UNIX seconds.
+    assert_eq!(v["schedule_time"], at.to_string());
+    assert_eq!(v["due_at"], at);
+    assert_eq!(h.next("").await.0, 404);
+    h.clock.advance(7199);
+    assert_eq!(h.next("").await.0, 404);
+    h.clock.advance(1);
+    let (st, r) = h.next("").await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"abs");
+    // A time in the past means "now" (spec: tuxedo.md §3).
+    let v = h.enq(invoice(&["TPQTIME_ABS"], 5, b"past")).await;
+    assert_eq!(v["due_at"], T0 + 7200);
+}
+
+#[tokio::test]
+async fn flag_tpqtime_rel_maps_to_r_hh_mm() {
+    let h = harness();
+    // spec: tuxedo.md §3: minutes = ceil(seconds / 60); max R:24:00.
+    for (secs, text, due) in [
+        (59, "R:00:01", 60),
+        (60, "R:00:01", 60),
+        (3599, "R:01:00", 3600),
+        (86400, "R:24:00", 86400),
+    ] {
+        let v = h.enq(invoice(&["TPQTIME_REL"], secs, b"rel")).await;
+        ok(&v);
+        assert_eq!(v["schedule_time"], text, "{secs} s");
+        assert_eq!(v["due_at"], T0 + due, "{secs} s");
+    }
+    // seed 003 error table: TPQTIME_REL with deq_time > 86400 → QMEINVAL.
+    let v = h.enq(invoice(&["TPQTIME_REL"], 86401, b"rel")).await;
+    diag(&v, "QMEINVAL", -1);
+}
+
+#[tokio::test]
+async fn flag_tpnotran_puts_outside_the_callers_unit_of_work() {
+    let h = harness();
+    let (_, u) = h.call("POST", "/v1/uow", None).await;
+    let uow = u["uow"].as_u64().unwrap();
+    let mut body = invoice(&["TPNOTRAN"], 0, b"notran");
+    body["uow"] = json!(uow);
+    ok(&h.enq(body).await);
+    // Visible (committed) before the caller's unit of work ends...
+    let (st, _) = h
+        .call(
+            "GET",
+            "/v1/queues/RTQ.BILLING_GROUP.BILLQ/messages/next?browse=true",
+            None,
+        )
+        .await;
+    assert_eq!(st, 200, "committed at once");
+    // ...and kept after its backout.
+    let (st, _) = h
+        .call("POST", &format!("/v1/uow/{uow}/backout"), None)
+        .await;
+    assert_eq!(st, 200);
+    let (st, r) = h.next("").await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"notran");
+}
+
+#[tokio::test]
+async fn flag_tpqmsgid_returns_the_request_id_in_msgid() {
+    let h = harness();
+    let v = h.enq(invoice(&["TPQMSGID"], 0, b"id")).await;
+    ok(&v);
+    // spec: tuxedo.md §3: request id in msgid bytes 0-15, bytes 16-31 zero.
+    let msgid = v["msgid"].as_str().unwrap();
+    assert_eq!(msgid.len(), 64);
+    assert_eq!(&msgid[32..], "0".repeat(32));
+    let rid = v["request_id"].as_str().unwrap();
+    assert_eq!(msgid[..32].to_lowercase(), rid);
+    let (_, r) = h.next("").await;
+    assert_eq!(r["request"]["request_id"], rid);
+    // Without TPQMSGID msgid stays empty.
+    let v = h.enq(invoice(&[], 0, b"no id")).await;
+    assert_eq!(v["msgid"], Value::Null);
+}
+
+#[tokio::test]
+async fn flag_every_other_tpq_flag_is_qmeinval() {
+    let h = harness();
+    // seed 003: "All other tpenqueue() option flags ... are not supported".
+    for f in [
+        "TPQTOP",
+        "TPQBEFOREMSGID",
+        "TPQPRIORITY",
+        "TPQREPLYQ",
+        "TPQFAILUREQ",
+        "TPQCORRID",
+        "TPQDELIVERYQOS",
+        "TPQREPLYQOS",
+        "TPQEXPTIME_ABS",
+        "TPQEXPTIME_REL",
+        "TPQEXPTIME_NEVER",
+        "TPQOSDEFAULTPERSIST",
+        "TPQOSPERSISTENT",
+        "TPQOSNONPERSISTENT",
+    ] {
+        let v = h.enq(invoice(&[f], 0, b"x")).await;
+        diag(&v, "QMEINVAL", -1);
+        // The header spells TPQEXPTIME_NEVER as TPQEXPTIME_NONE (spec: tuxedo.md §1.1).
+        let named = if f == "TPQEXPTIME_NEVER" {
+            "TPQEXPTIME_NONE"
+        } else {
+            f
+        };
+        assert!(v["message"].as_str().unwrap().contains(named), "{f}: {v}");
+    }
+    assert_eq!(h.next("").await.0, 404, "nothing was queued");
+}
+
+// ---- seed 003 error table ----
+
+#[tokio::test]
+async fn error_no_qspace_is_tpenoent() {
+    let h = harness();
+    let mut b = invoice(&[], 0, b"x");
+    b["qspace"] = json!("NOSUCHQS");
+    tperrno(&h.enq(b).await, "TPENOENT", 6);
+}
+
+#[tokio::test]
+async fn error_rtq_service_stopped_is_tpenoent() {
+    let h = harness();
+    let (st, _) = h
+        .call(
+            "POST",
+            &format!("/v1/rtq/{BG}/{BQ}/state"),
+            Some(json!({"state": "stopped"})),
+        )
+        .await;
+    assert_eq!(st, 200);
+    let v = h.enq(invoice(&[], 0, b"x")).await;
+    tperrno(&v, "TPENOENT", 6);
+    assert!(v["message"].as_str().unwrap().contains("TP_SERVICE"), "{v}");
+    let (_, list) = h.call("GET", "/v1/rtq", None).await;
+    let q = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["group"] == BG)
+        .unwrap();
+    assert_eq!(q["state"], "stopped");
+}
+
+#[tokio::test]
+async fn error_on_demand_connection_failure_is_tpenoent() {
+    // The RTQ queue is not in the queue manager: it cannot be reached.
+    let h = build(vec![], None, false);
+    let v = h.enq(invoice(&[], 0, b"x")).await;
+    tperrno(&v, "TPENOENT", 6);
+    assert!(v["message"].as_str().unwrap().contains("on-demand"), "{v}");
+}
+
+#[tokio::test]
+async fn error_encrypted_input_is_tpesystem() {
+    let h = harness();
+    let mut b = invoice(&[], 0, b"x");
+    b["encrypted"] = json!(true);
+    tperrno(&h.enq(b).await, "TPESYSTEM", 12);
+}
+
+#[tokio::test]
+async fn error_signed_input_is_tpesystem() {
+    let h = harness();
+    let mut b = invoice(&[], 0, b"x");
+    b["signed"] = json!(true);
+    tperrno(&h.enq(b).await, "TPESYSTEM", 12);
+}
+
+#[tokio::test]
+async fn error_no_qname_is_qmebadqueue() {
+    let h = harness();
+    let mut b = invoice(&[], 0, b"x");
+    b["qname"] = json!("NOSUCHQN");
+    diag(&h.enq(b).await, "QMEBADQUEUE", -10);
+}
+
+#[tokio::test]
+async fn error_unsupported_flag_is_qmeinval() {
+    let h = harness();
+    diag(
+        &h.enq(invoice(&["TPQPRIORITY", "TPQMSGID"], 0, b"x")).await,
+        "QMEINVAL",
+        -1,
+    );
+}
+
+#[tokio::test]
+async fn error_buffer_type_is_qmeinval() {
+    let h = harness();
+    // RAWDATA has INBUFTYPE="CARRAY": X_OCTET differs.
+    let mut b = invoice(&[], 0, b"x");
+    b["qname"] = json!("RAWDATA");
+    b["buftype"] = json!("X_OCTET");
+    diag(&h.enq(b.clone()).await, "QMEINVAL", -1);
+    // A type the TEDG does not carry at all.
+    b["qname"] = json!("INVOICE");
+    b["buftype"] = json!("STRING");
+    diag(&h.enq(b.clone()).await, "QMEINVAL", -1);
+    b["buftype"] = json!("X_OCTET");
+    ok(&h.enq(b).await);
+}
+
+#[tokio::test]
+async fn error_buffer_above_30000_bytes_is_qmeinval() {
+    let h = harness();
+    // seed 003: RTQ messages are limited to 30,000 bytes.
+    ok(&h.enq(invoice(&[], 0, &[7u8; 30_000])).await);
+    diag(
+        &h.enq(invoice(&[], 0, &[7u8; 30_001])).await,
+        "QMEINVAL",
+        -1,
+    );
+    // FML32: the encoded, index-stripped size counts (spec: tuxedo.md §5.3,
+    // §5.4): 24-byte header + field id 4 + carray lengths 8 + data padded to 4.
+    // 24 + 4 + 8 + 29964 = 30000 bytes: accepted; one more data byte pads to 30004.
+    for (len, accepted) in [(29_964, true), (29_965, false)] {
+        let body = json!({"qspace": "BILLING", "qname": "INVOICE",
+                          "fml32": {"NOTE": ["n".repeat(len)]}});
+        let v = h.enq(body).await;
+        if accepted {
+            ok(&v);
+        } else {
+            diag(&v, "QMEINVAL", -1);
+        }
+    }
+    // An fml32 body with another buffer type is refused.
+    let bad = json!({"qspace": "BILLING", "qname": "INVOICE", "buftype": "CARRAY",
+                     "fml32": {"NOTE": ["n"]}});
+    let (st, v) = h.call("POST", "/v1/tux/tpenqueue", Some(bad)).await;
+    assert_eq!(st, 400);
+    tperrno(&v, "TPEINVAL", 4);
+}
+
+#[tokio::test]
+async fn error_relative_time_above_86400_is_qmeinval() {
+    let h = harness();
+    diag(
+        &h.enq(invoice(&["TPQTIME_REL"], 86_401, b"x")).await,
+        "QMEINVAL",
+        -1,
+    );
+}
+
+#[tokio::test]
+async fn error_rtq_no_space_and_eof_are_qmenospace() {
+    // TP_RTQ_NO_SPACE: capacity 1; TP_RTQ_EOF: a request longer than the
+    // queue file takes (max_request_bytes 16).
+    let h = build(vec![queue_cfg(1, 16)], None, true);
+    ok(&h.enq(invoice(&[], 0, b"first")).await);
+    let v = h.enq(invoice(&[], 0, b"second")).await;
+    diag(&v, "QMENOSPACE", -13);
+    assert!(
+        v["message"].as_str().unwrap().contains("TP_RTQ_NO_SPACE"),
+        "{v}"
+    );
+    let v = h.enq(invoice(&[], 0, &[1u8; 17])).await;
+    diag(&v, "QMENOSPACE", -13);
+    assert!(v["message"].as_str().unwrap().contains("TP_RTQ_EOF"), "{v}");
+}
+
+#[tokio::test]
+async fn error_rtq_qdisabled_is_qmesystem() {
+    let h = harness();
+    let path = format!("/v1/rtq/{BG}/{BQ}/state");
+    h.call("POST", &path, Some(json!({"state": "disabled"})))
+        .await;
+    let v = h.enq(invoice(&[], 0, b"x")).await;
+    diag(&v, "QMESYSTEM", -6);
+    assert!(
+        v["message"].as_str().unwrap().contains("TP_RTQ_QDISABLED"),
+        "{v}"
+    );
+    h.call("POST", &path, Some(json!({"state": "enabled"})))
+        .await;
+    ok(&h.enq(invoice(&[], 0, b"x")).await);
+}
+
+#[tokio::test]
+async fn error_rtq_error_is_qmesystem() {
+    // The store fails: TP_RTQ_ERROR.
+    let h = build(vec![], Some(Arc::new(FailingStore)), true);
+    let v = h.enq(invoice(&[], 0, b"x")).await;
+    diag(&v, "QMESYSTEM", -6);
+    assert!(
+        v["message"].as_str().unwrap().contains("TP_RTQ_ERROR"),
+        "{v}"
+    );
+}
+
+#[tokio::test]
+async fn error_rtq_reset_is_qmesystem() {
+    // The gateway is stopping: TP_RESET.
+    let h = harness();
+    h.qm.quiesce();
+    let v = h.enq(invoice(&[], 0, b"x")).await;
+    diag(&v, "QMESYSTEM", -6);
+    assert!(v["message"].as_str().unwrap().contains("TP_RESET"), "{v}");
+}
+
+#[test]
+fn rtq_codes_for_queue_manager_reasons() {
+    // mqgate's definitions (docs/tuxedo.md "RTQ codes"); TP_RTQ_MEMERR has no
+    // queue-manager trigger except 2071.
+    assert_eq!(rtq_status_for(Mqrc::Q_FULL), Some(RtqStatus::RtqNoSpace));
+    assert_eq!(
+        rtq_status_for(Mqrc::MSG_TOO_BIG_FOR_Q),
+        Some(RtqStatus::RtqEof)
+    );
+    assert_eq!(
+        rtq_status_for(Mqrc::PUT_INHIBITED),
+        Some(RtqStatus::RtqQDisabled)
+    );
+    assert_eq!(
+        rtq_status_for(Mqrc::STORAGE_NOT_AVAILABLE),
+        Some(RtqStatus::RtqMemErr)
+    );
+    assert_eq!(
+        rtq_status_for(Mqrc::Q_MGR_QUIESCING),
+        Some(RtqStatus::Reset)
+    );
+    assert_eq!(
+        rtq_status_for(Mqrc::RESOURCE_PROBLEM),
+        Some(RtqStatus::RtqError)
+    );
+    assert_eq!(rtq_status_for(Mqrc::UNKNOWN_OBJECT_NAME), None);
+    // seed 003 error table: TP_RTQ_MEMERR → TPEDIAGNOSTIC/QMESYSTEM (-6).
+    let e = TedgFailure::Rtq(RtqStatus::RtqMemErr).tp_error();
+    assert_eq!((e.tperrno.0, e.diagnostic.map(|d| d.0)), (24, Some(-6)));
+}
+
+// ---- scheduling, transactions, leases, FML32 ----
+
+#[test]
+fn due_and_not_due_without_sleeping() {
+    let c = ManualClock::new(T0);
+    let due_at = T0 + 60;
+    assert!(!is_due(due_at, c.now_secs()));
+    c.advance(59);
+    assert!(!is_due(due_at, c.now_secs()));
+    c.advance(1);
+    assert!(is_due(due_at, c.now_secs()));
+}
+
+#[tokio::test]
+async fn scheduled_request_is_available_only_when_due() {
+    let h = harness();
+    ok(&h.enq(invoice(&["TPQTIME_REL"], 60, b"later")).await);
+    ok(&h.enq(invoice(&[], 0, b"now")).await);
+    // The immediate one comes first although it was put second.
+    let (st, r) = h.next("").await;
+    assert_eq!(st, 200);
+    assert_eq!(request_data(&r), b"now");
+    assert_eq!(h.ack(&r["lease"]).await.0, 200);
+    let (st, e) = h.next("wait_ms=50").await;
+    assert_eq!(
+        (st, e["mqrc"].as_i64()),
+        (404, Some(2033)),
+        "future request not due"
+    );
+    h.clock.advance(60);
+    let (st, r) = h.next("").await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"later");
+    assert_eq!(r["request"]["schedule_time"], "R:00:01");
+    assert_eq!(h.ack(&r["lease"]).await.0, 200);
+    assert_eq!(h.next("").await.0, 404);
+}
+
+#[tokio::test]
+async fn transactional_put_commits_and_aborts_with_the_callers_unit_of_work() {
+    let h = harness();
+    for commit in [true, false] {
+        let (_, u) = h.call("POST", "/v1/uow", None).await;
+        let uow = u["uow"].as_u64().unwrap();
+        let mut body = invoice(&[], 0, b"tx");
+        body["uow"] = json!(uow);
+        ok(&h.enq(body).await);
+        assert_eq!(
+            h.next("").await.0,
+            404,
+            "invisible before the unit of work ends"
+        );
+        let action = if commit { "commit" } else { "backout" };
+        let (st, _) = h
+            .call("POST", &format!("/v1/uow/{uow}/{action}"), None)
+            .await;
+        assert_eq!(st, 200);
+        let (st, r) = h.next("").await;
+        if commit {
+            assert_eq!(st, 200, "{r}");
+            assert_eq!(request_data(&r), b"tx");
+            assert_eq!(h.ack(&r["lease"]).await.0, 200);
+        } else {
+            assert_eq!(st, 404, "aborted put is gone: {r}");
+        }
+    }
+    // A unit of work that is not open cannot be joined.
+    let mut body = invoice(&[], 0, b"tx");
+    body["uow"] = json!(999_999);
+    tperrno(&h.enq(body).await, "TPETRAN", 14);
+}
+
+#[tokio::test]
+async fn lease_backout_returns_the_request_and_ack_removes_it() {
+    let h = harness();
+    ok(&h.enq(invoice(&[], 0, b"job")).await);
+    let (_, r) = h.next("").await;
+    assert_eq!(r["backout_count"], 0);
+    let (st, _) = h
+        .call(
+            "POST",
+            &format!("/v1/rtq/{BG}/{BQ}/backout/{}", r["lease"]),
+            None,
+        )
+        .await;
+    assert_eq!(st, 200);
+    let (_, r) = h.next("").await;
+    assert_eq!(r["backout_count"], 1);
+    assert_eq!(h.ack(&r["lease"]).await.0, 200);
+    assert_eq!(
+        h.ack(&r["lease"]).await.0,
+        409,
+        "lease already acknowledged"
+    );
+    assert_eq!(h.next("").await.0, 404);
+}
+
+#[tokio::test]
+async fn servers_take_requests_for_their_product_and_function() {
+    let h = harness();
+    ok(&h.enq(invoice(&[], 0, b"inv")).await);
+    let mut raw = invoice(&[], 0, b"raw");
+    raw["qname"] = json!("RAWDATA");
+    ok(&h.enq(raw).await);
+    let (st, r) = h.next("product=BILLAPP&function=RAWIN").await;
+    assert_eq!(st, 200);
+    assert_eq!(request_data(&r), b"raw");
+    // The QNAME entry's TE_PRODUCT/TE_FUNCTION travel with the request (seed 003).
+    assert_eq!(r["request"]["product"], "BILLAPP");
+    assert_eq!(r["request"]["function"], "RAWIN");
+    assert_eq!(r["request"]["client_id"], "TEDG1");
+    assert_eq!(h.next("function=RAWIN").await.0, 404);
+}
+
+#[tokio::test]
+async fn fml32_json_round_trip_through_the_gateway() {
+    let h = harness();
+    let body = json!({"qspace": "ORDERS", "qname": "NEWORDER", "flags": ["TPQMSGID"],
+        "fml32": {"ORDER_ID": [42, 43], "CUSTOMER": ["Smith"], "AMOUNT": [12.5], "FLAG": ["Y"]}});
+    let v = h.enq(body).await;
+    ok(&v);
+    let (st, r) = h.call("GET", "/v1/rtq/ORDGRP/ORDQ/next", None).await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(
+        r["fml32"],
+        json!({"ORDER_ID": [42, 43], "CUSTOMER": ["Smith"], "AMOUNT": [12.5], "FLAG": ["Y"]})
+    );
+    let req = &r["request"];
+    assert_eq!(
+        (
+            &req["product"],
+            &req["function"],
+            &req["target"],
+            &req["qualifier"],
+            &req["queue_target"],
+            &req["buftype"]
+        ),
+        (
+            &json!("ORDERAPP"),
+            &json!("NEWORD"),
+            &json!("T1"),
+            &json!(7),
+            &json!("T1"),
+            &json!("FML32")
+        )
+    );
+    // fixtures/tuxedo/tedg_fields.fml: *base 100; ORDER_ID 1 long → 1 << 25 | 101
+    // = 33554533; CUSTOMER 2 string → 5 << 25 | 102 = 167772262 (spec: tuxedo.md §5.1).
+    let (buf, _) = Fml32Buffer::decode(&request_data(&r)).unwrap();
+    assert_eq!(buf.get(FieldId(33_554_533), 1), Some(&FieldValue::Long(43)));
+    assert_eq!(
+        buf.get(FieldId(167_772_262), 0),
+        Some(&FieldValue::String(b"Smith".to_vec()))
+    );
+    // A field the table does not have is an invalid argument.
+    let bad = json!({"qspace": "ORDERS", "qname": "NEWORDER", "fml32": {"NOPE": [1]}});
+    let (st, v) = h.call("POST", "/v1/tux/tpenqueue", Some(bad)).await;
+    assert_eq!(st, 400);
+    tperrno(&v, "TPEINVAL", 4);
+}
+
+#[tokio::test]
+async fn unknown_flag_names_and_bad_json_are_tpeinval() {
+    let h = harness();
+    let (st, v) = h
+        .call(
+            "POST",
+            "/v1/tux/tpenqueue",
+            Some(invoice(&["TPQNOPE"], 0, b"x")),
+        )
+        .await;
+    assert_eq!(st, 200);
+    tperrno(&v, "TPEINVAL", 4);
+    let (st, v) = h
+        .call("POST", "/v1/tux/tpenqueue", Some(json!({"qspace": 1})))
+        .await;
+    assert_eq!(st, 400);
+    tperrno(&v, "TPEINVAL", 4);
+}
+
+#[tokio::test]
+async fn rtq_requests_are_queue_manager_messages() {
+    let h = harness();
+    let v = h.enq(invoice(&["TPQMSGID"], 0, b"x")).await;
+    let (_, qs) = h.call("GET", "/v1/queues", None).await;
+    let q = qs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == "RTQ.BILLING_GROUP.BILLQ")
+        .unwrap();
+    assert_eq!(q["depth"], 1);
+    // MsgId = request id + 8 zero bytes; Format MQGRTQ; persistent.
+    let (_, m) = h
+        .call(
+            "GET",
+            "/v1/queues/RTQ.BILLING_GROUP.BILLQ/messages/next?browse=true",
+            None,
+        )
+        .await;
+    let rid = v["request_id"].as_str().unwrap().to_uppercase();
+    assert_eq!(m["md"]["MsgId"], format!("{rid}{}", "0".repeat(16)));
+    assert_eq!(m["md"]["Format"], "MQGRTQ");
+    assert_eq!(m["md"]["Persistence"], 1);
+}
+
+#[test]
+fn load_refuses_bad_queue_settings_and_unnamed_queues() {
+    let cfg = super::config::TedgConfig {
+        field_tables: vec![],
+        queues: vec![
+            queue_cfg(0, 10),
+            RtqQueueConfig {
+                group: "NOGROUP".into(),
+                ..queue_cfg(1, 1)
+            },
+        ],
+    };
+    let errors = load(Path::new(DM), &cfg).unwrap_err();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("capacity must be 1"), "{errors:?}");
+    assert!(
+        errors[1].contains("NOGROUP/BILLQ is named by no QSPACE"),
+        "{errors:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_server_wakes_on_a_new_request_and_when_one_falls_due() {
+    let h = Arc::new(harness());
+    // A new immediate request wakes the waiter.
+    let h2 = Arc::clone(&h);
+    let waiter = tokio::spawn(async move { h2.next("wait_ms=5000").await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    ok(&h.enq(invoice(&[], 0, b"arrived")).await);
+    let (st, r) = tokio::time::timeout(Duration::from_secs(3), waiter)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"arrived");
+    assert_eq!(h.ack(&r["lease"]).await.0, 200);
+    // A waiter sees a scheduled request once the clock reaches its time.
+    ok(&h.enq(invoice(&["TPQTIME_REL"], 600, b"due")).await);
+    let h2 = Arc::clone(&h);
+    let waiter = tokio::spawn(async move { h2.next("wait_ms=5000").await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!waiter.is_finished(), "not due yet");
+    h.clock.advance(600);
+    let (st, r) = tokio::time::timeout(Duration::from_secs(3), waiter)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"due");
+}
+
+// ---- seed 003 tester report (defects found following docs/tuxedo.md) ----
+
+impl H {
+    /// A request with a raw body and an optional Content-Type.
+    async fn raw(&self, path: &str, content_type: Option<&str>, body: Vec<u8>) -> (u16, Value) {
+        let mut req = Request::builder().method("POST").uri(path);
+        if let Some(ct) = content_type {
+            req = req.header("content-type", ct);
+        }
+        let res = self
+            .app
+            .clone()
+            .oneshot(req.body(Body::from(body)).unwrap())
+            .await
+            .unwrap();
+        let st = res.status().as_u16();
+        let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (st, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+}
+
+#[tokio::test]
+async fn oversized_tpenqueue_body_is_qmeinval_json_not_plain_413() {
+    let h = harness();
+    // The tester's 6.7 MB body: its buffer is far above seed 003's 30,000-byte
+    // RTQ limit → TPEDIAGNOSTIC (24) / QMEINVAL (-1), in the tpenqueue answer shape.
+    let body = invoice(&[], 0, &vec![7u8; 5_000_000])
+        .to_string()
+        .into_bytes();
+    assert!(body.len() > 6_600_000);
+    let (st, v) = h
+        .raw("/v1/tux/tpenqueue", Some("application/json"), body)
+        .await;
+    assert_eq!(st, 400, "{v}");
+    diag(&v, "QMEINVAL", -1);
+    assert!(
+        v["message"].as_str().unwrap().contains("30000 bytes"),
+        "{v}"
+    );
+    // Just under the limit, the body is read and the buffer is judged: a
+    // 700,000-byte buffer (933,336 base64 bytes) is also QMEINVAL (seed 003),
+    // answered 200 like every Tuxedo error.
+    let v = h.enq(invoice(&[], 0, &vec![7u8; 700_000])).await;
+    diag(&v, "QMEINVAL", -1);
+}
+
+#[tokio::test]
+async fn rtq_state_with_bad_json_or_no_content_type_is_a_json_error() {
+    let h = harness();
+    let path = format!("/v1/rtq/{BG}/{BQ}/state");
+    // docs/http-api.md error shape {"mqrc", "reason", "message"}; 2004
+    // MQRC_BUFFER_ERROR for a body that cannot be read (as the message put).
+    for (ct, body) in [
+        (Some("application/json"), b"{bad".to_vec()),
+        (None, br#"{"state": "disabled"}"#.to_vec()),
+    ] {
+        let (st, v) = h.raw(&path, ct, body).await;
+        assert_eq!(st, 400, "{v}");
+        assert_eq!(v["mqrc"], 2004, "{v}");
+        assert_eq!(v["reason"], "MQRC_BUFFER_ERROR", "{v}");
+        assert!(v["message"].as_str().unwrap().contains("state"), "{v}");
+    }
+    // The good request still works.
+    let (st, v) = h
+        .raw(
+            &path,
+            Some("application/json"),
+            br#"{"state": "disabled"}"#.to_vec(),
+        )
+        .await;
+    assert_eq!((st, &v["state"]), (200, &json!("disabled")), "{v}");
+}
+
+#[tokio::test]
+async fn closed_unit_of_work_is_tpetran_before_queue_full() {
+    // capacity 1, filled: the put itself would be TP_RTQ_NO_SPACE (QMENOSPACE),
+    // but a unit of work that is not open is refused first: TPETRAN (14,
+    // spec: tuxedo.md §1.3; tpenqueue(3c) TPETRAN; docs/tuxedo.md).
+    let h = build(vec![queue_cfg(1, 30_000)], None, true);
+    ok(&h.enq(invoice(&[], 0, b"fills the queue")).await);
+    let mut body = invoice(&[], 0, b"tx");
+    body["uow"] = json!(999);
+    let v = h.enq(body).await;
+    tperrno(&v, "TPETRAN", 14);
+    assert!(v["message"].as_str().unwrap().contains("999"), "{v}");
+    // An open unit of work on the full queue is still QMENOSPACE (seed 003).
+    let (_, u) = h.call("POST", "/v1/uow", None).await;
+    let mut body = invoice(&[], 0, b"tx");
+    body["uow"] = u["uow"].clone();
+    diag(&h.enq(body).await, "QMENOSPACE", -13);
+    // The probe took nothing: the first request is still there.
+    let (st, r) = h.next("").await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"fills the queue");
+}
+
+#[tokio::test]
+async fn request_without_a_buffer_is_tpeinval() {
+    let h = harness();
+    // tpenqueue(3c): TPEINVAL for invalid arguments (no data buffer).
+    let body = json!({"qspace": "BILLING", "qname": "INVOICE", "buftype": "CARRAY"});
+    let (st, v) = h.call("POST", "/v1/tux/tpenqueue", Some(body)).await;
+    assert_eq!(st, 400, "{v}");
+    tperrno(&v, "TPEINVAL", 4);
+    let m = v["message"].as_str().unwrap();
+    assert!(m.contains("data_base64") && m.contains("fml32"), "{v}");
+    assert_eq!(h.next("").await.0, 404, "nothing was enqueued");
+    // An empty buffer given explicitly is a buffer (len 0).
+    ok(&h.enq(invoice(&[], 0, b"")).await);
+}
+
+#[tokio::test]
+async fn absolute_time_outside_year_0_to_9999_is_qmeinval() {
+    let h = harness();
+    // mqgate's rule (docs/tuxedo.md, codecs rtq::MAX_ABSOLUTE_SECONDS):
+    // 0..=253402300799 (9999-12-31T23:59:59Z); outside → TPEDIAGNOSTIC/QMEINVAL
+    // like the seed's out-of-range TPQTIME_REL.
+    for t in [i64::MAX, 253_402_300_800, -1, i64::MIN] {
+        let v = h.enq(invoice(&["TPQTIME_ABS"], t, b"x")).await;
+        diag(&v, "QMEINVAL", -1);
+        assert!(
+            v["message"].as_str().unwrap().contains(&t.to_string()),
+            "{v}"
+        );
+    }
+    let v = h
+        .enq(invoice(&["TPQTIME_ABS"], 253_402_300_799, b"x"))
+        .await;
+    ok(&v);
+    assert_eq!(v["due_at"], 253_402_300_799_i64);
+}
+
+#[tokio::test]
+async fn flag_messages_name_the_empty_or_refused_flag() {
+    let h = harness();
+    // `--flags ""` sends one empty name: TPEINVAL (4) saying so.
+    let v = h.enq(invoice(&[""], 0, b"x")).await;
+    tperrno(&v, "TPEINVAL", 4);
+    let m = v["message"].as_str().unwrap();
+    assert!(m.contains("empty tpenqueue flag name"), "{v}");
+    assert!(!m.ends_with(": "), "{v}");
+    // TPNOREPLY (0x4, spec: tuxedo.md §1.2) is not a tpenqueue flag:
+    // TPEINVAL, and the message names it.
+    let v = h.enq(invoice(&["TPNOREPLY"], 0, b"x")).await;
+    tperrno(&v, "TPEINVAL", 4);
+    assert!(v["message"].as_str().unwrap().contains("TPNOREPLY"), "{v}");
+}
