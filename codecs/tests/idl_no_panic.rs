@@ -20,11 +20,11 @@ fn exercise(text: &str, payload: &str) {
                 let _ = d.inputs(&Record::new());
             }
             for dir in [PayloadDirection::Request, PayloadDirection::Reply] {
-                if let Ok(layout) = TextLayout::for_program(program, lib, dir) {
-                    if layout.fixed_length < 1 << 16 {
-                        let _ = layout.marshal(&Record::new());
-                        let _ = layout.unmarshal(payload);
-                    }
+                if let Ok(layout) = TextLayout::for_program(program, lib, dir)
+                    && layout.fixed_length < 1 << 16
+                {
+                    let _ = layout.marshal(&Record::new());
+                    let _ = layout.unmarshal(payload);
                 }
             }
         }

@@ -161,7 +161,7 @@ fn name_value_ccsid_1200_with_encoding_546_is_utf16_le() {
     // issue 2, bullet 4: folder data UTF-16 little-endian, the RFH2's own byte order.
     let text = "<usr><Name>Zoë ✓</Name></usr>";
     let mut data: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
-    while data.len() % 4 != 0 {
+    while !data.len().is_multiple_of(4) {
         data.extend_from_slice(&[0x20, 0x00]);
     }
     assert_eq!(&data[0..4], &[b'<', 0, b'u', 0]);

@@ -72,15 +72,15 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
                 }
             }
             QueueDef::Remote(d) => {
-                if let Some(r) = &d.remote_q_name {
-                    if let Err(e) = check_object_name(r, len::Q_NAME) {
-                        err(&at("remote_q_name"), e);
-                    }
+                if let Some(r) = &d.remote_q_name
+                    && let Err(e) = check_object_name(r, len::Q_NAME)
+                {
+                    err(&at("remote_q_name"), e);
                 }
-                if let Some(r) = &d.remote_q_mgr_name {
-                    if let Err(e) = check_object_name(r, len::Q_MGR_NAME) {
-                        err(&at("remote_q_mgr_name"), e);
-                    }
+                if let Some(r) = &d.remote_q_mgr_name
+                    && let Err(e) = check_object_name(r, len::Q_MGR_NAME)
+                {
+                    err(&at("remote_q_mgr_name"), e);
                 }
                 if d.remote_q_name.is_some() && d.remote_q_mgr_name.is_none() {
                     // MQ: RQMNAME blank on a remote queue -> 2087 at open time.

@@ -101,30 +101,30 @@ pub(super) fn for_put(
         return local_put(qm, st, q);
     }
     // 2.1: a queue manager alias named like the target queue manager.
-    if let Some(Object::Remote(r)) = st.objects.get(q_mgr) {
-        if r.remote_q_name.is_none() {
-            if r.put_inhibited {
-                return Err(put_inhibited(&r.name));
-            }
-            let target_qm = r
-                .remote_q_mgr_name
-                .clone()
-                .unwrap_or_else(|| q_mgr.to_string());
-            let xmit_q = r.xmit_q.clone();
-            if target_qm == qm.name && xmit_q.is_none() {
-                return local_put(qm, st, q);
-            }
-            return match xmit_q {
-                Some(x) => Ok(PutTarget {
-                    queue: check_xmitq(st, &x)?,
-                    remote: Some(Remote {
-                        remote_q: q.to_string(),
-                        remote_q_mgr: target_qm,
-                    }),
-                }),
-                None => to_q_mgr(qm, st, q, &target_qm),
-            };
+    if let Some(Object::Remote(r)) = st.objects.get(q_mgr)
+        && r.remote_q_name.is_none()
+    {
+        if r.put_inhibited {
+            return Err(put_inhibited(&r.name));
         }
+        let target_qm = r
+            .remote_q_mgr_name
+            .clone()
+            .unwrap_or_else(|| q_mgr.to_string());
+        let xmit_q = r.xmit_q.clone();
+        if target_qm == qm.name && xmit_q.is_none() {
+            return local_put(qm, st, q);
+        }
+        return match xmit_q {
+            Some(x) => Ok(PutTarget {
+                queue: check_xmitq(st, &x)?,
+                remote: Some(Remote {
+                    remote_q: q.to_string(),
+                    remote_q_mgr: target_qm,
+                }),
+            }),
+            None => to_q_mgr(qm, st, q, &target_qm),
+        };
     }
     to_q_mgr(qm, st, q, q_mgr)
 }
@@ -279,10 +279,10 @@ fn check_xmitq(st: &State, x: &str) -> Result<String, QmError> {
 /// The transmission queue named exactly like `q_mgr`, else the default
 /// transmission queue, else 2087.
 fn xmitq_for(qm: &QueueManager, st: &State, q_mgr: &str) -> Result<String, QmError> {
-    if let Some(Object::Local(l)) = st.objects.get(q_mgr) {
-        if l.def.usage == Usage::Xmitq {
-            return Ok(q_mgr.to_string());
-        }
+    if let Some(Object::Local(l)) = st.objects.get(q_mgr)
+        && l.def.usage == Usage::Xmitq
+    {
+        return Ok(q_mgr.to_string());
     }
     let def = &qm.default_xmit_queue;
     if def.is_empty() {

@@ -141,29 +141,29 @@ impl QueueManager {
                 ..Batch::default()
             };
             for (q, pos) in &uow.puts {
-                if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos)) {
-                    if e.msg.is_persistent() {
-                        batch.puts.push((pos.1, record::encode(q, &e.msg)));
-                    }
+                if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
+                    && e.msg.is_persistent()
+                {
+                    batch.puts.push((pos.1, record::encode(q, &e.msg)));
                 }
             }
             for (q, pos) in &uow.gets {
-                if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos)) {
-                    if e.msg.is_persistent() {
-                        batch.deletes.push(pos.1);
-                    }
+                if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
+                    && e.msg.is_persistent()
+                {
+                    batch.deletes.push(pos.1);
                 }
             }
             (uow, batch)
         };
-        if !batch.is_empty() {
-            if let Err(e) = self.store.apply(&batch) {
-                self.undo(uow);
-                return Err(QmError::new(
-                    Mqrc::BACKED_OUT,
-                    format!("unit of work {id} was backed out: the store failed: {e}"),
-                ));
-            }
+        if !batch.is_empty()
+            && let Err(e) = self.store.apply(&batch)
+        {
+            self.undo(uow);
+            return Err(QmError::new(
+                Mqrc::BACKED_OUT,
+                format!("unit of work {id} was backed out: the store failed: {e}"),
+            ));
         }
         let mut st = self.lock();
         for (q, pos) in uow.puts {
@@ -223,10 +223,10 @@ impl QueueManager {
         }
         // Applied under the lock so no later commit of the same message can
         // overtake this write.
-        if !batch.is_empty() {
-            if let Err(e) = self.store.apply(&batch) {
-                tracing::error!(error = %e, "could not store the backout; BackoutCount may be lower after a restart");
-            }
+        if !batch.is_empty()
+            && let Err(e) = self.store.apply(&batch)
+        {
+            tracing::error!(error = %e, "could not store the backout; BackoutCount may be lower after a restart");
         }
     }
 }

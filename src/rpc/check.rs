@@ -17,10 +17,10 @@ pub fn check_config(rpc: &RpcConfig, err: &mut impl FnMut(&str, String)) {
         ("rpc.output_queue", &rpc.output_queue),
         ("rpc.input_queue", &rpc.input_queue),
     ] {
-        if !q.is_empty() {
-            if let Err(e) = check_object_name(q, len::Q_NAME) {
-                err(path, e);
-            }
+        if !q.is_empty()
+            && let Err(e) = check_object_name(q, len::Q_NAME)
+        {
+            err(path, e);
         }
     }
     if rpc.wait_interval_ms < -1 || rpc.wait_interval_ms > i64::from(i32::MAX) {

@@ -172,10 +172,10 @@ impl RpcService {
             "RPC call"
         );
         let result = self.dispatch(&prog, &params, &inputs, uow, wait).await;
-        if let (Some(id), Err(e)) = (uow, &result) {
-            if e.kind == RpcErrorKind::ConversationEnded {
-                self.conversations().remove(&id);
-            }
+        if let (Some(id), Err(e)) = (uow, &result)
+            && e.kind == RpcErrorKind::ConversationEnded
+        {
+            self.conversations().remove(&id);
         }
         result
     }

@@ -247,10 +247,10 @@ pub fn taken_json(t: &Tedg, group: &str, queue: &str, r: &Taken) -> Value {
         "lease": r.lease,
         "lease_expires_in_ms": t.lease_ms(),
     });
-    if r.header.buftype == "FML32" {
-        if let (Some(table), Ok((buf, _))) = (t.field_table(), Fml32Buffer::decode(&r.data)) {
-            v["fml32"] = fmljson::to_json(table, &buf);
-        }
+    if r.header.buftype == "FML32"
+        && let (Some(table), Ok((buf, _))) = (t.field_table(), Fml32Buffer::decode(&r.data))
+    {
+        v["fml32"] = fmljson::to_json(table, &buf);
     }
     v
 }

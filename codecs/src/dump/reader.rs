@@ -258,7 +258,7 @@ fn set_attribute(md: &mut Mqmd, no: usize, l: &[u8]) -> Result<(), DumpError> {
         }
         Slot::Hex(target) => {
             let trimmed = trim_end_blanks(value);
-            if trimmed.len() % 2 != 0 {
+            if !trimmed.len().is_multiple_of(2) {
                 return Err(err(no, VALUE_COLUMN, DumpErrorKind::OddHex));
             }
             if trimmed.len() / 2 > target.len() {

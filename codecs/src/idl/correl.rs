@@ -73,7 +73,7 @@ pub fn correl_id_from_hex(text: &str) -> Result<Option<[u8; CORREL_ID_LENGTH]>, 
     if n > 2 * CORREL_ID_LENGTH {
         return Err(CorrelIdError::TooLong { digits: n });
     }
-    if n % 2 != 0 {
+    if !n.is_multiple_of(2) {
         return Err(CorrelIdError::OddDigits { digits: n });
     }
     let mut id = [0u8; CORREL_ID_LENGTH];

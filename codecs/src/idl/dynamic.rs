@@ -409,12 +409,11 @@ pub(crate) fn is_variable(p: &Parameter, library: &Library) -> bool {
             return true;
         }
         pending.extend(p.members.iter());
-        if let ParamKind::StructRef(name) = &p.kind {
-            if seen.insert(name.to_lowercase()) {
-                if let Some(s) = library.struct_def(name) {
-                    pending.extend(s.params.iter());
-                }
-            }
+        if let ParamKind::StructRef(name) = &p.kind
+            && seen.insert(name.to_lowercase())
+            && let Some(s) = library.struct_def(name)
+        {
+            pending.extend(s.params.iter());
         }
     }
     false

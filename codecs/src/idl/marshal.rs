@@ -177,17 +177,17 @@ impl Writer {
                         ));
                     }
                 };
-                if let Some(max) = max {
-                    if items.len() > *max {
-                        return Err(error(
-                            path,
-                            self.chars,
-                            MarshalErrorKind::TooManyElements {
-                                max: *max,
-                                found: items.len(),
-                            },
-                        ));
-                    }
+                if let Some(max) = max
+                    && items.len() > *max
+                {
+                    return Err(error(
+                        path,
+                        self.chars,
+                        MarshalErrorKind::TooManyElements {
+                            max: *max,
+                            found: items.len(),
+                        },
+                    ));
                 }
                 for (i, item) in items.iter().enumerate() {
                     self.element(&node.element, Some(item), &format!("{path}[{}]", i + 1))?;
@@ -298,10 +298,10 @@ impl Writer {
                     Width::Fixed(w) => Some(w),
                     Width::Rest { max } => max,
                 };
-                if let Some(max) = max {
-                    if n > max {
-                        return Err(error(path, at, MarshalErrorKind::TooLong { max, found: n }));
-                    }
+                if let Some(max) = max
+                    && n > max
+                {
+                    return Err(error(path, at, MarshalErrorKind::TooLong { max, found: n }));
                 }
                 self.push(text, n);
                 if let Width::Fixed(w) = width {
@@ -428,7 +428,7 @@ fn decimal_digits(d: Decimal, spec: &NumericSpec) -> Option<String> {
     let mut magnitude = d.unscaled.unsigned_abs();
     if scale > target {
         let div = 10u128.checked_pow(scale - target)?;
-        if magnitude % div != 0 {
+        if !magnitude.is_multiple_of(div) {
             return None;
         }
         magnitude /= div;

@@ -73,7 +73,7 @@ impl<'a> Reader<'a> {
             Shape::Tail { max } => {
                 let element_len = element_length(&node.element);
                 let left = self.rest.chars().count();
-                if element_len == 0 || left % element_len != 0 {
+                if element_len == 0 || !left.is_multiple_of(element_len) {
                     return Err(error(
                         path,
                         self.offset,
@@ -84,17 +84,17 @@ impl<'a> Reader<'a> {
                     ));
                 }
                 let count = left / element_len;
-                if let Some(max) = max {
-                    if count > *max {
-                        return Err(error(
-                            path,
-                            self.offset,
-                            MarshalErrorKind::TooManyElements {
-                                max: *max,
-                                found: count,
-                            },
-                        ));
-                    }
+                if let Some(max) = max
+                    && count > *max
+                {
+                    return Err(error(
+                        path,
+                        self.offset,
+                        MarshalErrorKind::TooManyElements {
+                            max: *max,
+                            found: count,
+                        },
+                    ));
                 }
                 let mut items = Vec::with_capacity(count);
                 for i in 0..count {
@@ -141,14 +141,14 @@ impl<'a> Reader<'a> {
             Width::Fixed(n) => self.take(n, path)?,
             Width::Rest { max } => {
                 let left = self.rest.chars().count();
-                if let Some(max) = max {
-                    if left > max {
-                        return Err(error(
-                            path,
-                            at,
-                            MarshalErrorKind::TooLong { max, found: left },
-                        ));
-                    }
+                if let Some(max) = max
+                    && left > max
+                {
+                    return Err(error(
+                        path,
+                        at,
+                        MarshalErrorKind::TooLong { max, found: left },
+                    ));
                 }
                 self.take(left, path)?
             }

@@ -147,7 +147,8 @@ impl Date {
         if self.year > 9999 || !(1..=12).contains(&self.month) || self.day == 0 {
             return false;
         }
-        let leap = self.year % 4 == 0 && (self.year % 100 != 0 || self.year % 400 == 0);
+        let leap = self.year.is_multiple_of(4)
+            && (!self.year.is_multiple_of(100) || self.year.is_multiple_of(400));
         let days = match self.month {
             2 if leap => 29,
             2 => 28,

@@ -115,7 +115,7 @@ fn digits(out: &mut [u8], mut v: u32) {
 }
 
 fn is_leap(y: u16) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+    (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400)
 }
 
 fn days_in_month(y: u16, m: u8) -> u8 {

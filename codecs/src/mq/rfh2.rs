@@ -78,7 +78,7 @@ impl Folder<'_> {
                 .map_err(|_| bad())?
                 .to_owned()
         } else if is_utf16(name_value_ccsid) {
-            if self.data.len() % 2 != 0 {
+            if !self.data.len().is_multiple_of(2) {
                 return Err(bad());
             }
             let units = self.data.chunks_exact(2).map(|c| match order {
@@ -160,8 +160,8 @@ fn utf16_unit(u: u16, order: ByteOrder) -> [u8; 2] {
 /// Pads the folder data `buf[start..]` to a multiple of 4 with blanks in its CCSID.
 fn pad_folder(buf: &mut Vec<u8>, start: usize, name_value_ccsid: i32, order: ByteOrder) {
     let len = buf.len() - start;
-    if is_utf16(name_value_ccsid) && len % 2 == 0 {
-        if len % 4 != 0 {
+    if is_utf16(name_value_ccsid) && len.is_multiple_of(2) {
+        if !len.is_multiple_of(4) {
             buf.extend_from_slice(&utf16_unit(0x20, order));
         }
     } else {

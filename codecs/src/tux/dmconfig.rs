@@ -599,13 +599,13 @@ impl DmConfig {
                 ));
             }
             seen.push((kind, s.pos.line));
-            if kind != DmSection::Resources {
-                if let Some(p) = s.params.first() {
-                    return Err(at(
-                        p.pos,
-                        DmConfigErrorKind::ParamOutsideEntry(p.key.clone()),
-                    ));
-                }
+            if kind != DmSection::Resources
+                && let Some(p) = s.params.first()
+            {
+                return Err(at(
+                    p.pos,
+                    DmConfigErrorKind::ParamOutsideEntry(p.key.clone()),
+                ));
             }
             match kind {
                 DmSection::Resources => {

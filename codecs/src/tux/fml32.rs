@@ -545,17 +545,17 @@ impl Fml32Buffer {
         let mut prev: Option<FieldId> = None;
         for (id, value) in &self.fields {
             let off = base + out.len() - start;
-            if let Some(p) = prev {
-                if *id < p {
-                    return Err(err(
-                        off,
-                        Some(id.0),
-                        Fml32ErrorKind::OutOfOrder {
-                            previous: p.0,
-                            this: id.0,
-                        },
-                    ));
-                }
+            if let Some(p) = prev
+                && *id < p
+            {
+                return Err(err(
+                    off,
+                    Some(id.0),
+                    Fml32ErrorKind::OutOfOrder {
+                        previous: p.0,
+                        this: id.0,
+                    },
+                ));
             }
             prev = Some(*id);
             let t = carried(*id, off)?;
@@ -777,17 +777,17 @@ fn decode_at(input: &[u8], base: usize, depth: usize) -> Result<(Fml32Buffer, us
         let at = r.offset();
         let id = FieldId(r.i32()? as u32);
         r.field = Some(id.0);
-        if let Some(p) = prev {
-            if id < p {
-                return Err(err(
-                    at,
-                    Some(id.0),
-                    Fml32ErrorKind::OutOfOrder {
-                        previous: p.0,
-                        this: id.0,
-                    },
-                ));
-            }
+        if let Some(p) = prev
+            && id < p
+        {
+            return Err(err(
+                at,
+                Some(id.0),
+                Fml32ErrorKind::OutOfOrder {
+                    previous: p.0,
+                    this: id.0,
+                },
+            ));
         }
         prev = Some(id);
         let t = carried(id, at)?;
