@@ -1,6 +1,7 @@
 //! The HTTP API (axum): put, get with lease and acknowledge, browse, units of
 //! work, queue list and status. Routes and errors: docs/http-api.md.
 
+mod devices;
 mod error;
 mod fallback;
 pub mod md_json;
@@ -25,6 +26,8 @@ pub struct AppState {
     pub qm: Arc<QueueManager>,
     pub config: Arc<Config>,
     pub started: Instant,
+    /// Channel status (receiver and sender channels).
+    pub channels: Arc<crate::channel::StatusBoard>,
 }
 
 /// The router for `state`. Request bodies are limited to the queue manager's
@@ -40,6 +43,14 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/v1/queues/{q}/messages/backout/{lease}",
             post(messages::backout),
+        )
+        .route(
+            "/v1/devices/{qmgr}/queues/{queue}/messages/next",
+            get(devices::next),
+        )
+        .route(
+            "/v1/devices/{qmgr}/queues/{queue}/messages/ack/{lease}",
+            post(devices::ack),
         )
         // Queue names are path segments: a bad escape is a bad name, not a
         // literal `%` (which would name another, possibly dynamic, queue).

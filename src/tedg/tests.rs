@@ -55,6 +55,9 @@ impl Store for FailingStore {
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
         Ok(vec![])
     }
+    fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        Ok(vec![])
+    }
 }
 
 fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: bool) -> H {
@@ -80,6 +83,7 @@ fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: boo
         qm: qm.clone(),
         config: Arc::new(config),
         started: Instant::now(),
+        channels: Default::default(),
     })
     .merge(routes(TedgState {
         tedg,
