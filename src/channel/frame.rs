@@ -158,21 +158,21 @@ impl From<std::io::Error> for FrameError {
     }
 }
 
-/// MQRC reasons the channel uses that the codec crate does not name.
+/// The MQRC reasons the channel sends in CLOSE frames (docs/channel-protocol.md).
 pub mod reason {
     use mqgate_codecs::mq::Mqrc;
-    /// MQRC_SECURITY_ERROR: the peer is not in `allowed_peers`.
-    pub const SECURITY_ERROR: Mqrc = Mqrc(2063);
-    /// MQRC_MSG_TOO_BIG_FOR_CHANNEL.
-    pub const MSG_TOO_BIG_FOR_CHANNEL: Mqrc = Mqrc(2218);
-    /// MQRC_CHANNEL_CONFIG_ERROR: the handshake does not match the definition.
-    pub const CHANNEL_CONFIG_ERROR: Mqrc = Mqrc(2539);
-    /// MQRC_UNKNOWN_CHANNEL_NAME.
-    pub const UNKNOWN_CHANNEL_NAME: Mqrc = Mqrc(2540);
-    /// MQRC_CHANNEL_STOPPED_BY_USER: the channel is stopped.
-    pub const CHANNEL_STOPPED: Mqrc = Mqrc(2279);
-    /// MQRC_CONNECTION_QUIESCING: the gateway is stopping.
-    pub const CONNECTION_QUIESCING: Mqrc = Mqrc(2202);
+    /// The peer is not in `allowed_peers`.
+    pub const SECURITY_ERROR: Mqrc = Mqrc::SECURITY_ERROR;
+    /// A frame's length field exceeds the agreed maximum.
+    pub const MSG_TOO_BIG_FOR_CHANNEL: Mqrc = Mqrc::MSG_TOO_BIG_FOR_CHANNEL;
+    /// The handshake does not match the channel definition.
+    pub const CHANNEL_CONFIG_ERROR: Mqrc = Mqrc::CHANNEL_CONFIG_ERROR;
+    /// No channel of that name.
+    pub const UNKNOWN_CHANNEL_NAME: Mqrc = Mqrc::UNKNOWN_CHANNEL_NAME;
+    /// The channel is stopped (MQRC_CHANNEL_STOPPED_BY_USER).
+    pub const CHANNEL_STOPPED: Mqrc = Mqrc::CHANNEL_STOPPED_BY_USER;
+    /// The gateway is stopping.
+    pub const CONNECTION_QUIESCING: Mqrc = Mqrc::CONNECTION_QUIESCING;
 }
 
 /// The frame codec. The maximum frame length starts at

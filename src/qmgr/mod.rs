@@ -254,7 +254,11 @@ impl QueueManager {
     /// True when `q_mgr` is a device queue manager: it matches a pattern of
     /// `devices.queue_managers` and is not this queue manager (seed 001).
     pub fn is_device(&self, q_mgr: &str) -> bool {
+        // A device's queues are stored as `QMGR/QUEUE`, split at the first
+        // `/`: a device queue manager name with a `/` would let one device
+        // reach another's queues, so such a name is never a device.
         q_mgr != self.name
+            && !q_mgr.contains('/')
             && self
                 .device_patterns
                 .iter()
@@ -265,6 +269,13 @@ impl QueueManager {
     /// created on first use. 2087 when `q_mgr` is not a device queue manager,
     /// 2085 when `q` is not a valid queue name.
     pub fn device_queue(&self, q_mgr: &str, q: &str) -> Result<String, QmError> {
+        if q_mgr.is_empty() {
+            return Err(QmError::new(
+                Mqrc::Q_MGR_NAME_ERROR,
+                "the device queue manager name is empty",
+            ));
+        }
+        names::check_q_mgr_name(q_mgr)?;
         if !self.is_device(q_mgr) {
             return Err(QmError::new(
                 Mqrc::UNKNOWN_REMOTE_Q_MGR,

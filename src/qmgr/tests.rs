@@ -561,3 +561,27 @@ fn concurrent_getters_never_receive_the_same_message() {
     all.sort();
     assert_eq!(all, (0..400).collect::<Vec<_>>());
 }
+
+#[test]
+fn device_names_cannot_reach_another_device() {
+    // Device queues are stored as `QMGR/QUEUE` (split at the first `/`), and `/`
+    // is a valid MQ name character (spec: mq-structures.md §11): device
+    // `DEV1/A` queue `B` and device `DEV1` queue `A/B` would share `DEV1/A/B`,
+    // so a queue manager name with `/` is never a device (2087).
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    assert!(qm.is_device("DEV1"));
+    assert!(!qm.is_device("DEV1/A"));
+    assert_eq!(qm.device_queue("DEV1", "A/B").unwrap(), "DEV1/A/B");
+    assert_eq!(
+        qm.device_queue("DEV1/A", "B").unwrap_err().mqrc,
+        Mqrc::UNKNOWN_REMOTE_Q_MGR
+    );
+    // A malformed device queue manager name is 2058, naming the queue manager.
+    let e = qm.device_queue("DEV bad!", "INBOX").unwrap_err();
+    assert_eq!(e.mqrc, Mqrc::Q_MGR_NAME_ERROR, "{e:?}");
+    assert_eq!(
+        qm.device_queue("", "INBOX").unwrap_err().mqrc,
+        Mqrc::Q_MGR_NAME_ERROR
+    );
+}

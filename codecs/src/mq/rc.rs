@@ -95,12 +95,15 @@ reasons! {
     UNKNOWN_XMIT_Q = 2196,
     DEF_XMIT_Q_TYPE_ERROR = 2198,
     DEF_XMIT_Q_USAGE_ERROR = 2199,
+    CONNECTION_QUIESCING = 2202,
     MSG_ID_ERROR = 2206,
     CORREL_ID_ERROR = 2207,
     FILE_SYSTEM_ERROR = 2208,
+    MSG_TOO_BIG_FOR_CHANNEL = 2218,
     RFH_HEADER_FIELD_ERROR = 2228,
     FUNCTION_NOT_SUPPORTED = 2298,
     CLUSTER_EXIT_ERROR = 2266,
+    CHANNEL_STOPPED_BY_USER = 2279,
     RFH_ERROR = 2334,
     RFH_STRING_ERROR = 2335,
     RFH_COMMAND_ERROR = 2336,
@@ -111,6 +114,8 @@ reasons! {
     COMMAND_MQSC = 2412,
     RFH_FORMAT_ERROR = 2421,
     CHANNEL_NOT_AVAILABLE = 2537,
+    CHANNEL_CONFIG_ERROR = 2539,
+    UNKNOWN_CHANNEL_NAME = 2540,
     HOST_NOT_AVAILABLE = 2538,
 }
 
@@ -159,6 +164,10 @@ mod tests {
         assert_eq!(Mqrc(2087).name(), "MQRC_UNKNOWN_REMOTE_Q_MGR");
         assert_eq!(Mqrc(2335).to_string(), "2335 MQRC_RFH_STRING_ERROR");
         assert_eq!(Mqrc(123456).name(), "MQRC_123456");
+        // Channel reasons (IBM MQ cmqc.h values, as in mq-golang).
+        assert_eq!(Mqrc(2540).name(), "MQRC_UNKNOWN_CHANNEL_NAME");
+        assert_eq!(Mqrc(2279).name(), "MQRC_CHANNEL_STOPPED_BY_USER");
+        assert_eq!(Mqrc(2218).name(), "MQRC_MSG_TOO_BIG_FOR_CHANNEL");
         assert_eq!(Mqrc::FORMAT_ERROR.completion_code(), 1);
         assert_eq!(Mqrc::Q_FULL.completion_code(), 2);
     }
