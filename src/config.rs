@@ -34,6 +34,9 @@ pub struct Config {
     pub tedg: crate::tedg::config::TedgConfig,
     /// RPC calls mapped to queue operations (docs/rpc.md).
     pub rpc: RpcConfig,
+    /// User exits per channel, per queue and global (mqgate-exits YAML,
+    /// docs/exits.md "Registering exits (YAML)"); default none.
+    pub exits: mqgate_exits::config::ExitsConfig,
 }
 
 /// The `rpc:` section: the MQ RPC bridge of seed 004 (docs/rpc.md).

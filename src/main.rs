@@ -4,6 +4,7 @@ use clap::Parser;
 
 mod cli;
 mod config;
+mod exits;
 mod http;
 mod mqjson;
 mod qmgr;

@@ -144,10 +144,12 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
             max_wait_ms: config.http.max_wait_ms,
         })
     });
+    let exits = Arc::new(crate::exits::QueueExits::new(&config.exits, qm.name()));
     let state = AppState {
         qm: Arc::clone(&qm),
         config: Arc::new(config),
         started: Instant::now(),
+        exits: Arc::clone(&exits),
     };
     let rpc = crate::rpc::RpcService::start(Arc::clone(&qm), &state.config.rpc)?;
     let stopping = Arc::clone(&qm);
@@ -164,6 +166,10 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
         })
         .await
         .map_err(|e| format!("HTTP server: {e}"))?;
+    // MQXR_TERM for every queue exit started, once no request can run one.
+    tokio::task::spawn_blocking(move || exits.terminate())
+        .await
+        .map_err(|e| format!("shutdown: {e}"))?;
     let qm2 = Arc::clone(&qm);
     tokio::task::spawn_blocking(move || qm2.shutdown())
         .await

@@ -2,6 +2,7 @@
 //! work, queue list and status. Routes and errors: docs/http-api.md.
 
 mod error;
+mod exits;
 pub mod md_json;
 mod messages;
 mod uow;
@@ -22,6 +23,8 @@ pub struct AppState {
     pub qm: Arc<QueueManager>,
     pub config: Arc<Config>,
     pub started: Instant,
+    /// The queue-point exits of the top-level `exits:` section.
+    pub exits: Arc<crate::exits::QueueExits>,
 }
 
 /// The router for `state`. Request bodies are limited to the queue manager's
