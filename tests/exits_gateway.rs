@@ -195,6 +195,33 @@ fn after_get_changes_what_is_returned_not_what_is_stored() {
 }
 
 #[test]
+fn before_get_changes_the_get_options() {
+    let lib = c_exits().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        &format!(
+            "queues:\n  - type: local\n    name: ANY\n  - type: local\n    name: EXACT\nexits:\n  queues:\n    ANY:\n      before_get:\n        - exit: \"{lib}(MatchAnyExit)\"\n"
+        ),
+    );
+    let a = "41".repeat(24);
+    let b = "42".repeat(24);
+    for q in ["ANY", "EXACT"] {
+        let (st, r) = g.put(q, &format!("correl_id={a}"), b"first");
+        assert_eq!(st, 201, "{r}");
+    }
+    // Without the exit, MQMO_MATCH_CORREL_ID finds nothing: 2033
+    // MQRC_NO_MSG_AVAILABLE (spec: mq-constants.md).
+    let (_, r) = g.next("EXACT", &format!("correl_id={b}"));
+    assert_eq!(r["mqrc"], 2033, "{r}");
+    // The exit cleared the match options: the get takes the message anyway.
+    let (st, r) = g.next("ANY", &format!("correl_id={b}"));
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(r["md"]["CorrelId"], a.to_uppercase());
+    assert_eq!(data(&r), b"first");
+}
+
+#[test]
 fn a_suppressing_before_put_fails_the_put_and_stores_nothing() {
     let lib = c_exits().display().to_string();
     let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,9 @@
  * RefusePutExit (before_put): answers MQXCC_SUPPRESS_FUNCTION with the MQRC
  * given as exit data (e.g. "2035"), so the put fails with that reason.
  *
+ * MatchAnyExit (before_get): clears the MQMO match options, so a get with a
+ * msg_id or correl_id selector takes the first message.
+ *
  * TermMarkExit (any point): appends "TERM <object name>\n" to the file named
  * by the exit data at MQXR_TERM, so a test can see the chain was ended.
  */
@@ -32,4 +35,12 @@ void TermMarkExit(mqgate_exit_parms *p)
     }
     fprintf(f, "TERM %s\n", p->object_name);
     fclose(f);
+}
+
+void MatchAnyExit(mqgate_exit_parms *p)
+{
+    p->exit_response = MQXCC_OK;
+    if (p->exit_reason == MQXR_INIT || p->exit_reason == MQXR_TERM)
+        return;
+    p->match_options = 0;
 }
