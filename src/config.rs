@@ -6,6 +6,7 @@
 //! top-level sections. Every error carries the line and column it refers to.
 
 mod locate;
+mod raw;
 mod validate;
 
 use serde::Deserialize;
@@ -192,8 +193,12 @@ impl Default for StorageConfig {
 }
 
 /// One queue definition, chosen by its `type:` key.
+///
+/// Read through [`raw::RawQueueDef`], a flat struct, rather than an
+/// internally tagged enum: serde buffers a tagged entry before choosing the
+/// variant, and errors inside it then lose their line and column.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(try_from = "raw::RawQueueDef")]
 pub enum QueueDef {
     /// A local queue (MQ QLOCAL), also a transmission queue with `usage: xmitq`.
     Local(LocalQueueDef),
@@ -340,7 +345,8 @@ pub struct AliasQueueDef {
 /// One configuration error with where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
-    /// 1-based line; 0 when the error has no place in the file.
+    /// 1-based line; 0 when the error has no place in the file (then it
+    /// prints without a position).
     pub line: usize,
     /// 1-based column.
     pub column: usize,
@@ -349,7 +355,52 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+        if self.line == 0 {
+            // No place in the file (e.g. it could not be read): no fake 0:0.
+            write!(f, " {}", self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.line, self.column, self.message)
+        }
+    }
+}
+
+/// A serde_yaml error as a [`ConfigError`]: serde_yaml's " at line X column
+/// Y" is dropped (the position is printed in front), and errors serde_yaml
+/// cannot place well are placed from the text: a repeated key at its second
+/// occurrence, a key of another queue type at that key.
+fn place_serde_error(e: &serde_yaml::Error, text: &str) -> ConfigError {
+    let (mut line, mut column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+    let mut message = e.to_string();
+    if let Some(i) = message.rfind(" at line ") {
+        let tail = &message[i + " at line ".len()..];
+        if tail
+            .split(" column ")
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        {
+            message.truncate(i);
+        }
+    }
+    let places = locate::Places::of(text);
+    if let Some(i) = message
+        .find(raw::MISPLACED)
+        .or_else(|| message.find(raw::MISPLACED_TARGET))
+    {
+        if let Some((path, at)) = raw::first_misplaced(text) {
+            (line, column) = places.at(&at);
+            message = format!("{path}: {}", &message[i..]);
+        }
+    } else if let Some(i) = message.find("duplicate field `") {
+        let rest = &message[i + "duplicate field `".len()..];
+        let key = rest.split('`').next().unwrap_or("");
+        if let Some((path, pos)) = places.duplicate(key) {
+            (line, column) = *pos;
+            message = format!("{path}: {}", &message[i..]);
+        }
+    }
+    ConfigError {
+        line,
+        column,
+        message,
     }
 }
 
@@ -392,14 +443,7 @@ impl Config {
         }) {
             Config::default()
         } else {
-            serde_yaml::from_str(text).map_err(|e| {
-                let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
-                wrap(vec![ConfigError {
-                    line,
-                    column,
-                    message: e.to_string(),
-                }])
-            })?
+            serde_yaml::from_str(text).map_err(|e| wrap(vec![place_serde_error(&e, text)]))?
         };
         let places = locate::Places::of(text);
         let errors = validate::check(&config, &places);
@@ -411,7 +455,7 @@ impl Config {
     }
 
     /// Reads and validates a file. Errors as [`Config::from_yaml`]; a read error
-    /// is reported at 0:0.
+    /// has no position (line 0) and prints as `FILE: cannot read: <os error>`.
     pub fn load(path: &Path) -> Result<Config, ConfigErrors> {
         let file = path.display().to_string();
         match std::fs::read_to_string(path) {
@@ -421,7 +465,7 @@ impl Config {
                 errors: vec![ConfigError {
                     line: 0,
                     column: 0,
-                    message: format!("cannot read the file: {e}"),
+                    message: format!("cannot read: {e}"),
                 }],
             }),
         }

@@ -171,3 +171,94 @@ fn json_logs_carry_queue_msg_id_and_correl_id() {
             .any(|v| v["fields"]["message"] == "queue manager stopped")
     );
 }
+
+/// Runs `mqgate args` with stdout a pipe whose reader is closed, as in
+/// `mqgate browse ... | head -1` once `head` has exited. The reader is closed
+/// right after the spawn, before stdin is written, and the commands first
+/// read stdin or make an HTTP call, so nothing is written before.
+fn mqgate_closed_stdout(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut input = child.stdin.take().unwrap();
+    // The child may not read stdin at all; a failed write is fine here.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn commands_end_cleanly_when_stdout_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "queues:\n  - type: local\n    name: PIPE.Q\n");
+    let gw = g.base.as_str();
+    for _ in 0..3 {
+        let out = mqgate(
+            &["put", "--queue", "PIPE.Q", "--gateway", gw, "-"],
+            Some(b"x"),
+        );
+        assert!(out.status.success());
+    }
+    // Before the fix `println!` panicked: "failed printing to stdout: Broken
+    // pipe", exit 101. A reader that went away is a clean end: exit 0.
+    let runs: [&[&str]; 5] = [
+        &["browse", "--queue", "PIPE.Q", "--gateway", gw],
+        &["browse", "--queue", "PIPE.Q", "--gateway", gw, "--json"],
+        &["put", "--queue", "PIPE.Q", "--gateway", gw, "-"],
+        &["get", "--queue", "PIPE.Q", "--gateway", gw, "--json"],
+        &["decode", "--input", "hex", "-"],
+    ];
+    for args in runs {
+        let out = mqgate_closed_stdout(args, b"414243");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}: {err}");
+        // decode of 3 bytes with no MQ header is not an error of the input.
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+    let out = mqgate_closed_stdout(&["version"], b"");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn client_commands_exit_2_when_the_gateway_is_unreachable() {
+    // A port nobody listens on: bind, read the port, close.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let gw = format!("http://127.0.0.1:{port}");
+    // Same status as `tpenqueue` (2: the gateway could not be asked); before
+    // the fix put/get/browse exited 1 like an MQ error.
+    let runs: [&[&str]; 4] = [
+        &["put", "--queue", "Q", "--gateway", &gw, "-"],
+        &["get", "--queue", "Q", "--gateway", &gw],
+        &["browse", "--queue", "Q", "--gateway", &gw],
+        &[
+            "tpenqueue",
+            "--qspace",
+            "S",
+            "--qname",
+            "Q",
+            "--gateway",
+            &gw,
+            "-",
+        ],
+    ];
+    for args in runs {
+        // No stdin data: get and browse exit without reading it.
+        let out = mqgate(args, None);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

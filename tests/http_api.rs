@@ -354,3 +354,214 @@ fn expired_message_report_that_cannot_be_delivered_is_dead_lettered_with_an_mqdl
     assert_eq!(dlh.dest_q_mgr_name.text(Charset::Ascii), "QMTEST");
     assert_eq!(bytes.len(), 172);
 }
+
+/// An error answer: JSON with mqrc, reason and message (docs/http-api.md).
+fn assert_mq_error(st: u16, v: &serde_json::Value, status: u16, mqrc: i64, reason: &str) {
+    assert_eq!(st, status, "{v}");
+    assert_eq!(v["mqrc"], mqrc, "{v}");
+    assert_eq!(v["reason"], reason, "{v}");
+    assert!(v["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
+}
+
+/// POSTs `length` blanks as a JSON body over a plain socket; (status, JSON body).
+fn raw_post(g: &Gateway, path: &str, length: usize) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let addr = g.base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    // The server may answer before reading everything; the answer is what counts.
+    let _ = s.write_all(&vec![b' '; length]);
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // Read until the server closes or the whole body (by its length) is in.
+    loop {
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+        let text = String::from_utf8_lossy(&buf);
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let len = head.lines().find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("content-length: ")
+                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+            });
+            if len.is_some_and(|n| body.len() >= n) {
+                break;
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (
+        status,
+        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+#[test]
+fn every_error_answer_is_json_even_axum_s_own() {
+    let (_dir, g) = start();
+    // Before the fix: 404 with an empty body. 2298 MQRC_FUNCTION_NOT_SUPPORTED
+    // (IBM value, added to codecs rc.rs): there is no such function.
+    let (st, v) = g.call("GET", "/v1/nothing/here", None);
+    assert_mq_error(st, &v, 404, 2298, "MQRC_FUNCTION_NOT_SUPPORTED");
+    assert!(v["message"].as_str().unwrap().contains("/v1/nothing/here"));
+    // Wrong method: 405, was empty.
+    let (st, v) = g.call("GET", "/v1/uow", None);
+    assert_mq_error(st, &v, 405, 2298, "MQRC_FUNCTION_NOT_SUPPORTED");
+    // A path segment that is not UTF-8: axum's Path rejection, plain text
+    // before; now a JSON body with a reason and the same status.
+    let (st, v) = g.call("POST", "/v1/rpc/%FF/P", Some(("application/json", b"{}")));
+    assert_eq!(st, 400, "{v}");
+    assert!(v["mqrc"].as_i64().is_some(), "{v}");
+    assert!(v["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
+    // A body over axum's default 2 MiB limit on a route without its own limit
+    // (plain text 413 before): 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR.
+    // Exactly one byte over: the server reads all of it before answering, so
+    // closing the connection does not reset it under the client's feet.
+    let (st, v) = raw_post(&g, "/v1/rpc/L/P", 2 * 1024 * 1024 + 1);
+    assert_mq_error(st, &v, 413, 2031, "MQRC_MSG_TOO_BIG_FOR_Q_MGR");
+}
+
+#[test]
+fn queue_and_queue_manager_names_are_checked() {
+    let (_dir, g) = start();
+    // spec: mq-structures.md §11 (48 characters; A-Z a-z 0-9 . / _ %);
+    // mq-constants.md: 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR.
+    // Before the fix these were 404/2085 "not defined".
+    let long = "Q".repeat(49);
+    let (st, v) = g.put(&long, "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    assert!(
+        v["message"].as_str().unwrap().contains("49 characters"),
+        "{v}"
+    );
+    let (st, v) = g.put("DEV.a%20b", "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    let (st, v) = g.put("DEV.%C3%A9", "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    let (st, v) = g.next(&long, "");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    let (st, v) = g.next("DEV.a%20b", "browse=true");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    // A bad escape was taken literally ("DEV.%ZZ", a valid MQ name).
+    let (st, v) = g.put("DEV.%ZZ", "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    assert!(v["message"].as_str().unwrap().contains("%ZZ"), "{v}");
+    // A bad queue manager name went to the default transmission queue.
+    let (st, v) = g.put("APP.IN", "q_mgr=bad%20name", b"x");
+    assert_mq_error(st, &v, 400, 2058, "MQRC_Q_MGR_NAME_ERROR");
+    assert_eq!(g.depth("MQGATE.DEFAULT.XMITQ"), 0);
+    // A name of 48 is fine (just not defined).
+    let (st, v) = g.put(&"Q".repeat(48), "", b"x");
+    assert_mq_error(st, &v, 404, 2085, "MQRC_UNKNOWN_OBJECT_NAME");
+}
+
+#[test]
+fn cursor_wait_and_ids_are_checked_before_anything_is_taken() {
+    let (_dir, g) = start();
+    let (st, _) = g.put("APP.IN", "", b"keep me");
+    assert_eq!(st, 201);
+    // A cursor without browse=true made a destructive get before the fix.
+    // spec: mq-constants.md 2046 OPTIONS_ERROR.
+    let (st, v) = g.next("APP.IN", "cursor=0-1");
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    assert_eq!(g.depth("APP.IN"), 1);
+    // spec: mq-constants.md "WaitInterval ... other negatives → 2090"; was
+    // 2046 "invalid digit".
+    for bad in ["-1", "-5", "soon"] {
+        let (st, v) = g.next("APP.IN", &format!("wait_ms={bad}"));
+        assert_mq_error(st, &v, 400, 2090, "MQRC_WAIT_INTERVAL_ERROR");
+        assert!(v["message"].as_str().unwrap().contains("wait_ms"), "{v}");
+    }
+    assert_eq!(g.depth("APP.IN"), 1);
+    // Malformed lease and uow ids: 400 (was 409/2003 like an expired lease).
+    for path in [
+        "/v1/queues/APP.IN/messages/ack/abc",
+        "/v1/queues/APP.IN/messages/ack/-1",
+        "/v1/queues/APP.IN/messages/backout/abc",
+        "/v1/uow/abc/commit",
+        "/v1/uow/abc/backout",
+    ] {
+        let (st, v) = g.call("POST", path, Some(("application/octet-stream", b"")));
+        assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    }
+    // An id that is well formed but not open stays 409/2003 (docs/http-api.md).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/queues/APP.IN/messages/ack/999",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_mq_error(st, &v, 409, 2003, "MQRC_BACKED_OUT");
+    // ack on a queue that is not defined: 2085 (was 409/2003).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/queues/NOT.DEFINED/messages/ack/1",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_mq_error(st, &v, 404, 2085, "MQRC_UNKNOWN_OBJECT_NAME");
+}
+
+#[test]
+fn a_put_under_a_unit_of_work_that_is_not_open_is_2003_even_on_a_full_queue() {
+    let (_dir, g) = start();
+    // SMALL has max_depth 2: fill it.
+    for _ in 0..2 {
+        assert_eq!(g.put("SMALL", "", b"x").0, 201);
+    }
+    // Before the fix: 503/2053 Q_FULL. The unit of work is checked first:
+    // 409/2003 (docs/http-api.md: a unit of work that is not open).
+    let (st, v) = g.put("SMALL", "uow=999", b"x");
+    assert_mq_error(st, &v, 409, 2003, "MQRC_BACKED_OUT");
+}
+
+#[test]
+fn priority_msg_type_ccsid_and_correl_options_are_checked_on_put() {
+    let (_dir, g) = start();
+    // MQ docs (MQMD Priority): above 9 the put works with MQCC_WARNING 2049
+    // MQRC_PRIORITY_EXCEEDS_MAXIMUM, the message is queued at 9 and the MD
+    // keeps the value. Before the fix: no warning.
+    let (st, v) = g.put("APP.IN", "priority=12", b"high");
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(v["warning"]["mqrc"], 2049, "{v}");
+    assert_eq!(v["warning"]["reason"], "MQRC_PRIORITY_EXCEEDS_MAXIMUM");
+    let (st, v) = g.put("APP.IN", "priority=9", b"nine");
+    assert_eq!(st, 201);
+    assert!(v.get("warning").is_none(), "{v}");
+    // Same priority 9: FIFO, so the priority-12 message comes first and keeps 12.
+    let (_, v) = g.get_ack("APP.IN", "");
+    assert_eq!(data(&v), b"high");
+    assert_eq!(v["md"]["Priority"], 12);
+    let (_, v) = g.get_ack("APP.IN", "");
+    assert_eq!(data(&v), b"nine");
+    // spec: mq-constants.md MQMT: 1, 2, 4, 8, 65536-999999999; 2029 MSG_TYPE_ERROR.
+    for bad in [0, 3, 65535, 1_000_000_000] {
+        let (st, v) = g.put("APP.IN", &format!("msg_type={bad}"), b"x");
+        assert_mq_error(st, &v, 400, 2029, "MQRC_MSG_TYPE_ERROR");
+    }
+    assert_eq!(g.put("APP.IN", "msg_type=65536", b"x").0, 201);
+    // spec: mq-constants.md MQCCSI: -1..-4 are special, below is 2026 MD_ERROR.
+    let (st, v) = g.put("APP.IN", "ccsid=-5", b"x");
+    assert_mq_error(st, &v, 400, 2026, "MQRC_MD_ERROR");
+    // Contradictory options: 2046.
+    let correl = "0A".repeat(24);
+    let (st, v) = g.put(
+        "APP.IN",
+        &format!("new_correl_id=true&correl_id={correl}"),
+        b"x",
+    );
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    // Only the msg_type=65536 message was stored.
+    assert_eq!(g.depth("APP.IN"), 1);
+}

@@ -16,13 +16,13 @@ pub fn run(file: PathBuf) -> ExitCode {
                 eprintln!("{}: {} error(s)", file.display(), errors.len());
                 return ExitCode::FAILURE;
             }
-            println!(
+            let line = format!(
                 "{}: OK (queue manager {}, {} queue definitions)",
                 file.display(),
                 c.queue_manager.name,
                 c.queues.len()
             );
-            ExitCode::SUCCESS
+            super::out::line_or_exit("check-config", &line).unwrap_or(ExitCode::SUCCESS)
         }
         Err(e) => {
             eprintln!("{e}");

@@ -32,6 +32,22 @@ impl std::fmt::Display for ClientError {
     }
 }
 
+/// Exit status of put/get/browse/rtq when the gateway could not be asked
+/// (connection refused, timeout, an answer that is not JSON) — the same as
+/// `tpenqueue`.
+pub const EXIT_UNREACHABLE: u8 = 2;
+
+impl ClientError {
+    /// The exit status for this error: [`EXIT_UNREACHABLE`] for a transport
+    /// problem, 1 for an MQ error answered by the gateway.
+    pub fn exit_code(&self) -> std::process::ExitCode {
+        match self {
+            ClientError::Mq { .. } => std::process::ExitCode::FAILURE,
+            ClientError::Transport(_) => std::process::ExitCode::from(EXIT_UNREACHABLE),
+        }
+    }
+}
+
 /// Percent-encodes one path segment (queue names may hold `/` and `%`).
 pub fn segment(s: &str) -> String {
     s.bytes()

@@ -108,11 +108,15 @@ fn single(data: &[u8], overrides: &walk::Overrides, as_json: bool) -> ExitCode {
     let view = walk::decode(data, None, Start::Detect, overrides);
     let failed = report(&view);
     if as_json {
-        print_json(&view.to_json());
+        if let Some(exit) = print_json(&view.to_json()) {
+            return exit;
+        }
     } else {
         let mut out = String::new();
         view.write_text(&mut out);
-        print!("{out}");
+        if let Some(exit) = super::out::write_or_exit("decode", out.as_bytes()) {
+            return exit;
+        }
     }
     status(failed)
 }
@@ -166,17 +170,23 @@ fn dump(text: &[u8], overrides: &walk::Overrides, as_json: bool) -> ExitCode {
         if let Some(e) = &file_error {
             doc["error"] = dump_error_json(e);
         }
-        print_json(&doc);
+        if let Some(exit) = print_json(&doc) {
+            return exit;
+        }
     } else {
-        print!("{out}");
+        if let Some(exit) = super::out::write_or_exit("decode", out.as_bytes()) {
+            return exit;
+        }
     }
     status(failed)
 }
 
 fn dump_error_only(e: &DumpError, as_json: bool) -> ExitCode {
     eprintln!("mqgate decode: {e}");
-    if as_json {
-        print_json(&json!({ "messages": [], "error": dump_error_json(e) }));
+    if as_json
+        && let Some(exit) = print_json(&json!({ "messages": [], "error": dump_error_json(e) }))
+    {
+        return exit;
     }
     ExitCode::from(EXIT_BAD_INPUT)
 }
@@ -205,10 +215,14 @@ fn report(view: &MessageView) -> bool {
     }
 }
 
-fn print_json(v: &Value) {
+/// Prints `v` pretty; `Some(exit)` when stdout is closed or failed.
+fn print_json(v: &Value) -> Option<ExitCode> {
     match serde_json::to_string_pretty(v) {
-        Ok(s) => println!("{s}"),
-        Err(e) => eprintln!("mqgate decode: cannot write JSON: {e}"),
+        Ok(s) => super::out::line_or_exit("decode", &s),
+        Err(e) => {
+            eprintln!("mqgate decode: cannot write JSON: {e}");
+            None
+        }
     }
 }
 

@@ -1,11 +1,11 @@
 //! `mqgate get`: gets one message (get + acknowledge) from a running gateway.
 
 use super::client::{ClientError, DEFAULT_GATEWAY, Gateway, segment};
+use super::out;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use clap::Args;
 use serde_json::json;
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -14,6 +14,9 @@ pub const EXIT_NO_MESSAGE: u8 = 3;
 
 /// Options of `mqgate get`.
 #[derive(Args, Debug)]
+#[command(
+    after_help = "Exit status: 0 got a message (or stdout closed), 1 MQ error from the gateway, 2 gateway unreachable, 3 no message (2033)."
+)]
 pub struct GetArgs {
     /// Queue name.
     #[arg(long)]
@@ -54,14 +57,14 @@ pub fn run(args: GetArgs) -> ExitCode {
         }
         Err(e) => {
             eprintln!("mqgate get: {e}");
-            return ExitCode::FAILURE;
+            return e.exit_code();
         }
     };
     let lease = msg["lease"].to_string();
     let ack = gw.request("POST", &format!("/v1/queues/{q}/messages/ack/{lease}"));
     if let Err(e) = gw.call(ack, Some(b"")) {
         eprintln!("mqgate get: acknowledge failed, the message stays on the queue: {e}");
-        return ExitCode::FAILURE;
+        return e.exit_code();
     }
     let out = if args.json {
         let mut s = json!({"md": msg["md"], "data_base64": msg["data_base64"]}).to_string();
@@ -76,9 +79,5 @@ pub fn run(args: GetArgs) -> ExitCode {
             }
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(&out).and_then(|_| stdout.flush()).is_err() {
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+    out::write_or_exit("get", &out).unwrap_or(ExitCode::SUCCESS)
 }

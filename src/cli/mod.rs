@@ -5,6 +5,7 @@ mod browse;
 mod check_config;
 mod client;
 mod get;
+mod out;
 mod put;
 mod rtq;
 mod run;
@@ -64,8 +65,8 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         match self.command {
             Command::Version => {
-                println!("mqgate {}", env!("CARGO_PKG_VERSION"));
-                ExitCode::SUCCESS
+                out::line_or_exit("version", concat!("mqgate ", env!("CARGO_PKG_VERSION")))
+                    .unwrap_or(ExitCode::SUCCESS)
             }
             Command::Decode(args) => decode::run(args),
             Command::Run(args) => run::run(args),

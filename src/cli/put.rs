@@ -1,6 +1,7 @@
 //! `mqgate put`: puts one message on a queue of a running gateway.
 
 use super::client::{DEFAULT_GATEWAY, Gateway, segment};
+use super::out;
 use clap::Args;
 use std::io::Read;
 use std::path::PathBuf;
@@ -9,6 +10,9 @@ use std::time::Duration;
 
 /// Options of `mqgate put`.
 #[derive(Args, Debug)]
+#[command(
+    after_help = "Exit status: 0 put (or stdout closed), 1 MQ error from the gateway or unreadable input, 2 gateway unreachable."
+)]
 pub struct PutArgs {
     /// Queue name.
     #[arg(long)]
@@ -77,13 +81,10 @@ pub fn run(args: PutArgs) -> ExitCode {
         req = req.query("priority", &p.to_string());
     }
     match gw.call(req, Some(&data)) {
-        Ok(v) => {
-            println!("{v}");
-            ExitCode::SUCCESS
-        }
+        Ok(v) => out::line_or_exit("put", &v.to_string()).unwrap_or(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("mqgate put: {e}");
-            ExitCode::FAILURE
+            e.exit_code()
         }
     }
 }

@@ -129,10 +129,10 @@ fn call(args: &RpcArgs) -> Result<ExitCode, String> {
         Err(e) => return Err(format!("{}: {e}", args.gateway)),
     };
     let answer = answer.map_err(|e| format!("bad answer from the gateway: {e}"))?;
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&answer).unwrap_or_else(|_| answer.to_string())
-    );
+    let text = serde_json::to_string_pretty(&answer).unwrap_or_else(|_| answer.to_string());
+    if let Some(exit) = super::out::line_or_exit("rpc", &text) {
+        return Ok(exit);
+    }
     if ok {
         Ok(ExitCode::SUCCESS)
     } else {

@@ -5,7 +5,6 @@ use super::client::{ClientError, DEFAULT_GATEWAY, Gateway, segment};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use clap::{Args, Subcommand};
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -77,13 +76,13 @@ fn get(args: RtqGetArgs) -> ExitCode {
         }
         Err(e) => {
             eprintln!("mqgate rtq get: {e}");
-            return exit_for(&e);
+            return e.exit_code();
         }
     };
     let ack = gw.request("POST", &format!("{base}/ack/{}", v["lease"]));
     if let Err(e) = gw.call(ack, Some(b"")) {
         eprintln!("mqgate rtq get: acknowledge failed, the request stays on the queue: {e}");
-        return exit_for(&e);
+        return e.exit_code();
     }
     let out = if args.json {
         if let Some(m) = v.as_object_mut() {
@@ -100,21 +99,5 @@ fn get(args: RtqGetArgs) -> ExitCode {
             }
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(&out).and_then(|_| stdout.flush()).is_err() {
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+    super::out::write_or_exit("rtq get", &out).unwrap_or(ExitCode::SUCCESS)
 }
-
-/// Exit 2 when the gateway could not be reached (as `mqgate tpenqueue`), 1
-/// for an error answer.
-fn exit_for(e: &ClientError) -> ExitCode {
-    match e {
-        ClientError::Mq { .. } => ExitCode::FAILURE,
-        _ => ExitCode::from(EXIT_UNREACHABLE),
-    }
-}
-
-/// Exit code when the gateway cannot be reached.
-pub const EXIT_UNREACHABLE: u8 = 2;

@@ -157,6 +157,8 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
     if let Some(r) = tedg_routes {
         app = app.merge(r);
     }
+    // After the merges, so RPC and Tuxedo routes answer JSON errors too.
+    let app = crate::http::with_json_errors(app);
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             stop_signal().await;

@@ -127,7 +127,9 @@ pub fn run(args: TpenqueueArgs) -> ExitCode {
         eprintln!("mqgate tpenqueue: the gateway's answer is not JSON");
         return ExitCode::from(2);
     }
-    println!("{answer}");
+    if let Some(exit) = super::out::line_or_exit("tpenqueue", &answer.to_string()) {
+        return exit;
+    }
     if answer["tperrno"].is_null() {
         ExitCode::SUCCESS
     } else {

@@ -4,7 +4,7 @@
 //! serde_yaml reports positions only for its own errors; this walks the same
 //! text once with yaml-rust2's marked event parser.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::Marker;
 
@@ -12,6 +12,8 @@ use yaml_rust2::scanner::Marker;
 #[derive(Debug, Default)]
 pub struct Places {
     nodes: HashMap<String, (usize, usize)>,
+    /// Keys seen a second time in the same mapping: (path, position of the key).
+    duplicates: Vec<(String, (usize, usize))>,
 }
 
 impl Places {
@@ -25,7 +27,16 @@ impl Places {
         }
         Places {
             nodes: walker.nodes,
+            duplicates: walker.duplicates,
         }
+    }
+
+    /// The position of the first repeated key named `key` (serde reports a
+    /// duplicate field without a useful position), with its path.
+    pub fn duplicate(&self, key: &str) -> Option<&(String, (usize, usize))> {
+        self.duplicates
+            .iter()
+            .find(|(p, _)| p == key || p.ends_with(&format!(".{key}")))
     }
 
     /// The position of the node at `path`, or of its nearest ancestor that is
@@ -45,20 +56,28 @@ impl Places {
 }
 
 enum Frame {
-    Map { path: String, key: Option<String> },
-    Seq { path: String, index: usize },
+    Map {
+        path: String,
+        key: Option<String>,
+        seen: HashSet<String>,
+    },
+    Seq {
+        path: String,
+        index: usize,
+    },
 }
 
 #[derive(Default)]
 struct Walker {
     stack: Vec<Frame>,
     nodes: HashMap<String, (usize, usize)>,
+    duplicates: Vec<(String, (usize, usize))>,
 }
 
 impl Walker {
     /// The path of the node starting now, or `None` when it is a mapping key
     /// (then the key is remembered for the value that follows).
-    fn node_path(&mut self, key_text: Option<&str>) -> Option<String> {
+    fn node_path(&mut self, key_text: Option<&str>, pos: (usize, usize)) -> Option<String> {
         match self.stack.last_mut() {
             None => Some(String::new()),
             Some(Frame::Seq { path, index }) => {
@@ -66,11 +85,20 @@ impl Walker {
                 *index += 1;
                 Some(p)
             }
-            Some(Frame::Map { path, key }) => match key.take() {
+            Some(Frame::Map { path, key, seen }) => match key.take() {
                 Some(k) if path.is_empty() => Some(k),
                 Some(k) => Some(format!("{path}.{k}")),
                 None => {
-                    *key = Some(key_text.unwrap_or("?").to_string());
+                    let k = key_text.unwrap_or("?").to_string();
+                    if !seen.insert(k.clone()) {
+                        let full = if path.is_empty() {
+                            k.clone()
+                        } else {
+                            format!("{path}.{k}")
+                        };
+                        self.duplicates.push((full, pos));
+                    }
+                    *key = Some(k);
                     None
                 }
             },
@@ -83,21 +111,25 @@ impl MarkedEventReceiver for Walker {
         let pos = (mark.line(), mark.col() + 1);
         match ev {
             Event::Scalar(text, ..) => {
-                if let Some(p) = self.node_path(Some(&text)) {
+                if let Some(p) = self.node_path(Some(&text), pos) {
                     self.nodes.insert(p, pos);
                 }
             }
             Event::Alias(_) => {
-                if let Some(p) = self.node_path(None) {
+                if let Some(p) = self.node_path(None, pos) {
                     self.nodes.insert(p, pos);
                 }
             }
             Event::MappingStart(..) | Event::SequenceStart(..) => {
                 let is_map = matches!(ev, Event::MappingStart(..));
-                let path = self.node_path(None).unwrap_or_default();
+                let path = self.node_path(None, pos).unwrap_or_default();
                 self.nodes.insert(path.clone(), pos);
                 self.stack.push(if is_map {
-                    Frame::Map { path, key: None }
+                    Frame::Map {
+                        path,
+                        key: None,
+                        seen: HashSet::new(),
+                    }
                 } else {
                     Frame::Seq { path, index: 0 }
                 });

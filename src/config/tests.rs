@@ -108,3 +108,75 @@ fn the_default_xmitq_must_be_an_xmitq() {
     assert_eq!((e.errors[0].line, e.errors[0].column), (2, 23));
     assert!(e.errors[0].message.contains("2199"));
 }
+
+/// The first error of `text`, as `check-config` prints it after `FILE:`.
+fn first_error(text: &str) -> String {
+    let e = Config::from_yaml(text, "f.yaml").unwrap_err();
+    e.errors[0].to_string()
+}
+
+#[test]
+fn errors_inside_a_queue_entry_keep_their_line_and_column() {
+    // Before the fix these were all reported at 2:3 ("queues: ..."): the
+    // internally tagged entry lost serde_yaml's positions.
+    let head = "queues:\n  - type: local\n    name: Q\n";
+    // `    max_depth: -1` on line 4: the value starts at column 16.
+    let e = first_error(&format!("{head}    max_depth: -1\n"));
+    assert!(
+        e.starts_with("4:16: queues[0].max_depth: invalid type: integer `-1`, expected usize"),
+        "{e}"
+    );
+    // serde_yaml's own " at line X column Y" is not repeated.
+    assert!(!e.contains(" at line "), "{e}");
+    // Wrong type.
+    let e = first_error(&format!("{head}    put_inhibited: maybe\n"));
+    assert!(e.starts_with("4:20: queues[0].put_inhibited: "), "{e}");
+    // Unknown key: at the key.
+    let e = first_error(&format!("{head}    bogus_key: 1\n"));
+    assert!(
+        e.starts_with("4:5: queues[0]: unknown field `bogus_key`"),
+        "{e}"
+    );
+    // Bad enum value.
+    let e = first_error(&format!("{head}    usage: sideways\n"));
+    assert!(
+        e.starts_with("4:12: queues[0].usage: unknown variant `sideways`"),
+        "{e}"
+    );
+    // Duplicate key inside the entry: at the second one.
+    let e = first_error(&format!("{head}    name: R\n"));
+    assert!(e.starts_with("4:5: queues[0]"), "{e}");
+    assert!(e.contains("duplicate"), "{e}");
+    // A key of another queue type: at that key.
+    let e = first_error(&format!("{head}    target: X\n"));
+    assert!(e.starts_with("4:13: queues[0].target: "), "{e}");
+    // An alias without target: at its `type: alias` (line 4, column 11).
+    let e = first_error(&format!("{head}  - type: alias\n    name: A\n"));
+    assert!(
+        e.starts_with("4:11: queues[1]: missing field `target`"),
+        "{e}"
+    );
+    // The second entry, too.
+    let e = first_error(&format!(
+        "{head}  - type: alias\n    name: A\n    max_depth: 3\n"
+    ));
+    assert!(e.starts_with("6:16: queues[1].max_depth: "), "{e}");
+}
+
+#[test]
+fn a_repeated_top_level_key_is_reported_at_its_line() {
+    let e = first_error("http:\n  lease_ms: 5\nqueues: []\nhttp:\n  lease_ms: 6\n");
+    assert!(e.starts_with("4:1: "), "{e}");
+    assert!(e.contains("duplicate"), "{e}");
+}
+
+#[test]
+fn a_missing_file_has_no_fake_position() {
+    let e = Config::load(Path::new("/nonexistent/mqgate.yaml")).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.starts_with("/nonexistent/mqgate.yaml: cannot read: "),
+        "{text}"
+    );
+    assert!(!text.contains(":0:0"), "{text}");
+}

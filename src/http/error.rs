@@ -38,6 +38,7 @@ pub fn status_for(mqrc: Mqrc) -> StatusCode {
             StatusCode::SERVICE_UNAVAILABLE
         }
         Mqrc::BACKED_OUT => StatusCode::CONFLICT,
+        Mqrc::FUNCTION_NOT_SUPPORTED => StatusCode::NOT_FOUND,
         Mqrc::RESOURCE_PROBLEM | Mqrc::UNEXPECTED_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::BAD_REQUEST,
     }

@@ -162,6 +162,12 @@ pub async fn put(
     } else {
         body
     };
+    if p.new_correl_id == Some(true) && p.correl_id.is_some() {
+        return Err(ApiError::new(
+            Mqrc::OPTIONS_ERROR,
+            "new_correl_id=true and correl_id contradict each other: give one",
+        ));
+    }
     let mut opts = PutOptions {
         uow: p.uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
@@ -179,27 +185,51 @@ pub async fn put(
         qm.put(&q, md, Charset::Ascii, data, &opts)
     })
     .await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({
-            "queue": r.queue,
-            "msg_id": hex::encode_upper(r.msg_id),
-            "correl_id": hex::encode_upper(r.correl_id),
-            "persistent": r.persistent,
-        })),
-    ))
+    let mut answer = json!({
+        "queue": r.queue,
+        "msg_id": hex::encode_upper(r.msg_id),
+        "correl_id": hex::encode_upper(r.correl_id),
+        "persistent": r.persistent,
+    });
+    if let Some(w) = &r.warning {
+        answer["warning"] = json!({
+            "mqrc": w.mqrc.0,
+            "reason": w.mqrc.name(),
+            "message": w.message,
+        });
+    }
+    Ok((StatusCode::CREATED, Json(answer)))
 }
 
 /// Query parameters of `next`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NextQuery {
-    wait_ms: Option<u64>,
+    /// Text, so a negative or non-numeric value gets 2090, not a generic
+    /// query error.
+    wait_ms: Option<String>,
     correl_id: Option<String>,
     msg_id: Option<String>,
     browse: Option<bool>,
     cursor: Option<String>,
     uow: Option<u64>,
+}
+
+/// `wait_ms`: 0 to `max_wait` ms (spec: mq-constants.md: WaitInterval
+/// negatives other than MQWI_UNLIMITED → 2090; an unlimited wait is not
+/// offered over HTTP).
+fn parse_wait_ms(text: Option<&str>, max_wait: u64) -> Result<u64, ApiError> {
+    let Some(t) = text else { return Ok(0) };
+    let err =
+        |why: String| ApiError::new(Mqrc::WAIT_INTERVAL_ERROR, format!("wait_ms {t:?}: {why}"));
+    match t.parse::<i64>() {
+        Ok(-1) => Err(err(format!(
+            "an unlimited wait (MQWI_UNLIMITED) is not offered over HTTP; give 0 to {max_wait} ms"
+        ))),
+        Ok(n) if n < 0 => Err(err(format!("must be 0 to {max_wait} ms"))),
+        Ok(n) => Ok(n as u64),
+        Err(_) => Err(err(format!("not a whole number of ms (0 to {max_wait})"))),
+    }
 }
 
 fn cursor_text(p: Position) -> String {
@@ -233,8 +263,16 @@ pub async fn next(
     query: Result<Query<NextQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Query(p) = query.map_err(query_error)?;
-    let wait_ms = p.wait_ms.unwrap_or(0);
     let max_wait = s.config.http.max_wait_ms;
+    let wait_ms = parse_wait_ms(p.wait_ms.as_deref(), max_wait)?;
+    if p.cursor.is_some() && !p.browse.unwrap_or(false) {
+        // MQ: MQGMO_BROWSE_NEXT without browsing is an options error; never
+        // turn it into a destructive get.
+        return Err(ApiError::new(
+            Mqrc::OPTIONS_ERROR,
+            "cursor is only valid with browse=true (it continues a browse)",
+        ));
+    }
     if wait_ms > max_wait {
         return Err(ApiError::new(
             Mqrc::WAIT_INTERVAL_ERROR,
@@ -337,15 +375,30 @@ impl Drop for LeaseGuard {
 }
 
 fn open_lease(s: &AppState, q: &str, lease: &str) -> Result<u64, ApiError> {
-    let id: Option<u64> = lease.parse().ok();
-    match id {
-        Some(id) if s.qm.lease_queue(id).as_deref() == Some(q) => Ok(id),
-        _ => Err(ApiError::new(
+    crate::qmgr::names::check_q_name(q)?;
+    if !s.qm.queues().iter().any(|i| i.name == q) {
+        return Err(ApiError::new(
+            Mqrc::UNKNOWN_OBJECT_NAME,
+            format!("queue {q} is not defined"),
+        ));
+    }
+    // A lease id is a number from a get's answer; anything else is a bad
+    // request (400), not a lease that expired (409).
+    let id: u64 = lease.parse().map_err(|_| {
+        ApiError::new(
+            Mqrc::OPTIONS_ERROR,
+            format!("lease {lease:?} is not a lease id (the `lease` number of a get's answer)"),
+        )
+    })?;
+    if s.qm.lease_queue(id).as_deref() == Some(q) {
+        Ok(id)
+    } else {
+        Err(ApiError::new(
             Mqrc::BACKED_OUT,
             format!(
                 "lease {lease} on queue {q} is not open: it was acknowledged, or it expired and the message was backed out"
             ),
-        )),
+        ))
     }
 }
 

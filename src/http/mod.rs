@@ -3,11 +3,14 @@
 
 mod error;
 mod exits;
+mod fallback;
 pub mod md_json;
 mod messages;
+mod names;
 mod uow;
 
 pub use error::{ApiError, status_for};
+pub use fallback::with_json_errors;
 
 use crate::config::Config;
 use crate::qmgr::QueueManager;
@@ -41,6 +44,9 @@ pub fn router(state: AppState) -> Router {
             "/v1/queues/{q}/messages/backout/{lease}",
             post(messages::backout),
         )
+        // Queue names are path segments: a bad escape is a bad name, not a
+        // literal `%` (which would name another, possibly dynamic, queue).
+        .route_layer(axum::middleware::from_fn(names::reject_bad_escapes))
         .route("/v1/uow", post(uow::begin))
         .route("/v1/uow/{id}/commit", post(uow::commit))
         .route("/v1/uow/{id}/backout", post(uow::backout))

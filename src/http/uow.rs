@@ -9,8 +9,13 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 fn parse_uow(id: &str) -> Result<u64, ApiError> {
-    id.parse()
-        .map_err(|_| ApiError::new(Mqrc::BACKED_OUT, format!("{id:?} is not a unit of work id")))
+    // Malformed: a bad request (400), not a unit that is no longer open (409).
+    id.parse().map_err(|_| {
+        ApiError::new(
+            Mqrc::OPTIONS_ERROR,
+            format!("{id:?} is not a unit of work id (the `uow` number of POST /v1/uow)"),
+        )
+    })
 }
 
 /// Opens a unit of work that is backed out after `http.uow_timeout_ms` idle.

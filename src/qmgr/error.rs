@@ -4,17 +4,14 @@ use mqgate_codecs::mq::Mqrc;
 use std::fmt;
 
 /// MQRC_EXPIRY_ERROR: Expiry is neither positive nor MQEI_UNLIMITED.
-pub const EXPIRY_ERROR: Mqrc = Mqrc(2013);
+pub const EXPIRY_ERROR: Mqrc = Mqrc::EXPIRY_ERROR;
 /// MQRC_OPTION_NOT_VALID_FOR_TYPE: e.g. a get from a remote queue definition.
-pub const OPTION_NOT_VALID_FOR_TYPE: Mqrc = Mqrc(2045);
+pub const OPTION_NOT_VALID_FOR_TYPE: Mqrc = Mqrc::OPTION_NOT_VALID_FOR_TYPE;
 
-/// The symbolic name of a reason, `MQRC_...`, including the few this module adds.
+/// The symbolic name of a reason, `MQRC_...` (all of them are in
+/// `mqgate_codecs::mq::rc` now).
 pub fn reason_name(rc: Mqrc) -> String {
-    match rc {
-        EXPIRY_ERROR => "MQRC_EXPIRY_ERROR".into(),
-        OPTION_NOT_VALID_FOR_TYPE => "MQRC_OPTION_NOT_VALID_FOR_TYPE".into(),
-        other => other.name(),
-    }
+    rc.name()
 }
 
 /// A failed queue manager call.

@@ -25,7 +25,7 @@ pub use queue::{Position, Selector};
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
 use crate::store::{Batch, Store};
 use bytes::Bytes;
-use mqgate_codecs::mq::constants::{at, ccsi, md as mdc, per};
+use mqgate_codecs::mq::constants::{at, ccsi, md as mdc, mt, per};
 use mqgate_codecs::mq::md::ID_NONE;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use msgid::MsgIdGenerator;
@@ -62,6 +62,10 @@ pub struct PutResult {
     /// The local queue the message went to (a transmission queue for a remote one).
     pub queue: String,
     pub persistent: bool,
+    /// A warning the put completed with (MQCC_WARNING): 2049
+    /// MQRC_PRIORITY_EXCEEDS_MAXIMUM when Priority was above 9 (MQ docs:
+    /// MQMD Priority: accepted, queued at the maximum, the MD keeps the value).
+    pub warning: Option<QmError>,
 }
 
 /// Destructive or browse, and with which unit of work.
@@ -265,6 +269,8 @@ impl QueueManager {
         opts: &PutOptions,
     ) -> Result<PutResult, QmError> {
         self.check_running()?;
+        names::check_q_name(q)?;
+        names::check_q_mgr_name(&opts.q_mgr_name)?;
         check_md(&md)?;
         if data.len() > self.max_msg_length {
             return Err(QmError::new(
@@ -304,6 +310,11 @@ impl QueueManager {
         }
 
         let mut st = self.lock();
+        // The unit of work first: a put under one that is not open fails with
+        // 2003 whatever the queue's state (not 2053 on a full queue).
+        if let Some(id) = opts.uow {
+            self.uow_mut(&mut st, id)?;
+        }
         let target = resolve::for_put(self, &mut st, q, &opts.q_mgr_name)?;
         let (queue_name, msg) = {
             let lq = st.local_mut(&target.queue).ok_or_else(|| {
@@ -364,6 +375,7 @@ impl QueueManager {
             correl_id: msg.md.correl_id,
             queue: queue_name.clone(),
             persistent: msg.is_persistent(),
+            warning: priority_warning(msg.md.priority),
         };
         if let Some(uow_id) = opts.uow {
             let uow = self.uow_mut(&mut st, uow_id)?;
@@ -414,6 +426,7 @@ impl QueueManager {
     /// unit of work is committed (removed from the store) before it returns.
     pub fn get(&self, q: &str, sel: &Selector, mode: GetMode) -> Result<GetResult, QmError> {
         self.check_running()?;
+        names::check_q_name(q)?;
         let now = clock::now_ms();
         let mut expired = Vec::new();
         let mut implicit_uow = None;
@@ -515,6 +528,7 @@ impl QueueManager {
         mode: GetMode,
         wait: Duration,
     ) -> Result<GetResult, QmError> {
+        names::check_q_name(q)?;
         let deadline = tokio::time::Instant::now() + wait;
         let mut quiescing = self.quiescing.subscribe();
         loop {
@@ -604,7 +618,51 @@ impl QueueManager {
 }
 
 /// Checks the MD fields a put relies on (MQ's MQPUT checks).
+/// MQ's highest priority (MQPRI: 0-9); above it a put is queued at 9.
+const MAX_PRIORITY: i32 = 9;
+/// MQMT_APPL_FIRST / MQMT_APPL_LAST (spec: mq-constants.md MQMT).
+const MT_APPL: std::ops::RangeInclusive<i32> = 65_536..=999_999_999;
+
+/// 2049 for a Priority above [`MAX_PRIORITY`] (the message is queued at 9;
+/// `queue::position` clamps).
+fn priority_warning(priority: i32) -> Option<QmError> {
+    (priority > MAX_PRIORITY).then(|| {
+        QmError::new(
+            Mqrc::PRIORITY_EXCEEDS_MAXIMUM,
+            format!(
+                "Priority {priority} is above the maximum {MAX_PRIORITY}; the message is queued at priority {MAX_PRIORITY} and its MD keeps {priority}"
+            ),
+        )
+    })
+}
+
 fn check_md(md: &Mqmd) -> Result<(), QmError> {
+    // spec: mq-constants.md MQMT: MQ's types 1, 2, 4, 8 and the application
+    // range; 0 and the rest of the system range are 2029.
+    if !(matches!(
+        md.msg_type,
+        mt::REQUEST | mt::REPLY | mt::REPORT | mt::DATAGRAM
+    ) || MT_APPL.contains(&md.msg_type))
+    {
+        return Err(QmError::new(
+            Mqrc::MSG_TYPE_ERROR,
+            format!(
+                "MsgType {} is not 1 (request), 2 (reply), 4 (report), 8 (datagram) or an application type 65536-999999999",
+                md.msg_type
+            ),
+        ));
+    }
+    // spec: mq-constants.md MQCCSI: the negative values with a meaning are
+    // -1 to -4; a CodedCharSetId below that names no character set.
+    if md.coded_char_set_id < ccsi::AS_PUBLISHED {
+        return Err(QmError::new(
+            Mqrc::MD_ERROR,
+            format!(
+                "CodedCharSetId {} is negative and not one of the MQCCSI values -1 to -4",
+                md.coded_char_set_id
+            ),
+        ));
+    }
     if md.priority < -1 {
         return Err(QmError::new(
             Mqrc::PRIORITY_ERROR,

@@ -1,5 +1,9 @@
 //! MQ object names (spec: mq-structures.md §11).
 
+use super::QmError;
+use mqgate_codecs::mq::Mqrc;
+use mqgate_codecs::mq::constants::len;
+
 /// Checks an object name: 1 to `max` characters from `A-Z a-z 0-9 . / _ %`,
 /// no blanks (spec: mq-structures.md §11). Returns what is wrong.
 pub fn check_object_name(name: &str, max: usize) -> Result<(), String> {
@@ -21,6 +25,25 @@ pub fn check_object_name(name: &str, max: usize) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Checks a queue name given to the queue manager API (put, get, browse):
+/// 2152 MQRC_OBJECT_NAME_ERROR naming what is wrong (spec: mq-structures.md
+/// §11: at most 48 characters from `A-Z a-z 0-9 . / _ %`).
+pub fn check_q_name(name: &str) -> Result<(), QmError> {
+    check_object_name(name, len::Q_NAME)
+        .map_err(|e| QmError::new(Mqrc::OBJECT_NAME_ERROR, format!("queue name: {e}")))
+}
+
+/// Checks a queue manager name (empty = the local one): 2058
+/// MQRC_Q_MGR_NAME_ERROR naming what is wrong (at most 48 characters, same
+/// character set as queue names; spec: mq-structures.md §11).
+pub fn check_q_mgr_name(name: &str) -> Result<(), QmError> {
+    if name.is_empty() {
+        return Ok(());
+    }
+    check_object_name(name, len::Q_MGR_NAME)
+        .map_err(|e| QmError::new(Mqrc::Q_MGR_NAME_ERROR, format!("queue manager name: {e}")))
 }
 
 /// A model queue's DynamicQName pattern: `*` matches any (possibly empty) tail,
@@ -62,6 +85,21 @@ mod tests {
                 .contains("49 characters")
         );
         assert!(check_object_name("", 48).is_err());
+    }
+
+    #[test]
+    fn api_names_get_2152_or_2058() {
+        // spec: mq-constants.md MQRC 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR;
+        // mq-structures.md §11: 48 characters, A-Z a-z 0-9 . / _ %.
+        let e = check_q_name(&"Q".repeat(49)).unwrap_err();
+        assert_eq!(e.mqrc, Mqrc(2152));
+        assert!(e.message.contains("49 characters"), "{}", e.message);
+        assert_eq!(check_q_name("DEV.a b").unwrap_err().mqrc, Mqrc(2152));
+        assert!(check_q_name("DEV.é").unwrap_err().message.contains("'é'"));
+        assert!(check_q_name(&"Q".repeat(48)).is_ok());
+        assert_eq!(check_q_mgr_name("bad name").unwrap_err().mqrc, Mqrc(2058));
+        assert!(check_q_mgr_name("").is_ok());
+        assert!(check_q_mgr_name("QM1").is_ok());
     }
 
     #[test]
