@@ -5,9 +5,12 @@
 //! which keeps typos from being silently ignored; later features add their own
 //! top-level sections. Every error carries the line and column it refers to.
 
+mod channels;
 mod locate;
 mod raw;
 mod validate;
+
+pub use channels::*;
 
 use serde::Deserialize;
 use std::fmt;
@@ -15,7 +18,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 /// The whole configuration file.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// The queue manager's own attributes.
@@ -28,6 +31,10 @@ pub struct Config {
     pub storage: StorageConfig,
     /// Queue definitions, in MQ's object types.
     pub queues: Vec<QueueDef>,
+    /// Message channels; default: receiver `TO.MQGATE` with destination-rewrite.
+    pub channels: Vec<ChannelDef>,
+    /// Device queue managers; default: names matching `DEV*`.
+    pub devices: DevicesConfig,
     /// A Tuxedo DMCONFIG file: its QSPACEs are served as RTQ queues
     /// (docs/tuxedo.md). `mqgate run --dmconfig` overrides it.
     pub dmconfig: Option<PathBuf>,
@@ -38,6 +45,24 @@ pub struct Config {
     /// User exits per channel, per queue and global (mqgate-exits YAML,
     /// docs/exits.md "Registering exits (YAML)"); default none.
     pub exits: mqgate_exits::config::ExitsConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            queue_manager: QueueManagerConfig::default(),
+            http: HttpConfig::default(),
+            listener: ListenerConfig::default(),
+            storage: StorageConfig::default(),
+            queues: Vec::new(),
+            channels: default_channels(),
+            devices: DevicesConfig::default(),
+            dmconfig: None,
+            tedg: Default::default(),
+            rpc: RpcConfig::default(),
+            exits: Default::default(),
+        }
+    }
 }
 
 /// The `rpc:` section: the MQ RPC bridge of seed 004 (docs/rpc.md).

@@ -2,6 +2,7 @@
 
 use clap::Parser;
 
+mod channel;
 mod cli;
 mod config;
 mod exits;

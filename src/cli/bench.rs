@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 pub enum BenchKind {
     /// Queue manager put+get of 1 KiB messages, units of work of 1 and 50.
     Queue(QueueBenchArgs),
+    /// Sender → channel → receiver → device queue, with nats-server as the reference.
+    Channel(super::bench_channel::ChannelBenchArgs),
 }
 
 /// Options of `mqgate bench queue`.
@@ -39,7 +41,10 @@ pub struct QueueBenchArgs {
 
 /// Runs the chosen benchmark and prints a Markdown table.
 pub fn run(kind: BenchKind) -> ExitCode {
-    let BenchKind::Queue(args) = kind;
+    let args = match kind {
+        BenchKind::Queue(args) => args,
+        BenchKind::Channel(args) => return super::bench_channel::run(args),
+    };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));
     let result = queue_bench(&args, &dir);
@@ -187,6 +192,7 @@ fn raw_store_scenario(dir: &Path, n: usize, uow: usize, data: &Bytes) -> Result<
                 .map(|i| ((u * uow + i) as u64, record.clone()))
                 .collect(),
             deletes: Vec::new(),
+            meta: Vec::new(),
         };
         store.apply(&batch).map_err(|e| e.to_string())?;
         t.put.push(start.elapsed());
@@ -196,6 +202,7 @@ fn raw_store_scenario(dir: &Path, n: usize, uow: usize, data: &Bytes) -> Result<
         let batch = Batch {
             puts: Vec::new(),
             deletes: (0..uow).map(|i| (u * uow + i) as u64).collect(),
+            meta: Vec::new(),
         };
         store.apply(&batch).map_err(|e| e.to_string())?;
         t.get.push(start.elapsed());

@@ -1,6 +1,7 @@
 //! Command-line interface (clap). Each subcommand lives in its own module.
 
 mod bench;
+mod bench_channel;
 mod browse;
 mod check_config;
 mod client;
@@ -16,7 +17,9 @@ use std::process::ExitCode;
 
 mod convert;
 mod decode;
+mod device_pull;
 mod rpc;
+mod send;
 
 /// mqgate: a message gateway between IBM MQ, Tuxedo RTQ, RPC clients, MessageQ and Rendezvous.
 #[derive(Parser, Debug)]
@@ -58,6 +61,10 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Call an IDL program through a running gateway's RPC bridge; prints the OUT parameters as JSON.
     Rpc(rpc::RpcArgs),
+    /// Send transmission messages to a gateway's receiver channel.
+    Send(send::SendArgs),
+    /// Pull (and acknowledge) messages waiting for a device queue manager; exit 3 when none came.
+    DevicePull(device_pull::DevicePullArgs),
 }
 
 impl Cli {
@@ -79,6 +86,8 @@ impl Cli {
             Command::Tpenqueue(args) => tpenqueue::run(args),
             Command::Rtq(cmd) => rtq::run(cmd),
             Command::Rpc(args) => rpc::run(args),
+            Command::Send(args) => send::run(args),
+            Command::DevicePull(args) => device_pull::run(args),
         }
     }
 }

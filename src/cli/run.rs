@@ -1,6 +1,9 @@
 //! `mqgate run`: the gateway service (queue manager + HTTP API).
 
-use crate::config::Config;
+use crate::channel::StatusBoard;
+use crate::channel::receiver::Receivers;
+use crate::channel::sender_channel::SenderChannel;
+use crate::config::{ChannelDef, Config};
 use crate::http::{AppState, router};
 use crate::qmgr::QueueManager;
 use crate::store::redb::RedbStore;
@@ -125,6 +128,34 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
     let listener = tokio::net::TcpListener::bind(config.http.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.http.listen))?;
+    let channel_listener = tokio::net::TcpListener::bind(config.listener.listen)
+        .await
+        .map_err(|e| {
+            format!(
+                "cannot listen for channels on {}: {e}",
+                config.listener.listen
+            )
+        })?;
+    let board = Arc::new(StatusBoard::default());
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let receivers: Vec<_> = config
+        .channels
+        .iter()
+        .filter_map(|c| match c {
+            ChannelDef::Receiver(r) => Some(r.clone()),
+            ChannelDef::Sender(_) => None,
+        })
+        .collect();
+    let receivers = Arc::new(
+        Receivers::new(Arc::clone(&qm), Arc::clone(&board), &receivers).with_exits(&config.exits),
+    );
+    tokio::spawn(receivers.serve(channel_listener, stop_rx.clone()));
+    for c in &config.channels {
+        if let ChannelDef::Sender(def) = c {
+            let task = SenderChannel::new(Arc::clone(&qm), Arc::clone(&board), def.clone());
+            tokio::spawn(task.run(stop_rx.clone()));
+        }
+    }
     tracing::info!(
         queue_manager = %qm.name(),
         http = %config.http.listen,
@@ -150,6 +181,7 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
         config: Arc::new(config),
         started: Instant::now(),
         exits: Arc::clone(&exits),
+        channels: board,
     };
     let rpc = crate::rpc::RpcService::start(Arc::clone(&qm), &state.config.rpc)?;
     let stopping = Arc::clone(&qm);
@@ -165,6 +197,7 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
             tracing::info!("stop requested; finishing requests in flight");
             // Waiting getters return 2161 so the server can drain promptly.
             stopping.quiesce();
+            let _ = stop_tx.send(true);
         })
         .await
         .map_err(|e| format!("HTTP server: {e}"))?;

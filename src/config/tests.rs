@@ -180,3 +180,55 @@ fn a_missing_file_has_no_fake_position() {
     );
     assert!(!text.contains(":0:0"), "{text}");
 }
+
+#[test]
+fn channels_and_devices_have_documented_defaults() {
+    // docs/config.md `channels` / `devices`; seed 001: TO.MQGATE with
+    // destination-rewrite (separator %), DEV* are devices.
+    let c = Config::from_yaml("", "empty").unwrap();
+    assert_eq!(c.devices.queue_managers, vec!["DEV*".to_string()]);
+    assert_eq!(c.devices.max_depth, 5000);
+    match &c.channels[..] {
+        [ChannelDef::Receiver(r)] => {
+            assert_eq!(r.name, "TO.MQGATE");
+            assert_eq!(r.receive_exits[0].exit.to_string(), "destination-rewrite");
+            assert_eq!(r.receive_exits[0].data, "separator=%");
+            assert_eq!(r.undelivered, UndeliveredRule::Retry);
+            // MQ's BATCHSZ 50 and MAXMSGL 4 MiB.
+            assert_eq!((r.batch_size, r.max_msg_length), (50, 4 * 1024 * 1024));
+        }
+        other => panic!("{other:?}"),
+    }
+    let c = Config::from_yaml(EXAMPLE, "fixtures/gateway.yaml").unwrap();
+    assert_eq!(c.channels.len(), 2);
+    assert!(matches!(&c.channels[1], ChannelDef::Sender(s) if s.xmit_queue == "QM2"));
+}
+
+#[test]
+fn channel_definitions_are_checked() {
+    let bad = "channels:
+  - type: sender
+    name: A.NAME.LONGER.THAN.TWENTY
+    xmit_queue: NOT.DEFINED
+    connect: 127.0.0.1:1415
+    batch_size: 0
+  - type: receiver
+    name: R
+  - type: receiver
+    name: R
+    undelivered: dead-letter
+devices:
+  queue_managers: ['DEV*X']
+";
+    let e = Config::from_yaml(bad, "bad.yaml").unwrap_err();
+    let text = e.to_string();
+    for needle in [
+        "channels[0].name",
+        "channels[0].xmit_queue: \"NOT.DEFINED\" must be a local queue with usage xmitq",
+        "channels[0].batch_size: must be at least 1",
+        "channels[2].name: channel \"R\" is also defined at channels[1]",
+        "devices.queue_managers[0]",
+    ] {
+        assert!(text.contains(needle), "{needle} not in:\n{text}");
+    }
+}

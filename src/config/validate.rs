@@ -2,7 +2,8 @@
 
 use super::locate::Places;
 use super::{
-    Config, ConfigError, LIMIT_MAX_DEPTH, LIMIT_MAX_MSG_LENGTH, LocalQueueDef, QueueDef, Usage,
+    ChannelDef, Config, ConfigError, LIMIT_MAX_DEPTH, LIMIT_MAX_MSG_LENGTH, LocalQueueDef,
+    QueueDef, Usage,
 };
 use crate::qmgr::names::{check_object_name, check_pattern};
 use mqgate_codecs::mq::constants::len;
@@ -162,6 +163,7 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
             ),
         }
     }
+    check_channels(config, &by_name, &mut err);
     errors
 }
 
@@ -204,6 +206,64 @@ fn check_exits(exits: &ExitsConfig, err: &mut dyn FnMut(&str, String)) {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Channel names (20 characters, unique), sender channels' transmission
+/// queues, device patterns and undelivered-rule settings.
+fn check_channels(
+    config: &Config,
+    by_name: &HashMap<&str, (usize, &QueueDef)>,
+    err: &mut impl FnMut(&str, String),
+) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, c) in config.channels.iter().enumerate() {
+        let path = format!("channels[{i}].name");
+        let name = c.name();
+        if let Err(e) = check_object_name(name, 20) {
+            err(&path, e);
+        }
+        if let Some(j) = seen.insert(name, i) {
+            err(
+                &path,
+                format!("channel {name:?} is also defined at channels[{j}]"),
+            );
+        }
+        match c {
+            ChannelDef::Sender(s) => match by_name.get(s.xmit_queue.as_str()) {
+                Some((_, QueueDef::Local(l))) if l.usage == Usage::Xmitq => {}
+                _ => err(
+                    &format!("channels[{i}].xmit_queue"),
+                    format!(
+                        "{:?} must be a local queue with usage xmitq defined in queues",
+                        s.xmit_queue
+                    ),
+                ),
+            },
+            ChannelDef::Receiver(r) => {
+                if r.retry.first_interval_ms == 0 {
+                    err(
+                        &format!("channels[{i}].retry.first_interval_ms"),
+                        "must be at least 1 ms".into(),
+                    );
+                }
+            }
+        }
+        let batch = match c {
+            ChannelDef::Sender(s) => s.batch_size,
+            ChannelDef::Receiver(r) => r.batch_size,
+        };
+        if batch == 0 {
+            err(
+                &format!("channels[{i}].batch_size"),
+                "must be at least 1".into(),
+            );
+        }
+    }
+    for (i, p) in config.devices.queue_managers.iter().enumerate() {
+        if let Err(e) = check_pattern(p, len::Q_MGR_NAME) {
+            err(&format!("devices.queue_managers[{i}]"), e);
         }
     }
 }

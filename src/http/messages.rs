@@ -447,5 +447,6 @@ pub async fn status(State(s): State<AppState>) -> Json<Value> {
         "queues": queues.len(),
         "messages": messages,
         "uptime_ms": s.started.elapsed().as_millis() as u64,
+        "channels": s.channels.all(),
     }))
 }

@@ -1,6 +1,7 @@
 //! The HTTP API (axum): put, get with lease and acknowledge, browse, units of
 //! work, queue list and status. Routes and errors: docs/http-api.md.
 
+mod devices;
 mod error;
 mod exits;
 mod fallback;
@@ -28,6 +29,8 @@ pub struct AppState {
     pub started: Instant,
     /// The queue-point exits of the top-level `exits:` section.
     pub exits: Arc<crate::exits::QueueExits>,
+    /// Channel status (receiver and sender channels).
+    pub channels: Arc<crate::channel::StatusBoard>,
 }
 
 /// The router for `state`. Request bodies are limited to the queue manager's
@@ -47,6 +50,14 @@ pub fn router(state: AppState) -> Router {
         // Queue names are path segments: a bad escape is a bad name, not a
         // literal `%` (which would name another, possibly dynamic, queue).
         .route_layer(axum::middleware::from_fn(names::reject_bad_escapes))
+        .route(
+            "/v1/devices/{qmgr}/queues/{queue}/messages/next",
+            get(devices::next),
+        )
+        .route(
+            "/v1/devices/{qmgr}/queues/{queue}/messages/ack/{lease}",
+            post(devices::ack),
+        )
         .route("/v1/uow", post(uow::begin))
         .route("/v1/uow/{id}/commit", post(uow::commit))
         .route("/v1/uow/{id}/backout", post(uow::backout))

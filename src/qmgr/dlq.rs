@@ -27,6 +27,27 @@ impl QueueManager {
         dest_q: &str,
         dest_q_mgr: &str,
     ) -> Result<PutResult, QmError> {
+        self.dead_letter_as(
+            md, charset, data, reason, dest_q, dest_q_mgr, "mqgate", None,
+        )
+    }
+
+    /// Like [`QueueManager::dead_letter`], with the MQDLH PutApplName
+    /// `put_appl_name` (a receiver channel puts its channel name there, as MQ's
+    /// channel agents do) and under unit of work `uow` (so a dead-lettered
+    /// message of a channel batch is committed with the batch, never alone).
+    #[allow(clippy::too_many_arguments)]
+    pub fn dead_letter_as(
+        &self,
+        md: &Mqmd,
+        charset: Charset,
+        data: &[u8],
+        reason: Mqrc,
+        dest_q: &str,
+        dest_q_mgr: &str,
+        put_appl_name: &str,
+        uow: Option<u64>,
+    ) -> Result<PutResult, QmError> {
         if self.dead_letter_queue.is_empty() {
             return Err(QmError::new(
                 Mqrc::UNKNOWN_OBJECT_NAME,
@@ -40,7 +61,7 @@ impl QueueManager {
             dest_q_name: dest_q,
             dest_q_mgr_name: dest_q_mgr,
             put_appl_type: at::QMGR,
-            put_appl_name: "mqgate",
+            put_appl_name,
             put_at,
         };
         let (dlh, dlq_md) = Mqdlh::for_message(md, &dl, charset)
@@ -55,6 +76,7 @@ impl QueueManager {
         out.extend_from_slice(data);
         let opts = PutOptions {
             pass_all_context: true,
+            uow,
             ..PutOptions::default()
         };
         let dlq = self.dead_letter_queue.clone();

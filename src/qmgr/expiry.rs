@@ -30,6 +30,7 @@ impl QueueManager {
         if let Err(e) = self.store.apply(&Batch {
             puts: vec![],
             deletes,
+            meta: vec![],
         }) {
             tracing::error!(error = %e, "could not remove expired messages from the store");
         }

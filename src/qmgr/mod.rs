@@ -108,6 +108,9 @@ pub struct QueueManager {
     max_msg_length: usize,
     dead_letter_queue: String,
     default_xmit_queue: String,
+    /// Device queue manager name patterns (`DEV*`; seed 001).
+    device_patterns: Vec<String>,
+    device_max_depth: usize,
     store: Arc<dyn Store>,
     state: Mutex<State>,
     next_seq: AtomicU64,
@@ -176,6 +179,22 @@ impl QueueManager {
                     continue;
                 }
             };
+            let is_device = queue.split_once('/').is_some_and(|(d, _)| {
+                config
+                    .devices
+                    .queue_managers
+                    .iter()
+                    .any(|p| names::matches_pattern(p, d))
+            });
+            if state.local_mut(&queue).is_none() && is_device {
+                let def = LocalQueueDef {
+                    max_depth: config.devices.max_depth,
+                    ..LocalQueueDef::with_defaults(&queue, Usage::Normal)
+                };
+                state
+                    .objects
+                    .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
+            }
             if state.local_mut(&queue).is_none() {
                 let def = resolve::model_for(&state.models, &queue).unwrap_or_else(|| {
                     tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
@@ -206,6 +225,8 @@ impl QueueManager {
             max_msg_length: qm.max_msg_length,
             dead_letter_queue: qm.dead_letter_queue.clone(),
             default_xmit_queue: qm.default_xmit_queue.clone(),
+            device_patterns: config.devices.queue_managers.clone(),
+            device_max_depth: config.devices.max_depth,
             store,
             state: Mutex::new(state),
             next_seq: AtomicU64::new(max_seq + 1),
@@ -228,6 +249,54 @@ impl QueueManager {
     /// The default transmission queue's name (empty when none).
     pub fn default_xmit_queue(&self) -> &str {
         &self.default_xmit_queue
+    }
+
+    /// True when `q_mgr` is a device queue manager: it matches a pattern of
+    /// `devices.queue_managers` and is not this queue manager (seed 001).
+    pub fn is_device(&self, q_mgr: &str) -> bool {
+        q_mgr != self.name
+            && self
+                .device_patterns
+                .iter()
+                .any(|p| names::matches_pattern(p, q_mgr))
+    }
+
+    /// The local queue holding queue `q` of device queue manager `q_mgr`,
+    /// created on first use. 2087 when `q_mgr` is not a device queue manager,
+    /// 2085 when `q` is not a valid queue name.
+    pub fn device_queue(&self, q_mgr: &str, q: &str) -> Result<String, QmError> {
+        if !self.is_device(q_mgr) {
+            return Err(QmError::new(
+                Mqrc::UNKNOWN_REMOTE_Q_MGR,
+                format!("{q_mgr} is not a device queue manager (devices.queue_managers)"),
+            ));
+        }
+        let mut st = self.lock();
+        resolve::device_queue(self, &mut st, q_mgr, q)
+    }
+
+    /// A named state record written by [`QueueManager::commit_with_meta`].
+    /// Errors: the store cannot be read (2102).
+    pub fn meta(&self, name: &str) -> Result<Option<Vec<u8>>, QmError> {
+        let all = self.store.load_meta().map_err(store_error)?;
+        Ok(all.into_iter().find(|(n, _)| n == name).map(|(_, v)| v))
+    }
+
+    /// Writes named state records on their own, durably (a sender channel's
+    /// in-flight batch). Errors: the store failed (2102).
+    pub fn put_meta(&self, meta: Vec<(String, Vec<u8>)>) -> Result<(), QmError> {
+        self.store
+            .apply(&Batch {
+                meta,
+                ..Batch::default()
+            })
+            .map_err(store_error)
+    }
+
+    /// CURDEPTH of local queue `q` (committed and in-flight messages); `None`
+    /// when it is not a local queue.
+    pub fn depth(&self, q: &str) -> Option<usize> {
+        self.lock().local_mut(q).map(|lq| lq.depth())
     }
 
     /// The queue manager's MAXMSGL in bytes.
@@ -393,6 +462,7 @@ impl QueueManager {
             let written = self.store.apply(&Batch {
                 puts: vec![(seq, record::encode(&queue_name, &msg))],
                 deletes: vec![],
+                meta: vec![],
             });
             let mut st = self.lock();
             let lq = st

@@ -115,19 +115,32 @@ pub(super) fn for_put(
         if target_qm == qm.name && xmit_q.is_none() {
             return local_put(qm, st, q);
         }
-        let queue = match xmit_q {
-            Some(x) => check_xmitq(st, &x)?,
-            None => xmitq_for(qm, st, &target_qm)?,
-        };
-        return Ok(PutTarget {
-            queue,
-            remote: Some(Remote {
-                remote_q: q.to_string(),
-                remote_q_mgr: target_qm,
+        return match xmit_q {
+            Some(x) => Ok(PutTarget {
+                queue: check_xmitq(st, &x)?,
+                remote: Some(Remote {
+                    remote_q: q.to_string(),
+                    remote_q_mgr: target_qm,
+                }),
             }),
+            None => to_q_mgr(qm, st, q, &target_qm),
+        };
+    }
+    to_q_mgr(qm, st, q, q_mgr)
+}
+
+/// 2.2 / device / 2.4 / 2.5: the transmission queue named like `q_mgr`, else
+/// the device queue when `q_mgr` is a device queue manager (seed 001), else
+/// the default transmission queue, else 2087.
+fn to_q_mgr(qm: &QueueManager, st: &mut State, q: &str, q_mgr: &str) -> Result<PutTarget, QmError> {
+    let named_xmitq = matches!(st.objects.get(q_mgr),
+        Some(Object::Local(l)) if l.def.usage == Usage::Xmitq);
+    if !named_xmitq && qm.is_device(q_mgr) {
+        return Ok(PutTarget {
+            queue: device_queue(qm, st, q_mgr, q)?,
+            remote: None,
         });
     }
-    // 2.2 / 2.4 / 2.5: transmission queue named like it, default one, or 2087.
     let queue = xmitq_for(qm, st, q_mgr)?;
     Ok(PutTarget {
         queue,
@@ -136,6 +149,35 @@ pub(super) fn for_put(
             remote_q_mgr: q_mgr.to_string(),
         }),
     })
+}
+
+/// The local queue holding messages for queue `q` of device queue manager
+/// `q_mgr`: `q_mgr/q` (`/` is an MQ name character, so the name cannot be
+/// mistaken for another device's). Created on first use with the devices'
+/// MAXDEPTH. 2085 when `q` is not a valid queue name.
+pub(super) fn device_queue(
+    qm: &QueueManager,
+    st: &mut State,
+    q_mgr: &str,
+    q: &str,
+) -> Result<String, QmError> {
+    super::names::check_object_name(q, 48).map_err(|e| {
+        QmError::new(
+            Mqrc::UNKNOWN_OBJECT_NAME,
+            format!("device queue name {q:?}: {e}"),
+        )
+    })?;
+    let name = format!("{q_mgr}/{q}");
+    if !st.objects.contains_key(&name) {
+        let def = LocalQueueDef {
+            max_depth: qm.device_max_depth,
+            ..LocalQueueDef::with_defaults(&name, Usage::Normal)
+        };
+        tracing::info!(queue = %name, device = %q_mgr, "device queue created");
+        st.objects
+            .insert(name.clone(), Object::Local(LocalQueue::new(def)));
+    }
+    Ok(name)
 }
 
 fn put_inhibited(name: &str) -> QmError {
@@ -190,7 +232,7 @@ fn local_put(qm: &QueueManager, st: &mut State, q: &str) -> Result<PutTarget, Qm
 
 /// A remote queue definition: (RNAME, RQMNAME) through XMITQ, else the queue
 /// named like RQMNAME, else DEFXMITQ.
-fn remote_def(qm: &QueueManager, st: &State, r: &RemoteQueueDef) -> Result<PutTarget, QmError> {
+fn remote_def(qm: &QueueManager, st: &mut State, r: &RemoteQueueDef) -> Result<PutTarget, QmError> {
     if r.put_inhibited {
         return Err(put_inhibited(&r.name));
     }
@@ -201,17 +243,17 @@ fn remote_def(qm: &QueueManager, st: &State, r: &RemoteQueueDef) -> Result<PutTa
             format!("remote queue {} has RemoteQMgrName {rqm:?}", r.name),
         ));
     }
-    let queue = match &r.xmit_q {
-        Some(x) => check_xmitq(st, x)?,
-        None => xmitq_for(qm, st, &rqm)?,
-    };
-    Ok(PutTarget {
-        queue,
-        remote: Some(Remote {
-            remote_q: r.remote_q_name.clone().unwrap_or_default(),
-            remote_q_mgr: rqm,
+    let rq = r.remote_q_name.clone().unwrap_or_default();
+    match &r.xmit_q {
+        Some(x) => Ok(PutTarget {
+            queue: check_xmitq(st, x)?,
+            remote: Some(Remote {
+                remote_q: rq,
+                remote_q_mgr: rqm,
+            }),
         }),
-    })
+        None => to_q_mgr(qm, st, &rq, &rqm),
+    }
 }
 
 /// An explicitly named transmission queue: 2196 when undefined, 2091/2092 when

@@ -492,6 +492,9 @@ impl Store for FailingStore {
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, crate::store::StoreError> {
         Ok(Vec::new())
     }
+    fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, crate::store::StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 #[test]

@@ -125,10 +125,21 @@ impl QueueManager {
     /// are gone. If the store fails, the unit is backed out and the call fails
     /// with 2003 MQRC_BACKED_OUT; 2003 too when `id` is not open.
     pub fn commit(&self, id: u64) -> Result<(), QmError> {
+        self.commit_with_meta(id, Vec::new())
+    }
+
+    /// Like [`QueueManager::commit`], also writing the named state records
+    /// `meta` in the same store transaction (a receiver channel's last
+    /// committed batch sequence number: the batch and its number are durable
+    /// together or not at all; docs/channel-protocol.md "Resynchronisation").
+    pub fn commit_with_meta(&self, id: u64, meta: Vec<(String, Vec<u8>)>) -> Result<(), QmError> {
         let (uow, batch) = {
             let mut st = self.lock();
             let uow = st.uows.remove(&id).ok_or_else(|| not_open(id))?;
-            let mut batch = Batch::default();
+            let mut batch = Batch {
+                meta,
+                ..Batch::default()
+            };
             for (q, pos) in &uow.puts {
                 if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
                     && e.msg.is_persistent()

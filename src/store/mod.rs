@@ -15,12 +15,16 @@ pub struct Batch {
     pub puts: Vec<(u64, Vec<u8>)>,
     /// Keys to remove; a missing key is not an error.
     pub deletes: Vec<u64>,
+    /// Named state records written in the same transaction (e.g. a channel's
+    /// last committed batch sequence number, docs/channel-protocol.md); an
+    /// existing name is overwritten.
+    pub meta: Vec<(String, Vec<u8>)>,
 }
 
 impl Batch {
     /// True when the batch changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.puts.is_empty() && self.deletes.is_empty()
+        self.puts.is_empty() && self.deletes.is_empty() && self.meta.is_empty()
     }
 }
 
@@ -38,4 +42,7 @@ pub trait Store: Send + Sync {
 
     /// Every record, in key order (used once, at start-up).
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError>;
+
+    /// Every named state record (see [`Batch::meta`]), in name order.
+    fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError>;
 }

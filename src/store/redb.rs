@@ -8,6 +8,7 @@ use redb::{Database, ReadableTable, TableDefinition};
 use std::path::Path;
 
 const MESSAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("messages");
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
 /// File name of the store inside the data directory.
 pub const FILE_NAME: &str = "messages.redb";
@@ -33,6 +34,7 @@ impl RedbStore {
             .map_err(|e| err(&format!("cannot open {}", path.display()), e))?;
         let tx = db.begin_write().map_err(|e| err("begin", e))?;
         tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
+        tx.open_table(META).map_err(|e| err("open table", e))?;
         tx.commit().map_err(|e| err("commit", e))?;
         Ok(RedbStore { db })
     }
@@ -51,6 +53,13 @@ impl Store for RedbStore {
             for key in &batch.deletes {
                 table.remove(*key).map_err(|e| err("remove", e))?;
             }
+            if !batch.meta.is_empty() {
+                let mut meta = tx.open_table(META).map_err(|e| err("open table", e))?;
+                for (name, record) in &batch.meta {
+                    meta.insert(name.as_str(), record.as_slice())
+                        .map_err(|e| err("insert", e))?;
+                }
+            }
         }
         tx.commit().map_err(|e| err("commit", e))
     }
@@ -62,6 +71,17 @@ impl Store for RedbStore {
         for row in table.iter().map_err(|e| err("scan", e))? {
             let (k, v) = row.map_err(|e| err("read", e))?;
             out.push((k.value(), v.value().to_vec()));
+        }
+        Ok(out)
+    }
+
+    fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        let tx = self.db.begin_read().map_err(|e| err("begin read", e))?;
+        let table = tx.open_table(META).map_err(|e| err("open table", e))?;
+        let mut out = Vec::new();
+        for row in table.iter().map_err(|e| err("scan", e))? {
+            let (k, v) = row.map_err(|e| err("read", e))?;
+            out.push((k.value().to_string(), v.value().to_vec()));
         }
         Ok(out)
     }
@@ -83,11 +103,13 @@ mod tests {
                     (3, b"three".to_vec()),
                 ],
                 deletes: vec![],
+                meta: vec![],
             })
             .unwrap();
             s.apply(&Batch {
                 puts: vec![(2, b"TWO".to_vec())],
                 deletes: vec![1, 99],
+                meta: vec![("channel/A".into(), b"7".to_vec())],
             })
             .unwrap();
         }
@@ -95,6 +117,10 @@ mod tests {
         assert_eq!(
             s.load().unwrap(),
             vec![(2, b"TWO".to_vec()), (3, b"three".to_vec())]
+        );
+        assert_eq!(
+            s.load_meta().unwrap(),
+            vec![("channel/A".to_string(), b"7".to_vec())]
         );
     }
 

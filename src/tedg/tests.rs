@@ -55,6 +55,9 @@ impl Store for FailingStore {
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
         Ok(vec![])
     }
+    fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        Ok(vec![])
+    }
 }
 
 fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: bool) -> H {
@@ -81,6 +84,7 @@ fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: boo
         exits: Arc::new(crate::exits::QueueExits::new(&config.exits, qm.name())),
         config: Arc::new(config),
         started: Instant::now(),
+        channels: Default::default(),
     })
     .merge(routes(TedgState {
         tedg,

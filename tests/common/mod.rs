@@ -16,6 +16,8 @@ pub struct Gateway {
     pub dir: PathBuf,
     config: PathBuf,
     port: u16,
+    /// The channel listener's port (`--listen`).
+    pub listen_port: u16,
     extra: Vec<String>,
 }
 
@@ -41,6 +43,7 @@ impl Gateway {
             dir: root.to_path_buf(),
             config: config_path,
             port: free_port(),
+            listen_port: free_port(),
             extra: extra.iter().map(|s| s.to_string()).collect(),
         };
         g.spawn();
@@ -63,7 +66,7 @@ impl Gateway {
             .arg("--http")
             .arg(format!("127.0.0.1:{}", self.port))
             .arg("--listen")
-            .arg(format!("127.0.0.1:{}", free_port()))
+            .arg(format!("127.0.0.1:{}", self.listen_port))
             .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(log)
@@ -86,6 +89,24 @@ impl Gateway {
     /// Where the gateway's stderr goes.
     pub fn log_path(&self) -> PathBuf {
         self.dir.join("gateway.log")
+    }
+
+    /// The channel listener's address, `127.0.0.1:PORT`.
+    pub fn listen_addr(&self) -> String {
+        format!("127.0.0.1:{}", self.listen_port)
+    }
+
+    /// kill -9 without restarting.
+    pub fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().unwrap();
+            c.wait().unwrap();
+        }
+    }
+
+    /// Starts again after [`Gateway::kill9`] on the same data directory and ports.
+    pub fn restart(&mut self) {
+        self.spawn();
     }
 
     /// kill -9, then start again on the same data directory and port.

@@ -1,0 +1,211 @@
+//! Applying received transmission messages to the queue manager: receive
+//! exits, MQXQH parse, resolution (spec: mq-structures.md §12, devices per
+//! seed 001) and the undelivered rule. Runs on a blocking thread: exits and
+//! store commits may take time.
+
+use super::xmit;
+use crate::config::UndeliveredRule;
+use crate::qmgr::{PutOptions, QueueManager};
+use bytes::{Bytes, BytesMut};
+use mqgate_codecs::mq::xqh::XQH_LENGTH;
+use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
+use mqgate_exits::{ExitChain, Verdict};
+use std::sync::Arc;
+
+/// MQRC_API_EXIT_ERROR: a receive exit failed and asked to close the channel.
+const API_EXIT_ERROR: Mqrc = Mqrc(2374);
+
+/// Why a batch (or fast-path message) was not applied. Nothing of it was committed.
+#[derive(Debug)]
+pub enum ApplyError {
+    /// Message `index` of the batch has no destination and the rule is
+    /// `retry` (seed 001 "Unhandled Messages").
+    Undelivered {
+        index: usize,
+        reason: Mqrc,
+        text: String,
+    },
+    /// The channel must close with `reason` (exit failure, store failure,
+    /// dead-letter queue unusable).
+    Close { reason: Mqrc, text: String },
+}
+
+/// Applies messages for one receiver channel.
+pub struct Applier {
+    qm: Arc<QueueManager>,
+    channel: String,
+    rule: UndeliveredRule,
+    chain: Option<ExitChain>,
+}
+
+/// What happened to one message.
+enum Placed {
+    Delivered,
+    DeadLettered,
+}
+
+impl Applier {
+    /// An applier for `channel` with its receive exit chain (already started).
+    pub fn new(
+        qm: Arc<QueueManager>,
+        channel: &str,
+        rule: UndeliveredRule,
+        chain: Option<ExitChain>,
+    ) -> Self {
+        Applier {
+            qm,
+            channel: channel.to_string(),
+            rule,
+            chain,
+        }
+    }
+
+    /// Applies a whole batch in one unit of work and commits it together with
+    /// the channel's last committed sequence number `seq`. Returns how many
+    /// messages went to the dead-letter queue. On error nothing is committed.
+    pub fn apply_batch(&mut self, msgs: &[Bytes], seq: u64) -> Result<usize, ApplyError> {
+        let close = |e: crate::qmgr::QmError| ApplyError::Close {
+            reason: e.mqrc,
+            text: e.message,
+        };
+        let uow = self.qm.begin_uow(None, None).map_err(close)?;
+        let mut dead = 0;
+        for (index, raw) in msgs.iter().enumerate() {
+            match self.one(raw, Some(uow), false) {
+                Ok(Placed::Delivered) => {}
+                Ok(Placed::DeadLettered) => dead += 1,
+                Err(e) => {
+                    let _ = self.qm.backout(uow);
+                    return Err(match e {
+                        ApplyError::Undelivered { reason, text, .. } => ApplyError::Undelivered {
+                            index,
+                            reason,
+                            text,
+                        },
+                        other => other,
+                    });
+                }
+            }
+        }
+        let meta = vec![(super::seq_key(&self.channel), seq.to_be_bytes().to_vec())];
+        self.qm.commit_with_meta(uow, meta).map_err(close)?;
+        Ok(dead)
+    }
+
+    /// Ends the receive exit chain (MQXR_TERM).
+    pub fn terminate(&mut self) {
+        if let Some(mut c) = self.chain.take() {
+            for (exit, failure) in c.terminate() {
+                tracing::warn!(channel = %self.channel, %exit, %failure, "exit failed at MQXR_TERM");
+            }
+        }
+    }
+
+    /// Applies one message sent outside a batch (non-persistent fast path).
+    /// An undelivered message goes to the dead-letter queue whatever the rule,
+    /// since the sender no longer holds it.
+    pub fn apply_fast(&mut self, raw: &Bytes) -> Result<(), ApplyError> {
+        self.one(raw, None, true).map(|_| ())
+    }
+
+    fn one(
+        &mut self,
+        raw: &Bytes,
+        uow: Option<u64>,
+        force_dlq: bool,
+    ) -> Result<Placed, ApplyError> {
+        let mut buf = BytesMut::from(&raw[..]);
+        let mut suppressed = None;
+        if let Some(chain) = self.chain.as_mut() {
+            match chain.run_buffer(&mut buf) {
+                Verdict::Continue => {}
+                Verdict::Suppress { reason, exit, .. } | Verdict::FailCall { reason, exit, .. } => {
+                    suppressed = Some((
+                        reason,
+                        format!("receive exit {exit} suppressed the message"),
+                    ));
+                }
+                Verdict::CloseChannel { exit, failure } => {
+                    let detail = failure.map(|f| f.to_string()).unwrap_or_default();
+                    return Err(ApplyError::Close {
+                        reason: API_EXIT_ERROR,
+                        text: format!("receive exit {exit} closed the channel {detail}"),
+                    });
+                }
+            }
+        }
+        let buf = buf.freeze();
+        let (xqh, cs) = match xmit::parse(&buf) {
+            Ok(v) => v,
+            Err(e) => {
+                let text = format!("not a transmission message: {e}");
+                return self.undelivered(
+                    e.mqrc(),
+                    text,
+                    &Mqmd::default(),
+                    Charset::Ascii,
+                    &buf,
+                    ("", ""),
+                    uow,
+                    force_dlq,
+                );
+            }
+        };
+        let rq = xqh.remote_q_name.text(cs);
+        let rqm = xqh.remote_q_mgr_name.text(cs);
+        let md = xqh.msg_desc;
+        let data = buf.slice(XQH_LENGTH..);
+        if let Some((reason, text)) = suppressed {
+            return self.undelivered(reason, text, &md, cs, &data, (&rq, &rqm), uow, true);
+        }
+        let opts = PutOptions {
+            uow,
+            pass_all_context: true,
+            q_mgr_name: rqm.clone(),
+            ..PutOptions::default()
+        };
+        match self.qm.put(&rq, md.clone(), cs, data.clone(), &opts) {
+            Ok(r) => {
+                tracing::debug!(channel = %self.channel, queue = %r.queue,
+                    msg_id = %hex::encode_upper(r.msg_id), "received");
+                Ok(Placed::Delivered)
+            }
+            Err(e) => {
+                let text = format!("no destination for {rq} at {rqm}: {}", e.message);
+                self.undelivered(e.mqrc, text, &md, cs, &data, (&rq, &rqm), uow, force_dlq)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn undelivered(
+        &self,
+        reason: Mqrc,
+        text: String,
+        md: &Mqmd,
+        cs: Charset,
+        data: &[u8],
+        (rq, rqm): (&str, &str),
+        uow: Option<u64>,
+        force_dlq: bool,
+    ) -> Result<Placed, ApplyError> {
+        tracing::warn!(channel = %self.channel, reason = reason.0,
+            msg_id = %hex::encode_upper(md.msg_id),
+            correl_id = %hex::encode_upper(md.correl_id),
+            dest_q = %rq, dest_q_mgr = %rqm, %text, "message undelivered");
+        if self.rule == UndeliveredRule::Retry && !force_dlq {
+            return Err(ApplyError::Undelivered {
+                index: 0,
+                reason,
+                text,
+            });
+        }
+        self.qm
+            .dead_letter_as(md, cs, data, reason, rq, rqm, &self.channel, uow)
+            .map_err(|e| ApplyError::Close {
+                reason: e.mqrc,
+                text: format!("{text}; and it cannot be dead-lettered: {}", e.message),
+            })?;
+        Ok(Placed::DeadLettered)
+    }
+}

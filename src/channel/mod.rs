@@ -1,0 +1,25 @@
+//! Message channels (docs/channel-protocol.md): framing, handshake, batches,
+//! resynchronisation, the receiver side (`mqgate run`'s listener), the sender
+//! side (`mqgate send`, configured sender channels) and channel status.
+
+pub mod apply;
+pub mod frame;
+pub mod receiver;
+pub mod sender;
+pub mod sender_channel;
+pub mod status;
+pub mod xmit;
+
+pub use frame::{Frame, FrameCodec, FrameError, Hello, HelloAck, PROTOCOL_VERSION};
+pub use status::{ChannelState, StatusBoard};
+
+/// Name of the store state record holding a receiver channel's last
+/// committed batch sequence number (8 bytes, big-endian).
+pub fn seq_key(channel: &str) -> String {
+    format!("channel/{channel}/last_committed_seq")
+}
+
+/// Resolves once `stop` is true (the gateway is stopping).
+pub async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}

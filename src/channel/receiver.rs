@@ -1,0 +1,561 @@
+//! The receiver side: the channel listener of `mqgate run` and one task per
+//! connection (docs/channel-protocol.md "Receiver").
+
+use super::apply::{Applier, ApplyError};
+use super::frame::{FLAG_FAST, HANDSHAKE_MAX_FRAME, MESSAGE_OVERHEAD, reason};
+use super::{ChannelState, Frame, FrameCodec, FrameError, HelloAck, PROTOCOL_VERSION, StatusBoard};
+use crate::config::{ReceiverChannelDef, UndeliveredRule};
+use crate::qmgr::QueueManager;
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use mqgate_codecs::mq::Mqrc;
+use mqgate_exits::{ExitChain, ExitPoint, ExitRegistry, ExitsConfig};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio_util::codec::Framed;
+
+/// How long a new connection may take to send its HELLO.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+type Conn = Framed<TcpStream, FrameCodec>;
+
+struct Receiver {
+    def: ReceiverChannelDef,
+    /// Held while a sender is connected: one connection per channel at a time.
+    busy: tokio::sync::Mutex<()>,
+}
+
+/// The receiver channels of a gateway.
+pub struct Receivers {
+    qm: Arc<QueueManager>,
+    board: Arc<StatusBoard>,
+    channels: HashMap<String, Arc<Receiver>>,
+    /// The gateway's `exits:` section: its global and per-channel receive
+    /// exits run before a channel's own `receive_exits`.
+    exits: ExitsConfig,
+}
+
+impl Receivers {
+    /// The receiver channels of `defs`, registered on `board`.
+    pub fn new(
+        qm: Arc<QueueManager>,
+        board: Arc<StatusBoard>,
+        defs: &[ReceiverChannelDef],
+    ) -> Self {
+        let mut channels = HashMap::new();
+        for d in defs {
+            board.add(&d.name, "receiver");
+            channels.insert(
+                d.name.clone(),
+                Arc::new(Receiver {
+                    def: d.clone(),
+                    busy: tokio::sync::Mutex::new(()),
+                }),
+            );
+        }
+        Receivers {
+            qm,
+            board,
+            channels,
+            exits: ExitsConfig::default(),
+        }
+    }
+
+    /// Adds the receive exits of the gateway's `exits:` section
+    /// (`global.receive`, then `channels.NAME.receive`) in front of each
+    /// channel's own `receive_exits` (docs/exits.md "Where each point runs").
+    pub fn with_exits(mut self, exits: &ExitsConfig) -> Self {
+        self.exits = exits.clone();
+        self
+    }
+
+    /// Accepts connections on `listener` until `stop` turns true.
+    pub async fn serve(self: Arc<Self>, listener: TcpListener, stop: watch::Receiver<bool>) {
+        let mut stopping = stop.clone();
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, peer)) => {
+                        let me = Arc::clone(&self);
+                        let stop = stop.clone();
+                        tokio::spawn(async move { me.connection(stream, peer, stop).await });
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "channel listener: accept failed");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                },
+                _ = super::stopped(&mut stopping) => return,
+            }
+        }
+    }
+
+    async fn connection(&self, stream: TcpStream, peer: SocketAddr, stop: watch::Receiver<bool>) {
+        let _ = stream.set_nodelay(true);
+        let mut conn = Framed::new(stream, FrameCodec::default());
+        let hello = match tokio::time::timeout(HANDSHAKE_TIMEOUT, conn.next()).await {
+            Ok(Some(Ok(Frame::Hello(h)))) => h,
+            Ok(Some(Ok(other))) => {
+                let text = format!("expected a HELLO frame first, got {}", other.name());
+                return refuse(&mut conn, peer, None, Mqrc::HEADER_ERROR, text).await;
+            }
+            Ok(Some(Err(e))) => {
+                let text = format!("bad handshake: {e}");
+                return refuse(&mut conn, peer, None, e.mqrc(), text).await;
+            }
+            Ok(None) => return,
+            Err(_) => {
+                let text = "no HELLO frame within 10 s".to_string();
+                return refuse(&mut conn, peer, None, Mqrc::CONNECTION_BROKEN, text).await;
+            }
+        };
+        let name = hello.channel.clone();
+        let Some(rcv) = self.channels.get(&name).cloned() else {
+            let text = format!("channel {name} is not defined as a receiver channel");
+            return refuse(
+                &mut conn,
+                peer,
+                Some(&name),
+                reason::UNKNOWN_CHANNEL_NAME,
+                text,
+            )
+            .await;
+        };
+        let def = &rcv.def;
+        if !def.allowed_peers.is_empty() && !def.allowed_peers.contains(&peer.ip()) {
+            let text = format!("peer {} is not allowed on channel {name}", peer.ip());
+            return refuse(&mut conn, peer, Some(&name), reason::SECURITY_ERROR, text).await;
+        }
+        if hello.version == 0 {
+            let text = "protocol version 0 is not valid".to_string();
+            return refuse(
+                &mut conn,
+                peer,
+                Some(&name),
+                reason::CHANNEL_CONFIG_ERROR,
+                text,
+            )
+            .await;
+        }
+        if !def.sending_q_mgr.is_empty() && hello.sending_q_mgr != def.sending_q_mgr {
+            let text = format!(
+                "channel {name} accepts sending queue manager {}, not {:?}",
+                def.sending_q_mgr, hello.sending_q_mgr
+            );
+            return refuse(
+                &mut conn,
+                peer,
+                Some(&name),
+                reason::CHANNEL_CONFIG_ERROR,
+                text,
+            )
+            .await;
+        }
+        if !hello.receiving_q_mgr.is_empty() && hello.receiving_q_mgr != self.qm.name() {
+            let text = format!(
+                "this is queue manager {}, not {}",
+                self.qm.name(),
+                hello.receiving_q_mgr
+            );
+            return refuse(&mut conn, peer, Some(&name), Mqrc::Q_MGR_NAME_ERROR, text).await;
+        }
+        if self.board.state(&name) == Some(ChannelState::Stopped) {
+            let text = format!(
+                "channel {name} is stopped (undelivered rule); restart the gateway to start it"
+            );
+            return refuse(&mut conn, peer, Some(&name), reason::CHANNEL_STOPPED, text).await;
+        }
+        let Ok(_busy) = rcv.busy.try_lock() else {
+            let text = format!("channel {name} is already running with another sender");
+            return refuse(
+                &mut conn,
+                peer,
+                Some(&name),
+                Mqrc::CHANNEL_NOT_AVAILABLE,
+                text,
+            )
+            .await;
+        };
+        let last = match self.qm.meta(&super::seq_key(&name)) {
+            Ok(v) => v
+                .and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok())
+                .map_or(0, u64::from_be_bytes),
+            Err(e) => {
+                return refuse(&mut conn, peer, Some(&name), e.mqrc, e.message).await;
+            }
+        };
+        let chain = match self.start_chain(def) {
+            Ok(c) => c,
+            Err(text) => {
+                return refuse(
+                    &mut conn,
+                    peer,
+                    Some(&name),
+                    reason::CHANNEL_CONFIG_ERROR,
+                    text,
+                )
+                .await;
+            }
+        };
+        let ack = HelloAck {
+            version: hello.version.min(PROTOCOL_VERSION),
+            receiving_q_mgr: self.qm.name().to_string(),
+            batch_size: hello.batch_size.min(def.batch_size).max(1),
+            max_msg_length: hello.max_msg_length.min(def.max_msg_length),
+            heartbeat_ms: hello.heartbeat_ms.min(def.heartbeat_ms),
+            last_committed_seq: last,
+        };
+        tracing::info!(channel = %name, peer = %peer, sending_q_mgr = %hello.sending_q_mgr,
+            batch_size = ack.batch_size, max_msg_length = ack.max_msg_length,
+            heartbeat_ms = ack.heartbeat_ms, last_committed_seq = last,
+            sender_last_confirmed_seq = hello.last_confirmed_seq, "channel started");
+        let limits = ack.clone();
+        if conn.send(Frame::HelloAck(ack)).await.is_err() {
+            return;
+        }
+        conn.codec_mut().set_max_frame(
+            (limits.max_msg_length as usize + MESSAGE_OVERHEAD).max(HANDSHAKE_MAX_FRAME),
+        );
+        self.board.update(&name, |s| {
+            s.state = ChannelState::Running;
+            s.peer = Some(peer.to_string());
+            s.last_seq = last;
+        });
+        let applier = Applier::new(Arc::clone(&self.qm), &name, def.undelivered, chain);
+        let session = Session {
+            board: &self.board,
+            def,
+            peer,
+            limits,
+            last,
+            applier: Some(applier),
+        };
+        session.run(conn, stop).await;
+    }
+
+    fn start_chain(&self, def: &ReceiverChannelDef) -> Result<Option<ExitChain>, String> {
+        let defs: Vec<_> = self
+            .exits
+            .chain_defs(ExitPoint::Receive, &def.name)
+            .into_iter()
+            .chain(def.receive_exits.iter())
+            .collect();
+        if defs.is_empty() {
+            return Ok(None);
+        }
+        let registry = ExitRegistry::with_builtins();
+        let entries = defs
+            .into_iter()
+            .map(|d| registry.entry(ExitPoint::Receive, d))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("receive exit of channel {}: {e}", def.name))?;
+        ExitChain::start(ExitPoint::Receive, &def.name, self.qm.name(), entries)
+            .map(Some)
+            .map_err(|e| format!("receive exits of channel {}: {e}", def.name))
+    }
+}
+
+/// Sends a CLOSE with `reason` and logs why the connection is refused or ended.
+async fn refuse(
+    conn: &mut Conn,
+    peer: SocketAddr,
+    channel: Option<&str>,
+    reason: Mqrc,
+    text: String,
+) {
+    tracing::warn!(channel = channel.unwrap_or(""), peer = %peer, reason = reason.0, %text,
+        "channel closed with a reason");
+    let _ = conn
+        .send(Frame::Close {
+            reason: reason.0,
+            text,
+        })
+        .await;
+    let _ = conn.close().await;
+}
+
+struct Session<'a> {
+    board: &'a StatusBoard,
+    def: &'a ReceiverChannelDef,
+    peer: SocketAddr,
+    limits: HelloAck,
+    last: u64,
+    applier: Option<Applier>,
+}
+
+/// How a session ended.
+enum End {
+    Closed { reason: Mqrc, text: String },
+    Lost(String),
+}
+
+impl Session<'_> {
+    async fn run(mut self, mut conn: Conn, mut stop: watch::Receiver<bool>) {
+        let name = self.def.name.clone();
+        let end = self.frames(&mut conn, &mut stop).await;
+        match end {
+            End::Closed { reason, text } => {
+                if reason == Mqrc::NONE {
+                    tracing::info!(channel = %name, peer = %self.peer, %text, "channel closed by the sender");
+                    let _ = conn
+                        .send(Frame::Close {
+                            reason: 0,
+                            text: "closed".into(),
+                        })
+                        .await;
+                    let _ = conn.close().await;
+                } else {
+                    refuse(&mut conn, self.peer, Some(&name), reason, text.clone()).await;
+                    self.board.update(&name, |s| {
+                        s.reason = reason.0;
+                        s.message = text;
+                    });
+                }
+            }
+            End::Lost(text) => {
+                tracing::warn!(channel = %name, peer = %self.peer, %text, "channel connection lost");
+                self.board.update(&name, |s| s.message = text);
+            }
+        }
+        self.board.update(&name, |s| {
+            if s.state != ChannelState::Stopped {
+                s.state = ChannelState::Inactive;
+            }
+        });
+        if let Some(mut a) = self.applier.take() {
+            // MQXR_TERM may call into external exits: off the async threads.
+            let _ = tokio::task::spawn_blocking(move || a.terminate()).await;
+        }
+    }
+
+    async fn frames(&mut self, conn: &mut Conn, stop: &mut watch::Receiver<bool>) -> End {
+        let mut pending: Vec<Bytes> = Vec::new();
+        let idle = match self.limits.heartbeat_ms {
+            0 => None,
+            hb => Some(Duration::from_millis(hb as u64 * 3)),
+        };
+        loop {
+            let next = async {
+                match idle {
+                    Some(d) => tokio::time::timeout(d, conn.next()).await.ok(),
+                    None => Some(conn.next().await),
+                }
+            };
+            let frame = tokio::select! {
+                f = next => f,
+                _ = super::stopped(stop) => {
+                    return End::Closed { reason: reason::CONNECTION_QUIESCING, text: "the gateway is stopping".into() };
+                }
+            };
+            let frame = match frame {
+                None => {
+                    return End::Closed {
+                        reason: Mqrc::CONNECTION_BROKEN,
+                        text: format!(
+                            "no frame for {} ms (3 heartbeat intervals)",
+                            self.limits.heartbeat_ms * 3
+                        ),
+                    };
+                }
+                Some(None) => {
+                    return End::Lost(format!(
+                        "the sender went away; {} uncommitted messages of the open batch discarded (the sender resends them)",
+                        pending.len()
+                    ));
+                }
+                Some(Some(Err(FrameError::Io(e)))) => {
+                    return End::Lost(format!(
+                        "{e}; {} uncommitted messages of the open batch discarded (the sender resends them)",
+                        pending.len()
+                    ));
+                }
+                Some(Some(Err(e))) => {
+                    return End::Closed {
+                        reason: e.mqrc(),
+                        text: format!(
+                            "{e}; the open batch of {} messages is not committed",
+                            pending.len()
+                        ),
+                    };
+                }
+                Some(Some(Ok(f))) => f,
+            };
+            match frame {
+                Frame::Message { flags, data } if flags & FLAG_FAST != 0 => {
+                    if let Err(e) = self.apply(None, vec![data]).await {
+                        return e;
+                    }
+                }
+                Frame::Message { data, .. } => {
+                    if pending.len() >= self.limits.batch_size as usize {
+                        return End::Closed {
+                            reason: Mqrc::HEADER_ERROR,
+                            text: format!(
+                                "more than the agreed batch size of {} messages without END_BATCH",
+                                self.limits.batch_size
+                            ),
+                        };
+                    }
+                    pending.push(data);
+                }
+                Frame::EndBatch { seq, count } => {
+                    if count as usize != pending.len() {
+                        return End::Closed {
+                            reason: Mqrc::HEADER_ERROR,
+                            text: format!(
+                                "END_BATCH {seq} counts {count} messages, {} were sent",
+                                pending.len()
+                            ),
+                        };
+                    }
+                    if seq <= self.last {
+                        // Already committed (its CONFIRM was lost): confirm again, apply nothing.
+                        tracing::info!(channel = %self.def.name, seq, "batch already committed; confirmed again");
+                        pending.clear();
+                    } else if seq != self.last + 1 {
+                        return End::Closed {
+                            reason: Mqrc::HEADER_ERROR,
+                            text: format!(
+                                "END_BATCH sequence number {seq}, expected {}",
+                                self.last + 1
+                            ),
+                        };
+                    } else {
+                        let batch = std::mem::take(&mut pending);
+                        if let Err(e) = self.apply(Some(seq), batch).await {
+                            return e;
+                        }
+                    }
+                    if conn.send(Frame::Confirm { seq }).await.is_err() {
+                        return End::Lost(format!("CONFIRM {seq} could not be sent"));
+                    }
+                }
+                Frame::Heartbeat => {
+                    if conn.send(Frame::Heartbeat).await.is_err() {
+                        return End::Lost("heartbeat reply could not be sent".into());
+                    }
+                }
+                Frame::Close { reason, text } => {
+                    if !pending.is_empty() {
+                        tracing::warn!(channel = %self.def.name, messages = pending.len(), "closed inside a batch; the batch is not committed");
+                    }
+                    return End::Closed {
+                        reason: if reason == 0 {
+                            Mqrc::NONE
+                        } else {
+                            Mqrc::CONNECTION_BROKEN
+                        },
+                        text: format!("sender closed with reason {reason}: {text}"),
+                    };
+                }
+                other => {
+                    return End::Closed {
+                        reason: Mqrc::HEADER_ERROR,
+                        text: format!("unexpected {} frame from the sender", other.name()),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Applies a batch (`seq` given) or one fast-path message, applying the
+    /// undelivered rule's retries.
+    async fn apply(&mut self, seq: Option<u64>, msgs: Vec<Bytes>) -> Result<(), End> {
+        let msgs: Arc<Vec<Bytes>> = Arc::new(msgs);
+        let name = self.def.name.clone();
+        let retry = self.def.retry.clone();
+        let mut wait = Duration::from_millis(retry.first_interval_ms);
+        let mut attempt = 0u32;
+        loop {
+            let Some(mut applier) = self.applier.take() else {
+                return Err(End::Lost("internal: applier missing".into()));
+            };
+            let batch = Arc::clone(&msgs);
+            if seq.is_none() {
+                // Fast path: a non-persistent put touches no store; skip the
+                // hand-off to the blocking pool (exits keep their time budgets).
+                let result = tokio::task::block_in_place(|| applier.apply_fast(&batch[0]));
+                self.applier = Some(applier);
+                return match result {
+                    Ok(()) => {
+                        self.board.update(&name, |s| s.messages += 1);
+                        Ok(())
+                    }
+                    Err(ApplyError::Close { reason, text })
+                    | Err(ApplyError::Undelivered { reason, text, .. }) => {
+                        Err(End::Closed { reason, text })
+                    }
+                };
+            }
+            let joined = tokio::task::spawn_blocking(move || {
+                let r = match seq {
+                    Some(seq) => applier.apply_batch(&batch, seq).map(|_| ()),
+                    None => applier.apply_fast(&batch[0]),
+                };
+                (applier, r)
+            })
+            .await;
+            let (applier, result) = match joined {
+                Ok(v) => v,
+                Err(e) => return Err(End::Lost(format!("apply task failed: {e}"))),
+            };
+            self.applier = Some(applier);
+            match result {
+                Ok(()) => {
+                    let n = msgs.len() as u64;
+                    if let Some(seq) = seq {
+                        self.last = seq;
+                    }
+                    let last = self.last;
+                    self.board.update(&name, |s| {
+                        s.state = ChannelState::Running;
+                        s.last_seq = last;
+                        s.messages += n;
+                    });
+                    if attempt > 0 {
+                        tracing::info!(channel = %name, attempt, "batch delivered after retrying");
+                    }
+                    return Ok(());
+                }
+                Err(ApplyError::Close { reason, text }) => {
+                    return Err(End::Closed { reason, text });
+                }
+                Err(ApplyError::Undelivered {
+                    index,
+                    reason,
+                    text,
+                }) => {
+                    debug_assert_eq!(self.def.undelivered, UndeliveredRule::Retry);
+                    if attempt >= retry.attempts {
+                        let text = format!(
+                            "message {} of batch {} undelivered after {attempt} retries: {text}; channel stopped, the message and those after it stay with the sender",
+                            index + 1,
+                            seq.unwrap_or(0)
+                        );
+                        tracing::error!(channel = %name, reason = reason.0, %text, "channel stopped by the undelivered rule");
+                        self.board.update(&name, |s| {
+                            s.state = ChannelState::Stopped;
+                            s.reason = reason.0;
+                            s.message = text.clone();
+                        });
+                        return Err(End::Closed { reason, text });
+                    }
+                    attempt += 1;
+                    tracing::warn!(channel = %name, reason = reason.0, attempt,
+                        wait_ms = wait.as_millis() as u64, %text, "undelivered; retrying the batch");
+                    self.board.update(&name, |s| {
+                        s.state = ChannelState::Retrying;
+                        s.reason = reason.0;
+                        s.message = text.clone();
+                    });
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_millis(retry.max_interval_ms));
+                }
+            }
+        }
+    }
+}

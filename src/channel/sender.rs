@@ -1,0 +1,264 @@
+//! The sending side of one channel connection (docs/channel-protocol.md
+//! "Sender"): handshake, batches and their confirmation, the fast path and
+//! orderly close. Used by `mqgate send`, configured sender channels and the
+//! channel benchmark.
+
+use super::frame::FLAG_FAST;
+use super::{Frame, FrameCodec, FrameError, Hello, HelloAck};
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_util::codec::Framed;
+
+/// Why a sender connection failed.
+#[derive(Debug)]
+pub enum SendError {
+    /// The receiver closed the channel with an MQRC reason and text.
+    Refused { reason: i32, text: String },
+    /// The connection failed or broke (2009; resend after reconnecting).
+    Connection(String),
+    /// The receiver broke the protocol.
+    Protocol(String),
+    /// A message is longer than the agreed maximum (2218).
+    TooBig { length: usize, max: u32 },
+}
+
+impl SendError {
+    /// True when reconnecting and resending may succeed.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, SendError::Connection(_))
+    }
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::Refused { reason, text } => {
+                let name = crate::qmgr::error::reason_name(mqgate_codecs::mq::Mqrc(*reason));
+                write!(
+                    f,
+                    "the receiver closed the channel: {reason} {name}: {text}"
+                )
+            }
+            SendError::Connection(t) => write!(f, "connection failed: {t}"),
+            SendError::Protocol(t) => write!(f, "protocol error: {t}"),
+            SendError::TooBig { length, max } => write!(
+                f,
+                "message of {length} bytes exceeds the channel's agreed maximum of {max} bytes (2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SendError {}
+
+fn from_frame_error(e: FrameError) -> SendError {
+    match e {
+        FrameError::Io(e) => SendError::Connection(e.to_string()),
+        other => SendError::Protocol(other.to_string()),
+    }
+}
+
+/// An open sender connection after a successful handshake.
+pub struct SenderConn {
+    conn: Framed<TcpStream, FrameCodec>,
+    /// The agreed values and the receiver's last committed batch.
+    pub agreed: HelloAck,
+    next_seq: u64,
+}
+
+/// What the sender offers in its HELLO.
+#[derive(Clone, Debug)]
+pub struct Offer {
+    pub channel: String,
+    pub sending_q_mgr: String,
+    pub receiving_q_mgr: String,
+    pub batch_size: u32,
+    pub max_msg_length: u32,
+    pub heartbeat_ms: u32,
+    pub last_confirmed_seq: u64,
+}
+
+impl SenderConn {
+    /// Connects to `addr` and performs the handshake (timeout 10 s).
+    pub async fn connect(addr: SocketAddr, offer: &Offer) -> Result<SenderConn, SendError> {
+        let stream = tokio::time::timeout(Duration::from_secs(10), TcpStream::connect(addr))
+            .await
+            .map_err(|_| SendError::Connection(format!("connecting to {addr} timed out")))?
+            .map_err(|e| SendError::Connection(format!("{addr}: {e}")))?;
+        let _ = stream.set_nodelay(true);
+        let mut conn = Framed::new(stream, FrameCodec::default());
+        conn.send(Frame::Hello(Hello {
+            version: super::PROTOCOL_VERSION,
+            channel: offer.channel.clone(),
+            sending_q_mgr: offer.sending_q_mgr.clone(),
+            receiving_q_mgr: offer.receiving_q_mgr.clone(),
+            batch_size: offer.batch_size,
+            max_msg_length: offer.max_msg_length,
+            heartbeat_ms: offer.heartbeat_ms,
+            last_confirmed_seq: offer.last_confirmed_seq,
+        }))
+        .await
+        .map_err(from_frame_error)?;
+        let answer = tokio::time::timeout(Duration::from_secs(10), conn.next())
+            .await
+            .map_err(|_| SendError::Connection("no handshake answer within 10 s".into()))?;
+        let agreed = match answer {
+            Some(Ok(Frame::HelloAck(a))) => a,
+            Some(Ok(Frame::Close { reason, text })) => {
+                return Err(SendError::Refused { reason, text });
+            }
+            Some(Ok(other)) => {
+                return Err(SendError::Protocol(format!(
+                    "expected HELLO_ACK, got {}",
+                    other.name()
+                )));
+            }
+            Some(Err(e)) => return Err(from_frame_error(e)),
+            None => {
+                return Err(SendError::Connection(
+                    "the receiver closed the connection".into(),
+                ));
+            }
+        };
+        Ok(SenderConn {
+            conn,
+            next_seq: agreed.last_committed_seq + 1,
+            agreed,
+        })
+    }
+
+    /// The sequence number the next batch will carry.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    fn check_len(&self, m: &Bytes) -> Result<(), SendError> {
+        if m.len() > self.agreed.max_msg_length as usize {
+            return Err(SendError::TooBig {
+                length: m.len(),
+                max: self.agreed.max_msg_length,
+            });
+        }
+        Ok(())
+    }
+
+    /// Sends `msgs` (at most the agreed batch size) as one batch and waits for
+    /// its CONFIRM; returns the batch's sequence number. After an error the
+    /// batch may or may not be committed: reconnect and compare the new
+    /// `last_committed_seq` with the number [`SenderConn::next_seq`] gave.
+    pub async fn send_batch(&mut self, msgs: &[Bytes]) -> Result<u64, SendError> {
+        if msgs.len() > self.agreed.batch_size as usize {
+            return Err(SendError::Protocol(format!(
+                "{} messages exceed the agreed batch size {}",
+                msgs.len(),
+                self.agreed.batch_size
+            )));
+        }
+        for m in msgs {
+            self.check_len(m)?;
+        }
+        for m in msgs {
+            self.conn
+                .feed(Frame::Message {
+                    flags: 0,
+                    data: m.clone(),
+                })
+                .await
+                .map_err(from_frame_error)?;
+        }
+        let seq = self.next_seq;
+        self.conn
+            .send(Frame::EndBatch {
+                seq,
+                count: msgs.len() as u32,
+            })
+            .await
+            .map_err(from_frame_error)?;
+        loop {
+            match self.conn.next().await {
+                Some(Ok(Frame::Confirm { seq: s })) if s == seq => {
+                    self.next_seq = seq + 1;
+                    return Ok(seq);
+                }
+                Some(Ok(Frame::Heartbeat)) => {}
+                Some(Ok(Frame::Close { reason, text })) => {
+                    return Err(SendError::Refused { reason, text });
+                }
+                Some(Ok(other)) => {
+                    return Err(SendError::Protocol(format!(
+                        "expected CONFIRM {seq}, got {other:?}"
+                    )));
+                }
+                Some(Err(e)) => return Err(from_frame_error(e)),
+                None => {
+                    return Err(SendError::Connection(format!(
+                        "the receiver closed the connection before confirming batch {seq}"
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Sends one message outside any batch (non-persistent fast path); no
+    /// confirmation. Close the channel with [`SenderConn::close`] to know it
+    /// was processed.
+    pub async fn send_fast(&mut self, msg: Bytes) -> Result<(), SendError> {
+        self.check_len(&msg)?;
+        self.conn
+            .feed(Frame::Message {
+                flags: FLAG_FAST,
+                data: msg,
+            })
+            .await
+            .map_err(from_frame_error)
+    }
+
+    /// Sends a HEARTBEAT and waits for the answer.
+    pub async fn heartbeat(&mut self) -> Result<(), SendError> {
+        self.conn
+            .send(Frame::Heartbeat)
+            .await
+            .map_err(from_frame_error)?;
+        match self.conn.next().await {
+            Some(Ok(Frame::Heartbeat)) => Ok(()),
+            Some(Ok(Frame::Close { reason, text })) => Err(SendError::Refused { reason, text }),
+            Some(Ok(other)) => Err(SendError::Protocol(format!(
+                "expected HEARTBEAT, got {}",
+                other.name()
+            ))),
+            Some(Err(e)) => Err(from_frame_error(e)),
+            None => Err(SendError::Connection(
+                "the receiver closed the connection".into(),
+            )),
+        }
+    }
+
+    /// Orderly close: sends CLOSE (reason 0) and waits for the receiver's
+    /// CLOSE, which also means every fast-path message before it was processed.
+    pub async fn close(mut self, text: &str) -> Result<(), SendError> {
+        self.conn
+            .send(Frame::Close {
+                reason: 0,
+                text: text.to_string(),
+            })
+            .await
+            .map_err(from_frame_error)?;
+        match tokio::time::timeout(Duration::from_secs(60), self.conn.next()).await {
+            Ok(Some(Ok(Frame::Close { reason: 0, .. }))) => Ok(()),
+            Ok(Some(Ok(Frame::Close { reason, text }))) => Err(SendError::Refused { reason, text }),
+            Ok(Some(Ok(other))) => Err(SendError::Protocol(format!(
+                "expected CLOSE, got {}",
+                other.name()
+            ))),
+            Ok(Some(Err(e))) => Err(from_frame_error(e)),
+            Ok(None) => Err(SendError::Connection(
+                "the receiver closed without answering CLOSE".into(),
+            )),
+            Err(_) => Err(SendError::Connection("no CLOSE answer within 60 s".into())),
+        }
+    }
+}

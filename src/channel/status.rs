@@ -1,0 +1,91 @@
+//! What each channel is doing, for `GET /v1/status` (seed 001: a channel
+//! stopped by the undelivered rule must be visible).
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// A channel's state (MQ channel status names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelState {
+    /// No connection.
+    Inactive,
+    /// Connected and moving messages.
+    Running,
+    /// Waiting to retry (undelivered rule `retry`, or a sender's reconnect backoff).
+    Retrying,
+    /// Stopped: the undelivered rule's threshold was reached; it stays stopped
+    /// until the gateway restarts.
+    Stopped,
+}
+
+/// One channel's status.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChannelStatus {
+    pub name: String,
+    /// `receiver` or `sender`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub state: ChannelState,
+    /// The peer address while connected (or last connected).
+    pub peer: Option<String>,
+    /// Last batch sequence number committed (receiver) or confirmed (sender).
+    pub last_seq: u64,
+    /// Messages moved since the gateway started.
+    pub messages: u64,
+    /// Sender channels: messages waiting on the transmission queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xmit_queue_depth: Option<usize>,
+    /// The MQRC reason of the last failure (0 = none).
+    pub reason: i32,
+    /// What went wrong last, in words.
+    pub message: String,
+}
+
+/// Every channel's status, shared by the channel tasks and the HTTP API.
+#[derive(Debug, Default)]
+pub struct StatusBoard {
+    channels: Mutex<BTreeMap<String, ChannelStatus>>,
+}
+
+impl StatusBoard {
+    /// Registers a channel as inactive.
+    pub fn add(&self, name: &str, kind: &'static str) {
+        self.lock().insert(
+            name.to_string(),
+            ChannelStatus {
+                name: name.to_string(),
+                kind,
+                state: ChannelState::Inactive,
+                peer: None,
+                last_seq: 0,
+                messages: 0,
+                xmit_queue_depth: None,
+                reason: 0,
+                message: String::new(),
+            },
+        );
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, ChannelStatus>> {
+        self.channels.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Changes channel `name`'s status with `f` (no-op for an unknown name).
+    pub fn update(&self, name: &str, f: impl FnOnce(&mut ChannelStatus)) {
+        if let Some(s) = self.lock().get_mut(name) {
+            f(s);
+        }
+    }
+
+    /// The state of channel `name`.
+    pub fn state(&self, name: &str) -> Option<ChannelState> {
+        self.lock().get(name).map(|s| s.state)
+    }
+
+    /// Every channel, by name.
+    pub fn all(&self) -> Vec<ChannelStatus> {
+        self.lock().values().cloned().collect()
+    }
+}

@@ -1,0 +1,322 @@
+//! `mqgate bench channel`: sender → channel → receiver → device queue, in
+//! one process over loopback TCP, with nats-server (JetStream, file storage)
+//! doing the same message count and size as the reference in the same run.
+//! Results: docs/performance.md "Message channels".
+
+use crate::channel::StatusBoard;
+use crate::channel::receiver::Receivers;
+use crate::channel::sender::{Offer, SenderConn};
+use crate::channel::xmit;
+use crate::config::{ChannelDef, Config, default_channels};
+use crate::qmgr::QueueManager;
+use crate::store::redb::RedbStore;
+use bytes::Bytes;
+use clap::Args;
+use mqgate_codecs::mq::constants::per;
+use mqgate_codecs::mq::{CharField, Charset, Mqmd};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Options of `mqgate bench channel`.
+#[derive(Args, Debug)]
+pub struct ChannelBenchArgs {
+    /// Messages per scenario.
+    #[arg(long, default_value_t = 5000)]
+    pub messages: usize,
+    /// Message data size in bytes (the MQXQH's 428 bytes come on top).
+    #[arg(long, default_value_t = 1024)]
+    pub size: usize,
+    /// Batch size of the persistent scenario (and publishes in flight for NATS).
+    #[arg(long, default_value_t = 50)]
+    pub batch: usize,
+    /// The nats-server program of the reference.
+    #[arg(long, default_value = "nats-server")]
+    pub nats_server: String,
+    /// Directory for store files (a fresh subdirectory is created and removed).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+/// One scenario's result.
+struct Result1 {
+    rate: f64,
+    p99: Duration,
+}
+
+fn p99(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[(v.len() * 99).div_ceil(100).saturating_sub(1)]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Runs the benchmark and prints a Markdown table.
+pub fn run(args: ChannelBenchArgs) -> ExitCode {
+    let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("mqgate-bench-channel-{}", std::process::id()));
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mqgate bench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = rt.block_on(bench(&args, &dir));
+    let _ = std::fs::remove_dir_all(&dir);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mqgate bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn bench(args: &ChannelBenchArgs, dir: &Path) -> Result<(), String> {
+    let n = args.messages.max(100);
+    let data = vec![b'x'; args.size];
+    println!(
+        "mqgate bench channel: {n} messages of {} bytes, persistent batch {}",
+        args.size, args.batch
+    );
+    println!();
+    println!("| system | scenario | msgs/s | p99 latency ms |");
+    println!("|---|---|---:|---:|");
+    let mq_p = mqgate_scenario(&dir.join("p"), n, &data, args.batch, true).await?;
+    println!(
+        "| mqgate | persistent, batch {} (p99 of a batch's confirm) | {:.0} | {:.3} |",
+        args.batch,
+        mq_p.rate,
+        ms(mq_p.p99)
+    );
+    let mq_np = mqgate_scenario(&dir.join("np"), n, &data, args.batch, false).await?;
+    println!(
+        "| mqgate | non-persistent, fast path (p99 of message + heartbeat round trip, 1 in 50) | {:.0} | {:.3} |",
+        mq_np.rate,
+        ms(mq_np.p99)
+    );
+    match nats_reference(args, &dir.join("nats"), n, &data).await {
+        Ok(Some((js, core))) => {
+            println!(
+                "| nats-server JetStream (file) | acknowledged publishes, {} in flight (p99 of their acks) | {:.0} | {:.3} |",
+                args.batch,
+                js.rate,
+                ms(js.p99)
+            );
+            println!(
+                "| nats-server core | publishes (p99 of publish + flush, 1 in 50) | {:.0} | {:.3} |",
+                core.rate,
+                ms(core.p99)
+            );
+            println!();
+            println!(
+                "ratio mqgate / reference: persistent {:.2}x, non-persistent {:.2}x",
+                mq_p.rate / js.rate,
+                mq_np.rate / core.rate
+            );
+        }
+        Ok(None) => println!(
+            "\nSKIP: reference: {} is not installed (Debian package nats-server)",
+            args.nats_server
+        ),
+        Err(e) => println!("\nSKIP: reference: {e}"),
+    }
+    Ok(())
+}
+
+async fn mqgate_scenario(
+    dir: &Path,
+    n: usize,
+    data: &[u8],
+    batch: usize,
+    persistent: bool,
+) -> Result<Result1, String> {
+    let mut config = Config::default();
+    config.storage.data_dir = dir.to_path_buf();
+    config.devices.max_depth = n + 1;
+    let store = RedbStore::open(dir).map_err(|e| e.to_string())?;
+    let qm = Arc::new(QueueManager::open(&config, Arc::new(store)).map_err(|e| e.to_string())?);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let addr: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
+    let defs: Vec<_> = default_channels()
+        .into_iter()
+        .filter_map(|c| match c {
+            ChannelDef::Receiver(r) => Some(r),
+            ChannelDef::Sender(_) => None,
+        })
+        .collect();
+    let receivers = Arc::new(Receivers::new(
+        Arc::clone(&qm),
+        Arc::new(StatusBoard::default()),
+        &defs,
+    ));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(receivers.serve(listener, stop_rx));
+    let md = Mqmd {
+        format: CharField::new("MQSTR", Charset::Ascii).unwrap_or_default(),
+        persistence: if persistent {
+            per::PERSISTENT
+        } else {
+            per::NOT_PERSISTENT
+        },
+        ..Mqmd::default()
+    };
+    let msg = Bytes::from(xmit::wrap("INBOX%DEV0001", "MQGATE", md, data)?);
+    let offer = Offer {
+        channel: "TO.MQGATE".into(),
+        sending_q_mgr: "BENCH".into(),
+        receiving_q_mgr: String::new(),
+        batch_size: batch as u32,
+        max_msg_length: 4 * 1024 * 1024,
+        heartbeat_ms: 0,
+        last_confirmed_seq: 0,
+    };
+    let mut conn = SenderConn::connect(addr, &offer)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut lat = Vec::new();
+    let start = Instant::now();
+    if persistent {
+        let batch_msgs: Vec<Bytes> = vec![msg.clone(); batch];
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(batch);
+            let t = Instant::now();
+            conn.send_batch(&batch_msgs[..k])
+                .await
+                .map_err(|e| e.to_string())?;
+            lat.push(t.elapsed());
+            left -= k;
+        }
+        conn.close("bench done").await.map_err(|e| e.to_string())?;
+    } else {
+        for i in 0..n {
+            let t = Instant::now();
+            conn.send_fast(msg.clone())
+                .await
+                .map_err(|e| e.to_string())?;
+            if i % 50 == 0 {
+                conn.heartbeat().await.map_err(|e| e.to_string())?;
+                lat.push(t.elapsed());
+            }
+        }
+        conn.close("bench done").await.map_err(|e| e.to_string())?;
+    }
+    let total = start.elapsed();
+    let depth = qm.depth("DEV0001/INBOX").unwrap_or(0);
+    let _ = stop_tx.send(true);
+    if depth != n {
+        return Err(format!("{depth} messages on the device queue, {n} sent"));
+    }
+    Ok(Result1 {
+        rate: n as f64 / total.as_secs_f64(),
+        p99: p99(&mut lat),
+    })
+}
+
+/// Stops the nats-server this benchmark started.
+struct NatsServer(Child);
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn nats_reference(
+    args: &ChannelBenchArgs,
+    dir: &Path,
+    n: usize,
+    data: &[u8],
+) -> Result<Option<(Result1, Result1)>, String> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| e.to_string())?
+        .port();
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let _server = match Command::new(&args.nats_server)
+        .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(c) => NatsServer(c),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot start {}: {e}", args.nats_server)),
+    };
+    let url = format!("nats://127.0.0.1:{port}");
+    let mut client = None;
+    for _ in 0..100 {
+        if let Ok(c) = async_nats::connect(&url).await {
+            client = Some(c);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let client = client.ok_or_else(|| format!("nats-server did not start on {url}"))?;
+    let js = async_nats::jetstream::new(client.clone());
+    js.create_stream(async_nats::jetstream::stream::Config {
+        name: "BENCH".into(),
+        subjects: vec!["bench.>".into()],
+        storage: async_nats::jetstream::stream::StorageType::File,
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| format!("JetStream stream: {e}"))?;
+    let payload = Bytes::from(data.to_vec());
+    let mut lat = Vec::new();
+    let start = Instant::now();
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(args.batch);
+        let t = Instant::now();
+        let mut acks = Vec::with_capacity(k);
+        for _ in 0..k {
+            acks.push(
+                js.publish("bench.dev0001", payload.clone())
+                    .await
+                    .map_err(|e| format!("JetStream publish: {e}"))?,
+            );
+        }
+        for a in acks {
+            a.await.map_err(|e| format!("JetStream ack: {e}"))?;
+        }
+        lat.push(t.elapsed());
+        left -= k;
+    }
+    let js_result = Result1 {
+        rate: n as f64 / start.elapsed().as_secs_f64(),
+        p99: p99(&mut lat),
+    };
+    let mut lat = Vec::new();
+    let start = Instant::now();
+    for i in 0..n {
+        let t = Instant::now();
+        client
+            .publish("core.dev0001", payload.clone())
+            .await
+            .map_err(|e| format!("publish: {e}"))?;
+        if i % 50 == 0 {
+            client.flush().await.map_err(|e| format!("flush: {e}"))?;
+            lat.push(t.elapsed());
+        }
+    }
+    client.flush().await.map_err(|e| format!("flush: {e}"))?;
+    let core = Result1 {
+        rate: n as f64 / start.elapsed().as_secs_f64(),
+        p99: p99(&mut lat),
+    };
+    Ok(Some((js_result, core)))
+}

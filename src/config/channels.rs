@@ -1,0 +1,206 @@
+//! Message channels and device queue managers (docs/config.md "channels",
+//! "devices"; docs/channel-protocol.md; seed 001).
+
+use mqgate_exits::{ExitDef, ExitRef, FailurePolicy};
+use serde::Deserialize;
+use std::net::{IpAddr, SocketAddr};
+
+/// Name of the receiver channel of the embedded default (seed 001: the MQ
+/// network sends to the gateway queue manager over this channel).
+pub const DEFAULT_RECEIVER_CHANNEL: &str = "TO.MQGATE";
+
+/// One channel definition, chosen by its `type:` key.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ChannelDef {
+    /// A receiver channel: accepts a sender's connection on the listener and
+    /// puts what it receives (MQ CHLTYPE(RCVR)).
+    Receiver(ReceiverChannelDef),
+    /// A sender channel: serves a transmission queue and delivers its
+    /// messages to another mqgate (MQ CHLTYPE(SDR)).
+    Sender(SenderChannelDef),
+}
+
+impl ChannelDef {
+    /// The channel name (20 characters at most, MQ name characters).
+    pub fn name(&self) -> &str {
+        match self {
+            ChannelDef::Receiver(r) => &r.name,
+            ChannelDef::Sender(s) => &s.name,
+        }
+    }
+}
+
+/// What a receiver channel does with a message whose destination cannot be
+/// resolved (seed 001 "Unhandled Messages": the undelivered rule).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum UndeliveredRule {
+    /// Retry the batch at growing intervals; after `retry.attempts` tries stop
+    /// the channel. Nothing of the batch is committed, so the message and those
+    /// after it stay on the sender's transmission queue.
+    #[default]
+    Retry,
+    /// Put the message on the dead-letter queue behind an MQDLH (the MQRC
+    /// reason, the original destination, PutApplName = the channel name) and go on.
+    DeadLetter,
+}
+
+/// Growing retry intervals of the `retry` undelivered rule.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetryConfig {
+    /// First wait before retrying, in ms; each further wait doubles.
+    pub first_interval_ms: u64,
+    /// Longest single wait, in ms.
+    pub max_interval_ms: u64,
+    /// Retries before the channel stops (the threshold).
+    pub attempts: u32,
+}
+
+impl Default for RetryConfig {
+    fn default() -> Self {
+        RetryConfig {
+            first_interval_ms: 1000,
+            max_interval_ms: 60_000,
+            attempts: 5,
+        }
+    }
+}
+
+/// MQ's default BATCHSZ.
+pub const DEFAULT_BATCH_SIZE: u32 = 50;
+/// MQ's default channel MAXMSGL: 4 MiB.
+pub const DEFAULT_CHANNEL_MAX_MSG_LENGTH: u32 = 4 * 1024 * 1024;
+/// Default heartbeat interval: 30 s.
+pub const DEFAULT_HEARTBEAT_MS: u32 = 30_000;
+
+fn default_batch_size() -> u32 {
+    DEFAULT_BATCH_SIZE
+}
+fn default_channel_max_msg_length() -> u32 {
+    DEFAULT_CHANNEL_MAX_MSG_LENGTH
+}
+fn default_heartbeat_ms() -> u32 {
+    DEFAULT_HEARTBEAT_MS
+}
+
+/// A receiver channel.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiverChannelDef {
+    /// Channel name; the sender names it in its handshake.
+    pub name: String,
+    /// Peer IP addresses allowed to start this channel; empty = any.
+    #[serde(default)]
+    pub allowed_peers: Vec<IpAddr>,
+    /// The sending queue manager's name the sender must announce; empty = any.
+    #[serde(default)]
+    pub sending_q_mgr: String,
+    /// Receive exits run on each transmission message before it is parsed
+    /// (after the `exits:` section's global and per-channel receive exits; docs/exits.md).
+    #[serde(default)]
+    pub receive_exits: Vec<ExitDef>,
+    /// The undelivered rule.
+    #[serde(default)]
+    pub undelivered: UndeliveredRule,
+    /// Intervals of the `retry` rule.
+    #[serde(default)]
+    pub retry: RetryConfig,
+    /// Offered batch size (MQ BATCHSZ); default 50.
+    #[serde(default = "default_batch_size")]
+    pub batch_size: u32,
+    /// Offered largest transmission message in bytes (MQ MAXMSGL); default 4 MiB.
+    #[serde(default = "default_channel_max_msg_length")]
+    pub max_msg_length: u32,
+    /// Offered heartbeat interval in ms (0 = none); default 30000.
+    #[serde(default = "default_heartbeat_ms")]
+    pub heartbeat_ms: u32,
+}
+
+/// Reconnection backoff of a sender channel.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BackoffConfig {
+    /// First wait after a failed connection, in ms; doubles up to `max_ms`.
+    pub first_ms: u64,
+    /// Longest wait, in ms.
+    pub max_ms: u64,
+}
+
+impl Default for BackoffConfig {
+    fn default() -> Self {
+        BackoffConfig {
+            first_ms: 500,
+            max_ms: 30_000,
+        }
+    }
+}
+
+/// A sender channel.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SenderChannelDef {
+    /// Channel name; the receiving gateway must define a receiver channel of this name.
+    pub name: String,
+    /// The transmission queue it serves (a local queue with `usage: xmitq`).
+    pub xmit_queue: String,
+    /// The receiving gateway's channel listener, `HOST:PORT`.
+    pub connect: SocketAddr,
+    /// Reconnection backoff.
+    #[serde(default)]
+    pub reconnect: BackoffConfig,
+    /// Offered batch size (MQ BATCHSZ); default 50.
+    #[serde(default = "default_batch_size")]
+    pub batch_size: u32,
+    /// Offered largest transmission message in bytes (MQ MAXMSGL); default 4 MiB.
+    #[serde(default = "default_channel_max_msg_length")]
+    pub max_msg_length: u32,
+    /// Offered heartbeat interval in ms (0 = none); default 30000.
+    #[serde(default = "default_heartbeat_ms")]
+    pub heartbeat_ms: u32,
+}
+
+/// Device queue managers (seed 001): names matching a pattern are devices
+/// whose queues are created on first use; none is configured one by one.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DevicesConfig {
+    /// Queue manager name patterns, `*` matching any tail (`DEV*`).
+    pub queue_managers: Vec<String>,
+    /// MAXDEPTH of each device queue.
+    pub max_depth: usize,
+}
+
+impl Default for DevicesConfig {
+    fn default() -> Self {
+        DevicesConfig {
+            queue_managers: vec!["DEV*".into()],
+            max_depth: super::DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// The channels of the embedded default: receiver `TO.MQGATE` running the
+/// `destination-rewrite` exit with separator `%` (seed 001).
+pub fn default_channels() -> Vec<ChannelDef> {
+    vec![ChannelDef::Receiver(ReceiverChannelDef {
+        name: DEFAULT_RECEIVER_CHANNEL.into(),
+        allowed_peers: Vec::new(),
+        sending_q_mgr: String::new(),
+        receive_exits: vec![ExitDef {
+            name: None,
+            exit: ExitRef::Builtin("destination-rewrite".into()),
+            data: "separator=%".into(),
+            time_budget_ms: mqgate_exits::config::DEFAULT_TIME_BUDGET_MS,
+            on_failure: FailurePolicy::default(),
+            buffer_headroom: 0,
+            isolation: None,
+        }],
+        undelivered: UndeliveredRule::default(),
+        retry: RetryConfig::default(),
+        batch_size: DEFAULT_BATCH_SIZE,
+        max_msg_length: DEFAULT_CHANNEL_MAX_MSG_LENGTH,
+        heartbeat_ms: DEFAULT_HEARTBEAT_MS,
+    })]
+}

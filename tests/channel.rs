@@ -1,0 +1,858 @@
+//! Message channels end to end with the built binary (issue 6, seed 001):
+//! the main job, routing, destination rewrite, the undelivered rules, many
+//! devices, bad input on the channel and sender channels between gateways.
+
+mod common;
+
+use common::{BIN, Gateway, data};
+use mqgate_codecs::mq::dlh::parse_dlh;
+use mqgate_codecs::mq::xqh::write_xqh;
+use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqxqh};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// A transmission message (spec: mq-structures.md §6: MQXQH 428 bytes, then data).
+fn xmit(rq: &str, rqm: &str, persistent: bool, format: &str, body: &[u8]) -> Vec<u8> {
+    let cs = Charset::Ascii;
+    let xqh = Mqxqh {
+        version: 1,
+        remote_q_name: CharField::new(rq, cs).unwrap(),
+        remote_q_mgr_name: CharField::new(rqm, cs).unwrap(),
+        msg_desc: Mqmd {
+            version: 1,
+            persistence: if persistent { 1 } else { 0 },
+            format: CharField::new(format, cs).unwrap(),
+            put_appl_name: CharField::new("test.sender", cs).unwrap(),
+            ..Mqmd::default()
+        },
+    };
+    let mut out = Vec::new();
+    write_xqh(&xqh, ByteOrder::Little, cs, &mut out);
+    out.extend_from_slice(body);
+    out
+}
+
+fn write_files(dir: &Path, msgs: &[Vec<u8>]) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    msgs.iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let p = dir.join(format!("{i:06}.xmit"));
+            std::fs::write(&p, m).unwrap();
+            p
+        })
+        .collect()
+}
+
+fn send(g: &Gateway, channel: &str, extra: &[&str], files: &[PathBuf]) -> Output {
+    Command::new(BIN)
+        .arg("send")
+        .arg("--to")
+        .arg(g.listen_addr())
+        .arg("--channel")
+        .arg(channel)
+        .args(extra)
+        .args(files)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `GET` the next message of a device queue; `None` on 204.
+fn device_next(g: &Gateway, qm: &str, q: &str) -> Option<Value> {
+    let (st, v) = g.call(
+        "GET",
+        &format!("/v1/devices/{qm}/queues/{q}/messages/next?wait_ms=0"),
+        None,
+    );
+    match st {
+        200 => Some(v),
+        204 => None,
+        other => panic!("device get {qm}/{q}: {other} {v}"),
+    }
+}
+
+/// Pull + ack every message of a device queue, in order.
+fn drain_device(g: &Gateway, qm: &str, q: &str) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some(v) = device_next(g, qm, q) {
+        let (st, a) = g.call(
+            "POST",
+            &format!("/v1/devices/{qm}/queues/{q}/messages/ack/{}", v["lease"]),
+            Some(("application/octet-stream", b"")),
+        );
+        assert_eq!(st, 200, "{a}");
+        out.push(data(&v));
+    }
+    out
+}
+
+fn status_channel(g: &Gateway, name: &str) -> Value {
+    let (_, v) = g.call("GET", "/v1/status", None);
+    v["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("channel {name} not in status: {v}"))
+}
+
+#[test]
+fn main_job_on_real_input() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/mq/pymqi/single_rfh2.dat"
+    );
+    if !Path::new(fixture).exists() {
+        println!("SKIP: {fixture} is absent");
+        return;
+    }
+    let original = std::fs::read(fixture).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Step 1: the embedded default (empty config file).
+    let g = Gateway::start(dir.path(), "");
+    // Step 2: README "Main job" command line.
+    let out = send(
+        &g,
+        "TO.MQGATE",
+        &[
+            "--rqmname",
+            "MQGATE",
+            "--rname",
+            "INBOX%DEV0001",
+            "--persistent",
+            "--format",
+            "MQHRF2",
+            "--encoding",
+            "273",
+        ],
+        &[PathBuf::from(fixture)],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Step 3: device-pull, JSON form first to see the MQMD.
+    let pull = |args: &[&str]| {
+        Command::new(BIN)
+            .args(["device-pull", "--gateway", &g.base, "--qmgr", "DEV0001"])
+            .args(["--queue", "INBOX"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out_dir = dir.path().join("pulled");
+    let o = pull(&["--out", out_dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let received = std::fs::read(out_dir.join("000001.dat")).unwrap();
+    let md: Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("000001.json")).unwrap()).unwrap();
+    // The RFH2 header (folders) and the body arrive byte for byte.
+    assert_eq!(received, original);
+    // `mqgate decode` of what the device received, with the Format and
+    // Encoding of its MQMD, shows the RFH2 folders and the body unchanged.
+    let decode = |file: &Path| {
+        let o = Command::new(BIN)
+            .args(["decode", "--format", "MQHRF2", "--encoding", "273"])
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let shown = decode(&out_dir.join("000001.dat"));
+    assert_eq!(shown, decode(Path::new(fixture)));
+    for folder in [
+        "<psc><Command>RegSub</Command>",
+        "<testFolder><testVar>testValue</testVar></testFolder>",
+        "<mcd><Msd>xmlnsc</Msd></mcd>",
+        "'<testData><testV'",
+    ] {
+        assert!(shown.contains(folder), "{folder} not in:\n{shown}");
+    }
+    assert_eq!(&received[..4], b"RFH ");
+    assert!(text(&received).contains("<psc><Command>RegSub</Command>"));
+    // The MQMD as sent: Format MQHRF2, Encoding 273, persistent (issue 6 step 2).
+    assert_eq!(md["Format"], "MQHRF2", "{md}");
+    assert_eq!(md["Encoding"], 273, "{md}");
+    assert_eq!(md["Persistence"], 1, "{md}");
+    // Nothing more: exit status 3 (issue 6 device-pull).
+    let o = pull(&["--wait", "50"]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+}
+
+const ROUTING: &str = "
+queue_manager:
+  name: MQGATE
+queues:
+  - type: local
+    name: APP.IN
+  - type: local
+    name: QM2
+    usage: xmitq
+  - type: remote
+    name: REMOTE.DEF
+    remote_q_name: TARGET.Q
+    remote_q_mgr_name: QM2
+  - type: remote
+    name: ALIAS.QM
+    remote_q_mgr_name: DEV0500
+channels:
+  - type: receiver
+    name: TO.MQGATE
+    receive_exits:
+      - exit: destination-rewrite
+        data: separator=%
+  - type: receiver
+    name: SLASH.CHL
+    receive_exits:
+      - exit: destination-rewrite
+        data: separator=/
+  - type: receiver
+    name: PLAIN.CHL
+";
+
+/// RemoteQName and RemoteQMgrName of a transmission-queue message's MQXQH
+/// (spec: mq-structures.md §6: offsets 8 and 56, 48 bytes each).
+fn xqh_names(d: &[u8]) -> (String, String) {
+    let f = |o: usize| text(&d[o..o + 48]).trim_end().to_string();
+    (f(8), f(56))
+}
+
+#[test]
+fn routing_to_each_kind_of_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), ROUTING);
+    let msgs = vec![
+        // 1. RemoteQMgrName is this queue manager: local queue.
+        xmit("APP.IN", "MQGATE", true, "MQSTR", b"local"),
+        // 2. A remote queue definition: RNAME TARGET.Q at QM2 via xmitq QM2.
+        xmit("REMOTE.DEF", "MQGATE", true, "MQSTR", b"remote-def"),
+        // 3. A queue manager alias for a device queue manager.
+        xmit("INBOX", "ALIAS.QM", true, "MQSTR", b"qmgr-alias"),
+        // 4. A transmission queue named like the queue manager.
+        xmit("OTHER.Q", "QM2", true, "MQSTR", b"xmitq"),
+        // 5. A device queue manager (matches DEV*), queue created on first use.
+        xmit("INBOX", "DEV0001", true, "MQSTR", b"device"),
+        // 6. Anything else: the default transmission queue.
+        xmit("SOME.Q", "FAR.AWAY", true, "MQSTR", b"default-xmitq"),
+    ];
+    let files = write_files(&dir.path().join("routing"), &msgs);
+    let out = send(&g, "PLAIN.CHL", &[], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    let (_, v) = g.get_ack("APP.IN", "");
+    assert_eq!(data(&v), b"local");
+    let (_, v) = g.get_ack("QM2", "");
+    let d = data(&v);
+    assert_eq!(xqh_names(&d), ("TARGET.Q".into(), "QM2".into()));
+    assert_eq!(&d[428..], b"remote-def");
+    let (_, v) = g.get_ack("QM2", "");
+    let d = data(&v);
+    assert_eq!(xqh_names(&d), ("OTHER.Q".into(), "QM2".into()));
+    assert_eq!(&d[428..], b"xmitq");
+    assert_eq!(
+        drain_device(&g, "DEV0500", "INBOX"),
+        vec![b"qmgr-alias".to_vec()]
+    );
+    assert_eq!(
+        drain_device(&g, "DEV0001", "INBOX"),
+        vec![b"device".to_vec()]
+    );
+    let (_, v) = g.get_ack("MQGATE.DEFAULT.XMITQ", "");
+    let d = data(&v);
+    assert_eq!(xqh_names(&d), ("SOME.Q".into(), "FAR.AWAY".into()));
+    assert_eq!(&d[428..], b"default-xmitq");
+}
+
+#[test]
+fn destination_rewrite_with_percent_and_slash() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), ROUTING);
+    // Seed 001: RemoteQName "QUEUE%QMGR" (prose) and "QMGR/QUEUE"-style
+    // separator "/" (its sample code), addressed to the gateway queue manager.
+    let pct = write_files(
+        &dir.path().join("pct"),
+        &[xmit("INBOX%DEV0002", "MQGATE", true, "MQSTR", b"percent")],
+    );
+    let out = send(&g, "TO.MQGATE", &[], &pct);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let slash = write_files(
+        &dir.path().join("slash"),
+        &[xmit("ORDERS/DEV0003", "MQGATE", true, "MQSTR", b"slash")],
+    );
+    let out = send(&g, "SLASH.CHL", &[], &slash);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v = device_next(&g, "DEV0002", "INBOX").expect("percent message");
+    assert_eq!(data(&v), b"percent");
+    // The MQMD travels intact (the XQH's embedded MD).
+    assert_eq!(v["md"]["PutApplName"], "test.sender", "{v}");
+    assert_eq!(
+        drain_device(&g, "DEV0003", "ORDERS"),
+        vec![b"slash".to_vec()]
+    );
+}
+
+const DEAD_LETTER: &str = "
+queue_manager:
+  name: MQGATE
+  default_xmit_queue: ''
+channels:
+  - type: receiver
+    name: DLQ.CHL
+    undelivered: dead-letter
+";
+
+#[test]
+fn dead_letter_rule_puts_an_mqdlh_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), DEAD_LETTER);
+    let files = write_files(
+        &dir.path().join("dlq"),
+        &[
+            xmit("Q1", "NOWHERE", true, "MQSTR", b"undeliverable"),
+            xmit("INBOX", "DEV0009", true, "MQSTR", b"after"),
+        ],
+    );
+    let out = send(&g, "DLQ.CHL", &[], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (st, v) = g.get_ack("SYSTEM.DEAD.LETTER.QUEUE", "");
+    assert_eq!(st, 200, "{v}");
+    let d = data(&v);
+    // spec: mq-structures.md §7: MQDLH 172 bytes; the MD gets Format MQDEAD.
+    assert_eq!(v["md"]["Format"], "MQDEAD", "{v}");
+    let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
+    // Issue 6: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, the original destination, the
+    // channel name as PutApplName (PutApplType 7 MQAT_QMGR, spec §7).
+    assert_eq!(dlh.reason, 2087);
+    assert_eq!(dlh.dest_q_name.text(cs), "Q1");
+    assert_eq!(dlh.dest_q_mgr_name.text(cs), "NOWHERE");
+    assert_eq!(dlh.put_appl_name.text(cs), "DLQ.CHL");
+    assert_eq!(dlh.put_appl_type, 7);
+    assert_eq!(dlh.format.0, *b"MQSTR   ");
+    assert_eq!(&d[172..], b"undeliverable");
+    // The message after it was delivered: the channel went on.
+    assert_eq!(
+        drain_device(&g, "DEV0009", "INBOX"),
+        vec![b"after".to_vec()]
+    );
+}
+
+const RETRY: &str = "
+queue_manager:
+  name: MQGATE
+  default_xmit_queue: ''
+channels:
+  - type: receiver
+    name: RETRY.CHL
+    retry:
+      first_interval_ms: 20
+      attempts: 2
+";
+
+#[test]
+fn retry_rule_stops_the_channel_and_commits_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), RETRY);
+    let files = write_files(
+        &dir.path().join("retry"),
+        &[
+            xmit("INBOX", "DEV0001", true, "MQSTR", b"before"),
+            xmit("Q1", "NOWHERE", true, "MQSTR", b"undeliverable"),
+            xmit("INBOX", "DEV0001", true, "MQSTR", b"after"),
+        ],
+    );
+    let out = send(&g, "RETRY.CHL", &[], &files);
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("2087"), "{err}");
+    // Nothing of the batch is committed: the messages stay with the sender.
+    assert!(device_next(&g, "DEV0001", "INBOX").is_none());
+    let c = status_channel(&g, "RETRY.CHL");
+    assert_eq!(c["state"], "stopped", "{c}");
+    assert_eq!(c["reason"], 2087, "{c}");
+    // A stopped channel refuses the sender: 2279 MQRC_CHANNEL_STOPPED_BY_USER.
+    let out = send(&g, "RETRY.CHL", &[], &files[..1]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("2279"), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(
+        log.contains("channel stopped by the undelivered rule"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_thousand_device_queue_managers_need_no_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let msgs: Vec<Vec<u8>> = (0..1000)
+        .map(|i| {
+            xmit(
+                &format!("INBOX%DEV{i:04}"),
+                "MQGATE",
+                true,
+                "MQSTR",
+                format!("for DEV{i:04}").as_bytes(),
+            )
+        })
+        .collect();
+    let files = write_files(&dir.path().join("many"), &msgs);
+    let out = send(&g, "TO.MQGATE", &[], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for i in 0..1000 {
+        let qm = format!("DEV{i:04}");
+        assert_eq!(
+            drain_device(&g, &qm, "INBOX"),
+            vec![format!("for {qm}").into_bytes()]
+        );
+    }
+}
+
+/// A raw frame: u32 BE length, type, payload (docs/channel-protocol.md).
+fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = ((payload.len() + 1) as u32).to_be_bytes().to_vec();
+    f.push(kind);
+    f.extend_from_slice(payload);
+    f
+}
+
+fn hello(channel: &str, max_msg_length: u32) -> Vec<u8> {
+    hello_hb(channel, max_msg_length, 0)
+}
+
+fn hello_hb(channel: &str, max_msg_length: u32, heartbeat_ms: u32) -> Vec<u8> {
+    let mut p = Vec::new();
+    p.extend_from_slice(&1u16.to_be_bytes());
+    p.extend_from_slice(&50u32.to_be_bytes());
+    p.extend_from_slice(&max_msg_length.to_be_bytes());
+    p.extend_from_slice(&heartbeat_ms.to_be_bytes());
+    p.extend_from_slice(&0u64.to_be_bytes());
+    for s in [channel, "", ""] {
+        p.extend_from_slice(&(s.len() as u16).to_be_bytes());
+        p.extend_from_slice(s.as_bytes());
+    }
+    frame(0x01, &p)
+}
+
+/// Reads frames until a CLOSE; returns its (reason, text).
+fn read_close(s: &mut TcpStream) -> (u32, String) {
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    loop {
+        let mut len = [0u8; 4];
+        s.read_exact(&mut len).unwrap();
+        let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+        s.read_exact(&mut body).unwrap();
+        if body[0] == 0x07 {
+            let reason = u32::from_be_bytes(body[1..5].try_into().unwrap());
+            return (reason, text(&body[7..]));
+        }
+    }
+}
+
+fn raw(g: &Gateway, bytes: &[u8]) -> (u32, String) {
+    let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+    s.write_all(bytes).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    read_close(&mut s)
+}
+
+#[test]
+fn bad_input_is_refused_with_a_reason_and_nothing_half_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    // Garbage: "GET " read as a length of 1195725856 bytes (2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL).
+    let (r, t) = raw(&g, b"GET / HTTP/1.1\r\n\r\n");
+    assert_eq!(r, 2218, "{t}");
+    assert!(t.contains("1195725856"), "{t}");
+    // Wrong handshake: a CONFIRM first (2142 MQRC_HEADER_ERROR).
+    let (r, t) = raw(&g, &frame(0x05, &7u64.to_be_bytes()));
+    assert_eq!(r, 2142, "{t}");
+    assert!(
+        t.contains("expected a HELLO frame first, got CONFIRM"),
+        "{t}"
+    );
+    // Unknown channel (2540 MQRC_UNKNOWN_CHANNEL_NAME).
+    let (r, t) = raw(&g, &hello("NO.SUCH.CHL", 1000));
+    assert_eq!(r, 2540, "{t}");
+    // Truncated handshake: the connection ends inside a frame (2009).
+    let h = hello("TO.MQGATE", 1000);
+    let (r, t) = raw(&g, &h[..h.len() - 3]);
+    assert_eq!(r, 2009, "{t}");
+    assert!(t.contains("inside a frame"), "{t}");
+    // Oversize message frame after agreeing 1000 bytes (2218).
+    let mut bytes = hello("TO.MQGATE", 1000);
+    bytes.extend_from_slice(&frame(0x03, &vec![0u8; 5000]));
+    let (r, t) = raw(&g, &bytes);
+    assert_eq!(r, 2218, "{t}");
+    // A batch cut off by a truncated frame: nothing of it is stored.
+    let mut bytes = hello("TO.MQGATE", 100_000);
+    let m = xmit("INBOX%DEV0042", "MQGATE", true, "MQSTR", b"half");
+    let mut payload = vec![0u8];
+    payload.extend_from_slice(&m);
+    bytes.extend_from_slice(&frame(0x03, &payload));
+    let second = frame(0x03, &payload);
+    bytes.extend_from_slice(&second[..second.len() / 2]);
+    let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+    s.write_all(&bytes).unwrap();
+    drop(s);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(device_next(&g, "DEV0042", "INBOX").is_none());
+    // Every refusal is in the log with its reason.
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    for needle in ["reason=2218", "reason=2142", "reason=2540", "reason=2009"] {
+        assert!(log.contains(needle), "{needle} not in the log:\n{log}");
+    }
+    // The gateway still serves channels.
+    let files = write_files(
+        &dir.path().join("ok"),
+        &[xmit("INBOX%DEV0042", "MQGATE", true, "MQSTR", b"whole")],
+    );
+    let out = send(&g, "TO.MQGATE", &[], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        drain_device(&g, "DEV0042", "INBOX"),
+        vec![b"whole".to_vec()]
+    );
+}
+
+#[test]
+fn non_persistent_messages_take_the_fast_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let files = write_files(
+        &dir.path().join("np"),
+        &[
+            xmit("INBOX%DEV0100", "MQGATE", false, "MQSTR", b"np1"),
+            xmit("INBOX%DEV0100", "MQGATE", true, "MQSTR", b"p1"),
+            xmit("INBOX%DEV0100", "MQGATE", false, "MQSTR", b"np2"),
+        ],
+    );
+    let out = send(&g, "TO.MQGATE", &[], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(
+        summary.contains("1 persistent in 1 confirmed batches, 2 on the fast path"),
+        "{summary}"
+    );
+    assert_eq!(
+        drain_device(&g, "DEV0100", "INBOX"),
+        vec![b"np1".to_vec(), b"p1".to_vec(), b"np2".to_vec()]
+    );
+}
+
+#[test]
+fn a_sender_channel_delivers_a_transmission_queue_to_another_gateway() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:\n  name: GWB\nchannels:\n  - type: receiver\n    name: A.TO.B\n",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let config_a = format!(
+        "queue_manager:
+  name: GWA
+  default_xmit_queue: TO.GWB
+queues:
+  - type: local
+    name: TO.GWB
+    usage: xmitq
+devices:
+  queue_managers: []
+channels:
+  - type: sender
+    name: A.TO.B
+    xmit_queue: TO.GWB
+    connect: {}
+    batch_size: 3
+    heartbeat_ms: 200
+    reconnect:
+      first_ms: 50
+      max_ms: 200
+",
+        b.listen_addr()
+    );
+    let a = Gateway::start(dir_a.path(), &config_a);
+    for i in 0..7 {
+        let (st, v) = a.put(
+            "INBOX",
+            "q_mgr=DEV0777&persistent=true",
+            format!("m{i}").as_bytes(),
+        );
+        assert_eq!(st, 201, "{v}");
+        assert_eq!(v["queue"], "TO.GWB");
+    }
+    let mut got = Vec::new();
+    for _ in 0..100 {
+        got.extend(drain_device(&b, "DEV0777", "INBOX"));
+        if got.len() == 7 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let want: Vec<Vec<u8>> = (0..7).map(|i| format!("m{i}").into_bytes()).collect();
+    assert_eq!(got, want);
+    // Removed from A's transmission queue only after B confirmed.
+    for _ in 0..100 {
+        if a.depth("TO.GWB") == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(a.depth("TO.GWB"), 0);
+    let c = status_channel(&a, "A.TO.B");
+    assert_eq!(c["type"], "sender");
+    assert_eq!(c["messages"], 7, "{c}");
+}
+
+#[test]
+fn a_killed_sending_gateway_neither_loses_nor_duplicates() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:\n  name: GWB\nchannels:\n  - type: receiver\n    name: A.TO.B\n",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let config_a = format!(
+        "queue_manager:
+  name: GWA
+  default_xmit_queue: TO.GWB
+queues:
+  - type: local
+    name: TO.GWB
+    usage: xmitq
+devices:
+  queue_managers: []
+channels:
+  - type: sender
+    name: A.TO.B
+    xmit_queue: TO.GWB
+    connect: {}
+    batch_size: 5
+    heartbeat_ms: 200
+    reconnect:
+      first_ms: 20
+      max_ms: 100
+",
+        b.listen_addr()
+    );
+    let mut a = Gateway::start(dir_a.path(), &config_a);
+    const N: usize = 200;
+    for i in 0..N {
+        let (st, v) = a.put(
+            "INBOX",
+            "q_mgr=DEV0778&persistent=true",
+            format!("m{i:03}").as_bytes(),
+        );
+        assert_eq!(st, 201, "{v}");
+    }
+    // SIGKILL the sending gateway 5 times while its channel delivers.
+    for k in 0..5u64 {
+        std::thread::sleep(Duration::from_millis(30 + 37 * k));
+        a.kill9_and_restart();
+    }
+    let mut got = Vec::new();
+    for _ in 0..400 {
+        got.extend(drain_device(&b, "DEV0778", "INBOX"));
+        if got.len() >= N && a.depth("TO.GWB") == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Late duplicates would show up here.
+    std::thread::sleep(Duration::from_millis(500));
+    got.extend(drain_device(&b, "DEV0778", "INBOX"));
+    let want: Vec<Vec<u8>> = (0..N).map(|i| format!("m{i:03}").into_bytes()).collect();
+    assert_eq!(got.len(), N, "exactly once");
+    assert_eq!(got, want, "in order");
+    assert_eq!(a.depth("TO.GWB"), 0);
+}
+
+#[test]
+fn heartbeats_are_answered_and_silence_closes_the_channel() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+    s.write_all(&hello_hb("TO.MQGATE", 1000, 100)).unwrap();
+    // HELLO_ACK: agreed heartbeat = the lower of 100 and the default 30000.
+    let mut ack = [0u8; 4 + 1 + 2 + 12 + 8 + 2 + 6];
+    s.read_exact(&mut ack).unwrap();
+    assert_eq!(ack[4], 0x02);
+    assert_eq!(u32::from_be_bytes(ack[15..19].try_into().unwrap()), 100);
+    s.write_all(&frame(0x06, b"")).unwrap();
+    let mut hb = [0u8; 5];
+    s.read_exact(&mut hb).unwrap();
+    assert_eq!(hb, [0, 0, 0, 1, 0x06]);
+    // Then silence: closed after 3 heartbeat intervals with 2009.
+    let (r, t) = read_close(&mut s);
+    assert_eq!(r, 2009, "{t}");
+    assert!(t.contains("no frame for 300 ms"), "{t}");
+}
+
+#[test]
+fn an_expired_device_lease_returns_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "http:\n  lease_ms: 200\n");
+    let files = write_files(
+        &dir.path().join("lease"),
+        &[xmit("INBOX%DEV0200", "MQGATE", true, "MQSTR", b"leased")],
+    );
+    let out = send(&g, "TO.MQGATE", &[], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let first = device_next(&g, "DEV0200", "INBOX").expect("message");
+    assert_eq!(first["md"]["BackoutCount"], 0);
+    // Not acknowledged: nothing else to get while leased.
+    assert!(device_next(&g, "DEV0200", "INBOX").is_none());
+    std::thread::sleep(Duration::from_millis(600));
+    // The lease expired: the message is back, BackoutCount + 1 (MQ backout).
+    let again = device_next(&g, "DEV0200", "INBOX").expect("message back");
+    assert_eq!(data(&again), b"leased");
+    assert_eq!(again["md"]["BackoutCount"], 1);
+    let (st, v) = g.call(
+        "POST",
+        &format!(
+            "/v1/devices/DEV0200/queues/INBOX/messages/ack/{}",
+            first["lease"]
+        ),
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!(st, 409, "the expired lease cannot be acknowledged: {v}");
+}
+
+#[test]
+fn retry_rule_keeps_the_messages_on_the_sending_gateway_and_shows_it() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:
+  name: GWB
+  default_xmit_queue: ''
+channels:
+  - type: receiver
+    name: A.TO.B
+    retry:
+      first_interval_ms: 20
+      attempts: 1
+",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let config_a = format!(
+        "queue_manager:
+  name: GWA
+  default_xmit_queue: TO.GWB
+queues:
+  - type: local
+    name: TO.GWB
+    usage: xmitq
+devices:
+  queue_managers: []
+channels:
+  - type: sender
+    name: A.TO.B
+    xmit_queue: TO.GWB
+    connect: {}
+    reconnect:
+      first_ms: 50
+      max_ms: 100
+",
+        b.listen_addr()
+    );
+    let a = Gateway::start(dir_a.path(), &config_a);
+    // GWB knows no queue manager NOWHERE and has no default transmission queue.
+    for body in [&b"undeliverable"[..], b"after it"] {
+        let (st, v) = a.put("Q1", "q_mgr=NOWHERE&persistent=true", body);
+        assert_eq!(st, 201, "{v}");
+    }
+    let mut receiver = Value::Null;
+    for _ in 0..100 {
+        receiver = status_channel(&b, "A.TO.B");
+        if receiver["state"] == "stopped" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Seed 001 "Unhandled Messages": after the retries the channel stops.
+    assert_eq!(receiver["state"], "stopped", "{receiver}");
+    assert_eq!(receiver["reason"], 2087, "{receiver}");
+    // Both messages stay on the sender's transmission queue, visible in its status.
+    let mut sender = Value::Null;
+    for _ in 0..100 {
+        sender = status_channel(&a, "A.TO.B");
+        if sender["state"] == "retrying" && sender["xmit_queue_depth"] == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(sender["state"], "retrying", "{sender}");
+    assert_eq!(sender["xmit_queue_depth"], 2, "{sender}");
+    assert!(
+        sender["message"].as_str().unwrap().contains("2087")
+            || sender["message"].as_str().unwrap().contains("2279"),
+        "{sender}"
+    );
+    assert_eq!(a.depth("TO.GWB"), 2);
+}
+
+/// The gateway's `exits:` section on receiver channels (docs/exits.md "Where
+/// each point runs"): `global.receive` first, then `channels.NAME.receive`,
+/// then the channel's own `receive_exits`.
+const EXITS_SECTION: &str = "
+queue_manager:
+  name: MQGATE
+channels:
+  - type: receiver
+    name: EXITS.CHL
+  - type: receiver
+    name: OWN.CHL
+    receive_exits:
+      - exit: destination-rewrite
+        data: separator=/
+exits:
+  global:
+    receive:
+      - exit: rfh-properties
+        data: rfh.Via=gateway
+  channels:
+    EXITS.CHL:
+      receive:
+        - exit: destination-rewrite
+          data: separator=%
+";
+
+#[test]
+fn exits_section_receive_chains_run_before_the_channels_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), EXITS_SECTION);
+    let pct = write_files(
+        &dir.path().join("pct"),
+        &[xmit("INBOX%DEV0002", "MQGATE", true, "MQSTR", b"percent")],
+    );
+    let out = send(&g, "EXITS.CHL", &[], &pct);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let slash = write_files(
+        &dir.path().join("slash"),
+        &[xmit("ORDERS/DEV0003", "MQGATE", true, "MQSTR", b"slash")],
+    );
+    let out = send(&g, "OWN.CHL", &[], &slash);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Seed 001 destination rewrite from exits.channels (EXITS.CHL) and from the
+    // channel's own receive_exits (OWN.CHL); both after the global
+    // rfh-properties, which put an MQRFH v1 (spec: mq-structures.md §8,
+    // StrucId "RFH ", MQMD Format "MQHRF") with the pair "Via gateway" first.
+    for (qm, q, body) in [
+        ("DEV0002", "INBOX", &b"percent"[..]),
+        ("DEV0003", "ORDERS", &b"slash"[..]),
+    ] {
+        let v = device_next(&g, qm, q).unwrap_or_else(|| panic!("{qm}/{q} is empty"));
+        let d = data(&v);
+        assert_eq!(v["md"]["Format"], "MQHRF", "{v}");
+        assert_eq!(&d[..4], b"RFH ");
+        assert!(text(&d).contains("Via gateway"), "{}", text(&d));
+        assert!(d.ends_with(body));
+    }
+}
