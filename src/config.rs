@@ -42,6 +42,9 @@ pub struct Config {
     pub tedg: crate::tedg::config::TedgConfig,
     /// RPC calls mapped to queue operations (docs/rpc.md).
     pub rpc: RpcConfig,
+    /// User exits per channel, per queue and global (mqgate-exits YAML,
+    /// docs/exits.md "Registering exits (YAML)"); default none.
+    pub exits: mqgate_exits::config::ExitsConfig,
 }
 
 impl Default for Config {
@@ -57,6 +60,7 @@ impl Default for Config {
             dmconfig: None,
             tedg: Default::default(),
             rpc: RpcConfig::default(),
+            exits: Default::default(),
         }
     }
 }

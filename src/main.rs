@@ -5,6 +5,7 @@ use clap::Parser;
 mod channel;
 mod cli;
 mod config;
+mod exits;
 mod http;
 mod mqjson;
 mod qmgr;

@@ -797,3 +797,62 @@ channels:
     );
     assert_eq!(a.depth("TO.GWB"), 2);
 }
+
+/// The gateway's `exits:` section on receiver channels (docs/exits.md "Where
+/// each point runs"): `global.receive` first, then `channels.NAME.receive`,
+/// then the channel's own `receive_exits`.
+const EXITS_SECTION: &str = "
+queue_manager:
+  name: MQGATE
+channels:
+  - type: receiver
+    name: EXITS.CHL
+  - type: receiver
+    name: OWN.CHL
+    receive_exits:
+      - exit: destination-rewrite
+        data: separator=/
+exits:
+  global:
+    receive:
+      - exit: rfh-properties
+        data: rfh.Via=gateway
+  channels:
+    EXITS.CHL:
+      receive:
+        - exit: destination-rewrite
+          data: separator=%
+";
+
+#[test]
+fn exits_section_receive_chains_run_before_the_channels_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), EXITS_SECTION);
+    let pct = write_files(
+        &dir.path().join("pct"),
+        &[xmit("INBOX%DEV0002", "MQGATE", true, "MQSTR", b"percent")],
+    );
+    let out = send(&g, "EXITS.CHL", &[], &pct);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let slash = write_files(
+        &dir.path().join("slash"),
+        &[xmit("ORDERS/DEV0003", "MQGATE", true, "MQSTR", b"slash")],
+    );
+    let out = send(&g, "OWN.CHL", &[], &slash);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Seed 001 destination rewrite from exits.channels (EXITS.CHL) and from the
+    // channel's own receive_exits (OWN.CHL); both after the global
+    // rfh-properties, which put an MQRFH v1 (spec: mq-structures.md §8,
+    // StrucId "RFH ", MQMD Format "MQHRF") with the pair "Via gateway" first.
+    for (qm, q, body) in [
+        ("DEV0002", "INBOX", &b"percent"[..]),
+        ("DEV0003", "ORDERS", &b"slash"[..]),
+    ] {
+        let v = device_next(&g, qm, q).unwrap_or_else(|| panic!("{qm}/{q} is empty"));
+        let d = data(&v);
+        assert_eq!(v["md"]["Format"], "MQHRF", "{v}");
+        assert_eq!(&d[..4], b"RFH ");
+        assert!(text(&d).contains("Via gateway"), "{}", text(&d));
+        assert!(d.ends_with(body));
+    }
+}

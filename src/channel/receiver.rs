@@ -9,7 +9,7 @@ use crate::qmgr::QueueManager;
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
-use mqgate_exits::{ExitChain, ExitPoint, ExitRegistry};
+use mqgate_exits::{ExitChain, ExitPoint, ExitRegistry, ExitsConfig};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -34,6 +34,9 @@ pub struct Receivers {
     qm: Arc<QueueManager>,
     board: Arc<StatusBoard>,
     channels: HashMap<String, Arc<Receiver>>,
+    /// The gateway's `exits:` section: its global and per-channel receive
+    /// exits run before a channel's own `receive_exits`.
+    exits: ExitsConfig,
 }
 
 impl Receivers {
@@ -58,7 +61,16 @@ impl Receivers {
             qm,
             board,
             channels,
+            exits: ExitsConfig::default(),
         }
+    }
+
+    /// Adds the receive exits of the gateway's `exits:` section
+    /// (`global.receive`, then `channels.NAME.receive`) in front of each
+    /// channel's own `receive_exits` (docs/exits.md "Where each point runs").
+    pub fn with_exits(mut self, exits: &ExitsConfig) -> Self {
+        self.exits = exits.clone();
+        self
     }
 
     /// Accepts connections on `listener` until `stop` turns true.
@@ -226,13 +238,18 @@ impl Receivers {
     }
 
     fn start_chain(&self, def: &ReceiverChannelDef) -> Result<Option<ExitChain>, String> {
-        if def.receive_exits.is_empty() {
+        let defs: Vec<_> = self
+            .exits
+            .chain_defs(ExitPoint::Receive, &def.name)
+            .into_iter()
+            .chain(def.receive_exits.iter())
+            .collect();
+        if defs.is_empty() {
             return Ok(None);
         }
         let registry = ExitRegistry::with_builtins();
-        let entries = def
-            .receive_exits
-            .iter()
+        let entries = defs
+            .into_iter()
             .map(|d| registry.entry(ExitPoint::Receive, d))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("receive exit of channel {}: {e}", def.name))?;

@@ -146,11 +146,9 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
             ChannelDef::Sender(_) => None,
         })
         .collect();
-    let receivers = Arc::new(Receivers::new(
-        Arc::clone(&qm),
-        Arc::clone(&board),
-        &receivers,
-    ));
+    let receivers = Arc::new(
+        Receivers::new(Arc::clone(&qm), Arc::clone(&board), &receivers).with_exits(&config.exits),
+    );
     tokio::spawn(receivers.serve(channel_listener, stop_rx.clone()));
     for c in &config.channels {
         if let ChannelDef::Sender(def) = c {
@@ -177,10 +175,12 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
             max_wait_ms: config.http.max_wait_ms,
         })
     });
+    let exits = Arc::new(crate::exits::QueueExits::new(&config.exits, qm.name()));
     let state = AppState {
         qm: Arc::clone(&qm),
         config: Arc::new(config),
         started: Instant::now(),
+        exits: Arc::clone(&exits),
         channels: board,
     };
     let rpc = crate::rpc::RpcService::start(Arc::clone(&qm), &state.config.rpc)?;
@@ -201,6 +201,10 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
         })
         .await
         .map_err(|e| format!("HTTP server: {e}"))?;
+    // MQXR_TERM for every queue exit started, once no request can run one.
+    tokio::task::spawn_blocking(move || exits.terminate())
+        .await
+        .map_err(|e| format!("shutdown: {e}"))?;
     let qm2 = Arc::clone(&qm);
     tokio::task::spawn_blocking(move || qm2.shutdown())
         .await

@@ -98,7 +98,7 @@ pub struct ReceiverChannelDef {
     #[serde(default)]
     pub sending_q_mgr: String,
     /// Receive exits run on each transmission message before it is parsed
-    /// (global chain of `mqgate_exits` not included; docs/exits.md).
+    /// (after the `exits:` section's global and per-channel receive exits; docs/exits.md).
     #[serde(default)]
     pub receive_exits: Vec<ExitDef>,
     /// The undelivered rule.

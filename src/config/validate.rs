@@ -7,6 +7,7 @@ use super::{
 };
 use crate::qmgr::names::{check_object_name, check_pattern};
 use mqgate_codecs::mq::constants::len;
+use mqgate_exits::{BuildError, ExitPoint, ExitRegistry, ExitsConfig};
 use std::collections::HashMap;
 
 /// Every error in `config`, each placed with `places`.
@@ -38,6 +39,7 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
         err("http.uow_timeout_ms", "must be at least 1 ms".into());
     }
     crate::rpc::check::check_config(&config.rpc, &mut err);
+    check_exits(&config.exits, &mut err);
 
     // Names first, so references can be checked against the full set.
     let mut by_name: HashMap<&str, (usize, &QueueDef)> = HashMap::new();
@@ -163,6 +165,49 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     }
     check_channels(config, &by_name, &mut err);
     errors
+}
+
+/// The `exits:` section: what mqgate-exits checks itself (points that fit
+/// the object kind, budgets), queue names, then every exit made once without
+/// being started: built-in names and their exit data, C libraries loaded
+/// (docs/exits.md).
+fn check_exits(exits: &ExitsConfig, err: &mut dyn FnMut(&str, String)) {
+    if let Err(errors) = exits.validate() {
+        for e in errors {
+            err(&format!("exits.{}", e.path), e.problem);
+        }
+    }
+    for name in exits.queues.keys() {
+        if let Err(e) = check_object_name(name, len::Q_NAME) {
+            err(&format!("exits.queues.{name}"), e);
+        }
+    }
+    let registry = ExitRegistry::with_builtins();
+    let sections = std::iter::once(("global".to_string(), &exits.global))
+        .chain(
+            exits
+                .channels
+                .iter()
+                .map(|(n, c)| (format!("channels.{n}"), c)),
+        )
+        .chain(exits.queues.iter().map(|(n, c)| (format!("queues.{n}"), c)));
+    for (section, chains) in sections {
+        for point in ExitPoint::ALL {
+            for (i, def) in chains.at(point).iter().enumerate() {
+                if let Err(e) = registry.entry(point, def) {
+                    // A built-in that refuses its exit data points at `data`.
+                    let field = match e {
+                        BuildError::Builtin { .. } if !def.data.is_empty() => "data",
+                        _ => "exit",
+                    };
+                    err(
+                        &format!("exits.{section}.{point}[{i}].{field}"),
+                        e.to_string(),
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// Channel names (20 characters, unique), sender channels' transmission

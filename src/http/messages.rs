@@ -1,6 +1,7 @@
 //! Message routes: put, get/browse (`next`), lease acknowledge/backout, queue
 //! list and status.
 
+use super::exits::GetRequest;
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState, blocking};
 use crate::qmgr::{GetMode, GetResult, Position, PutOptions, QueueManager, Selector};
@@ -11,7 +12,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use mqgate_codecs::mq::constants::per;
+use mqgate_codecs::mq::constants::{gmo, per};
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -167,15 +168,23 @@ pub async fn put(
             "new_correl_id=true and correl_id contradict each other: give one",
         ));
     }
-    let opts = PutOptions {
+    let mut opts = PutOptions {
         uow: p.uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
         new_correl_id: p.new_correl_id.unwrap_or(false),
         q_mgr_name: p.q_mgr.unwrap_or_default(),
         pass_all_context: false,
     };
+    let chains = super::exits::chains_for(&s, &q)?;
     let qm = s.qm.clone();
-    let r = blocking(move || qm.put(&q, md, Charset::Ascii, data, &opts)).await?;
+    let r = blocking(move || {
+        let (mut md, mut data) = (md, data);
+        if let Some(c) = chains {
+            super::exits::before_put(&c, &mut md, &mut data, &mut opts)?;
+        }
+        qm.put(&q, md, Charset::Ascii, data, &opts)
+    })
+    .await?;
     let mut answer = json!({
         "queue": r.queue,
         "msg_id": hex::encode_upper(r.msg_id),
@@ -282,19 +291,49 @@ pub async fn next(
             .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
             .transpose()?,
     };
-    let wait = Duration::from_millis(wait_ms);
-    if p.browse.unwrap_or(false) {
-        let after = p.cursor.as_deref().map(parse_cursor).transpose()?;
+    let mut wait = Duration::from_millis(wait_ms);
+    let browse = p.browse.unwrap_or(false);
+    let after = p.cursor.as_deref().map(parse_cursor).transpose()?;
+    let chains = super::exits::chains_for(&s, &q)?;
+    let mut sel = sel;
+    if let Some(c) = &chains {
+        let options = match (browse, after) {
+            (true, None) => gmo::BROWSE_FIRST,
+            (true, Some(_)) => gmo::BROWSE_NEXT,
+            (false, _) => gmo::SYNCPOINT,
+        };
+        let request = GetRequest {
+            selector: sel,
+            wait,
+        };
+        let max_wait = Duration::from_millis(max_wait);
+        let changed = super::exits::before_get(Arc::clone(c), request, options, max_wait).await?;
+        (sel, wait) = (changed.selector, changed.wait);
+    }
+    // after_get works on the copy handed back; the stored message stays as it was.
+    let after_get = |r: GetResult| {
+        let chains = chains.clone();
+        async move {
+            match chains {
+                Some(c) => super::exits::after_get(c, r).await,
+                None => Ok(r),
+            }
+        }
+    };
+    if browse {
         let r =
             s.qm.get_wait(&q, sel, GetMode::Browse { after }, wait)
                 .await?;
+        let position = r.position;
+        let r = after_get(r).await?;
         let mut m = message_json(&r);
-        m.insert("cursor".into(), json!(cursor_text(r.position)));
+        m.insert("cursor".into(), json!(cursor_text(position)));
         return Ok(Json(Value::Object(m)));
     }
     if let Some(uow) = p.uow {
         let mode = GetMode::Destructive { uow: Some(uow) };
         let r = s.qm.get_wait(&q, sel, mode, wait).await?;
+        let r = after_get(r).await?;
         return Ok(Json(Value::Object(message_json(&r))));
     }
     let lease_ms = s.config.http.lease_ms;
@@ -308,6 +347,8 @@ pub async fn next(
         uow: Some(lease.id),
     };
     let r = s.qm.get_wait(&q, sel, mode, wait).await?;
+    // A failing after_get drops the guard unarmed: the lease is backed out.
+    let r = after_get(r).await?;
     s.qm.set_timeout(lease.id, Duration::from_millis(lease_ms))?;
     lease.armed = true;
     let mut m = message_json(&r);

@@ -3,6 +3,7 @@
 
 mod devices;
 mod error;
+mod exits;
 mod fallback;
 pub mod md_json;
 mod messages;
@@ -26,6 +27,8 @@ pub struct AppState {
     pub qm: Arc<QueueManager>,
     pub config: Arc<Config>,
     pub started: Instant,
+    /// The queue-point exits of the top-level `exits:` section.
+    pub exits: Arc<crate::exits::QueueExits>,
     /// Channel status (receiver and sender channels).
     pub channels: Arc<crate::channel::StatusBoard>,
 }

@@ -81,6 +81,7 @@ fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: boo
     let tedg = Arc::new(Tedg::new(loaded, qm.clone(), clock.clone(), 30_000));
     let app = router(AppState {
         qm: qm.clone(),
+        exits: Arc::new(crate::exits::QueueExits::new(&config.exits, qm.name())),
         config: Arc::new(config),
         started: Instant::now(),
         channels: Default::default(),

@@ -1,0 +1,272 @@
+//! The gateway's `exits:` section (docs/exits.md "Registering exits (YAML)")
+//! against the built binary: `check-config` validates it, and the HTTP queue
+//! API runs the queue points (before_put, before_get, after_get).
+//! MQRC values: spec/mq-constants.md; MQMD/MQRFH layouts: spec/mq-structures.md.
+#![cfg(unix)]
+
+mod common;
+
+use common::{BIN, Gateway, data};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn check_config(file: &Path) -> Output {
+    Command::new(BIN)
+        .arg("check-config")
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// tests/c/queue_exits.c compiled once per test process with the system `cc`
+/// (.ci/run installs gcc when it is missing).
+fn c_exits() -> &'static Path {
+    static CELL: OnceLock<PathBuf> = OnceLock::new();
+    CELL.get_or_init(|| {
+        let manifest = env!("CARGO_MANIFEST_DIR");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gateway-c-exits");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join(format!("libqueue_exits-{}.so", std::process::id()));
+        let status = Command::new("cc")
+            .args([
+                "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-I",
+            ])
+            .arg(format!("{manifest}/exits/include"))
+            .arg("-o")
+            .arg(&out)
+            .arg(format!("{manifest}/tests/c/queue_exits.c"))
+            .status()
+            .expect("the system C compiler `cc` must be installed");
+        assert!(status.success(), "cc failed");
+        out
+    })
+}
+
+#[test]
+fn readme_example_is_the_fixture_and_is_accepted() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let section = &readme[readme.find("## User exits").expect("README has User exits")..];
+    let start = section.find("```yaml\n").expect("a YAML example") + "```yaml\n".len();
+    let len = section[start..].find("```").unwrap();
+    let fixture = format!("{root}/fixtures/exits.yaml");
+    assert_eq!(
+        &section[start..start + len],
+        std::fs::read_to_string(&fixture).unwrap(),
+        "README \"User exits\" example and fixtures/exits.yaml differ"
+    );
+    let out = check_config(Path::new(&fixture));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(": OK"));
+}
+
+#[test]
+fn check_config_accepts_global_and_queue_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "ok.yaml",
+        "queues:\n  - type: local\n    name: APP.IN\nexits:\n  global:\n    before_put:\n      - exit: rfh-properties\n        data: \"rfh.Region=EU\"\n  queues:\n    APP.IN:\n      after_get:\n        - exit: convert\n          data: \"ccsid=500\"\n",
+    );
+    let out = check_config(&f);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn check_config_names_the_path_of_a_bad_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "bad.yaml",
+        "exits:\n  queues:\n    APP.IN:\n      before_put:\n        - exit: no-such-exit\n        - exit: convert\n          data: \"ccsid=4711\"\n        - exit: \"/nonexistent/libnope.so(Nope)\"\n      receive:\n        - exit: destination-rewrite\n",
+    );
+    let out = check_config(&f);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let path = f.display().to_string();
+    // Positions (line:column of the value): 5:17 `no-such-exit`, 7:17 the
+    // convert exit data, 8:17 the library text, 10:9 the `receive` list.
+    for expected in [
+        format!(
+            "{path}:5:17: exits.queues.APP.IN.before_put[0].exit: exit \"no-such-exit\" at before_put: no built-in exit named \"no-such-exit\""
+        ),
+        format!(
+            "{path}:7:17: exits.queues.APP.IN.before_put[1].data: exit \"convert\" at before_put: ccsid=\"4711\" is not valid: CCSID 4711 is not supported"
+        ),
+        format!(
+            "{path}:8:17: exits.queues.APP.IN.before_put[2].exit: exit \"/nonexistent/libnope.so(Nope)\" at before_put: cannot load library"
+        ),
+        format!(
+            "{path}:10:9: exits.queues.APP.IN.receive: a queue has only before_put, before_get and after_get exits"
+        ),
+    ] {
+        assert!(err.contains(&expected), "missing {expected:?} in:\n{err}");
+    }
+    // `run` refuses it the same way and starts nothing (exit 2).
+    let out = Command::new(BIN)
+        .args(["run", "--config"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("before_put[0].exit"));
+    assert!(err.contains("4 error(s)"), "{err}");
+}
+
+#[test]
+fn before_put_rfh_properties_adds_a_pair_seen_on_get() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        "queues:\n  - type: local\n    name: APP.IN\n  - type: local\n    name: PLAIN\nexits:\n  queues:\n    APP.IN:\n      before_put:\n        - exit: rfh-properties\n          data: \"rfh.Region=EU\"\n",
+    );
+    let (st, put) = g.put("APP.IN", "format=MQSTR", b"hello");
+    assert_eq!(st, 201, "{put}");
+    let (st, m) = g.next("APP.IN", "browse=true");
+    assert_eq!(st, 200, "{m}");
+    // spec: mq-structures.md §8: the MQRFH v1 goes before the body, the MQMD
+    // Format becomes MQFMT_RF_HEADER "MQHRF" and the MQRFH's Format the body's.
+    assert_eq!(m["md"]["Format"], "MQHRF");
+    let body = data(&m);
+    assert_eq!(&body[..4], b"RFH ", "StrucId of MQRFH");
+    let text = String::from_utf8_lossy(&body);
+    assert!(text.contains("Region EU"), "{text}");
+    assert!(body.ends_with(b"hello"));
+    // A queue without exits is untouched.
+    g.put("PLAIN", "format=MQSTR", b"hello");
+    let (_, m) = g.next("PLAIN", "browse=true");
+    assert_eq!(m["md"]["Format"], "MQSTR");
+    assert_eq!(data(&m), b"hello");
+}
+
+#[test]
+fn global_before_put_convert_changes_the_stored_ccsid() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        "queues:\n  - type: local\n    name: APP.IN\nexits:\n  global:\n    before_put:\n      - exit: convert\n        data: \"ccsid=500\"\n",
+    );
+    let (st, put) = g.put("APP.IN", "format=MQSTR&ccsid=819", b"ABC");
+    assert_eq!(st, 201, "{put}");
+    let (_, m) = g.next("APP.IN", "");
+    // spec: ccsid.md: 'A' 'B' 'C' are 0xC1 0xC2 0xC3 in EBCDIC CCSID 500.
+    assert_eq!(m["md"]["CodedCharSetId"], 500);
+    assert_eq!(data(&m), [0xC1, 0xC2, 0xC3]);
+}
+
+#[test]
+fn after_get_changes_what_is_returned_not_what_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    // Exits are chosen by the name the application uses: VIEW (an alias of
+    // APP.Q) has an after_get convert, APP.Q itself has none.
+    let g = Gateway::start(
+        dir.path(),
+        "queues:\n  - type: local\n    name: APP.Q\n  - type: alias\n    name: VIEW\n    target: APP.Q\nexits:\n  queues:\n    VIEW:\n      after_get:\n        - exit: convert\n          data: \"ccsid=1047\"\n",
+    );
+    let (st, put) = g.put("VIEW", "format=MQSTR&ccsid=819", b"ABC");
+    assert_eq!(st, 201, "{put}");
+    let (st, m) = g.next("VIEW", "browse=true");
+    assert_eq!(st, 200, "{m}");
+    // spec: ccsid.md: "ABC" in CCSID 1047 is C1 C2 C3.
+    assert_eq!(m["md"]["CodedCharSetId"], 1047);
+    assert_eq!(data(&m), [0xC1, 0xC2, 0xC3]);
+    let (_, stored) = g.next("APP.Q", "browse=true");
+    assert_eq!(stored["md"]["CodedCharSetId"], 819);
+    assert_eq!(data(&stored), b"ABC");
+    // A destructive get through VIEW is converted too.
+    let (_, got) = g.next("VIEW", "");
+    assert_eq!(got["md"]["CodedCharSetId"], 1047);
+    assert!(got["lease"].is_u64(), "{got}");
+}
+
+#[test]
+fn before_get_changes_the_get_options() {
+    let lib = c_exits().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        &format!(
+            "queues:\n  - type: local\n    name: ANY\n  - type: local\n    name: EXACT\nexits:\n  queues:\n    ANY:\n      before_get:\n        - exit: \"{lib}(MatchAnyExit)\"\n"
+        ),
+    );
+    let a = "41".repeat(24);
+    let b = "42".repeat(24);
+    for q in ["ANY", "EXACT"] {
+        let (st, r) = g.put(q, &format!("correl_id={a}"), b"first");
+        assert_eq!(st, 201, "{r}");
+    }
+    // Without the exit, MQMO_MATCH_CORREL_ID finds nothing: 2033
+    // MQRC_NO_MSG_AVAILABLE (spec: mq-constants.md).
+    let (_, r) = g.next("EXACT", &format!("correl_id={b}"));
+    assert_eq!(r["mqrc"], 2033, "{r}");
+    // The exit cleared the match options: the get takes the message anyway.
+    let (st, r) = g.next("ANY", &format!("correl_id={b}"));
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(r["md"]["CorrelId"], a.to_uppercase());
+    assert_eq!(data(&r), b"first");
+}
+
+#[test]
+fn a_suppressing_before_put_fails_the_put_and_stores_nothing() {
+    let lib = c_exits().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        &format!(
+            "queues:\n  - type: local\n    name: LOCKED\n  - type: local\n    name: NOREASON\nexits:\n  queues:\n    LOCKED:\n      before_put:\n        - exit: \"{lib}(RefusePutExit)\"\n          data: \"2035\"\n    NOREASON:\n      before_put:\n        - exit: \"{lib}(RefusePutExit)\"\n          data: \"0\"\n"
+        ),
+    );
+    let (st, r) = g.put("LOCKED", "", b"secret");
+    // The exit's feedback is the reason: 2035 MQRC_NOT_AUTHORIZED (spec: mq-constants.md).
+    assert_eq!(r["mqrc"], 2035, "{r}");
+    assert!(st >= 400, "{st}");
+    assert!(
+        r["message"].as_str().unwrap().contains("before_put exit"),
+        "{r}"
+    );
+    assert_eq!(g.depth("LOCKED"), 0);
+    // Feedback 0 means 2374 MQRC_API_EXIT_ERROR (exits/include/mqgate_exit.h).
+    let (_, r) = g.put("NOREASON", "", b"secret");
+    assert_eq!(r["mqrc"], 2374, "{r}");
+    assert_eq!(g.depth("NOREASON"), 0);
+}
+
+#[test]
+fn a_convert_that_cannot_convert_refuses_the_put_and_chains_end_at_shutdown() {
+    let lib = c_exits().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let marks = dir.path().join("term.log");
+    let mut g = Gateway::start(
+        dir.path(),
+        &format!(
+            "queues:\n  - type: local\n    name: APP.IN\nexits:\n  queues:\n    APP.IN:\n      before_get:\n        - exit: \"{lib}(TermMarkExit)\"\n          data: \"{}\"\n      before_put:\n        - exit: \"{lib}(TermMarkExit)\"\n          data: \"{}\"\n        - exit: convert\n          data: \"ccsid=500 unmappable=fail on_error=suppress\"\n",
+            marks.display(),
+            marks.display()
+        ),
+    );
+    // Bytes that are not UTF-8 in a message that says 1208: convert cannot
+    // convert it and suppresses it (2119 MQRC_NOT_CONVERTED, spec: ccsid.md).
+    let (_, r) = g.put("APP.IN", "format=MQSTR&ccsid=1208", &[0xFF, 0xFE]);
+    assert_eq!(r["mqrc"], 2119, "{r}");
+    assert_eq!(g.depth("APP.IN"), 0);
+    assert!(!marks.exists(), "no MQXR_TERM before shutdown");
+    assert!(g.terminate().success());
+    // One MQXR_TERM per started exit of APP.IN: before_put and before_get.
+    let text = std::fs::read_to_string(&marks).unwrap();
+    assert_eq!(text, "TERM APP.IN\nTERM APP.IN\n");
+}
