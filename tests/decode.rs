@@ -598,3 +598,72 @@ fn dmpmqmsg_message_with_a_bad_header_does_not_stop_the_next_one() {
     assert!(m[1].get("error").is_none());
     assert_eq!(m[1]["body"]["hex"], "4F4B");
 }
+
+#[test]
+fn negative_and_invalid_encoding_and_ccsid_options() {
+    let mut data = rfh2_usr();
+    data.extend_from_slice(b"SOME BODY");
+
+    // MQCCSI_INHERIT -2 (MQ docs: MQCCSI_* constants) is a number, not a flag.
+    let out = mqgate(
+        &[
+            "decode", "--json", "--format", "MQSTR", "--ccsid", "-2", "-",
+        ],
+        Some(&data),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j = json_of(&out);
+    assert_eq!(
+        (j["body"]["ccsid"].as_i64(), j["body"]["length"].as_u64()),
+        (Some(-2), Some(101))
+    );
+
+    // Encoding -1 = 0xFFFFFFFF: reserved bits 0xFFFFF000 set (spec: mq-structures.md §1).
+    let out = mqgate(&["decode", "--encoding", "-1", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("--encoding -1: not an MQ Encoding: reserved bits 0xFFFFF000 are set"),
+        "{err}"
+    );
+    assert!(!err.contains("unexpected argument"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    // Integer part 3: only 0, 1 and 2 are defined (spec: mq-structures.md §1).
+    let out = mqgate(&["decode", "--encoding", "3", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("integer part 3"), "{err}");
+
+    // 99999 is no CCSID; -5 is below the MQCCSI specials (-4 MQCCSI_AS_PUBLISHED).
+    for bad in ["99999", "-5"] {
+        let out = mqgate(&["decode", "--ccsid", bad, "-"], Some(&data));
+        assert_eq!(out.status.code(), Some(2), "--ccsid {bad}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(&format!("--ccsid {bad}: unknown CodedCharSetId")),
+            "{err}"
+        );
+    }
+
+    // 273 (big-endian) with 500 (EBCDIC) stays accepted.
+    let out = mqgate(
+        &[
+            "decode",
+            "--format",
+            "MQSTR",
+            "--encoding",
+            "273",
+            "--ccsid",
+            "500",
+            "-",
+        ],
+        Some(&data),
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
