@@ -667,3 +667,15 @@ fn negative_and_invalid_encoding_and_ccsid_options() {
     );
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn odd_hex_digit_count_gives_line_and_column() {
+    // `4D44 2020` then `0` alone on line 2 column 3: 9 digits, the last has no partner.
+    let out = mqgate(&["decode", "--input", "hex"], Some(b"4D44 2020\n  0\n"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("line 2, column 3: odd number of hex digits (9)"),
+        "{err}"
+    );
+}
