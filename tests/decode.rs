@@ -679,3 +679,19 @@ fn odd_hex_digit_count_gives_line_and_column() {
         "{err}"
     );
 }
+
+#[test]
+fn format_mqhrf2_on_non_rfh2_data_names_mqrfh2() {
+    // Bad StrucId `XXXX` and a Version 1 that fits an MQRFH: Format MQHRF2 asked for an
+    // MQRFH2, so the error names MQRFH2 (spec: mq-structures.md §11: MQHRF2 → MQRFH2;
+    // 2334 MQRC_RFH_ERROR, mq-constants.md).
+    let mut data = b"XXXX".to_vec();
+    data.extend_from_slice(&1i32.to_le_bytes());
+    data.extend_from_slice(b"plain body of text and more");
+    let out = mqgate(&["decode", "--format", "MQHRF2", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("MQRFH2 at offset "), "{err}");
+    assert!(!err.contains("MQRFH at"), "{err}");
+    assert!(err.contains("2334 MQRC_RFH_ERROR"), "{err}");
+}

@@ -291,8 +291,9 @@ fn detect_order(s: Structure, input: &[u8]) -> Result<(Structure, ByteOrder), De
     for order in [ByteOrder::Big, ByteOrder::Little] {
         let v = order.i32_from(raw);
         let s = match (s, v) {
-            (Structure::Rfh | Structure::Rfh2, 1) => Structure::Rfh,
-            (Structure::Rfh | Structure::Rfh2, 2) => Structure::Rfh2,
+            // Only a StrucId-detected `RFH ` is either; Format MQHRF2 asks for an MQRFH2.
+            (Structure::Rfh, 1) => Structure::Rfh,
+            (Structure::Rfh, 2) => Structure::Rfh2,
             _ => s,
         };
         if version_ok(s, v) {
