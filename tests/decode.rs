@@ -695,3 +695,19 @@ fn format_mqhrf2_on_non_rfh2_data_names_mqrfh2() {
     assert!(!err.contains("MQRFH at"), "{err}");
     assert!(err.contains("2334 MQRC_RFH_ERROR"), "{err}");
 }
+
+#[test]
+fn empty_or_unrecognised_input_is_a_plain_body_with_exit_0() {
+    // README "Decoding messages": no StrucId recognised → no structure, the input is the body.
+    for input in [&b""[..], b"hello"] {
+        let out = mqgate(&["decode", "--json", "-"], Some(input));
+        assert_eq!(out.status.code(), Some(0));
+        let j = json_of(&out);
+        assert_eq!(j["structures"], serde_json::json!([]));
+        assert_eq!(
+            (j["body"]["offset"].as_u64(), j["body"]["length"].as_u64()),
+            (Some(0), Some(input.len() as u64))
+        );
+        assert_eq!(j["body"]["hex"], hex::encode_upper(input));
+    }
+}
