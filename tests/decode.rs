@@ -711,3 +711,37 @@ fn empty_or_unrecognised_input_is_a_plain_body_with_exit_0() {
         assert_eq!(j["body"]["hex"], hex::encode_upper(input));
     }
 }
+
+#[test]
+fn rfh2_with_bad_utf8_folder_prints_its_fixed_fields_marked_incomplete() {
+    // NameValueCCSID 1208 and a folder byte 0xFF (never valid UTF-8): 2335
+    // MQRC_RFH_STRING_ERROR (spec: mq-constants.md), but the fixed fields
+    // (spec: mq-structures.md §8.3) were readable and are printed.
+    let mut data = rfh2_usr();
+    data[45] = 0xFF;
+    data.extend_from_slice(b"SOME BODY");
+    let out = mqgate(&["decode", "--json", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let j = json_of(&out);
+    let s = &j["structures"][0];
+    assert_eq!(s["type"], "MQRFH2");
+    assert_eq!(
+        (
+            s["fields"]["StrucLength"].as_i64(),
+            s["fields"]["NameValueCCSID"].as_i64()
+        ),
+        (Some(92), Some(1208))
+    );
+    assert_eq!(s["error"]["mqrc"], 2335);
+    assert_eq!(j["error"]["mqrc"], 2335);
+    assert_eq!(j["body"], Value::Null);
+
+    let out = mqgate(&["decode", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("**** MQRFH2 at offset 0, 92 bytes ****"),
+        "{text}"
+    );
+    assert!(text.contains("(incomplete: "), "{text}");
+}

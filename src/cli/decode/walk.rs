@@ -65,7 +65,14 @@ pub fn decode<'a>(
     };
     for link in &found.links {
         match structure_view(link, data) {
-            Ok(sv) => view.structures.push(sv),
+            Ok(sv) => {
+                let incomplete = sv.error.clone();
+                view.structures.push(sv);
+                if incomplete.is_some() {
+                    error = incomplete;
+                    break;
+                }
+            }
             Err(e) => {
                 error = Some(e);
                 break;
@@ -100,6 +107,7 @@ fn structure_view(link: &Link, data: &[u8]) -> Result<StructView, DecodeError> {
         fields: Vec::new(),
         folders: None,
         pairs: None,
+        error: None,
     };
     sv.fields = match link.decode(data)? {
         Header::Md(m) => mqjson::md_fields(&m, cs),
@@ -120,11 +128,17 @@ fn structure_view(link: &Link, data: &[u8]) -> Result<StructView, DecodeError> {
         Header::Rfh2(r) => {
             let mut folders = Vec::with_capacity(r.folders.len());
             for f in &r.folders {
-                let text = f
-                    .text(r.name_value_ccsid, order)
-                    .map_err(|e| e.shifted(link.offset))?;
-                let len = i32::try_from(f.data.len()).unwrap_or(i32::MAX);
-                folders.push((len, text));
+                match f.text(r.name_value_ccsid, order) {
+                    Ok(text) => {
+                        let len = i32::try_from(f.data.len()).unwrap_or(i32::MAX);
+                        folders.push((len, text));
+                    }
+                    Err(e) => {
+                        // Keep the fixed fields and the folders before the bad one.
+                        sv.error = Some(e.shifted(link.offset));
+                        break;
+                    }
+                }
             }
             sv.folders = Some(folders);
             mqjson::rfh2_fields(&r, cs, struc_length)
@@ -274,7 +288,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_folder_text_keeps_the_structures_before_it() {
+    fn bad_folder_text_keeps_the_structures_before_it_and_its_fixed_fields() {
         // NameValueCCSID 1208 with bytes that are not UTF-8: 2335 MQRC_RFH_STRING_ERROR
         // (spec: mq-structures.md §8.2 error list), the MQMD before it still shown.
         let mut data = md_for("MQHRF2", 546);
@@ -291,8 +305,11 @@ mod tests {
         });
         rfh2::write_rfh2(&r, ByteOrder::Little, Charset::Ascii, &mut data);
         let v = decode(&data, None, Start::Detect, &Overrides::default());
-        assert_eq!(v.structures.len(), 1);
+        // The RFH2's fixed fields are kept too, marked incomplete (issue 2 fix list).
+        assert_eq!(v.structures.len(), 2);
         assert_eq!(v.structures[0].name, "MQMD");
+        assert_eq!(v.structures[1].name, "MQRFH2");
+        assert_eq!(v.structures[1].error, v.error);
         let e = v.error.unwrap();
         assert_eq!(e.structure.name(), "MQRFH2");
         assert_eq!(e.offset, 364 + 40);
