@@ -745,3 +745,32 @@ fn rfh2_with_bad_utf8_folder_prints_its_fixed_fields_marked_incomplete() {
     );
     assert!(text.contains("(incomplete: "), "{text}");
 }
+
+#[test]
+fn rfh2_with_struc_length_past_the_data_prints_its_fixed_fields() {
+    // StrucLength 200 but only 92 bytes of RFH2 after the MQMD (364 bytes): 2334
+    // MQRC_RFH_ERROR at the StrucLength field, 364 + 8 = 372 (spec: mq-structures.md §8.3);
+    // the 36-byte fixed part was readable and is printed, marked incomplete.
+    let mut msg = md(2, true, 546, 1208, b"MQHRF2  ", &[0; 24]);
+    let mut r = rfh2_usr();
+    put_i32(&mut r, 8, 200, true);
+    msg.extend(r);
+    let out = mqgate(&["decode", "--json", "-"], Some(&msg));
+    assert_eq!(out.status.code(), Some(2));
+    let j = json_of(&out);
+    assert_eq!(j["structures"].as_array().unwrap().len(), 2);
+    let s = &j["structures"][1];
+    assert_eq!(
+        (s["type"].as_str(), s["offset"].as_u64()),
+        (Some("MQRFH2"), Some(364))
+    );
+    assert_eq!(s["fields"]["StrucLength"], 200);
+    assert_eq!(s["fields"]["NameValueCCSID"], 1208);
+    assert_eq!(s["fields"]["Format"], "MQSTR");
+    assert_eq!(
+        (s["error"]["mqrc"].as_i64(), s["error"]["offset"].as_u64()),
+        (Some(2334), Some(372))
+    );
+    assert_eq!(j["error"]["offset"], 372);
+    assert_eq!(j["body"], Value::Null);
+}

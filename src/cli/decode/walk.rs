@@ -10,7 +10,9 @@
 use super::view::{BodyView, MessageView, StructView};
 use crate::mqjson::{self, char_text};
 use mqgate_codecs::mq::chain::{self, ChainOptions, Header, Link};
-use mqgate_codecs::mq::{CharField, Charset, DecodeError, Mqmd};
+use mqgate_codecs::mq::{
+    ByteOrder, CharField, Charset, DecodeError, DecodeErrorKind, Mqmd, Structure, rfh2,
+};
 
 /// Values given on the command line for the first structure of the data.
 #[derive(Debug, Default)]
@@ -79,6 +81,11 @@ pub fn decode<'a>(
             }
         }
     }
+    if let Some(e) = &error
+        && let Some(sv) = fixed_rfh2_before_length_error(e, data)
+    {
+        view.structures.push(sv);
+    }
     match error {
         Some(e) => view.error = Some(e),
         None => {
@@ -92,6 +99,48 @@ pub fn decode<'a>(
         }
     }
     view
+}
+
+/// Fixed part of an MQRFH2 (StrucId to NameValueCCSID), in bytes
+/// (spec: mq-structures.md §8.3).
+const RFH2_FIXED: usize = 36;
+
+/// For an MQRFH2 whose StrucLength runs past the data: its fixed fields, read
+/// from the 36 bytes that are there, as a structure marked incomplete with
+/// `e` (README: what was decoded before the fault is printed). None for any
+/// other error.
+fn fixed_rfh2_before_length_error(e: &DecodeError, data: &[u8]) -> Option<StructView> {
+    let DecodeErrorKind::StrucLengthOutOfRange { struc_length, .. } = e.kind else {
+        return None;
+    };
+    if e.structure != Structure::Rfh2 {
+        return None;
+    }
+    // The error names the StrucLength field, 8 bytes into the structure.
+    let start = e.offset.checked_sub(8)?;
+    let fixed = data.get(start..start.checked_add(RFH2_FIXED)?)?;
+    // Version 2 tells the byte order (spec: mq-structures.md §1, §8.3).
+    let order = [ByteOrder::Little, ByteOrder::Big]
+        .into_iter()
+        .find(|o| o.read_i32(fixed, 4) == Some(2))?;
+    // Parse a copy whose StrucLength covers the fixed part only (no folders).
+    let mut copy = fixed.to_vec();
+    let own = i32::try_from(RFH2_FIXED).ok()?;
+    let own = match order {
+        ByteOrder::Little => own.to_le_bytes(),
+        ByteOrder::Big => own.to_be_bytes(),
+    };
+    copy[8..12].copy_from_slice(&own);
+    let (r, cs) = rfh2::parse_rfh2(&copy, order).ok()?;
+    Some(StructView {
+        name: Structure::Rfh2.name(),
+        offset: start,
+        length: RFH2_FIXED,
+        fields: mqjson::rfh2_fields(&r, cs, struc_length),
+        folders: None,
+        pairs: None,
+        error: Some(e.clone()),
+    })
 }
 
 /// Decodes one link of the chain into its fields.
