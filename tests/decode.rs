@@ -598,3 +598,179 @@ fn dmpmqmsg_message_with_a_bad_header_does_not_stop_the_next_one() {
     assert!(m[1].get("error").is_none());
     assert_eq!(m[1]["body"]["hex"], "4F4B");
 }
+
+#[test]
+fn negative_and_invalid_encoding_and_ccsid_options() {
+    let mut data = rfh2_usr();
+    data.extend_from_slice(b"SOME BODY");
+
+    // MQCCSI_INHERIT -2 (MQ docs: MQCCSI_* constants) is a number, not a flag.
+    let out = mqgate(
+        &[
+            "decode", "--json", "--format", "MQSTR", "--ccsid", "-2", "-",
+        ],
+        Some(&data),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j = json_of(&out);
+    assert_eq!(
+        (j["body"]["ccsid"].as_i64(), j["body"]["length"].as_u64()),
+        (Some(-2), Some(101))
+    );
+
+    // Encoding -1 = 0xFFFFFFFF: reserved bits 0xFFFFF000 set (spec: mq-structures.md §1).
+    let out = mqgate(&["decode", "--encoding", "-1", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("--encoding -1: not an MQ Encoding: reserved bits 0xFFFFF000 are set"),
+        "{err}"
+    );
+    assert!(!err.contains("unexpected argument"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    // Integer part 3: only 0, 1 and 2 are defined (spec: mq-structures.md §1).
+    let out = mqgate(&["decode", "--encoding", "3", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("integer part 3"), "{err}");
+
+    // 99999 is no CCSID; -5 is below the MQCCSI specials (-4 MQCCSI_AS_PUBLISHED).
+    for bad in ["99999", "-5"] {
+        let out = mqgate(&["decode", "--ccsid", bad, "-"], Some(&data));
+        assert_eq!(out.status.code(), Some(2), "--ccsid {bad}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(&format!("--ccsid {bad}: unknown CodedCharSetId")),
+            "{err}"
+        );
+    }
+
+    // 273 (big-endian) with 500 (EBCDIC) stays accepted.
+    let out = mqgate(
+        &[
+            "decode",
+            "--format",
+            "MQSTR",
+            "--encoding",
+            "273",
+            "--ccsid",
+            "500",
+            "-",
+        ],
+        Some(&data),
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn odd_hex_digit_count_gives_line_and_column() {
+    // `4D44 2020` then `0` alone on line 2 column 3: 9 digits, the last has no partner.
+    let out = mqgate(&["decode", "--input", "hex"], Some(b"4D44 2020\n  0\n"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("line 2, column 3: odd number of hex digits (9)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn format_mqhrf2_on_non_rfh2_data_names_mqrfh2() {
+    // Bad StrucId `XXXX` and a Version 1 that fits an MQRFH: Format MQHRF2 asked for an
+    // MQRFH2, so the error names MQRFH2 (spec: mq-structures.md §11: MQHRF2 → MQRFH2;
+    // 2334 MQRC_RFH_ERROR, mq-constants.md).
+    let mut data = b"XXXX".to_vec();
+    data.extend_from_slice(&1i32.to_le_bytes());
+    data.extend_from_slice(b"plain body of text and more");
+    let out = mqgate(&["decode", "--format", "MQHRF2", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("MQRFH2 at offset "), "{err}");
+    assert!(!err.contains("MQRFH at"), "{err}");
+    assert!(err.contains("2334 MQRC_RFH_ERROR"), "{err}");
+}
+
+#[test]
+fn empty_or_unrecognised_input_is_a_plain_body_with_exit_0() {
+    // README "Decoding messages": no StrucId recognised → no structure, the input is the body.
+    for input in [&b""[..], b"hello"] {
+        let out = mqgate(&["decode", "--json", "-"], Some(input));
+        assert_eq!(out.status.code(), Some(0));
+        let j = json_of(&out);
+        assert_eq!(j["structures"], serde_json::json!([]));
+        assert_eq!(
+            (j["body"]["offset"].as_u64(), j["body"]["length"].as_u64()),
+            (Some(0), Some(input.len() as u64))
+        );
+        assert_eq!(j["body"]["hex"], hex::encode_upper(input));
+    }
+}
+
+#[test]
+fn rfh2_with_bad_utf8_folder_prints_its_fixed_fields_marked_incomplete() {
+    // NameValueCCSID 1208 and a folder byte 0xFF (never valid UTF-8): 2335
+    // MQRC_RFH_STRING_ERROR (spec: mq-constants.md), but the fixed fields
+    // (spec: mq-structures.md §8.3) were readable and are printed.
+    let mut data = rfh2_usr();
+    data[45] = 0xFF;
+    data.extend_from_slice(b"SOME BODY");
+    let out = mqgate(&["decode", "--json", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let j = json_of(&out);
+    let s = &j["structures"][0];
+    assert_eq!(s["type"], "MQRFH2");
+    assert_eq!(
+        (
+            s["fields"]["StrucLength"].as_i64(),
+            s["fields"]["NameValueCCSID"].as_i64()
+        ),
+        (Some(92), Some(1208))
+    );
+    assert_eq!(s["error"]["mqrc"], 2335);
+    assert_eq!(j["error"]["mqrc"], 2335);
+    assert_eq!(j["body"], Value::Null);
+
+    let out = mqgate(&["decode", "-"], Some(&data));
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("**** MQRFH2 at offset 0, 92 bytes ****"),
+        "{text}"
+    );
+    assert!(text.contains("(incomplete: "), "{text}");
+}
+
+#[test]
+fn rfh2_with_struc_length_past_the_data_prints_its_fixed_fields() {
+    // StrucLength 200 but only 92 bytes of RFH2 after the MQMD (364 bytes): 2334
+    // MQRC_RFH_ERROR at the StrucLength field, 364 + 8 = 372 (spec: mq-structures.md §8.3);
+    // the 36-byte fixed part was readable and is printed, marked incomplete.
+    let mut msg = md(2, true, 546, 1208, b"MQHRF2  ", &[0; 24]);
+    let mut r = rfh2_usr();
+    put_i32(&mut r, 8, 200, true);
+    msg.extend(r);
+    let out = mqgate(&["decode", "--json", "-"], Some(&msg));
+    assert_eq!(out.status.code(), Some(2));
+    let j = json_of(&out);
+    assert_eq!(j["structures"].as_array().unwrap().len(), 2);
+    let s = &j["structures"][1];
+    assert_eq!(
+        (s["type"].as_str(), s["offset"].as_u64()),
+        (Some("MQRFH2"), Some(364))
+    );
+    assert_eq!(s["fields"]["StrucLength"], 200);
+    assert_eq!(s["fields"]["NameValueCCSID"], 1208);
+    assert_eq!(s["fields"]["Format"], "MQSTR");
+    assert_eq!(
+        (s["error"]["mqrc"].as_i64(), s["error"]["offset"].as_u64()),
+        (Some(2334), Some(372))
+    );
+    assert_eq!(j["error"]["offset"], 372);
+    assert_eq!(j["body"], Value::Null);
+}

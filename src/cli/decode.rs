@@ -43,10 +43,10 @@ pub struct DecodeArgs {
     pub input: InputKind,
     /// Encoding (MQENC, e.g. 273 or 546) of the first structure of the data,
     /// instead of the one detected or given by the MQMD.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub encoding: Option<i32>,
     /// CodedCharSetId of the first structure of the data (e.g. 819, 500).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub ccsid: Option<i32>,
     /// Format name (MQFMT, e.g. MQHRF2, MQXMIT, MQSTR) of the first structure of the data.
     #[arg(long, value_name = "NAME")]
@@ -60,6 +60,18 @@ const EXIT_IO: u8 = 1;
 
 /// Runs `mqgate decode`; prints to stdout/stderr and returns the exit status.
 pub fn run(args: DecodeArgs) -> ExitCode {
+    if let Some(e) = args.encoding
+        && let Err(why) = check_encoding(e)
+    {
+        eprintln!("mqgate decode: --encoding {e}: {why}");
+        return ExitCode::from(EXIT_BAD_INPUT);
+    }
+    if let Some(c) = args.ccsid
+        && let Err(why) = check_ccsid(c)
+    {
+        eprintln!("mqgate decode: --ccsid {c}: {why}");
+        return ExitCode::from(EXIT_BAD_INPUT);
+    }
     let format = match &args.format {
         None => None,
         Some(f) => match CharField::<8>::new(f, Charset::Ascii) {
@@ -101,6 +113,40 @@ pub fn run(args: DecodeArgs) -> ExitCode {
         },
         InputKind::Dmpmqmsg => dump(&raw, &overrides, args.json),
     }
+}
+
+/// Checks an `--encoding` value: the reserved bits 0xFFFFF000 must be 0 and
+/// the integer part (mask 0xF) 0, 1 or 2 (spec: mq-structures.md §1).
+fn check_encoding(enc: i32) -> Result<(), String> {
+    // Bit pattern, so that a negative number shows its reserved bits.
+    let bits = enc as u32;
+    if bits & 0xFFFF_F000 != 0 {
+        return Err(format!(
+            "not an MQ Encoding: reserved bits 0xFFFFF000 are set (0x{bits:08X})"
+        ));
+    }
+    if bits & 0xF > 2 {
+        return Err(format!(
+            "not an MQ Encoding: integer part {} is not 0, 1 (NORMAL) or 2 (REVERSED)",
+            bits & 0xF
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a `--ccsid` value: a CCSID mqgate can convert, or one of the MQCCSI
+/// specials 0 (DEFAULT/Q_MGR), -1 (EMBEDDED), -2 (INHERIT), -3 (APPL),
+/// -4 (AS_PUBLISHED) (MQ docs: MQCCSI_* constants).
+fn check_ccsid(ccsid: i32) -> Result<(), String> {
+    if (-4..=0).contains(&ccsid) {
+        return Ok(());
+    }
+    mqgate_codecs::ccsid::Ccsid::new(ccsid)
+        .map(|_| ())
+        .map_err(|_| {
+            "unknown CodedCharSetId (not an MQCCSI special value 0, -1..-4 nor a supported CCSID)"
+                .to_string()
+        })
 }
 
 /// Decodes and prints one message; exit 2 if it had an error.

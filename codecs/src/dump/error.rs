@@ -52,6 +52,15 @@ pub enum DumpErrorKind {
         field: &'static str,
         value: String,
     },
+    /// An int field whose value is a number the MQMD cannot hold (Version
+    /// other than 1 or 2, CodedCharSetId below -4).
+    #[error("{field} ({code}) value {value} is out of range: allowed is {allowed}")]
+    OutOfRange {
+        code: &'static str,
+        field: &'static str,
+        value: i32,
+        allowed: &'static str,
+    },
     /// A byte field value longer than the field.
     #[error("{field} ({code}) has {len} bytes; the field holds {max}")]
     ValueTooLong {
@@ -84,7 +93,9 @@ impl DumpError {
     /// The MQ reason code that applies (see the type's documentation).
     pub fn mqrc(&self) -> Mqrc {
         match self.kind {
-            DumpErrorKind::BadInteger { .. } | DumpErrorKind::ValueTooLong { .. } => Mqrc::MD_ERROR,
+            DumpErrorKind::BadInteger { .. }
+            | DumpErrorKind::OutOfRange { .. }
+            | DumpErrorKind::ValueTooLong { .. } => Mqrc::MD_ERROR,
             _ => Mqrc::FILE_SYSTEM_ERROR,
         }
     }

@@ -220,6 +220,17 @@ fn comment_value(l: &[u8], prefix: &[u8]) -> Option<String> {
     Some(String::from_utf8_lossy(&rest[eq + 1..]).trim().to_owned())
 }
 
+/// The allowed values of `code` when `v` is not one of them: MQMD Version is
+/// 1 or 2 (spec: mq-structures.md §4), CodedCharSetId is a CCSID or an MQCCSI
+/// special value, none below -4 MQCCSI_AS_PUBLISHED (MQ docs: MQCCSI_*).
+fn int_out_of_range(code: &str, v: i32) -> Option<&'static str> {
+    match code {
+        "VER" if !(1..=2).contains(&v) => Some("1 or 2"),
+        "CCS" if v < -4 => Some("a CCSID or an MQCCSI special value (0, -1 to -4)"),
+        _ => None,
+    }
+}
+
 /// Applies one `A <CODE> <value>` line to `md` (spec: mq-wire.md §B.2).
 fn set_attribute(md: &mut Mqmd, no: usize, l: &[u8]) -> Result<(), DumpError> {
     if l.len() < 5 || l[1] != b' ' {
@@ -229,6 +240,19 @@ fn set_attribute(md: &mut Mqmd, no: usize, l: &[u8]) -> Result<(), DumpError> {
     let Some((c, slot)) = codes::slot_mut(md, &code) else {
         return Err(err(no, 3, DumpErrorKind::UnknownCode(code)));
     };
+    // An int field needs a number: an empty value would silently keep the default
+    // (e.g. Encoding 546), hiding a damaged file (issue 2 fix list).
+    if matches!(slot, Slot::Int(_)) && l.get(6..).is_none_or(|v| v.trim_ascii().is_empty()) {
+        return Err(err(
+            no,
+            l.len().min(6) + 1,
+            DumpErrorKind::BadInteger {
+                code: c.code,
+                field: c.field,
+                value: String::new(),
+            },
+        ));
+    }
     // No value (line ends after the code): the field keeps its default, as in qload.
     if l.len() <= 6 {
         if l.len() == 6 && l[5] != b' ' {
@@ -244,7 +268,7 @@ fn set_attribute(md: &mut Mqmd, no: usize, l: &[u8]) -> Result<(), DumpError> {
     match slot {
         Slot::Int(target) => {
             let text = String::from_utf8_lossy(value);
-            *target = text.trim().parse::<i32>().map_err(|_| {
+            let v = text.trim().parse::<i32>().map_err(|_| {
                 err(
                     no,
                     VALUE_COLUMN,
@@ -255,6 +279,19 @@ fn set_attribute(md: &mut Mqmd, no: usize, l: &[u8]) -> Result<(), DumpError> {
                     },
                 )
             })?;
+            if let Some(allowed) = int_out_of_range(c.code, v) {
+                return Err(err(
+                    no,
+                    VALUE_COLUMN,
+                    DumpErrorKind::OutOfRange {
+                        code: c.code,
+                        field: c.field,
+                        value: v,
+                        allowed,
+                    },
+                ));
+            }
+            *target = v;
         }
         Slot::Hex(target) => {
             let trimmed = trim_end_blanks(value);

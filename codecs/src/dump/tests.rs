@@ -294,23 +294,11 @@ fn ascii_style_writes_s_lines_with_escapes() {
 }
 
 #[test]
-fn md_with_version_0_still_gets_its_a_lines() {
-    // Found by fuzzing (codecs/fuzz dump_reader): `A VER 0` must not drop the other A lines,
-    // or the message would start with its X line.
-    let f = parse_str(&format!("{HEAD}A VER 0\nA PTD 20201231\nX 00\n")).unwrap();
-    let out = write_dump(&f.header, &f.messages, &WriteOptions::default());
-    let back = parse_dump(&out).unwrap();
-    assert_eq!(
-        back.messages,
-        f.messages
-            .iter()
-            .map(|m| DumpMessage {
-                line: 3,
-                ..m.clone()
-            })
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(back.messages[0].md.as_ref().unwrap().version, 0);
+fn md_with_version_0_is_refused() {
+    // Fuzzing (codecs/fuzz dump_reader) once found `A VER 0` dropping the other A lines;
+    // Version 0 is now refused where it is read (spec: mq-structures.md §4: 1 or 2).
+    let e = parse_str(&format!("{HEAD}A VER 0\nA PTD 20201231\nX 00\n")).unwrap_err();
+    assert_eq!((e.line, e.column, e.mqrc()), (3, 7, Mqrc::MD_ERROR));
 }
 
 #[test]
@@ -377,7 +365,8 @@ fn arb_md() -> impl Strategy<Value = Mqmd> {
                     expiry: ints[2],
                     feedback: ints[3],
                     encoding: ints[4],
-                    coded_char_set_id: ints[5],
+                    // The reader refuses a CodedCharSetId below -4 (MQCCSI specials).
+                    coded_char_set_id: ints[5].max(-4),
                     format: fmt,
                     priority: ints[6],
                     persistence: ints[7],
@@ -438,4 +427,55 @@ proptest! {
         let _ = parse_dump(&input);
         let _ = parse_dump(&with_header);
     }
+}
+
+#[test]
+fn empty_or_impossible_int_values_are_md_errors() {
+    // An int code with no value is an error, not the default (issue 2 fix list):
+    // the value would start at column 7 (spec: mq-wire.md §B.2 `A <CODE> <value>`).
+    for line in ["A ENC", "A ENC ", "A ENC   "] {
+        let e = parse_str(&format!("{HEAD}{line}\nX 00\n")).unwrap_err();
+        assert_eq!((e.line, e.column), (3, line.len().min(6) + 1), "{line:?}");
+        assert_eq!(
+            e.kind,
+            DumpErrorKind::BadInteger {
+                code: "ENC",
+                field: "Encoding",
+                value: String::new()
+            }
+        );
+        // spec: mq-constants.md: 2026 MQRC_MD_ERROR.
+        assert_eq!(e.mqrc(), Mqrc::MD_ERROR);
+    }
+    // MQMD Version is 1 or 2 (spec: mq-structures.md §4).
+    let e = parse_str(&format!("{HEAD}A VER 7\nX 00\n")).unwrap_err();
+    assert_eq!((e.line, e.column, e.mqrc()), (3, 7, Mqrc::MD_ERROR));
+    assert!(matches!(
+        e.kind,
+        DumpErrorKind::OutOfRange {
+            code: "VER",
+            value: 7,
+            ..
+        }
+    ));
+    assert!(
+        e.to_string()
+            .contains("Version (VER) value 7 is out of range"),
+        "{e}"
+    );
+    // CodedCharSetId below -4 (MQCCSI_AS_PUBLISHED) is no CCSID (MQ docs: MQCCSI_*).
+    let e = parse_str(&format!("{HEAD}A CCS -77\nX 00\n")).unwrap_err();
+    assert_eq!((e.line, e.column, e.mqrc()), (3, 7, Mqrc::MD_ERROR));
+    assert!(matches!(
+        e.kind,
+        DumpErrorKind::OutOfRange {
+            code: "CCS",
+            value: -77,
+            ..
+        }
+    ));
+    // The limits themselves are accepted.
+    let f = parse_str(&format!("{HEAD}A VER 1\nA CCS -4\nX 00\n")).unwrap();
+    let md = f.messages[0].md.as_ref().unwrap();
+    assert_eq!((md.version, md.coded_char_set_id), (1, -4));
 }

@@ -291,8 +291,9 @@ fn detect_order(s: Structure, input: &[u8]) -> Result<(Structure, ByteOrder), De
     for order in [ByteOrder::Big, ByteOrder::Little] {
         let v = order.i32_from(raw);
         let s = match (s, v) {
-            (Structure::Rfh | Structure::Rfh2, 1) => Structure::Rfh,
-            (Structure::Rfh | Structure::Rfh2, 2) => Structure::Rfh2,
+            // Only a StrucId-detected `RFH ` is either; Format MQHRF2 asks for an MQRFH2.
+            (Structure::Rfh, 1) => Structure::Rfh,
+            (Structure::Rfh, 2) => Structure::Rfh2,
             _ => s,
         };
         if version_ok(s, v) {
@@ -388,5 +389,34 @@ fn walk(chain: &mut Chain<'_>, opts: &ChainOptions) -> Result<(), DecodeError> {
             Some(s) => current = s,
             None => return Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_mqhrf2_with_a_version_1_is_read_as_an_mqrfh2() {
+        // Format MQHRF2 names an MQRFH2 (spec: mq-structures.md §11); a Version 1
+        // in the data must not turn it into an MQRFH: the error names MQRFH2,
+        // 2334 MQRC_RFH_ERROR (spec: mq-constants.md).
+        let mut data = b"XXXX".to_vec();
+        data.extend_from_slice(&1i32.to_le_bytes());
+        data.extend_from_slice(&[b' '; 40]);
+        let opts = ChainOptions {
+            format: Some(CharField(*b"MQHRF2  ")),
+            ..ChainOptions::default()
+        };
+        let e = parse_chain(&data, &opts).unwrap_err().error;
+        assert_eq!(e.structure, Structure::Rfh2);
+        assert_eq!(e.mqrc(), crate::mq::Mqrc::RFH_ERROR);
+        // A bare `RFH ` (no Format) with Version 1 is still an MQRFH.
+        let mut rfh = b"RFH ".to_vec();
+        rfh.extend_from_slice(&1i32.to_le_bytes());
+        assert_eq!(
+            detect_order(Structure::Rfh, &rfh).unwrap(),
+            (Structure::Rfh, ByteOrder::Little)
+        );
     }
 }

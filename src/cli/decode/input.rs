@@ -23,16 +23,24 @@ pub enum HexError {
         column: usize,
         found: char,
     },
-    /// An odd number of hex digits in all.
-    #[error("hex input: odd number of hex digits ({digits}); the last byte is incomplete")]
-    OddDigits { digits: usize },
+    /// An odd number of hex digits in all; `line`:`column` (1-based) is the
+    /// last digit, the one without a partner.
+    #[error(
+        "hex input: line {line}, column {column}: odd number of hex digits ({digits}); the last byte is incomplete"
+    )]
+    OddDigits {
+        line: usize,
+        column: usize,
+        digits: usize,
+    },
 }
 
 /// Decodes hex text; whitespace anywhere (between bytes or between the two
 /// digits of one byte) is ignored, upper and lower case are accepted.
 pub fn parse_hex(text: &[u8]) -> Result<Vec<u8>, HexError> {
     let mut out = Vec::with_capacity(text.len() / 2);
-    let mut pending: Option<u8> = None;
+    // The high digit waiting for its partner, with its line and column.
+    let mut pending: Option<(u8, usize, usize)> = None;
     let (mut line, mut column) = (1usize, 0usize);
     let mut digits = 0usize;
     for &b in text {
@@ -59,12 +67,16 @@ pub fn parse_hex(text: &[u8]) -> Result<Vec<u8>, HexError> {
         };
         digits += 1;
         match pending.take() {
-            None => pending = Some(v),
-            Some(hi) => out.push(hi << 4 | v),
+            None => pending = Some((v, line, column)),
+            Some((hi, _, _)) => out.push(hi << 4 | v),
         }
     }
-    if pending.is_some() {
-        return Err(HexError::OddDigits { digits });
+    if let Some((_, line, column)) = pending {
+        return Err(HexError::OddDigits {
+            line,
+            column,
+            digits,
+        });
     }
     Ok(out)
 }
@@ -86,6 +98,14 @@ mod tests {
                 found: 'x'
             })
         );
-        assert_eq!(parse_hex(b"524"), Err(HexError::OddDigits { digits: 3 }));
+        // The unpaired digit `4` is line 2, column 2.
+        assert_eq!(
+            parse_hex(b"52\n 4"),
+            Err(HexError::OddDigits {
+                line: 2,
+                column: 2,
+                digits: 3
+            })
+        );
     }
 }

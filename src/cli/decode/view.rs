@@ -21,6 +21,10 @@ pub struct StructView {
     pub folders: Option<Vec<(i32, String)>>,
     /// MQRFH v1 name/value pairs.
     pub pairs: Option<Vec<(String, String)>>,
+    /// Set when the structure is incomplete: its fixed fields were read but a
+    /// later part (e.g. an RFH2 folder) was bad; README: what was decoded
+    /// before the fault is printed.
+    pub error: Option<DecodeError>,
 }
 
 /// The message body: what follows the last header.
@@ -90,6 +94,9 @@ impl MessageView<'_> {
                     let pairs: Vec<Value> = p.iter().map(|(n, v)| json!([n, v])).collect();
                     o.insert("pairs".into(), pairs.into());
                 }
+                if let Some(e) = &s.error {
+                    o.insert("error".into(), error_json(e));
+                }
                 Value::Object(o)
             })
             .collect();
@@ -141,6 +148,9 @@ impl MessageView<'_> {
                     let (n, v) = (printable(n), printable(v));
                     let _ = writeln!(out, "  {:<18}: '{n}' = '{v}'", "NameValue");
                 }
+            }
+            if let Some(e) = &s.error {
+                let _ = writeln!(out, "  (incomplete: {e})");
             }
             out.push('\n');
         }
@@ -211,6 +221,7 @@ mod tests {
                 fields: vec![("PutApplName", FieldValue::Char("a\u{1}b\u{1b}[2J".into()))],
                 folders: None,
                 pairs: None,
+                error: None,
             }],
             body: None,
             data: &[],

@@ -10,7 +10,9 @@
 use super::view::{BodyView, MessageView, StructView};
 use crate::mqjson::{self, char_text};
 use mqgate_codecs::mq::chain::{self, ChainOptions, Header, Link};
-use mqgate_codecs::mq::{CharField, Charset, DecodeError, Mqmd};
+use mqgate_codecs::mq::{
+    ByteOrder, CharField, Charset, DecodeError, DecodeErrorKind, Mqmd, Structure, rfh2,
+};
 
 /// Values given on the command line for the first structure of the data.
 #[derive(Debug, Default)]
@@ -65,12 +67,24 @@ pub fn decode<'a>(
     };
     for link in &found.links {
         match structure_view(link, data) {
-            Ok(sv) => view.structures.push(sv),
+            Ok(sv) => {
+                let incomplete = sv.error.clone();
+                view.structures.push(sv);
+                if incomplete.is_some() {
+                    error = incomplete;
+                    break;
+                }
+            }
             Err(e) => {
                 error = Some(e);
                 break;
             }
         }
+    }
+    if let Some(e) = &error
+        && let Some(sv) = fixed_rfh2_before_length_error(e, data)
+    {
+        view.structures.push(sv);
     }
     match error {
         Some(e) => view.error = Some(e),
@@ -87,6 +101,48 @@ pub fn decode<'a>(
     view
 }
 
+/// Fixed part of an MQRFH2 (StrucId to NameValueCCSID), in bytes
+/// (spec: mq-structures.md §8.3).
+const RFH2_FIXED: usize = 36;
+
+/// For an MQRFH2 whose StrucLength runs past the data: its fixed fields, read
+/// from the 36 bytes that are there, as a structure marked incomplete with
+/// `e` (README: what was decoded before the fault is printed). None for any
+/// other error.
+fn fixed_rfh2_before_length_error(e: &DecodeError, data: &[u8]) -> Option<StructView> {
+    let DecodeErrorKind::StrucLengthOutOfRange { struc_length, .. } = e.kind else {
+        return None;
+    };
+    if e.structure != Structure::Rfh2 {
+        return None;
+    }
+    // The error names the StrucLength field, 8 bytes into the structure.
+    let start = e.offset.checked_sub(8)?;
+    let fixed = data.get(start..start.checked_add(RFH2_FIXED)?)?;
+    // Version 2 tells the byte order (spec: mq-structures.md §1, §8.3).
+    let order = [ByteOrder::Little, ByteOrder::Big]
+        .into_iter()
+        .find(|o| o.read_i32(fixed, 4) == Some(2))?;
+    // Parse a copy whose StrucLength covers the fixed part only (no folders).
+    let mut copy = fixed.to_vec();
+    let own = i32::try_from(RFH2_FIXED).ok()?;
+    let own = match order {
+        ByteOrder::Little => own.to_le_bytes(),
+        ByteOrder::Big => own.to_be_bytes(),
+    };
+    copy[8..12].copy_from_slice(&own);
+    let (r, cs) = rfh2::parse_rfh2(&copy, order).ok()?;
+    Some(StructView {
+        name: Structure::Rfh2.name(),
+        offset: start,
+        length: RFH2_FIXED,
+        fields: mqjson::rfh2_fields(&r, cs, struc_length),
+        folders: None,
+        pairs: None,
+        error: Some(e.clone()),
+    })
+}
+
 /// Decodes one link of the chain into its fields.
 fn structure_view(link: &Link, data: &[u8]) -> Result<StructView, DecodeError> {
     let cs = link.charset;
@@ -100,6 +156,7 @@ fn structure_view(link: &Link, data: &[u8]) -> Result<StructView, DecodeError> {
         fields: Vec::new(),
         folders: None,
         pairs: None,
+        error: None,
     };
     sv.fields = match link.decode(data)? {
         Header::Md(m) => mqjson::md_fields(&m, cs),
@@ -120,11 +177,17 @@ fn structure_view(link: &Link, data: &[u8]) -> Result<StructView, DecodeError> {
         Header::Rfh2(r) => {
             let mut folders = Vec::with_capacity(r.folders.len());
             for f in &r.folders {
-                let text = f
-                    .text(r.name_value_ccsid, order)
-                    .map_err(|e| e.shifted(link.offset))?;
-                let len = i32::try_from(f.data.len()).unwrap_or(i32::MAX);
-                folders.push((len, text));
+                match f.text(r.name_value_ccsid, order) {
+                    Ok(text) => {
+                        let len = i32::try_from(f.data.len()).unwrap_or(i32::MAX);
+                        folders.push((len, text));
+                    }
+                    Err(e) => {
+                        // Keep the fixed fields and the folders before the bad one.
+                        sv.error = Some(e.shifted(link.offset));
+                        break;
+                    }
+                }
             }
             sv.folders = Some(folders);
             mqjson::rfh2_fields(&r, cs, struc_length)
@@ -274,7 +337,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_folder_text_keeps_the_structures_before_it() {
+    fn bad_folder_text_keeps_the_structures_before_it_and_its_fixed_fields() {
         // NameValueCCSID 1208 with bytes that are not UTF-8: 2335 MQRC_RFH_STRING_ERROR
         // (spec: mq-structures.md §8.2 error list), the MQMD before it still shown.
         let mut data = md_for("MQHRF2", 546);
@@ -291,8 +354,11 @@ mod tests {
         });
         rfh2::write_rfh2(&r, ByteOrder::Little, Charset::Ascii, &mut data);
         let v = decode(&data, None, Start::Detect, &Overrides::default());
-        assert_eq!(v.structures.len(), 1);
+        // The RFH2's fixed fields are kept too, marked incomplete (issue 2 fix list).
+        assert_eq!(v.structures.len(), 2);
         assert_eq!(v.structures[0].name, "MQMD");
+        assert_eq!(v.structures[1].name, "MQRFH2");
+        assert_eq!(v.structures[1].error, v.error);
         let e = v.error.unwrap();
         assert_eq!(e.structure.name(), "MQRFH2");
         assert_eq!(e.offset, 364 + 40);
