@@ -734,3 +734,29 @@ fn before_put_exit_changes_the_message_or_stops_the_call() {
     assert_eq!(v["mqrc"], 2119);
     assert_eq!(browse(&g, "APP.QUEUE").0, 404);
 }
+
+#[test]
+fn client_gone_during_a_get_loses_no_message() {
+    // Defect report (seed 004, tester): a client that gave up during a waiting
+    // get must not take the next message off the queue. Its wait is 3000 ms.
+    let (_d, g) = start("");
+    let started = Instant::now();
+    let gave_up = ureq::AgentBuilder::new()
+        .timeout(Duration::from_millis(500))
+        .build()
+        .post(&format!("{}/v1/rpc/DEMO/RECEIVE", g.base))
+        .set("Content-Type", "application/json")
+        .send_string(
+            &json!({"MQ_QUEUE_NAME": "RPC.REQUEST", "MQ_WAIT_INTERVAL": "3000"}).to_string(),
+        );
+    assert!(gave_up.is_err(), "the client should time out");
+    let (st, v) = g.put("RPC.REQUEST", "format=MQSTR", b"kept");
+    assert!(st == 200 || st == 201, "{st} {v}");
+    // Past the get's wait interval, the message must still be on its queue.
+    std::thread::sleep(Duration::from_millis(3500).saturating_sub(started.elapsed()));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(g.depth("RPC.REQUEST"), 1);
+    let (st, m) = browse(&g, "RPC.REQUEST");
+    assert_eq!(st, 200);
+    assert_eq!(data(&m), b"kept");
+}
