@@ -760,3 +760,41 @@ fn client_gone_during_a_get_loses_no_message() {
     assert_eq!(st, 200);
     assert_eq!(data(&m), b"kept");
 }
+
+#[test]
+fn repeated_parameters_are_bad_parameters() {
+    // Defect report (seed 004, tester): a repeated name (case-insensitive) is
+    // BAD_PARAMETERS (docs/rpc.md "Errors"), not "last wins".
+    let (_d, g) = start("");
+    let (st, v) = g.call(
+        "POST",
+        "/v1/rpc/DEMO/CALC",
+        Some((
+            "application/json",
+            br#"{"OPERATOR":"+","LEFT":1,"left":5,"RIGHT":2}"#,
+        )),
+    );
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(v["code"], "BAD_PARAMETERS");
+    assert!(
+        v["error"].as_str().unwrap().contains("left given twice"),
+        "{v}"
+    );
+    assert_eq!(g.depth("RPC.REQUEST"), 0);
+    let out = std::process::Command::new(common::BIN)
+        .args([
+            "rpc",
+            "--idl",
+            IDL,
+            "--program",
+            "SEND",
+            "--gateway",
+            &g.base,
+        ])
+        .args(["--param", "TEXT=a", "--param", "TEXT=b"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("TEXT given twice"), "{stderr}");
+}

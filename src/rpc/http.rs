@@ -7,7 +7,7 @@
 //! - `GET /v1/rpc/programs`: the callable programs and their operation.
 
 use super::error::{RpcError, RpcErrorKind};
-use super::json::{params_from_json, record_to_json};
+use super::json::{Params, params_from_json, record_to_json};
 use super::service::RpcService;
 use axum::Json;
 use axum::Router;
@@ -75,13 +75,9 @@ async fn call(
     let params = if body.iter().all(u8::is_ascii_whitespace) {
         serde_json::Map::new()
     } else {
-        match serde_json::from_slice::<Value>(&body) {
-            Ok(Value::Object(m)) => m,
-            Ok(other) => {
-                return Err(RpcError::bad(format!(
-                    "the body must be a JSON object of parameters, found {other}"
-                )));
-            }
+        match serde_json::from_slice::<Params>(&body) {
+            Ok(Params(m)) => m,
+            Err(e) if e.is_data() => return Err(RpcError::bad(format!("the body: {e}"))),
             Err(e) => return Err(RpcError::bad(format!("the body is not JSON: {e}"))),
         }
     };
