@@ -8,7 +8,7 @@ use super::error::RpcError;
 #[cfg(test)]
 use super::error::RpcErrorKind;
 use mqgate_codecs::idl::layout::{Element, LayoutNode, Shape};
-use mqgate_codecs::idl::{BridgeProgram, DynamicKind, Format, Record, Value};
+use mqgate_codecs::idl::{BridgeProgram, DynamicKind, Format, Length, Record, Value};
 use serde_json::{Map, Value as Json};
 
 /// A JSON object of parameters read so that a name given twice (JSON keys
@@ -79,6 +79,9 @@ pub fn params_from_json(
                     )));
                 }
             };
+            if let (DynamicKind::Rfh(_), Value::Text(t)) = (&d.kind, &v) {
+                check_rfh_length(&d.name, &d.format, t)?;
+            }
             out.set(d.name.clone(), v);
             continue;
         }
@@ -111,6 +114,22 @@ pub fn params_from_json(
         out.set(node.name.clone(), node_value(node, value, &node.name)?);
     }
     Ok(out)
+}
+
+/// An MQ_RFH_<name> value is held to its IDL length like any data field
+/// (trailing blanks do not count, as they are trimmed before the MQRFH is built).
+fn check_rfh_length(name: &str, format: &Format, text: &str) -> Result<(), RpcError> {
+    let max = match format {
+        Format::Alpha(Length::Fixed(n)) | Format::Alpha(Length::Variable(Some(n))) => *n as usize,
+        _ => return Ok(()),
+    };
+    let found = text.trim_end_matches(' ').chars().count();
+    if found > max {
+        return Err(RpcError::bad(format!(
+            "{name}: {found} characters, at most {max} allowed"
+        )));
+    }
+    Ok(())
 }
 
 fn node_value(node: &LayoutNode, value: &Json, path: &str) -> Result<Value, RpcError> {
@@ -335,5 +354,26 @@ PROGRAM 'P' IS
         assert!(e.to_string().starts_with("left given twice"), "{e}");
         let ok = serde_json::from_str::<Params>(r#"{"LEFT":1,"RIGHT":5}"#).unwrap();
         assert_eq!(ok.0.len(), 2);
+    }
+
+    #[test]
+    fn mq_rfh_values_are_held_to_their_idl_length() {
+        // Defect report (seed 004, tester): fixtures/rpc/demo.idl declares
+        // MQ_RFH_H1 (A20) in SEND; 20 characters fit, 21 do not.
+        let idl = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/rpc/demo.idl"
+        ))
+        .unwrap();
+        let file = mqgate_codecs::idl::parse(&idl).unwrap();
+        let send = BridgeProgram::bind(&file, "DEMO", "SEND").unwrap();
+        let ok = obj(json!({"TEXT": "a", "MQ_RFH_H1": "x".repeat(20)}));
+        assert!(params_from_json(&send, &ok).is_ok());
+        let long = obj(json!({"TEXT": "a", "MQ_RFH_H1": "x".repeat(21)}));
+        let e = params_from_json(&send, &long).unwrap_err();
+        assert_eq!(e.kind, RpcErrorKind::BadParameters);
+        assert_eq!(e.message, "MQ_RFH_H1: 21 characters, at most 20 allowed");
+        let huge = obj(json!({"TEXT": "a", "MQ_RFH_H1": "x".repeat(5000)}));
+        assert!(params_from_json(&send, &huge).is_err());
     }
 }
