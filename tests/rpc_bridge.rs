@@ -798,3 +798,57 @@ fn repeated_parameters_are_bad_parameters() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("TEXT given twice"), "{stderr}");
 }
+
+#[test]
+fn bad_bodies_and_conversation_ids_are_bad_parameters() {
+    // Defect report (seed 004, tester); docs/rpc.md "Errors" and "HTTP".
+    let (_d, g) = start("");
+    // An empty body for a program with IN parameters (CALC) is refused...
+    let (st, v) = g.call("POST", "/v1/rpc/DEMO/CALC", Some(("application/json", b"")));
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(v["code"], "BAD_PARAMETERS");
+    assert!(v["error"].as_str().unwrap().contains("empty body"), "{v}");
+    assert_eq!(g.depth("RPC.REQUEST"), 0);
+    // ...while an object naming only some IN parameters is a call (TEXT empty).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/rpc/DEMO/SEND",
+        Some(("application/json", br#"{"MQ_QUEUE_NAME":"APP.QUEUE"}"#)),
+    );
+    assert_eq!(st, 200, "{v}");
+    // A non-numeric conversation id: 400 BAD_PARAMETERS in the path and the query.
+    for (path, body) in [
+        ("/v1/rpc/conversations/abc/commit", &b""[..]),
+        ("/v1/rpc/conversations/abc/backout", &b""[..]),
+        (
+            "/v1/rpc/DEMO/SEND?conversation=abc",
+            &br#"{"TEXT":"a"}"#[..],
+        ),
+    ] {
+        let (st, v) = g.call("POST", path, Some(("application/json", body)));
+        assert_eq!(st, 400, "{path}: {v}");
+        assert_eq!(v["code"], "BAD_PARAMETERS", "{path}");
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains("conversation id \"abc\" is not a number"),
+            "{path}: {v}"
+        );
+    }
+    // A number that is no open conversation stays CONVERSATION_ENDED (2003).
+    let (st, v) = g.call("POST", "/v1/rpc/conversations/99/commit", None);
+    assert_eq!(st, 404, "{v}");
+    assert_eq!(v["code"], "CONVERSATION_ENDED");
+    assert_eq!(v["mqrc"], 2003);
+    // Over the 2 MiB body limit: 413 in the RPC error shape.
+    let big = vec![b' '; 2 * 1024 * 1024 + 1];
+    let (st, v) = g.call(
+        "POST",
+        "/v1/rpc/DEMO/SEND",
+        Some(("application/json", &big)),
+    );
+    assert_eq!(st, 413, "{v}");
+    assert_eq!(v["code"], "BAD_PARAMETERS");
+    assert!(v["error"].as_str().unwrap().contains("2 MiB"), "{v}");
+}
