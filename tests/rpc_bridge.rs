@@ -627,9 +627,32 @@ fn cli_calls_through_the_gateway() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["code"], "NO_MESSAGE");
     assert_eq!(v["mqrc"], 2033);
+    // stderr names the code and the MQRC once (defect report, seed 004).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("2033").count(), 1, "{stderr}");
+    assert!(stderr.starts_with("mqgate rpc: NO_MESSAGE: "), "{stderr}");
     // An unknown parameter is refused locally (exit 2).
     let out = run(&["--program", "SEND", "--param", "NOPE=1"]);
     assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("NOPE is no parameter of DEMO/SEND"),
+        "{stderr}"
+    );
+    let out = run(&["--program", "CALC", "--param", "RESULT=1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("RESULT is an OUT parameter of DEMO/CALC; it cannot be passed"),
+        "{stderr}"
+    );
+    // No gateway listening: exit 3 (docs/rpc.md "CLI").
+    let out = std::process::Command::new(common::BIN)
+        .args(["rpc", "--idl", IDL, "--program", "SEND", "--gateway"])
+        .arg("http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
 }
 
 #[test]

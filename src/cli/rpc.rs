@@ -36,8 +36,9 @@ pub struct RpcArgs {
     pub gateway: String,
 }
 
-/// Exit status: 0 OUT parameters printed, 1 the call failed (the error JSON
-/// is printed), 2 bad arguments or IDL.
+/// Exit status (docs/rpc.md "CLI"): 0 OUT parameters printed, 1 the call
+/// failed (the error JSON is printed), 2 bad arguments or IDL, 3 the gateway
+/// could not be reached or gave no JSON answer.
 pub fn run(args: RpcArgs) -> ExitCode {
     match call(&args) {
         Ok(code) => code,
@@ -135,9 +136,21 @@ fn call(args: &RpcArgs) -> Result<ExitCode, String> {
     let (ok, answer) = match res {
         Ok(r) => (true, r.into_json::<Value>()),
         Err(ureq::Error::Status(_, r)) => (false, r.into_json::<Value>()),
-        Err(e) => return Err(format!("{}: {e}", args.gateway)),
+        Err(e) => {
+            eprintln!("mqgate rpc: gateway {} unreachable: {e}", args.gateway);
+            return Ok(ExitCode::from(3));
+        }
     };
-    let answer = answer.map_err(|e| format!("bad answer from the gateway: {e}"))?;
+    let answer = match answer {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!(
+                "mqgate rpc: bad answer from the gateway {}: {e}",
+                args.gateway
+            );
+            return Ok(ExitCode::from(3));
+        }
+    };
     let text = serde_json::to_string_pretty(&answer).unwrap_or_else(|_| answer.to_string());
     if let Some(exit) = super::out::line_or_exit("rpc", &text) {
         return Ok(exit);
