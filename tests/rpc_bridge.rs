@@ -873,5 +873,7 @@ fn bad_bodies_and_conversation_ids_are_bad_parameters() {
     );
     assert_eq!(st, 413, "{v}");
     assert_eq!(v["code"], "BAD_PARAMETERS");
+    // mq-constants.md: 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR, as the queue API answers.
+    assert_eq!(v["mqrc"], 2031);
     assert!(v["error"].as_str().unwrap().contains("2 MiB"), "{v}");
 }

@@ -77,13 +77,19 @@ async fn call(
         Err(e) => {
             let status = e.status();
             let err = if status == StatusCode::PAYLOAD_TOO_LARGE {
-                RpcError::bad(format!(
-                    "the body is over the limit of {BODY_LIMIT} bytes (2 MiB)"
-                ))
+                RpcError::with_mqrc(
+                    RpcErrorKind::BadParameters,
+                    Mqrc::MSG_TOO_BIG_FOR_Q_MGR,
+                    format!("the body is over the limit of {BODY_LIMIT} bytes (2 MiB)"),
+                )
             } else {
                 RpcError::bad(format!("the body could not be read: {}", e.body_text()))
             };
-            return (status, Json(err.to_json())).into_response();
+            // The RPC error shape, plus the queue API's `message`, so a client
+            // of either API reads this gateway-level rejection (docs/rpc.md "HTTP").
+            let mut body = err.to_json();
+            body["message"] = Value::String(err.message.clone());
+            return (status, Json(body)).into_response();
         }
     };
     match run(svc, library, program, query, body).await {
