@@ -627,9 +627,32 @@ fn cli_calls_through_the_gateway() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["code"], "NO_MESSAGE");
     assert_eq!(v["mqrc"], 2033);
+    // stderr names the code and the MQRC once (defect report, seed 004).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("2033").count(), 1, "{stderr}");
+    assert!(stderr.starts_with("mqgate rpc: NO_MESSAGE: "), "{stderr}");
     // An unknown parameter is refused locally (exit 2).
     let out = run(&["--program", "SEND", "--param", "NOPE=1"]);
     assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("NOPE is no parameter of DEMO/SEND"),
+        "{stderr}"
+    );
+    let out = run(&["--program", "CALC", "--param", "RESULT=1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("RESULT is an OUT parameter of DEMO/CALC; it cannot be passed"),
+        "{stderr}"
+    );
+    // No gateway listening: exit 3 (docs/rpc.md "CLI").
+    let out = std::process::Command::new(common::BIN)
+        .args(["rpc", "--idl", IDL, "--program", "SEND", "--gateway"])
+        .arg("http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
 }
 
 #[test]
@@ -733,4 +756,124 @@ fn before_put_exit_changes_the_message_or_stops_the_call() {
     assert_eq!(v["code"], "EXIT_REFUSED");
     assert_eq!(v["mqrc"], 2119);
     assert_eq!(browse(&g, "APP.QUEUE").0, 404);
+}
+
+#[test]
+fn client_gone_during_a_get_loses_no_message() {
+    // Defect report (seed 004, tester): a client that gave up during a waiting
+    // get must not take the next message off the queue. Its wait is 3000 ms.
+    let (_d, g) = start("");
+    let started = Instant::now();
+    let gave_up = ureq::AgentBuilder::new()
+        .timeout(Duration::from_millis(500))
+        .build()
+        .post(&format!("{}/v1/rpc/DEMO/RECEIVE", g.base))
+        .set("Content-Type", "application/json")
+        .send_string(
+            &json!({"MQ_QUEUE_NAME": "RPC.REQUEST", "MQ_WAIT_INTERVAL": "3000"}).to_string(),
+        );
+    assert!(gave_up.is_err(), "the client should time out");
+    let (st, v) = g.put("RPC.REQUEST", "format=MQSTR", b"kept");
+    assert!(st == 200 || st == 201, "{st} {v}");
+    // Past the get's wait interval, the message must still be on its queue.
+    std::thread::sleep(Duration::from_millis(3500).saturating_sub(started.elapsed()));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(g.depth("RPC.REQUEST"), 1);
+    let (st, m) = browse(&g, "RPC.REQUEST");
+    assert_eq!(st, 200);
+    assert_eq!(data(&m), b"kept");
+}
+
+#[test]
+fn repeated_parameters_are_bad_parameters() {
+    // Defect report (seed 004, tester): a repeated name (case-insensitive) is
+    // BAD_PARAMETERS (docs/rpc.md "Errors"), not "last wins".
+    let (_d, g) = start("");
+    let (st, v) = g.call(
+        "POST",
+        "/v1/rpc/DEMO/CALC",
+        Some((
+            "application/json",
+            br#"{"OPERATOR":"+","LEFT":1,"left":5,"RIGHT":2}"#,
+        )),
+    );
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(v["code"], "BAD_PARAMETERS");
+    assert!(
+        v["error"].as_str().unwrap().contains("left given twice"),
+        "{v}"
+    );
+    assert_eq!(g.depth("RPC.REQUEST"), 0);
+    let out = std::process::Command::new(common::BIN)
+        .args([
+            "rpc",
+            "--idl",
+            IDL,
+            "--program",
+            "SEND",
+            "--gateway",
+            &g.base,
+        ])
+        .args(["--param", "TEXT=a", "--param", "TEXT=b"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("TEXT given twice"), "{stderr}");
+}
+
+#[test]
+fn bad_bodies_and_conversation_ids_are_bad_parameters() {
+    // Defect report (seed 004, tester); docs/rpc.md "Errors" and "HTTP".
+    let (_d, g) = start("");
+    // An empty body for a program with IN parameters (CALC) is refused...
+    let (st, v) = g.call("POST", "/v1/rpc/DEMO/CALC", Some(("application/json", b"")));
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(v["code"], "BAD_PARAMETERS");
+    assert!(v["error"].as_str().unwrap().contains("empty body"), "{v}");
+    assert_eq!(g.depth("RPC.REQUEST"), 0);
+    // ...while an object naming only some IN parameters is a call (TEXT empty).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/rpc/DEMO/SEND",
+        Some(("application/json", br#"{"MQ_QUEUE_NAME":"APP.QUEUE"}"#)),
+    );
+    assert_eq!(st, 200, "{v}");
+    // A non-numeric conversation id: 400 BAD_PARAMETERS in the path and the query.
+    for (path, body) in [
+        ("/v1/rpc/conversations/abc/commit", &b""[..]),
+        ("/v1/rpc/conversations/abc/backout", &b""[..]),
+        (
+            "/v1/rpc/DEMO/SEND?conversation=abc",
+            &br#"{"TEXT":"a"}"#[..],
+        ),
+    ] {
+        let (st, v) = g.call("POST", path, Some(("application/json", body)));
+        assert_eq!(st, 400, "{path}: {v}");
+        assert_eq!(v["code"], "BAD_PARAMETERS", "{path}");
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains("conversation id \"abc\" is not a number"),
+            "{path}: {v}"
+        );
+    }
+    // A number that is no open conversation stays CONVERSATION_ENDED (2003).
+    let (st, v) = g.call("POST", "/v1/rpc/conversations/99/commit", None);
+    assert_eq!(st, 404, "{v}");
+    assert_eq!(v["code"], "CONVERSATION_ENDED");
+    assert_eq!(v["mqrc"], 2003);
+    // Over the 2 MiB body limit: 413 in the RPC error shape.
+    let big = vec![b' '; 2 * 1024 * 1024 + 1];
+    let (st, v) = g.call(
+        "POST",
+        "/v1/rpc/DEMO/SEND",
+        Some(("application/json", &big)),
+    );
+    assert_eq!(st, 413, "{v}");
+    assert_eq!(v["code"], "BAD_PARAMETERS");
+    // mq-constants.md: 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR, as the queue API answers.
+    assert_eq!(v["mqrc"], 2031);
+    assert!(v["error"].as_str().unwrap().contains("2 MiB"), "{v}");
 }

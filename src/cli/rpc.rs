@@ -36,8 +36,9 @@ pub struct RpcArgs {
     pub gateway: String,
 }
 
-/// Exit status: 0 OUT parameters printed, 1 the call failed (the error JSON
-/// is printed), 2 bad arguments or IDL.
+/// Exit status (docs/rpc.md "CLI"): 0 OUT parameters printed, 1 the call
+/// failed (the error JSON is printed), 2 bad arguments or IDL, 3 the gateway
+/// could not be reached or gave no JSON answer.
 pub fn run(args: RpcArgs) -> ExitCode {
     match call(&args) {
         Ok(code) => code,
@@ -83,6 +84,11 @@ fn params_object(items: &[String]) -> Result<Map<String, Value>, String> {
         let (name, value) = item
             .split_once('=')
             .ok_or_else(|| format!("--param {item:?}: expected NAME=VALUE"))?;
+        if name.split('.').any(str::is_empty) {
+            return Err(format!(
+                "--param {item:?}: empty parameter name before '=' (expected NAME=VALUE)"
+            ));
+        }
         let value = if value.starts_with(['[', '{']) {
             serde_json::from_str(value).map_err(|e| format!("--param {name}: bad JSON: {e}"))?
         } else {
@@ -98,6 +104,10 @@ fn params_object(items: &[String]) -> Result<Map<String, Value>, String> {
             obj = slot
                 .as_object_mut()
                 .ok_or_else(|| format!("--param {name}: {p} is not a group"))?;
+        }
+        // Names are case-insensitive (docs/rpc.md "HTTP"): a repeat is refused.
+        if obj.keys().any(|k| k.eq_ignore_ascii_case(last)) {
+            return Err(format!("--param {name}: {last} given twice"));
         }
         obj.insert(last.to_string(), value);
     }
@@ -126,9 +136,21 @@ fn call(args: &RpcArgs) -> Result<ExitCode, String> {
     let (ok, answer) = match res {
         Ok(r) => (true, r.into_json::<Value>()),
         Err(ureq::Error::Status(_, r)) => (false, r.into_json::<Value>()),
-        Err(e) => return Err(format!("{}: {e}", args.gateway)),
+        Err(e) => {
+            eprintln!("mqgate rpc: gateway {} unreachable: {e}", args.gateway);
+            return Ok(ExitCode::from(3));
+        }
     };
-    let answer = answer.map_err(|e| format!("bad answer from the gateway: {e}"))?;
+    let answer = match answer {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!(
+                "mqgate rpc: bad answer from the gateway {}: {e}",
+                args.gateway
+            );
+            return Ok(ExitCode::from(3));
+        }
+    };
     let text = serde_json::to_string_pretty(&answer).unwrap_or_else(|_| answer.to_string());
     if let Some(exit) = super::out::line_or_exit("rpc", &text) {
         return Ok(exit);
@@ -136,11 +158,38 @@ fn call(args: &RpcArgs) -> Result<ExitCode, String> {
     if ok {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!(
-            "mqgate rpc: {} (MQRC {})",
-            answer["error"].as_str().unwrap_or("the call failed"),
-            answer["mqrc"]
-        );
+        let error = answer["error"].as_str().unwrap_or("the call failed");
+        let code = answer["code"].as_str().unwrap_or("ERROR");
+        // The MQRC only when there is one and the message does not already name it.
+        match answer["mqrc"].as_i64() {
+            Some(rc) if !error.contains(&format!("MQRC {rc}")) => {
+                eprintln!("mqgate rpc: {code}: {error} (MQRC {rc})")
+            }
+            _ => eprintln!("mqgate rpc: {code}: {error}"),
+        }
         Ok(ExitCode::from(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::params_object;
+
+    fn err(items: &[&str]) -> String {
+        let items: Vec<String> = items.iter().map(|s| s.to_string()).collect();
+        params_object(&items).unwrap_err()
+    }
+
+    #[test]
+    fn repeated_and_empty_names_are_refused() {
+        // Defect report (seed 004, tester): a repeat must not silently win;
+        // names are case-insensitive (docs/rpc.md "HTTP").
+        assert_eq!(err(&["TEXT=a", "TEXT=b"]), "--param TEXT: TEXT given twice");
+        assert_eq!(err(&["LEFT=1", "left=5"]), "--param left: left given twice");
+        assert!(
+            err(&["=x"]).contains("empty parameter name"),
+            "{}",
+            err(&["=x"])
+        );
     }
 }

@@ -7,12 +7,13 @@
 //! - `GET /v1/rpc/programs`: the callable programs and their operation.
 
 use super::error::{RpcError, RpcErrorKind};
-use super::json::{params_from_json, record_to_json};
+use super::json::{Params, params_from_json, record_to_json};
 use super::service::RpcService;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -48,24 +49,68 @@ pub fn router(svc: Arc<RpcService>) -> Router {
         .route("/v1/rpc/conversations/{id}/commit", post(commit))
         .route("/v1/rpc/conversations/{id}/backout", post(backout))
         .route("/v1/rpc/{library}/{program}", post(call))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(svc)
 }
+
+/// The largest request body of the RPC routes, in bytes (2 MiB); a larger
+/// one is answered 413 with code BAD_PARAMETERS (docs/rpc.md "HTTP").
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// Query of a call.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CallQuery {
-    /// The conversation the call belongs to (from `POST /v1/rpc/conversations`).
-    conversation: Option<u64>,
+    /// The conversation the call belongs to (from `POST /v1/rpc/conversations`);
+    /// text so that a non-number is answered like one in the path.
+    conversation: Option<String>,
 }
 
 async fn call(
     State(svc): State<Arc<RpcService>>,
     Path((library, program)): Path<(String, String)>,
     query: Result<Query<CallQuery>, axum::extract::rejection::QueryRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => {
+            let status = e.status();
+            let err = if status == StatusCode::PAYLOAD_TOO_LARGE {
+                RpcError::with_mqrc(
+                    RpcErrorKind::BadParameters,
+                    Mqrc::MSG_TOO_BIG_FOR_Q_MGR,
+                    format!("the body is over the limit of {BODY_LIMIT} bytes (2 MiB)"),
+                )
+            } else {
+                RpcError::bad(format!("the body could not be read: {}", e.body_text()))
+            };
+            // The RPC error shape, plus the queue API's `message`, so a client
+            // of either API reads this gateway-level rejection (docs/rpc.md "HTTP").
+            let mut body = err.to_json();
+            body["message"] = Value::String(err.message.clone());
+            return (status, Json(body)).into_response();
+        }
+    };
+    match run(svc, library, program, query, body).await {
+        Ok(j) => j.into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn run(
+    svc: Arc<RpcService>,
+    library: String,
+    program: String,
+    query: Result<Query<CallQuery>, axum::extract::rejection::QueryRejection>,
     body: Bytes,
 ) -> Result<Json<Value>, RpcError> {
     let Query(query) = query.map_err(|e| RpcError::bad(format!("query: {}", e.body_text())))?;
+    let conversation = query
+        .conversation
+        .as_deref()
+        .map(conversation_id)
+        .transpose()?;
     let prog = svc.programs().find(&library, &program).ok_or_else(|| {
         RpcError::new(
             RpcErrorKind::UnknownProgram,
@@ -73,21 +118,25 @@ async fn call(
         )
     })?;
     let params = if body.iter().all(u8::is_ascii_whitespace) {
+        let takes_in = !prog.request.nodes.is_empty()
+            || prog.dynamic.params.iter().any(|d| d.direction.is_in());
+        if takes_in {
+            return Err(RpcError::bad(format!(
+                "empty body: {}/{} takes IN parameters; send a JSON object of them ({{}} for none)",
+                prog.library, prog.program
+            )));
+        }
         serde_json::Map::new()
     } else {
-        match serde_json::from_slice::<Value>(&body) {
-            Ok(Value::Object(m)) => m,
-            Ok(other) => {
-                return Err(RpcError::bad(format!(
-                    "the body must be a JSON object of parameters, found {other}"
-                )));
-            }
+        match serde_json::from_slice::<Params>(&body) {
+            Ok(Params(m)) => m,
+            Err(e) if e.is_data() => return Err(RpcError::bad(format!("the body: {e}"))),
             Err(e) => return Err(RpcError::bad(format!("the body is not JSON: {e}"))),
         }
     };
     let values = params_from_json(&prog, &params)?;
     let out = svc
-        .call(&prog.library, &prog.program, values, query.conversation)
+        .call(&prog.library, &prog.program, values, conversation)
         .await?;
     Ok(Json(record_to_json(&out)))
 }
@@ -100,13 +149,13 @@ async fn open(State(svc): State<Arc<RpcService>>) -> Result<(StatusCode, Json<Va
     ))
 }
 
+/// A conversation id from the path or the query: a number, else
+/// BAD_PARAMETERS (an id that is a number but not open is CONVERSATION_ENDED).
 fn conversation_id(id: &str) -> Result<u64, RpcError> {
     id.parse().map_err(|_| {
-        RpcError::with_mqrc(
-            RpcErrorKind::ConversationEnded,
-            Mqrc::BACKED_OUT,
-            format!("{id:?} is not a conversation id"),
-        )
+        RpcError::bad(format!(
+            "conversation id {id:?} is not a number (ids come from POST /v1/rpc/conversations)"
+        ))
     })
 }
 

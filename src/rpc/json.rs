@@ -8,8 +8,39 @@ use super::error::RpcError;
 #[cfg(test)]
 use super::error::RpcErrorKind;
 use mqgate_codecs::idl::layout::{Element, LayoutNode, Shape};
-use mqgate_codecs::idl::{BridgeProgram, DynamicKind, Format, Record, Value};
+use mqgate_codecs::idl::{BridgeProgram, DynamicKind, Format, Length, Record, Value};
 use serde_json::{Map, Value as Json};
+
+/// A JSON object of parameters read so that a name given twice (JSON keys
+/// that are equal ignoring ASCII case, as parameter names are) is an error
+/// instead of the last one silently winning (serde_json's `Map` keeps one).
+#[derive(Debug, Default)]
+pub struct Params(pub Map<String, Json>);
+
+impl<'de> serde::Deserialize<'de> for Params {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Params;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object of parameters")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Params, A::Error> {
+                let mut map = Map::new();
+                while let Some((name, value)) = a.next_entry::<String, Json>()? {
+                    if map.keys().any(|k| k.eq_ignore_ascii_case(&name)) {
+                        return Err(serde::de::Error::custom(format!(
+                            "{name} given twice (parameter names are case-insensitive)"
+                        )));
+                    }
+                    map.insert(name, value);
+                }
+                Ok(Params(map))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
 
 /// Reads the IN parameters of a call of `program` from a JSON object.
 ///
@@ -32,8 +63,8 @@ pub fn params_from_json(
         {
             if !d.direction.is_in() {
                 return Err(RpcError::bad(format!(
-                    "{name} is an OUT parameter of {}; it cannot be passed",
-                    program.program
+                    "{name} is an OUT parameter of {}/{}; it cannot be passed",
+                    program.library, program.program
                 )));
             }
             let v = match (value, &d.kind) {
@@ -48,6 +79,9 @@ pub fn params_from_json(
                     )));
                 }
             };
+            if let (DynamicKind::Rfh(_), Value::Text(t)) = (&d.kind, &v) {
+                check_rfh_length(&d.name, &d.format, t)?;
+            }
             out.set(d.name.clone(), v);
             continue;
         }
@@ -63,18 +97,39 @@ pub fn params_from_json(
                 .iter()
                 .any(|n| n.name.eq_ignore_ascii_case(name))
             {
-                "is an OUT parameter; it cannot be passed"
+                "; it cannot be passed"
             } else {
+                ""
+            };
+            let what = if why.is_empty() {
                 "is no parameter"
+            } else {
+                "is an OUT parameter"
             };
             return Err(RpcError::bad(format!(
-                "{name} {why} of {}/{}",
+                "{name} {what} of {}/{}{why}",
                 program.library, program.program
             )));
         };
         out.set(node.name.clone(), node_value(node, value, &node.name)?);
     }
     Ok(out)
+}
+
+/// An MQ_RFH_<name> value is held to its IDL length like any data field
+/// (trailing blanks do not count, as they are trimmed before the MQRFH is built).
+fn check_rfh_length(name: &str, format: &Format, text: &str) -> Result<(), RpcError> {
+    let max = match format {
+        Format::Alpha(Length::Fixed(n)) | Format::Alpha(Length::Variable(Some(n))) => *n as usize,
+        _ => return Ok(()),
+    };
+    let found = text.trim_end_matches(' ').chars().count();
+    if found > max {
+        return Err(RpcError::bad(format!(
+            "{name}: {found} characters, at most {max} allowed"
+        )));
+    }
+    Ok(())
 }
 
 fn node_value(node: &LayoutNode, value: &Json, path: &str) -> Result<Value, RpcError> {
@@ -284,5 +339,41 @@ PROGRAM 'P' IS
             assert_eq!(e.kind, RpcErrorKind::BadParameters);
             assert!(e.message.contains(want), "{input}: {}", e.message);
         }
+    }
+
+    #[test]
+    fn a_name_given_twice_is_refused() {
+        // Defect report (seed 004, tester): names are case-insensitive, so
+        // LEFT and left are the same parameter; duplicate JSON keys too.
+        for body in [r#"{"LEFT":1,"left":5}"#, r#"{"TEXT":"a","TEXT":"b"}"#] {
+            let e = serde_json::from_str::<Params>(body).unwrap_err();
+            assert!(e.is_data(), "{e}");
+            assert!(e.to_string().contains("given twice"), "{e}");
+        }
+        let e = serde_json::from_str::<Params>(r#"{"LEFT":1,"left":5}"#).unwrap_err();
+        assert!(e.to_string().starts_with("left given twice"), "{e}");
+        let ok = serde_json::from_str::<Params>(r#"{"LEFT":1,"RIGHT":5}"#).unwrap();
+        assert_eq!(ok.0.len(), 2);
+    }
+
+    #[test]
+    fn mq_rfh_values_are_held_to_their_idl_length() {
+        // Defect report (seed 004, tester): fixtures/rpc/demo.idl declares
+        // MQ_RFH_H1 (A20) in SEND; 20 characters fit, 21 do not.
+        let idl = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/rpc/demo.idl"
+        ))
+        .unwrap();
+        let file = mqgate_codecs::idl::parse(&idl).unwrap();
+        let send = BridgeProgram::bind(&file, "DEMO", "SEND").unwrap();
+        let ok = obj(json!({"TEXT": "a", "MQ_RFH_H1": "x".repeat(20)}));
+        assert!(params_from_json(&send, &ok).is_ok());
+        let long = obj(json!({"TEXT": "a", "MQ_RFH_H1": "x".repeat(21)}));
+        let e = params_from_json(&send, &long).unwrap_err();
+        assert_eq!(e.kind, RpcErrorKind::BadParameters);
+        assert_eq!(e.message, "MQ_RFH_H1: 21 characters, at most 20 allowed");
+        let huge = obj(json!({"TEXT": "a", "MQ_RFH_H1": "x".repeat(5000)}));
+        assert!(params_from_json(&send, &huge).is_err());
     }
 }

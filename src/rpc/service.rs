@@ -33,6 +33,7 @@ use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::oneshot;
 
 /// How long an "unlimited" wait (MQWI_UNLIMITED, -1) lasts: one year.
 pub const UNLIMITED_WAIT: Duration = Duration::from_secs(365 * 24 * 3600);
@@ -105,7 +106,12 @@ impl RpcService {
     ///
     /// The call runs in its own task, so a caller that goes away (an HTTP
     /// client disconnecting) does not cut it off between the get and the end
-    /// of its unit of work.
+    /// of its unit of work. The task hands its answer back through a oneshot;
+    /// once this future is dropped (the client is gone) a get outside a
+    /// conversation stops waiting, and a message it already got is backed
+    /// out instead of committed (it returns to its queue, BackoutCount + 1),
+    /// because its answer could no longer be delivered (docs/rpc.md
+    /// "Client disconnects").
     ///
     /// Errors: [`RpcError`] (docs/rpc.md "Errors").
     pub async fn call(
@@ -117,15 +123,21 @@ impl RpcService {
     ) -> Result<Record, RpcError> {
         let svc = Arc::clone(self);
         let (library, program) = (library.to_string(), program.to_string());
-        tokio::spawn(async move { svc.run_call(&library, &program, params, conversation).await })
-            .await
-            .map_err(|e| {
-                RpcError::with_mqrc(
-                    RpcErrorKind::Mq,
-                    Mqrc::UNEXPECTED_ERROR,
-                    format!("call task failed: {e}"),
-                )
-            })?
+        let (mut answer, rx) = oneshot::channel();
+        tokio::spawn(async move {
+            let result = svc
+                .run_call(&library, &program, params, conversation, &mut answer)
+                .await;
+            // The receiver is gone when the caller went away; nothing to do then.
+            let _ = answer.send(result);
+        });
+        rx.await.map_err(|_| {
+            RpcError::with_mqrc(
+                RpcErrorKind::Mq,
+                Mqrc::UNEXPECTED_ERROR,
+                "call task failed before answering",
+            )
+        })?
     }
 
     async fn run_call(
@@ -134,6 +146,7 @@ impl RpcService {
         program: &str,
         params: Record,
         conversation: Option<u64>,
+        answer: &mut Answer,
     ) -> Result<Record, RpcError> {
         let prog = self.programs.find(library, program).ok_or_else(|| {
             RpcError::new(
@@ -171,7 +184,9 @@ impl RpcService {
             conversation = ?uow,
             "RPC call"
         );
-        let result = self.dispatch(&prog, &params, &inputs, uow, wait).await;
+        let result = self
+            .dispatch(&prog, &params, &inputs, uow, wait, answer)
+            .await;
         if let (Some(id), Err(e)) = (uow, &result)
             && e.kind == RpcErrorKind::ConversationEnded
         {
@@ -189,6 +204,7 @@ impl RpcService {
         inputs: &CallInputs,
         uow: Option<u64>,
         wait: WaitInterval,
+        answer: &mut Answer,
     ) -> Result<Record, RpcError> {
         match prog.call_kind {
             CallKind::Put => {
@@ -218,7 +234,7 @@ impl RpcService {
             }
             CallKind::Get => {
                 let queue = self.queue(&inputs.queue_name, &self.config.input_queue, "input")?;
-                self.get(prog, &queue, inputs.correl_id, wait, uow, false)
+                self.get(prog, &queue, inputs.correl_id, wait, uow, false, answer)
                     .await
             }
             CallKind::RequestReply => {
@@ -255,8 +271,16 @@ impl RpcService {
                         None,
                     )
                     .await?;
-                self.get(prog, &reply_q, Some(put.correl_id), wait, None, true)
-                    .await
+                self.get(
+                    prog,
+                    &reply_q,
+                    Some(put.correl_id),
+                    wait,
+                    None,
+                    true,
+                    answer,
+                )
+                .await
             }
         }
     }
@@ -351,6 +375,7 @@ impl RpcService {
         .await
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn get(
         self: &Arc<Self>,
         prog: &Arc<BridgeProgram>,
@@ -359,6 +384,7 @@ impl RpcService {
         wait: WaitInterval,
         conversation_uow: Option<u64>,
         is_reply: bool,
+        answer: &mut Answer,
     ) -> Result<Record, RpcError> {
         let mut gmo_exit = mqgate_exits::GetOptions {
             options: gmo::WAIT
@@ -403,15 +429,25 @@ impl RpcService {
             Some(id) => (id, false),
             None => (self.qm.begin_uow(None, None)?, true),
         };
-        let got = self
-            .qm
-            .get_wait(
-                queue,
-                selector,
-                GetMode::Destructive { uow: Some(uow) },
-                wait_for,
-            )
-            .await;
+        let waiting = self.qm.get_wait(
+            queue,
+            selector,
+            GetMode::Destructive { uow: Some(uow) },
+            wait_for,
+        );
+        // In a conversation the get stays in the conversation's unit of work,
+        // which its client ends; a private get stops when the client is gone.
+        let got = if private {
+            tokio::select! {
+                got = waiting => got,
+                () = answer.closed() => {
+                    self.end_private(uow, false).await;
+                    return Err(client_gone(queue));
+                }
+            }
+        } else {
+            waiting.await
+        };
         let got = match got {
             Ok(g) => g,
             Err(e) => {
@@ -427,6 +463,11 @@ impl RpcService {
         let read = blocking(move || svc.read_reply(&program, got)).await;
         match read {
             Ok(values) => {
+                if private && answer.is_closed() {
+                    // The answer can no longer be delivered: the message goes back.
+                    self.end_private(uow, false).await;
+                    return Err(client_gone(queue));
+                }
                 if private {
                     let qm = Arc::clone(&self.qm);
                     blocking(move || qm.commit(uow).map_err(RpcError::from)).await?;
@@ -598,4 +639,21 @@ impl RpcService {
         tracing::info!(conversation = id, commit, "RPC conversation ended");
         Ok(())
     }
+}
+
+/// Where a call's task hands its answer to the HTTP handler (or CLI caller);
+/// closed once that caller is gone.
+type Answer = oneshot::Sender<Result<Record, RpcError>>;
+
+/// The error of a get whose caller went away: the get was backed out.
+fn client_gone(queue: &str) -> RpcError {
+    tracing::info!(
+        queue,
+        "RPC client gone during a get; the get was backed out"
+    );
+    RpcError::with_mqrc(
+        RpcErrorKind::Mq,
+        Mqrc::BACKED_OUT,
+        format!("the client went away; the get from queue {queue} was backed out"),
+    )
 }
