@@ -39,7 +39,7 @@ pub enum DumpErrorKind {
     /// An `A` line after `N`: a message either has no MQMD or has one.
     #[error("an `A` line cannot follow `N` (no MQMD) in the same message")]
     AttributeAfterNoMd,
-    /// An `A` line shorter than `A XXX`, or without the blanks at columns 2 and 6.
+    /// An `A` line shorter than `A CODE` (a three-letter code), or without the blanks at columns 2 and 6.
     #[error("malformed attribute line: the form is `A <CODE> <value>`")]
     BadAttributeLine,
     /// The three-letter code is not one of dmpmqmsg's MQMD codes.

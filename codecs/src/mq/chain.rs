@@ -401,7 +401,7 @@ mod tests {
         // Format MQHRF2 names an MQRFH2 (spec: mq-structures.md §11); a Version 1
         // in the data must not turn it into an MQRFH: the error names MQRFH2,
         // 2334 MQRC_RFH_ERROR (spec: mq-constants.md).
-        let mut data = b"XXXX".to_vec();
+        let mut data = b"ZZZZ".to_vec();
         data.extend_from_slice(&1i32.to_le_bytes());
         data.extend_from_slice(&[b' '; 40]);
         let opts = ChainOptions {
