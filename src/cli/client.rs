@@ -92,6 +92,13 @@ impl Gateway {
             Some(b) => req.send_bytes(b),
             None => req.call(),
         };
+        Self::answer(res)
+    }
+
+    /// The JSON answer of a sent request: an error status becomes
+    /// [`ClientError::Mq`] with the gateway's MQRC, anything unreadable
+    /// [`ClientError::Transport`].
+    pub fn answer(res: Result<ureq::Response, ureq::Error>) -> Result<Value, ClientError> {
         match res {
             Ok(r) => r
                 .into_json()

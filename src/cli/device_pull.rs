@@ -127,20 +127,6 @@ fn pull(gw: &Gateway, base: &str, wait: u64) -> Result<Option<Value>, ClientErro
         .query("wait_ms", &wait.to_string());
     match req.call() {
         Ok(r) if r.status() == 204 => Ok(None),
-        Ok(r) => r
-            .into_json()
-            .map(Some)
-            .map_err(|e| ClientError::Transport(format!("bad answer: {e}"))),
-        Err(ureq::Error::Status(code, r)) => {
-            let v: Value = r
-                .into_json()
-                .map_err(|e| ClientError::Transport(format!("HTTP {code}: {e}")))?;
-            Err(ClientError::Mq {
-                mqrc: v["mqrc"].as_i64().unwrap_or(0) as i32,
-                reason: v["reason"].as_str().unwrap_or("").to_string(),
-                message: v["message"].as_str().unwrap_or("").to_string(),
-            })
-        }
-        Err(e) => Err(ClientError::Transport(e.to_string())),
+        res => Gateway::answer(res).map(Some),
     }
 }
