@@ -4,7 +4,7 @@
 use super::exits::GetRequest;
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState, blocking};
-use crate::qmgr::{GetMode, GetResult, Position, PutOptions, QueueManager, Selector};
+use crate::qmgr::{GetMode, GetResult, LeaseGuard, Position, PutOptions, Selector};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -355,23 +355,6 @@ pub async fn next(
     m.insert("lease".into(), json!(lease.id));
     m.insert("lease_expires_in_ms".into(), json!(lease_ms));
     Ok(Json(Value::Object(m)))
-}
-
-/// Closes a lease that never got a message (no message, an error, or the
-/// client went away while waiting).
-struct LeaseGuard {
-    qm: Arc<QueueManager>,
-    id: u64,
-    armed: bool,
-}
-
-impl Drop for LeaseGuard {
-    fn drop(&mut self) {
-        if !self.armed {
-            // Nothing was taken under it, so this touches no message.
-            let _ = self.qm.backout(self.id);
-        }
-    }
 }
 
 fn open_lease(s: &AppState, q: &str, lease: &str) -> Result<u64, ApiError> {

@@ -18,7 +18,7 @@ mod load;
 
 pub use load::{Loaded, load, queue_defs};
 
-use crate::qmgr::{GetMode, PutOptions, QmError, QueueManager, Selector};
+use crate::qmgr::{GetMode, LeaseGuard, PutOptions, QmError, QueueManager, Selector};
 use bytes::Bytes;
 use clock::Clock;
 use config::RtqState;
@@ -585,21 +585,6 @@ pub fn msg_id_of(id: RequestId) -> [u8; 24] {
     let mut m = [0u8; 24];
     m[..16].copy_from_slice(&id.0);
     m
-}
-
-/// Backs out a lease that never got a request.
-struct LeaseGuard {
-    qm: Arc<QueueManager>,
-    id: u64,
-    armed: bool,
-}
-
-impl Drop for LeaseGuard {
-    fn drop(&mut self) {
-        if !self.armed {
-            let _ = self.qm.backout(self.id);
-        }
-    }
 }
 
 #[cfg(test)]
