@@ -60,17 +60,19 @@ impl Applier {
         }
     }
 
-    /// Applies a whole batch in one unit of work and commits it together with
-    /// the channel's last committed sequence number `seq`. Returns how many
-    /// messages went to the dead-letter queue. On error nothing is committed.
-    pub fn apply_batch(&mut self, msgs: &[Bytes], seq: u64) -> Result<usize, ApplyError> {
+    /// Applies consecutive batches in one unit of work and commits them
+    /// together with the channel's last committed sequence number `seq` (the
+    /// last batch's): one store transaction, one fsync (group commit). Returns
+    /// how many messages went to the dead-letter queue. On error nothing is
+    /// committed; an `Undelivered` index counts messages across `batches`.
+    pub fn apply_batches(&mut self, batches: &[&[Bytes]], seq: u64) -> Result<usize, ApplyError> {
         let close = |e: crate::qmgr::QmError| ApplyError::Close {
             reason: e.mqrc,
             text: e.message,
         };
         let uow = self.qm.begin_uow(None, None).map_err(close)?;
         let mut dead = 0;
-        for (index, raw) in msgs.iter().enumerate() {
+        for (index, raw) in batches.iter().flat_map(|b| b.iter()).enumerate() {
             match self.one(raw, Some(uow), false) {
                 Ok(Placed::Delivered) => {}
                 Ok(Placed::DeadLettered) => dead += 1,

@@ -7,6 +7,7 @@ use super::{ChannelState, Frame, FrameCodec, FrameError, HelloAck, PROTOCOL_VERS
 use crate::config::{ReceiverChannelDef, UndeliveredRule};
 use crate::qmgr::QueueManager;
 use bytes::Bytes;
+use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::{ExitChain, ExitPoint, ExitRegistry, ExitsConfig};
@@ -15,7 +16,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio_util::codec::Framed;
 
 /// How long a new connection may take to send its HELLO.
@@ -278,6 +279,34 @@ async fn refuse(
     let _ = conn.close().await;
 }
 
+/// Bytes of received, not yet committed batches a connection may hold while
+/// it reads ahead of the commits (pipelining); one whole batch always fits.
+const READ_AHEAD_BYTES: usize = 32 * 1024 * 1024;
+/// Read-ahead budget unit: permits count KiB so a u32 covers any batch.
+const BUDGET_UNIT: usize = 1024;
+/// Work items queued between the frame reader and the committer.
+const QUEUE_ITEMS: usize = 64;
+
+/// What the frame reader hands to the committer, in arrival order.
+enum Work {
+    /// A complete batch (END_BATCH seen, count checked), holding its share
+    /// of the read-ahead budget until it is committed.
+    Batch {
+        seq: u64,
+        msgs: Vec<Bytes>,
+        _budget: OwnedSemaphorePermit,
+    },
+    /// A batch committed before this connection (its CONFIRM was lost):
+    /// confirm it again, apply nothing.
+    Reconfirm(u64),
+    /// A non-persistent message sent outside any batch.
+    Fast(Bytes),
+    /// Answer a HEARTBEAT.
+    Heartbeat,
+    /// The reader stopped; everything queued before this is done first.
+    End(End),
+}
+
 struct Session<'a> {
     board: &'a StatusBoard,
     def: &'a ReceiverChannelDef,
@@ -294,22 +323,54 @@ enum End {
 }
 
 impl Session<'_> {
-    async fn run(mut self, mut conn: Conn, mut stop: watch::Receiver<bool>) {
+    /// Runs the connection: a frame reader and a committer work side by side,
+    /// so the next batches arrive while one is being committed, and batches
+    /// that arrived meanwhile are committed together (one store transaction,
+    /// one fsync) and confirmed with one cumulative CONFIRM
+    /// (docs/channel-protocol.md "Pipelining and group commit").
+    async fn run(mut self, conn: Conn, mut stop: watch::Receiver<bool>) {
         let name = self.def.name.clone();
-        let end = self.frames(&mut conn, &mut stop).await;
+        let (mut sink, mut stream) = conn.split();
+        let (tx, rx) = mpsc::channel(QUEUE_ITEMS);
+        let end = {
+            let reader = FrameReader {
+                channel: name.clone(),
+                limits: self.limits.clone(),
+                received: self.last,
+                budget: Arc::new(Semaphore::new(READ_AHEAD_BYTES / BUDGET_UNIT)),
+            };
+            let reading = async move {
+                let end = reader.read(&mut stream, &tx, &mut stop).await;
+                let _ = tx.send(Work::End(end)).await;
+                // The committer ends the session once it reaches End.
+                std::future::pending::<()>().await
+            };
+            tokio::select! {
+                end = self.commit(&mut sink, rx) => end,
+                () = reading => End::Lost("internal: the frame reader stopped".into()),
+            }
+        };
         match end {
             End::Closed { reason, text } => {
                 if reason == Mqrc::NONE {
                     tracing::info!(channel = %name, peer = %self.peer, %text, "channel closed by the sender");
-                    let _ = conn
+                    let _ = sink
                         .send(Frame::Close {
                             reason: 0,
                             text: "closed".into(),
                         })
                         .await;
-                    let _ = conn.close().await;
+                    let _ = sink.close().await;
                 } else {
-                    refuse(&mut conn, self.peer, Some(&name), reason, text.clone()).await;
+                    tracing::warn!(channel = %name, peer = %self.peer, reason = reason.0, %text,
+                        "channel closed with a reason");
+                    let _ = sink
+                        .send(Frame::Close {
+                            reason: reason.0,
+                            text: text.clone(),
+                        })
+                        .await;
+                    let _ = sink.close().await;
                     self.board.update(&name, |s| {
                         s.reason = reason.0;
                         s.message = text;
@@ -332,134 +393,125 @@ impl Session<'_> {
         }
     }
 
-    async fn frames(&mut self, conn: &mut Conn, stop: &mut watch::Receiver<bool>) -> End {
-        let mut pending: Vec<Bytes> = Vec::new();
-        let idle = match self.limits.heartbeat_ms {
-            0 => None,
-            hb => Some(Duration::from_millis(hb as u64 * 3)),
-        };
+    /// The committer: takes the reader's work in order until its End.
+    async fn commit(&mut self, sink: &mut Sink, mut rx: mpsc::Receiver<Work>) -> End {
+        let mut carry = None;
         loop {
-            let next = async {
-                match idle {
-                    Some(d) => tokio::time::timeout(d, conn.next()).await.ok(),
-                    None => Some(conn.next().await),
-                }
+            let work = match carry.take() {
+                Some(w) => w,
+                None => match rx.recv().await {
+                    Some(w) => w,
+                    None => return End::Lost("internal: the frame reader ended".into()),
+                },
             };
-            let frame = tokio::select! {
-                f = next => f,
-                _ = super::stopped(stop) => {
-                    return End::Closed { reason: reason::CONNECTION_QUIESCING, text: "the gateway is stopping".into() };
-                }
-            };
-            let frame = match frame {
-                None => {
-                    return End::Closed {
-                        reason: Mqrc::CONNECTION_BROKEN,
-                        text: format!(
-                            "no frame for {} ms (3 heartbeat intervals)",
-                            self.limits.heartbeat_ms * 3
-                        ),
-                    };
-                }
-                Some(None) => {
-                    return End::Lost(format!(
-                        "the sender went away; {} uncommitted messages of the open batch discarded (the sender resends them)",
-                        pending.len()
-                    ));
-                }
-                Some(Some(Err(FrameError::Io(e)))) => {
-                    return End::Lost(format!(
-                        "{e}; {} uncommitted messages of the open batch discarded (the sender resends them)",
-                        pending.len()
-                    ));
-                }
-                Some(Some(Err(e))) => {
-                    return End::Closed {
-                        reason: e.mqrc(),
-                        text: format!(
-                            "{e}; the open batch of {} messages is not committed",
-                            pending.len()
-                        ),
-                    };
-                }
-                Some(Some(Ok(f))) => f,
-            };
-            match frame {
-                Frame::Message { flags, data } if flags & FLAG_FAST != 0 => {
-                    if let Err(e) = self.apply(None, vec![data]).await {
-                        return e;
-                    }
-                }
-                Frame::Message { data, .. } => {
-                    if pending.len() >= self.limits.batch_size as usize {
-                        return End::Closed {
-                            reason: Mqrc::HEADER_ERROR,
-                            text: format!(
-                                "more than the agreed batch size of {} messages without END_BATCH",
-                                self.limits.batch_size
-                            ),
-                        };
-                    }
-                    pending.push(data);
-                }
-                Frame::EndBatch { seq, count } => {
-                    if count as usize != pending.len() {
-                        return End::Closed {
-                            reason: Mqrc::HEADER_ERROR,
-                            text: format!(
-                                "END_BATCH {seq} counts {count} messages, {} were sent",
-                                pending.len()
-                            ),
-                        };
-                    }
-                    if seq <= self.last {
-                        // Already committed (its CONFIRM was lost): confirm again, apply nothing.
-                        tracing::info!(channel = %self.def.name, seq, "batch already committed; confirmed again");
-                        pending.clear();
-                    } else if seq != self.last + 1 {
-                        return End::Closed {
-                            reason: Mqrc::HEADER_ERROR,
-                            text: format!(
-                                "END_BATCH sequence number {seq}, expected {}",
-                                self.last + 1
-                            ),
-                        };
-                    } else {
-                        let batch = std::mem::take(&mut pending);
-                        if let Err(e) = self.apply(Some(seq), batch).await {
-                            return e;
+            let sent = match work {
+                Work::Batch { seq, msgs, _budget } => {
+                    // Every batch already queued joins this commit; their
+                    // budget is released once it is done.
+                    let mut group = vec![(seq, msgs)];
+                    let mut budgets = vec![_budget];
+                    loop {
+                        match rx.try_recv() {
+                            Ok(Work::Batch { seq, msgs, _budget }) => {
+                                group.push((seq, msgs));
+                                budgets.push(_budget);
+                            }
+                            Ok(other) => {
+                                carry = Some(other);
+                                break;
+                            }
+                            Err(_) => break,
                         }
                     }
-                    if conn.send(Frame::Confirm { seq }).await.is_err() {
-                        return End::Lost(format!("CONFIRM {seq} could not be sent"));
+                    let done = self.commit_group(sink, group).await;
+                    drop(budgets);
+                    if let Err(e) = done {
+                        return e;
                     }
+                    sink.send(Frame::Confirm { seq: self.last }).await
                 }
-                Frame::Heartbeat => {
-                    if conn.send(Frame::Heartbeat).await.is_err() {
-                        return End::Lost("heartbeat reply could not be sent".into());
+                Work::Reconfirm(seq) => {
+                    tracing::info!(channel = %self.def.name, seq, "batch already committed; confirmed again");
+                    sink.send(Frame::Confirm { seq }).await
+                }
+                Work::Fast(m) => {
+                    if let Err(e) = self.apply(None, vec![m]).await {
+                        return e;
                     }
+                    continue;
                 }
-                Frame::Close { reason, text } => {
-                    if !pending.is_empty() {
-                        tracing::warn!(channel = %self.def.name, messages = pending.len(), "closed inside a batch; the batch is not committed");
-                    }
-                    return End::Closed {
-                        reason: if reason == 0 {
-                            Mqrc::NONE
-                        } else {
-                            Mqrc::CONNECTION_BROKEN
-                        },
-                        text: format!("sender closed with reason {reason}: {text}"),
-                    };
-                }
-                other => {
-                    return End::Closed {
-                        reason: Mqrc::HEADER_ERROR,
-                        text: format!("unexpected {} frame from the sender", other.name()),
-                    };
-                }
+                Work::Heartbeat => sink.send(Frame::Heartbeat).await,
+                Work::End(end) => return end,
+            };
+            if let Err(e) = sent {
+                return End::Lost(format!("cannot answer the sender: {e}"));
             }
         }
+    }
+
+    /// Commits consecutive batches in one unit of work. If a message of the
+    /// group has no destination, the group is backed out and its batches are
+    /// applied one by one, each with the undelivered rule, and confirmed one
+    /// by one; the caller confirms the last.
+    async fn commit_group(
+        &mut self,
+        sink: &mut Sink,
+        group: Vec<(u64, Vec<Bytes>)>,
+    ) -> Result<(), End> {
+        if group.len() > 1 {
+            let Some(mut applier) = self.applier.take() else {
+                return Err(End::Lost("internal: applier missing".into()));
+            };
+            let group = Arc::new(group);
+            let shared = Arc::clone(&group);
+            let joined = tokio::task::spawn_blocking(move || {
+                let batches: Vec<&[Bytes]> = shared.iter().map(|(_, m)| m.as_slice()).collect();
+                let last = shared.last().map_or(0, |(s, _)| *s);
+                let r = applier.apply_batches(&batches, last);
+                (applier, r)
+            })
+            .await;
+            let (applier, result) = match joined {
+                Ok(v) => v,
+                Err(e) => return Err(End::Lost(format!("apply task failed: {e}"))),
+            };
+            self.applier = Some(applier);
+            match result {
+                Ok(_) => {
+                    let n = group.iter().map(|(_, m)| m.len() as u64).sum();
+                    let last = group.last().map_or(self.last, |(s, _)| *s);
+                    self.committed(last, n);
+                    return Ok(());
+                }
+                Err(ApplyError::Close { reason, text }) => {
+                    return Err(End::Closed { reason, text });
+                }
+                Err(ApplyError::Undelivered { .. }) => {}
+            }
+            let group = Arc::try_unwrap(group).unwrap_or_else(|g| (*g).clone());
+            let count = group.len();
+            for (i, (seq, msgs)) in group.into_iter().enumerate() {
+                self.apply(Some(seq), msgs).await?;
+                if i + 1 < count && sink.send(Frame::Confirm { seq }).await.is_err() {
+                    return Err(End::Lost(format!("CONFIRM {seq} could not be sent")));
+                }
+            }
+            return Ok(());
+        }
+        for (seq, msgs) in group {
+            self.apply(Some(seq), msgs).await?;
+        }
+        Ok(())
+    }
+
+    /// Records that batches up to `last` (`n` messages) are committed.
+    fn committed(&mut self, last: u64, n: u64) {
+        self.last = last;
+        self.board.update(&self.def.name, |s| {
+            s.state = ChannelState::Running;
+            s.last_seq = last;
+            s.messages += n;
+        });
     }
 
     /// Applies a batch (`seq` given) or one fast-path message, applying the
@@ -475,7 +527,7 @@ impl Session<'_> {
                 return Err(End::Lost("internal: applier missing".into()));
             };
             let batch = Arc::clone(&msgs);
-            if seq.is_none() {
+            let Some(seq) = seq else {
                 // Fast path: a non-persistent put touches no store; skip the
                 // hand-off to the blocking pool (exits keep their time budgets).
                 let result = tokio::task::block_in_place(|| applier.apply_fast(&batch[0]));
@@ -490,12 +542,9 @@ impl Session<'_> {
                         Err(End::Closed { reason, text })
                     }
                 };
-            }
+            };
             let joined = tokio::task::spawn_blocking(move || {
-                let r = match seq {
-                    Some(seq) => applier.apply_batch(&batch, seq).map(|_| ()),
-                    None => applier.apply_fast(&batch[0]),
-                };
+                let r = applier.apply_batches(&[batch.as_slice()], seq);
                 (applier, r)
             })
             .await;
@@ -505,17 +554,8 @@ impl Session<'_> {
             };
             self.applier = Some(applier);
             match result {
-                Ok(()) => {
-                    let n = msgs.len() as u64;
-                    if let Some(seq) = seq {
-                        self.last = seq;
-                    }
-                    let last = self.last;
-                    self.board.update(&name, |s| {
-                        s.state = ChannelState::Running;
-                        s.last_seq = last;
-                        s.messages += n;
-                    });
+                Ok(_) => {
+                    self.committed(seq, msgs.len() as u64);
                     if attempt > 0 {
                         tracing::info!(channel = %name, attempt, "batch delivered after retrying");
                     }
@@ -532,9 +572,8 @@ impl Session<'_> {
                     debug_assert_eq!(self.def.undelivered, UndeliveredRule::Retry);
                     if attempt >= retry.attempts {
                         let text = format!(
-                            "message {} of batch {} undelivered after {attempt} retries: {text}; channel stopped, the message and those after it stay with the sender",
+                            "message {} of batch {seq} undelivered after {attempt} retries: {text}; channel stopped, the message and those after it stay with the sender",
                             index + 1,
-                            seq.unwrap_or(0)
                         );
                         tracing::error!(channel = %name, reason = reason.0, %text, "channel stopped by the undelivered rule");
                         self.board.update(&name, |s| {
@@ -555,6 +594,166 @@ impl Session<'_> {
                     tokio::time::sleep(wait).await;
                     wait = (wait * 2).min(Duration::from_millis(retry.max_interval_ms));
                 }
+            }
+        }
+    }
+}
+
+type Sink = SplitSink<Conn, Frame>;
+
+/// The frame reader of one connection: checks each frame and hands complete
+/// batches, fast-path messages and heartbeats to the committer in order.
+struct FrameReader {
+    channel: String,
+    limits: HelloAck,
+    /// Highest batch sequence number received complete (or committed before
+    /// this connection).
+    received: u64,
+    /// Read-ahead budget in [`BUDGET_UNIT`]s ([`READ_AHEAD_BYTES`] in all).
+    budget: Arc<Semaphore>,
+}
+
+impl FrameReader {
+    async fn read(
+        mut self,
+        stream: &mut SplitStream<Conn>,
+        tx: &mpsc::Sender<Work>,
+        stop: &mut watch::Receiver<bool>,
+    ) -> End {
+        let mut pending: Vec<Bytes> = Vec::new();
+        let mut pending_bytes = 0usize;
+        let idle = match self.limits.heartbeat_ms {
+            0 => None,
+            hb => Some(Duration::from_millis(hb as u64 * 3)),
+        };
+        let uncommitted = |n: usize| {
+            format!(
+                "{n} uncommitted messages of the open batch discarded (the sender resends them)"
+            )
+        };
+        loop {
+            let next = async {
+                match idle {
+                    Some(d) => tokio::time::timeout(d, stream.next()).await.ok(),
+                    None => Some(stream.next().await),
+                }
+            };
+            let frame = tokio::select! {
+                f = next => f,
+                _ = super::stopped(stop) => {
+                    return End::Closed { reason: reason::CONNECTION_QUIESCING, text: "the gateway is stopping".into() };
+                }
+            };
+            let frame = match frame {
+                None => {
+                    return End::Closed {
+                        reason: Mqrc::CONNECTION_BROKEN,
+                        text: format!(
+                            "no frame for {} ms (3 heartbeat intervals)",
+                            self.limits.heartbeat_ms * 3
+                        ),
+                    };
+                }
+                Some(None) => {
+                    return End::Lost(format!(
+                        "the sender went away; {}",
+                        uncommitted(pending.len())
+                    ));
+                }
+                Some(Some(Err(FrameError::Io(e)))) => {
+                    return End::Lost(format!("{e}; {}", uncommitted(pending.len())));
+                }
+                Some(Some(Err(e))) => {
+                    return End::Closed {
+                        reason: e.mqrc(),
+                        text: format!(
+                            "{e}; the open batch of {} messages is not committed",
+                            pending.len()
+                        ),
+                    };
+                }
+                Some(Some(Ok(f))) => f,
+            };
+            let work = match frame {
+                Frame::Message { flags, data } if flags & FLAG_FAST != 0 => Work::Fast(data),
+                Frame::Message { data, .. } => {
+                    if pending.len() >= self.limits.batch_size as usize {
+                        return End::Closed {
+                            reason: Mqrc::HEADER_ERROR,
+                            text: format!(
+                                "more than the agreed batch size of {} messages without END_BATCH",
+                                self.limits.batch_size
+                            ),
+                        };
+                    }
+                    pending_bytes += data.len();
+                    pending.push(data);
+                    continue;
+                }
+                Frame::EndBatch { seq, count } => {
+                    if count as usize != pending.len() {
+                        return End::Closed {
+                            reason: Mqrc::HEADER_ERROR,
+                            text: format!(
+                                "END_BATCH {seq} counts {count} messages, {} were sent",
+                                pending.len()
+                            ),
+                        };
+                    }
+                    let msgs = std::mem::take(&mut pending);
+                    let bytes = std::mem::take(&mut pending_bytes);
+                    if seq <= self.received {
+                        // Committed before this connection; its CONFIRM was lost.
+                        Work::Reconfirm(seq)
+                    } else if seq != self.received + 1 {
+                        return End::Closed {
+                            reason: Mqrc::HEADER_ERROR,
+                            text: format!(
+                                "END_BATCH sequence number {seq}, expected {}",
+                                self.received + 1
+                            ),
+                        };
+                    } else {
+                        self.received = seq;
+                        let units = bytes
+                            .div_ceil(BUDGET_UNIT)
+                            .min(READ_AHEAD_BYTES / BUDGET_UNIT);
+                        let Ok(budget) = Arc::clone(&self.budget)
+                            .acquire_many_owned(units.max(1) as u32)
+                            .await
+                        else {
+                            return End::Lost("internal: read-ahead budget closed".into());
+                        };
+                        Work::Batch {
+                            seq,
+                            msgs,
+                            _budget: budget,
+                        }
+                    }
+                }
+                Frame::Heartbeat => Work::Heartbeat,
+                Frame::Close { reason, text } => {
+                    if !pending.is_empty() {
+                        tracing::warn!(channel = %self.channel, messages = pending.len(), "closed inside a batch; the batch is not committed");
+                    }
+                    return End::Closed {
+                        reason: if reason == 0 {
+                            Mqrc::NONE
+                        } else {
+                            Mqrc::CONNECTION_BROKEN
+                        },
+                        text: format!("sender closed with reason {reason}: {text}"),
+                    };
+                }
+                other => {
+                    return End::Closed {
+                        reason: Mqrc::HEADER_ERROR,
+                        text: format!("unexpected {} frame from the sender", other.name()),
+                    };
+                }
+            };
+            if tx.send(work).await.is_err() {
+                return End::Lost("internal: the committer ended".into());
             }
         }
     }

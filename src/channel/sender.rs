@@ -7,6 +7,7 @@ use super::frame::FLAG_FAST;
 use super::{Frame, FrameCodec, FrameError, Hello, HelloAck};
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
+use std::collections::VecDeque;
 use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -68,7 +69,14 @@ pub struct SenderConn {
     /// The agreed values and the receiver's last committed batch.
     pub agreed: HelloAck,
     next_seq: u64,
+    /// Sequence numbers of batches sent and not yet confirmed, oldest first.
+    unconfirmed: VecDeque<u64>,
 }
+
+/// How many batches a sender keeps in flight before it waits for a CONFIRM
+/// (docs/channel-protocol.md "Pipelining and group commit"); like MQ's
+/// PipeLineLength, it overlaps sending with the receiver's commits.
+pub const PIPELINE_BATCHES: usize = 16;
 
 /// What the sender offers in its HELLO.
 #[derive(Clone, Debug)]
@@ -128,6 +136,7 @@ impl SenderConn {
             conn,
             next_seq: agreed.last_committed_seq + 1,
             agreed,
+            unconfirmed: VecDeque::new(),
         })
     }
 
@@ -146,11 +155,26 @@ impl SenderConn {
         Ok(())
     }
 
+    /// Batches sent and not yet confirmed.
+    pub fn unconfirmed(&self) -> usize {
+        self.unconfirmed.len()
+    }
+
     /// Sends `msgs` (at most the agreed batch size) as one batch and waits for
     /// its CONFIRM; returns the batch's sequence number. After an error the
     /// batch may or may not be committed: reconnect and compare the new
     /// `last_committed_seq` with the number [`SenderConn::next_seq`] gave.
     pub async fn send_batch(&mut self, msgs: &[Bytes]) -> Result<u64, SendError> {
+        let seq = self.start_batch(msgs).await?;
+        while self.wait_confirm().await? < seq {}
+        Ok(seq)
+    }
+
+    /// Sends `msgs` (at most the agreed batch size) as one batch without
+    /// waiting for its CONFIRM (pipelining); returns its sequence number.
+    /// Errors: more messages than the batch size or a message longer than the
+    /// agreed maximum (nothing is sent), or the connection failed.
+    pub async fn start_batch(&mut self, msgs: &[Bytes]) -> Result<u64, SendError> {
         if msgs.len() > self.agreed.batch_size as usize {
             return Err(SendError::Protocol(format!(
                 "{} messages exceed the agreed batch size {}",
@@ -178,10 +202,24 @@ impl SenderConn {
             })
             .await
             .map_err(from_frame_error)?;
+        self.next_seq = seq + 1;
+        self.unconfirmed.push_back(seq);
+        Ok(seq)
+    }
+
+    /// Waits for the next CONFIRM and returns its sequence number: every
+    /// batch up to it is committed (a CONFIRM is cumulative). Errors: nothing
+    /// is unconfirmed, the receiver closed the channel, confirmed a batch that
+    /// was not sent, or the connection failed.
+    pub async fn wait_confirm(&mut self) -> Result<u64, SendError> {
+        let (Some(&oldest), Some(&newest)) = (self.unconfirmed.front(), self.unconfirmed.back())
+        else {
+            return Err(SendError::Protocol("no batch waits for a CONFIRM".into()));
+        };
         loop {
             match self.conn.next().await {
-                Some(Ok(Frame::Confirm { seq: s })) if s == seq => {
-                    self.next_seq = seq + 1;
+                Some(Ok(Frame::Confirm { seq })) if (oldest..=newest).contains(&seq) => {
+                    self.unconfirmed.retain(|&s| s > seq);
                     return Ok(seq);
                 }
                 Some(Ok(Frame::Heartbeat)) => {}
@@ -190,13 +228,13 @@ impl SenderConn {
                 }
                 Some(Ok(other)) => {
                     return Err(SendError::Protocol(format!(
-                        "expected CONFIRM {seq}, got {other:?}"
+                        "expected CONFIRM of a batch {oldest}..={newest}, got {other:?}"
                     )));
                 }
                 Some(Err(e)) => return Err(from_frame_error(e)),
                 None => {
                     return Err(SendError::Connection(format!(
-                        "the receiver closed the connection before confirming batch {seq}"
+                        "the receiver closed the connection before confirming batch {oldest}"
                     )));
                 }
             }
@@ -217,8 +255,15 @@ impl SenderConn {
             .map_err(from_frame_error)
     }
 
-    /// Sends a HEARTBEAT and waits for the answer.
+    /// Sends a HEARTBEAT and waits for the answer. Only between batches:
+    /// with batches unconfirmed it is a protocol error (their CONFIRMs come first).
     pub async fn heartbeat(&mut self) -> Result<(), SendError> {
+        if !self.unconfirmed.is_empty() {
+            return Err(SendError::Protocol(format!(
+                "heartbeat with {} batches unconfirmed",
+                self.unconfirmed.len()
+            )));
+        }
         self.conn
             .send(Frame::Heartbeat)
             .await
@@ -238,7 +283,10 @@ impl SenderConn {
     }
 
     /// Orderly close: sends CLOSE (reason 0) and waits for the receiver's
-    /// CLOSE, which also means every fast-path message before it was processed.
+    /// CLOSE, which also means every fast-path message before it was
+    /// processed. Wait for every CONFIRM first ([`SenderConn::wait_confirm`]):
+    /// the receiver still commits batches sent before the CLOSE, but their
+    /// CONFIRMs are skipped here.
     pub async fn close(mut self, text: &str) -> Result<(), SendError> {
         self.conn
             .send(Frame::Close {
@@ -247,7 +295,11 @@ impl SenderConn {
             })
             .await
             .map_err(from_frame_error)?;
-        match tokio::time::timeout(Duration::from_secs(60), self.conn.next()).await {
+        let mut answer = tokio::time::timeout(Duration::from_secs(60), self.conn.next()).await;
+        while let Ok(Some(Ok(Frame::Confirm { .. }))) = answer {
+            answer = tokio::time::timeout(Duration::from_secs(60), self.conn.next()).await;
+        }
+        match answer {
             Ok(Some(Ok(Frame::Close { reason: 0, .. }))) => Ok(()),
             Ok(Some(Ok(Frame::Close { reason, text }))) => Err(SendError::Refused { reason, text }),
             Ok(Some(Ok(other))) => Err(SendError::Protocol(format!(

@@ -2,14 +2,16 @@
 //! Sends files holding transmission messages (MQXQH + data), or plain message
 //! files wrapped into an MQXQH built from the options.
 
-use crate::channel::sender::{Offer, SendError, SenderConn};
+use crate::channel::sender::{Offer, PIPELINE_BATCHES, SendError, SenderConn};
 use crate::channel::xmit;
 use crate::config::{DEFAULT_BATCH_SIZE, DEFAULT_CHANNEL_MAX_MSG_LENGTH};
 use bytes::Bytes;
 use clap::Args;
 use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
+use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -127,9 +129,14 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
         (e.is_transient() || busy) && Instant::now() < deadline
     };
     let mut sent = Sent::default();
+    // Index of the first message not yet sent on any connection.
     let mut next = 0;
-    // (sequence number, end index) of a batch sent but not seen confirmed.
-    let mut in_flight: Option<(u64, usize)> = None;
+    // Batches sent and not seen confirmed, oldest first: (sequence number,
+    // the messages it holds). Fast-path messages between them are not kept:
+    // they may be lost, never sent twice.
+    let mut in_flight: VecDeque<(u64, Range<usize>)> = VecDeque::new();
+    // Batches to send again after a reconnect, in their original order.
+    let mut resend: VecDeque<Range<usize>> = VecDeque::new();
     loop {
         let mut conn = match SenderConn::connect(args.to, &offer).await {
             Ok(c) => c,
@@ -140,34 +147,49 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
             }
             Err(e) => return Err(e),
         };
-        if let Some((seq, end)) = in_flight.take()
-            && conn.agreed.last_committed_seq >= seq
-        {
-            // Committed, confirmation lost: do not send it again.
-            sent.persistent += end - next;
-            next = end;
-            sent.batches += 1;
+        // Batches the receiver committed (their CONFIRM was lost) are done;
+        // the others are sent again, as they were, before anything new and
+        // before those still waiting from an earlier reconnect.
+        confirmed(&mut in_flight, conn.agreed.last_committed_seq, &mut sent);
+        for (_, r) in in_flight.drain(..).rev() {
+            resend.push_front(r);
         }
         let result: Result<(), SendError> = async {
             let batch_size = conn.agreed.batch_size as usize;
-            while next < msgs.len() {
-                if !msgs[next].persistent {
-                    conn.send_fast(msgs[next].data.clone()).await?;
-                    sent.fast += 1;
-                    next += 1;
-                    continue;
+            loop {
+                // Room in the window first, so that a failure here leaves
+                // every message either in `resend`, in `in_flight` or unsent.
+                while conn.unconfirmed() >= PIPELINE_BATCHES {
+                    let seq = conn.wait_confirm().await?;
+                    confirmed(&mut in_flight, seq, &mut sent);
                 }
-                let mut end = next;
-                while end < msgs.len() && end - next < batch_size && msgs[end].persistent {
-                    end += 1;
-                }
-                let batch: Vec<Bytes> = msgs[next..end].iter().map(|m| m.data.clone()).collect();
-                in_flight = Some((conn.next_seq(), end));
-                conn.send_batch(&batch).await?;
-                in_flight = None;
-                sent.batches += 1;
-                sent.persistent += end - next;
-                next = end;
+                let range = match resend.pop_front() {
+                    Some(r) => r,
+                    None if next >= msgs.len() => break,
+                    None if !msgs[next].persistent => {
+                        next += 1;
+                        conn.send_fast(msgs[next - 1].data.clone()).await?;
+                        sent.fast += 1;
+                        continue;
+                    }
+                    None => {
+                        let mut end = next;
+                        while end < msgs.len() && end - next < batch_size && msgs[end].persistent {
+                            end += 1;
+                        }
+                        let r = next..end;
+                        next = end;
+                        r
+                    }
+                };
+                let batch: Vec<Bytes> =
+                    msgs[range.clone()].iter().map(|m| m.data.clone()).collect();
+                in_flight.push_back((conn.next_seq(), range));
+                conn.start_batch(&batch).await?;
+            }
+            while conn.unconfirmed() > 0 {
+                let seq = conn.wait_confirm().await?;
+                confirmed(&mut in_flight, seq, &mut sent);
             }
             Ok(())
         }
@@ -184,6 +206,17 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
             }
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// Counts the batches up to `seq` as delivered and forgets them.
+fn confirmed(in_flight: &mut VecDeque<(u64, Range<usize>)>, seq: u64, sent: &mut Sent) {
+    while let Some((s, r)) = in_flight.front()
+        && *s <= seq
+    {
+        sent.batches += 1;
+        sent.persistent += r.len();
+        in_flight.pop_front();
     }
 }
 
