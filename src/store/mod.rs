@@ -7,6 +7,7 @@
 //! gets of a unit of work become one group commit.
 
 pub mod redb;
+pub mod segment;
 
 /// One atomic change: records to insert or overwrite and keys to remove.
 #[derive(Debug, Default)]

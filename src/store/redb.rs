@@ -1,21 +1,60 @@
-//! The embedded default store: one redb file, one table `messages` (u64 -> bytes).
+//! The embedded default store: one redb file.
+//!
+//! Tables: `messages` (u64 key -> one record), `segments` (u64 segment id ->
+//! many records, src/store/segment.rs), `gone` ((segment id, key) -> (): a
+//! segment's record that was deleted or overwritten) and `meta` (name ->
+//! state record).
+//!
+//! Why segments: redb spends about 10 µs per B-tree insert of a 1.4 KiB
+//! record on the reference machine, which capped group commits at about
+//! 65,000 records/s; one value holding the whole group is written at memory
+//! and disk speed (docs/performance.md "Message channels"). A batch with at
+//! least [`SEGMENT_MIN`] new keys (higher than every key stored) writes them
+//! as segments; everything else is a single record. Deleting a segmented
+//! record adds a `gone` entry; the segment and its `gone` entries are removed
+//! in the transaction that deletes its last live record.
 //!
 //! redb commits with fsync by default (Durability::Immediate), so a committed
 //! write transaction survives kill -9.
 
+use super::segment;
 use super::{Batch, Store, StoreError};
 use redb::{Database, ReadableTable, TableDefinition};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 
 const MESSAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("messages");
+const SEGMENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("segments");
+const GONE: TableDefinition<(u64, u64), ()> = TableDefinition::new("gone");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
 /// File name of the store inside the data directory.
 pub const FILE_NAME: &str = "messages.redb";
 
+/// Fewest new records a batch needs before they are written as a segment.
+pub const SEGMENT_MIN: usize = 4;
+/// Largest segment value, in bytes; a larger group is split.
+const SEGMENT_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// Where the records kept in segments are, rebuilt by [`Store::load`].
+#[derive(Default)]
+struct SegmentIndex {
+    /// Key of each live segmented record -> its segment id.
+    located: HashMap<u64, u64>,
+    /// Segment id -> live records in it.
+    live: HashMap<u64, usize>,
+    /// Highest key stored so far; a higher key is new everywhere.
+    max_key: Option<u64>,
+    /// False until the file was scanned (by [`Store::load`] or the first write).
+    scanned: bool,
+}
+
 /// A redb database holding the persistent messages.
 pub struct RedbStore {
     db: Database,
+    /// Held for the whole of a write so the index matches the file.
+    index: Mutex<SegmentIndex>,
 }
 
 fn err(what: &str, e: impl std::fmt::Display) -> StoreError {
@@ -34,24 +73,178 @@ impl RedbStore {
             .map_err(|e| err(&format!("cannot open {}", path.display()), e))?;
         let tx = db.begin_write().map_err(|e| err("begin", e))?;
         tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
+        tx.open_table(SEGMENTS).map_err(|e| err("open table", e))?;
+        tx.open_table(GONE).map_err(|e| err("open table", e))?;
         tx.open_table(META).map_err(|e| err("open table", e))?;
         tx.commit().map_err(|e| err("commit", e))?;
-        Ok(RedbStore { db })
+        Ok(RedbStore {
+            db,
+            index: Mutex::new(SegmentIndex::default()),
+        })
     }
+
+    /// Reads the whole file: the segment index and, when `records` is
+    /// given, every live record into it (unsorted).
+    fn scan(&self, mut records: Option<&mut Vec<(u64, Vec<u8>)>>) -> Result<SegmentIndex, StoreError> {
+        let tx = self.db.begin_read().map_err(|e| err("begin read", e))?;
+        let mut index = SegmentIndex {
+            scanned: true,
+            ..SegmentIndex::default()
+        };
+        let table = tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
+        for row in table.iter().map_err(|e| err("scan", e))? {
+            let (k, v) = row.map_err(|e| err("read", e))?;
+            let key = k.value();
+            index.max_key = Some(index.max_key.map_or(key, |m| m.max(key)));
+            if let Some(out) = records.as_deref_mut() {
+                out.push((key, v.value().to_vec()));
+            }
+        }
+        let mut gone: HashSet<(u64, u64)> = HashSet::new();
+        let gone_table = tx.open_table(GONE).map_err(|e| err("open table", e))?;
+        for row in gone_table.iter().map_err(|e| err("scan", e))? {
+            let (k, _) = row.map_err(|e| err("read", e))?;
+            gone.insert(k.value());
+        }
+        let segments = tx.open_table(SEGMENTS).map_err(|e| err("open table", e))?;
+        for row in segments.iter().map_err(|e| err("scan", e))? {
+            let (k, v) = row.map_err(|e| err("read", e))?;
+            let seg = k.value();
+            let value = v.value();
+            let entries =
+                segment::entries(value).map_err(|e| err(&format!("segment {seg}"), e))?;
+            for (key, record) in entries {
+                index.max_key = Some(index.max_key.map_or(key, |m| m.max(key)));
+                if gone.contains(&(seg, key)) {
+                    continue;
+                }
+                index.located.insert(key, seg);
+                *index.live.entry(seg).or_default() += 1;
+                if let Some(out) = records.as_deref_mut() {
+                    out.push((key, record.to_vec()));
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    fn index(&self) -> MutexGuard<'_, SegmentIndex> {
+        // A panic while holding the lock cannot leave the index half changed:
+        // it is changed only after a successful commit, in plain inserts.
+        self.index.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The changes one batch makes to the segment index, applied after commit.
+#[derive(Default)]
+struct IndexChange {
+    added: Vec<(u64, u64)>,
+    added_live: Vec<(u64, usize)>,
+    /// Segmented keys deleted or overwritten, with their segment.
+    left: Vec<(u64, u64)>,
 }
 
 impl Store for RedbStore {
     fn apply(&self, batch: &Batch) -> Result<(), StoreError> {
+        let mut index = self.index();
+        if !index.scanned {
+            *index = self.scan(None)?;
+        }
         let tx = self.db.begin_write().map_err(|e| err("begin", e))?;
+        let mut change = IndexChange::default();
+        let mut left_keys: HashSet<u64> = HashSet::new();
         {
             let mut table = tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
+            let mut segments = tx.open_table(SEGMENTS).map_err(|e| err("open table", e))?;
+            let mut gone = tx.open_table(GONE).map_err(|e| err("open table", e))?;
+            // Segment candidates: new keys put once and not also deleted
+            // by this batch (anything else takes the single-record path,
+            // where the last write wins as in one B-tree).
+            let mut seen: HashMap<u64, usize> = HashMap::new();
+            for (k, _) in &batch.puts {
+                *seen.entry(*k).or_default() += 1;
+            }
+            for k in &batch.deletes {
+                *seen.entry(*k).or_default() += 2;
+            }
+            let is_new = |key: u64| index.max_key.is_none_or(|m| key > m);
+            let fresh: Vec<&(u64, Vec<u8>)> = batch
+                .puts
+                .iter()
+                .filter(|(k, r)| {
+                    is_new(*k) && seen.get(k) == Some(&1) && r.len() <= u32::MAX as usize
+                })
+                .collect();
+            let segmented: HashSet<u64> = if fresh.len() >= SEGMENT_MIN {
+                fresh.iter().map(|(k, _)| *k).collect()
+            } else {
+                HashSet::new()
+            };
+            if !segmented.is_empty() {
+                let mut chunk: Vec<u8> = Vec::new();
+                let mut first = None;
+                let mut count = 0;
+                for (key, record) in &fresh {
+                    if !chunk.is_empty()
+                        && chunk.len() + segment::ENTRY_HEADER + record.len() > SEGMENT_MAX_BYTES
+                        && let Some(id) = first.take()
+                    {
+                        segments
+                            .insert(id, chunk.as_slice())
+                            .map_err(|e| err("insert segment", e))?;
+                        change.added_live.push((id, count));
+                        chunk.clear();
+                        count = 0;
+                    }
+                    let id = *first.get_or_insert(*key);
+                    segment::push(&mut chunk, *key, record);
+                    change.added.push((*key, id));
+                    count += 1;
+                }
+                if let Some(id) = first {
+                    segments
+                        .insert(id, chunk.as_slice())
+                        .map_err(|e| err("insert segment", e))?;
+                    change.added_live.push((id, count));
+                }
+            }
+            // A segmented key leaves its segment when it is overwritten or deleted.
+            let mut leave = |key: u64, change: &mut IndexChange| -> Result<bool, StoreError> {
+                match index.located.get(&key) {
+                    Some(&seg) if left_keys.insert(key) => {
+                        gone.insert((seg, key), ())
+                            .map_err(|e| err("insert gone", e))?;
+                        change.left.push((key, seg));
+                        Ok(true)
+                    }
+                    _ => Ok(false),
+                }
+            };
             for (key, record) in &batch.puts {
+                if segmented.contains(key) {
+                    continue;
+                }
+                leave(*key, &mut change)?;
                 table
                     .insert(*key, record.as_slice())
                     .map_err(|e| err("insert", e))?;
             }
             for key in &batch.deletes {
-                table.remove(*key).map_err(|e| err("remove", e))?;
+                if !leave(*key, &mut change)? {
+                    table.remove(*key).map_err(|e| err("remove", e))?;
+                }
+            }
+            // Segments whose last live record left are removed whole.
+            let mut leaving: HashMap<u64, usize> = HashMap::new();
+            for &(_, seg) in &change.left {
+                *leaving.entry(seg).or_default() += 1;
+            }
+            for (seg, n) in leaving {
+                if index.live.get(&seg).copied().unwrap_or(0) <= n {
+                    segments.remove(seg).map_err(|e| err("remove segment", e))?;
+                    gone.retain_in((seg, 0)..=(seg, u64::MAX), |_, _| false)
+                        .map_err(|e| err("remove gone", e))?;
+                }
             }
             if !batch.meta.is_empty() {
                 let mut meta = tx.open_table(META).map_err(|e| err("open table", e))?;
@@ -61,17 +254,33 @@ impl Store for RedbStore {
                 }
             }
         }
-        tx.commit().map_err(|e| err("commit", e))
+        tx.commit().map_err(|e| err("commit", e))?;
+        for (key, seg) in change.added {
+            index.located.insert(key, seg);
+        }
+        for (seg, n) in change.added_live {
+            index.live.insert(seg, n);
+        }
+        for (key, seg) in change.left {
+            index.located.remove(&key);
+            if let Some(n) = index.live.get_mut(&seg) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    index.live.remove(&seg);
+                }
+            }
+        }
+        if let Some(top) = batch.puts.iter().map(|(k, _)| *k).max() {
+            index.max_key = Some(index.max_key.map_or(top, |m| m.max(top)));
+        }
+        Ok(())
     }
 
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let tx = self.db.begin_read().map_err(|e| err("begin read", e))?;
-        let table = tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
+        let mut index = self.index();
         let mut out = Vec::new();
-        for row in table.iter().map_err(|e| err("scan", e))? {
-            let (k, v) = row.map_err(|e| err("read", e))?;
-            out.push((k.value(), v.value().to_vec()));
-        }
+        *index = self.scan(Some(&mut out))?;
+        out.sort_by_key(|(k, _)| *k);
         Ok(out)
     }
 
@@ -90,6 +299,7 @@ impl Store for RedbStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use redb::ReadableTableMetadata;
 
     #[test]
     fn a_batch_is_applied_whole_and_survives_reopening() {
@@ -130,5 +340,184 @@ mod tests {
         let _first = RedbStore::open(dir.path()).unwrap();
         let second = RedbStore::open(dir.path());
         assert!(second.is_err());
+    }
+
+    fn rows<K: redb::Key + 'static, V: redb::Value + 'static>(
+        s: &RedbStore,
+        t: TableDefinition<K, V>,
+    ) -> u64 {
+        let tx = s.db.begin_read().unwrap();
+        tx.open_table(t).unwrap().len().unwrap()
+    }
+
+    fn puts(keys: std::ops::RangeInclusive<u64>) -> Vec<(u64, Vec<u8>)> {
+        keys.map(|k| (k, format!("record {k}").into_bytes())).collect()
+    }
+
+    #[test]
+    fn a_group_of_new_records_is_one_segment_until_its_last_record_leaves() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = RedbStore::open(dir.path()).unwrap();
+        s.apply(&Batch {
+            puts: puts(1..=5),
+            ..Batch::default()
+        })
+        .unwrap();
+        assert_eq!((rows(&s, SEGMENTS), rows(&s, MESSAGES)), (1, 0));
+        s.apply(&Batch {
+            deletes: vec![1, 2],
+            ..Batch::default()
+        })
+        .unwrap();
+        assert_eq!(rows(&s, GONE), 2);
+        // Overwriting a segmented record (e.g. a new BackoutCount) moves it
+        // to a single record.
+        s.apply(&Batch {
+            puts: vec![(3, b"THREE".to_vec())],
+            ..Batch::default()
+        })
+        .unwrap();
+        assert_eq!((rows(&s, MESSAGES), rows(&s, GONE)), (1, 3));
+        drop(s);
+        let s = RedbStore::open(dir.path()).unwrap();
+        let mut want = vec![(3, b"THREE".to_vec())];
+        want.extend(puts(4..=5));
+        assert_eq!(s.load().unwrap(), want);
+        s.apply(&Batch {
+            deletes: vec![3, 4, 5],
+            ..Batch::default()
+        })
+        .unwrap();
+        // The segment and its gone entries went with its last live record.
+        assert_eq!(
+            (rows(&s, SEGMENTS), rows(&s, GONE), rows(&s, MESSAGES)),
+            (0, 0, 0)
+        );
+        assert_eq!(s.load().unwrap(), vec![]);
+    }
+
+    #[test]
+    fn fewer_new_records_than_segment_min_stay_single() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = RedbStore::open(dir.path()).unwrap();
+        s.apply(&Batch {
+            puts: puts(1..=(SEGMENT_MIN as u64 - 1)),
+            ..Batch::default()
+        })
+        .unwrap();
+        assert_eq!((rows(&s, SEGMENTS), rows(&s, MESSAGES)), (0, 3));
+        // Keys at or below the highest stored are never segmented, even many.
+        s.apply(&Batch {
+            puts: puts(1..=3),
+            ..Batch::default()
+        })
+        .unwrap();
+        assert_eq!((rows(&s, SEGMENTS), rows(&s, MESSAGES)), (0, 3));
+    }
+
+    #[test]
+    fn a_damaged_segment_is_a_store_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = RedbStore::open(dir.path()).unwrap();
+        let tx = s.db.begin_write().unwrap();
+        // An entry header claiming 1000 record bytes with 3 present.
+        let mut bad = 9u64.to_be_bytes().to_vec();
+        bad.extend_from_slice(&1000u32.to_be_bytes());
+        bad.extend_from_slice(b"abc");
+        tx.open_table(SEGMENTS)
+            .unwrap()
+            .insert(9, bad.as_slice())
+            .unwrap();
+        tx.commit().unwrap();
+        let e = s.load().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "store: segment 9: entry at byte 0: record length 1000 exceeds the 3 bytes left"
+        );
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// `n` new records in one batch, `size` bytes each.
+        Put(usize, usize),
+        /// Overwrite the record at this position of the live keys.
+        Overwrite(usize),
+        /// Delete `n` live records from this position.
+        Delete(usize, usize),
+        /// New records and deletes in one batch.
+        Mixed(usize, usize),
+        Reopen,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0usize..12, 1usize..3000).prop_map(|(n, s)| Op::Put(n, s)),
+            any::<usize>().prop_map(Op::Overwrite),
+            (any::<usize>(), 0usize..8).prop_map(|(i, n)| Op::Delete(i, n)),
+            (0usize..8, any::<usize>()).prop_map(|(n, i)| Op::Mixed(n, i)),
+            Just(Op::Reopen),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// Whatever mix of segmented and single records, overwrites, deletes
+        /// and reopenings: load() returns exactly what a plain map holds.
+        #[test]
+        fn the_store_matches_a_plain_map(ops in proptest::collection::vec(op(), 1..24)) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut s = RedbStore::open(dir.path()).unwrap();
+            let mut model: std::collections::BTreeMap<u64, Vec<u8>> = Default::default();
+            let mut next = 1u64;
+            let mut version = 0u8;
+            for op in ops {
+                let live: Vec<u64> = model.keys().copied().collect();
+                let mut batch = Batch::default();
+                let mut fresh = |n: usize, size: usize, batch: &mut Batch| {
+                    for _ in 0..n {
+                        batch.puts.push((next, vec![next as u8; size]));
+                        next += 1;
+                    }
+                };
+                match op {
+                    Op::Put(n, size) => fresh(n, size, &mut batch),
+                    Op::Overwrite(i) if !live.is_empty() => {
+                        version = version.wrapping_add(1);
+                        batch.puts.push((live[i % live.len()], vec![version; 7]));
+                    }
+                    Op::Delete(i, n) if !live.is_empty() => {
+                        let at = i % live.len();
+                        batch.deletes.extend(live.iter().skip(at).take(n));
+                    }
+                    Op::Mixed(n, i) => {
+                        fresh(n, 100, &mut batch);
+                        if !live.is_empty() {
+                            batch.deletes.push(live[i % live.len()]);
+                        }
+                    }
+                    Op::Reopen => {
+                        drop(s);
+                        s = RedbStore::open(dir.path()).unwrap();
+                        let got = s.load().unwrap();
+                        let want: Vec<_> = model.clone().into_iter().collect();
+                        proptest::prop_assert_eq!(got, want);
+                        continue;
+                    }
+                    _ => continue,
+                }
+                s.apply(&batch).unwrap();
+                for (k, v) in &batch.puts {
+                    model.insert(*k, v.clone());
+                }
+                for k in &batch.deletes {
+                    model.remove(k);
+                }
+            }
+            drop(s);
+            let s = RedbStore::open(dir.path()).unwrap();
+            let want: Vec<_> = model.into_iter().collect();
+            proptest::prop_assert_eq!(s.load().unwrap(), want);
+        }
     }
 }
