@@ -82,7 +82,7 @@ fn ten_thousand_persistent_messages_survive_twenty_kills_exactly_once() {
             .spawn()
             .unwrap();
         // A random point in the round: before, between or inside batches.
-        std::thread::sleep(Duration::from_millis(20 + rng.below(300)));
+        std::thread::sleep(Duration::from_millis(rng.below(80)));
         g.kill9();
         kills += 1;
         std::thread::sleep(Duration::from_millis(rng.below(100)));

@@ -5,7 +5,7 @@
 
 use super::xmit;
 use crate::config::UndeliveredRule;
-use crate::qmgr::{PutOptions, QueueManager};
+use crate::qmgr::{PutOptions, QueueManager, SealedUow};
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::xqh::XQH_LENGTH;
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
@@ -38,6 +38,34 @@ pub struct Applier {
     chain: Option<ExitChain>,
 }
 
+fn close(e: crate::qmgr::QmError) -> ApplyError {
+    ApplyError::Close {
+        reason: e.mqrc,
+        text: e.message,
+    }
+}
+
+/// Commits a prepared (sealed) group with the channel's last committed
+/// sequence number (docs/channel-protocol.md "Pipelining and group commit").
+#[derive(Clone)]
+pub struct GroupCommit {
+    qm: Arc<QueueManager>,
+}
+
+impl GroupCommit {
+    /// Commits `sealed` and the sequence number sealed with it, in one store
+    /// transaction. Errors: the store failed (the unit of work is backed
+    /// out; MQRC 2003 MQRC_BACKED_OUT).
+    pub fn commit(&self, sealed: SealedUow) -> Result<(), ApplyError> {
+        self.qm.commit_sealed(sealed).map_err(close)
+    }
+
+    /// Backs out a prepared group that will not be committed.
+    pub fn backout(&self, sealed: SealedUow) {
+        self.qm.backout_sealed(sealed);
+    }
+}
+
 /// What happened to one message.
 enum Placed {
     Delivered,
@@ -66,10 +94,22 @@ impl Applier {
     /// how many messages went to the dead-letter queue. On error nothing is
     /// committed; an `Undelivered` index counts messages across `batches`.
     pub fn apply_batches(&mut self, batches: &[&[Bytes]], seq: u64) -> Result<usize, ApplyError> {
-        let close = |e: crate::qmgr::QmError| ApplyError::Close {
-            reason: e.mqrc,
-            text: e.message,
-        };
+        let (sealed, dead) = self.prepare(batches, seq)?;
+        self.group_commit().commit(sealed)?;
+        Ok(dead)
+    }
+
+    /// Applies consecutive batches in one unit of work and seals it with the
+    /// channel's last committed sequence number `seq` (the last batch's):
+    /// returns the sealed unit (commit it with [`GroupCommit::commit`]) and
+    /// how many messages went to the dead-letter queue. On error the unit of
+    /// work is backed out; an `Undelivered` index counts messages across
+    /// `batches`.
+    pub fn prepare(
+        &mut self,
+        batches: &[&[Bytes]],
+        seq: u64,
+    ) -> Result<(SealedUow, usize), ApplyError> {
         let uow = self.qm.begin_uow(None, None).map_err(close)?;
         let mut dead = 0;
         for (index, raw) in batches.iter().flat_map(|b| b.iter()).enumerate() {
@@ -90,8 +130,16 @@ impl Applier {
             }
         }
         let meta = vec![(super::seq_key(&self.channel), seq.to_be_bytes().to_vec())];
-        self.qm.commit_with_meta(uow, meta).map_err(close)?;
-        Ok(dead)
+        let sealed = self.qm.seal(uow, meta).map_err(close)?;
+        Ok((sealed, dead))
+    }
+
+    /// What commits this channel's prepared units of work; it can run on
+    /// another thread while the applier prepares the next group.
+    pub fn group_commit(&self) -> GroupCommit {
+        GroupCommit {
+            qm: Arc::clone(&self.qm),
+        }
     }
 
     /// Ends the receive exit chain (MQXR_TERM).

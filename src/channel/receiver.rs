@@ -1,11 +1,11 @@
 //! The receiver side: the channel listener of `mqgate run` and one task per
 //! connection (docs/channel-protocol.md "Receiver").
 
-use super::apply::{Applier, ApplyError};
+use super::apply::{Applier, ApplyError, GroupCommit};
 use super::frame::{FLAG_FAST, HANDSHAKE_MAX_FRAME, MESSAGE_OVERHEAD, reason};
 use super::{ChannelState, Frame, FrameCodec, FrameError, HelloAck, PROTOCOL_VERSION, StatusBoard};
 use crate::config::{ReceiverChannelDef, UndeliveredRule};
-use crate::qmgr::QueueManager;
+use crate::qmgr::{QueueManager, SealedUow};
 use bytes::Bytes;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
@@ -233,6 +233,7 @@ impl Receivers {
             peer,
             limits,
             last,
+            group_commit: applier.group_commit(),
             applier: Some(applier),
         };
         session.run(conn, stop).await;
@@ -314,6 +315,7 @@ struct Session<'a> {
     limits: HelloAck,
     last: u64,
     applier: Option<Applier>,
+    group_commit: GroupCommit,
 }
 
 /// How a session ended.
@@ -393,115 +395,181 @@ impl Session<'_> {
         }
     }
 
-    /// The committer: takes the reader's work in order until its End.
+    /// The committer: takes the reader's work in order until its End. A
+    /// group of batches is applied (in memory) while the previous group's
+    /// store transaction runs on another thread; commits stay in sequence
+    /// order, each answered by its cumulative CONFIRM.
     async fn commit(&mut self, sink: &mut Sink, mut rx: mpsc::Receiver<Work>) -> End {
         let mut carry = None;
+        let mut running: Option<Running> = None;
         loop {
             let work = match carry.take() {
-                Some(w) => w,
-                None => match rx.recv().await {
-                    Some(w) => w,
-                    None => return End::Lost("internal: the frame reader ended".into()),
+                Some(w) => Some(w),
+                None => match running.as_mut() {
+                    Some(r) => tokio::select! {
+                        done = &mut r.task => {
+                            if let Some(r) = running.take()
+                                && let Err(e) = self.finished(sink, r, done).await
+                            {
+                                return e;
+                            }
+                            continue;
+                        }
+                        w = rx.recv() => w,
+                    },
+                    None => rx.recv().await,
                 },
             };
-            let sent = match work {
-                Work::Batch { seq, msgs, _budget } => {
-                    // Every batch already queued joins this commit; their
-                    // budget is released once it is done.
-                    let mut group = vec![(seq, msgs)];
-                    let mut budgets = vec![_budget];
-                    loop {
-                        match rx.try_recv() {
-                            Ok(Work::Batch { seq, msgs, _budget }) => {
-                                group.push((seq, msgs));
-                                budgets.push(_budget);
-                            }
-                            Ok(other) => {
-                                carry = Some(other);
-                                break;
-                            }
-                            Err(_) => break,
+            let Some(work) = work else {
+                return End::Lost("internal: the frame reader ended".into());
+            };
+            let Work::Batch { seq, msgs, _budget } = work else {
+                // Everything else waits for the running commit.
+                if let Some(r) = running.take()
+                    && let Err(e) = self.finish(sink, r).await
+                {
+                    return e;
+                }
+                let sent = match work {
+                    Work::Reconfirm(seq) => {
+                        tracing::info!(channel = %self.def.name, seq, "batch already committed; confirmed again");
+                        sink.send(Frame::Confirm { seq }).await
+                    }
+                    Work::Fast(m) => {
+                        if let Err(e) = self.apply(None, vec![m]).await {
+                            return e;
+                        }
+                        continue;
+                    }
+                    Work::Heartbeat => sink.send(Frame::Heartbeat).await,
+                    Work::End(end) => return end,
+                    Work::Batch { .. } => continue,
+                };
+                if let Err(e) = sent {
+                    return End::Lost(format!("cannot answer the sender: {e}"));
+                }
+                continue;
+            };
+            // Every batch already queued joins this group; their read-ahead
+            // budget is released once the group is committed.
+            let mut group = vec![(seq, msgs)];
+            let mut budgets = vec![_budget];
+            loop {
+                match rx.try_recv() {
+                    Ok(Work::Batch { seq, msgs, _budget }) => {
+                        group.push((seq, msgs));
+                        budgets.push(_budget);
+                    }
+                    Ok(other) => {
+                        carry = Some(other);
+                        break;
+                    }
+                    Err(_) => break,
+                }
+            }
+            let (group, prepared) = match self.prepare(group).await {
+                Ok(v) => v,
+                Err(e) => {
+                    if let Some(r) = running.take() {
+                        let _ = self.finish(sink, r).await;
+                    }
+                    return e;
+                }
+            };
+            if let Some(r) = running.take()
+                && let Err(e) = self.finish(sink, r).await
+            {
+                if let Ok(sealed) = prepared {
+                    self.group_commit.backout(sealed);
+                }
+                return e;
+            }
+            match prepared {
+                Ok(sealed) => {
+                    let commit = self.group_commit.clone();
+                    let last = group.last().map_or(self.last, |(s, _)| *s);
+                    let n = group.iter().map(|(_, m)| m.len() as u64).sum();
+                    running = Some(Running {
+                        task: tokio::task::spawn_blocking(move || commit.commit(sealed)),
+                        last,
+                        n,
+                        _budgets: budgets,
+                    });
+                }
+                Err(()) => {
+                    // A message has no destination: the batches one by one,
+                    // each with the undelivered rule, each confirmed.
+                    for (seq, msgs) in group {
+                        if let Err(e) = self.apply(Some(seq), msgs).await {
+                            return e;
+                        }
+                        if sink.send(Frame::Confirm { seq }).await.is_err() {
+                            return End::Lost(format!("CONFIRM {seq} could not be sent"));
                         }
                     }
-                    let done = self.commit_group(sink, group).await;
-                    drop(budgets);
-                    if let Err(e) = done {
-                        return e;
-                    }
-                    sink.send(Frame::Confirm { seq: self.last }).await
                 }
-                Work::Reconfirm(seq) => {
-                    tracing::info!(channel = %self.def.name, seq, "batch already committed; confirmed again");
-                    sink.send(Frame::Confirm { seq }).await
-                }
-                Work::Fast(m) => {
-                    if let Err(e) = self.apply(None, vec![m]).await {
-                        return e;
-                    }
-                    continue;
-                }
-                Work::Heartbeat => sink.send(Frame::Heartbeat).await,
-                Work::End(end) => return end,
-            };
-            if let Err(e) = sent {
-                return End::Lost(format!("cannot answer the sender: {e}"));
             }
         }
     }
 
-    /// Commits consecutive batches in one unit of work. If a message of the
-    /// group has no destination, the group is backed out and its batches are
-    /// applied one by one, each with the undelivered rule, and confirmed one
-    /// by one; the caller confirms the last.
-    async fn commit_group(
+    /// Waits for a running commit and answers it.
+    async fn finish(&mut self, sink: &mut Sink, r: Running) -> Result<(), End> {
+        let mut r = r;
+        let done = (&mut r.task).await;
+        self.finished(sink, r, done).await
+    }
+
+    /// Answers a finished commit: CONFIRM on success, the channel closes
+    /// with the reason otherwise.
+    async fn finished(
         &mut self,
         sink: &mut Sink,
-        group: Vec<(u64, Vec<Bytes>)>,
+        r: Running,
+        done: Result<Result<(), ApplyError>, tokio::task::JoinError>,
     ) -> Result<(), End> {
-        if group.len() > 1 {
-            let Some(mut applier) = self.applier.take() else {
-                return Err(End::Lost("internal: applier missing".into()));
-            };
-            let group = Arc::new(group);
-            let shared = Arc::clone(&group);
-            let joined = tokio::task::spawn_blocking(move || {
-                let batches: Vec<&[Bytes]> = shared.iter().map(|(_, m)| m.as_slice()).collect();
-                let last = shared.last().map_or(0, |(s, _)| *s);
-                let r = applier.apply_batches(&batches, last);
-                (applier, r)
-            })
-            .await;
-            let (applier, result) = match joined {
-                Ok(v) => v,
-                Err(e) => return Err(End::Lost(format!("apply task failed: {e}"))),
-            };
-            self.applier = Some(applier);
-            match result {
-                Ok(_) => {
-                    let n = group.iter().map(|(_, m)| m.len() as u64).sum();
-                    let last = group.last().map_or(self.last, |(s, _)| *s);
-                    self.committed(last, n);
-                    return Ok(());
-                }
-                Err(ApplyError::Close { reason, text }) => {
-                    return Err(End::Closed { reason, text });
-                }
-                Err(ApplyError::Undelivered { .. }) => {}
+        match done {
+            Ok(Ok(())) => {
+                self.committed(r.last, r.n);
+                drop(r._budgets);
+                sink.send(Frame::Confirm { seq: r.last })
+                    .await
+                    .map_err(|e| End::Lost(format!("CONFIRM {} could not be sent: {e}", r.last)))
             }
-            let group = Arc::try_unwrap(group).unwrap_or_else(|g| (*g).clone());
-            let count = group.len();
-            for (i, (seq, msgs)) in group.into_iter().enumerate() {
-                self.apply(Some(seq), msgs).await?;
-                if i + 1 < count && sink.send(Frame::Confirm { seq }).await.is_err() {
-                    return Err(End::Lost(format!("CONFIRM {seq} could not be sent")));
-                }
+            Ok(Err(ApplyError::Close { reason, text }))
+            | Ok(Err(ApplyError::Undelivered { reason, text, .. })) => {
+                Err(End::Closed { reason, text })
             }
-            return Ok(());
+            Err(e) => Err(End::Lost(format!("commit task failed: {e}"))),
         }
-        for (seq, msgs) in group {
-            self.apply(Some(seq), msgs).await?;
+    }
+
+    /// Applies a group of batches in one unit of work, not yet committed.
+    /// `Ok(Ok(sealed))`: prepared; `Ok(Err(()))`: a message has no destination
+    /// and the rule is `retry` (nothing applied); `Err`: the channel closes.
+    async fn prepare(
+        &mut self,
+        group: Vec<(u64, Vec<Bytes>)>,
+    ) -> Result<(Vec<(u64, Vec<Bytes>)>, Result<SealedUow, ()>), End> {
+        let Some(mut applier) = self.applier.take() else {
+            return Err(End::Lost("internal: applier missing".into()));
+        };
+        let last = group.last().map_or(self.last, |(s, _)| *s);
+        let joined = tokio::task::spawn_blocking(move || {
+            let batches: Vec<&[Bytes]> = group.iter().map(|(_, m)| m.as_slice()).collect();
+            let r = applier.prepare(&batches, last);
+            (applier, group, r)
+        })
+        .await;
+        let (applier, group, result) = match joined {
+            Ok(v) => v,
+            Err(e) => return Err(End::Lost(format!("apply task failed: {e}"))),
+        };
+        self.applier = Some(applier);
+        match result {
+            Ok((sealed, _dead)) => Ok((group, Ok(sealed))),
+            Err(ApplyError::Undelivered { .. }) => Ok((group, Err(()))),
+            Err(ApplyError::Close { reason, text }) => Err(End::Closed { reason, text }),
         }
-        Ok(())
     }
 
     /// Records that batches up to `last` (`n` messages) are committed.
@@ -600,6 +668,16 @@ impl Session<'_> {
 }
 
 type Sink = SplitSink<Conn, Frame>;
+
+/// A group's store transaction running on the blocking pool.
+struct Running {
+    task: tokio::task::JoinHandle<Result<(), ApplyError>>,
+    /// The group's last (highest) sequence number and message count.
+    last: u64,
+    n: u64,
+    /// The group's read-ahead budget, released when it is committed.
+    _budgets: Vec<OwnedSemaphorePermit>,
+}
 
 /// The frame reader of one connection: checks each frame and hands complete
 /// batches, fast-path messages and heartbeats to the committer in order.

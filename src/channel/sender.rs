@@ -76,7 +76,10 @@ pub struct SenderConn {
 /// How many batches a sender keeps in flight before it waits for a CONFIRM
 /// (docs/channel-protocol.md "Pipelining and group commit"); like MQ's
 /// PipeLineLength, it overlaps sending with the receiver's commits.
-pub const PIPELINE_BATCHES: usize = 16;
+pub const PIPELINE_BATCHES: usize = 32;
+
+/// Bytes of frames a sender buffers before it writes them to the socket.
+const WRITE_BUFFER: usize = 256 * 1024;
 
 /// What the sender offers in its HELLO.
 #[derive(Clone, Debug)]
@@ -99,6 +102,9 @@ impl SenderConn {
             .map_err(|e| SendError::Connection(format!("{addr}: {e}")))?;
         let _ = stream.set_nodelay(true);
         let mut conn = Framed::new(stream, FrameCodec::default());
+        // A batch goes out in few large writes rather than one per 8 KiB
+        // (tokio-util's default), which wakes the receiver far less often.
+        conn.set_backpressure_boundary(WRITE_BUFFER);
         conn.send(Frame::Hello(Hello {
             version: super::PROTOCOL_VERSION,
             channel: offer.channel.clone(),

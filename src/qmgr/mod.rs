@@ -21,7 +21,7 @@ mod uow;
 pub use error::QmError;
 pub use message::Message;
 pub use queue::{Position, Selector};
-pub use uow::LeaseGuard;
+pub use uow::{LeaseGuard, SealedUow};
 
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
 use crate::store::{Batch, Store};

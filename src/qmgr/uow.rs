@@ -10,6 +10,14 @@ use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// A unit of work closed to further calls, its store changes encoded: the
+/// first half of a commit ([`QueueManager::seal`]).
+pub struct SealedUow {
+    id: u64,
+    uow: Uow,
+    batch: Batch,
+}
+
 /// An open unit of work.
 #[derive(Debug)]
 pub(super) struct Uow {
@@ -144,29 +152,46 @@ impl QueueManager {
     /// committed batch sequence number: the batch and its number are durable
     /// together or not at all; docs/channel-protocol.md "Resynchronisation").
     pub fn commit_with_meta(&self, id: u64, meta: Vec<(String, Vec<u8>)>) -> Result<(), QmError> {
-        let (uow, batch) = {
-            let mut st = self.lock();
-            let uow = st.uows.remove(&id).ok_or_else(|| not_open(id))?;
-            let mut batch = Batch {
-                meta,
-                ..Batch::default()
-            };
-            for (q, pos) in &uow.puts {
-                if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
-                    && e.msg.is_persistent()
-                {
-                    batch.puts.push((pos.1, record::encode(q, &e.msg)));
-                }
-            }
-            for (q, pos) in &uow.gets {
-                if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
-                    && e.msg.is_persistent()
-                {
-                    batch.deletes.push(pos.1);
-                }
-            }
-            (uow, batch)
+        let sealed = self.seal(id, meta)?;
+        self.commit_sealed(sealed)
+    }
+
+    /// The first half of a commit: closes unit of work `id` to further calls
+    /// and encodes its store changes (with `meta`). Nothing is visible or
+    /// durable yet; finish with [`QueueManager::commit_sealed`] or
+    /// [`QueueManager::backout_sealed`]. Sealing one unit while another
+    /// commits lets a receiver channel prepare its next group during the
+    /// previous group's fsync. 2003 when `id` is not open.
+    pub fn seal(&self, id: u64, meta: Vec<(String, Vec<u8>)>) -> Result<SealedUow, QmError> {
+        let mut st = self.lock();
+        let uow = st.uows.remove(&id).ok_or_else(|| not_open(id))?;
+        let mut batch = Batch {
+            meta,
+            ..Batch::default()
         };
+        for (q, pos) in &uow.puts {
+            if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
+                && e.msg.is_persistent()
+            {
+                batch.puts.push((pos.1, record::encode(q, &e.msg)));
+            }
+        }
+        for (q, pos) in &uow.gets {
+            if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
+                && e.msg.is_persistent()
+            {
+                batch.deletes.push(pos.1);
+            }
+        }
+        Ok(SealedUow { id, uow, batch })
+    }
+
+    /// The second half of a commit: the sealed unit's changes go to the store
+    /// in one transaction, then its puts become visible (waking getters) and
+    /// its gets are gone. If the store fails, the unit is backed out and the
+    /// call fails with 2003 MQRC_BACKED_OUT.
+    pub fn commit_sealed(&self, sealed: SealedUow) -> Result<(), QmError> {
+        let SealedUow { id, uow, batch } = sealed;
         if !batch.is_empty()
             && let Err(e) = self.store.apply(&batch)
         {
@@ -192,6 +217,12 @@ impl QueueManager {
         }
         tracing::debug!(uow = id, "committed");
         Ok(())
+    }
+
+    /// Backs out a sealed unit of work (see [`QueueManager::backout`]).
+    pub fn backout_sealed(&self, sealed: SealedUow) {
+        self.undo(sealed.uow);
+        tracing::debug!(uow = sealed.id, "backed out");
     }
 
     /// Backs out: the unit's puts are discarded and its gets return to their

@@ -181,31 +181,34 @@ impl Store for RedbStore {
                 HashSet::new()
             };
             if !segmented.is_empty() {
-                let mut chunk: Vec<u8> = Vec::new();
-                let mut first = None;
-                let mut count = 0;
-                for (key, record) in &fresh {
-                    if !chunk.is_empty()
-                        && chunk.len() + segment::ENTRY_HEADER + record.len() > SEGMENT_MAX_BYTES
-                        && let Some(id) = first.take()
-                    {
-                        segments
-                            .insert(id, chunk.as_slice())
-                            .map_err(|e| err("insert segment", e))?;
-                        change.added_live.push((id, count));
-                        chunk.clear();
-                        count = 0;
+                // Chunks of at most SEGMENT_MAX_BYTES, each written straight
+                // into the space redb reserves for it.
+                let mut start = 0;
+                while start < fresh.len() {
+                    let mut end = start;
+                    let mut len = 0;
+                    while end < fresh.len() {
+                        let next = segment::entry_len(fresh[end].1.len());
+                        if end > start && len + next > SEGMENT_MAX_BYTES {
+                            break;
+                        }
+                        len += next;
+                        end += 1;
                     }
-                    let id = *first.get_or_insert(*key);
-                    segment::push(&mut chunk, *key, record);
-                    change.added.push((*key, id));
-                    count += 1;
-                }
-                if let Some(id) = first {
-                    segments
-                        .insert(id, chunk.as_slice())
+                    let chunk = &fresh[start..end];
+                    let id = chunk[0].0;
+                    let size = u32::try_from(len).map_err(|e| err("segment size", e))?;
+                    let mut guard = segments
+                        .insert_reserve(id, size)
                         .map_err(|e| err("insert segment", e))?;
-                    change.added_live.push((id, count));
+                    let mut rest: &mut [u8] = guard.as_mut();
+                    for (key, record) in chunk {
+                        rest = segment::write_entry(rest, *key, record)
+                            .ok_or_else(|| err("segment", "entries exceed the reserved size"))?;
+                        change.added.push((*key, id));
+                    }
+                    change.added_live.push((id, chunk.len()));
+                    start = end;
                 }
             }
             // A segmented key leaves its segment when it is overwritten or deleted.

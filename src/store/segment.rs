@@ -9,13 +9,24 @@
 /// Bytes of an entry before its record: key (8) and length (4).
 pub const ENTRY_HEADER: usize = 12;
 
-/// Appends one entry to `out`. Records longer than u32::MAX bytes are never
-/// segmented (the store keeps them as single records).
-pub fn push(out: &mut Vec<u8>, key: u64, record: &[u8]) {
-    out.reserve(ENTRY_HEADER + record.len());
-    out.extend_from_slice(&key.to_be_bytes());
-    out.extend_from_slice(&(record.len() as u32).to_be_bytes());
-    out.extend_from_slice(record);
+/// Bytes one entry of a `record_len`-byte record takes.
+pub fn entry_len(record_len: usize) -> usize {
+    ENTRY_HEADER + record_len
+}
+
+/// Writes one entry at the start of `out` and returns the bytes after it,
+/// or `None` (nothing written) when `out` is shorter than the entry. Records
+/// longer than u32::MAX bytes are never segmented (the store keeps them as
+/// single records).
+pub fn write_entry<'a>(out: &'a mut [u8], key: u64, record: &[u8]) -> Option<&'a mut [u8]> {
+    if out.len() < entry_len(record.len()) {
+        return None;
+    }
+    let (entry, rest) = out.split_at_mut(entry_len(record.len()));
+    entry[..8].copy_from_slice(&key.to_be_bytes());
+    entry[8..ENTRY_HEADER].copy_from_slice(&(record.len() as u32).to_be_bytes());
+    entry[ENTRY_HEADER..].copy_from_slice(record);
+    Some(rest)
 }
 
 /// Why a stored segment cannot be read: the byte offset of the bad entry and
@@ -64,6 +75,19 @@ pub fn entries(segment: &[u8]) -> Result<Vec<(u64, &[u8])>, SegmentError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn push(out: &mut Vec<u8>, key: u64, record: &[u8]) {
+        let at = out.len();
+        out.resize(at + entry_len(record.len()), 0);
+        assert!(write_entry(&mut out[at..], key, record).is_some_and(|r| r.is_empty()));
+    }
+
+    #[test]
+    fn an_entry_does_not_fit_a_short_buffer() {
+        let mut out = [0u8; 14];
+        assert!(write_entry(&mut out, 1, b"abc").is_none());
+        assert_eq!(out, [0u8; 14]);
+    }
 
     #[test]
     fn entries_come_back_in_order_with_their_keys() {
