@@ -2,6 +2,7 @@
 
 use clap::Parser;
 
+mod alloc_tuning;
 mod channel;
 mod cli;
 mod config;
@@ -14,5 +15,6 @@ mod store;
 mod tedg;
 
 fn main() -> std::process::ExitCode {
+    alloc_tuning::tune();
     cli::Cli::parse().run()
 }

@@ -32,6 +32,9 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// File name of the store inside the data directory.
 pub const FILE_NAME: &str = "messages.redb";
 
+/// redb's page cache, in bytes.
+const CACHE_BYTES: usize = 16 * 1024 * 1024;
+
 /// Fewest new records a batch needs before they are written as a segment.
 pub const SEGMENT_MIN: usize = 4;
 /// Largest segment value, in bytes; a larger group is split.
@@ -69,7 +72,12 @@ impl RedbStore {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| err(&format!("cannot create {}", data_dir.display()), e))?;
         let path = data_dir.join(FILE_NAME);
-        let db = Database::create(&path)
+        // The queue manager keeps every message in memory and reads the file
+        // only at start-up, so redb's page cache (1 GiB by default) would
+        // only hold copies; a small one lets written pages be freed and reused.
+        let db = Database::builder()
+            .set_cache_size(CACHE_BYTES)
+            .create(&path)
             .map_err(|e| err(&format!("cannot open {}", path.display()), e))?;
         let tx = db.begin_write().map_err(|e| err("begin", e))?;
         tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
@@ -85,7 +93,10 @@ impl RedbStore {
 
     /// Reads the whole file: the segment index and, when `records` is
     /// given, every live record into it (unsorted).
-    fn scan(&self, mut records: Option<&mut Vec<(u64, Vec<u8>)>>) -> Result<SegmentIndex, StoreError> {
+    fn scan(
+        &self,
+        mut records: Option<&mut Vec<(u64, Vec<u8>)>>,
+    ) -> Result<SegmentIndex, StoreError> {
         let tx = self.db.begin_read().map_err(|e| err("begin read", e))?;
         let mut index = SegmentIndex {
             scanned: true,
@@ -111,8 +122,7 @@ impl RedbStore {
             let (k, v) = row.map_err(|e| err("read", e))?;
             let seg = k.value();
             let value = v.value();
-            let entries =
-                segment::entries(value).map_err(|e| err(&format!("segment {seg}"), e))?;
+            let entries = segment::entries(value).map_err(|e| err(&format!("segment {seg}"), e))?;
             for (key, record) in entries {
                 index.max_key = Some(index.max_key.map_or(key, |m| m.max(key)));
                 if gone.contains(&(seg, key)) {
@@ -354,7 +364,8 @@ mod tests {
     }
 
     fn puts(keys: std::ops::RangeInclusive<u64>) -> Vec<(u64, Vec<u8>)> {
-        keys.map(|k| (k, format!("record {k}").into_bytes())).collect()
+        keys.map(|k| (k, format!("record {k}").into_bytes()))
+            .collect()
     }
 
     #[test]
