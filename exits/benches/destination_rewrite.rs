@@ -9,7 +9,6 @@
 //! cargo bench -p mqgate-exits --bench destination_rewrite -- --warm-up-time 1 --measurement-time 3
 
 use bytes::BytesMut;
-use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput, black_box};
 use mqgate_codecs::mq::xqh::{Mqxqh, write_xqh};
 use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd};
@@ -40,61 +39,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Thread CPU time in nanoseconds.
-struct ThreadCpuTime;
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec for clock_gettime to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-impl Measurement for ThreadCpuTime {
-    type Intermediate = u64;
-    type Value = u64;
-    fn start(&self) -> u64 {
-        thread_cpu_ns()
-    }
-    fn end(&self, start: u64) -> u64 {
-        thread_cpu_ns().saturating_sub(start)
-    }
-    fn add(&self, a: &u64, b: &u64) -> u64 {
-        a + b
-    }
-    fn zero(&self) -> u64 {
-        0
-    }
-    fn to_f64(&self, v: &u64) -> f64 {
-        *v as f64
-    }
-    fn formatter(&self) -> &dyn ValueFormatter {
-        self
-    }
-}
-
-impl ValueFormatter for ThreadCpuTime {
-    fn scale_values(&self, _typical: f64, _values: &mut [f64]) -> &'static str {
-        "ns (cpu)"
-    }
-    fn scale_throughputs(&self, _typical: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
-        let bytes = match *t {
-            Throughput::Bytes(b) | Throughput::BytesDecimal(b) | Throughput::Elements(b) => {
-                b as f64
-            }
-        };
-        values
-            .iter_mut()
-            .for_each(|v| *v = bytes / *v / (1024.0 * 1024.0 * 1024.0) * 1e9);
-        "GiB/s"
-    }
-    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
-        "ns"
-    }
-}
+#[path = "../../codecs/benches/common/thread_cpu.rs"]
+mod thread_cpu;
+use thread_cpu::ThreadCpuTime;
 
 const SIZE: usize = 4096;
 
