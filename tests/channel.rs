@@ -970,3 +970,61 @@ fn an_undeliverable_message_in_a_pipelined_group_keeps_the_batches_before_it() {
     assert_eq!(c["state"], "stopped", "{c}");
     assert_eq!(c["last_seq"], 2, "{c}");
 }
+
+#[test]
+fn batches_that_break_the_sequence_rules_close_the_channel_with_2142() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let m = |body: &str| xmit("INBOX%DEV0200", "MQGATE", true, "MQSTR", body.as_bytes());
+    let end = |seq: u64, count: u32| {
+        let mut p = seq.to_be_bytes().to_vec();
+        p.extend_from_slice(&count.to_be_bytes());
+        frame(0x04, &p)
+    };
+    // docs/channel-protocol.md "Batches": 1 to batch_size messages, sequence
+    // numbers from 1, each once per connection; HEARTBEAT between batches
+    // only. Each breach is CLOSE 2142 MQRC_HEADER_ERROR.
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (end(1, 0), "END_BATCH 1 with 0 messages"),
+        (
+            [raw_batch(0, &[m("zero")])].concat(),
+            "END_BATCH 0 with 1 messages",
+        ),
+        (
+            [raw_batch(1, &[m("one")]), raw_batch(1, &[m("again")])].concat(),
+            "END_BATCH 1 was already received on this connection",
+        ),
+        (
+            [
+                frame(0x03, &[&[0u8][..], &m("open")].concat()),
+                frame(0x06, &[]),
+            ]
+            .concat(),
+            "HEARTBEAT inside an open batch of 1 messages",
+        ),
+    ];
+    for (frames, want) in cases {
+        let mut bytes = hello("TO.MQGATE", 100_000);
+        bytes.extend_from_slice(&frames);
+        // The previous connection may still be ending: 2537 means "busy", retry.
+        let mut close = None;
+        for _ in 0..100 {
+            let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+            s.write_all(&bytes).unwrap();
+            close = confirms_until(&mut s, u64::MAX).1;
+            if close != Some(2537) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(close, Some(2142), "{want}");
+        let log = std::fs::read_to_string(g.log_path()).unwrap();
+        assert!(log.contains(want), "{want} not in the log");
+    }
+    // Only the first batch 1 was committed: "again" was refused.
+    let got: Vec<String> = drain_device(&g, "DEV0200", "INBOX")
+        .iter()
+        .map(|d| text(d))
+        .collect();
+    assert_eq!(got, ["one"]);
+}

@@ -275,7 +275,7 @@ fn parse_payload(kind_byte: u8, payload: Bytes) -> Result<Frame, FrameError> {
         kind::CLOSE => "CLOSE",
         other => {
             return Err(FrameError::Malformed {
-                frame: "frame",
+                frame: "unknown",
                 offset: 0,
                 what: format!("unknown frame type 0x{other:02X}"),
             });
@@ -367,7 +367,7 @@ impl Decoder for FrameCodec {
         }
         if length == 0 {
             return Err(FrameError::Malformed {
-                frame: "frame",
+                frame: "empty",
                 offset: 0,
                 what: "frame length 0 (no type byte)".into(),
             });

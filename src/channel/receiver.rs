@@ -235,6 +235,7 @@ impl Receivers {
             last,
             group_commit: applier.group_commit(),
             applier: Some(applier),
+            stop: stop.clone(),
         };
         session.run(conn, stop).await;
     }
@@ -300,8 +301,9 @@ enum Work {
     /// A batch committed before this connection (its CONFIRM was lost):
     /// confirm it again, apply nothing.
     Reconfirm(u64),
-    /// A non-persistent message sent outside any batch.
-    Fast(Bytes),
+    /// A non-persistent message sent outside any batch, holding its share of
+    /// the read-ahead budget until it is applied.
+    Fast(Bytes, OwnedSemaphorePermit),
     /// Answer a HEARTBEAT.
     Heartbeat,
     /// The reader stopped; everything queued before this is done first.
@@ -316,6 +318,8 @@ struct Session<'a> {
     last: u64,
     applier: Option<Applier>,
     group_commit: GroupCommit,
+    /// Ends an undelivered-rule retry wait when the gateway stops.
+    stop: watch::Receiver<bool>,
 }
 
 /// How a session ended.
@@ -339,6 +343,7 @@ impl Session<'_> {
                 channel: name.clone(),
                 limits: self.limits.clone(),
                 received: self.last,
+                committed_at_connect: self.last,
                 budget: Arc::new(Semaphore::new(READ_AHEAD_BYTES / BUDGET_UNIT)),
             };
             let reading = async move {
@@ -435,7 +440,7 @@ impl Session<'_> {
                         tracing::info!(channel = %self.def.name, seq, "batch already committed; confirmed again");
                         sink.send(Frame::Confirm { seq }).await
                     }
-                    Work::Fast(m) => {
+                    Work::Fast(m, _budget) => {
                         if let Err(e) = self.apply(None, vec![m]).await {
                             return e;
                         }
@@ -659,7 +664,15 @@ impl Session<'_> {
                         s.reason = reason.0;
                         s.message = text.clone();
                     });
-                    tokio::time::sleep(wait).await;
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = super::stopped(&mut self.stop) => {
+                            return Err(End::Closed {
+                                reason: reason::CONNECTION_QUIESCING,
+                                text: format!("the gateway is stopping; {text}"),
+                            });
+                        }
+                    }
                     wait = (wait * 2).min(Duration::from_millis(retry.max_interval_ms));
                 }
             }
@@ -687,11 +700,26 @@ struct FrameReader {
     /// Highest batch sequence number received complete (or committed before
     /// this connection).
     received: u64,
+    /// The channel's last committed sequence number when this connection
+    /// started: a batch up to it is a resend whose CONFIRM was lost.
+    committed_at_connect: u64,
     /// Read-ahead budget in [`BUDGET_UNIT`]s ([`READ_AHEAD_BYTES`] in all).
     budget: Arc<Semaphore>,
 }
 
 impl FrameReader {
+    /// Waits for `bytes` of read-ahead budget (one whole batch always fits);
+    /// `None` if the budget was closed.
+    async fn budget(&self, bytes: usize) -> Option<OwnedSemaphorePermit> {
+        let units = bytes
+            .div_ceil(BUDGET_UNIT)
+            .clamp(1, READ_AHEAD_BYTES / BUDGET_UNIT);
+        Arc::clone(&self.budget)
+            .acquire_many_owned(units as u32)
+            .await
+            .ok()
+    }
+
     async fn read(
         mut self,
         stream: &mut SplitStream<Conn>,
@@ -753,7 +781,12 @@ impl FrameReader {
                 Some(Some(Ok(f))) => f,
             };
             let work = match frame {
-                Frame::Message { flags, data } if flags & FLAG_FAST != 0 => Work::Fast(data),
+                Frame::Message { flags, data } if flags & FLAG_FAST != 0 => {
+                    let Some(budget) = self.budget(data.len()).await else {
+                        return End::Lost("internal: read-ahead budget closed".into());
+                    };
+                    Work::Fast(data, budget)
+                }
                 Frame::Message { data, .. } => {
                     if pending.len() >= self.limits.batch_size as usize {
                         return End::Closed {
@@ -778,11 +811,26 @@ impl FrameReader {
                             ),
                         };
                     }
+                    if count == 0 || seq == 0 {
+                        return End::Closed {
+                            reason: Mqrc::HEADER_ERROR,
+                            text: format!(
+                                "END_BATCH {seq} with {count} messages: a batch has 1 to batch_size messages and a sequence number from 1"
+                            ),
+                        };
+                    }
                     let msgs = std::mem::take(&mut pending);
                     let bytes = std::mem::take(&mut pending_bytes);
-                    if seq <= self.received {
+                    if seq <= self.committed_at_connect {
                         // Committed before this connection; its CONFIRM was lost.
                         Work::Reconfirm(seq)
+                    } else if seq <= self.received {
+                        return End::Closed {
+                            reason: Mqrc::HEADER_ERROR,
+                            text: format!(
+                                "END_BATCH {seq} was already received on this connection"
+                            ),
+                        };
                     } else if seq != self.received + 1 {
                         return End::Closed {
                             reason: Mqrc::HEADER_ERROR,
@@ -793,13 +841,7 @@ impl FrameReader {
                         };
                     } else {
                         self.received = seq;
-                        let units = bytes
-                            .div_ceil(BUDGET_UNIT)
-                            .min(READ_AHEAD_BYTES / BUDGET_UNIT);
-                        let Ok(budget) = Arc::clone(&self.budget)
-                            .acquire_many_owned(units.max(1) as u32)
-                            .await
-                        else {
+                        let Some(budget) = self.budget(bytes).await else {
                             return End::Lost("internal: read-ahead budget closed".into());
                         };
                         Work::Batch {
@@ -808,6 +850,15 @@ impl FrameReader {
                             _budget: budget,
                         }
                     }
+                }
+                Frame::Heartbeat if !pending.is_empty() => {
+                    return End::Closed {
+                        reason: Mqrc::HEADER_ERROR,
+                        text: format!(
+                            "HEARTBEAT inside an open batch of {} messages (valid between batches only)",
+                            pending.len()
+                        ),
+                    };
                 }
                 Frame::Heartbeat => Work::Heartbeat,
                 Frame::Close { reason, text } => {

@@ -164,6 +164,13 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
                     confirmed(&mut in_flight, seq, &mut sent);
                 }
                 let range = match resend.pop_front() {
+                    // Not committed, so it may be split if the receiver now
+                    // agrees a smaller batch size than when it was sent.
+                    Some(r) if r.len() > batch_size.max(1) => {
+                        let cut = r.start + batch_size.max(1);
+                        resend.push_front(cut..r.end);
+                        r.start..cut
+                    }
                     Some(r) => r,
                     None if next >= msgs.len() => break,
                     None if !msgs[next].persistent => {
@@ -196,7 +203,19 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
         .await;
         match result {
             Ok(()) => {
-                conn.close("all messages sent").await?;
+                // Every batch is confirmed: a connection lost while closing
+                // loses nothing persistent (at most a fast-path message, which
+                // may be lost by definition), so it is a warning. A CLOSE with
+                // a reason is still an error.
+                match conn.close("all messages sent").await {
+                    Ok(()) => {}
+                    Err(e) if e.is_transient() => {
+                        eprintln!(
+                            "mqgate send: warning: every batch was confirmed, but the channel did not close cleanly: {e}"
+                        );
+                    }
+                    Err(e) => return Err(e),
+                }
                 return Ok(sent);
             }
             Err(e) if may_retry(&e) => {
