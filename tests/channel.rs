@@ -992,7 +992,7 @@ fn batches_that_break_the_sequence_rules_close_the_channel_with_2142() {
         ),
         (
             [raw_batch(1, &[m("one")]), raw_batch(1, &[m("again")])].concat(),
-            "END_BATCH 1 was already received on this connection",
+            "END_BATCH 1 was already received or confirmed on this connection",
         ),
         (
             [
@@ -1001,6 +1001,12 @@ fn batches_that_break_the_sequence_rules_close_the_channel_with_2142() {
             ]
             .concat(),
             "HEARTBEAT inside an open batch of 1 messages",
+        ),
+        // Batch 1 is committed now: a resend of it after batch 2 would make
+        // the CONFIRMs go backwards.
+        (
+            [raw_batch(2, &[m("two")]), raw_batch(1, &[m("old")])].concat(),
+            "END_BATCH 1 was already received or confirmed on this connection (next expected: 3)",
         ),
     ];
     for (frames, want) in cases {
@@ -1021,10 +1027,10 @@ fn batches_that_break_the_sequence_rules_close_the_channel_with_2142() {
         let log = std::fs::read_to_string(g.log_path()).unwrap();
         assert!(log.contains(want), "{want} not in the log");
     }
-    // Only the first batch 1 was committed: "again" was refused.
+    // Only the first batch 1 and batch 2 were committed.
     let got: Vec<String> = drain_device(&g, "DEV0200", "INBOX")
         .iter()
         .map(|d| text(d))
         .collect();
-    assert_eq!(got, ["one"]);
+    assert_eq!(got, ["one", "two"]);
 }

@@ -344,6 +344,7 @@ impl Session<'_> {
                 limits: self.limits.clone(),
                 received: self.last,
                 committed_at_connect: self.last,
+                reconfirmed: 0,
                 budget: Arc::new(Semaphore::new(READ_AHEAD_BYTES / BUDGET_UNIT)),
             };
             let reading = async move {
@@ -703,6 +704,8 @@ struct FrameReader {
     /// The channel's last committed sequence number when this connection
     /// started: a batch up to it is a resend whose CONFIRM was lost.
     committed_at_connect: u64,
+    /// Highest such resend confirmed again on this connection.
+    reconfirmed: u64,
     /// Read-ahead budget in [`BUDGET_UNIT`]s ([`READ_AHEAD_BYTES`] in all).
     budget: Arc<Semaphore>,
 }
@@ -821,14 +824,21 @@ impl FrameReader {
                     }
                     let msgs = std::mem::take(&mut pending);
                     let bytes = std::mem::take(&mut pending_bytes);
-                    if seq <= self.committed_at_connect {
-                        // Committed before this connection; its CONFIRM was lost.
+                    if seq <= self.committed_at_connect
+                        && seq > self.reconfirmed
+                        && self.received == self.committed_at_connect
+                    {
+                        // Committed before this connection; its CONFIRM was
+                        // lost. Resends come first and in order, so CONFIRMs
+                        // never go backwards.
+                        self.reconfirmed = seq;
                         Work::Reconfirm(seq)
                     } else if seq <= self.received {
                         return End::Closed {
                             reason: Mqrc::HEADER_ERROR,
                             text: format!(
-                                "END_BATCH {seq} was already received on this connection"
+                                "END_BATCH {seq} was already received or confirmed on this connection (next expected: {})",
+                                self.received + 1
                             ),
                         };
                     } else if seq != self.received + 1 {

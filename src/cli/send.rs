@@ -111,10 +111,13 @@ struct Sent {
     persistent: usize,
     fast: usize,
     reconnects: u32,
+    /// The highest batch sequence number seen confirmed (told to the
+    /// receiver in HELLO after a reconnect).
+    last_confirmed_seq: u64,
 }
 
 async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError> {
-    let offer = Offer {
+    let mut offer = Offer {
         channel: args.channel.clone(),
         sending_q_mgr: args.sending_qmgr.clone(),
         receiving_q_mgr: String::new(),
@@ -138,6 +141,7 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
     // Batches to send again after a reconnect, in their original order.
     let mut resend: VecDeque<Range<usize>> = VecDeque::new();
     loop {
+        offer.last_confirmed_seq = sent.last_confirmed_seq;
         let mut conn = match SenderConn::connect(args.to, &offer).await {
             Ok(c) => c,
             Err(e) if may_retry(&e) => {
@@ -235,6 +239,7 @@ fn confirmed(in_flight: &mut VecDeque<(u64, Range<usize>)>, seq: u64, sent: &mut
     {
         sent.batches += 1;
         sent.persistent += r.len();
+        sent.last_confirmed_seq = sent.last_confirmed_seq.max(*s);
         in_flight.pop_front();
     }
 }
