@@ -296,7 +296,7 @@ enum Work {
     Batch {
         seq: u64,
         msgs: Vec<Bytes>,
-        _budget: OwnedSemaphorePermit,
+        budget: OwnedSemaphorePermit,
     },
     /// A batch committed before this connection (its CONFIRM was lost):
     /// confirm it again, apply nothing.
@@ -429,7 +429,7 @@ impl Session<'_> {
             let Some(work) = work else {
                 return End::Lost("internal: the frame reader ended".into());
             };
-            let Work::Batch { seq, msgs, _budget } = work else {
+            let Work::Batch { seq, msgs, budget } = work else {
                 // Everything else waits for the running commit.
                 if let Some(r) = running.take()
                     && let Err(e) = self.finish(sink, r).await
@@ -459,12 +459,12 @@ impl Session<'_> {
             // Every batch already queued joins this group; their read-ahead
             // budget is released once the group is committed.
             let mut group = vec![(seq, msgs)];
-            let mut budgets = vec![_budget];
+            let mut budgets = vec![budget];
             loop {
                 match rx.try_recv() {
-                    Ok(Work::Batch { seq, msgs, _budget }) => {
+                    Ok(Work::Batch { seq, msgs, budget }) => {
                         group.push((seq, msgs));
-                        budgets.push(_budget);
+                        budgets.push(budget);
                     }
                     Ok(other) => {
                         carry = Some(other);
@@ -499,7 +499,7 @@ impl Session<'_> {
                         task: tokio::task::spawn_blocking(move || commit.commit(sealed)),
                         last,
                         n,
-                        _budgets: budgets,
+                        budgets,
                     });
                 }
                 Err(()) => {
@@ -536,7 +536,7 @@ impl Session<'_> {
         match done {
             Ok(Ok(())) => {
                 self.committed(r.last, r.n);
-                drop(r._budgets);
+                drop(r.budgets);
                 sink.send(Frame::Confirm { seq: r.last })
                     .await
                     .map_err(|e| End::Lost(format!("CONFIRM {} could not be sent: {e}", r.last)))
@@ -690,7 +690,7 @@ struct Running {
     last: u64,
     n: u64,
     /// The group's read-ahead budget, released when it is committed.
-    _budgets: Vec<OwnedSemaphorePermit>,
+    budgets: Vec<OwnedSemaphorePermit>,
 }
 
 /// The frame reader of one connection: checks each frame and hands complete
@@ -854,11 +854,7 @@ impl FrameReader {
                         let Some(budget) = self.budget(bytes).await else {
                             return End::Lost("internal: read-ahead budget closed".into());
                         };
-                        Work::Batch {
-                            seq,
-                            msgs,
-                            _budget: budget,
-                        }
+                        Work::Batch { seq, msgs, budget }
                     }
                 }
                 Frame::Heartbeat if !pending.is_empty() => {
