@@ -47,15 +47,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));
-    let result = queue_bench(&args, &dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("mqgate bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    finish(queue_bench(&args, &dir), &dir)
 }
 
 /// Timings of one scenario: one latency per unit of work, put side and get side.
@@ -64,10 +56,26 @@ struct Timings {
     get: Vec<Duration>,
 }
 
-fn p99(v: &[Duration]) -> Duration {
+/// The 99th percentile of `v` (nearest rank); zero when `v` is empty.
+pub(super) fn p99(v: &[Duration]) -> Duration {
     let mut s = v.to_vec();
     s.sort();
-    s[(s.len() * 99).div_ceil(100).saturating_sub(1)]
+    s.get((s.len() * 99).div_ceil(100).saturating_sub(1))
+        .copied()
+        .unwrap_or_default()
+}
+
+/// Removes the benchmark's scratch directory and turns its result into the
+/// exit status (the error on stderr).
+pub(super) fn finish(result: Result<(), String>, dir: &std::path::Path) -> ExitCode {
+    let _ = std::fs::remove_dir_all(dir);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mqgate bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn row(name: &str, uow: usize, messages: usize, t: &Timings) {

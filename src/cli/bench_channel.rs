@@ -3,6 +3,7 @@
 //! doing the same message count and size as the reference in the same run.
 //! Results: docs/performance.md "Message channels".
 
+use super::bench::{finish, p99};
 use crate::channel::StatusBoard;
 use crate::channel::receiver::Receivers;
 use crate::channel::sender::{Offer, PIPELINE_BATCHES, SenderConn};
@@ -48,11 +49,6 @@ struct Result1 {
     p99: Duration,
 }
 
-fn p99(v: &mut [Duration]) -> Duration {
-    v.sort();
-    v[(v.len() * 99).div_ceil(100).saturating_sub(1)]
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -71,15 +67,7 @@ pub fn run(args: ChannelBenchArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = rt.block_on(bench(&args, &dir));
-    let _ = std::fs::remove_dir_all(&dir);
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("mqgate bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    finish(rt.block_on(bench(&args, &dir)), &dir)
 }
 
 async fn bench(args: &ChannelBenchArgs, dir: &Path) -> Result<(), String> {
@@ -238,7 +226,7 @@ async fn mqgate_scenario(
     }
     Ok(Result1 {
         rate: n as f64 / total.as_secs_f64(),
-        p99: p99(&mut lat),
+        p99: p99(&lat),
     })
 }
 
@@ -322,7 +310,7 @@ async fn nats_reference(
     }
     let js_result = Result1 {
         rate: n as f64 / start.elapsed().as_secs_f64(),
-        p99: p99(&mut lat),
+        p99: p99(&lat),
     };
     let mut lat = Vec::new();
     let start = Instant::now();
@@ -340,7 +328,7 @@ async fn nats_reference(
     client.flush().await.map_err(|e| format!("flush: {e}"))?;
     let core = Result1 {
         rate: n as f64 / start.elapsed().as_secs_f64(),
-        p99: p99(&mut lat),
+        p99: p99(&lat),
     };
     Ok(Some((js_result, core)))
 }
