@@ -38,7 +38,7 @@ impl fmt::Display for SendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SendError::Refused { reason, text } => {
-                let name = crate::qmgr::error::reason_name(mqgate_codecs::mq::Mqrc(*reason));
+                let name = mqgate_codecs::mq::Mqrc(*reason).name();
                 write!(
                     f,
                     "the receiver closed the channel: {reason} {name}: {text}"

@@ -2,6 +2,8 @@
 
 mod bench;
 mod bench_channel;
+#[cfg(feature = "nats")]
+mod bench_nats;
 mod browse;
 mod check_config;
 mod client;

@@ -1,7 +1,6 @@
 //! HTTP errors as JSON: `{"mqrc": 2085, "reason": "MQRC_UNKNOWN_OBJECT_NAME", "message": "..."}`.
 
 use crate::qmgr::QmError;
-use crate::qmgr::error::reason_name;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -49,7 +48,7 @@ impl IntoResponse for ApiError {
         let e = self.0;
         let body = serde_json::json!({
             "mqrc": e.mqrc.0,
-            "reason": reason_name(e.mqrc),
+            "reason": e.mqrc.name(),
             "message": e.message,
         });
         (status_for(e.mqrc), Json(body)).into_response()

@@ -3,17 +3,6 @@
 use mqgate_codecs::mq::Mqrc;
 use std::fmt;
 
-/// MQRC_EXPIRY_ERROR: Expiry is neither positive nor MQEI_UNLIMITED.
-pub const EXPIRY_ERROR: Mqrc = Mqrc::EXPIRY_ERROR;
-/// MQRC_OPTION_NOT_VALID_FOR_TYPE: e.g. a get from a remote queue definition.
-pub const OPTION_NOT_VALID_FOR_TYPE: Mqrc = Mqrc::OPTION_NOT_VALID_FOR_TYPE;
-
-/// The symbolic name of a reason, `MQRC_...` (all of them are in
-/// `mqgate_codecs::mq::rc` now).
-pub fn reason_name(rc: Mqrc) -> String {
-    rc.name()
-}
-
 /// A failed queue manager call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QmError {
@@ -35,13 +24,7 @@ impl QmError {
 
 impl fmt::Display for QmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} ({} {})",
-            self.message,
-            self.mqrc.0,
-            reason_name(self.mqrc)
-        )
+        write!(f, "{} ({} {})", self.message, self.mqrc.0, self.mqrc.name())
     }
 }
 

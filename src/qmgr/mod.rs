@@ -765,7 +765,7 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
     }
     if md.expiry <= 0 && md.expiry != mdc::EI_UNLIMITED {
         return Err(QmError::new(
-            error::EXPIRY_ERROR,
+            Mqrc::EXPIRY_ERROR,
             format!(
                 "Expiry {} is neither positive nor -1 (unlimited)",
                 md.expiry

@@ -4,7 +4,7 @@
 use super::message::Message;
 use super::names::matches_pattern;
 use super::queue::LocalQueue;
-use super::{QmError, QueueManager, State, error};
+use super::{QmError, QueueManager, State};
 use crate::config::{AliasQueueDef, LocalQueueDef, RemoteQueueDef, Usage};
 use mqgate_codecs::mq::constants::{enc, fmt};
 use mqgate_codecs::mq::xqh::write_xqh;
@@ -324,13 +324,13 @@ pub(super) fn for_get(_qm: &QueueManager, st: &mut State, q: &str) -> Result<Str
             match st.objects.get(&a.target) {
                 Some(Object::Local(_)) => Ok(a.target.clone()),
                 _ => Err(QmError::new(
-                    error::OPTION_NOT_VALID_FOR_TYPE,
+                    Mqrc::OPTION_NOT_VALID_FOR_TYPE,
                     format!("alias {q} does not name a local queue; it cannot be read"),
                 )),
             }
         }
         Some(_) => Err(QmError::new(
-            error::OPTION_NOT_VALID_FOR_TYPE,
+            Mqrc::OPTION_NOT_VALID_FOR_TYPE,
             format!("{q} is not a local queue; it cannot be read"),
         )),
         None => Err(unknown(q)),

@@ -2,7 +2,6 @@
 //! the MQRC reason where MQ has one, and a message naming what was wrong.
 
 use crate::qmgr::QmError;
-use crate::qmgr::error::reason_name;
 use mqgate_codecs::mq::Mqrc;
 use std::fmt;
 
@@ -96,7 +95,7 @@ impl RpcError {
             "error": self.message,
             "code": self.kind.code(),
             "mqrc": self.mqrc.map(|r| r.0),
-            "reason": self.mqrc.map(reason_name),
+            "reason": self.mqrc.map(|r| r.name()),
         })
     }
 }
