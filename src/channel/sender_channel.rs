@@ -123,6 +123,7 @@ impl SenderChannel {
                     let sel = Selector {
                         msg_id: Some(msg_id),
                         correl_id: None,
+                        group_id: None,
                     };
                     if qm
                         .get(&xmitq, &sel, GetMode::Destructive { uow: Some(uow) })

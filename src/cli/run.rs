@@ -12,7 +12,6 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Log output format.
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
@@ -175,14 +174,9 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
             max_wait_ms: config.http.max_wait_ms,
         })
     });
-    let exits = Arc::new(crate::exits::QueueExits::new(&config.exits, qm.name()));
-    let state = AppState {
-        qm: Arc::clone(&qm),
-        config: Arc::new(config),
-        started: Instant::now(),
-        exits: Arc::clone(&exits),
-        channels: board,
-    };
+    let exits = Arc::new(crate::mqi::QueueExits::new(&config.exits, qm.name()));
+    let mqi = crate::mqi::Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
+    let state = AppState::new(mqi, Arc::new(config), board);
     let rpc = crate::rpc::RpcService::start(Arc::clone(&qm), &state.config.rpc)?;
     let stopping = Arc::clone(&qm);
     let mut app = router(state).merge(crate::rpc::http::router(rpc));

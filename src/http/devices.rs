@@ -1,16 +1,29 @@
-//! Store-and-forward routes for device queue managers (seed 001; docs/http-api.md
-//! "Devices"): a device pulls the messages waiting for it with a lease and
-//! acknowledges each. The queue of a device is created on first use.
+//! HTTP transport of the device protocol ([`crate::devices`]; seed 001;
+//! docs/http-api.md "Devices"): a device pulls the messages waiting for it
+//! with a lease and acknowledges each.
 
-use super::messages::{self, NextQuery};
+use super::messages::{id_param, message_json, parse_lease, parse_wait_ms, query_error};
 use super::{ApiError, AppState};
+use crate::qmgr::Selector;
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use mqgate_codecs::mq::Mqrc;
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// Query parameters of a device pull.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PullQuery {
+    /// Text, so a negative or non-numeric value gets 2090.
+    wait_ms: Option<String>,
+    correl_id: Option<String>,
+    msg_id: Option<String>,
+}
 
 /// `GET /v1/devices/{qmgr}/queues/{queue}/messages/next?wait_ms=N`: the next
 /// message for the device with a lease, as `{"lease", "md", "data_base64"}`
@@ -18,19 +31,58 @@ use serde_json::Value;
 pub async fn next(
     State(s): State<AppState>,
     Path((q_mgr, queue)): Path<(String, String)>,
-    query: Result<Query<NextQuery>, QueryRejection>,
+    query: Result<Query<PullQuery>, QueryRejection>,
 ) -> Response {
-    let name = match s.qm.device_queue(&q_mgr, &queue) {
-        Ok(n) => n,
-        Err(e) => return ApiError::from(e).into_response(),
-    };
-    match messages::next(State(s), Path(name), query).await {
-        Ok(json) => json.into_response(),
-        Err(ApiError(e)) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {
-            StatusCode::NO_CONTENT.into_response()
-        }
+    match pull(&s, &q_mgr, &queue, query).await {
+        Ok(Some(json)) => json.into_response(),
+        Ok(None) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => e.into_response(),
     }
+}
+
+async fn pull(
+    s: &AppState,
+    q_mgr: &str,
+    queue: &str,
+    query: Result<Query<PullQuery>, QueryRejection>,
+) -> Result<Option<Json<Value>>, ApiError> {
+    let obj = s.devices.open(q_mgr, queue)?;
+    let Query(p) = query.map_err(query_error)?;
+    let max_wait = s.config.http.max_wait_ms;
+    let wait_ms = parse_wait_ms(p.wait_ms.as_deref(), max_wait)?;
+    if wait_ms > max_wait {
+        return Err(ApiError::new(
+            Mqrc::WAIT_INTERVAL_ERROR,
+            format!("wait_ms {wait_ms} is above http.max_wait_ms {max_wait}"),
+        ));
+    }
+    let selector = Selector {
+        msg_id: p
+            .msg_id
+            .as_deref()
+            .map(|t| id_param(t, "msg_id", Mqrc::MSG_ID_ERROR))
+            .transpose()?,
+        correl_id: p
+            .correl_id
+            .as_deref()
+            .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
+            .transpose()?,
+        group_id: None,
+    };
+    let Some(leased) = s
+        .devices
+        .pull(&obj, selector, Duration::from_millis(wait_ms))
+        .await?
+    else {
+        return Ok(None);
+    };
+    let mut m = message_json(&leased.got.message);
+    m.insert("lease".into(), json!(leased.lease));
+    m.insert(
+        "lease_expires_in_ms".into(),
+        json!(leased.expires_in.as_millis() as u64),
+    );
+    Ok(Some(Json(Value::Object(m))))
 }
 
 /// `POST /v1/devices/{qmgr}/queues/{queue}/messages/ack/{lease}`: removes the
@@ -39,6 +91,8 @@ pub async fn ack(
     State(s): State<AppState>,
     Path((q_mgr, queue, lease)): Path<(String, String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let name = s.qm.device_queue(&q_mgr, &queue)?;
-    messages::ack(State(s), Path((name, lease))).await
+    let obj = s.devices.open(&q_mgr, &queue)?;
+    let id = parse_lease(&lease)?;
+    s.devices.ack(&obj, id).await?;
+    Ok(Json(json!({"lease": id, "acknowledged": true})))
 }

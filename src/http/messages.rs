@@ -1,10 +1,10 @@
 //! Message routes: put, get/browse (`next`), lease acknowledge/backout, queue
 //! list and status.
 
-use super::exits::GetRequest;
 use super::md_json::{apply_md_json, md_to_json, parse_id};
-use super::{ApiError, AppState, blocking};
-use crate::qmgr::{GetMode, GetResult, LeaseGuard, Position, PutOptions, Selector};
+use super::{ApiError, AppState};
+use crate::mqi::{GetRequest, Object, Outgoing};
+use crate::qmgr::{GetMode, GetResult, Position, PutOptions, Selector};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -12,11 +12,10 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use mqgate_codecs::mq::constants::{gmo, per};
+use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Query parameters of a put (docs/http-api.md).
@@ -50,14 +49,14 @@ struct PutBody {
     data: Option<String>,
 }
 
-fn query_error(e: QueryRejection) -> ApiError {
+pub(super) fn query_error(e: QueryRejection) -> ApiError {
     ApiError::new(
         Mqrc::OPTIONS_ERROR,
         format!("bad query parameters: {}", e.body_text()),
     )
 }
 
-fn id_param(text: &str, which: &str, mqrc: Mqrc) -> Result<[u8; 24], ApiError> {
+pub(super) fn id_param(text: &str, which: &str, mqrc: Mqrc) -> Result<[u8; 24], ApiError> {
     parse_id(text).map_err(|e| ApiError::new(mqrc, format!("{which}: {e}")))
 }
 
@@ -119,7 +118,7 @@ pub async fn put(
                 Mqrc::MSG_TOO_BIG_FOR_Q_MGR,
                 format!(
                     "the request body is longer than the queue manager's MAXMSGL {}",
-                    s.qm.max_msg_length()
+                    s.mqi.max_msg_length()
                 ),
             )
         } else {
@@ -168,23 +167,19 @@ pub async fn put(
             "new_correl_id=true and correl_id contradict each other: give one",
         ));
     }
-    let mut opts = PutOptions {
+    let opts = PutOptions {
         uow: p.uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
         new_correl_id: p.new_correl_id.unwrap_or(false),
-        q_mgr_name: p.q_mgr.unwrap_or_default(),
-        pass_all_context: false,
+        ..PutOptions::default()
     };
-    let chains = super::exits::chains_for(&s, &q)?;
-    let qm = s.qm.clone();
-    let r = blocking(move || {
-        let (mut md, mut data) = (md, data);
-        if let Some(c) = chains {
-            super::exits::before_put(&c, &mut md, &mut data, &mut opts)?;
-        }
-        qm.put(&q, md, Charset::Ascii, data, &opts)
-    })
-    .await?;
+    let obj = s.mqi.open(&q, p.q_mgr.as_deref().unwrap_or(""))?;
+    let msg = Outgoing {
+        md,
+        charset: Charset::Ascii,
+        data,
+    };
+    let r = s.mqi.put(&obj, msg, opts).await?;
     let mut answer = json!({
         "queue": r.queue,
         "msg_id": hex::encode_upper(r.msg_id),
@@ -218,7 +213,7 @@ pub struct NextQuery {
 /// `wait_ms`: 0 to `max_wait` ms (spec: mq-constants.md: WaitInterval
 /// negatives other than MQWI_UNLIMITED → 2090; an unlimited wait is not
 /// offered over HTTP).
-fn parse_wait_ms(text: Option<&str>, max_wait: u64) -> Result<u64, ApiError> {
+pub(super) fn parse_wait_ms(text: Option<&str>, max_wait: u64) -> Result<u64, ApiError> {
     let Some(t) = text else { return Ok(0) };
     let err =
         |why: String| ApiError::new(Mqrc::WAIT_INTERVAL_ERROR, format!("wait_ms {t:?}: {why}"));
@@ -247,7 +242,7 @@ fn parse_cursor(c: &str) -> Result<Position, ApiError> {
         })
 }
 
-fn message_json(r: &GetResult) -> Map<String, Value> {
+pub(super) fn message_json(r: &GetResult) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("queue".into(), json!(r.queue));
     m.insert("md".into(), md_to_json(&r.md, r.charset));
@@ -263,6 +258,12 @@ pub async fn next(
     query: Result<Query<NextQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Query(p) = query.map_err(query_error)?;
+    let obj = s.mqi.open(&q, "")?;
+    next_on(&s, &obj, p).await
+}
+
+/// A get from `obj` as `next` and the device pull answer it.
+pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Value>, ApiError> {
     let max_wait = s.config.http.max_wait_ms;
     let wait_ms = parse_wait_ms(p.wait_ms.as_deref(), max_wait)?;
     if p.cursor.is_some() && !p.browse.unwrap_or(false) {
@@ -279,7 +280,7 @@ pub async fn next(
             format!("wait_ms {wait_ms} is above http.max_wait_ms {max_wait}"),
         ));
     }
-    let sel = Selector {
+    let selector = Selector {
         msg_id: p
             .msg_id
             .as_deref()
@@ -290,99 +291,45 @@ pub async fn next(
             .as_deref()
             .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
             .transpose()?,
+        group_id: None,
     };
-    let mut wait = Duration::from_millis(wait_ms);
-    let browse = p.browse.unwrap_or(false);
+    let req = GetRequest {
+        selector,
+        wait: Duration::from_millis(wait_ms),
+        max_wait: Duration::from_millis(max_wait),
+    };
     let after = p.cursor.as_deref().map(parse_cursor).transpose()?;
-    let chains = super::exits::chains_for(&s, &q)?;
-    let mut sel = sel;
-    if let Some(c) = &chains {
-        let options = match (browse, after) {
-            (true, None) => gmo::BROWSE_FIRST,
-            (true, Some(_)) => gmo::BROWSE_NEXT,
-            (false, _) => gmo::SYNCPOINT,
-        };
-        let request = GetRequest {
-            selector: sel,
-            wait,
-        };
-        let max_wait = Duration::from_millis(max_wait);
-        let changed = super::exits::before_get(Arc::clone(c), request, options, max_wait).await?;
-        (sel, wait) = (changed.selector, changed.wait);
-    }
-    // after_get works on the copy handed back; the stored message stays as it was.
-    let after_get = |r: GetResult| {
-        let chains = chains.clone();
-        async move {
-            match chains {
-                Some(c) => super::exits::after_get(c, r).await,
-                None => Ok(r),
-            }
-        }
-    };
-    if browse {
-        let r =
-            s.qm.get_wait(&q, sel, GetMode::Browse { after }, wait)
-                .await?;
-        let position = r.position;
-        let r = after_get(r).await?;
-        let mut m = message_json(&r);
-        m.insert("cursor".into(), json!(cursor_text(position)));
+    if p.browse.unwrap_or(false) {
+        let got = s.mqi.get(obj, req, GetMode::Browse { after }).await?;
+        let mut m = message_json(&got.message);
+        m.insert("cursor".into(), json!(cursor_text(got.stored.position)));
         return Ok(Json(Value::Object(m)));
     }
     if let Some(uow) = p.uow {
         let mode = GetMode::Destructive { uow: Some(uow) };
-        let r = s.qm.get_wait(&q, sel, mode, wait).await?;
-        let r = after_get(r).await?;
-        return Ok(Json(Value::Object(message_json(&r))));
+        let got = s.mqi.get(obj, req, mode).await?;
+        return Ok(Json(Value::Object(message_json(&got.message))));
     }
-    let lease_ms = s.config.http.lease_ms;
-    // The lease's clock starts when the message is handed out, not while waiting.
-    let mut lease = LeaseGuard {
-        qm: Arc::clone(&s.qm),
-        id: s.qm.begin_uow(None, Some(q.clone()))?,
-        armed: false,
-    };
-    let mode = GetMode::Destructive {
-        uow: Some(lease.id),
-    };
-    let r = s.qm.get_wait(&q, sel, mode, wait).await?;
-    // A failing after_get drops the guard unarmed: the lease is backed out.
-    let r = after_get(r).await?;
-    s.qm.set_timeout(lease.id, Duration::from_millis(lease_ms))?;
-    lease.armed = true;
-    let mut m = message_json(&r);
-    m.insert("lease".into(), json!(lease.id));
-    m.insert("lease_expires_in_ms".into(), json!(lease_ms));
+    let lease = Duration::from_millis(s.config.http.lease_ms);
+    let leased = s.mqi.get_leased(obj, req, lease).await?;
+    let mut m = message_json(&leased.got.message);
+    m.insert("lease".into(), json!(leased.lease));
+    m.insert(
+        "lease_expires_in_ms".into(),
+        json!(leased.expires_in.as_millis() as u64),
+    );
     Ok(Json(Value::Object(m)))
 }
 
-fn open_lease(s: &AppState, q: &str, lease: &str) -> Result<u64, ApiError> {
-    crate::qmgr::names::check_q_name(q)?;
-    if !s.qm.queues().iter().any(|i| i.name == q) {
-        return Err(ApiError::new(
-            Mqrc::UNKNOWN_OBJECT_NAME,
-            format!("queue {q} is not defined"),
-        ));
-    }
-    // A lease id is a number from a get's answer; anything else is a bad
-    // request (400), not a lease that expired (409).
-    let id: u64 = lease.parse().map_err(|_| {
+/// A lease id from a path: a number from a get's answer; anything else is a
+/// bad request (400), not a lease that expired (409).
+pub fn parse_lease(lease: &str) -> Result<u64, ApiError> {
+    lease.parse().map_err(|_| {
         ApiError::new(
             Mqrc::OPTIONS_ERROR,
             format!("lease {lease:?} is not a lease id (the `lease` number of a get's answer)"),
         )
-    })?;
-    if s.qm.lease_queue(id).as_deref() == Some(q) {
-        Ok(id)
-    } else {
-        Err(ApiError::new(
-            Mqrc::BACKED_OUT,
-            format!(
-                "lease {lease} on queue {q} is not open: it was acknowledged, or it expired and the message was backed out"
-            ),
-        ))
-    }
+    })
 }
 
 /// `POST /v1/queues/{q}/messages/ack/{lease}`: removes the leased message
@@ -391,9 +338,9 @@ pub async fn ack(
     State(s): State<AppState>,
     Path((q, lease)): Path<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let id = open_lease(&s, &q, &lease)?;
-    let qm = s.qm.clone();
-    blocking(move || qm.commit(id)).await?;
+    let obj = s.mqi.open(&q, "")?;
+    let id = parse_lease(&lease)?;
+    s.mqi.ack(&obj, id).await?;
     Ok(Json(json!({"lease": id, "acknowledged": true})))
 }
 
@@ -403,27 +350,27 @@ pub async fn backout(
     State(s): State<AppState>,
     Path((q, lease)): Path<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let id = open_lease(&s, &q, &lease)?;
-    let qm = s.qm.clone();
-    blocking(move || qm.backout(id)).await?;
+    let obj = s.mqi.open(&q, "")?;
+    let id = parse_lease(&lease)?;
+    s.mqi.backout_lease(&obj, id).await?;
     Ok(Json(json!({"lease": id, "backed_out": true})))
 }
 
 /// `GET /v1/queues`: every queue object with type and, for local queues, depth.
 pub async fn list_queues(State(s): State<AppState>) -> Json<Value> {
-    Json(json!(s.qm.queues()))
+    Json(json!(s.mqi.queues()))
 }
 
 /// `GET /v1/status`: the queue manager and its settings.
 pub async fn status(State(s): State<AppState>) -> Json<Value> {
-    let queues = s.qm.queues();
+    let queues = s.mqi.queues();
     let messages: usize = queues.iter().filter_map(|q| q.depth).sum();
     Json(json!({
         "status": "running",
         "version": env!("CARGO_PKG_VERSION"),
-        "queue_manager": s.qm.name(),
-        "dead_letter_queue": s.qm.dead_letter_queue(),
-        "default_xmit_queue": s.qm.default_xmit_queue(),
+        "queue_manager": s.mqi.q_mgr_name(),
+        "dead_letter_queue": s.mqi.dead_letter_queue(),
+        "default_xmit_queue": s.mqi.default_xmit_queue(),
         "http": s.config.http.listen.to_string(),
         "listener": s.config.listener.listen.to_string(),
         "data_dir": s.config.storage.data_dir.display().to_string(),

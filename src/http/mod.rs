@@ -3,7 +3,6 @@
 
 mod devices;
 mod error;
-mod exits;
 mod fallback;
 pub mod md_json;
 mod messages;
@@ -14,7 +13,8 @@ pub use error::{ApiError, status_for};
 pub use fallback::with_json_errors;
 
 use crate::config::Config;
-use crate::qmgr::QueueManager;
+use crate::devices::Devices;
+use crate::mqi::Mqi;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
@@ -24,19 +24,44 @@ use std::time::Instant;
 /// What every handler sees.
 #[derive(Clone)]
 pub struct AppState {
-    pub qm: Arc<QueueManager>,
+    /// The queue interface (queue exits of the top-level `exits:` section).
+    pub mqi: Mqi,
+    /// The device protocol over the same queue interface.
+    pub devices: Devices,
     pub config: Arc<Config>,
     pub started: Instant,
-    /// The queue-point exits of the top-level `exits:` section.
-    pub exits: Arc<crate::exits::QueueExits>,
     /// Channel status (receiver and sender channels).
     pub channels: Arc<crate::channel::StatusBoard>,
+}
+
+impl AppState {
+    /// The state of a gateway's HTTP API over `mqi`: the device protocol
+    /// takes its lease and longest wait from `config.http` (`lease_ms`,
+    /// `max_wait_ms`).
+    pub fn new(
+        mqi: Mqi,
+        config: Arc<Config>,
+        channels: Arc<crate::channel::StatusBoard>,
+    ) -> AppState {
+        let devices = Devices::new(
+            mqi.clone(),
+            std::time::Duration::from_millis(config.http.lease_ms),
+            std::time::Duration::from_millis(config.http.max_wait_ms),
+        );
+        AppState {
+            mqi,
+            devices,
+            config,
+            started: Instant::now(),
+            channels,
+        }
+    }
 }
 
 /// The router for `state`. Request bodies are limited to the queue manager's
 /// MAXMSGL with room for base64 in a JSON put.
 pub fn router(state: AppState) -> Router {
-    let limit = state.qm.max_msg_length() / 3 * 4 + 64 * 1024;
+    let limit = state.mqi.max_msg_length() / 3 * 4 + 64 * 1024;
     Router::new()
         .route("/v1/status", get(messages::status))
         .route("/v1/queues", get(messages::list_queues))
@@ -63,19 +88,4 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/uow/{id}/backout", post(uow::backout))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
-}
-
-/// Runs `f` (which may write to the store) on the blocking pool.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, crate::qmgr::QmError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| {
-            ApiError::new(
-                mqgate_codecs::mq::Mqrc::UNEXPECTED_ERROR,
-                format!("task failed: {e}"),
-            )
-        })?
-        .map_err(ApiError::from)
 }

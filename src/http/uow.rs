@@ -1,6 +1,6 @@
 //! `POST /v1/uow`, `/v1/uow/{id}/commit`, `/v1/uow/{id}/backout`.
 
-use super::{ApiError, AppState, blocking};
+use super::{ApiError, AppState};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -21,7 +21,7 @@ fn parse_uow(id: &str) -> Result<u64, ApiError> {
 /// Opens a unit of work that is backed out after `http.uow_timeout_ms` idle.
 pub async fn begin(State(s): State<AppState>) -> Result<(StatusCode, Json<Value>), ApiError> {
     let timeout = s.config.http.uow_timeout_ms;
-    let id = s.qm.begin_uow(Some(Duration::from_millis(timeout)), None)?;
+    let id = s.mqi.begin(Some(Duration::from_millis(timeout)))?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"uow": id, "timeout_ms": timeout})),
@@ -34,7 +34,7 @@ pub async fn commit(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_uow(&id)?;
-    blocking(move || s.qm.commit(id)).await?;
+    s.mqi.commit(id).await?;
     Ok(Json(json!({"uow": id, "committed": true})))
 }
 
@@ -44,6 +44,6 @@ pub async fn backout(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_uow(&id)?;
-    blocking(move || s.qm.backout(id)).await?;
+    s.mqi.backout(id).await?;
     Ok(Json(json!({"uow": id, "backed_out": true})))
 }

@@ -311,6 +311,12 @@ impl QueueManager {
         self.lock().local_mut(q).map(|lq| lq.depth())
     }
 
+    /// True when an object (queue of any type, queue manager alias) named
+    /// `name` is defined or was created; O(1) in the number of objects.
+    pub fn has_object(&self, name: &str) -> bool {
+        self.lock().objects.contains_key(name)
+    }
+
     /// The queue manager's MAXMSGL in bytes.
     pub fn max_msg_length(&self) -> usize {
         self.max_msg_length

@@ -36,11 +36,13 @@ pub struct Entry {
     pub state: EntryState,
 }
 
-/// Which messages a get or browse wants (MQMO_MATCH_MSG_ID / MATCH_CORREL_ID).
+/// Which messages a get or browse wants (MQMO_MATCH_MSG_ID /
+/// MATCH_CORREL_ID / MATCH_GROUP_ID: every id given must match).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Selector {
     pub msg_id: Option<Id24>,
     pub correl_id: Option<Id24>,
+    pub group_id: Option<Id24>,
 }
 
 impl Selector {
@@ -48,6 +50,7 @@ impl Selector {
     pub fn matches(&self, msg: &Message) -> bool {
         self.msg_id.is_none_or(|id| msg.md.msg_id == id)
             && self.correl_id.is_none_or(|id| msg.md.correl_id == id)
+            && self.group_id.is_none_or(|id| msg.md.group_id == id)
     }
 }
 
@@ -181,6 +184,7 @@ mod tests {
         let sel = Selector {
             correl_id: Some([1; 24]),
             msg_id: None,
+            group_id: None,
         };
         let mut expired = vec![];
         assert_eq!(q.find(&sel, None, 100, &mut expired), Some((9, 3)));

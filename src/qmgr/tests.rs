@@ -122,6 +122,7 @@ fn match_by_correl_id_and_msg_id() {
     let by_correl = Selector {
         correl_id: Some([2; 24]),
         msg_id: None,
+        group_id: None,
     };
     let mode = GetMode::Destructive { uow: None };
     assert_eq!(qm.get("Q", &by_correl, mode).unwrap().data, &b"b"[..]);
@@ -130,6 +131,7 @@ fn match_by_correl_id_and_msg_id() {
     let by_msg_id = Selector {
         msg_id: Some(b.msg_id),
         correl_id: None,
+        group_id: None,
     };
     assert_eq!(rc(qm.get("Q", &by_msg_id, mode)), 2033);
     assert_eq!(get(&qm, "Q").unwrap().data, &b"a"[..]);
@@ -422,6 +424,7 @@ async fn a_waiting_getter_wakes_on_commit_and_times_out_with_2033() {
             let sel = Selector {
                 correl_id: Some([8; 24]),
                 msg_id: None,
+                group_id: None,
             };
             let mode = GetMode::Destructive { uow: None };
             qm.get_wait("Q", sel, mode, Duration::from_secs(10)).await

@@ -3,7 +3,7 @@
 //! run by the gateway's shared [`QueuePointChains`]).
 
 use super::error::{RpcError, RpcErrorKind};
-use crate::exits::{ExitStop, QueuePointChains};
+use crate::mqi::{ExitStop, QueuePointChains};
 use bytes::BytesMut;
 use mqgate_codecs::mq::{Charset, Mqmd};
 use mqgate_exits::config::PointChains;

@@ -409,6 +409,7 @@ impl RpcService {
         let selector = Selector {
             msg_id: None,
             correl_id: correl_id.filter(|_| gmo_exit.match_options & mo::MATCH_CORREL_ID != 0),
+            group_id: None,
         };
         let wait_for = if gmo_exit.options & gmo::WAIT == 0 {
             Duration::ZERO

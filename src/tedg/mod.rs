@@ -545,6 +545,7 @@ impl Tedg {
             let sel = Selector {
                 msg_id: Some(r.md.msg_id),
                 correl_id: None,
+                group_id: None,
             };
             match self
                 .qm

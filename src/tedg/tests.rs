@@ -18,7 +18,6 @@ use base64::engine::general_purpose::STANDARD as B64;
 use mqgate_codecs::tux::fml32::{FieldId, FieldValue, Fml32Buffer};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::Instant;
 use tower::ServiceExt;
 
 const DM: &str = concat!(
@@ -79,17 +78,13 @@ fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: boo
     let qm = Arc::new(QueueManager::open(&config, store).unwrap());
     let clock = Arc::new(ManualClock::new(T0));
     let tedg = Arc::new(Tedg::new(loaded, qm.clone(), clock.clone(), 30_000));
-    let app = router(AppState {
-        qm: qm.clone(),
-        exits: Arc::new(crate::exits::QueueExits::new(&config.exits, qm.name())),
-        config: Arc::new(config),
-        started: Instant::now(),
-        channels: Default::default(),
-    })
-    .merge(routes(TedgState {
-        tedg,
-        max_wait_ms: 60_000,
-    }));
+    let exits = Arc::new(crate::mqi::QueueExits::new(&config.exits, qm.name()));
+    let mqi = crate::mqi::Mqi::new(qm.clone(), exits);
+    let app =
+        router(AppState::new(mqi, Arc::new(config), Default::default())).merge(routes(TedgState {
+            tedg,
+            max_wait_ms: 60_000,
+        }));
     H {
         app,
         qm,

@@ -1,7 +1,7 @@
 //! The queue-point exits of the gateway (before_put, before_get, after_get;
-//! docs/exits.md): one set of running chains per object, shared by the HTTP
-//! queue API (chains per queue name from the top-level `exits:` section) and
-//! the RPC bridge (one set from `rpc.exits`).
+//! docs/exits.md): one set of running chains per object, run by the queue
+//! interface for every front end (chains per queue name from the top-level
+//! `exits:` section, or the RPC bridge's one set from `rpc.exits`).
 
 use bytes::BytesMut;
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
@@ -27,6 +27,12 @@ pub struct ExitStop {
 impl std::fmt::Display for ExitStop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} exit '{}' stopped the call", self.point, self.exit)
+    }
+}
+
+impl From<ExitStop> for crate::qmgr::QmError {
+    fn from(stop: ExitStop) -> Self {
+        crate::qmgr::QmError::new(stop.reason, stop.to_string())
     }
 }
 

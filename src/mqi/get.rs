@@ -1,0 +1,233 @@
+//! MQGET: before_get over the get options, a wait that sleeps until a message
+//! is ready (no polling), after_get over the copy handed back; and gets under
+//! a lease, a unit of work that is backed out when its holder stays silent.
+
+use super::{Mqi, Object};
+use crate::qmgr::{GetMode, GetResult, LeaseGuard, QmError, Selector};
+use bytes::BytesMut;
+use mqgate_codecs::mq::Mqrc;
+use mqgate_codecs::mq::constants::{gmo, mo};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What a get asks for: which messages (MQMO_MATCH_* as a selector) and how
+/// long to wait (MQGMO_WAIT with WaitInterval; zero = no wait).
+#[derive(Clone, Debug, Default)]
+pub struct GetRequest {
+    pub selector: Selector,
+    /// WaitInterval; `Duration::ZERO` = MQGMO_NO_WAIT.
+    pub wait: Duration,
+    /// The longest wait this front end allows: an exit that sets
+    /// MQWI_UNLIMITED or a longer WaitInterval gets this (HTTP:
+    /// `http.max_wait_ms`).
+    pub max_wait: Duration,
+}
+
+/// A message got: what the caller receives (after the after_get exits) and
+/// the message as it is stored (for dead-lettering it unchanged).
+#[derive(Clone, Debug)]
+pub struct Got {
+    /// The message handed to the caller, as after_get left it.
+    pub message: GetResult,
+    /// The message as the queue holds it.
+    pub stored: GetResult,
+}
+
+/// A message got under a lease: acknowledge it with [`Mqi::ack`] (it is
+/// removed) or back it out with [`Mqi::backout_lease`]; when neither comes
+/// within the lease time it returns to the queue with BackoutCount + 1.
+#[derive(Clone, Debug)]
+pub struct Leased {
+    pub got: Got,
+    /// The lease's id (the unit of work holding the message).
+    pub lease: u64,
+    /// How long the lease lasts when idle.
+    pub expires_in: Duration,
+}
+
+impl Mqi {
+    /// MQGET from `obj`: destructive (in `uow`, or committed at once) or a
+    /// browse, per `mode`, of the first message matching `req`, waiting up
+    /// to `req.wait`. Exits: before_get sees the MQGMO (browse/syncpoint
+    /// option, MQGMO_WAIT, WaitInterval) and MQMO match options and may
+    /// change the wait and drop match options; after_get runs over the copy
+    /// handed back.
+    ///
+    /// Errors: 2033 MQRC_NO_MSG_AVAILABLE when nothing came in time; 2161
+    /// when the queue manager stops while waiting; an exit's reason (or
+    /// 2374); 2090 MQRC_WAIT_INTERVAL_ERROR for a negative WaitInterval other
+    /// than MQWI_UNLIMITED set by an exit; the queue manager's get errors.
+    pub async fn get(&self, obj: &Object, req: GetRequest, mode: GetMode) -> Result<Got, QmError> {
+        let options = match mode {
+            GetMode::Browse { after: None } => gmo::BROWSE_FIRST,
+            GetMode::Browse { after: Some(_) } => gmo::BROWSE_NEXT,
+            GetMode::Destructive { uow: Some(_) } => gmo::SYNCPOINT,
+            GetMode::Destructive { uow: None } => gmo::NO_SYNCPOINT,
+        };
+        let req = self.before_get(obj, req, options).await?;
+        let got = self
+            .qm
+            .get_wait(&obj.name, req.selector, mode, req.wait)
+            .await?;
+        self.after_get(obj, got).await
+    }
+
+    /// A destructive get from `obj` under a lease of `lease` idle time (the
+    /// clock starts when the message is handed out, not while waiting). If
+    /// nothing comes, the caller goes away while waiting, or after_get fails,
+    /// no message stays held. Errors: as [`Mqi::get`].
+    pub async fn get_leased(
+        &self,
+        obj: &Object,
+        req: GetRequest,
+        lease: Duration,
+    ) -> Result<Leased, QmError> {
+        let req = self.before_get(obj, req, gmo::SYNCPOINT).await?;
+        let mut guard = LeaseGuard {
+            qm: Arc::clone(&self.qm),
+            id: self.qm.begin_uow(None, Some(obj.name.clone()))?,
+            armed: false,
+        };
+        let mode = GetMode::Destructive {
+            uow: Some(guard.id),
+        };
+        let got = self
+            .qm
+            .get_wait(&obj.name, req.selector, mode, req.wait)
+            .await?;
+        // A failing after_get drops the guard unarmed: the lease is backed out.
+        let got = self.after_get(obj, got).await?;
+        self.qm.set_timeout(guard.id, lease)?;
+        guard.armed = true;
+        Ok(Leased {
+            got,
+            lease: guard.id,
+            expires_in: lease,
+        })
+    }
+
+    /// Acknowledges lease `lease` on `obj`: the message is removed (durable
+    /// when this returns). Errors: 2085 when `obj` names no object; 2003
+    /// MQRC_BACKED_OUT when the lease is not open on that queue (acknowledged
+    /// already, expired, or another queue's).
+    pub async fn ack(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
+        self.check_lease(obj, lease)?;
+        let qm = Arc::clone(&self.qm);
+        Mqi::blocking(move || qm.commit(lease)).await
+    }
+
+    /// Backs out lease `lease` on `obj` now: the message returns with
+    /// BackoutCount + 1. Errors: as [`Mqi::ack`].
+    pub async fn backout_lease(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
+        self.check_lease(obj, lease)?;
+        let qm = Arc::clone(&self.qm);
+        Mqi::blocking(move || qm.backout(lease)).await
+    }
+
+    fn check_lease(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
+        if !self.qm.has_object(&obj.name) {
+            return Err(QmError::new(
+                Mqrc::UNKNOWN_OBJECT_NAME,
+                format!("queue {} is not defined", obj.name),
+            ));
+        }
+        if self.qm.lease_queue(lease).as_deref() == Some(obj.name.as_str()) {
+            Ok(())
+        } else {
+            Err(QmError::new(
+                Mqrc::BACKED_OUT,
+                format!(
+                    "lease {lease} on queue {} is not open: it was acknowledged, or it expired and the message was backed out",
+                    obj.name
+                ),
+            ))
+        }
+    }
+
+    /// Runs before_get (when `obj` has exits) and applies what the exits
+    /// left: MQGMO_WAIT and WaitInterval (MQWI_UNLIMITED and longer waits are
+    /// capped at `max_wait`), MQMO_MATCH_MSG_ID / MATCH_CORREL_ID /
+    /// MATCH_GROUP_ID (a cleared match option drops that selector). Browse
+    /// and syncpoint options are shown to the exits; changes to them are not
+    /// applied (the front end chose the get's kind).
+    async fn before_get(
+        &self,
+        obj: &Object,
+        req: GetRequest,
+        mut options: i32,
+    ) -> Result<GetRequest, QmError> {
+        let Some(chains) = obj.chains.clone() else {
+            return Ok(req);
+        };
+        if !req.wait.is_zero() {
+            options |= gmo::WAIT;
+        }
+        let sel = &req.selector;
+        let mut match_options = mo::NONE;
+        if sel.msg_id.is_some() {
+            match_options |= mo::MATCH_MSG_ID;
+        }
+        if sel.correl_id.is_some() {
+            match_options |= mo::MATCH_CORREL_ID;
+        }
+        let mut gmo_exit = mqgate_exits::GetOptions {
+            options,
+            wait_interval: i32::try_from(req.wait.as_millis()).unwrap_or(i32::MAX),
+            match_options,
+        };
+        let gmo_exit = Mqi::blocking(move || {
+            chains.before_get(&mut gmo_exit)?;
+            Ok(gmo_exit)
+        })
+        .await?;
+        let wait = if gmo_exit.options & gmo::WAIT == 0 {
+            Duration::ZERO
+        } else {
+            match gmo_exit.wait_interval {
+                gmo::WI_UNLIMITED => req.max_wait,
+                ms if ms >= 0 => Duration::from_millis(ms as u64).min(req.max_wait),
+                ms => {
+                    return Err(QmError::new(
+                        Mqrc::WAIT_INTERVAL_ERROR,
+                        format!(
+                            "a before_get exit set WaitInterval {ms} ms: expected 0 or more, or -1 (MQWI_UNLIMITED)"
+                        ),
+                    ));
+                }
+            }
+        };
+        let mut selector = req.selector;
+        if gmo_exit.match_options & mo::MATCH_MSG_ID == 0 {
+            selector.msg_id = None;
+        }
+        if gmo_exit.match_options & mo::MATCH_CORREL_ID == 0 {
+            selector.correl_id = None;
+        }
+        Ok(GetRequest {
+            selector,
+            wait,
+            max_wait: req.max_wait,
+        })
+    }
+
+    /// Runs after_get (when `obj` has exits) over a copy of `got`.
+    async fn after_get(&self, obj: &Object, got: GetResult) -> Result<Got, QmError> {
+        let Some(chains) = obj.chains.clone() else {
+            return Ok(Got {
+                message: got.clone(),
+                stored: got,
+            });
+        };
+        Mqi::blocking(move || {
+            let mut message = got.clone();
+            let mut buf = BytesMut::from(&message.data[..]);
+            chains.after_get(&mut message.md, message.charset, &mut buf)?;
+            message.data = buf.freeze();
+            Ok(Got {
+                message,
+                stored: got,
+            })
+        })
+        .await
+    }
+}

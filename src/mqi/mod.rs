@@ -1,0 +1,185 @@
+//! The one queue interface (an MQI of mqgate's own). Every front end — the
+//! HTTP queue API, device pulls, the RPC bridge, the Tuxedo gateway, message
+//! channels, and later MQTT, MQ clients, SBS and subjects — reaches queues
+//! only through [`Mqi`]:
+//!
+//! - [`Mqi::open`] names an object (queue, queue manager) as MQOPEN does and
+//!   picks up the queue exit chains that run for it;
+//! - puts ([`Mqi::put`], [`Mqi::put_many`]) run before_put once, then the
+//!   queue manager's put, inside the caller's unit of work or on their own;
+//! - gets ([`Mqi::get`], [`Mqi::get_leased`]) run before_get, wait without
+//!   polling, then after_get on the copy handed back;
+//! - leases ([`Mqi::ack`], [`Mqi::backout_lease`]) are units of work that
+//!   expire when idle, so a consumer that goes away never loses a message;
+//! - units of work ([`Mqi::begin`], [`Mqi::commit`], [`Mqi::backout`]);
+//! - inquiries ([`Mqi::queues`], [`Mqi::depth`], ...).
+//!
+//! Calls that may touch the store or run exits (which have time budgets) are
+//! moved off the async threads here, so front ends never do it themselves.
+//! The names follow the IBM MQ documentation ("MQOPEN", "MQPUT", "MQGET",
+//! "MQCMIT", "MQBACK", "MQPMO - Put-message options", "MQGMO - Get-message
+//! options").
+
+pub mod exits;
+mod get;
+mod put;
+mod uow;
+
+pub use exits::{ExitStop, QueueExits, QueuePointChains};
+pub use get::{GetRequest, Leased};
+pub use put::Outgoing;
+
+use crate::qmgr::{QmError, QueueInfo, QueueManager};
+use mqgate_codecs::mq::Mqrc;
+use std::sync::Arc;
+
+/// Which exit chains run for the objects an [`Mqi`] opens.
+#[derive(Clone)]
+enum ExitSource {
+    /// The chains of the `exits:` section, per queue name as the application
+    /// named it (global chains first).
+    PerQueue(Arc<QueueExits>),
+    /// One set of chains for every object (the RPC bridge's `rpc.exits`).
+    Fixed(Arc<QueuePointChains>),
+}
+
+/// The queue interface of one gateway: cheap to clone, shared by every front
+/// end.
+#[derive(Clone)]
+pub struct Mqi {
+    qm: Arc<QueueManager>,
+    exits: ExitSource,
+}
+
+/// An object opened with [`Mqi::open`]: the names as the application gave
+/// them and the exit chains that run for it (an MQ object handle).
+#[derive(Clone)]
+pub struct Object {
+    /// ObjectName as given (a queue, alias, remote definition, model, or a
+    /// device's local queue `QMGR/QUEUE`).
+    name: String,
+    /// ObjectQMgrName; empty = this queue manager.
+    q_mgr: String,
+    chains: Option<Arc<QueuePointChains>>,
+}
+
+impl Object {
+    /// ObjectName as the application gave it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// ObjectQMgrName as the application gave it (empty = this queue manager).
+    pub fn q_mgr(&self) -> &str {
+        &self.q_mgr
+    }
+}
+
+impl Mqi {
+    /// The queue interface over `qm`, running the queue exits of `exits`
+    /// (the `exits:` section) per queue name.
+    pub fn new(qm: Arc<QueueManager>, exits: Arc<QueueExits>) -> Mqi {
+        Mqi {
+            qm,
+            exits: ExitSource::PerQueue(exits),
+        }
+    }
+
+    /// The same queue interface, running `chains` for every object it opens
+    /// instead of the per-queue chains (the RPC bridge's own `rpc.exits`).
+    pub fn with_chains(&self, chains: Arc<QueuePointChains>) -> Mqi {
+        Mqi {
+            qm: Arc::clone(&self.qm),
+            exits: ExitSource::Fixed(chains),
+        }
+    }
+
+    /// MQOPEN: checks the names (2085 MQRC_UNKNOWN_OBJECT_NAME style errors
+    /// come from the put or get that uses them, as MQ resolves again at each
+    /// MQPUT1) and starts the exit chains of `name` on first use.
+    ///
+    /// Errors: a name that is not a valid MQ name (2152 MQRC_OBJECT_NAME_ERROR,
+    /// 2153 MQRC_Q_MGR_NAME_ERROR); exits that cannot start (2374
+    /// MQRC_API_EXIT_ERROR).
+    pub fn open(&self, name: &str, q_mgr: &str) -> Result<Object, QmError> {
+        crate::qmgr::names::check_q_name(name)?;
+        crate::qmgr::names::check_q_mgr_name(q_mgr)?;
+        let chains = match &self.exits {
+            ExitSource::PerQueue(e) => e
+                .for_queue(name)
+                .map_err(|e| QmError::new(Mqrc::API_EXIT_ERROR, e.to_string()))?,
+            ExitSource::Fixed(c) => Some(Arc::clone(c)),
+        };
+        Ok(Object {
+            name: name.to_string(),
+            q_mgr: q_mgr.to_string(),
+            chains,
+        })
+    }
+
+    /// MQOPEN of queue `queue` of device queue manager `device` (seed 001's
+    /// store-and-forward): the device's local queue `DEVICE/QUEUE`, created
+    /// on first use. Errors: 2087 when `device` is not a device queue
+    /// manager, 2085 when `queue` is not a valid queue name.
+    pub fn open_device(&self, device: &str, queue: &str) -> Result<Object, QmError> {
+        let local = self.qm.device_queue(device, queue)?;
+        self.open(&local, "")
+    }
+
+    /// The queue manager's name.
+    pub fn q_mgr_name(&self) -> &str {
+        self.qm.name()
+    }
+
+    /// The dead-letter queue's name (empty when none).
+    pub fn dead_letter_queue(&self) -> &str {
+        self.qm.dead_letter_queue()
+    }
+
+    /// The default transmission queue's name (empty when none).
+    pub fn default_xmit_queue(&self) -> &str {
+        self.qm.default_xmit_queue()
+    }
+
+    /// MAXMSGL of the queue manager, in bytes.
+    pub fn max_msg_length(&self) -> usize {
+        self.qm.max_msg_length()
+    }
+
+    /// MQINQ CurrentQDepth of local queue `q`; `None` when `q` is not a local
+    /// queue. O(1) in the number of queues.
+    pub fn depth(&self, q: &str) -> Option<usize> {
+        self.qm.depth(q)
+    }
+
+    /// Every queue object with its type and, for local queues, CURDEPTH, in
+    /// name order (the HTTP queue list, status).
+    pub fn queues(&self) -> Vec<QueueInfo> {
+        self.qm.queues()
+    }
+
+    /// True when `q_mgr` is a device queue manager (`devices.queue_managers`).
+    pub fn is_device(&self, q_mgr: &str) -> bool {
+        self.qm.is_device(q_mgr)
+    }
+
+    /// Runs `f` — a sequence of synchronous queue calls, e.g. a channel's
+    /// batch — on the blocking pool and returns its result. Errors: the task
+    /// panicked or was cancelled (2195 MQRC_UNEXPECTED_ERROR).
+    pub async fn blocking<T: Send + 'static>(
+        f: impl FnOnce() -> Result<T, QmError> + Send + 'static,
+    ) -> Result<T, QmError> {
+        tokio::task::spawn_blocking(f).await.map_err(|e| {
+            QmError::new(
+                Mqrc::UNEXPECTED_ERROR,
+                format!("queue call task failed: {e}"),
+            )
+        })?
+    }
+
+    /// The queue manager, for the service wiring and the synchronous calls of
+    /// this module only; front ends use the methods of [`Mqi`].
+    pub(crate) fn queue_manager(&self) -> &Arc<QueueManager> {
+        &self.qm
+    }
+}

@@ -1,0 +1,147 @@
+//! MQPUT / MQPUT1 and puts to a list of destinations (IBM MQ "Distribution
+//! lists"): before_put runs once per destination, then the queue manager's put.
+
+use super::{Mqi, Object};
+use crate::qmgr::{PutOptions, PutResult, QmError};
+use bytes::{Bytes, BytesMut};
+use mqgate_codecs::mq::constants::pmo;
+use mqgate_codecs::mq::md::ID_NONE;
+use mqgate_codecs::mq::{Charset, Mqmd};
+
+/// A message to put: its MQMD (character fields in `charset`) and data.
+#[derive(Clone, Debug)]
+pub struct Outgoing {
+    pub md: Mqmd,
+    pub charset: Charset,
+    pub data: Bytes,
+}
+
+impl Mqi {
+    /// MQPUT of `msg` to `obj` with `pmo` (its `q_mgr_name` is taken from the
+    /// object), on the blocking pool. before_put runs first and may change the
+    /// MQMD, the data and the MQPMO_NEW_MSG_ID / NEW_CORREL_ID options; a
+    /// MsgId of MQMI_NONE still gets a new one.
+    ///
+    /// Errors: an exit stopped the put (its reason, or 2374
+    /// MQRC_API_EXIT_ERROR) and nothing was put; the queue manager's put
+    /// errors (2085, 2053, 2030, 2051, ...).
+    pub async fn put(
+        &self,
+        obj: &Object,
+        msg: Outgoing,
+        pmo: PutOptions,
+    ) -> Result<PutResult, QmError> {
+        let (me, obj) = (self.clone(), obj.clone());
+        Mqi::blocking(move || me.put_now(&obj, msg, pmo)).await
+    }
+
+    /// [`Mqi::put`] on the caller's thread, for callers already on a blocking
+    /// thread (a channel applying a batch inside [`Mqi::blocking`]).
+    pub fn put_now(
+        &self,
+        obj: &Object,
+        msg: Outgoing,
+        mut pmo: PutOptions,
+    ) -> Result<PutResult, QmError> {
+        let Outgoing {
+            mut md,
+            charset,
+            mut data,
+        } = msg;
+        pmo.q_mgr_name = obj.q_mgr.clone();
+        if let Some(chains) = &obj.chains {
+            let mut options = if pmo.uow.is_some() {
+                pmo::SYNCPOINT
+            } else {
+                pmo::NO_SYNCPOINT
+            };
+            if pmo.new_msg_id {
+                options |= pmo::NEW_MSG_ID;
+            }
+            if pmo.new_correl_id {
+                options |= pmo::NEW_CORREL_ID;
+            }
+            if pmo.pass_all_context {
+                options |= pmo::PASS_ALL_CONTEXT;
+            }
+            let mut pmo_exit = mqgate_exits::PutOptions { options };
+            let mut buf = BytesMut::from(&data[..]);
+            chains
+                .before_put(&mut md, charset, &mut buf, &mut pmo_exit)
+                .map_err(QmError::from)?;
+            data = buf.freeze();
+            pmo.new_msg_id = pmo_exit.options & pmo::NEW_MSG_ID != 0 || md.msg_id == ID_NONE;
+            pmo.new_correl_id = pmo_exit.options & pmo::NEW_CORREL_ID != 0;
+        }
+        self.qm.put(&obj.name, md, charset, data, &pmo)
+    }
+
+    /// Puts one message to every object of `objs` in one unit of work: the
+    /// caller's (`pmo.uow`) or a private one committed here, so the copies are
+    /// stored all together or not at all (one store transaction). Each
+    /// destination runs its own before_put on its own copy and gets its own
+    /// MsgId when MQPMO_NEW_MSG_ID is set (MQ distribution lists do the same).
+    ///
+    /// Errors: the first destination that fails, by index and name, with its
+    /// reason; in a private unit of work nothing is stored, in the caller's
+    /// the copies already put stay in it until the caller backs it out.
+    pub async fn put_many(
+        &self,
+        objs: &[Object],
+        msg: Outgoing,
+        pmo: PutOptions,
+    ) -> Result<Vec<PutResult>, QmError> {
+        let (me, objs) = (self.clone(), objs.to_vec());
+        Mqi::blocking(move || me.put_many_now(&objs, msg, pmo)).await
+    }
+
+    /// [`Mqi::put_many`] on the caller's thread (see [`Mqi::put_now`]).
+    pub fn put_many_now(
+        &self,
+        objs: &[Object],
+        msg: Outgoing,
+        pmo: PutOptions,
+    ) -> Result<Vec<PutResult>, QmError> {
+        let private = match pmo.uow {
+            Some(_) => None,
+            None => Some(self.qm.begin_uow(None, None)?),
+        };
+        let in_uow = PutOptions {
+            uow: pmo.uow.or(private),
+            ..pmo
+        };
+        let mut results = Vec::with_capacity(objs.len());
+        for (index, obj) in objs.iter().enumerate() {
+            match self.put_now(obj, msg.clone(), in_uow.clone()) {
+                Ok(r) => results.push(r),
+                Err(e) => {
+                    if let Some(id) = private {
+                        let _ = self.qm.backout(id);
+                    }
+                    return Err(QmError::new(
+                        e.mqrc,
+                        format!(
+                            "destination {index} ({}): {}; {}",
+                            obj.name,
+                            e.message,
+                            if private.is_some() {
+                                "nothing was put"
+                            } else {
+                                "the unit of work holds the copies already put"
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(id) = private {
+            self.qm.commit(id).map_err(|e| {
+                QmError::new(
+                    e.mqrc,
+                    format!("put to {} destinations: {}", objs.len(), e.message),
+                )
+            })?;
+        }
+        Ok(results)
+    }
+}
