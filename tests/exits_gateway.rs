@@ -270,3 +270,93 @@ fn a_convert_that_cannot_convert_refuses_the_put_and_chains_end_at_shutdown() {
     let text = std::fs::read_to_string(&marks).unwrap();
     assert_eq!(text, "TERM APP.IN\nTERM APP.IN\n");
 }
+
+/// The calls CountExit logged: (exit_point, exit_reason, object name).
+fn counted(log: &Path) -> Vec<(i32, i32, String)> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let mut f = l.splitn(3, ' ');
+            let point = f.next().unwrap().parse().unwrap();
+            let reason = f.next().unwrap().parse().unwrap();
+            (point, reason, f.next().unwrap_or("").to_string())
+        })
+        .collect()
+}
+
+/// MQGATE_POINT_* and MQXR_MSG (exits/include/mqgate_exit.h; IBM MQ
+/// "MQCXP - Channel exit parameter": ExitReason MQXR_MSG = 13).
+const BEFORE_PUT: i32 = 4;
+const BEFORE_GET: i32 = 5;
+const AFTER_GET: i32 = 6;
+const MQXR_MSG: i32 = 13;
+
+fn calls(log: &Path, point: i32, object: &str) -> usize {
+    counted(log)
+        .iter()
+        .filter(|(p, r, o)| *p == point && *r == MQXR_MSG && o == object)
+        .count()
+}
+
+#[test]
+fn queue_points_run_exactly_once_per_message_on_the_queue_api_and_device_pulls() {
+    let lib = c_exits().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.log");
+    let count = |q: &str| {
+        format!(
+            "    {q}:\n      before_put:\n        - exit: \"{lib}(CountExit)\"\n          data: \"{log}\"\n        - exit: rfh-properties\n          data: \"rfh.Seen=yes\"\n      before_get:\n        - exit: \"{lib}(CountExit)\"\n          data: \"{log}\"\n      after_get:\n        - exit: \"{lib}(CountExit)\"\n          data: \"{log}\"\n",
+            log = log.display()
+        )
+    };
+    let g = Gateway::start(
+        dir.path(),
+        &format!(
+            "queues:\n  - type: local\n    name: APP.IN\nexits:\n  queues:\n{}{}",
+            count("APP.IN"),
+            count("DEV0001/INBOX")
+        ),
+    );
+    // The HTTP queue API: one put, one destructive get, one browse.
+    let (st, r) = g.put("APP.IN", "", b"one");
+    assert_eq!(st, 201, "{r}");
+    assert_eq!(calls(&log, BEFORE_PUT, "APP.IN"), 1);
+    let (st, r) = g.next("APP.IN", "browse=true");
+    assert_eq!(st, 200, "{r}");
+    let (st, r) = g.get_ack("APP.IN", "");
+    assert_eq!(st, 200, "{r}");
+    // The before_put exit's MQRFH v1 pair is in what the consumer got
+    // (Format MQHRF, spec: mq-structures.md MQRFH).
+    assert_eq!(r["md"]["Format"], "MQHRF");
+    let got = data(&r);
+    assert_eq!(&got[..4], b"RFH ", "{r}");
+    assert!(got.windows(8).any(|w| w == b"Seen yes"), "{r}");
+    assert!(got.ends_with(b"one"), "{r}");
+    assert_eq!(calls(&log, BEFORE_GET, "APP.IN"), 2, "browse + get");
+    assert_eq!(calls(&log, AFTER_GET, "APP.IN"), 2, "browse + get");
+    assert_eq!(calls(&log, BEFORE_PUT, "APP.IN"), 1, "a get runs no put exit");
+    // A device pull: the message reaches DEV0001's queue INBOX by a put
+    // naming the device queue manager (seed 001 resolution), then is pulled.
+    let (st, r) = g.put("INBOX", "q_mgr=DEV0001", b"two");
+    assert_eq!(st, 201, "{r}");
+    let (st, r) = g.call(
+        "GET",
+        "/v1/devices/DEV0001/queues/INBOX/messages/next",
+        None,
+    );
+    assert_eq!(st, 200, "{r}");
+    let lease = r["lease"].as_u64().unwrap();
+    let (st, a) = g.call(
+        "POST",
+        &format!("/v1/devices/DEV0001/queues/INBOX/messages/ack/{lease}"),
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!(st, 200, "{a}");
+    assert_eq!(data(&r), b"two");
+    // The put named INBOX at DEV0001: the chains of the queue the
+    // application named run (none here); the device queue's own run on pulls.
+    assert_eq!(calls(&log, BEFORE_PUT, "DEV0001/INBOX"), 0);
+    assert_eq!(calls(&log, BEFORE_GET, "DEV0001/INBOX"), 1);
+    assert_eq!(calls(&log, AFTER_GET, "DEV0001/INBOX"), 1);
+}

@@ -9,6 +9,8 @@
  *
  * TermMarkExit (any point): appends "TERM <object name>\n" to the file named
  * by the exit data at MQXR_TERM, so a test can see the chain was ended.
+ *
+ * CountExit (any point): logs every call, so a test can count them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,4 +45,21 @@ void MatchAnyExit(mqgate_exit_parms *p)
     if (p->exit_reason == MQXR_INIT || p->exit_reason == MQXR_TERM)
         return;
     p->match_options = 0;
+}
+
+/*
+ * CountExit (any point): appends "<exit_point> <exit_reason> <object name>\n"
+ * to the file named by the exit data on every call, so a test can count how
+ * often each point ran for each object.
+ */
+void CountExit(mqgate_exit_parms *p)
+{
+    p->exit_response = MQXCC_OK;
+    FILE *f = fopen(p->exit_data, "a");
+    if (f == NULL) {
+        p->exit_response = MQXCC_FAILED;
+        return;
+    }
+    fprintf(f, "%d %d %s\n", (int)p->exit_point, (int)p->exit_reason, p->object_name);
+    fclose(f);
 }
