@@ -335,7 +335,11 @@ fn queue_points_run_exactly_once_per_message_on_the_queue_api_and_device_pulls()
     assert!(got.ends_with(b"one"), "{r}");
     assert_eq!(calls(&log, BEFORE_GET, "APP.IN"), 2, "browse + get");
     assert_eq!(calls(&log, AFTER_GET, "APP.IN"), 2, "browse + get");
-    assert_eq!(calls(&log, BEFORE_PUT, "APP.IN"), 1, "a get runs no put exit");
+    assert_eq!(
+        calls(&log, BEFORE_PUT, "APP.IN"),
+        1,
+        "a get runs no put exit"
+    );
     // A device pull: the message reaches DEV0001's queue INBOX by a put
     // naming the device queue manager (seed 001 resolution), then is pulled.
     let (st, r) = g.put("INBOX", "q_mgr=DEV0001", b"two");

@@ -22,21 +22,21 @@ use std::time::Duration;
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PutQuery {
-    msg_id: Option<String>,
-    correl_id: Option<String>,
-    new_correl_id: Option<bool>,
-    persistent: Option<bool>,
-    priority: Option<i32>,
-    expiry: Option<i32>,
-    format: Option<String>,
-    ccsid: Option<i32>,
-    encoding: Option<i32>,
-    msg_type: Option<i32>,
-    report: Option<i32>,
-    reply_to_q: Option<String>,
-    reply_to_q_mgr: Option<String>,
-    q_mgr: Option<String>,
-    uow: Option<u64>,
+    pub(super) msg_id: Option<String>,
+    pub(super) correl_id: Option<String>,
+    pub(super) new_correl_id: Option<bool>,
+    pub(super) persistent: Option<bool>,
+    pub(super) priority: Option<i32>,
+    pub(super) expiry: Option<i32>,
+    pub(super) format: Option<String>,
+    pub(super) ccsid: Option<i32>,
+    pub(super) encoding: Option<i32>,
+    pub(super) msg_type: Option<i32>,
+    pub(super) report: Option<i32>,
+    pub(super) reply_to_q: Option<String>,
+    pub(super) reply_to_q_mgr: Option<String>,
+    pub(super) q_mgr: Option<String>,
+    pub(super) uow: Option<u64>,
 }
 
 /// A JSON put body.
@@ -60,12 +60,12 @@ pub(super) fn id_param(text: &str, which: &str, mqrc: Mqrc) -> Result<[u8; 24], 
     parse_id(text).map_err(|e| ApiError::new(mqrc, format!("{which}: {e}")))
 }
 
-fn md_error(msg: String) -> ApiError {
+pub(super) fn md_error(msg: String) -> ApiError {
     ApiError::new(Mqrc::MD_ERROR, msg)
 }
 
 /// Builds the MD from the query parameters.
-fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
+pub(super) fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
     let mut md = Mqmd::default();
     if let Some(id) = &p.msg_id {
         md.msg_id = id_param(id, "msg_id", Mqrc::MSG_ID_ERROR)?;
@@ -100,6 +100,28 @@ fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
     md.msg_type = p.msg_type.unwrap_or(md.msg_type);
     md.report = p.report.unwrap_or(md.report);
     Ok(md)
+}
+
+/// The data of a JSON put body: `data_base64` or `data` (text), not both;
+/// neither = empty.
+pub(super) fn body_data(
+    data_base64: Option<String>,
+    data: Option<String>,
+) -> Result<Bytes, ApiError> {
+    match (data_base64, data) {
+        (Some(_), Some(_)) => Err(ApiError::new(
+            Mqrc::BUFFER_ERROR,
+            "give data_base64 or data, not both",
+        )),
+        (Some(b64), None) => Ok(Bytes::from(BASE64.decode(b64.as_bytes()).map_err(|e| {
+            ApiError::new(
+                Mqrc::BUFFER_ERROR,
+                format!("data_base64 is not base64: {e}"),
+            )
+        })?)),
+        (None, Some(text)) => Ok(Bytes::from(text)),
+        (None, None) => Ok(Bytes::new()),
+    }
 }
 
 /// `POST /v1/queues/{q}/messages`: the body is the message data, or with
@@ -142,22 +164,7 @@ pub async fn put(
             )
         })?;
         apply_md_json(&mut md, &b.md).map_err(md_error)?;
-        match (b.data_base64, b.data) {
-            (Some(_), Some(_)) => {
-                return Err(ApiError::new(
-                    Mqrc::BUFFER_ERROR,
-                    "give data_base64 or data, not both",
-                ));
-            }
-            (Some(b64), None) => Bytes::from(BASE64.decode(b64.as_bytes()).map_err(|e| {
-                ApiError::new(
-                    Mqrc::BUFFER_ERROR,
-                    format!("data_base64 is not base64: {e}"),
-                )
-            })?),
-            (None, Some(text)) => Bytes::from(text),
-            (None, None) => Bytes::new(),
-        }
+        body_data(b.data_base64, b.data)?
     } else {
         body
     };

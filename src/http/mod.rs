@@ -4,6 +4,7 @@
 mod devices;
 mod error;
 mod fallback;
+mod lists;
 pub mod md_json;
 mod messages;
 mod names;
@@ -65,6 +66,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/v1/status", get(messages::status))
         .route("/v1/queues", get(messages::list_queues))
+        .route("/v1/messages", post(lists::put_list))
         .route("/v1/queues/{q}/messages", post(messages::put))
         .route("/v1/queues/{q}/messages/next", get(messages::next))
         .route("/v1/queues/{q}/messages/ack/{lease}", post(messages::ack))

@@ -1,0 +1,113 @@
+//! `POST /v1/messages`: one message put to a list of destinations in one unit
+//! of work, as an MQ distribution list put does (IBM MQ "Distribution
+//! lists"): every copy is stored, or none is.
+
+use super::md_json::apply_md_json;
+use super::messages::{PutQuery, body_data, md_error, md_from_query, query_error};
+use super::{ApiError, AppState};
+use crate::mqi::Outgoing;
+use crate::qmgr::PutOptions;
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use mqgate_codecs::mq::{Charset, Mqrc};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// The most destinations one list put may name.
+pub const MAX_DESTINATIONS: usize = 10_000;
+
+/// One destination: a queue, at a queue manager (empty = this one).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Destination {
+    queue: String,
+    #[serde(default)]
+    q_mgr: String,
+}
+
+/// The JSON body of a list put.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListBody {
+    destinations: Vec<Destination>,
+    #[serde(default)]
+    md: Map<String, Value>,
+    data_base64: Option<String>,
+    data: Option<String>,
+}
+
+/// `POST /v1/messages` with `{"destinations": [{"queue", "q_mgr"}...], "md",
+/// "data_base64"|"data"}` and the query parameters of a single put: `201
+/// {"results": [{"queue", "msg_id", "correl_id", "persistent"}...]}` in the
+/// order given. Errors: the first destination that fails (its index, name
+/// and MQRC) and nothing is stored; no destinations or more than
+/// [`MAX_DESTINATIONS`] is 2154 MQRC_RECS_PRESENT_ERROR (IBM MQ
+/// "RecsPresent (MQLONG)": a distribution list has at least one destination).
+pub async fn put_list(
+    State(s): State<AppState>,
+    query: Result<Query<PutQuery>, QueryRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let Query(p) = query.map_err(query_error)?;
+    let body =
+        body.map_err(|e| ApiError::new(Mqrc::BUFFER_ERROR, format!("cannot read the body: {e}")))?;
+    let mut md = md_from_query(&p)?;
+    let b: ListBody = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::new(
+            Mqrc::BUFFER_ERROR,
+            format!(
+                "the JSON body is not valid (line {}, column {}): {e}",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    if b.destinations.is_empty() || b.destinations.len() > MAX_DESTINATIONS {
+        return Err(ApiError::new(
+            Mqrc::RECS_PRESENT_ERROR,
+            format!(
+                "a list put names 1 to {MAX_DESTINATIONS} destinations, not {}",
+                b.destinations.len()
+            ),
+        ));
+    }
+    apply_md_json(&mut md, &b.md).map_err(md_error)?;
+    let data = body_data(b.data_base64, b.data)?;
+    let objs = b
+        .destinations
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            s.mqi
+                .open(&d.queue, &d.q_mgr)
+                .map_err(|e| ApiError::new(e.mqrc, format!("destinations[{i}]: {}", e.message)))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let opts = PutOptions {
+        uow: p.uow,
+        new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
+        new_correl_id: p.new_correl_id.unwrap_or(false),
+        ..PutOptions::default()
+    };
+    let msg = Outgoing {
+        md,
+        charset: Charset::Ascii,
+        data,
+    };
+    let results = s.mqi.put_many(&objs, msg, opts).await?;
+    let results: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            json!({
+                "queue": r.queue,
+                "msg_id": hex::encode_upper(r.msg_id),
+                "correl_id": hex::encode_upper(r.correl_id),
+                "persistent": r.persistent,
+            })
+        })
+        .collect();
+    Ok((StatusCode::CREATED, Json(json!({ "results": results }))))
+}

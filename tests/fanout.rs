@@ -1,0 +1,154 @@
+//! A put to a distribution list (`POST /v1/messages`, IBM MQ "Distribution
+//! lists") is one unit of work: one persistent message to 1,000 destination
+//! queues is stored on all of them or on none, even when the gateway is
+//! killed with SIGKILL while it stores them.
+#![cfg(unix)]
+
+mod common;
+
+use common::Gateway;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::Duration;
+
+const QUEUES: usize = 1000;
+
+fn config() -> String {
+    let mut c = String::from("queues:\n");
+    for i in 0..QUEUES {
+        c.push_str(&format!("  - type: local\n    name: FAN.{i:04}\n"));
+    }
+    c
+}
+
+fn list_body(round: usize) -> Vec<u8> {
+    let destinations: Vec<Value> = (0..QUEUES)
+        .map(|i| json!({"queue": format!("FAN.{i:04}")}))
+        .collect();
+    serde_json::to_vec(&json!({
+        "destinations": destinations,
+        "md": {"Persistence": 1, "Format": "MQSTR"},
+        "data": format!("round {round}"),
+    }))
+    .unwrap()
+}
+
+/// CURDEPTH of every FAN.* queue, from `GET /v1/queues`.
+fn depths(g: &Gateway) -> HashMap<String, u64> {
+    let (st, v) = g.call("GET", "/v1/queues", None);
+    assert_eq!(st, 200, "{v}");
+    v.as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["name"].as_str().unwrap().starts_with("FAN."))
+        .map(|q| {
+            (
+                q["name"].as_str().unwrap().to_string(),
+                q["depth"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_list_put_to_1000_queues_is_all_or_nothing_across_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = Gateway::start(dir.path(), &config());
+    // One list put that completes: 1,000 copies, one MsgId each.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/messages",
+        Some(("application/json", &list_body(0))),
+    );
+    assert_eq!(st, 201, "{v}");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), QUEUES);
+    assert_eq!(results[7]["queue"], "FAN.0007");
+    assert!(results.iter().all(|r| r["persistent"] == true));
+    let ids: std::collections::HashSet<_> = results.iter().map(|r| r["msg_id"].clone()).collect();
+    assert_eq!(
+        ids.len(),
+        QUEUES,
+        "MQPMO_NEW_MSG_ID: one MsgId per destination"
+    );
+    let mut confirmed = 1u64;
+    // Rounds killed at different moments of the put.
+    for round in 1..=8u64 {
+        let base = g.base.clone();
+        let body = list_body(round as usize);
+        let put = std::thread::spawn(move || {
+            ureq::post(&format!("{base}/v1/messages"))
+                .set("Content-Type", "application/json")
+                .send_bytes(&body)
+                .map(|r| r.status())
+                .unwrap_or(0)
+        });
+        std::thread::sleep(Duration::from_millis(5 * round));
+        g.kill9();
+        let status = put.join().unwrap();
+        g.restart();
+        let d = depths(&g);
+        assert_eq!(d.len(), QUEUES);
+        let counts: std::collections::BTreeSet<u64> = d.values().copied().collect();
+        assert_eq!(
+            counts.len(),
+            1,
+            "round {round}: every queue holds the same number of messages: {counts:?}"
+        );
+        let n = *counts.iter().next().unwrap();
+        if status == 201 {
+            confirmed = round + 1;
+        }
+        // A confirmed put is never lost; an unconfirmed one is there whole or not at all.
+        assert!(
+            n >= confirmed && n <= round + 1,
+            "round {round}: depth {n}, confirmed {confirmed}"
+        );
+        confirmed = n;
+    }
+}
+
+#[test]
+fn a_list_put_with_one_bad_destination_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        "queues:\n  - type: local\n    name: A\n  - type: local\n    name: B\n    max_depth: 1\n",
+    );
+    let (st, v) = g.put("B", "", b"fills B");
+    assert_eq!(st, 201, "{v}");
+    let body = json!({
+        "destinations": [{"queue": "A"}, {"queue": "B"}],
+        "data": "x",
+    });
+    let (st, v) = g.call(
+        "POST",
+        "/v1/messages",
+        Some(("application/json", &serde_json::to_vec(&body).unwrap())),
+    );
+    // B is full: 2053 MQRC_Q_FULL (spec: mq-constants.md), naming destination 1.
+    assert_eq!(v["mqrc"], 2053, "{v}");
+    assert_eq!(st, 503, "{v}");
+    assert!(
+        v["message"].as_str().unwrap().contains("destination 1 (B)"),
+        "{v}"
+    );
+    assert_eq!(g.depth("A"), 0, "nothing stored");
+    // An unknown destination: 2085 MQRC_UNKNOWN_OBJECT_NAME.
+    let body = json!({"destinations": [{"queue": "A"}, {"queue": "NOPE"}], "data": "x"});
+    let (_, v) = g.call(
+        "POST",
+        "/v1/messages",
+        Some(("application/json", &serde_json::to_vec(&body).unwrap())),
+    );
+    assert_eq!(v["mqrc"], 2085, "{v}");
+    assert_eq!(g.depth("A"), 0);
+    // No destinations: 2154 MQRC_RECS_PRESENT_ERROR (IBM MQ "RecsPresent
+    // (MQLONG) for MQDH": a list has at least one destination).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/messages",
+        Some(("application/json", br#"{"destinations": [], "data": "x"}"#)),
+    );
+    assert_eq!((st, v["mqrc"].clone()), (400, json!(2154)), "{v}");
+}
