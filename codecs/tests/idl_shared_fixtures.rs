@@ -1,5 +1,6 @@
 //! The shared IDL fixtures (../shared/fixtures/idl, see its SOURCES.md) parse or
-//! are refused as rpc-bridge.md says. Prints `SKIP:` when ../shared is absent.
+//! are refused as rpc-bridge.md says. Prints `SKIP:` when ../shared is absent
+//! (and fails when `CI` is set).
 
 use mqgate_codecs::idl::{
     ArraySpec, Dimension, Direction, Format, IdlErrorKind, IdlFile, Length, NumericSpec, ParamKind,
@@ -14,7 +15,7 @@ fn shared(name: &str) -> Option<String> {
     match std::fs::read(&path) {
         Ok(bytes) => Some(String::from_utf8(bytes).expect("fixture is UTF-8")),
         Err(_) => {
-            println!("SKIP: {path} not found (../shared absent)");
+            missing(&format!("{path} not found (../shared absent)"));
             None
         }
     }
@@ -337,4 +338,14 @@ fn invalid_skipped_level() {
         errors[0].to_string(),
         "line 7, column 7: level 3 skips a level: expected a level from 1 to 2"
     );
+}
+
+/// A prerequisite is missing: outside CI the test says SKIP and passes; in
+/// CI (`CI` set, as `.ci/run` runs) it fails, since CI must have everything.
+fn missing(what: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what}, and CI is set: .ci/run installs every tool and clones ../shared beside the repository"
+    );
+    println!("SKIP: {what}");
 }
