@@ -87,8 +87,9 @@ impl RpcService {
         RpcService::start_with(mqi, config, &ExitRegistry::with_builtins())
     }
 
-    /// [`RpcService::start`] with the built-in exits of `registry`.
-    fn start_with(
+    /// [`RpcService::start`] with the built-in exits of `registry` (tests add
+    /// their own).
+    pub(super) fn start_with(
         mqi: &Mqi,
         config: &RpcConfig,
         registry: &ExitRegistry,
