@@ -177,7 +177,7 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
     let exits = Arc::new(crate::mqi::QueueExits::new(&config.exits, qm.name()));
     let mqi = crate::mqi::Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
     let state = AppState::new(mqi, Arc::new(config), board);
-    let rpc = crate::rpc::RpcService::start(Arc::clone(&qm), &state.config.rpc)?;
+    let rpc = crate::rpc::RpcService::start(&state.mqi, &state.config.rpc)?;
     let stopping = Arc::clone(&qm);
     let mut app = router(state).merge(crate::rpc::http::router(rpc));
     if let Some(r) = tedg_routes {

@@ -2,7 +2,7 @@
 //! is ready (no polling), after_get over the copy handed back; and gets under
 //! a lease, a unit of work that is backed out when its holder stays silent.
 
-use super::{Mqi, Object};
+use super::{CallError, Mqi, Object};
 use crate::qmgr::{GetMode, GetResult, LeaseGuard, QmError, Selector};
 use bytes::BytesMut;
 use mqgate_codecs::mq::Mqrc;
@@ -58,6 +58,20 @@ impl Mqi {
     /// 2374); 2090 MQRC_WAIT_INTERVAL_ERROR for a negative WaitInterval other
     /// than MQWI_UNLIMITED set by an exit; the queue manager's get errors.
     pub async fn get(&self, obj: &Object, req: GetRequest, mode: GetMode) -> Result<Got, QmError> {
+        self.get_detailed(obj, req, mode)
+            .await
+            .map_err(QmError::from)
+    }
+
+    /// [`Mqi::get`], with the error telling an exit's stop apart from the
+    /// queue manager's refusal; when after_get stopped the call, the error
+    /// carries the message as stored (see [`CallError::Exit`]).
+    pub async fn get_detailed(
+        &self,
+        obj: &Object,
+        req: GetRequest,
+        mode: GetMode,
+    ) -> Result<Got, CallError> {
         let options = match mode {
             GetMode::Browse { after: None } => gmo::BROWSE_FIRST,
             GetMode::Browse { after: Some(_) } => gmo::BROWSE_NEXT,
@@ -96,7 +110,7 @@ impl Mqi {
             .get_wait(&obj.name, req.selector, mode, req.wait)
             .await?;
         // A failing after_get drops the guard unarmed: the lease is backed out.
-        let got = self.after_get(obj, got).await?;
+        let got = self.after_get(obj, got).await.map_err(QmError::from)?;
         self.qm.set_timeout(guard.id, lease)?;
         guard.armed = true;
         Ok(Leased {
@@ -155,7 +169,7 @@ impl Mqi {
         obj: &Object,
         req: GetRequest,
         mut options: i32,
-    ) -> Result<GetRequest, QmError> {
+    ) -> Result<GetRequest, CallError> {
         let Some(chains) = obj.chains.clone() else {
             return Ok(req);
         };
@@ -172,14 +186,15 @@ impl Mqi {
         }
         let mut gmo_exit = mqgate_exits::GetOptions {
             options,
-            wait_interval: i32::try_from(req.wait.as_millis()).unwrap_or(i32::MAX),
+            // A wait longer than WaitInterval can hold (about 24.8 days) is
+            // shown as MQWI_UNLIMITED, which comes back as `max_wait`.
+            wait_interval: i32::try_from(req.wait.as_millis()).unwrap_or(gmo::WI_UNLIMITED),
             match_options,
         };
-        let gmo_exit = Mqi::blocking(move || {
-            chains.before_get(&mut gmo_exit)?;
-            Ok(gmo_exit)
-        })
-        .await?;
+        let gmo_exit =
+            Mqi::blocking(move || Ok(chains.before_get(&mut gmo_exit).map(|()| gmo_exit)))
+                .await?
+                .map_err(CallError::exit)?;
         let wait = if gmo_exit.options & gmo::WAIT == 0 {
             Duration::ZERO
         } else {
@@ -187,12 +202,12 @@ impl Mqi {
                 gmo::WI_UNLIMITED => req.max_wait,
                 ms if ms >= 0 => Duration::from_millis(ms as u64).min(req.max_wait),
                 ms => {
-                    return Err(QmError::new(
+                    return Err(CallError::Queue(QmError::new(
                         Mqrc::WAIT_INTERVAL_ERROR,
                         format!(
                             "a before_get exit set WaitInterval {ms} ms: expected 0 or more, or -1 (MQWI_UNLIMITED)"
                         ),
-                    ));
+                    )));
                 }
             }
         };
@@ -211,7 +226,7 @@ impl Mqi {
     }
 
     /// Runs after_get (when `obj` has exits) over a copy of `got`.
-    async fn after_get(&self, obj: &Object, got: GetResult) -> Result<Got, QmError> {
+    async fn after_get(&self, obj: &Object, got: GetResult) -> Result<Got, CallError> {
         let Some(chains) = obj.chains.clone() else {
             return Ok(Got {
                 message: got.clone(),
@@ -221,13 +236,22 @@ impl Mqi {
         Mqi::blocking(move || {
             let mut message = got.clone();
             let mut buf = BytesMut::from(&message.data[..]);
-            chains.after_get(&mut message.md, message.charset, &mut buf)?;
-            message.data = buf.freeze();
-            Ok(Got {
-                message,
-                stored: got,
-            })
+            Ok(
+                match chains.after_get(&mut message.md, message.charset, &mut buf) {
+                    Ok(()) => {
+                        message.data = buf.freeze();
+                        Ok(Got {
+                            message,
+                            stored: got,
+                        })
+                    }
+                    Err(stop) => Err(CallError::Exit {
+                        stop,
+                        stored: Some(Box::new(got)),
+                    }),
+                },
+            )
         })
-        .await
+        .await?
     }
 }

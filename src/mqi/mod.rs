@@ -12,6 +12,8 @@
 //! - leases ([`Mqi::ack`], [`Mqi::backout_lease`]) are units of work that
 //!   expire when idle, so a consumer that goes away never loses a message;
 //! - units of work ([`Mqi::begin`], [`Mqi::commit`], [`Mqi::backout`]);
+//! - the dead-letter queue ([`Mqi::dead_letter`]) for a message a front end
+//!   took but cannot deliver;
 //! - inquiries ([`Mqi::queues`], [`Mqi::depth`], ...).
 //!
 //! Calls that may touch the store or run exits (which have time budgets) are
@@ -20,13 +22,17 @@
 //! "MQCMIT", "MQBACK", "MQPMO - Put-message options", "MQGMO - Get-message
 //! options").
 
+mod dead_letter;
+mod error;
 pub mod exits;
 mod get;
 mod put;
 mod uow;
 
+pub use dead_letter::DeadLetterPut;
+pub use error::CallError;
 pub use exits::{ExitStop, QueueExits, QueuePointChains};
-pub use get::{GetRequest, Leased};
+pub use get::{GetRequest, Got, Leased};
 pub use put::Outgoing;
 
 use crate::qmgr::{QmError, QueueInfo, QueueManager};

@@ -1,7 +1,7 @@
 //! MQPUT / MQPUT1 and puts to a list of destinations (IBM MQ "Distribution
 //! lists"): before_put runs once per destination, then the queue manager's put.
 
-use super::{Mqi, Object};
+use super::{CallError, Mqi, Object};
 use crate::qmgr::{PutOptions, PutResult, QmError};
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::constants::pmo;
@@ -35,14 +35,35 @@ impl Mqi {
         Mqi::blocking(move || me.put_now(&obj, msg, pmo)).await
     }
 
+    /// [`Mqi::put`], with the error telling an exit's stop apart from the
+    /// queue manager's refusal ([`CallError`]).
+    pub async fn put_detailed(
+        &self,
+        obj: &Object,
+        msg: Outgoing,
+        pmo: PutOptions,
+    ) -> Result<PutResult, CallError> {
+        let (me, obj) = (self.clone(), obj.clone());
+        Mqi::blocking(move || Ok(me.put_now_detailed(&obj, msg, pmo))).await?
+    }
+
     /// [`Mqi::put`] on the caller's thread, for callers already on a blocking
     /// thread (a channel applying a batch inside [`Mqi::blocking`]).
     pub fn put_now(
         &self,
         obj: &Object,
         msg: Outgoing,
-        mut pmo: PutOptions,
+        pmo: PutOptions,
     ) -> Result<PutResult, QmError> {
+        self.put_now_detailed(obj, msg, pmo).map_err(QmError::from)
+    }
+
+    fn put_now_detailed(
+        &self,
+        obj: &Object,
+        msg: Outgoing,
+        mut pmo: PutOptions,
+    ) -> Result<PutResult, CallError> {
         let Outgoing {
             mut md,
             charset,
@@ -68,12 +89,12 @@ impl Mqi {
             let mut buf = BytesMut::from(&data[..]);
             chains
                 .before_put(&mut md, charset, &mut buf, &mut pmo_exit)
-                .map_err(QmError::from)?;
+                .map_err(CallError::exit)?;
             data = buf.freeze();
             pmo.new_msg_id = pmo_exit.options & pmo::NEW_MSG_ID != 0 || md.msg_id == ID_NONE;
             pmo.new_correl_id = pmo_exit.options & pmo::NEW_CORREL_ID != 0;
         }
-        self.qm.put(&obj.name, md, charset, data, &pmo)
+        Ok(self.qm.put(&obj.name, md, charset, data, &pmo)?)
     }
 
     /// Puts one message to every object of `objs` in one unit of work: the

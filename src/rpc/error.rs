@@ -1,6 +1,7 @@
 //! The errors an RPC call answers with (docs/rpc.md "Errors"): a stable code,
 //! the MQRC reason where MQ has one, and a message naming what was wrong.
 
+use crate::mqi::{CallError, ExitStop};
 use crate::qmgr::QmError;
 use mqgate_codecs::mq::Mqrc;
 use std::fmt;
@@ -108,6 +109,22 @@ impl From<QmError> for RpcError {
             RpcErrorKind::Mq
         };
         RpcError::with_mqrc(kind, e.mqrc, e.message)
+    }
+}
+
+/// An exit stopped the call: EXIT_REFUSED with the exit's reason.
+impl From<ExitStop> for RpcError {
+    fn from(stop: ExitStop) -> Self {
+        RpcError::with_mqrc(RpcErrorKind::ExitRefused, stop.reason, stop.to_string())
+    }
+}
+
+impl From<CallError> for RpcError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Queue(e) => e.into(),
+            CallError::Exit { stop, .. } => stop.into(),
+        }
     }
 }
 

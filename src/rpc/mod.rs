@@ -24,6 +24,8 @@ pub mod json;
 pub mod payload;
 pub mod programs;
 pub mod service;
+#[cfg(test)]
+mod tests;
 pub mod xml;
 
 pub use service::RpcService;

@@ -1,5 +1,6 @@
-//! [`RpcService`]: runs RPC calls as MQ operations on the queue manager
-//! (seed 004; spec: rpc-bridge.md §2, §3, §6, §7; docs/rpc.md "Mapping").
+//! [`RpcService`]: runs RPC calls as MQ operations through the queue
+//! interface ([`Mqi`]; spec: rpc-bridge.md §2, §3, §6, §7; docs/rpc.md
+//! "Mapping").
 //!
 //! - put (only IN data): one put to MQ_QUEUE_NAME or `rpc.output_queue`; a
 //!   Request with ReplyToQ when MQ_REPLY_QUEUE is IN;
@@ -9,27 +10,28 @@
 //!   CorrelId (MQPMO_NEW_CORREL_ID) unless MQ_CORREL_ID is given, then a get
 //!   from the input queue matching that CorrelId; none in time → NO_REPLY 2033.
 //!
-//! Every put runs the before_put exits; every get runs before_get, then the
-//! get, then after_get, and the answer is built from what after_get left.
+//! The queue interface runs the `rpc.exits` chains: before_put once per put;
+//! before_get, the get, then after_get once per get; the answer is built from
+//! what after_get left.
 //! Outside a conversation a get is taken under a private unit of work that
 //! is committed before the answer returns (the message is gone at once, as
 //! seed 004 says); if the message cannot be read as the reply it goes to the
 //! dead-letter queue instead of being lost.
 
 use super::error::{RpcError, RpcErrorKind};
-use super::exits::RpcExits;
 use super::payload::{self, Described};
 use super::programs::Programs;
 use crate::config::RpcConfig;
-use crate::qmgr::{GetMode, GetResult, PutOptions, PutResult, QmError, QueueManager, Selector};
-use bytes::{Bytes, BytesMut};
+use crate::mqi::{CallError, DeadLetterPut, GetRequest, Got, Mqi, Outgoing};
+use crate::qmgr::{GetMode, GetResult, PutOptions, PutResult, Selector};
 use mqgate_codecs::ccsid::Ccsid;
 use mqgate_codecs::idl::{
     BridgeProgram, CallInputs, CallKind, DynamicKind, ReceivedMessage, Record, Value, WaitInterval,
     correl_id_to_hex,
 };
-use mqgate_codecs::mq::constants::{gmo, mo, mt, per, pmo};
+use mqgate_codecs::mq::constants::{mt, per};
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
+use mqgate_exits::ExitRegistry;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -40,46 +42,70 @@ pub const UNLIMITED_WAIT: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// The RPC bridge of one gateway.
 pub struct RpcService {
-    qm: Arc<QueueManager>,
+    /// The queue interface, running the chains of `rpc.exits` for every queue.
+    mqi: Mqi,
     config: RpcConfig,
     ccsid: Ccsid,
     programs: Programs,
-    exits: RpcExits,
     conversations: Mutex<HashSet<u64>>,
 }
 
-/// Runs `f` on the blocking pool (store writes, exits with time budgets).
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, RpcError> + Send + 'static,
-) -> Result<T, RpcError> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| {
-        RpcError::with_mqrc(
-            RpcErrorKind::Mq,
-            Mqrc::UNEXPECTED_ERROR,
-            format!("task failed: {e}"),
-        )
-    })?
+/// One put of a call: the program, its values, and where and how it goes.
+struct PutCall<'a> {
+    prog: &'a BridgeProgram,
+    values: &'a Record,
+    inputs: &'a CallInputs,
+    queue: &'a str,
+    /// ReplyToQ; `Some` makes the message a Request.
+    reply_to: Option<&'a str>,
+    /// MQPMO_NEW_CORREL_ID.
+    new_correl_id: bool,
+    /// The conversation's unit of work; `None` = put at once.
+    uow: Option<u64>,
+}
+
+/// One get of a call: the program whose reply layout reads the message, and
+/// which message to wait for how long.
+struct GetCall<'a> {
+    prog: &'a BridgeProgram,
+    queue: &'a str,
+    correl_id: Option<[u8; 24]>,
+    wait: WaitInterval,
+    /// The conversation's unit of work; `None` = a private one (module docs).
+    conversation_uow: Option<u64>,
+    /// The get of a request/reply (NO_REPLY instead of NO_MESSAGE).
+    is_reply: bool,
 }
 
 impl RpcService {
-    /// Loads the IDL files and starts the exit chains of `config`.
+    /// Loads the IDL files and starts the exit chains of `config` (MQXR_INIT),
+    /// which `mqi` then runs for every queue the bridge uses.
     ///
     /// Errors: an IDL file or exit that cannot be used, or a CCSID that is not
     /// supported (the same checks as `mqgate check-config`).
-    pub fn start(qm: Arc<QueueManager>, config: &RpcConfig) -> Result<Arc<RpcService>, String> {
+    pub fn start(mqi: &Mqi, config: &RpcConfig) -> Result<Arc<RpcService>, String> {
+        RpcService::start_with(mqi, config, &ExitRegistry::with_builtins())
+    }
+
+    /// [`RpcService::start`] with the built-in exits of `registry` (tests add
+    /// their own).
+    pub(super) fn start_with(
+        mqi: &Mqi,
+        config: &RpcConfig,
+        registry: &ExitRegistry,
+    ) -> Result<Arc<RpcService>, String> {
         let (programs, errors) = Programs::load(&config.idl_files);
         if let Some(e) = errors.first() {
             return Err(format!("rpc.idl_files[{}]: {}", e.file_index, e.message));
         }
         let ccsid = Ccsid::new(config.ccsid).map_err(|e| format!("rpc.ccsid: {e}"))?;
-        let exits =
-            RpcExits::start(&config.exits, qm.name()).map_err(|e| format!("rpc.exits: {e}"))?;
+        let chains = super::exits::start(registry, &config.exits, mqi.q_mgr_name())
+            .map_err(|e| format!("rpc.exits: {e}"))?;
         Ok(Arc::new(RpcService {
-            qm,
+            mqi: mqi.with_chains(Arc::new(chains)),
             config: config.clone(),
             ccsid,
             programs,
-            exits,
             conversations: Mutex::new(HashSet::new()),
         }))
     }
@@ -198,8 +224,8 @@ impl RpcService {
     /// The MQ operations of one call (module docs); an error ends only this
     /// function, so `run_call` can do its conversation bookkeeping.
     async fn dispatch(
-        self: &Arc<Self>,
-        prog: &Arc<BridgeProgram>,
+        &self,
+        prog: &BridgeProgram,
         params: &Record,
         inputs: &CallInputs,
         uow: Option<u64>,
@@ -216,15 +242,15 @@ impl RpcService {
                     .is_some_and(|d| d.direction.is_out());
                 let new_correl = inputs.correl_id.is_none() && (reply_to.is_some() || correl_out);
                 let put = self
-                    .put(
+                    .put(PutCall {
                         prog,
-                        params,
+                        values: params,
                         inputs,
-                        &queue,
-                        reply_to.as_deref(),
-                        new_correl,
+                        queue: &queue,
+                        reply_to: reply_to.as_deref(),
+                        new_correl_id: new_correl,
                         uow,
-                    )
+                    })
                     .await?;
                 Ok(prog.dynamic.outputs(&ReceivedMessage {
                     correl_id: put.correl_id,
@@ -234,8 +260,15 @@ impl RpcService {
             }
             CallKind::Get => {
                 let queue = self.queue(&inputs.queue_name, &self.config.input_queue, "input")?;
-                self.get(prog, &queue, inputs.correl_id, wait, uow, false, answer)
-                    .await
+                let call = GetCall {
+                    prog,
+                    queue: &queue,
+                    correl_id: inputs.correl_id,
+                    wait,
+                    conversation_uow: uow,
+                    is_reply: false,
+                };
+                self.get(call, answer).await
             }
             CallKind::RequestReply => {
                 if uow.is_some() {
@@ -261,26 +294,25 @@ impl RpcService {
                     ));
                 }
                 let put = self
-                    .put(
+                    .put(PutCall {
                         prog,
-                        params,
+                        values: params,
                         inputs,
-                        &queue,
-                        Some(&reply_q),
-                        inputs.correl_id.is_none(),
-                        None,
-                    )
+                        queue: &queue,
+                        reply_to: Some(&reply_q),
+                        new_correl_id: inputs.correl_id.is_none(),
+                        uow: None,
+                    })
                     .await?;
-                self.get(
+                let call = GetCall {
                     prog,
-                    &reply_q,
-                    Some(put.correl_id),
+                    queue: &reply_q,
+                    correl_id: Some(put.correl_id),
                     wait,
-                    None,
-                    true,
-                    answer,
-                )
-                .await
+                    conversation_uow: None,
+                    is_reply: true,
+                };
+                self.get(call, answer).await
             }
         }
     }
@@ -301,28 +333,22 @@ impl RpcService {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn put(
-        self: &Arc<Self>,
-        prog: &BridgeProgram,
-        values: &Record,
-        inputs: &CallInputs,
-        queue: &str,
-        reply_to: Option<&str>,
-        new_correl_id: bool,
-        uow: Option<u64>,
-    ) -> Result<PutResult, RpcError> {
+    /// Builds the message of `call` and puts it; the queue interface runs
+    /// before_put first (MQPMO_NEW_MSG_ID, SYNCPOINT in a conversation else
+    /// NO_SYNCPOINT, NEW_CORREL_ID when asked).
+    async fn put(&self, call: PutCall<'_>) -> Result<PutResult, RpcError> {
         let mut md = Mqmd::default();
-        let rfh = prog
+        let rfh = call
+            .prog
             .dynamic
             .has_rfh()
-            .then_some(inputs.rfh_pairs.as_slice());
+            .then_some(call.inputs.rfh_pairs.as_slice());
         let body = payload::build(
-            prog,
+            call.prog,
             self.config.payload,
             self.ccsid,
             md.encoding,
-            values,
+            call.values,
             rfh,
         )?;
         md.format = body.format;
@@ -333,7 +359,7 @@ impl RpcService {
             per::NOT_PERSISTENT
         };
         md.msg_type = mt::DATAGRAM;
-        if let Some(r) = reply_to {
+        if let Some(r) = call.reply_to {
             md.msg_type = mt::REQUEST;
             if self.config.request_expiry_ms > 0 {
                 // Tenths of a second, at least 1; the range is checked with the config.
@@ -343,142 +369,93 @@ impl RpcService {
             md.reply_to_q = CharField::new(r, Charset::Ascii)
                 .map_err(|e| RpcError::bad(format!("reply queue {r:?}: {e}")))?;
         }
-        if let Some(c) = inputs.correl_id {
+        if let Some(c) = call.inputs.correl_id {
             md.correl_id = c;
         }
-        let mut options = pmo::NEW_MSG_ID;
-        options |= if uow.is_some() {
-            pmo::SYNCPOINT
-        } else {
-            pmo::NO_SYNCPOINT
+        let obj = self.mqi.open(call.queue, "")?;
+        let msg = Outgoing {
+            md,
+            charset: Charset::Ascii,
+            data: body.data.into(),
         };
-        if new_correl_id {
-            options |= pmo::NEW_CORREL_ID;
-        }
-        let svc = Arc::clone(self);
-        let queue = queue.to_string();
-        blocking(move || {
-            let mut data = BytesMut::from(&body.data[..]);
-            let mut pmo_exit = mqgate_exits::PutOptions { options };
-            svc.exits
-                .before_put(&mut md, Charset::Ascii, &mut data, &mut pmo_exit)?;
-            let opts = PutOptions {
-                uow,
-                new_msg_id: true,
-                new_correl_id: pmo_exit.options & pmo::NEW_CORREL_ID != 0,
-                ..PutOptions::default()
-            };
-            svc.qm
-                .put(&queue, md, Charset::Ascii, data.freeze(), &opts)
-                .map_err(RpcError::from)
-        })
-        .await
+        let opts = PutOptions {
+            uow: call.uow,
+            new_msg_id: true,
+            new_correl_id: call.new_correl_id,
+            ..PutOptions::default()
+        };
+        Ok(self.mqi.put_detailed(&obj, msg, opts).await?)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn get(
-        self: &Arc<Self>,
-        prog: &Arc<BridgeProgram>,
-        queue: &str,
-        correl_id: Option<[u8; 24]>,
-        wait: WaitInterval,
-        conversation_uow: Option<u64>,
-        is_reply: bool,
-        answer: &mut Answer,
-    ) -> Result<Record, RpcError> {
-        let mut gmo_exit = mqgate_exits::GetOptions {
-            options: gmo::WAIT
-                | if conversation_uow.is_some() {
-                    gmo::SYNCPOINT
-                } else {
-                    gmo::NO_SYNCPOINT
-                },
-            wait_interval: wait.to_mq(),
-            match_options: if correl_id.is_some() {
-                mo::MATCH_CORREL_ID
-            } else {
-                mo::NONE
+    /// Gets the message of `call` (the queue interface runs before_get, the
+    /// wait, then after_get) and reads it as the program's reply. Outside a
+    /// conversation the get is in a private unit of work: committed when the
+    /// reply was read, backed out when the client went away, and a message
+    /// that cannot be read goes to the dead-letter queue.
+    async fn get(&self, call: GetCall<'_>, answer: &mut Answer) -> Result<Record, RpcError> {
+        let obj = self.mqi.open(call.queue, "")?;
+        let wait = match call.wait {
+            WaitInterval::Millis(ms) => Duration::from_millis(u64::from(ms)),
+            WaitInterval::Unlimited => UNLIMITED_WAIT,
+        };
+        let req = GetRequest {
+            selector: Selector {
+                msg_id: None,
+                correl_id: call.correl_id,
+                group_id: None,
             },
+            wait,
+            max_wait: UNLIMITED_WAIT,
         };
-        let svc = Arc::clone(self);
-        gmo_exit = blocking(move || {
-            svc.exits.before_get(&mut gmo_exit)?;
-            Ok(gmo_exit)
-        })
-        .await?;
-        let selector = Selector {
-            msg_id: None,
-            correl_id: correl_id.filter(|_| gmo_exit.match_options & mo::MATCH_CORREL_ID != 0),
-            group_id: None,
-        };
-        let wait_for = if gmo_exit.options & gmo::WAIT == 0 {
-            Duration::ZERO
-        } else {
-            match gmo_exit.wait_interval {
-                gmo::WI_UNLIMITED => UNLIMITED_WAIT,
-                ms if ms >= 0 => Duration::from_millis(ms as u64),
-                ms => {
-                    return Err(RpcError::with_mqrc(
-                        RpcErrorKind::BadParameters,
-                        Mqrc::WAIT_INTERVAL_ERROR,
-                        format!("wait interval {ms} ms: expected 0 or more, or -1 for unlimited"),
-                    ));
-                }
-            }
-        };
-        let (uow, private) = match conversation_uow {
+        let (uow, private) = match call.conversation_uow {
             Some(id) => (id, false),
-            None => (self.qm.begin_uow(None, None)?, true),
+            None => (self.mqi.begin(None)?, true),
         };
-        let waiting = self.qm.get_wait(
-            queue,
-            selector,
-            GetMode::Destructive { uow: Some(uow) },
-            wait_for,
-        );
+        let getting = self
+            .mqi
+            .get_detailed(&obj, req, GetMode::Destructive { uow: Some(uow) });
         // In a conversation the get stays in the conversation's unit of work,
         // which its client ends; a private get stops when the client is gone.
         let got = if private {
             tokio::select! {
-                got = waiting => got,
+                got = getting => got,
                 () = answer.closed() => {
                     self.end_private(uow, false).await;
-                    return Err(client_gone(queue));
+                    return Err(client_gone(call.queue));
                 }
             }
         } else {
-            waiting.await
+            getting.await
         };
-        let got = match got {
-            Ok(g) => g,
+        let (read, stored) = match got {
+            Ok(Got { message, stored }) => (self.read_reply(call.prog, &message), stored),
+            // after_get stopped the call: the message is in `uow`, as unreadable.
+            Err(CallError::Exit {
+                stop,
+                stored: Some(stored),
+            }) => (Err(stop.into()), *stored),
             Err(e) => {
                 if private {
                     self.end_private(uow, false).await;
                 }
-                return Err(self.get_error(e, queue, selector.correl_id, wait_for, is_reply));
+                return Err(self.get_error(e, &call, wait));
             }
         };
-        let svc = Arc::clone(self);
-        let program = Arc::clone(prog);
-        let original = got.clone();
-        let read = blocking(move || svc.read_reply(&program, got)).await;
         match read {
             Ok(values) => {
                 if private && answer.is_closed() {
                     // The answer can no longer be delivered: the message goes back.
                     self.end_private(uow, false).await;
-                    return Err(client_gone(queue));
+                    return Err(client_gone(call.queue));
                 }
                 if private {
-                    let qm = Arc::clone(&self.qm);
-                    blocking(move || qm.commit(uow).map_err(RpcError::from)).await?;
+                    self.mqi.commit(uow).await?;
                 }
                 Ok(values)
             }
             Err(mut e) => {
                 if private {
-                    e.message
-                        .push_str(&self.dead_letter(original, uow, &e).await);
+                    e.message.push_str(&self.dead_letter(stored, uow, &e).await);
                 } else {
                     e.message
                         .push_str("; the message stays in the conversation's unit of work");
@@ -488,12 +465,11 @@ impl RpcService {
         }
     }
 
-    /// after_get exits, then the body read by the program's reply layout, then
-    /// the OUT dynamic parameters from the MQMD and MQRFH.
-    fn read_reply(&self, prog: &BridgeProgram, got: GetResult) -> Result<Record, RpcError> {
-        let mut md = got.md;
-        let mut data = BytesMut::from(&got.data[..]);
-        self.exits.after_get(&mut md, got.charset, &mut data)?;
+    /// The body of the message got (as after_get left it) read by the
+    /// program's reply layout, then the OUT dynamic parameters from the MQMD
+    /// and MQRFH.
+    fn read_reply(&self, prog: &BridgeProgram, got: &GetResult) -> Result<Record, RpcError> {
+        let md = &got.md;
         let reply = payload::read(
             &prog.reply,
             self.config.payload,
@@ -503,7 +479,7 @@ impl RpcService {
                 encoding: md.encoding,
                 ccsid: md.coded_char_set_id,
             },
-            &data,
+            &got.data,
             self.config.ccsid,
         )?;
         let mut out = prog.dynamic.outputs(&ReceivedMessage {
@@ -527,29 +503,31 @@ impl RpcService {
         Ok(out)
     }
 
-    fn get_error(
-        &self,
-        e: QmError,
-        queue: &str,
-        correl_id: Option<[u8; 24]>,
-        wait: Duration,
-        is_reply: bool,
-    ) -> RpcError {
-        if e.mqrc != Mqrc::NO_MSG_AVAILABLE {
-            return e.into();
-        }
-        let correl = correl_id
+    /// The error of a get that took no message: NO_REPLY / NO_MESSAGE for
+    /// 2033; BAD_PARAMETERS for 2090 (a before_get exit set a WaitInterval
+    /// MQ refuses); else as the queue interface answered.
+    fn get_error(&self, e: CallError, call: &GetCall<'_>, wait: Duration) -> RpcError {
+        let e = match e {
+            CallError::Queue(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => e,
+            CallError::Queue(e) if e.mqrc == Mqrc::WAIT_INTERVAL_ERROR => {
+                return RpcError::with_mqrc(RpcErrorKind::BadParameters, e.mqrc, e.message);
+            }
+            e => return e.into(),
+        };
+        let correl = call
+            .correl_id
             .map(|c| format!(" with CorrelId {}", correl_id_to_hex(&c)))
             .unwrap_or_default();
-        let (kind, what) = if is_reply {
+        let (kind, what) = if call.is_reply {
             (RpcErrorKind::NoReply, "no reply")
         } else {
             (RpcErrorKind::NoMessage, "no message")
         };
+        let queue = call.queue;
         tracing::warn!(queue, correl_id = %correl, wait_ms = wait.as_millis() as u64, "{what}");
         RpcError::with_mqrc(
             kind,
-            Mqrc::NO_MSG_AVAILABLE,
+            e.mqrc,
             format!(
                 "{what}{correl} on queue {queue} within {} ms",
                 wait.as_millis()
@@ -558,41 +536,43 @@ impl RpcService {
     }
 
     /// Commits or backs out a private unit of work, logging a failure.
-    async fn end_private(self: &Arc<Self>, uow: u64, commit: bool) {
-        let qm = Arc::clone(&self.qm);
-        let done = blocking(move || {
-            if commit {
-                qm.commit(uow)
-            } else {
-                qm.backout(uow)
-            }
-            .map_err(RpcError::from)
-        })
-        .await;
+    async fn end_private(&self, uow: u64, commit: bool) {
+        let done = if commit {
+            self.mqi.commit(uow).await
+        } else {
+            self.mqi.backout(uow).await
+        };
         if let Err(e) = done {
             tracing::error!(uow, error = %e, "ending the RPC get's unit of work failed");
         }
     }
 
-    /// Moves a message that could not be read as a reply to the dead-letter
-    /// queue (committing the get with it); if that fails, backs the get out so
-    /// the message returns to its queue. Returns what happened, for the error.
-    async fn dead_letter(self: &Arc<Self>, got: GetResult, uow: u64, e: &RpcError) -> String {
-        let qm = Arc::clone(&self.qm);
+    /// Moves a message that could not be read as a reply (`stored`, as its
+    /// queue held it) to the dead-letter queue, committing the get with it;
+    /// if that fails, backs the get out so the message returns to its queue.
+    /// Returns what happened, for the error.
+    async fn dead_letter(&self, stored: GetResult, uow: u64, e: &RpcError) -> String {
         let reason = e.mqrc.unwrap_or(Mqrc::UNEXPECTED_ERROR);
-        let queue = got.queue.clone();
-        let data: Bytes = got.data.clone();
-        let put = blocking(move || {
-            qm.dead_letter(&got.md, got.charset, &data, reason, &got.queue, "")
-                .map_err(RpcError::from)
-        })
-        .await;
+        let queue = stored.queue.clone();
+        let put = self
+            .mqi
+            .dead_letter(DeadLetterPut {
+                message: Outgoing {
+                    md: stored.md,
+                    charset: stored.charset,
+                    data: stored.data,
+                },
+                reason,
+                dest_q: stored.queue,
+                dest_q_mgr: String::new(),
+            })
+            .await;
         match put {
             Ok(_) => {
                 self.end_private(uow, true).await;
                 format!(
                     "; the message was moved to the dead-letter queue {} with reason {}",
-                    self.qm.dead_letter_queue(),
+                    self.mqi.dead_letter_queue(),
                     reason.0
                 )
             }
@@ -610,7 +590,7 @@ impl RpcService {
     /// backed out after `rpc.conversation_timeout_ms` idle. Returns its id.
     pub fn open_conversation(self: &Arc<Self>) -> Result<u64, RpcError> {
         let timeout = Duration::from_millis(self.config.conversation_timeout_ms);
-        let id = self.qm.begin_uow(Some(timeout), None)?;
+        let id = self.mqi.begin(Some(timeout))?;
         self.conversations().insert(id);
         tracing::info!(conversation = id, "RPC conversation opened");
         Ok(id)
@@ -627,16 +607,11 @@ impl RpcService {
                 format!("conversation {id} is not open"),
             ));
         }
-        let qm = Arc::clone(&self.qm);
-        blocking(move || {
-            if commit {
-                qm.commit(id)
-            } else {
-                qm.backout(id)
-            }
-            .map_err(RpcError::from)
-        })
-        .await?;
+        if commit {
+            self.mqi.commit(id).await?;
+        } else {
+            self.mqi.backout(id).await?;
+        }
         tracing::info!(conversation = id, commit, "RPC conversation ended");
         Ok(())
     }
