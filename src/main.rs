@@ -10,6 +10,7 @@ mod exits;
 mod http;
 mod mqjson;
 mod qmgr;
+mod route;
 mod rpc;
 mod store;
 mod tedg;
