@@ -11,6 +11,7 @@ mod http;
 mod mqi;
 mod mqjson;
 mod qmgr;
+mod route;
 mod rpc;
 mod store;
 mod tedg;

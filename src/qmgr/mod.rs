@@ -13,10 +13,11 @@ mod expiry;
 pub mod message;
 pub mod msgid;
 pub mod names;
+mod object;
 pub mod queue;
 mod record;
-mod resolve;
 mod uow;
+mod xmit;
 
 pub use error::QmError;
 pub use message::Message;
@@ -24,14 +25,15 @@ pub use queue::{Position, Selector};
 pub use uow::{LeaseGuard, SealedUow};
 
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
+use crate::route::{self, DestinationList, DeviceQueueManagers, ObjectRecord, Router};
 use crate::store::{Batch, Store};
 use bytes::Bytes;
 use mqgate_codecs::mq::constants::{at, ccsi, md as mdc, mt, per};
 use mqgate_codecs::mq::md::ID_NONE;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use msgid::MsgIdGenerator;
+use object::Object;
 use queue::{Entry, EntryState, LocalQueue};
-use resolve::Object;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -108,10 +110,8 @@ pub struct QueueManager {
     name: String,
     max_msg_length: usize,
     dead_letter_queue: String,
-    default_xmit_queue: String,
-    /// Device queue manager name patterns (`DEV*`; seed 001).
-    device_patterns: Vec<String>,
-    device_max_depth: usize,
+    /// Name resolution, default transmission queue, device queue managers.
+    router: Router,
     store: Arc<dyn Store>,
     state: Mutex<State>,
     next_seq: AtomicU64,
@@ -148,6 +148,7 @@ impl QueueManager {
     /// Errors: the store cannot be read (2102).
     pub fn open(config: &Config, store: Arc<dyn Store>) -> Result<QueueManager, QmError> {
         let qm = &config.queue_manager;
+        let router = Router::from_config(config);
         let mut objects = HashMap::new();
         let mut models = Vec::new();
         for def in config.effective_queues() {
@@ -180,24 +181,15 @@ impl QueueManager {
                     continue;
                 }
             };
-            let is_device = queue.split_once('/').is_some_and(|(d, _)| {
-                config
-                    .devices
-                    .queue_managers
-                    .iter()
-                    .any(|p| names::matches_pattern(p, d))
-            });
-            if state.local_mut(&queue).is_none() && is_device {
-                let def = LocalQueueDef {
-                    max_depth: config.devices.max_depth,
-                    ..LocalQueueDef::with_defaults(&queue, Usage::Normal)
-                };
+            let devices = router.devices();
+            if state.local_mut(&queue).is_none() && devices.owner(&queue).is_some() {
+                let def = devices.queue_def(&queue);
                 state
                     .objects
                     .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
             }
             if state.local_mut(&queue).is_none() {
-                let def = resolve::model_for(&state.models, &queue).unwrap_or_else(|| {
+                let def = route::model_for(&state.models, &queue).cloned().unwrap_or_else(|| {
                     tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
                     LocalQueueDef::with_defaults(&queue, Usage::Normal)
                 });
@@ -225,9 +217,7 @@ impl QueueManager {
             name: qm.name.clone(),
             max_msg_length: qm.max_msg_length,
             dead_letter_queue: qm.dead_letter_queue.clone(),
-            default_xmit_queue: qm.default_xmit_queue.clone(),
-            device_patterns: config.devices.queue_managers.clone(),
-            device_max_depth: config.devices.max_depth,
+            router,
             store,
             state: Mutex::new(state),
             next_seq: AtomicU64::new(max_seq + 1),
@@ -249,42 +239,29 @@ impl QueueManager {
 
     /// The default transmission queue's name (empty when none).
     pub fn default_xmit_queue(&self) -> &str {
-        &self.default_xmit_queue
+        self.router.default_xmit_queue()
     }
 
     /// True when `q_mgr` is a device queue manager: it matches a pattern of
-    /// `devices.queue_managers` and is not this queue manager (seed 001).
+    /// `devices.queue_managers`, is not this queue manager and has no `/`
+    /// ([`crate::route::DeviceQueueManagers::is_device`]).
     pub fn is_device(&self, q_mgr: &str) -> bool {
-        // A device's queues are stored as `QMGR/QUEUE`, split at the first
-        // `/`: a device queue manager name with a `/` would let one device
-        // reach another's queues, so such a name is never a device.
-        q_mgr != self.name
-            && !q_mgr.contains('/')
-            && self
-                .device_patterns
-                .iter()
-                .any(|p| names::matches_pattern(p, q_mgr))
+        self.router.devices().is_device(q_mgr)
     }
 
-    /// The local queue holding queue `q` of device queue manager `q_mgr`,
-    /// created on first use. 2087 when `q_mgr` is not a device queue manager,
-    /// 2085 when `q` is not a valid queue name.
+    /// The local queue `QMGR/QUEUE` holding queue `q` of device queue manager
+    /// `q_mgr`, created on first use. 2058 when `q_mgr` is empty or malformed,
+    /// 2087 when it is not a device queue manager, 2085 when `q` is not a
+    /// valid queue name, 2152 when the local name would be longer than 48
+    /// characters ([`crate::route::DeviceQueueManagers`]).
     pub fn device_queue(&self, q_mgr: &str, q: &str) -> Result<String, QmError> {
-        if q_mgr.is_empty() {
-            return Err(QmError::new(
-                Mqrc::Q_MGR_NAME_ERROR,
-                "the device queue manager name is empty",
-            ));
-        }
-        names::check_q_mgr_name(q_mgr)?;
+        DeviceQueueManagers::check_name(q_mgr)?;
         if !self.is_device(q_mgr) {
-            return Err(QmError::new(
-                Mqrc::UNKNOWN_REMOTE_Q_MGR,
-                format!("{q_mgr} is not a device queue manager (devices.queue_managers)"),
-            ));
+            return Err(DeviceQueueManagers::not_a_device(q_mgr));
         }
         let mut st = self.lock();
-        resolve::device_queue(self, &mut st, q_mgr, q)
+        let dest = self.router.devices().destination(&*st, q_mgr, q)?;
+        Ok(st.place(dest).0)
     }
 
     /// A named state record written by [`QueueManager::commit_with_meta`].
@@ -341,9 +318,10 @@ impl QueueManager {
 
     /// Puts a message on queue `q` (MQPUT1). Resolves `q` as MQ does (local,
     /// alias, remote definition, queue manager alias, transmission queue,
-    /// default transmission queue; spec: mq-structures.md §12), fills MsgId and
-    /// context, and enforces MAXMSGL (2030/2031), MAXDEPTH (2053),
-    /// PUT(DISABLED) (2051) and unknown names (2085/2087).
+    /// device queue manager, default transmission queue; spec:
+    /// mq-structures.md §12, [`crate::route`]), fills MsgId and context, and
+    /// enforces MAXMSGL (2030/2031), MAXDEPTH (2053), PUT(DISABLED) (2051),
+    /// unknown names (2085/2087) and device queue names that do not fit (2152).
     ///
     /// A persistent message put outside a unit of work is in the store when
     /// this returns `Ok`; under a unit of work it is stored at commit.
@@ -380,7 +358,7 @@ impl QueueManager {
         md.backout_count = 0;
         if md.coded_char_set_id == ccsi::Q_MGR {
             // MQCCSI_Q_MGR is replaced by the queue manager's CCSID (MQ docs: MQMD CodedCharSetId).
-            md.coded_char_set_id = resolve::Q_MGR_CCSID;
+            md.coded_char_set_id = xmit::Q_MGR_CCSID;
         }
         if !opts.pass_all_context {
             // MQPMO_DEFAULT_CONTEXT: the queue manager fills the origin context.
@@ -402,9 +380,16 @@ impl QueueManager {
         if let Some(id) = opts.uow {
             self.uow_mut(&mut st, id)?;
         }
-        let target = resolve::for_put(self, &mut st, q, &opts.q_mgr_name)?;
+        // A put is a destination list of one (route::list).
+        let list = DestinationList::from(ObjectRecord::new(q, &opts.q_mgr_name));
+        let dest = self
+            .router
+            .resolve(&*st, &list)
+            .pop()
+            .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "no routing result"))??;
+        let (target, remote) = st.place(dest);
         let (queue_name, msg) = {
-            let lq = st.local_mut(&target.queue).ok_or_else(|| {
+            let lq = st.local_mut(&target).ok_or_else(|| {
                 QmError::new(
                     Mqrc::UNKNOWN_OBJECT_NAME,
                     format!("queue {q} is not defined"),
@@ -427,14 +412,14 @@ impl QueueManager {
                 };
             }
             let expires_at_ms = (md.expiry > 0).then(|| now + md.expiry as u64 * 100);
-            let msg = match &target.remote {
+            let msg = match &remote {
                 None => Message {
                     md,
                     charset,
                     data,
                     expires_at_ms,
                 },
-                Some(remote) => resolve::wrap_for_xmitq(remote, md, charset, &data, expires_at_ms)?,
+                Some(remote) => xmit::wrap(remote, md, charset, &data, expires_at_ms)?,
             };
             if msg.data.len() > def.max_msg_length {
                 return Err(QmError::new(
@@ -544,7 +529,8 @@ impl QueueManager {
         implicit_uow: &mut Option<u64>,
     ) -> Result<GetResult, QmError> {
         let mut st = self.lock();
-        let queue_name = resolve::for_get(self, &mut st, q)?;
+        let dest = self.router.resolve_get(&*st, q)?;
+        let queue_name = st.place(dest).0;
         let (destructive, uow_id, after) = match mode {
             GetMode::Destructive { uow: Some(id) } => {
                 self.uow_mut(&mut st, id)?;
@@ -656,7 +642,8 @@ impl QueueManager {
 
     fn notify_of(&self, q: &str) -> Result<Arc<tokio::sync::Notify>, QmError> {
         let mut st = self.lock();
-        let name = resolve::for_get(self, &mut st, q)?;
+        let dest = self.router.resolve_get(&*st, q)?;
+        let name = st.place(dest).0;
         st.local_mut(&name)
             .map(|lq| Arc::clone(&lq.notify))
             .ok_or_else(|| {

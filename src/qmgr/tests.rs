@@ -588,3 +588,56 @@ fn device_names_cannot_reach_another_device() {
         Mqrc::Q_MGR_NAME_ERROR
     );
 }
+
+#[test]
+fn device_queues_are_routed_created_and_reloaded_with_the_devices_max_depth() {
+    // docs/config.md `devices`: queue Q of a device queue manager is the local
+    // queue QMGR/Q, created on first use with `devices.max_depth`; a stored
+    // message's device queue is recreated at start-up the same way.
+    const DEVICES: &str = "
+queue_manager:
+  name: QM1
+devices:
+  queue_managers: [\"DEV*\"]
+  max_depth: 2
+";
+    let dir = tempfile::tempdir().unwrap();
+    let open_devices = || {
+        let config = Config::from_yaml(DEVICES, "test").unwrap();
+        let store = Arc::new(RedbStore::open(dir.path()).unwrap());
+        QueueManager::open(&config, store).unwrap()
+    };
+    let to = |q_mgr: &str| PutOptions {
+        q_mgr_name: q_mgr.into(),
+        ..PutOptions::default()
+    };
+    let put_to = |qm: &QueueManager, q: &str, q_mgr: &str| {
+        let m = md(0, 1, per::PERSISTENT);
+        qm.put(q, m, Charset::Ascii, Bytes::from_static(b"d"), &to(q_mgr))
+    };
+    {
+        let qm = open_devices();
+        assert_eq!(
+            put_to(&qm, "INBOX", "DEV0001").unwrap().queue,
+            "DEV0001/INBOX"
+        );
+        put_to(&qm, "INBOX", "DEV0001").unwrap();
+        // spec: mq-constants.md 2053 Q_FULL at the devices' MAXDEPTH 2.
+        assert_eq!(rc(put_to(&qm, "INBOX", "DEV0001")), 2053);
+        // A local name longer than 48 characters (spec: mq-structures.md
+        // §11) is refused with 2152 and no queue is created for it.
+        let long_q = "Q".repeat(40);
+        let e = put_to(&qm, &long_q, "DEV00001").unwrap_err();
+        assert_eq!(e.mqrc, Mqrc::OBJECT_NAME_ERROR, "{e:?}");
+        assert_eq!(
+            qm.device_queue("DEV00001", &long_q).unwrap_err().mqrc,
+            Mqrc::OBJECT_NAME_ERROR
+        );
+        assert!(qm.queues().iter().all(|q| !q.name.starts_with("DEV00001/")));
+    }
+    let qm = open_devices();
+    assert_eq!(qm.depth("DEV0001/INBOX"), Some(2));
+    assert_eq!(rc(put_to(&qm, "INBOX", "DEV0001")), 2053);
+    let got = get(&qm, "DEV0001/INBOX").unwrap();
+    assert_eq!(got.data, Bytes::from_static(b"d"));
+}
