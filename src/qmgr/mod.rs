@@ -136,8 +136,10 @@ impl State {
     }
 }
 
-fn store_error(e: impl std::fmt::Display) -> QmError {
-    QmError::new(Mqrc::RESOURCE_PROBLEM, format!("the store failed: {e}"))
+/// A store failure as the queue manager answers it: the reason the error
+/// names ([`crate::store::StoreError::mqrc`]: 2056 for a full disk, else 2102).
+fn store_error(e: crate::store::StoreError) -> QmError {
+    QmError::new(e.mqrc(), format!("the store failed: {e}"))
 }
 
 impl QueueManager {
@@ -272,7 +274,7 @@ impl QueueManager {
     }
 
     /// Writes named state records on their own, durably (a sender channel's
-    /// in-flight batch). Errors: the store failed (2102).
+    /// in-flight batch). Errors: the store failed (2102; 2056 when its disk is full).
     pub fn put_meta(&self, meta: Vec<(String, Vec<u8>)>) -> Result<(), QmError> {
         self.store
             .apply(&Batch {
@@ -321,7 +323,9 @@ impl QueueManager {
     /// device queue manager, default transmission queue; spec:
     /// mq-structures.md §12, [`crate::route`]), fills MsgId and context, and
     /// enforces MAXMSGL (2030/2031), MAXDEPTH (2053), PUT(DISABLED) (2051),
-    /// unknown names (2085/2087) and device queue names that do not fit (2152).
+    /// unknown names (2085/2087) and device queue names that do not fit
+    /// (2152); a store failure is 2056 when the store's disk is full, 2102
+    /// otherwise.
     ///
     /// A persistent message put outside a unit of work is in the store when
     /// this returns `Ok`; under a unit of work it is stored at commit.

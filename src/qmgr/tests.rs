@@ -485,12 +485,13 @@ async fn an_expired_lease_returns_the_message_with_backout_count_plus_one() {
     assert_eq!(qm.commit(lease).unwrap_err().mqrc, Mqrc::BACKED_OUT);
 }
 
-/// A store whose every write fails, as a full or broken disk would.
+/// A store whose every write fails, as a broken disk would (EIO).
 struct FailingStore;
 
 impl Store for FailingStore {
     fn apply(&self, _batch: &Batch) -> Result<(), crate::store::StoreError> {
-        Err(crate::store::StoreError("disk full".into()))
+        let eio = std::io::Error::from_raw_os_error(libc::EIO);
+        Err(crate::store::StoreError::from_io("commit", eio))
     }
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, crate::store::StoreError> {
         Ok(Vec::new())
@@ -509,7 +510,7 @@ fn a_store_failure_fails_the_call_and_reports_no_success() {
     // 2102 MQRC_RESOURCE_PROBLEM (mq-constants.md) and nothing on the queue.
     let e = put(&qm, "Q", md(0, 1, per::PERSISTENT), b"p").unwrap_err();
     assert_eq!(e.mqrc.0, 2102);
-    assert!(e.message.contains("disk full"));
+    assert!(e.message.contains("Input/output error"), "{e}");
     let depth = |qm: &QueueManager| qm.queues().iter().find(|q| q.name == "Q").unwrap().depth;
     assert_eq!(depth(&qm), Some(0));
     // Non-persistent messages never touch the store.

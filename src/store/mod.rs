@@ -1,20 +1,30 @@
 //! The durable store behind one trait, so the queue manager does not depend on
-//! the engine. The embedded default is redb ([`redb::RedbStore`]).
+//! the engine. The embedded default is redb ([`redb::RedbStore`]); every
+//! backend must pass the conformance suite (src/store/conformance.rs).
 //!
 //! A store keeps opaque records under a 64-bit key (the queue manager's message
 //! sequence number). Every change goes through [`Store::apply`]: one batch is
 //! one transaction, durable when `apply` returns `Ok`; this is how the puts and
 //! gets of a unit of work become one group commit.
 
+#[cfg(test)]
+pub mod conformance;
+mod error;
 pub mod redb;
+#[cfg(test)]
+mod redb_conformance;
 pub mod segment;
+
+pub use error::StoreError;
 
 /// One atomic change: records to insert or overwrite and keys to remove.
 #[derive(Debug, Default)]
 pub struct Batch {
-    /// (key, record) pairs; an existing key is overwritten.
+    /// (key, record) pairs, applied in order; an existing key is overwritten
+    /// (a key put twice in one batch keeps the last record).
     pub puts: Vec<(u64, Vec<u8>)>,
-    /// Keys to remove; a missing key is not an error.
+    /// Keys to remove, after the puts (a key both put and deleted by one batch
+    /// is gone); a missing key is not an error.
     pub deletes: Vec<u64>,
     /// Named state records written in the same transaction (e.g. a channel's
     /// last committed batch sequence number, docs/channel-protocol.md); an
@@ -29,16 +39,45 @@ impl Batch {
     }
 }
 
-/// A store failure; the queue manager maps it to MQRC_RESOURCE_PROBLEM (2102).
-#[derive(Debug, thiserror::Error)]
-#[error("store: {0}")]
-pub struct StoreError(pub String);
-
-/// A durable key/record store.
+/// A durable key/record store: the contract every backend keeps (checked by
+/// the conformance suite, src/store/conformance.rs).
+///
+/// **Records.** Opaque bytes (empty allowed) under a `u64` key, the whole range
+/// of keys allowed; named state records ("meta") beside them under a UTF-8
+/// name. The store never interprets either.
+///
+/// **Atomicity.** [`Store::apply`] applies one [`Batch`] — its puts, then its
+/// deletes, then its meta — as one transaction: after any crash (kill -9,
+/// power loss as far as the device honours fsync) a later open sees all of
+/// the batch or none of it, never a part.
+///
+/// **Durability.** `Ok` means the whole batch is on stable storage: every
+/// later open, after any crash, loads it (until a later batch changes it).
+///
+/// **Failure.** `Err` means the batch was not applied: a load from the same
+/// instance does not show it and the caller must report failure. One case
+/// cannot be told apart by any engine: a failure while making the batch
+/// durable (an fsync error) may leave it on disk. The backend then refuses
+/// further calls ([`StoreError::Closed`]) until reopened, so the outcome is
+/// only ever seen after a reopen — whole or absent, as above. A full disk is
+/// [`StoreError::Full`] (MQRC 2056); [`StoreError::mqrc`] gives the reason
+/// the queue manager answers for any failure.
+///
+/// **Order.** Batches take effect in the order their `apply` calls return;
+/// concurrent calls (the queue manager applies from several threads) are each
+/// atomic and none is lost. Overwriting a key replaces its record; deleting a
+/// missing key is not an error; an empty batch is allowed and changes nothing.
+///
+/// **Loading.** [`Store::load`] returns every live record exactly once, in
+/// ascending key order, with the bytes of its last put; [`Store::load_meta`]
+/// every named record in name order. Both may be called at any time.
+///
+/// **Opening.** A backend is opened on a data directory by its own
+/// constructor; one open instance per directory at a time (the embedded
+/// backend refuses a second open). Dropping an instance is a clean close.
 pub trait Store: Send + Sync {
-    /// Applies `batch` in one transaction. `Ok` means every change is on disk
-    /// (survives kill -9 and power loss as far as the engine's fsync allows);
-    /// `Err` means none of it is.
+    /// Applies `batch` in one transaction (see the trait's contract): `Ok`
+    /// when all of it is durable, `Err` when it was not applied.
     fn apply(&self, batch: &Batch) -> Result<(), StoreError>;
 
     /// Every record, in key order (used once, at start-up).

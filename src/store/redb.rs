@@ -16,12 +16,18 @@
 //!
 //! redb commits with fsync by default (Durability::Immediate), so a committed
 //! write transaction survives kill -9.
+//!
+//! Errors: redb's are sorted into [`StoreError`] by `from_redb`: an I/O error
+//! is `Full` for ENOSPC/EDQUOT and `Io` otherwise; after any I/O error redb
+//! refuses every call (`PreviousIo`), which is `Closed` until the file is
+//! reopened; `Corrupted` is `Corrupt`; the rest (file locked by another
+//! process, value too large, another layout) is `Refused`.
 
 use super::segment;
 use super::{Batch, Store, StoreError};
 use redb::{Database, ReadableTable, TableDefinition};
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 const MESSAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("messages");
@@ -56,21 +62,50 @@ struct SegmentIndex {
 /// A redb database holding the persistent messages.
 pub struct RedbStore {
     db: Database,
+    /// The file, named in every error.
+    path: PathBuf,
     /// Held for the whole of a write so the index matches the file.
     index: Mutex<SegmentIndex>,
 }
 
-fn err(what: &str, e: impl std::fmt::Display) -> StoreError {
-    StoreError(format!("{what}: {e}"))
+/// Sorts a redb error into the store's kinds (redb 2 `Error`; every redb
+/// error type converts into it). `op` names the file and the operation.
+fn from_redb(op: String, e: redb::Error) -> StoreError {
+    match e {
+        redb::Error::Io(source) => StoreError::from_io(op, source),
+        redb::Error::PreviousIo => StoreError::Closed {
+            op,
+            detail: "an earlier I/O error left the database unusable (redb PreviousIo)".into(),
+        },
+        redb::Error::LockPoisoned(at) => StoreError::Closed {
+            op,
+            detail: format!("a panic at {at} poisoned an internal lock of the database"),
+        },
+        redb::Error::Corrupted(detail) => StoreError::Corrupt {
+            op,
+            key: None,
+            detail,
+        },
+        redb::Error::DatabaseAlreadyOpen => StoreError::Refused {
+            op,
+            detail: "the file is already open (is another mqgate using this data directory?)"
+                .into(),
+        },
+        other => StoreError::Refused {
+            op,
+            detail: other.to_string(),
+        },
+    }
 }
 
 impl RedbStore {
     /// Opens (or creates) `data_dir/messages.redb`, creating the directory.
     /// Errors: the directory or file cannot be created, opened or locked (a
-    /// second gateway on the same data directory fails here).
+    /// second gateway on the same data directory fails here, with
+    /// [`StoreError::Refused`]).
     pub fn open(data_dir: &Path) -> Result<RedbStore, StoreError> {
         std::fs::create_dir_all(data_dir)
-            .map_err(|e| err(&format!("cannot create {}", data_dir.display()), e))?;
+            .map_err(|e| StoreError::from_io(format!("cannot create {}", data_dir.display()), e))?;
         let path = data_dir.join(FILE_NAME);
         // The queue manager keeps every message in memory and reads the file
         // only at start-up, so redb's page cache (1 GiB by default) would
@@ -78,17 +113,38 @@ impl RedbStore {
         let db = Database::builder()
             .set_cache_size(CACHE_BYTES)
             .create(&path)
-            .map_err(|e| err(&format!("cannot open {}", path.display()), e))?;
-        let tx = db.begin_write().map_err(|e| err("begin", e))?;
-        tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
-        tx.open_table(SEGMENTS).map_err(|e| err("open table", e))?;
-        tx.open_table(GONE).map_err(|e| err("open table", e))?;
-        tx.open_table(META).map_err(|e| err("open table", e))?;
-        tx.commit().map_err(|e| err("commit", e))?;
-        Ok(RedbStore {
+            .map_err(|e| from_redb(format!("{}: open", path.display()), e.into()))?;
+        RedbStore::with_database(db, path)
+    }
+
+    /// The store over an opened database, its tables created.
+    pub(super) fn with_database(db: Database, path: PathBuf) -> Result<RedbStore, StoreError> {
+        let store = RedbStore {
             db,
+            path,
             index: Mutex::new(SegmentIndex::default()),
-        })
+        };
+        let tx = store.db.begin_write().map_err(store.fail("begin"))?;
+        tx.open_table(MESSAGES).map_err(store.fail("open table"))?;
+        tx.open_table(SEGMENTS).map_err(store.fail("open table"))?;
+        tx.open_table(GONE).map_err(store.fail("open table"))?;
+        tx.open_table(META).map_err(store.fail("open table"))?;
+        tx.commit().map_err(store.fail("commit"))?;
+        Ok(store)
+    }
+
+    /// The error mapping for operation `op` on this file.
+    fn fail<E: Into<redb::Error>>(&self, op: &str) -> impl FnOnce(E) -> StoreError + '_ {
+        let op = format!("{}: {op}", self.path.display());
+        move |e| from_redb(op, e.into())
+    }
+
+    /// [`StoreError::Refused`] for operation `op` on this file.
+    fn refused(&self, op: &str, detail: String) -> StoreError {
+        StoreError::Refused {
+            op: format!("{}: {op}", self.path.display()),
+            detail,
+        }
     }
 
     /// Reads the whole file: the segment index and, when `records` is
@@ -97,14 +153,14 @@ impl RedbStore {
         &self,
         mut records: Option<&mut Vec<(u64, Vec<u8>)>>,
     ) -> Result<SegmentIndex, StoreError> {
-        let tx = self.db.begin_read().map_err(|e| err("begin read", e))?;
+        let tx = self.db.begin_read().map_err(self.fail("begin read"))?;
         let mut index = SegmentIndex {
             scanned: true,
             ..SegmentIndex::default()
         };
-        let table = tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
-        for row in table.iter().map_err(|e| err("scan", e))? {
-            let (k, v) = row.map_err(|e| err("read", e))?;
+        let table = tx.open_table(MESSAGES).map_err(self.fail("open table"))?;
+        for row in table.iter().map_err(self.fail("scan"))? {
+            let (k, v) = row.map_err(self.fail("read"))?;
             let key = k.value();
             index.max_key = Some(index.max_key.map_or(key, |m| m.max(key)));
             if let Some(out) = records.as_deref_mut() {
@@ -112,17 +168,22 @@ impl RedbStore {
             }
         }
         let mut gone: HashSet<(u64, u64)> = HashSet::new();
-        let gone_table = tx.open_table(GONE).map_err(|e| err("open table", e))?;
-        for row in gone_table.iter().map_err(|e| err("scan", e))? {
-            let (k, _) = row.map_err(|e| err("read", e))?;
+        let gone_table = tx.open_table(GONE).map_err(self.fail("open table"))?;
+        for row in gone_table.iter().map_err(self.fail("scan"))? {
+            let (k, _) = row.map_err(self.fail("read"))?;
             gone.insert(k.value());
         }
-        let segments = tx.open_table(SEGMENTS).map_err(|e| err("open table", e))?;
-        for row in segments.iter().map_err(|e| err("scan", e))? {
-            let (k, v) = row.map_err(|e| err("read", e))?;
+        let segments = tx.open_table(SEGMENTS).map_err(self.fail("open table"))?;
+        for row in segments.iter().map_err(self.fail("scan"))? {
+            let (k, v) = row.map_err(self.fail("read"))?;
             let seg = k.value();
             let value = v.value();
-            let entries = segment::entries(value).map_err(|e| err(&format!("segment {seg}"), e))?;
+            // A segment's id is its first record's key: that record is named.
+            let entries = segment::entries(value).map_err(|e| StoreError::Corrupt {
+                op: format!("{}: load", self.path.display()),
+                key: Some(seg),
+                detail: format!("segment {seg}, {e}"),
+            })?;
             for (key, record) in entries {
                 index.max_key = Some(index.max_key.map_or(key, |m| m.max(key)));
                 if gone.contains(&(seg, key)) {
@@ -160,13 +221,13 @@ impl Store for RedbStore {
         if !index.scanned {
             *index = self.scan(None)?;
         }
-        let tx = self.db.begin_write().map_err(|e| err("begin", e))?;
+        let tx = self.db.begin_write().map_err(self.fail("begin"))?;
         let mut change = IndexChange::default();
         let mut left_keys: HashSet<u64> = HashSet::new();
         {
-            let mut table = tx.open_table(MESSAGES).map_err(|e| err("open table", e))?;
-            let mut segments = tx.open_table(SEGMENTS).map_err(|e| err("open table", e))?;
-            let mut gone = tx.open_table(GONE).map_err(|e| err("open table", e))?;
+            let mut table = tx.open_table(MESSAGES).map_err(self.fail("open table"))?;
+            let mut segments = tx.open_table(SEGMENTS).map_err(self.fail("open table"))?;
+            let mut gone = tx.open_table(GONE).map_err(self.fail("open table"))?;
             // Segment candidates: new keys put once and not also deleted
             // by this batch (anything else takes the single-record path,
             // where the last write wins as in one B-tree).
@@ -207,14 +268,23 @@ impl Store for RedbStore {
                     }
                     let chunk = &fresh[start..end];
                     let id = chunk[0].0;
-                    let size = u32::try_from(len).map_err(|e| err("segment size", e))?;
+                    let size = u32::try_from(len).map_err(|_| {
+                        self.refused(
+                            "insert segment",
+                            format!("a segment of {len} bytes exceeds the u32 size limit"),
+                        )
+                    })?;
                     let mut guard = segments
                         .insert_reserve(id, size)
-                        .map_err(|e| err("insert segment", e))?;
+                        .map_err(self.fail("insert segment"))?;
                     let mut rest: &mut [u8] = guard.as_mut();
                     for (key, record) in chunk {
-                        rest = segment::write_entry(rest, *key, record)
-                            .ok_or_else(|| err("segment", "entries exceed the reserved size"))?;
+                        rest = segment::write_entry(rest, *key, record).ok_or_else(|| {
+                            self.refused(
+                                "insert segment",
+                                "entries exceed the reserved size".into(),
+                            )
+                        })?;
                         change.added.push((*key, id));
                     }
                     change.added_live.push((id, chunk.len()));
@@ -226,7 +296,7 @@ impl Store for RedbStore {
                 match index.located.get(&key) {
                     Some(&seg) if left_keys.insert(key) => {
                         gone.insert((seg, key), ())
-                            .map_err(|e| err("insert gone", e))?;
+                            .map_err(self.fail("insert gone"))?;
                         change.left.push((key, seg));
                         Ok(true)
                     }
@@ -240,11 +310,11 @@ impl Store for RedbStore {
                 leave(*key, &mut change)?;
                 table
                     .insert(*key, record.as_slice())
-                    .map_err(|e| err("insert", e))?;
+                    .map_err(self.fail("insert"))?;
             }
             for key in &batch.deletes {
                 if !leave(*key, &mut change)? {
-                    table.remove(*key).map_err(|e| err("remove", e))?;
+                    table.remove(*key).map_err(self.fail("remove"))?;
                 }
             }
             // Segments whose last live record left are removed whole.
@@ -254,20 +324,20 @@ impl Store for RedbStore {
             }
             for (seg, n) in leaving {
                 if index.live.get(&seg).copied().unwrap_or(0) <= n {
-                    segments.remove(seg).map_err(|e| err("remove segment", e))?;
+                    segments.remove(seg).map_err(self.fail("remove segment"))?;
                     gone.retain_in((seg, 0)..=(seg, u64::MAX), |_, _| false)
-                        .map_err(|e| err("remove gone", e))?;
+                        .map_err(self.fail("remove gone"))?;
                 }
             }
             if !batch.meta.is_empty() {
-                let mut meta = tx.open_table(META).map_err(|e| err("open table", e))?;
+                let mut meta = tx.open_table(META).map_err(self.fail("open table"))?;
                 for (name, record) in &batch.meta {
                     meta.insert(name.as_str(), record.as_slice())
-                        .map_err(|e| err("insert", e))?;
+                        .map_err(self.fail("insert"))?;
                 }
             }
         }
-        tx.commit().map_err(|e| err("commit", e))?;
+        tx.commit().map_err(self.fail("commit"))?;
         for (key, seg) in change.added {
             index.located.insert(key, seg);
         }
@@ -298,11 +368,11 @@ impl Store for RedbStore {
     }
 
     fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-        let tx = self.db.begin_read().map_err(|e| err("begin read", e))?;
-        let table = tx.open_table(META).map_err(|e| err("open table", e))?;
+        let tx = self.db.begin_read().map_err(self.fail("begin read"))?;
+        let table = tx.open_table(META).map_err(self.fail("open table"))?;
         let mut out = Vec::new();
-        for row in table.iter().map_err(|e| err("scan", e))? {
-            let (k, v) = row.map_err(|e| err("read", e))?;
+        for row in table.iter().map_err(self.fail("scan"))? {
+            let (k, v) = row.map_err(self.fail("read"))?;
             out.push((k.value().to_string(), v.value().to_vec()));
         }
         Ok(out)
@@ -315,44 +385,19 @@ mod tests {
     use redb::ReadableTableMetadata;
 
     #[test]
-    fn a_batch_is_applied_whole_and_survives_reopening() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let s = RedbStore::open(dir.path()).unwrap();
-            s.apply(&Batch {
-                puts: vec![
-                    (1, b"one".to_vec()),
-                    (2, b"two".to_vec()),
-                    (3, b"three".to_vec()),
-                ],
-                deletes: vec![],
-                meta: vec![],
-            })
-            .unwrap();
-            s.apply(&Batch {
-                puts: vec![(2, b"TWO".to_vec())],
-                deletes: vec![1, 99],
-                meta: vec![("channel/A".into(), b"7".to_vec())],
-            })
-            .unwrap();
-        }
-        let s = RedbStore::open(dir.path()).unwrap();
-        assert_eq!(
-            s.load().unwrap(),
-            vec![(2, b"TWO".to_vec()), (3, b"three".to_vec())]
-        );
-        assert_eq!(
-            s.load_meta().unwrap(),
-            vec![("channel/A".to_string(), b"7".to_vec())]
-        );
-    }
-
-    #[test]
     fn a_second_open_of_the_same_directory_fails() {
         let dir = tempfile::tempdir().unwrap();
         let _first = RedbStore::open(dir.path()).unwrap();
-        let second = RedbStore::open(dir.path());
-        assert!(second.is_err());
+        let Err(second) = RedbStore::open(dir.path()) else {
+            panic!("a second open of the same directory succeeded");
+        };
+        assert!(matches!(second, StoreError::Refused { .. }), "{second:?}");
+        assert!(
+            second.to_string().ends_with(
+                ": open: the file is already open (is another mqgate using this data directory?)"
+            ),
+            "{second}"
+        );
     }
 
     fn rows<K: redb::Key + 'static, V: redb::Value + 'static>(
@@ -443,95 +488,18 @@ mod tests {
             .insert(9, bad.as_slice())
             .unwrap();
         tx.commit().unwrap();
-        let e = s.load().unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "store: segment 9: entry at byte 0: record length 1000 exceeds the 3 bytes left"
+        let e = s.load().unwrap_err();
+        assert!(
+            matches!(e, StoreError::Corrupt { key: Some(9), .. }),
+            "{e:?}"
         );
-    }
-
-    #[derive(Debug, Clone)]
-    enum Op {
-        /// `n` new records in one batch, `size` bytes each.
-        Put(usize, usize),
-        /// Overwrite the record at this position of the live keys.
-        Overwrite(usize),
-        /// Delete `n` live records from this position.
-        Delete(usize, usize),
-        /// New records and deletes in one batch.
-        Mixed(usize, usize),
-        Reopen,
-    }
-
-    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
-        use proptest::prelude::*;
-        prop_oneof![
-            (0usize..12, 1usize..3000).prop_map(|(n, s)| Op::Put(n, s)),
-            any::<usize>().prop_map(Op::Overwrite),
-            (any::<usize>(), 0usize..8).prop_map(|(i, n)| Op::Delete(i, n)),
-            (0usize..8, any::<usize>()).prop_map(|(n, i)| Op::Mixed(n, i)),
-            Just(Op::Reopen),
-        ]
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
-        /// Whatever mix of segmented and single records, overwrites, deletes
-        /// and reopenings: load() returns exactly what a plain map holds.
-        #[test]
-        fn the_store_matches_a_plain_map(ops in proptest::collection::vec(op(), 1..24)) {
-            let dir = tempfile::tempdir().unwrap();
-            let mut s = RedbStore::open(dir.path()).unwrap();
-            let mut model: std::collections::BTreeMap<u64, Vec<u8>> = Default::default();
-            let mut next = 1u64;
-            let mut version = 0u8;
-            for op in ops {
-                let live: Vec<u64> = model.keys().copied().collect();
-                let mut batch = Batch::default();
-                let mut fresh = |n: usize, size: usize, batch: &mut Batch| {
-                    for _ in 0..n {
-                        batch.puts.push((next, vec![next as u8; size]));
-                        next += 1;
-                    }
-                };
-                match op {
-                    Op::Put(n, size) => fresh(n, size, &mut batch),
-                    Op::Overwrite(i) if !live.is_empty() => {
-                        version = version.wrapping_add(1);
-                        batch.puts.push((live[i % live.len()], vec![version; 7]));
-                    }
-                    Op::Delete(i, n) if !live.is_empty() => {
-                        let at = i % live.len();
-                        batch.deletes.extend(live.iter().skip(at).take(n));
-                    }
-                    Op::Mixed(n, i) => {
-                        fresh(n, 100, &mut batch);
-                        if !live.is_empty() {
-                            batch.deletes.push(live[i % live.len()]);
-                        }
-                    }
-                    Op::Reopen => {
-                        drop(s);
-                        s = RedbStore::open(dir.path()).unwrap();
-                        let got = s.load().unwrap();
-                        let want: Vec<_> = model.clone().into_iter().collect();
-                        proptest::prop_assert_eq!(got, want);
-                        continue;
-                    }
-                    _ => continue,
-                }
-                s.apply(&batch).unwrap();
-                for (k, v) in &batch.puts {
-                    model.insert(*k, v.clone());
-                }
-                for k in &batch.deletes {
-                    model.remove(k);
-                }
-            }
-            drop(s);
-            let s = RedbStore::open(dir.path()).unwrap();
-            let want: Vec<_> = model.into_iter().collect();
-            proptest::prop_assert_eq!(s.load().unwrap(), want);
-        }
+        assert_eq!(e.mqrc(), mqgate_codecs::mq::Mqrc::RESOURCE_PROBLEM);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "store: {}: load: record 9 is corrupt: segment 9, entry at byte 0: record length 1000 exceeds the 3 bytes left",
+                dir.path().join(FILE_NAME).display()
+            )
+        );
     }
 }

@@ -49,7 +49,8 @@ struct FailingStore;
 
 impl Store for FailingStore {
     fn apply(&self, _: &Batch) -> Result<(), StoreError> {
-        Err(StoreError("disk full (test)".into()))
+        let eio = std::io::Error::from_raw_os_error(libc::EIO);
+        Err(StoreError::from_io("commit (test)", eio))
     }
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
         Ok(vec![])
