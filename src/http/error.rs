@@ -38,6 +38,8 @@ pub fn status_for(mqrc: Mqrc) -> StatusCode {
         }
         Mqrc::BACKED_OUT => StatusCode::CONFLICT,
         Mqrc::FUNCTION_NOT_SUPPORTED => StatusCode::NOT_FOUND,
+        // The store's disk is full: RFC 4918 507 Insufficient Storage.
+        Mqrc::Q_SPACE_NOT_AVAILABLE => StatusCode::INSUFFICIENT_STORAGE,
         Mqrc::RESOURCE_PROBLEM | Mqrc::UNEXPECTED_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::BAD_REQUEST,
     }

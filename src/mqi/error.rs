@@ -18,8 +18,9 @@ pub enum CallError {
         stop: ExitStop,
         /// after_get only: the message got, as the queue holds it. It is in
         /// the get's unit of work (the caller may back it out, or
-        /// dead-letter it and commit); a get outside syncpoint has already
-        /// removed it from its queue. `None` for before_put and before_get,
+        /// dead-letter it and commit); a get outside syncpoint left it on
+        /// its queue (it was taken under a private unit of work that was
+        /// backed out). `None` for before_put and before_get,
         /// which stop the call before anything is stored or taken.
         stored: Option<Box<GetResult>>,
     },

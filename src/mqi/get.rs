@@ -79,6 +79,35 @@ impl Mqi {
             GetMode::Destructive { uow: None } => gmo::NO_SYNCPOINT,
         };
         let req = self.before_get(obj, req, options).await?;
+        if mode == (GetMode::Destructive { uow: None }) && obj.chains.is_some() {
+            // MQGMO_NO_SYNCPOINT with after_get exits: take the message under
+            // a private unit of work, committed once after_get accepted it,
+            // so an exit's refusal leaves the message on its queue.
+            let uow = self.qm.begin_uow(None, None)?;
+            let private = GetMode::Destructive { uow: Some(uow) };
+            let got = match self
+                .qm
+                .get_wait(&obj.name, req.selector, private, req.wait)
+                .await
+            {
+                Ok(g) => g,
+                Err(e) => {
+                    let _ = self.qm.backout(uow);
+                    return Err(e.into());
+                }
+            };
+            let qm = Arc::clone(&self.qm);
+            return match self.after_get(obj, got).await {
+                Ok(g) => {
+                    Mqi::blocking(move || qm.commit(uow)).await?;
+                    Ok(g)
+                }
+                Err(e) => {
+                    let _ = Mqi::blocking(move || qm.backout(uow)).await;
+                    Err(e)
+                }
+            };
+        }
         let got = self
             .qm
             .get_wait(&obj.name, req.selector, mode, req.wait)
