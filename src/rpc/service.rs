@@ -410,6 +410,7 @@ impl RpcService {
             msg_id: None,
             correl_id: correl_id.filter(|_| gmo_exit.match_options & mo::MATCH_CORREL_ID != 0),
             group_id: None,
+            filter: None,
         };
         let wait_for = if gmo_exit.options & gmo::WAIT == 0 {
             Duration::ZERO
@@ -432,7 +433,7 @@ impl RpcService {
         };
         let waiting = self.qm.get_wait(
             queue,
-            selector,
+            selector.clone(),
             GetMode::Destructive { uow: Some(uow) },
             wait_for,
         );

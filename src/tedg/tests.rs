@@ -9,6 +9,7 @@ use super::http::{TedgState, routes};
 use super::*;
 use crate::config::Config;
 use crate::http::{AppState, router};
+use crate::qmgr::QueueManager;
 use crate::store::redb::RedbStore;
 use crate::store::{Batch, Store, StoreError};
 use axum::body::Body;
@@ -77,9 +78,9 @@ fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: boo
     let store = store.unwrap_or_else(|| Arc::new(RedbStore::open(dir.path()).unwrap()));
     let qm = Arc::new(QueueManager::open(&config, store).unwrap());
     let clock = Arc::new(ManualClock::new(T0));
-    let tedg = Arc::new(Tedg::new(loaded, qm.clone(), clock.clone(), 30_000));
     let exits = Arc::new(crate::mqi::QueueExits::new(&config.exits, qm.name()));
     let mqi = crate::mqi::Mqi::new(qm.clone(), exits);
+    let tedg = Arc::new(Tedg::new(loaded, mqi.clone(), clock.clone(), 30_000));
     let app =
         router(AppState::new(mqi, Arc::new(config), Default::default())).merge(routes(TedgState {
             tedg,
