@@ -827,4 +827,6 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
 }
 
 #[cfg(test)]
+mod filter_tests;
+#[cfg(test)]
 mod tests;
