@@ -176,7 +176,8 @@ impl Mqi {
     /// Runs before_get (when `obj` has exits) and applies what the exits
     /// left: MQGMO_WAIT and WaitInterval (MQWI_UNLIMITED and longer waits are
     /// capped at `max_wait`), MQMO_MATCH_MSG_ID / MATCH_CORREL_ID /
-    /// MATCH_GROUP_ID (a cleared match option drops that selector). Browse
+    /// MATCH_GROUP_ID (a cleared match option drops that selector; a
+    /// message filter has no MQMO option and is kept). Browse
     /// and syncpoint options are shown to the exits; changes to them are not
     /// applied (the front end chose the get's kind).
     async fn before_get(
