@@ -124,6 +124,7 @@ impl SenderChannel {
                         msg_id: Some(msg_id),
                         correl_id: None,
                         group_id: None,
+                        filter: None,
                     };
                     if qm
                         .get(&xmitq, &sel, GetMode::Destructive { uow: Some(uow) })

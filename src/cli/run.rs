@@ -162,10 +162,12 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
         data_dir = %config.storage.data_dir.display(),
         "mqgate running"
     );
+    let exits = Arc::new(crate::mqi::QueueExits::new(&config.exits, qm.name()));
+    let mqi = crate::mqi::Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
     let tedg_routes = tedg.map(|loaded| {
         let t = crate::tedg::Tedg::new(
             loaded,
-            Arc::clone(&qm),
+            mqi.clone(),
             Arc::new(crate::tedg::clock::SystemClock),
             config.http.lease_ms,
         );
@@ -174,8 +176,6 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
             max_wait_ms: config.http.max_wait_ms,
         })
     });
-    let exits = Arc::new(crate::mqi::QueueExits::new(&config.exits, qm.name()));
-    let mqi = crate::mqi::Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
     let state = AppState::new(mqi, Arc::new(config), board);
     let rpc = crate::rpc::RpcService::start(&state.mqi, &state.config.rpc)?;
     let stopping = Arc::clone(&qm);

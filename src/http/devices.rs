@@ -68,6 +68,7 @@ async fn pull(
             .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
             .transpose()?,
         group_id: None,
+        filter: None,
     };
     let Some(leased) = s
         .devices

@@ -299,6 +299,7 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
             .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
             .transpose()?,
         group_id: None,
+        filter: None,
     };
     let req = GetRequest {
         selector,

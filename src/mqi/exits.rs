@@ -165,9 +165,20 @@ impl QueueExits {
     /// configuration first (`Config::load`), so building later fails only
     /// when an exit refuses MQXR_INIT.
     pub fn new(config: &ExitsConfig, q_mgr_name: &str) -> QueueExits {
+        QueueExits::with_registry(config, ExitRegistry::with_builtins(), q_mgr_name)
+    }
+
+    /// Like [`QueueExits::new`], taking built-in exits by name from
+    /// `registry` (an embedding application's own in-process exits, or a
+    /// test's).
+    pub fn with_registry(
+        config: &ExitsConfig,
+        registry: ExitRegistry,
+        q_mgr_name: &str,
+    ) -> QueueExits {
         QueueExits {
             config: config.clone(),
-            registry: ExitRegistry::with_builtins(),
+            registry,
             q_mgr_name: q_mgr_name.to_string(),
             chains: Mutex::new(HashMap::new()),
             terminated: std::sync::atomic::AtomicBool::new(false),

@@ -3,7 +3,7 @@
 //! a lease, a unit of work that is backed out when its holder stays silent.
 
 use super::{CallError, Mqi, Object};
-use crate::qmgr::{GetMode, GetResult, LeaseGuard, QmError, Selector};
+use crate::qmgr::{GetMode, GetResult, QmError, QueueManager, Selector};
 use bytes::BytesMut;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::constants::{gmo, mo};
@@ -43,6 +43,27 @@ pub struct Leased {
     pub lease: u64,
     /// How long the lease lasts when idle.
     pub expires_in: Duration,
+}
+
+/// Backs out a lease (a unit of work opened for a destructive get) when it is
+/// dropped before a message was handed out under it: no message, an error
+/// (a failing after_get: the message got returns with BackoutCount + 1), or
+/// a caller that went away while waiting. Set `armed` once a message is
+/// handed out; from then on the lease's own expiry, acknowledge or backout
+/// ends it.
+struct LeaseGuard {
+    qm: Arc<QueueManager>,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for LeaseGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            // Nothing was handed out under it: no caller holds a message.
+            let _ = self.qm.backout(self.id);
+        }
+    }
 }
 
 impl Mqi {
@@ -167,6 +188,14 @@ impl Mqi {
         Mqi::blocking(move || qm.backout(lease)).await
     }
 
+    /// True when `lease` is an open lease on `obj` (not yet acknowledged,
+    /// backed out or expired): for a front end that answers a closed lease
+    /// in its own words before calling [`Mqi::ack`] or
+    /// [`Mqi::backout_lease`].
+    pub fn lease_is_open(&self, obj: &Object, lease: u64) -> bool {
+        self.qm.lease_queue(lease).as_deref() == Some(obj.name.as_str())
+    }
+
     fn check_lease(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
         if !self.qm.has_object(&obj.name) {
             return Err(QmError::new(
@@ -174,7 +203,7 @@ impl Mqi {
                 format!("queue {} is not defined", obj.name),
             ));
         }
-        if self.qm.lease_queue(lease).as_deref() == Some(obj.name.as_str()) {
+        if self.lease_is_open(obj, lease) {
             Ok(())
         } else {
             Err(QmError::new(
@@ -190,7 +219,8 @@ impl Mqi {
     /// Runs before_get (when `obj` has exits) and applies what the exits
     /// left: MQGMO_WAIT and WaitInterval (MQWI_UNLIMITED and longer waits are
     /// capped at `max_wait`), MQMO_MATCH_MSG_ID / MATCH_CORREL_ID /
-    /// MATCH_GROUP_ID (a cleared match option drops that selector). Browse
+    /// MATCH_GROUP_ID (a cleared match option drops that selector; a
+    /// message filter has no MQMO option and is kept). Browse
     /// and syncpoint options are shown to the exits; changes to them are not
     /// applied (the front end chose the get's kind).
     async fn before_get(

@@ -21,8 +21,8 @@ mod xmit;
 
 pub use error::QmError;
 pub use message::Message;
-pub use queue::{Position, Selector};
-pub use uow::{LeaseGuard, SealedUow};
+pub use queue::{Match, MessageFilter, Position, Selector};
+pub use uow::SealedUow;
 
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
 use crate::route::{self, DestinationList, DeviceQueueManagers, ObjectRecord, Router};
@@ -103,6 +103,18 @@ pub struct QueueInfo {
     /// CURDEPTH, local queues only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<usize>,
+}
+
+/// What a get met besides its answer.
+#[derive(Default)]
+struct GetNotes {
+    /// Expired messages taken off the queue: (store key, message).
+    expired: Vec<(u64, Message)>,
+    /// The unit of work of a destructive get outside syncpoint, committed
+    /// before the get returns.
+    implicit_uow: Option<u64>,
+    /// The soonest a message the filter skipped falls due.
+    not_before: Option<Duration>,
 }
 
 /// The queue manager.
@@ -497,30 +509,44 @@ impl QueueManager {
     }
 
     /// Gets (or browses) the first matching message of queue `q` in priority
-    /// then FIFO order, without waiting (2033 when there is none). Expired
-    /// messages met on the way are discarded, with an expiry report when the
-    /// message asked for one (MQRO_EXPIRATION*). A destructive get outside a
-    /// unit of work is committed (removed from the store) before it returns.
+    /// then FIFO order, without waiting (2033 when there is none; a message
+    /// the selector's filter wants only later is skipped). Expired messages
+    /// met on the way are discarded, with an expiry report when the message
+    /// asked for one (MQRO_EXPIRATION*). A destructive get outside a unit of
+    /// work is committed (removed from the store) before it returns.
     pub fn get(&self, q: &str, sel: &Selector, mode: GetMode) -> Result<GetResult, QmError> {
-        self.check_running()?;
-        names::check_q_name(q)?;
-        let now = clock::now_ms();
-        let mut expired = Vec::new();
-        let mut implicit_uow = None;
-        let result = self.get_locked(q, sel, mode, now, &mut expired, &mut implicit_uow);
-        self.discard_expired(expired);
-        let result = result?;
-        if let Some(id) = implicit_uow {
-            self.commit(id)?;
+        self.try_get(q, sel, mode).0
+    }
+
+    /// [`QueueManager::get`], also telling the soonest a message skipped by
+    /// the selector's filter falls due (for a waiting get).
+    fn try_get(
+        &self,
+        q: &str,
+        sel: &Selector,
+        mode: GetMode,
+    ) -> (Result<GetResult, QmError>, Option<Duration>) {
+        if let Err(e) = self.check_running().and_then(|()| names::check_q_name(q)) {
+            return (Err(e), None);
         }
-        tracing::info!(
-            queue = %result.queue,
-            msg_id = %hex::encode_upper(result.md.msg_id),
-            correl_id = %hex::encode_upper(result.md.correl_id),
-            browse = matches!(mode, GetMode::Browse { .. }),
-            "get"
-        );
-        Ok(result)
+        let now = clock::now_ms();
+        let mut notes = GetNotes::default();
+        let result = self.get_locked(q, sel, mode, now, &mut notes);
+        self.discard_expired(notes.expired);
+        let result = match (result, notes.implicit_uow) {
+            (Ok(r), Some(id)) => self.commit(id).map(|()| r),
+            (result, _) => result,
+        };
+        if let Ok(result) = &result {
+            tracing::info!(
+                queue = %result.queue,
+                msg_id = %hex::encode_upper(result.md.msg_id),
+                correl_id = %hex::encode_upper(result.md.correl_id),
+                browse = matches!(mode, GetMode::Browse { .. }),
+                "get"
+            );
+        }
+        (result, notes.not_before)
     }
 
     fn get_locked(
@@ -529,8 +555,7 @@ impl QueueManager {
         sel: &Selector,
         mode: GetMode,
         now: u64,
-        expired: &mut Vec<(u64, Message)>,
-        implicit_uow: &mut Option<u64>,
+        notes: &mut GetNotes,
     ) -> Result<GetResult, QmError> {
         let mut st = self.lock();
         let dest = self.router.resolve_get(&*st, q)?;
@@ -555,12 +580,13 @@ impl QueueManager {
                 format!("gets from queue {} are inhibited", lq.def.name),
             ));
         }
-        let mut expired_pos = Vec::new();
-        let found = lq.find(sel, after, now, &mut expired_pos);
+        let mut found_notes = queue::FindNotes::default();
+        let found = lq.find(sel, after, now, &mut found_notes);
+        notes.not_before = found_notes.not_before;
         if destructive {
-            for pos in expired_pos {
+            for pos in found_notes.expired {
                 if let Some(e) = lq.entries.remove(&pos) {
-                    expired.push((pos.1, e.msg));
+                    notes.expired.push((pos.1, e.msg));
                 }
             }
         }
@@ -584,7 +610,7 @@ impl QueueManager {
         if destructive {
             let id = uow_id.unwrap_or_else(|| {
                 let id = self.next_uow.fetch_add(1, Ordering::SeqCst);
-                *implicit_uow = Some(id);
+                notes.implicit_uow = Some(id);
                 id
             });
             entry.state = EntryState::Getting(id);
@@ -597,8 +623,10 @@ impl QueueManager {
 
     /// Like [`QueueManager::get`], waiting up to `wait` for a matching message
     /// (MQGMO_WAIT). The waiter sleeps until a message on the queue becomes
-    /// ready (put, commit or backout) — no polling. 2033 on timeout, 2161 when
-    /// the queue manager starts to stop.
+    /// ready (put, commit or backout), a message the selector's filter
+    /// skipped falls due ([`Match::NotBefore`]), the filter's answers change
+    /// ([`MessageFilter::changes`]) or the wait ends — no polling. 2033 on
+    /// timeout, 2161 when the queue manager starts to stop.
     pub async fn get_wait(
         self: &Arc<Self>,
         q: &str,
@@ -609,23 +637,29 @@ impl QueueManager {
         names::check_q_name(q)?;
         let deadline = tokio::time::Instant::now() + wait;
         let mut quiescing = self.quiescing.subscribe();
+        let changes = sel.filter.as_ref().and_then(|f| f.changes());
         loop {
             let notify = self.notify_of(q)?;
             let notified = notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let qm = Arc::clone(self);
-            let name = q.to_string();
-            let attempt = tokio::task::spawn_blocking(move || qm.get(&name, &sel, mode))
-                .await
-                .map_err(|e| {
-                    QmError::new(Mqrc::UNEXPECTED_ERROR, format!("get task failed: {e}"))
-                })?;
+            let mut changed = changes.as_ref().map(|n| Box::pin(n.notified()));
+            if let Some(c) = changed.as_mut() {
+                c.as_mut().enable();
+            }
+            let (qm, name, attempt_sel) = (Arc::clone(self), q.to_string(), sel.clone());
+            let (attempt, not_before) =
+                tokio::task::spawn_blocking(move || qm.try_get(&name, &attempt_sel, mode))
+                    .await
+                    .map_err(|e| {
+                        QmError::new(Mqrc::UNEXPECTED_ERROR, format!("get task failed: {e}"))
+                    })?;
             match attempt {
                 Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {}
                 other => return other,
             }
-            if tokio::time::Instant::now() >= deadline {
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
                 return Err(QmError::new(
                     Mqrc::NO_MSG_AVAILABLE,
                     format!(
@@ -634,9 +668,20 @@ impl QueueManager {
                     ),
                 ));
             }
+            // At least 1 ms, so a filter answering "due in 0 ms" cannot spin.
+            let wake = not_before.map_or(deadline, |d| {
+                deadline.min(now + d.max(Duration::from_millis(1)))
+            });
+            let changed = async {
+                match changed.as_mut() {
+                    Some(c) => c.await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = &mut notified => {}
-                _ = tokio::time::sleep_until(deadline) => {}
+                _ = changed => {}
+                _ = tokio::time::sleep_until(wake) => {}
                 _ = quiescing.wait_for(|q| *q) => {
                     return Err(QmError::new(Mqrc::Q_MGR_QUIESCING, "the queue manager is stopping"));
                 }
@@ -772,5 +817,7 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
     Ok(())
 }
 
+#[cfg(test)]
+mod filter_tests;
 #[cfg(test)]
 mod tests;

@@ -3,9 +3,11 @@
 
 use super::message::Message;
 use crate::config::LocalQueueDef;
+use mqgate_codecs::mq::Mqmd;
 use mqgate_codecs::mq::md::Id24;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::Notify;
 
 /// A message's place in its queue: (9 - priority, sequence number). Iterating the
@@ -36,22 +38,89 @@ pub struct Entry {
     pub state: EntryState,
 }
 
+/// What a [`MessageFilter`] says about one message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Match {
+    /// The message is wanted now.
+    Yes,
+    /// The message is not wanted (now or later, unless something outside the
+    /// queue changes: see [`MessageFilter::changes`]).
+    No,
+    /// The message is wanted, but not before this long from now (a
+    /// scheduled request): the get skips it and a waiting get wakes when it
+    /// falls due.
+    NotBefore(Duration),
+}
+
+/// A condition on a message's MQMD and data beyond the MQMO match options,
+/// as an MQ message selector (MQOD SelectionString) is, with a due time.
+///
+/// [`MessageFilter::check`] runs while the queue is locked, once per ready
+/// message a get looks at: it must be quick and do no I/O.
+pub trait MessageFilter: Send + Sync {
+    /// Whether the message with `md` and `data` (as stored) is wanted.
+    fn check(&self, md: &Mqmd, data: &[u8]) -> Match;
+
+    /// Notified when the answers of [`MessageFilter::check`] may change
+    /// other than by a put, commit or backout on the queue or by time
+    /// passing (a clock that is set, not only running); a waiting get then
+    /// looks again. `None` (the default): never.
+    fn changes(&self) -> Option<Arc<Notify>> {
+        None
+    }
+}
+
 /// Which messages a get or browse wants (MQMO_MATCH_MSG_ID /
-/// MATCH_CORREL_ID / MATCH_GROUP_ID: every id given must match).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// MATCH_CORREL_ID / MATCH_GROUP_ID: every id given must match; then the
+/// filter, when there is one).
+#[derive(Clone, Default)]
 pub struct Selector {
     pub msg_id: Option<Id24>,
     pub correl_id: Option<Id24>,
     pub group_id: Option<Id24>,
+    /// A condition on the whole message, with a due time.
+    pub filter: Option<Arc<dyn MessageFilter>>,
+}
+
+impl std::fmt::Debug for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Selector")
+            .field("msg_id", &self.msg_id.map(hex::encode_upper))
+            .field("correl_id", &self.correl_id.map(hex::encode_upper))
+            .field("group_id", &self.group_id.map(hex::encode_upper))
+            .field("filter", &self.filter.as_ref().map(|_| "<filter>"))
+            .finish()
+    }
 }
 
 impl Selector {
-    /// True when `msg` matches every id given.
+    /// True when `msg` matches every id given (the filter is not asked).
     pub fn matches(&self, msg: &Message) -> bool {
         self.msg_id.is_none_or(|id| msg.md.msg_id == id)
             && self.correl_id.is_none_or(|id| msg.md.correl_id == id)
             && self.group_id.is_none_or(|id| msg.md.group_id == id)
     }
+
+    /// What the selector says about `msg`: the ids first, then the filter.
+    pub fn check(&self, msg: &Message) -> Match {
+        if !self.matches(msg) {
+            return Match::No;
+        }
+        match &self.filter {
+            None => Match::Yes,
+            Some(f) => f.check(&msg.md, &msg.data),
+        }
+    }
+}
+
+/// What [`LocalQueue::find`] met besides the message it found.
+#[derive(Debug, Default)]
+pub struct FindNotes {
+    /// Expired ready messages, to be discarded by the caller.
+    pub expired: Vec<Position>,
+    /// The soonest a skipped message falls due ([`Match::NotBefore`]),
+    /// counted from the find.
+    pub not_before: Option<Duration>,
 }
 
 /// A local queue: its definition and its messages.
@@ -81,15 +150,17 @@ impl LocalQueue {
         self.entries.len() + self.reserved
     }
 
-    /// The first ready message after `after` (or from the start) that matches
-    /// `sel` and has not expired at `now_ms`. Expired ready messages met on the
-    /// way are returned in `expired` so the caller can discard them.
+    /// The first ready message after `after` (or from the start) that `sel`
+    /// wants now and that has not expired at `now_ms`. Expired ready
+    /// messages met on the way go to `notes.expired` so the caller can
+    /// discard them; messages the filter wants later set
+    /// `notes.not_before` to the soonest of their due times.
     pub fn find(
         &self,
         sel: &Selector,
         after: Option<Position>,
         now_ms: u64,
-        expired: &mut Vec<Position>,
+        notes: &mut FindNotes,
     ) -> Option<Position> {
         let range = match after {
             Some(p) => self
@@ -102,11 +173,15 @@ impl LocalQueue {
                 continue;
             }
             if e.msg.is_expired(now_ms) {
-                expired.push(*pos);
+                notes.expired.push(*pos);
                 continue;
             }
-            if sel.matches(&e.msg) {
-                return Some(*pos);
+            match sel.check(&e.msg) {
+                Match::Yes => return Some(*pos),
+                Match::No => {}
+                Match::NotBefore(d) => {
+                    notes.not_before = Some(notes.not_before.map_or(d, |n| n.min(d)));
+                }
             }
         }
         None
@@ -156,19 +231,19 @@ mod tests {
             (3, msg(5, 3, None), EntryState::Ready),
             (4, msg(9, 4, None), EntryState::Putting(7)),
         ]);
-        let mut expired = vec![];
-        let first = q.find(&Selector::default(), None, 0, &mut expired).unwrap();
+        let mut notes = FindNotes::default();
+        let first = q.find(&Selector::default(), None, 0, &mut notes).unwrap();
         assert_eq!(first, (4, 2));
         let second = q
-            .find(&Selector::default(), Some(first), 0, &mut expired)
+            .find(&Selector::default(), Some(first), 0, &mut notes)
             .unwrap();
         assert_eq!(second, (4, 3));
         let third = q
-            .find(&Selector::default(), Some(second), 0, &mut expired)
+            .find(&Selector::default(), Some(second), 0, &mut notes)
             .unwrap();
         assert_eq!(third, (9, 1));
         assert_eq!(
-            q.find(&Selector::default(), Some(third), 0, &mut expired),
+            q.find(&Selector::default(), Some(third), 0, &mut notes),
             None
         );
         assert_eq!(q.depth(), 4);
@@ -183,15 +258,81 @@ mod tests {
         ]);
         let sel = Selector {
             correl_id: Some([1; 24]),
-            msg_id: None,
-            group_id: None,
+            ..Selector::default()
         };
-        let mut expired = vec![];
-        assert_eq!(q.find(&sel, None, 100, &mut expired), Some((9, 3)));
-        assert_eq!(expired, vec![(9, 1)]);
-        let mut expired = vec![];
-        assert_eq!(q.find(&sel, None, 99, &mut expired), Some((9, 1)));
-        assert!(expired.is_empty());
+        let mut notes = FindNotes::default();
+        assert_eq!(q.find(&sel, None, 100, &mut notes), Some((9, 3)));
+        assert_eq!(notes.expired, vec![(9, 1)]);
+        let mut notes = FindNotes::default();
+        assert_eq!(q.find(&sel, None, 99, &mut notes), Some((9, 1)));
+        assert!(notes.expired.is_empty());
+    }
+
+    /// A filter reading the data: `y` wanted, `n` not, `l<ms>` wanted in
+    /// `<ms>` milliseconds; it counts the messages it was asked about.
+    #[derive(Default)]
+    struct DataFilter(std::sync::atomic::AtomicUsize);
+
+    impl MessageFilter for DataFilter {
+        fn check(&self, _md: &Mqmd, data: &[u8]) -> Match {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            match data.split_first() {
+                Some((b'y', _)) => Match::Yes,
+                Some((b'l', ms)) => Match::NotBefore(Duration::from_millis(
+                    std::str::from_utf8(ms).unwrap().parse().unwrap(),
+                )),
+                _ => Match::No,
+            }
+        }
+    }
+
+    fn with_data(correl: u8, data: &'static [u8]) -> Message {
+        Message {
+            data: Bytes::from_static(data),
+            ..msg(0, correl, None)
+        }
+    }
+
+    #[test]
+    fn a_filter_skips_unwanted_and_later_messages_and_reports_the_soonest_due() {
+        let q = queue(&[
+            (1, with_data(1, b"n"), EntryState::Ready),
+            (2, with_data(1, b"l500"), EntryState::Ready),
+            (3, with_data(1, b"y"), EntryState::Getting(4)),
+            (4, with_data(2, b"y"), EntryState::Ready),
+            (5, with_data(1, b"l200"), EntryState::Ready),
+            (6, with_data(1, b"y"), EntryState::Ready),
+        ]);
+        let filter = Arc::new(DataFilter::default());
+        let sel = Selector {
+            correl_id: Some([1; 24]),
+            filter: Some(filter.clone()),
+            ..Selector::default()
+        };
+        let mut notes = FindNotes::default();
+        assert_eq!(q.find(&sel, None, 0, &mut notes), Some((9, 6)));
+        // The soonest of the two later messages (200 ms, not 500 ms).
+        assert_eq!(notes.not_before, Some(Duration::from_millis(200)));
+        // Asked about 1, 2, 5 and 6: not about 3 (held by a unit of work) nor
+        // 4 (another CorrelId).
+        assert_eq!(filter.0.load(std::sync::atomic::Ordering::SeqCst), 4);
+        // After the wanted one nothing is left; the due time is not reported
+        // again (the scan starts after message 6).
+        let mut notes = FindNotes::default();
+        assert_eq!(q.find(&sel, Some((9, 6)), 0, &mut notes), None);
+        assert_eq!(notes.not_before, None);
+        // Only later messages: none found, the soonest due reported.
+        let later = queue(&[
+            (1, with_data(0, b"l900"), EntryState::Ready),
+            (2, with_data(0, b"l300"), EntryState::Ready),
+        ]);
+        let sel = Selector {
+            filter: Some(filter),
+            ..Selector::default()
+        };
+        let mut notes = FindNotes::default();
+        assert_eq!(later.find(&sel, None, 0, &mut notes), None);
+        assert_eq!(notes.not_before, Some(Duration::from_millis(300)));
     }
 
     #[test]

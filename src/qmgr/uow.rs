@@ -319,25 +319,3 @@ impl QueueManager {
         }
     }
 }
-
-/// Backs out a lease (a unit of work opened for a destructive get) when it is
-/// dropped before any message was taken under it: no message, an error, or a
-/// client that went away while waiting. Set `armed` once a message is handed
-/// out; from then on the lease's own expiry or acknowledge ends it.
-pub struct LeaseGuard {
-    /// The queue manager holding the lease.
-    pub qm: Arc<QueueManager>,
-    /// The lease's unit of work id.
-    pub id: u64,
-    /// True once a message was taken under the lease.
-    pub armed: bool,
-}
-
-impl Drop for LeaseGuard {
-    fn drop(&mut self) {
-        if !self.armed {
-            // Nothing was taken under it, so this touches no message.
-            let _ = self.qm.backout(self.id);
-        }
-    }
-}

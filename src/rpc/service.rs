@@ -403,6 +403,7 @@ impl RpcService {
                 msg_id: None,
                 correl_id: call.correl_id,
                 group_id: None,
+                filter: None,
             },
             wait,
             max_wait: UNLIMITED_WAIT,

@@ -1,15 +1,31 @@
 //! The clock the RTQ scheduling logic reads, injectable so scheduled delivery
 //! can be tested without sleeping.
 
+use std::sync::Arc;
 #[cfg(test)]
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
+use tokio::sync::Notify;
 
 /// A source of UNIX time in seconds (the unit of RTQ schedule times; spec:
 /// tuxedo.md §3 "schedule_time, absolute").
 pub trait Clock: Send + Sync {
     /// Seconds since 1970-01-01T00:00:00Z.
     fn now_secs(&self) -> i64;
+
+    /// Milliseconds since 1970-01-01T00:00:00Z, so a server waiting for a
+    /// scheduled request wakes at its second, not up to a second late.
+    /// Default: [`Clock::now_secs`] × 1000.
+    fn now_ms(&self) -> i64 {
+        self.now_secs().saturating_mul(1000)
+    }
+
+    /// Notified when the clock is set rather than running (a waiting RTQ
+    /// server then looks at the schedule again); `None` (the default) for a
+    /// clock that only runs.
+    fn changes(&self) -> Option<Arc<Notify>> {
+        None
+    }
 }
 
 /// The system clock.
@@ -22,30 +38,48 @@ impl Clock for SystemClock {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64)
     }
+
+    fn now_ms(&self) -> i64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
 }
 
-/// A clock that only moves when told to (tests).
+/// A clock that only moves when told to (tests); moving it notifies
+/// [`Clock::changes`].
 #[cfg(test)]
 #[derive(Debug, Default)]
-pub struct ManualClock(AtomicI64);
+pub struct ManualClock {
+    secs: AtomicI64,
+    moved: Arc<Notify>,
+}
 
 #[cfg(test)]
 impl ManualClock {
     /// A clock showing `secs`.
     pub fn new(secs: i64) -> Self {
-        ManualClock(AtomicI64::new(secs))
+        ManualClock {
+            secs: AtomicI64::new(secs),
+            moved: Arc::new(Notify::new()),
+        }
     }
 
     /// Moves the clock forward by `secs`.
     pub fn advance(&self, secs: i64) {
-        self.0.fetch_add(secs, Ordering::SeqCst);
+        self.secs.fetch_add(secs, Ordering::SeqCst);
+        self.moved.notify_waiters();
     }
 }
 
 #[cfg(test)]
 impl Clock for ManualClock {
     fn now_secs(&self) -> i64 {
-        self.0.load(Ordering::SeqCst)
+        self.secs.load(Ordering::SeqCst)
+    }
+
+    fn changes(&self) -> Option<Arc<Notify>> {
+        Some(Arc::clone(&self.moved))
     }
 }
 

@@ -202,14 +202,7 @@ async fn tpenqueue(
         Ok(r) => r,
         Err(f) => return (StatusCode::BAD_REQUEST, Json(answer(&Err(f)))),
     };
-    let tedg = Arc::clone(&s.tedg);
-    let outcome = match tokio::task::spawn_blocking(move || tedg.tpenqueue(&req)).await {
-        Ok(o) => o,
-        Err(e) => Err(TpFailure {
-            error: TpError::tperrno(Tperrno::TPESYSTEM),
-            message: format!("task failed: {e}"),
-        }),
-    };
+    let outcome = s.tedg.tpenqueue(&req).await;
     (StatusCode::OK, Json(answer(&outcome)))
 }
 
@@ -283,22 +276,15 @@ async fn next(
     };
     let r = s
         .tedg
-        .next(&group, &queue, &filter, Duration::from_millis(wait_ms))
+        .next(
+            &group,
+            &queue,
+            &filter,
+            Duration::from_millis(wait_ms),
+            Duration::from_millis(s.max_wait_ms),
+        )
         .await?;
     Ok(Json(taken_json(&s.tedg, &group, &queue, &r)))
-}
-
-fn open_lease(t: &Tedg, group: &str, queue: &str, lease: &str) -> Result<u64, ApiError> {
-    let q = qm_queue_name(group, queue);
-    match lease.parse::<u64>().ok() {
-        Some(id) if t.qm().lease_queue(id).as_deref() == Some(q.as_str()) => Ok(id),
-        _ => Err(ApiError::new(
-            Mqrc::BACKED_OUT,
-            format!(
-                "lease {lease} on RTQ queue {group}/{queue} is not open: it was acknowledged, or it expired and the request was backed out"
-            ),
-        )),
-    }
 }
 
 async fn finish(
@@ -308,17 +294,16 @@ async fn finish(
     lease: String,
     ack: bool,
 ) -> Result<Json<Value>, ApiError> {
-    let id = open_lease(&s.tedg, &group, &queue, &lease)?;
-    let qm = Arc::clone(s.tedg.qm());
-    tokio::task::spawn_blocking(move || if ack { qm.commit(id) } else { qm.backout(id) })
-        .await
-        .map_err(|e| ApiError::new(Mqrc::UNEXPECTED_ERROR, format!("task failed: {e}")))?
-        .map_err(ApiError::from)?;
-    Ok(Json(if ack {
-        json!({"lease": id, "acknowledged": true})
+    let id = lease
+        .parse::<u64>()
+        .map_err(|_| super::lease_not_open(&group, &queue, &lease))?;
+    if ack {
+        s.tedg.ack(&group, &queue, id).await?;
+        Ok(Json(json!({"lease": id, "acknowledged": true})))
     } else {
-        json!({"lease": id, "backed_out": true})
-    }))
+        s.tedg.backout(&group, &queue, id).await?;
+        Ok(Json(json!({"lease": id, "backed_out": true})))
+    }
 }
 
 /// `POST /v1/rtq/{group}/{queue}/ack/{lease}`: the request is done and removed.

@@ -4,10 +4,12 @@
 //! RTQ queues are queue-manager local queues named `RTQ.<group>.<name>`
 //! (TE_RTQGROUP, TE_RTQNAME), so requests live in the same store, with the
 //! same units of work and leases, as every other message. This module is a
-//! thin layer on top: it checks a request with `plan_enqueue` (the codecs'
-//! tables), keeps the schedule and the TOP END service in a request header
-//! ([`envelope`]), and hands out only requests whose schedule time has come.
-//! docs/tuxedo.md describes the behaviour.
+//! thin layer on top of the queue interface ([`Mqi`], so the queue exits of
+//! the `exits:` section run for RTQ queues as for every queue): it checks a
+//! request with `plan_enqueue` (the codecs' tables), keeps the schedule and
+//! the TOP END service in a request header ([`envelope`]), and hands out only
+//! requests whose schedule time has come (a get with a filter, see
+//! [`RtqRequestFilter`]). docs/tuxedo.md describes the behaviour.
 
 pub mod clock;
 pub mod config;
@@ -18,7 +20,8 @@ mod load;
 
 pub use load::{Loaded, load, queue_defs};
 
-use crate::qmgr::{GetMode, LeaseGuard, PutOptions, QmError, QueueManager, Selector};
+use crate::mqi::{GetRequest, Mqi, Outgoing};
+use crate::qmgr::{Match, MessageFilter, PutOptions, QmError, Selector};
 use bytes::Bytes;
 use clock::Clock;
 use config::RtqState;
@@ -36,6 +39,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::Notify;
 
 /// Loads the DMCONFIG named by `config.dmconfig` (if any) and adds its RTQ
 /// queues to `config.queues` (a queue already defined there is kept as
@@ -154,6 +158,52 @@ impl ServiceFilter {
     }
 }
 
+/// The message filter of an RTQ server's get: a message is wanted when it is
+/// an RTQ request (its data reads as an [`envelope`]; anything else put on
+/// the queue through the queue API is skipped), is for the server's service
+/// ([`ServiceFilter`]), and its schedule time has come on the gateway's
+/// clock; a request scheduled later is [`Match::NotBefore`] its due time, so
+/// a waiting server wakes when it falls due.
+pub struct RtqRequestFilter {
+    service: ServiceFilter,
+    clock: Arc<dyn Clock>,
+}
+
+impl RtqRequestFilter {
+    /// The filter for `service`, reading the time from `clock`.
+    pub fn new(service: ServiceFilter, clock: Arc<dyn Clock>) -> RtqRequestFilter {
+        RtqRequestFilter { service, clock }
+    }
+}
+
+impl MessageFilter for RtqRequestFilter {
+    fn check(&self, md: &Mqmd, data: &[u8]) -> Match {
+        let header = match envelope::decode(data) {
+            Ok((h, _)) => h,
+            Err(e) => {
+                tracing::debug!(msg_id = %hex::encode_upper(md.msg_id), error = %e, "not an RTQ request; skipped");
+                return Match::No;
+            }
+        };
+        if !self.service.matches(&header) {
+            return Match::No;
+        }
+        let now_ms = self.clock.now_ms();
+        if clock::is_due(header.due_at, now_ms.div_euclid(1000)) {
+            Match::Yes
+        } else {
+            let due_ms = header.due_at.saturating_mul(1000);
+            Match::NotBefore(Duration::from_millis(
+                u64::try_from(due_ms.saturating_sub(now_ms)).unwrap_or(0),
+            ))
+        }
+    }
+
+    fn changes(&self) -> Option<Arc<Notify>> {
+        self.clock.changes()
+    }
+}
+
 /// A due request handed to an RTQ server under a lease.
 #[derive(Clone, Debug)]
 pub struct Taken {
@@ -171,7 +221,7 @@ pub struct Taken {
 pub struct Tedg {
     dm: DmConfig,
     fields: Option<FieldTable>,
-    qm: Arc<QueueManager>,
+    mqi: Mqi,
     clock: Arc<dyn Clock>,
     queues: Mutex<HashMap<(String, String), QueueAttrs>>,
     id_prefix: u64,
@@ -181,14 +231,10 @@ pub struct Tedg {
 }
 
 impl Tedg {
-    /// The gateway for a loaded DMCONFIG over `qm` (whose RTQ queues were
-    /// created from [`queue_defs`]), reading time from `clock`.
-    pub fn new(
-        loaded: Loaded,
-        qm: Arc<QueueManager>,
-        clock: Arc<dyn Clock>,
-        lease_ms: u64,
-    ) -> Tedg {
+    /// The gateway for a loaded DMCONFIG over the queue interface `mqi`
+    /// (whose queue manager's RTQ queues were created from [`queue_defs`]),
+    /// reading time from `clock`; requests are leased for `lease_ms` ms.
+    pub fn new(loaded: Loaded, mqi: Mqi, clock: Arc<dyn Clock>, lease_ms: u64) -> Tedg {
         let mut queues = HashMap::new();
         for q in &loaded.dm.remote_services.qspaces {
             let key = (q.rtq_group.clone(), q.rtq_name.clone());
@@ -219,7 +265,7 @@ impl Tedg {
         Tedg {
             dm: loaded.dm,
             fields: loaded.fields,
-            qm,
+            mqi,
             clock,
             queues: Mutex::new(queues),
             id_prefix,
@@ -239,11 +285,6 @@ impl Tedg {
         self.lease_ms
     }
 
-    /// The queue manager.
-    pub fn qm(&self) -> &Arc<QueueManager> {
-        &self.qm
-    }
-
     fn next_request_id(&self) -> RequestId {
         let mut id = [0u8; 16];
         id[..8].copy_from_slice(&self.id_prefix.to_be_bytes());
@@ -259,7 +300,7 @@ impl Tedg {
     /// Every RTQ queue: (group, name, state, depth).
     pub fn list(&self) -> Vec<(String, String, RtqState, Option<usize>)> {
         let depths: HashMap<String, Option<usize>> = self
-            .qm
+            .mqi
             .queues()
             .into_iter()
             .map(|q| (q.name, q.depth))
@@ -296,9 +337,10 @@ impl Tedg {
 
     /// tpenqueue as the TEDG performs it (seed 003): `plan_enqueue` checks
     /// the request against DMCONFIG and the flag and error tables, then the
-    /// RTQ put goes to the queue-manager queue, inside the caller's unit of
-    /// work unless TPNOTRAN. Blocking (a persistent put writes the store).
-    pub fn tpenqueue(&self, req: &Tpenqueue) -> Result<Enqueued, TpFailure> {
+    /// RTQ put goes to the queue-manager queue through [`Mqi::put`] (the
+    /// queue's before_put exits run once), inside the caller's unit of work
+    /// unless TPNOTRAN.
+    pub async fn tpenqueue(&self, req: &Tpenqueue) -> Result<Enqueued, TpFailure> {
         let named =
             parse_flag_names(req.flags.iter().map(String::as_str)).map_err(|e| TpFailure {
                 error: TpError::tperrno(Tperrno::TPEINVAL),
@@ -391,11 +433,22 @@ impl Tedg {
             uow,
             ..PutOptions::default()
         };
-        let stored = Bytes::from(envelope::encode(&header, &req.data));
+        let msg = Outgoing {
+            md,
+            charset: Charset::Ascii,
+            data: Bytes::from(envelope::encode(&header, &req.data)),
+        };
         let qname = qm_queue_name(group, name);
-        self.qm
-            .put(&qname, md, Charset::Ascii, stored, &opts)
-            .map_err(|e| self.put_failure(e, req.uow.is_some() && opts.uow.is_some()))?;
+        let transactional = req.uow.is_some() && opts.uow.is_some();
+        let obj = self
+            .mqi
+            .open(&qname, "")
+            .map_err(|e| self.put_failure(e, transactional))?;
+        let uow = opts.uow;
+        self.mqi
+            .put(&obj, msg, opts)
+            .await
+            .map_err(|e| self.put_failure(e, transactional))?;
         tracing::info!(
             request_id = %header.request_id,
             qspace = %header.qspace,
@@ -403,7 +456,7 @@ impl Tedg {
             queue = %qname,
             schedule_time = %header.schedule_time,
             due_at = header.due_at,
-            uow = opts.uow,
+            uow,
             "tpenqueue"
         );
         Ok(Enqueued {
@@ -418,7 +471,7 @@ impl Tedg {
     /// queue's state and room so a closed unit of work is never reported as
     /// QMENOSPACE.
     fn check_uow_open(&self, uow: u64) -> Result<(), TpFailure> {
-        self.qm.check_uow_open(uow).map_err(|_| TpFailure {
+        self.mqi.check_uow_open(uow).map_err(|_| TpFailure {
             error: TpError::tperrno(Tperrno::TPETRAN),
             message: format!(
                 "unit of work {uow} is not open (committed, backed out or never begun): the tpenqueue cannot join it"
@@ -445,16 +498,22 @@ impl Tedg {
     }
 
     /// Takes the first due request of RTQ queue `group`/`name` matching
-    /// `filter`, waiting up to `wait`, under a lease of `lease_ms()` (like
-    /// the queue manager's destructive get: acknowledge with
-    /// [`QueueManager::commit`], back out with [`QueueManager::backout`]).
-    /// 2085 for a queue no QSPACE names; 2033 when nothing became due.
+    /// `filter`, waiting up to `wait` (an exit may lengthen it to
+    /// `max_wait`), under a lease of `lease_ms()`: one [`Mqi::get_leased`]
+    /// with an [`RtqRequestFilter`], so the queue's before_get and after_get
+    /// exits run once and the server sees what after_get left. Acknowledge
+    /// with [`Tedg::ack`], back out with [`Tedg::backout`].
+    ///
+    /// Errors: 2085 for a queue no QSPACE names; 2033 when nothing became
+    /// due; 2195 when after_get left data that is no RTQ request (the lease
+    /// is backed out); the queue interface's get errors.
     pub async fn next(
         &self,
         group: &str,
         name: &str,
         filter: &ServiceFilter,
         wait: Duration,
+        max_wait: Duration,
     ) -> Result<Taken, QmError> {
         if self.attrs(group, name).is_none() {
             return Err(QmError::new(
@@ -462,123 +521,87 @@ impl Tedg {
                 format!("no QSPACE names RTQ queue {group}/{name}"),
             ));
         }
-        let q = qm_queue_name(group, name);
-        let deadline = tokio::time::Instant::now() + wait;
-        let mut lease = LeaseGuard {
-            qm: Arc::clone(&self.qm),
-            id: self.qm.begin_uow(None, Some(q.clone()))?,
-            armed: false,
+        let obj = self.mqi.open(&qm_queue_name(group, name), "")?;
+        let filter = RtqRequestFilter::new(filter.clone(), Arc::clone(&self.clock));
+        let req = GetRequest {
+            selector: Selector {
+                filter: Some(Arc::new(filter)),
+                ..Selector::default()
+            },
+            wait,
+            max_wait,
         };
-        loop {
-            let scan = self.scan(&q, filter, lease.id)?;
-            if let Some(mut taken) = scan.taken {
-                self.qm
-                    .set_timeout(lease.id, Duration::from_millis(self.lease_ms))?;
-                lease.armed = true;
-                taken.lease = lease.id;
-                return Ok(taken);
-            }
-            let now = tokio::time::Instant::now();
-            if now >= deadline {
+        let lease = Duration::from_millis(self.lease_ms);
+        let leased = match self.mqi.get_leased(&obj, req, lease).await {
+            Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {
                 return Err(QmError::new(
                     Mqrc::NO_MSG_AVAILABLE,
                     format!("no due request on RTQ queue {group}/{name}"),
                 ));
             }
-            // Sleep until a new request arrives, the next one falls due, or
-            // at most 250 ms (a commit of an earlier put wakes no browse).
-            let mut slice = (deadline - now).min(Duration::from_millis(250));
-            if let Some(due) = scan.next_due {
-                let secs = (due - self.clock.now_secs()).max(0) as u64;
-                slice = slice.min(Duration::from_secs(secs).max(Duration::from_millis(10)));
-            }
-            match self
-                .qm
-                .get_wait(
-                    &q,
-                    Selector::default(),
-                    GetMode::Browse { after: scan.last },
-                    slice,
-                )
-                .await
-            {
-                Ok(_) => {}
-                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {}
-                Err(e) => return Err(e),
+            other => other?,
+        };
+        let got = &leased.got.message;
+        match envelope::decode(&got.data) {
+            Ok((header, data)) => Ok(Taken {
+                header,
+                data: got.data.slice_ref(data),
+                lease: leased.lease,
+                backout_count: got.md.backout_count,
+            }),
+            Err(e) => {
+                // The stored request decoded (the filter took it), so an
+                // after_get exit changed it: hand nothing out.
+                if let Err(b) = self.mqi.backout_lease(&obj, leased.lease).await {
+                    tracing::warn!(lease = leased.lease, error = %b, "backout of an unreadable RTQ request failed; it returns when its lease expires");
+                }
+                Err(QmError::new(
+                    Mqrc::UNEXPECTED_ERROR,
+                    format!("RTQ request changed by an after_get exit: {e}"),
+                ))
             }
         }
     }
 
-    /// One pass over the queue in delivery order: the first due, matching
-    /// request is taken under `uow`.
-    fn scan(&self, q: &str, filter: &ServiceFilter, uow: u64) -> Result<Scan, QmError> {
-        let now = self.clock.now_secs();
-        let mut out = Scan::default();
-        loop {
-            let r = match self
-                .qm
-                .get(q, &Selector::default(), GetMode::Browse { after: out.last })
-            {
-                Ok(r) => r,
-                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => return Ok(out),
-                Err(e) => return Err(e),
-            };
-            out.last = Some(r.position);
-            let header = match envelope::decode(&r.data) {
-                Ok((h, _)) => h,
-                Err(e) => {
-                    // Put there through the queue-manager API: not for RTQ servers.
-                    tracing::debug!(queue = q, msg_id = %hex::encode_upper(r.md.msg_id), error = %e, "not an RTQ request; skipped");
-                    continue;
-                }
-            };
-            if !filter.matches(&header) {
-                continue;
-            }
-            if !clock::is_due(header.due_at, now) {
-                out.next_due = Some(
-                    out.next_due
-                        .map_or(header.due_at, |d: i64| d.min(header.due_at)),
-                );
-                continue;
-            }
-            let sel = Selector {
-                msg_id: Some(r.md.msg_id),
-                correl_id: None,
-                group_id: None,
-            };
-            match self
-                .qm
-                .get(q, &sel, GetMode::Destructive { uow: Some(uow) })
-            {
-                Ok(got) => {
-                    // The browse copy decoded, so this is the same message; if
-                    // not, fail and let the unarmed lease put it back.
-                    let (header, data) = envelope::decode(&got.data).map_err(|e| {
-                        QmError::new(Mqrc::UNEXPECTED_ERROR, format!("RTQ request changed: {e}"))
-                    })?;
-                    let data = got.data.slice_ref(data);
-                    out.taken = Some(Taken {
-                        header,
-                        data,
-                        lease: uow,
-                        backout_count: got.md.backout_count,
-                    });
-                    return Ok(out);
-                }
-                // Another server took it between the browse and the get.
-                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => continue,
-                Err(e) => return Err(e),
-            }
-        }
+    /// Acknowledges lease `lease` of RTQ queue `group`/`name`: the request
+    /// is done and removed (durable when this returns). Errors: 2003
+    /// MQRC_BACKED_OUT when the lease is not open on that queue; the store's
+    /// errors.
+    pub async fn ack(&self, group: &str, name: &str, lease: u64) -> Result<(), QmError> {
+        let obj = self.open_lease(group, name, lease)?;
+        self.mqi.ack(&obj, lease).await
+    }
+
+    /// Backs out lease `lease` of RTQ queue `group`/`name`: the request
+    /// returns now with its backout count + 1. Errors: as [`Tedg::ack`].
+    pub async fn backout(&self, group: &str, name: &str, lease: u64) -> Result<(), QmError> {
+        let obj = self.open_lease(group, name, lease)?;
+        self.mqi.backout_lease(&obj, lease).await
+    }
+
+    fn open_lease(
+        &self,
+        group: &str,
+        name: &str,
+        lease: u64,
+    ) -> Result<crate::mqi::Object, QmError> {
+        self.mqi
+            .open(&qm_queue_name(group, name), "")
+            .ok()
+            .filter(|obj| self.mqi.lease_is_open(obj, lease))
+            .ok_or_else(|| lease_not_open(group, name, &lease.to_string()))
     }
 }
 
-#[derive(Default)]
-struct Scan {
-    taken: Option<Taken>,
-    last: Option<crate::qmgr::Position>,
-    next_due: Option<i64>,
+/// 2003 MQRC_BACKED_OUT for a lease that is not open on RTQ queue
+/// `group`/`name` (`lease` as the caller wrote it).
+pub fn lease_not_open(group: &str, name: &str, lease: &str) -> QmError {
+    QmError::new(
+        Mqrc::BACKED_OUT,
+        format!(
+            "lease {lease} on RTQ queue {group}/{name} is not open: it was acknowledged, or it expired and the request was backed out"
+        ),
+    )
 }
 
 /// The MsgId of a request: the 16-byte request id, then 8 zero bytes.

@@ -9,6 +9,7 @@ use super::http::{TedgState, routes};
 use super::*;
 use crate::config::Config;
 use crate::http::{AppState, router};
+use crate::qmgr::QueueManager;
 use crate::store::redb::RedbStore;
 use crate::store::{Batch, Store, StoreError};
 use axum::body::Body;
@@ -61,26 +62,62 @@ impl Store for FailingStore {
 }
 
 fn build(queues: Vec<RtqQueueConfig>, store: Option<Arc<dyn Store>>, create: bool) -> H {
+    build_with(Setup {
+        queues,
+        store,
+        create,
+        ..Setup::default()
+    })
+}
+
+/// How a harness is built beyond the defaults.
+#[derive(Default)]
+struct Setup {
+    queues: Vec<RtqQueueConfig>,
+    store: Option<Arc<dyn Store>>,
+    /// Add the DMCONFIG's RTQ queues to the queue manager.
+    create: bool,
+    /// The `exits:` section and the registry its built-in names come from.
+    exits: Option<(mqgate_exits::ExitsConfig, mqgate_exits::ExitRegistry)>,
+    /// The gateway's clock; `None` = the harness's [`ManualClock`].
+    clock: Option<Arc<dyn Clock>>,
+}
+
+fn build_with(setup: Setup) -> H {
     let dir = tempfile::tempdir().unwrap();
+    let (exits_config, registry) = setup.exits.unwrap_or_else(|| {
+        (
+            Default::default(),
+            mqgate_exits::ExitRegistry::with_builtins(),
+        )
+    });
     let mut config = Config {
         dmconfig: Some(DM.into()),
         tedg: super::config::TedgConfig {
             field_tables: vec![FIELDS.into()],
-            queues,
+            queues: setup.queues,
         },
+        exits: exits_config,
         ..Config::default()
     };
-    let loaded = if create {
+    let loaded = if setup.create {
         load_from_config(&mut config).unwrap().unwrap()
     } else {
         load(Path::new(DM), &config.tedg).unwrap()
     };
-    let store = store.unwrap_or_else(|| Arc::new(RedbStore::open(dir.path()).unwrap()));
+    let store = setup
+        .store
+        .unwrap_or_else(|| Arc::new(RedbStore::open(dir.path()).unwrap()));
     let qm = Arc::new(QueueManager::open(&config, store).unwrap());
     let clock = Arc::new(ManualClock::new(T0));
-    let tedg = Arc::new(Tedg::new(loaded, qm.clone(), clock.clone(), 30_000));
-    let exits = Arc::new(crate::mqi::QueueExits::new(&config.exits, qm.name()));
+    let exits = Arc::new(crate::mqi::QueueExits::with_registry(
+        &config.exits,
+        registry,
+        qm.name(),
+    ));
     let mqi = crate::mqi::Mqi::new(qm.clone(), exits);
+    let tedg_clock = setup.clock.unwrap_or_else(|| clock.clone());
+    let tedg = Arc::new(Tedg::new(loaded, mqi.clone(), tedg_clock, 30_000));
     let app =
         router(AppState::new(mqi, Arc::new(config), Default::default())).merge(routes(TedgState {
             tedg,
@@ -917,4 +954,210 @@ async fn flag_messages_name_the_empty_or_refused_flag() {
     let v = h.enq(invoice(&["TPNOREPLY"], 0, b"x")).await;
     tperrno(&v, "TPEINVAL", 4);
     assert!(v["message"].as_str().unwrap().contains("TPNOREPLY"), "{v}");
+}
+
+// ---- the queue interface: exits and waiting for a due request ----
+
+/// How often the probe exit ran at each queue point.
+#[derive(Default)]
+struct ProbeCounts {
+    before_put: std::sync::atomic::AtomicUsize,
+    before_get: std::sync::atomic::AtomicUsize,
+    after_get: std::sync::atomic::AtomicUsize,
+}
+
+impl ProbeCounts {
+    fn get(&self) -> [usize; 3] {
+        use std::sync::atomic::Ordering::SeqCst;
+        [
+            self.before_put.load(SeqCst),
+            self.before_get.load(SeqCst),
+            self.after_get.load(SeqCst),
+        ]
+    }
+}
+
+/// A test exit: counts its calls, appends `+put` to the data at before_put
+/// and `+got` at after_get. The RTQ envelope ends with the client's buffer,
+/// so both land at the end of the buffer the RTQ server gets.
+struct Probe(Arc<ProbeCounts>);
+
+impl mqgate_exits::Exit for Probe {
+    fn call(
+        &mut self,
+        _ctx: &mut mqgate_exits::ExitContext<'_>,
+        payload: mqgate_exits::Payload<'_>,
+    ) -> mqgate_exits::ExitResponse {
+        use mqgate_exits::Payload;
+        use std::sync::atomic::Ordering::SeqCst;
+        match payload {
+            Payload::Put { data, .. } => {
+                self.0.before_put.fetch_add(1, SeqCst);
+                data.extend_from_slice(b"+put");
+            }
+            Payload::Get { .. } => {
+                self.0.before_get.fetch_add(1, SeqCst);
+            }
+            Payload::Got { data, .. } => {
+                self.0.after_get.fetch_add(1, SeqCst);
+                data.extend_from_slice(b"+got");
+            }
+            _ => {}
+        }
+        mqgate_exits::ExitResponse::Ok
+    }
+}
+
+/// A harness whose `exits:` section runs the probe at before_put, before_get
+/// and after_get of the BILLING RTQ queue (named as the queue manager holds it).
+fn probed() -> (H, Arc<ProbeCounts>) {
+    let counts = Arc::new(ProbeCounts::default());
+    let mut registry = mqgate_exits::ExitRegistry::with_builtins();
+    let c = Arc::clone(&counts);
+    registry.register(
+        "rtq-probe",
+        Arc::new(move |_, _| Ok(Box::new(Probe(Arc::clone(&c))) as Box<dyn mqgate_exits::Exit>)),
+    );
+    let exits = mqgate_exits::ExitsConfig::from_yaml_str(
+        "queues:\n  RTQ.BILLING_GROUP.BILLQ:\n    before_put: [{exit: rtq-probe}]\n    before_get: [{exit: rtq-probe}]\n    after_get: [{exit: rtq-probe}]\n",
+    )
+    .unwrap();
+    let h = build_with(Setup {
+        create: true,
+        exits: Some((exits, registry)),
+        ..Setup::default()
+    });
+    (h, counts)
+}
+
+#[tokio::test]
+async fn queue_exits_run_once_per_tpenqueue_and_per_rtq_get() {
+    let (h, counts) = probed();
+    ok(&h.enq(invoice(&[], 0, b"job")).await);
+    assert_eq!(counts.get(), [1, 0, 0], "before_put once per tpenqueue");
+    let (st, r) = h.next("").await;
+    assert_eq!(st, 200, "{r}");
+    // The RTQ server sees both exits' changes: before_put's in the stored
+    // request, after_get's in the copy handed out.
+    assert_eq!(request_data(&r), b"job+put+got");
+    assert_eq!(
+        counts.get(),
+        [1, 1, 1],
+        "before_get and after_get once per get"
+    );
+    assert_eq!(h.ack(&r["lease"]).await.0, 200);
+    // A get that finds nothing runs before_get once and no after_get.
+    assert_eq!(h.next("wait_ms=50").await.0, 404);
+    assert_eq!(counts.get(), [1, 2, 1]);
+    // A get that waits for a scheduled request still runs each exit once.
+    ok(&h.enq(invoice(&["TPQTIME_REL"], 60, b"later")).await);
+    let h = Arc::new(h);
+    let h2 = Arc::clone(&h);
+    let waiter = tokio::spawn(async move { h2.next("wait_ms=5000").await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    h.clock.advance(60);
+    let (st, r) = tokio::time::timeout(Duration::from_secs(3), waiter)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"later+put+got");
+    assert_eq!(counts.get(), [2, 3, 2]);
+}
+
+/// A clock that counts how often it is read: the RTQ filter reads it once
+/// each time it looks at a request it would hand out, so the count is the
+/// number of scans.
+struct CountingClock<C> {
+    inner: C,
+    reads: std::sync::atomic::AtomicUsize,
+}
+
+impl<C: Clock> CountingClock<C> {
+    fn new(inner: C) -> Self {
+        CountingClock {
+            inner,
+            reads: Default::default(),
+        }
+    }
+
+    fn reads(&self) -> usize {
+        self.reads.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl<C: Clock> Clock for CountingClock<C> {
+    fn now_secs(&self) -> i64 {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.now_secs()
+    }
+    fn now_ms(&self) -> i64 {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.now_ms()
+    }
+    fn changes(&self) -> Option<Arc<tokio::sync::Notify>> {
+        self.inner.changes()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_server_scans_once_and_again_only_when_the_clock_is_set() {
+    let clock = Arc::new(CountingClock::new(ManualClock::new(T0)));
+    let h = Arc::new(build_with(Setup {
+        create: true,
+        clock: Some(clock.clone()),
+        ..Setup::default()
+    }));
+    ok(&h.enq(invoice(&["TPQTIME_REL"], 600, b"due")).await);
+    let before = clock.reads();
+    let h2 = Arc::clone(&h);
+    let waiter = tokio::spawn(async move { h2.next("wait_ms=10000").await });
+    // Long enough for two more scans if the waiter polled every 250 ms.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!waiter.is_finished(), "not due yet");
+    assert_eq!(
+        clock.reads() - before,
+        1,
+        "one scan while waiting, no polling"
+    );
+    clock.inner.advance(600);
+    let (st, r) = tokio::time::timeout(Duration::from_secs(3), waiter)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"due");
+    assert_eq!(
+        clock.reads() - before,
+        2,
+        "one more scan when the clock moved"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_server_wakes_when_a_request_falls_due_on_the_system_clock() {
+    let clock = Arc::new(CountingClock::new(clock::SystemClock));
+    let h = build_with(Setup {
+        create: true,
+        clock: Some(clock.clone()),
+        ..Setup::default()
+    });
+    // TPQTIME_ABS at the next whole second (spec: tuxedo.md §3: absolute
+    // schedule = UNIX seconds): due within one second.
+    let due_at = clock::SystemClock.now_secs() + 1;
+    let v = h.enq(invoice(&["TPQTIME_ABS"], due_at, b"soon")).await;
+    ok(&v);
+    assert_eq!(v["due_at"], due_at);
+    let before = clock.reads();
+    let (st, r) = h.next("wait_ms=5000").await;
+    let now_ms = clock::SystemClock.now_ms();
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"soon");
+    // Not before its second, and promptly after it (well below the wait).
+    assert!(now_ms >= due_at * 1000, "{now_ms} < {}", due_at * 1000);
+    assert!(now_ms < due_at * 1000 + 500, "{now_ms} late");
+    // One scan at the start, one when it fell due (and one more at most if
+    // the timer fired a millisecond before the system clock reached it).
+    let scans = clock.reads() - before;
+    assert!((2..=3).contains(&scans), "{scans} scans");
 }
