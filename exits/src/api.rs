@@ -205,6 +205,14 @@ pub struct ExitContext<'a> {
     pub exit_data: &'a str,
     /// The user area kept for this exit instance between calls.
     pub exit_user_area: &'a mut ExitUserArea,
+    /// Send exits only (MQ: MQCXP ExitSpace): bytes of every transmission
+    /// buffer reserved for this exit to add data. 0 on input to MQXR_INIT,
+    /// where the exit may set it; on later calls the value MQXR_INIT
+    /// returned, and what the exit writes then is ignored. The reserved room
+    /// follows the data; the sender channel keeps that much of the agreed
+    /// message length free for it (docs/exits.md "Exit space"). Always 0 and
+    /// ignored at the other points.
+    pub exit_space: u32,
 }
 
 /// The data of one call; what the exit leaves here is what the gateway continues with.

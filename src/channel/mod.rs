@@ -1,13 +1,24 @@
 //! Message channels (docs/channel-protocol.md): framing, handshake, batches,
 //! resynchronisation, the receiver side (`mqgate run`'s listener), the sender
 //! side (`mqgate send`, configured sender channels) and channel status.
+//!
+//! Receiver: [`receiver`] (listener, handshake I/O) → [`handshake`] (the
+//! checks, pure) → `reader` (frames in) → [`batch`] (the batch state
+//! machine, synchronous) → `session` (the committer) → [`apply`] (exits,
+//! resolution, puts). Sender: [`sender`] (one connection), [`sender_channel`]
+//! (a configured sender channel) → [`transmit`] (its message and send exits).
 
 pub mod apply;
+pub mod batch;
 pub mod frame;
+pub mod handshake;
+mod reader;
 pub mod receiver;
 pub mod sender;
 pub mod sender_channel;
+mod session;
 pub mod status;
+pub mod transmit;
 pub mod xmit;
 
 pub use frame::{Frame, FrameCodec, FrameError, Hello, HelloAck, PROTOCOL_VERSION};

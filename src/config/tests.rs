@@ -195,7 +195,10 @@ fn channels_and_devices_have_documented_defaults() {
             assert_eq!(r.receive_exits[0].data, "separator=%");
             assert_eq!(r.undelivered, UndeliveredRule::Retry);
             // MQ's BATCHSZ 50 and MAXMSGL 4 MiB.
-            assert_eq!((r.batch_size, r.max_msg_length), (50, 4 * 1024 * 1024));
+            assert_eq!(
+                (r.limits.batch_size, r.limits.max_msg_length),
+                (50, 4 * 1024 * 1024)
+            );
         }
         other => panic!("{other:?}"),
     }

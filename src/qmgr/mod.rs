@@ -18,6 +18,7 @@ mod record;
 mod resolve;
 mod uow;
 
+pub use dlq::DeadLetter;
 pub use error::QmError;
 pub use message::Message;
 pub use queue::{Position, Selector};
