@@ -111,10 +111,8 @@ fn main_job_on_real_input() {
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/fixtures/mq/pymqi/single_rfh2.dat"
     );
-    if !Path::new(fixture).exists() {
-        println!("SKIP: {fixture} is absent");
-        return;
-    }
+    // A missing prerequisite is a failure, not a skip (DESIGN.md).
+    assert!(Path::new(fixture).exists(), "{fixture} is missing");
     let original = std::fs::read(fixture).unwrap();
     let dir = tempfile::tempdir().unwrap();
     // Step 1: the embedded default (empty config file).
@@ -1087,8 +1085,7 @@ fn wait_depth(g: &Gateway, q: &str, depth: u64) {
 }
 
 #[test]
-fn a_sender_channels_message_exit_changes_the_message_and_a_suppressed_one_stays_with_the_sender()
-{
+fn a_sender_channels_message_exit_changes_the_message_and_a_suppressed_one_stays_with_the_sender() {
     // B has no exits: it routes what arrives by the MQXQH as it is.
     let dir_b = tempfile::tempdir().unwrap();
     let b = Gateway::start(
@@ -1111,7 +1108,7 @@ fn a_sender_channels_message_exit_changes_the_message_and_a_suppressed_one_stays
         ),
     );
     // RemoteQName QUEUE%QMGR at GWB: the message exit on A's sender channel
-    // rewrites it (seed 001's destination rewrite) before it is sent. "BAD%"
+    // rewrites it (docs/exits.md `destination-rewrite`) before it is sent. "BAD%"
     // has an empty queue manager part: destination-rewrite suppresses it
     // with 2087 MQRC_UNKNOWN_REMOTE_Q_MGR (docs/exits.md).
     for (q, body) in [
@@ -1257,7 +1254,13 @@ exits:
     );
     let files = write_files(
         &dir.path().join("msg"),
-        &[xmit("ORDERS/DEV0004", "MQGATE", true, "MQSTR", b"via message exit")],
+        &[xmit(
+            "ORDERS/DEV0004",
+            "MQGATE",
+            true,
+            "MQSTR",
+            b"via message exit",
+        )],
     );
     let out = send(&g, "MSG.CHL", &[], &files);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -1293,10 +1296,8 @@ exits:
     let err = text(&out.stderr) + &text(&out.stdout);
     // docs/config.md: FILE:LINE:COLUMN: path: message.
     assert!(
-        err.contains(&format!(
-            "{}:8:",
-            file.display()
-        )) && err.contains("exits.channels.TO.GW.send[0]: TO.GW is a receiver channel"),
+        err.contains(&format!("{}:8:", file.display()))
+            && err.contains("exits.channels.TO.GW.send[0]: TO.GW is a receiver channel"),
         "{err}"
     );
 }

@@ -29,11 +29,14 @@ pub enum ExitPoint {
     /// channel, before it is parsed. The buffer starts with the MQXQH at
     /// offset 0, followed by the embedded MQMD's data (see docs/exits.md).
     Receive,
-    /// Channel send exit: the raw transmission message just before it is
-    /// written to the channel, same layout as `Receive`.
+    /// Channel send exit: the raw transmission message just before a sender
+    /// channel writes it, same layout as `Receive`; it may reserve room at
+    /// MQXR_INIT ([`ExitContext::exit_space`]).
     Send,
-    /// Channel message exit: the transmission message (MQXQH + data) after the
-    /// receiving channel has parsed it, before it is resolved and put.
+    /// Channel message exit: the transmission message (MQXQH + data) on a
+    /// sender channel as it is taken from the transmission queue, before it
+    /// is sent; on a receiver channel after it was parsed, before it is
+    /// resolved and put.
     Message,
     /// Before a message is put to a queue: MQMD, data and put options.
     BeforePut,

@@ -636,9 +636,13 @@ fn exit_space_counts_only_for_send_exits_and_is_bounded() {
     // A receive or message exit cannot reserve anything (MQ: ExitSpace is
     // relevant only for a send exit).
     for point in [ExitPoint::Receive, ExitPoint::Message] {
-        let chain =
-            ExitChain::start(point, "TO.GW", "GW", vec![ChainEntry::new("t", "", trailer(64))])
-                .unwrap();
+        let chain = ExitChain::start(
+            point,
+            "TO.GW",
+            "GW",
+            vec![ChainEntry::new("t", "", trailer(64))],
+        )
+        .unwrap();
         assert_eq!(chain.exit_space(), 0, "{point}");
     }
     // More than 16 MiB is refused at MQXR_INIT.

@@ -187,7 +187,10 @@ impl Applier {
 
     /// Ends the receive and message exit chains (MQXR_TERM).
     pub fn terminate(&mut self) {
-        for mut c in [self.chain.take(), self.message.take()].into_iter().flatten() {
+        for mut c in [self.chain.take(), self.message.take()]
+            .into_iter()
+            .flatten()
+        {
             for (exit, failure) in c.terminate() {
                 tracing::warn!(channel = %self.channel, %exit, %failure, "exit failed at MQXR_TERM");
             }

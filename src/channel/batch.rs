@@ -288,7 +288,14 @@ mod tests {
         let mut a = BatchAssembler::new(50, 3);
         let events = run(
             &mut a,
-            vec![msg(b"2"), end(2, 1), msg(b"3"), end(3, 1), msg(b"4"), end(4, 1)],
+            vec![
+                msg(b"2"),
+                end(2, 1),
+                msg(b"3"),
+                end(3, 1),
+                msg(b"4"),
+                end(4, 1),
+            ],
         )
         .unwrap();
         assert_eq!(events[1], Event::Reconfirm(2));
@@ -317,11 +324,7 @@ mod tests {
             data: Bytes::from_static(b"np"),
         };
         // A FAST message inside an open batch leaves the batch as it is.
-        let events = run(
-            &mut a,
-            vec![Frame::Heartbeat, msg(b"p"), fast, end(1, 1)],
-        )
-        .unwrap();
+        let events = run(&mut a, vec![Frame::Heartbeat, msg(b"p"), fast, end(1, 1)]).unwrap();
         assert_eq!(events[0], Event::Heartbeat);
         assert_eq!(events[2], Event::Fast(Bytes::from_static(b"np")));
         assert!(matches!(events[3], Event::Batch { seq: 1, .. }));

@@ -24,6 +24,8 @@ pub mod xmit;
 pub use frame::{Frame, FrameCodec, FrameError, Hello, HelloAck, PROTOCOL_VERSION};
 pub use status::{ChannelState, StatusBoard};
 
+use mqgate_exits::{ExitChain, ExitDef, ExitPoint, ExitRegistry};
+
 /// Name of the store state record holding a receiver channel's last
 /// committed batch sequence number (8 bytes, big-endian).
 pub fn seq_key(channel: &str) -> String {
@@ -33,4 +35,26 @@ pub fn seq_key(channel: &str) -> String {
 /// Resolves once `stop` is true (the gateway is stopping).
 pub async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
+}
+
+/// Builds and starts (MQXR_INIT) the chain of `defs` at `point` for channel
+/// `channel`; `None` when `defs` is empty. Errors name the point and channel.
+pub(crate) fn start_chain(
+    point: ExitPoint,
+    channel: &str,
+    q_mgr_name: &str,
+    defs: Vec<&ExitDef>,
+) -> Result<Option<ExitChain>, String> {
+    if defs.is_empty() {
+        return Ok(None);
+    }
+    let registry = ExitRegistry::with_builtins();
+    let entries = defs
+        .into_iter()
+        .map(|d| registry.entry(point, d))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("{point} exit of channel {channel}: {e}"))?;
+    ExitChain::start(point, channel, q_mgr_name, entries)
+        .map(Some)
+        .map_err(|e| format!("{point} exits of channel {channel}: {e}"))
 }

@@ -14,7 +14,7 @@ use crate::config::ReceiverChannelDef;
 use crate::qmgr::QueueManager;
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
-use mqgate_exits::{ExitChain, ExitDef, ExitPoint, ExitRegistry, ExitsConfig};
+use mqgate_exits::{ExitChain, ExitPoint, ExitsConfig};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -127,11 +127,12 @@ impl Receivers {
             peer: peer.ip(),
             stopped: self.board.state(&name) == Some(ChannelState::Stopped),
         };
-        let (terms, rcv) = match (check_hello(&hello, &receiving), rcv) {
-            (Ok(terms), Some(rcv)) => (terms, rcv),
-            (Err(r), _) => return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await,
-            (Ok(_), None) => return,
+        let terms = match check_hello(&hello, &receiving) {
+            Ok(terms) => terms,
+            Err(r) => return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await,
         };
+        // check_hello refuses a channel that is not defined (2540).
+        let Some(rcv) = rcv else { return };
         let def = &rcv.def;
         let Ok(_busy) = rcv.busy.try_lock() else {
             let r = Refusal::busy(&name);
@@ -199,33 +200,11 @@ impl Receivers {
             .into_iter()
             .chain(def.receive_exits.iter())
             .collect();
-        let receive = start_chain(ExitPoint::Receive, &def.name, self.qm.name(), receive)?;
+        let receive = super::start_chain(ExitPoint::Receive, &def.name, self.qm.name(), receive)?;
         let message = self.exits.chain_defs(ExitPoint::Message, &def.name);
-        let message = start_chain(ExitPoint::Message, &def.name, self.qm.name(), message)?;
+        let message = super::start_chain(ExitPoint::Message, &def.name, self.qm.name(), message)?;
         Ok((receive, message))
     }
-}
-
-/// Builds and starts (MQXR_INIT) the chain of `defs` at `point` for channel
-/// `channel`; `None` when `defs` is empty. Errors name the point and channel.
-pub(super) fn start_chain(
-    point: ExitPoint,
-    channel: &str,
-    q_mgr_name: &str,
-    defs: Vec<&ExitDef>,
-) -> Result<Option<ExitChain>, String> {
-    if defs.is_empty() {
-        return Ok(None);
-    }
-    let registry = ExitRegistry::with_builtins();
-    let entries = defs
-        .into_iter()
-        .map(|d| registry.entry(point, d))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("{point} exit of channel {channel}: {e}"))?;
-    ExitChain::start(point, channel, q_mgr_name, entries)
-        .map(Some)
-        .map_err(|e| format!("{point} exits of channel {channel}: {e}"))
 }
 
 /// Sends a CLOSE with `reason` and logs why the connection is refused or ended.
@@ -246,4 +225,3 @@ async fn refuse(
         .await;
     let _ = conn.close().await;
 }
-

@@ -368,10 +368,8 @@ impl SenderChannel {
                 })
                 .collect()
         } else {
-            let mut owned = std::mem::replace(
-                exits,
-                SenderExits::from_chains(&self.def.name, None, None),
-            );
+            let mut owned =
+                std::mem::replace(exits, SenderExits::from_chains(&self.def.name, None, None));
             let (back, outcomes) = tokio::task::spawn_blocking(move || {
                 let outcomes = taken
                     .into_iter()

@@ -394,4 +394,3 @@ struct Running {
     /// The group's read-ahead budget, released when it is committed.
     budgets: Vec<OwnedSemaphorePermit>,
 }
-

@@ -61,12 +61,7 @@ impl SenderExits {
     /// the channel).
     pub fn start(exits: &ExitsConfig, channel: &str, q_mgr_name: &str) -> Result<Self, String> {
         let start = |point| {
-            super::receiver::start_chain(
-                point,
-                channel,
-                q_mgr_name,
-                exits.chain_defs(point, channel),
-            )
+            super::start_chain(point, channel, q_mgr_name, exits.chain_defs(point, channel))
         };
         let message = start(ExitPoint::Message)?;
         let send = start(ExitPoint::Send)?;
@@ -78,11 +73,7 @@ impl SenderExits {
     }
 
     /// Chains already started (either may be `None`).
-    pub fn from_chains(
-        channel: &str,
-        message: Option<ExitChain>,
-        send: Option<ExitChain>,
-    ) -> Self {
+    pub fn from_chains(channel: &str, message: Option<ExitChain>, send: Option<ExitChain>) -> Self {
         SenderExits {
             channel: channel.to_string(),
             message,
@@ -337,12 +328,24 @@ mod tests {
         let l = m.len();
         assert_eq!(
             *msg_log.lock().unwrap(),
-            ["11:0", &format!("13:{l}"), &format!("13:{l}"), &format!("13:{l}"), "12:0"]
+            [
+                "11:0",
+                &format!("13:{l}"),
+                &format!("13:{l}"),
+                &format!("13:{l}"),
+                "12:0"
+            ]
         );
         let s = l + 1;
         assert_eq!(
             *send_log.lock().unwrap(),
-            ["11:0", &format!("14:{s}"), &format!("14:{s}"), &format!("14:{s}"), "12:0"]
+            [
+                "11:0",
+                &format!("14:{s}"),
+                &format!("14:{s}"),
+                &format!("14:{s}"),
+                "12:0"
+            ]
         );
     }
 
@@ -438,7 +441,10 @@ mod tests {
         assert_eq!(none.transmit(m.clone(), m.len()), Transmit::Send(m.clone()));
         assert!(matches!(
             none.transmit(m.clone(), m.len() - 1),
-            Transmit::DeadLetter { reason: Mqrc(2218), .. }
+            Transmit::DeadLetter {
+                reason: Mqrc(2218),
+                ..
+            }
         ));
     }
 

@@ -294,7 +294,10 @@ exits:
     );
     // Without those two entries the same exits are accepted.
     let ok = text
-        .replace("      send:\n        - exit: destination-rewrite\n    A.TO.B:", "    A.TO.B:")
+        .replace(
+            "      send:\n        - exit: destination-rewrite\n    A.TO.B:",
+            "    A.TO.B:",
+        )
         .replace("      receive:\n        - exit: destination-rewrite\n", "");
     Config::from_yaml(&ok, "gw.yaml").unwrap();
 }
