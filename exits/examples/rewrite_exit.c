@@ -15,6 +15,10 @@
  * NoWaitExit (before_get): turns every get into a get without wait
  * (WaitInterval 0, MQGMO_WAIT 0x1 cleared).
  *
+ * TrailerExit (send): reserves ExitSpace for the exit data at MQXR_INIT,
+ * as MQ send exits do, and appends the exit data to every transmission
+ * buffer in that room; no buffer_headroom needed.
+ *
  * Build:  cc -shared -fPIC -O2 -I exits/include -o librewrite_exit.so rewrite_exit.c
  * Config: exit: "/path/librewrite_exit.so(RewriteExit)"   data: "DEVICE01"
  */
@@ -89,6 +93,24 @@ void AppendExit(mqgate_exit_parms *p)
     if (p->buffer == NULL)
         return;
     size_t n = strlen(p->exit_data);
+    if (p->buffer_length - p->data_length < n) {
+        p->exit_response = MQXCC_FAILED; /* no room: refuse, never truncate */
+        return;
+    }
+    memcpy(p->buffer + p->data_length, p->exit_data, n);
+    p->data_length += (uint32_t)n;
+}
+
+void TrailerExit(mqgate_exit_parms *p)
+{
+    p->exit_response = MQXCC_OK;
+    size_t n = strlen(p->exit_data);
+    if (p->exit_reason == MQXR_INIT) {
+        p->exit_space = (int32_t)n; /* MQCXP ExitSpace: only honoured at INIT */
+        return;
+    }
+    if (p->exit_reason != MQXR_XMIT || p->buffer == NULL)
+        return;
     if (p->buffer_length - p->data_length < n) {
         p->exit_response = MQXCC_FAILED; /* no room: refuse, never truncate */
         return;

@@ -20,6 +20,11 @@
  * wait_interval, match_options and exit_user_area. buffer_length is
  * data_length plus the exit's configured buffer_headroom (default 0), so
  * an exit may lengthen the data only when the configuration allows it.
+ * A send exit may instead set exit_space at MQXR_INIT, as MQ's MQCXP
+ * ExitSpace: every later buffer then has at least that much room after
+ * the data (buffer_length = data_length + the larger of the two), and the
+ * sender channel keeps that much of the agreed message length free for it.
+ * A negative exit_space fails MQXR_INIT.
  *
  * Threads: by default each exit instance runs on its own worker thread and
  * every call of one instance comes from that thread, one at a time. Buffers
@@ -90,8 +95,9 @@ typedef struct mqgate_exit_parms {
     int32_t  md_encoding;    /* in:  MQENC_* of the MQMD at buffer (before_put/after_get), else 0 */
     uint32_t md_length;      /* in:  bytes of MQMD at the start of buffer: 364 or 0 */
     uint32_t data_length;    /* in/out: bytes in use at buffer, MQMD included */
-    uint32_t buffer_length;  /* in:  bytes usable at buffer: data_length + buffer_headroom */
-    uint32_t reserved;       /* 0 */
+    uint32_t buffer_length;  /* in:  bytes usable at buffer: data_length + buffer_headroom (or exit_space) */
+    int32_t  exit_space;     /* send exits, MQCXP ExitSpace: out at MQXR_INIT (in: 0) = bytes to
+                                reserve in every transmission buffer; in on later calls: that value */
     uint8_t  exit_user_area[MQGATE_EXIT_USER_AREA_LENGTH]; /* in/out: kept between calls */
     const char *object_name; /* in:  channel or queue name, NUL-terminated */
     const char *q_mgr_name;  /* in:  the gateway's queue manager name, NUL-terminated */

@@ -29,11 +29,14 @@ pub enum ExitPoint {
     /// channel, before it is parsed. The buffer starts with the MQXQH at
     /// offset 0, followed by the embedded MQMD's data (see docs/exits.md).
     Receive,
-    /// Channel send exit: the raw transmission message just before it is
-    /// written to the channel, same layout as `Receive`.
+    /// Channel send exit: the raw transmission message just before a sender
+    /// channel writes it, same layout as `Receive`; it may reserve room at
+    /// MQXR_INIT ([`ExitContext::exit_space`]).
     Send,
-    /// Channel message exit: the transmission message (MQXQH + data) after the
-    /// receiving channel has parsed it, before it is resolved and put.
+    /// Channel message exit: the transmission message (MQXQH + data) on a
+    /// sender channel as it is taken from the transmission queue, before it
+    /// is sent; on a receiver channel after it was parsed, before it is
+    /// resolved and put.
     Message,
     /// Before a message is put to a queue: MQMD, data and put options.
     BeforePut,
@@ -205,6 +208,14 @@ pub struct ExitContext<'a> {
     pub exit_data: &'a str,
     /// The user area kept for this exit instance between calls.
     pub exit_user_area: &'a mut ExitUserArea,
+    /// Send exits only (MQ: MQCXP ExitSpace): bytes of every transmission
+    /// buffer reserved for this exit to add data. 0 on input to MQXR_INIT,
+    /// where the exit may set it; on later calls the value MQXR_INIT
+    /// returned, and what the exit writes then is ignored. The reserved room
+    /// follows the data; the sender channel keeps that much of the agreed
+    /// message length free for it (docs/exits.md "Exit space"). Always 0 and
+    /// ignored at the other points.
+    pub exit_space: u32,
 }
 
 /// The data of one call; what the exit leaves here is what the gateway continues with.

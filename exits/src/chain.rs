@@ -13,8 +13,8 @@ use crate::api::{
     EXIT_USER_AREA_LENGTH, Exit, ExitPoint, ExitReason, ExitResponse, ExitUserArea, GetOptions,
     Payload, PutOptions,
 };
-use crate::config::{FailurePolicy, Isolation};
-use crate::isolation::{CallSite, ExitFailure, Runner, Worker};
+use crate::config::{FailurePolicy, Isolation, MAX_BUFFER_HEADROOM};
+use crate::isolation::{CallSite, ExitFailure, ExitState, Runner, Worker};
 use bytes::BytesMut;
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use std::sync::Arc;
@@ -103,8 +103,30 @@ struct Link {
     budget: Duration,
     on_failure: FailurePolicy,
     user_area: ExitUserArea,
+    /// Send exits: the ExitSpace the exit asked for at MQXR_INIT.
+    exit_space: u32,
     runner: Runner,
     failed: Option<ExitFailure>,
+}
+
+impl Link {
+    /// Calls the exit with its user area and ExitSpace; what it leaves in
+    /// ExitSpace is returned (the chain keeps it only from MQXR_INIT).
+    fn call(
+        &mut self,
+        reason: ExitReason,
+        payload: Payload<'_>,
+    ) -> (Result<ExitResponse, ExitFailure>, u32) {
+        let mut exit_space = self.exit_space;
+        let state = ExitState {
+            user_area: &mut self.user_area,
+            exit_space: &mut exit_space,
+        };
+        let r = self
+            .runner
+            .call(&self.site, reason, state, payload, self.budget);
+        (r, exit_space)
+    }
 }
 
 /// Copies of what an inline exit may change, reused across calls so that a
@@ -212,18 +234,21 @@ impl ExitChain {
                 budget: e.time_budget,
                 on_failure: e.on_failure,
                 user_area: [0; EXIT_USER_AREA_LENGTH],
+                exit_space: 0,
                 runner,
                 failed: None,
             };
-            let init = link.runner.call(
-                &link.site,
-                ExitReason::Init,
-                &mut link.user_area,
-                Payload::None,
-                link.budget,
-            );
+            let (init, exit_space) = link.call(ExitReason::Init, Payload::None);
             let detail = match init {
-                Ok(ExitResponse::Ok) => None,
+                // MQCXP ExitSpace: set at MQXR_INIT, by send exits only.
+                Ok(ExitResponse::Ok) if point != ExitPoint::Send => None,
+                Ok(ExitResponse::Ok) if exit_space as usize > MAX_BUFFER_HEADROOM => Some(format!(
+                    "asked for an ExitSpace of {exit_space} bytes, at most {MAX_BUFFER_HEADROOM} are allowed"
+                )),
+                Ok(ExitResponse::Ok) => {
+                    link.exit_space = exit_space;
+                    None
+                }
                 Ok(other) => Some(format!("answered {other:?}")),
                 Err(f) => Some(f.to_string()),
             };
@@ -259,9 +284,21 @@ impl ExitChain {
         self.links.is_empty()
     }
 
+    /// Send exits: the bytes of every transmission buffer the chain's exits
+    /// reserved at MQXR_INIT (MQ: the sum of their MQCXP ExitSpace); 0 at
+    /// the other points.
+    pub fn exit_space(&self) -> usize {
+        self.links.iter().map(|l| l.exit_space as usize).sum()
+    }
+
     /// Receive, send and message exits: runs the chain over the transmission
-    /// buffer (MQXQH at offset 0).
+    /// buffer (MQXQH at offset 0). For send exits the buffer first gets room
+    /// for [`ExitChain::exit_space`] more bytes after the data.
     pub fn run_buffer(&mut self, buffer: &mut BytesMut) -> Verdict {
+        let room = self.exit_space();
+        if room > 0 {
+            buffer.reserve(room);
+        }
         self.run(Payload::Buffer(buffer))
     }
 
@@ -319,13 +356,7 @@ impl ExitChain {
                     if snap {
                         self.snapshot.take(&payload);
                     }
-                    let r = link.runner.call(
-                        &link.site,
-                        point.data_reason(),
-                        &mut link.user_area,
-                        payload.reborrow(),
-                        link.budget,
-                    );
+                    let (r, _) = link.call(point.data_reason(), payload.reborrow());
                     let r = Outcome::from(r);
                     if snap && !matches!(r, Outcome::Ok) {
                         self.snapshot.restore(&mut payload);
@@ -412,13 +443,7 @@ impl ExitChain {
             if link.failed.is_some() {
                 continue;
             }
-            let r = link.runner.call(
-                &link.site,
-                ExitReason::Term,
-                &mut link.user_area,
-                Payload::None,
-                link.budget,
-            );
+            let (r, _) = link.call(ExitReason::Term, Payload::None);
             let failure = match r {
                 Ok(ExitResponse::Ok) => None,
                 Ok(other) => Some(ExitFailure::Reported {

@@ -6,7 +6,7 @@
 //! (isolation `thread`) but cannot survive a crash or memory corruption in it
 //! (docs/exits.md "Isolation").
 
-use crate::api::{Exit, ExitContext, ExitResponse, Payload, PutOptions};
+use crate::api::{Exit, ExitContext, ExitReason, ExitResponse, Payload, PutOptions};
 use bytes::BytesMut;
 use libloading::Library;
 use mqgate_codecs::mq::constants::{md::LENGTH_2 as MD_V2_LENGTH, xcc};
@@ -35,7 +35,7 @@ pub struct RawParms {
     pub md_length: u32,
     pub data_length: u32,
     pub buffer_length: u32,
-    pub reserved: u32,
+    pub exit_space: i32,
     pub exit_user_area: [u8; 16],
     pub object_name: *const c_char,
     pub q_mgr_name: *const c_char,
@@ -256,7 +256,7 @@ impl Exit for CExit {
             md_length: 0,
             data_length: 0,
             buffer_length: 0,
-            reserved: 0,
+            exit_space: i32::try_from(ctx.exit_space).unwrap_or(i32::MAX),
             exit_user_area: *ctx.exit_user_area,
             object_name,
             q_mgr_name,
@@ -266,12 +266,30 @@ impl Exit for CExit {
         let ok = match payload {
             Payload::None => {
                 self.invoke(&mut p);
-                true
+                // ExitSpace counts only as MQXR_INIT returns it.
+                if ctx.exit_reason == ExitReason::Init {
+                    match u32::try_from(p.exit_space) {
+                        Ok(n) => {
+                            ctx.exit_space = n;
+                            true
+                        }
+                        Err(_) => {
+                            tracing::error!(exit = %self.label, exit_space = p.exit_space,
+                                "C exit set a negative ExitSpace");
+                            false
+                        }
+                    }
+                } else {
+                    true
+                }
             }
             Payload::Buffer(buf) => {
                 let len = buf.len();
-                if self.headroom > 0 {
-                    buf.resize(len + self.headroom, 0);
+                // A send exit's ExitSpace is room after the data, like the
+                // configured headroom (MQ: MQCXP ExitSpace).
+                let room = self.headroom.max(ctx.exit_space as usize);
+                if room > 0 {
+                    buf.resize(len + room, 0);
                 }
                 let left = raw_buffer_call(self, &mut p, buf, len, 0);
                 buf.truncate(left.unwrap_or(len));

@@ -68,6 +68,13 @@ pub(crate) struct CallSite {
     pub exit_data: Arc<str>,
 }
 
+/// What one exit instance keeps between calls and may change in a call:
+/// its exit user area and its MQCXP ExitSpace.
+pub(crate) struct ExitState<'a> {
+    pub user_area: &'a mut ExitUserArea,
+    pub exit_space: &'a mut u32,
+}
+
 /// One exit instance and how it is run.
 pub(crate) enum Runner {
     Inline(Box<dyn Exit>),
@@ -75,13 +82,15 @@ pub(crate) enum Runner {
 }
 
 impl Runner {
-    /// Runs one call within `budget`. On `Err`, inline calls may have changed
-    /// the payload (the chain restores it); thread calls never have.
+    /// Runs one call within `budget`. `state` is handed to the exit; on
+    /// `Ok` it holds what the exit left there. On `Err`, inline
+    /// calls may have changed the payload (the chain restores it); thread
+    /// calls never have.
     pub fn call(
         &mut self,
         site: &CallSite,
         reason: ExitReason,
-        user_area: &mut ExitUserArea,
+        state: ExitState<'_>,
         payload: Payload<'_>,
         budget: Duration,
     ) -> Result<ExitResponse, ExitFailure> {
@@ -94,9 +103,11 @@ impl Runner {
                     object_name: &site.object_name,
                     q_mgr_name: &site.q_mgr_name,
                     exit_data: &site.exit_data,
-                    exit_user_area: user_area,
+                    exit_user_area: state.user_area,
+                    exit_space: *state.exit_space,
                 };
                 let result = catch_unwind(AssertUnwindSafe(|| exit.call(&mut ctx, payload)));
+                *state.exit_space = ctx.exit_space;
                 let elapsed = start.elapsed();
                 let response = result.map_err(|p| ExitFailure::Panicked {
                     message: panic_message(&*p),
@@ -109,7 +120,7 @@ impl Runner {
                 }
                 Ok(response)
             }
-            Runner::Thread(w) => w.call(site, reason, user_area, payload, budget),
+            Runner::Thread(w) => w.call(site, reason, state, payload, budget),
         }
     }
 
@@ -222,12 +233,14 @@ struct Job {
     site: CallSite,
     reason: ExitReason,
     user_area: ExitUserArea,
+    exit_space: u32,
     payload: OwnedPayload,
 }
 
 struct Reply {
     result: Result<ExitResponse, String>,
     user_area: ExitUserArea,
+    exit_space: u32,
     payload: OwnedPayload,
 }
 
@@ -256,13 +269,16 @@ impl Worker {
                         q_mgr_name: &job.site.q_mgr_name,
                         exit_data: &job.site.exit_data,
                         exit_user_area: &mut job.user_area,
+                        exit_space: job.exit_space,
                     };
                     let payload = job.payload.as_payload();
                     let result = catch_unwind(AssertUnwindSafe(|| exit.call(&mut ctx, payload)))
                         .map_err(|p| panic_message(&*p));
+                    let exit_space = ctx.exit_space;
                     let reply = Reply {
                         result,
                         user_area: job.user_area,
+                        exit_space,
                         payload: job.payload,
                     };
                     if reply_tx.send(reply).is_err() {
@@ -282,14 +298,15 @@ impl Worker {
         &mut self,
         site: &CallSite,
         reason: ExitReason,
-        user_area: &mut ExitUserArea,
+        state: ExitState<'_>,
         payload: Payload<'_>,
         budget: Duration,
     ) -> Result<ExitResponse, ExitFailure> {
         let job = Job {
             site: site.clone(),
             reason,
-            user_area: *user_area,
+            user_area: *state.user_area,
+            exit_space: *state.exit_space,
             payload: OwnedPayload::copy_of(&payload),
         };
         let dead = || ExitFailure::Panicked {
@@ -303,7 +320,8 @@ impl Worker {
                 let response = reply
                     .result
                     .map_err(|message| ExitFailure::Panicked { message })?;
-                *user_area = reply.user_area;
+                *state.user_area = reply.user_area;
+                *state.exit_space = reply.exit_space;
                 if response == ExitResponse::Ok {
                     reply.payload.write_back(payload);
                 }

@@ -116,7 +116,7 @@ fn header_layout_matches_the_rust_mirror() {
         offset_of!(RawParms, md_length),
         offset_of!(RawParms, data_length),
         offset_of!(RawParms, buffer_length),
-        offset_of!(RawParms, reserved),
+        offset_of!(RawParms, exit_space),
         offset_of!(RawParms, exit_user_area),
         offset_of!(RawParms, object_name),
         offset_of!(RawParms, q_mgr_name),
@@ -204,6 +204,47 @@ fn c_exit_changes_the_mqmd_before_put() {
     assert_eq!(md, want);
     assert_eq!(&data[..], b"body");
     assert_eq!(pmo.options, 0x44);
+}
+
+#[test]
+fn a_c_send_exit_gets_the_exit_space_it_reserved_at_init() {
+    // MQ MQCXP ExitSpace: set by a send exit at MQXR_INIT; the room follows
+    // the data of every transmission buffer. No buffer_headroom configured.
+    let mut chain = chain_for(
+        rewrite_lib(),
+        "TrailerExit",
+        ExitPoint::Send,
+        "GW.TO.X",
+        "        data: \"-trailer\"\n",
+    );
+    assert_eq!(chain.exit_space(), 8);
+    let before = xmit_message("INBOX", "GATEWAY");
+    for _ in 0..2 {
+        let mut buf = BytesMut::from(&before[..]);
+        assert_eq!(chain.run_buffer(&mut buf), Verdict::Continue);
+        let mut want = before.clone();
+        want.extend_from_slice(b"-trailer");
+        assert_eq!(&buf[..], &want[..]);
+    }
+    // At a receive point ExitSpace is not honoured: no room, MQXCC_FAILED,
+    // policy close, the data unchanged.
+    let mut chain = chain_for(
+        rewrite_lib(),
+        "TrailerExit",
+        ExitPoint::Receive,
+        "TO.GW",
+        "        data: \"-trailer\"\n",
+    );
+    assert_eq!(chain.exit_space(), 0);
+    let mut buf = BytesMut::from(&before[..]);
+    assert!(matches!(
+        chain.run_buffer(&mut buf),
+        Verdict::CloseChannel {
+            failure: Some(ExitFailure::Reported { .. }),
+            ..
+        }
+    ));
+    assert_eq!(&buf[..], &before[..]);
 }
 
 #[test]

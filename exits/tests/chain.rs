@@ -544,3 +544,119 @@ fn chains_can_move_between_threads() {
     fn is_send<T: Send>() {}
     is_send::<ExitChain>();
 }
+
+/// A send exit that asks for `space` bytes of ExitSpace at MQXR_INIT (MQ:
+/// MQCXP ExitSpace), records the ExitSpace and buffer capacity it sees on
+/// each call, tries to change ExitSpace later (ignored) and appends `add`
+/// bytes of its exit data.
+struct Trailer {
+    space: u32,
+    seen: Arc<Mutex<Vec<(u32, usize, usize)>>>,
+}
+
+impl Exit for Trailer {
+    fn call(&mut self, ctx: &mut ExitContext<'_>, payload: Payload<'_>) -> ExitResponse {
+        match ctx.exit_reason {
+            ExitReason::Init => {
+                assert_eq!(ctx.exit_space, 0, "ExitSpace is 0 on input to MQXR_INIT");
+                ctx.exit_space = self.space;
+            }
+            _ => {
+                let (len, cap) = match &payload {
+                    Payload::Buffer(b) => (b.len(), b.capacity()),
+                    _ => (0, 0),
+                };
+                self.seen.lock().unwrap().push((ctx.exit_space, len, cap));
+                ctx.exit_space = 9999;
+                if let Payload::Buffer(b) = payload {
+                    b.extend_from_slice(ctx.exit_data.as_bytes());
+                }
+            }
+        }
+        ExitResponse::Ok
+    }
+}
+
+#[test]
+fn send_exits_reserve_exit_space_at_init_and_get_that_room_after_the_data() {
+    let seen: Arc<Mutex<Vec<(u32, usize, usize)>>> = Arc::default();
+    for isolation in [Isolation::Inline, Isolation::Thread] {
+        seen.lock().unwrap().clear();
+        let entry = |space: u32, data: &str| ChainEntry {
+            isolation,
+            ..ChainEntry::new(
+                format!("trailer-{space}"),
+                data,
+                Box::new(Trailer {
+                    space,
+                    seen: seen.clone(),
+                }),
+            )
+        };
+        let mut chain = ExitChain::start(
+            ExitPoint::Send,
+            "GW.TO.X",
+            "GW",
+            vec![entry(8, "12345678"), entry(4, "abcd")],
+        )
+        .unwrap();
+        // MQ: the MCA reserves the ExitSpace of every send exit in the chain.
+        assert_eq!(chain.exit_space(), 12, "{isolation:?}");
+        let mut buf = BytesMut::from(&b"payload"[..]);
+        assert_eq!(chain.run_buffer(&mut buf), Verdict::Continue);
+        assert_eq!(&buf[..], b"payload12345678abcd");
+        // A second buffer: ExitSpace is still what MQXR_INIT returned.
+        let mut buf = BytesMut::from(&b"p2"[..]);
+        assert_eq!(chain.run_buffer(&mut buf), Verdict::Continue);
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen.iter().map(|s| s.0).collect::<Vec<_>>(),
+            [8, 4, 8, 4],
+            "{isolation:?}"
+        );
+        if isolation == Isolation::Inline {
+            // The room follows the data: the first exit sees 7 bytes and
+            // capacity for at least 7 + 12 (no reallocation when it appends).
+            assert_eq!(seen[0].1, 7);
+            assert!(seen[0].2 >= 7 + 12, "{seen:?}");
+        }
+        assert_eq!(chain.exit_space(), 12);
+    }
+}
+
+#[test]
+fn exit_space_counts_only_for_send_exits_and_is_bounded() {
+    let seen: Arc<Mutex<Vec<(u32, usize, usize)>>> = Arc::default();
+    let trailer = |space: u32| {
+        Box::new(Trailer {
+            space,
+            seen: seen.clone(),
+        }) as Box<dyn Exit>
+    };
+    // A receive or message exit cannot reserve anything (MQ: ExitSpace is
+    // relevant only for a send exit).
+    for point in [ExitPoint::Receive, ExitPoint::Message] {
+        let chain = ExitChain::start(
+            point,
+            "TO.GW",
+            "GW",
+            vec![ChainEntry::new("t", "", trailer(64))],
+        )
+        .unwrap();
+        assert_eq!(chain.exit_space(), 0, "{point}");
+    }
+    // More than 16 MiB is refused at MQXR_INIT.
+    let err = ExitChain::start(
+        ExitPoint::Send,
+        "GW.TO.X",
+        "GW",
+        vec![ChainEntry::new("t", "", trailer((16 << 20) + 1))],
+    )
+    .err()
+    .expect("refused");
+    assert!(
+        err.to_string()
+            .contains("asked for an ExitSpace of 16777217 bytes"),
+        "{err}"
+    );
+}

@@ -1,19 +1,16 @@
 //! Applying received transmission messages to the queue manager: receive
-//! exits, MQXQH parse, resolution (spec: mq-structures.md §12, devices per
-//! seed 001) and the undelivered rule. Runs on a blocking thread: exits and
-//! store commits may take time.
+//! exits, MQXQH parse, message exits, resolution (spec: mq-structures.md
+//! §12, devices per seed 001) and the undelivered rule. Runs on a blocking
+//! thread: exits and store commits may take time.
 
 use super::xmit;
 use crate::config::UndeliveredRule;
-use crate::qmgr::{PutOptions, QueueManager, SealedUow};
+use crate::qmgr::{DeadLetter, PutOptions, QueueManager, SealedUow};
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::xqh::XQH_LENGTH;
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use mqgate_exits::{ExitChain, Verdict};
 use std::sync::Arc;
-
-/// MQRC_API_EXIT_ERROR: a receive exit failed and asked to close the channel.
-const API_EXIT_ERROR: Mqrc = Mqrc(2374);
 
 /// Why a batch (or fast-path message) was not applied. Nothing of it was committed.
 #[derive(Debug)]
@@ -35,7 +32,44 @@ pub struct Applier {
     qm: Arc<QueueManager>,
     channel: String,
     rule: UndeliveredRule,
+    /// Receive exits: on the raw transmission message.
     chain: Option<ExitChain>,
+    /// Message exits: on the transmission message once its MQXQH parsed.
+    message: Option<ExitChain>,
+}
+
+/// What a chain's verdict does to one message at a receiver channel point.
+enum Outcome {
+    Continue,
+    /// Dead-letter it with this reason and text, whatever the rule.
+    Suppressed(Mqrc, String),
+}
+
+/// The verdict of `what` (`receive exit`, `message exit`) as what happens to
+/// the message; `CloseChannel` closes the channel with 2374
+/// MQRC_API_EXIT_ERROR (the batch is not committed).
+fn outcome(verdict: Verdict, what: &str) -> Result<Outcome, ApplyError> {
+    match verdict {
+        Verdict::Continue => Ok(Outcome::Continue),
+        Verdict::Suppress { reason, exit, .. } | Verdict::FailCall { reason, exit, .. } => Ok(
+            Outcome::Suppressed(reason, format!("{what} {exit} suppressed the message")),
+        ),
+        Verdict::CloseChannel { exit, failure } => {
+            let detail = failure.map(|f| f.to_string()).unwrap_or_default();
+            Err(ApplyError::Close {
+                reason: Mqrc::API_EXIT_ERROR,
+                text: format!("{what} {exit} closed the channel {detail}"),
+            })
+        }
+    }
+}
+
+/// Where an undeliverable message was going and under which unit of work.
+struct Undeliverable<'a> {
+    msg: DeadLetter<'a>,
+    uow: Option<u64>,
+    /// Dead-letter it whatever the undelivered rule.
+    force_dlq: bool,
 }
 
 fn close(e: crate::qmgr::QmError) -> ApplyError {
@@ -85,7 +119,16 @@ impl Applier {
             channel: channel.to_string(),
             rule,
             chain,
+            message: None,
         }
+    }
+
+    /// Adds the channel's message exit chain (already started): it runs on
+    /// each transmission message after its MQXQH parsed, before it is
+    /// resolved and put (docs/exits.md "Where each point runs").
+    pub fn with_message_exits(mut self, chain: Option<ExitChain>) -> Self {
+        self.message = chain;
+        self
     }
 
     /// Applies consecutive batches in one unit of work and commits them
@@ -142,9 +185,12 @@ impl Applier {
         }
     }
 
-    /// Ends the receive exit chain (MQXR_TERM).
+    /// Ends the receive and message exit chains (MQXR_TERM).
     pub fn terminate(&mut self) {
-        if let Some(mut c) = self.chain.take() {
+        for mut c in [self.chain.take(), self.message.take()]
+            .into_iter()
+            .flatten()
+        {
             for (exit, failure) in c.terminate() {
                 tracing::warn!(channel = %self.channel, %exit, %failure, "exit failed at MQXR_TERM");
             }
@@ -166,47 +212,59 @@ impl Applier {
     ) -> Result<Placed, ApplyError> {
         let mut buf = BytesMut::from(&raw[..]);
         let mut suppressed = None;
-        if let Some(chain) = self.chain.as_mut() {
-            match chain.run_buffer(&mut buf) {
-                Verdict::Continue => {}
-                Verdict::Suppress { reason, exit, .. } | Verdict::FailCall { reason, exit, .. } => {
-                    suppressed = Some((
-                        reason,
-                        format!("receive exit {exit} suppressed the message"),
-                    ));
-                }
-                Verdict::CloseChannel { exit, failure } => {
-                    let detail = failure.map(|f| f.to_string()).unwrap_or_default();
-                    return Err(ApplyError::Close {
-                        reason: API_EXIT_ERROR,
-                        text: format!("receive exit {exit} closed the channel {detail}"),
-                    });
-                }
-            }
+        if let Some(chain) = self.chain.as_mut()
+            && let Outcome::Suppressed(reason, text) =
+                outcome(chain.run_buffer(&mut buf), "receive exit")?
+        {
+            suppressed = Some((reason, text));
+        }
+        if suppressed.is_none()
+            && let Some(chain) = self.message.as_mut()
+            && xmit::parse(&buf).is_ok()
+            && let Outcome::Suppressed(reason, text) =
+                outcome(chain.run_buffer(&mut buf), "message exit")?
+        {
+            suppressed = Some((reason, text));
         }
         let buf = buf.freeze();
         let (xqh, cs) = match xmit::parse(&buf) {
             Ok(v) => v,
             Err(e) => {
                 let text = format!("not a transmission message: {e}");
-                return self.undelivered(
-                    e.mqrc(),
-                    text,
-                    &Mqmd::default(),
-                    Charset::Ascii,
-                    &buf,
-                    ("", ""),
+                let md = Mqmd::default();
+                let u = Undeliverable {
+                    msg: DeadLetter {
+                        md: &md,
+                        charset: Charset::Ascii,
+                        data: &buf,
+                        reason: e.mqrc(),
+                        dest_q: "",
+                        dest_q_mgr: "",
+                    },
                     uow,
                     force_dlq,
-                );
+                };
+                return self.undelivered(&u, text);
             }
         };
         let rq = xqh.remote_q_name.text(cs);
         let rqm = xqh.remote_q_mgr_name.text(cs);
         let md = xqh.msg_desc;
         let data = buf.slice(XQH_LENGTH..);
+        let undeliverable = |reason: Mqrc, force_dlq: bool| Undeliverable {
+            msg: DeadLetter {
+                md: &md,
+                charset: cs,
+                data: &data,
+                reason,
+                dest_q: &rq,
+                dest_q_mgr: &rqm,
+            },
+            uow,
+            force_dlq,
+        };
         if let Some((reason, text)) = suppressed {
-            return self.undelivered(reason, text, &md, cs, &data, (&rq, &rqm), uow, true);
+            return self.undelivered(&undeliverable(reason, true), text);
         }
         let opts = PutOptions {
             uow,
@@ -222,36 +280,29 @@ impl Applier {
             }
             Err(e) => {
                 let text = format!("no destination for {rq} at {rqm}: {}", e.message);
-                self.undelivered(e.mqrc, text, &md, cs, &data, (&rq, &rqm), uow, force_dlq)
+                self.undelivered(&undeliverable(e.mqrc, force_dlq), text)
             }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn undelivered(
-        &self,
-        reason: Mqrc,
-        text: String,
-        md: &Mqmd,
-        cs: Charset,
-        data: &[u8],
-        (rq, rqm): (&str, &str),
-        uow: Option<u64>,
-        force_dlq: bool,
-    ) -> Result<Placed, ApplyError> {
-        tracing::warn!(channel = %self.channel, reason = reason.0,
-            msg_id = %hex::encode_upper(md.msg_id),
-            correl_id = %hex::encode_upper(md.correl_id),
-            dest_q = %rq, dest_q_mgr = %rqm, %text, "message undelivered");
-        if self.rule == UndeliveredRule::Retry && !force_dlq {
+    /// Applies the undelivered rule to `u`: `retry` (and not forced) hands
+    /// the reason back, otherwise the message goes to the dead-letter queue
+    /// with PutApplName = the channel name, in `u`'s unit of work.
+    fn undelivered(&self, u: &Undeliverable<'_>, text: String) -> Result<Placed, ApplyError> {
+        let m = &u.msg;
+        tracing::warn!(channel = %self.channel, reason = m.reason.0,
+            msg_id = %hex::encode_upper(m.md.msg_id),
+            correl_id = %hex::encode_upper(m.md.correl_id),
+            dest_q = %m.dest_q, dest_q_mgr = %m.dest_q_mgr, %text, "message undelivered");
+        if self.rule == UndeliveredRule::Retry && !u.force_dlq {
             return Err(ApplyError::Undelivered {
                 index: 0,
-                reason,
+                reason: m.reason,
                 text,
             });
         }
         self.qm
-            .dead_letter_as(md, cs, data, reason, rq, rqm, &self.channel, uow)
+            .dead_letter_as(m, &self.channel, u.uow)
             .map_err(|e| ApplyError::Close {
                 reason: e.mqrc,
                 text: format!("{text}; and it cannot be dead-lettered: {}", e.message),

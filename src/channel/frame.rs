@@ -6,6 +6,7 @@
 //! allocating. Integers in payloads are big-endian; strings are a 2-byte length
 //! and UTF-8 text.
 
+use crate::config::ChannelLimits;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use mqgate_codecs::mq::Mqrc;
 use std::fmt;
@@ -43,9 +44,7 @@ pub struct Hello {
     /// The queue manager the sender expects to reach; empty = any.
     pub receiving_q_mgr: String,
     /// Offered batch size, message length (bytes) and heartbeat (ms).
-    pub batch_size: u32,
-    pub max_msg_length: u32,
-    pub heartbeat_ms: u32,
+    pub limits: ChannelLimits,
     /// The last batch sequence number the sender saw confirmed (0 = none).
     pub last_confirmed_seq: u64,
 }
@@ -53,12 +52,12 @@ pub struct Hello {
 /// The receiver's answer: the agreed values and its last committed batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HelloAck {
+    /// The agreed protocol version (the lower of both sides').
     pub version: u16,
     /// The receiving queue manager's name.
     pub receiving_q_mgr: String,
-    pub batch_size: u32,
-    pub max_msg_length: u32,
-    pub heartbeat_ms: u32,
+    /// The agreed batch size, message length (bytes) and heartbeat (ms).
+    pub limits: ChannelLimits,
     /// Sequence number of the last batch the receiver committed on this
     /// channel (0 = none); the next batch must carry this + 1.
     pub last_committed_seq: u64,
@@ -126,7 +125,7 @@ impl FrameError {
     /// The MQRC reason sent in the CLOSE frame.
     pub fn mqrc(&self) -> Mqrc {
         match self {
-            FrameError::Oversize { .. } => reason::MSG_TOO_BIG_FOR_CHANNEL,
+            FrameError::Oversize { .. } => Mqrc::MSG_TOO_BIG_FOR_CHANNEL,
             FrameError::Malformed { .. } => Mqrc::HEADER_ERROR,
             FrameError::Io(_) => Mqrc::CONNECTION_BROKEN,
         }
@@ -156,23 +155,6 @@ impl From<std::io::Error> for FrameError {
     fn from(e: std::io::Error) -> Self {
         FrameError::Io(e)
     }
-}
-
-/// The MQRC reasons the channel sends in CLOSE frames (docs/channel-protocol.md).
-pub mod reason {
-    use mqgate_codecs::mq::Mqrc;
-    /// The peer is not in `allowed_peers`.
-    pub const SECURITY_ERROR: Mqrc = Mqrc::SECURITY_ERROR;
-    /// A frame's length field exceeds the agreed maximum.
-    pub const MSG_TOO_BIG_FOR_CHANNEL: Mqrc = Mqrc::MSG_TOO_BIG_FOR_CHANNEL;
-    /// The handshake does not match the channel definition.
-    pub const CHANNEL_CONFIG_ERROR: Mqrc = Mqrc::CHANNEL_CONFIG_ERROR;
-    /// No channel of that name.
-    pub const UNKNOWN_CHANNEL_NAME: Mqrc = Mqrc::UNKNOWN_CHANNEL_NAME;
-    /// The channel is stopped (MQRC_CHANNEL_STOPPED_BY_USER).
-    pub const CHANNEL_STOPPED: Mqrc = Mqrc::CHANNEL_STOPPED_BY_USER;
-    /// The gateway is stopping.
-    pub const CONNECTION_QUIESCING: Mqrc = Mqrc::CONNECTION_QUIESCING;
 }
 
 /// The frame codec. The maximum frame length starts at
@@ -250,6 +232,15 @@ impl<'a> Reader<'a> {
             e
         })
     }
+    /// Batch size, max message length and heartbeat interval, in that order
+    /// (HELLO and HELLO_ACK).
+    fn limits(&mut self) -> Result<ChannelLimits, FrameError> {
+        Ok(ChannelLimits {
+            batch_size: self.u32("batch size")?,
+            max_msg_length: self.u32("max message length")?,
+            heartbeat_ms: self.u32("heartbeat interval")?,
+        })
+    }
     fn end(&self) -> Result<(), FrameError> {
         if self.pos != self.buf.len() {
             return Err(self.bad(format!(
@@ -289,9 +280,7 @@ fn parse_payload(kind_byte: u8, payload: Bytes) -> Result<Frame, FrameError> {
     let frame = match kind_byte {
         kind::HELLO => {
             let version = r.u16("version")?;
-            let batch_size = r.u32("batch size")?;
-            let max_msg_length = r.u32("max message length")?;
-            let heartbeat_ms = r.u32("heartbeat interval")?;
+            let limits = r.limits()?;
             let last_confirmed_seq = r.u64("last confirmed sequence number")?;
             let channel = r.string("channel name", 20)?;
             let sending_q_mgr = r.string("sending queue manager name", 48)?;
@@ -301,25 +290,19 @@ fn parse_payload(kind_byte: u8, payload: Bytes) -> Result<Frame, FrameError> {
                 channel,
                 sending_q_mgr,
                 receiving_q_mgr,
-                batch_size,
-                max_msg_length,
-                heartbeat_ms,
+                limits,
                 last_confirmed_seq,
             })
         }
         kind::HELLO_ACK => {
             let version = r.u16("version")?;
-            let batch_size = r.u32("batch size")?;
-            let max_msg_length = r.u32("max message length")?;
-            let heartbeat_ms = r.u32("heartbeat interval")?;
+            let limits = r.limits()?;
             let last_committed_seq = r.u64("last committed sequence number")?;
             let receiving_q_mgr = r.string("receiving queue manager name", 48)?;
             Frame::HelloAck(HelloAck {
                 version,
                 receiving_q_mgr,
-                batch_size,
-                max_msg_length,
-                heartbeat_ms,
+                limits,
                 last_committed_seq,
             })
         }
@@ -404,6 +387,12 @@ fn put_string(out: &mut BytesMut, s: &str) {
     out.put_slice(&b[..n]);
 }
 
+fn put_limits(out: &mut BytesMut, l: &ChannelLimits) {
+    out.put_u32(l.batch_size);
+    out.put_u32(l.max_msg_length);
+    out.put_u32(l.heartbeat_ms);
+}
+
 impl Encoder<Frame> for FrameCodec {
     type Error = FrameError;
 
@@ -414,9 +403,7 @@ impl Encoder<Frame> for FrameCodec {
             Frame::Hello(h) => {
                 dst.put_u8(kind::HELLO);
                 dst.put_u16(h.version);
-                dst.put_u32(h.batch_size);
-                dst.put_u32(h.max_msg_length);
-                dst.put_u32(h.heartbeat_ms);
+                put_limits(dst, &h.limits);
                 dst.put_u64(h.last_confirmed_seq);
                 put_string(dst, &h.channel);
                 put_string(dst, &h.sending_q_mgr);
@@ -425,9 +412,7 @@ impl Encoder<Frame> for FrameCodec {
             Frame::HelloAck(h) => {
                 dst.put_u8(kind::HELLO_ACK);
                 dst.put_u16(h.version);
-                dst.put_u32(h.batch_size);
-                dst.put_u32(h.max_msg_length);
-                dst.put_u32(h.heartbeat_ms);
+                put_limits(dst, &h.limits);
                 dst.put_u64(h.last_committed_seq);
                 put_string(dst, &h.receiving_q_mgr);
             }
@@ -487,17 +472,21 @@ mod tests {
             channel: "TO.MQGATE".into(),
             sending_q_mgr: "QM1".into(),
             receiving_q_mgr: "MQGATE".into(),
-            batch_size: 50,
-            max_msg_length: 4 * 1024 * 1024,
-            heartbeat_ms: 30_000,
+            limits: ChannelLimits {
+                batch_size: 50,
+                max_msg_length: 4 * 1024 * 1024,
+                heartbeat_ms: 30_000,
+            },
             last_confirmed_seq: 7,
         }));
         round_trip(Frame::HelloAck(HelloAck {
             version: 1,
             receiving_q_mgr: "MQGATE".into(),
-            batch_size: 10,
-            max_msg_length: 1000,
-            heartbeat_ms: 0,
+            limits: ChannelLimits {
+                batch_size: 10,
+                max_msg_length: 1000,
+                heartbeat_ms: 0,
+            },
             last_committed_seq: 8,
         }));
         round_trip(Frame::Message {
@@ -508,7 +497,7 @@ mod tests {
         round_trip(Frame::Confirm { seq: 9 });
         round_trip(Frame::Heartbeat);
         round_trip(Frame::Close {
-            reason: 2540,
+            reason: Mqrc::UNKNOWN_CHANNEL_NAME.0,
             text: "unknown channel".into(),
         });
     }
@@ -528,6 +517,7 @@ mod tests {
         let mut codec = FrameCodec::default();
         let mut buf = BytesMut::from(&[0x7F, 0xFF, 0xFF, 0xFF, 0x03][..]);
         let e = codec.decode(&mut buf).unwrap_err();
+        // docs/channel-protocol.md "Frames": 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL.
         assert_eq!(e.mqrc(), Mqrc(2218));
         assert!(e.to_string().contains("2147483647"), "{e}");
     }

@@ -5,8 +5,10 @@
 
 use super::frame::FLAG_FAST;
 use super::{Frame, FrameCodec, FrameError, Hello, HelloAck};
+use crate::config::ChannelLimits;
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
+use mqgate_codecs::mq::Mqrc;
 use std::collections::VecDeque;
 use std::fmt;
 use std::net::SocketAddr;
@@ -25,12 +27,27 @@ pub enum SendError {
     Protocol(String),
     /// A message is longer than the agreed maximum (2218).
     TooBig { length: usize, max: u32 },
+    /// This side closed the channel with an MQRC reason (an exit asked for
+    /// it, or a message could not be dead-lettered).
+    Closed { reason: Mqrc, text: String },
 }
 
 impl SendError {
     /// True when reconnecting and resending may succeed.
     pub fn is_transient(&self) -> bool {
         matches!(self, SendError::Connection(_))
+    }
+
+    /// The MQRC reason shown in the channel status: the receiver's or this
+    /// side's close reason, 2218 for a message too long, else 2009
+    /// MQRC_CONNECTION_BROKEN.
+    pub fn mqrc(&self) -> Mqrc {
+        match self {
+            SendError::Refused { reason, .. } => Mqrc(*reason),
+            SendError::TooBig { .. } => Mqrc::MSG_TOO_BIG_FOR_CHANNEL,
+            SendError::Closed { reason, .. } => *reason,
+            SendError::Connection(_) | SendError::Protocol(_) => Mqrc::CONNECTION_BROKEN,
+        }
     }
 }
 
@@ -49,6 +66,12 @@ impl fmt::Display for SendError {
             SendError::TooBig { length, max } => write!(
                 f,
                 "message of {length} bytes exceeds the channel's agreed maximum of {max} bytes (2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL)"
+            ),
+            SendError::Closed { reason, text } => write!(
+                f,
+                "the channel was closed by this side: {} {}: {text}",
+                reason.0,
+                reason.name()
             ),
         }
     }
@@ -81,15 +104,18 @@ pub const PIPELINE_BATCHES: usize = 32;
 /// Bytes of frames a sender buffers before it writes them to the socket.
 const WRITE_BUFFER: usize = 256 * 1024;
 
-/// What the sender offers in its HELLO.
+/// What the sender offers in its HELLO (docs/channel-protocol.md "Handshake").
 #[derive(Clone, Debug)]
 pub struct Offer {
+    /// The channel name (20 characters at most).
     pub channel: String,
+    /// This side's queue manager name (may be empty).
     pub sending_q_mgr: String,
+    /// The queue manager expected at the other end; empty = any.
     pub receiving_q_mgr: String,
-    pub batch_size: u32,
-    pub max_msg_length: u32,
-    pub heartbeat_ms: u32,
+    /// The batch size, message length and heartbeat offered.
+    pub limits: ChannelLimits,
+    /// The last batch sequence number seen confirmed on this channel (0 = none).
     pub last_confirmed_seq: u64,
 }
 
@@ -110,9 +136,7 @@ impl SenderConn {
             channel: offer.channel.clone(),
             sending_q_mgr: offer.sending_q_mgr.clone(),
             receiving_q_mgr: offer.receiving_q_mgr.clone(),
-            batch_size: offer.batch_size,
-            max_msg_length: offer.max_msg_length,
-            heartbeat_ms: offer.heartbeat_ms,
+            limits: offer.limits,
             last_confirmed_seq: offer.last_confirmed_seq,
         }))
         .await
@@ -152,10 +176,10 @@ impl SenderConn {
     }
 
     fn check_len(&self, m: &Bytes) -> Result<(), SendError> {
-        if m.len() > self.agreed.max_msg_length as usize {
+        if m.len() > self.agreed.limits.max_msg_length as usize {
             return Err(SendError::TooBig {
                 length: m.len(),
-                max: self.agreed.max_msg_length,
+                max: self.agreed.limits.max_msg_length,
             });
         }
         Ok(())
@@ -181,11 +205,11 @@ impl SenderConn {
     /// Errors: more messages than the batch size or a message longer than the
     /// agreed maximum (nothing is sent), or the connection failed.
     pub async fn start_batch(&mut self, msgs: &[Bytes]) -> Result<u64, SendError> {
-        if msgs.len() > self.agreed.batch_size as usize {
+        if msgs.len() > self.agreed.limits.batch_size as usize {
             return Err(SendError::Protocol(format!(
                 "{} messages exceed the agreed batch size {}",
                 msgs.len(),
-                self.agreed.batch_size
+                self.agreed.limits.batch_size
             )));
         }
         for m in msgs {
@@ -286,6 +310,20 @@ impl SenderConn {
                 "the receiver closed the connection".into(),
             )),
         }
+    }
+
+    /// Closes the channel with `reason` and `text` (a CLOSE frame) without
+    /// waiting for an answer: batches not confirmed are then not committed
+    /// as far as this side knows (resynchronise after reconnecting).
+    pub async fn abort(mut self, reason: Mqrc, text: &str) {
+        let _ = self
+            .conn
+            .send(Frame::Close {
+                reason: reason.0,
+                text: text.to_string(),
+            })
+            .await;
+        let _ = self.conn.close().await;
     }
 
     /// Orderly close: sends CLOSE (reason 0) and waits for the receiver's

@@ -14,13 +14,20 @@
 //! transaction that removes the messages. After a restart, a stored batch
 //! the receiver reports committed is removed from the transmission queue
 //! instead of being sent again.
+//!
+//! Each message taken from the transmission queue passes the channel's
+//! message and send exits first ([`super::transmit`]); one they refuse, or
+//! one too long for the channel, is dead-lettered in the batch's unit of work
+//! (committed with it) and the rest are sent.
 
 use super::sender::{Offer, SendError, SenderConn};
+use super::transmit::{self, SenderExits, Transmit};
 use super::{ChannelState, StatusBoard};
 use crate::config::SenderChannelDef;
-use crate::qmgr::{GetMode, QueueManager, Selector};
+use crate::qmgr::{GetMode, QmError, QueueManager, Selector};
 use bytes::Bytes;
 use mqgate_codecs::mq::Mqrc;
+use mqgate_exits::ExitsConfig;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -30,9 +37,17 @@ pub struct SenderChannel {
     qm: Arc<QueueManager>,
     board: Arc<StatusBoard>,
     def: SenderChannelDef,
+    /// The gateway's `exits:` section: the channel's message and send exits.
+    exits: ExitsConfig,
     /// (sequence number, unit of work) of a batch sent but not seen confirmed.
     in_flight: Option<(u64, u64)>,
     last_confirmed: u64,
+}
+
+/// A message taken from the transmission queue for the next batch.
+struct Taken {
+    msg_id: [u8; 24],
+    data: Bytes,
 }
 
 impl SenderChannel {
@@ -43,9 +58,21 @@ impl SenderChannel {
             qm,
             board,
             def,
+            exits: ExitsConfig::default(),
             in_flight: None,
             last_confirmed: 0,
         }
+    }
+
+    /// Runs the message exits (`exits.global.message`, then
+    /// `exits.channels.NAME.message`) and the send exits (`global.send`, then
+    /// `channels.NAME.send`) of the gateway's `exits:` section on each
+    /// transmission message before it is sent; the chains start (MQXR_INIT)
+    /// when a connection is made and end (MQXR_TERM) when it ends
+    /// (docs/exits.md "Where each point runs").
+    pub fn with_exits(mut self, exits: &ExitsConfig) -> Self {
+        self.exits = exits.clone();
+        self
     }
 
     fn offer(&self) -> Offer {
@@ -53,9 +80,7 @@ impl SenderChannel {
             channel: self.def.name.clone(),
             sending_q_mgr: self.qm.name().to_string(),
             receiving_q_mgr: String::new(),
-            batch_size: self.def.batch_size,
-            max_msg_length: self.def.max_msg_length,
-            heartbeat_ms: self.def.heartbeat_ms,
+            limits: self.def.limits,
             last_confirmed_seq: self.last_confirmed,
         }
     }
@@ -168,24 +193,38 @@ impl SenderChannel {
                             self.last_confirmed = seq;
                         }
                     }
-                    tracing::info!(channel = %self.def.name, peer = %self.def.connect,
-                        last_committed_seq = conn.agreed.last_committed_seq, "sender channel running");
-                    self.show(ChannelState::Running, 0, String::new());
-                    match self.pump(&mut conn, &mut stop).await {
-                        Ok(()) => {
-                            let _ = conn.close("the gateway is stopping").await;
-                            break;
+                    match self.start_exits(conn.agreed.limits.max_msg_length).await {
+                        Err(e) => {
+                            if let SendError::Closed { reason, text } = &e {
+                                conn.abort(*reason, text).await;
+                            }
+                            e
                         }
-                        Err(e) => e,
+                        Ok(mut exits) => {
+                            tracing::info!(channel = %self.def.name, peer = %self.def.connect,
+                                last_committed_seq = conn.agreed.last_committed_seq, "sender channel running");
+                            self.show(ChannelState::Running, 0, String::new());
+                            let pumped = self.pump(&mut conn, &mut exits, &mut stop).await;
+                            // MQXR_TERM may call into external exits: off the async threads.
+                            let _ = tokio::task::spawn_blocking(move || exits.terminate()).await;
+                            match pumped {
+                                Ok(()) => {
+                                    let _ = conn.close("the gateway is stopping").await;
+                                    break;
+                                }
+                                Err(e) => {
+                                    if let SendError::Closed { reason, text } = &e {
+                                        conn.abort(*reason, text).await;
+                                    }
+                                    e
+                                }
+                            }
+                        }
                     }
                 }
                 Err(e) => e,
             };
-            let reason = match &failure {
-                SendError::Refused { reason, .. } => *reason,
-                SendError::TooBig { .. } => 2218,
-                _ => Mqrc::CONNECTION_BROKEN.0,
-            };
+            let reason = failure.mqrc().0;
             tracing::warn!(channel = %self.def.name, error = %failure,
                 retry_in_ms = backoff.as_millis() as u64, "sender channel retrying");
             self.show(ChannelState::Retrying, reason, failure.to_string());
@@ -200,20 +239,38 @@ impl SenderChannel {
         self.show(ChannelState::Inactive, 0, String::new());
     }
 
+    /// Starts the channel's exit chains for a connection that agreed
+    /// `max_msg_length`. Errors: a chain does not start, or its exit space
+    /// leaves too little room (2539 MQRC_CHANNEL_CONFIG_ERROR).
+    async fn start_exits(&self, max_msg_length: u32) -> Result<SenderExits, SendError> {
+        let exits = self.exits.clone();
+        let name = self.def.name.clone();
+        let q_mgr = self.qm.name().to_string();
+        let started = tokio::task::spawn_blocking(move || {
+            let e = SenderExits::start(&exits, &name, &q_mgr)?;
+            e.check_room(max_msg_length).map(|()| e)
+        })
+        .await
+        .map_err(|e| SendError::Protocol(format!("exit start task failed: {e}")))?;
+        started.map_err(|text| SendError::Closed {
+            reason: Mqrc::CHANNEL_CONFIG_ERROR,
+            text,
+        })
+    }
+
     async fn pump(
         &mut self,
         conn: &mut SenderConn,
+        exits: &mut SenderExits,
         stop: &mut watch::Receiver<bool>,
     ) -> Result<(), SendError> {
         let xmitq = self.def.xmit_queue.clone();
-        let batch_size = conn.agreed.batch_size.max(1) as usize;
-        let wait = Duration::from_millis(match conn.agreed.heartbeat_ms {
+        let batch_size = conn.agreed.limits.batch_size.max(1) as usize;
+        let wait = Duration::from_millis(match conn.agreed.limits.heartbeat_ms {
             0 => 1000,
             hb => hb as u64,
         });
-        let internal = |e: crate::qmgr::QmError| {
-            SendError::Protocol(format!("transmission queue {xmitq}: {e}"))
-        };
+        let internal = |e: QmError| SendError::Protocol(format!("transmission queue {xmitq}: {e}"));
         loop {
             let uow = self.qm.begin_uow(None, None).map_err(internal)?;
             let mode = GetMode::Destructive { uow: Some(uow) };
@@ -224,12 +281,15 @@ impl SenderChannel {
                     return Ok(());
                 }
             };
-            let (first_id, mut msgs): ([u8; 24], Vec<Bytes>) = match first {
-                Ok(m) => (m.md.msg_id, vec![m.data]),
+            let mut taken = match first {
+                Ok(m) => vec![Taken {
+                    msg_id: m.md.msg_id,
+                    data: m.data,
+                }],
                 Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {
                     let _ = self.qm.backout(uow);
                     self.show(ChannelState::Running, 0, String::new());
-                    if conn.agreed.heartbeat_ms > 0 {
+                    if conn.agreed.limits.heartbeat_ms > 0 {
                         conn.heartbeat().await?;
                     }
                     continue;
@@ -239,16 +299,39 @@ impl SenderChannel {
                     return Err(internal(e));
                 }
             };
-            let mut record = conn.next_seq().to_be_bytes().to_vec();
-            record.extend_from_slice(&first_id);
-            while msgs.len() < batch_size {
+            while taken.len() < batch_size {
                 match self.qm.get(&xmitq, &Selector::default(), mode) {
-                    Ok(m) => {
-                        record.extend_from_slice(&m.md.msg_id);
-                        msgs.push(m.data);
-                    }
+                    Ok(m) => taken.push(Taken {
+                        msg_id: m.md.msg_id,
+                        data: m.data,
+                    }),
                     Err(_) => break,
                 }
+            }
+            let max = conn.agreed.limits.max_msg_length as usize;
+            let sendable = match self.through_exits(exits, taken, max, uow).await {
+                Ok(s) => s,
+                Err(e) => {
+                    // Nothing sent: every message returns to the transmission queue.
+                    let _ = self.qm.backout(uow);
+                    return Err(e);
+                }
+            };
+            if sendable.is_empty() {
+                // Every message was dead-lettered: commit that, send nothing.
+                let qm = Arc::clone(&self.qm);
+                tokio::task::spawn_blocking(move || qm.commit(uow))
+                    .await
+                    .map_err(|e| SendError::Protocol(e.to_string()))?
+                    .map_err(internal)?;
+                self.show(ChannelState::Running, 0, String::new());
+                continue;
+            }
+            let mut record = conn.next_seq().to_be_bytes().to_vec();
+            let mut msgs = Vec::with_capacity(sendable.len());
+            for t in sendable {
+                record.extend_from_slice(&t.msg_id);
+                msgs.push(t.data);
             }
             self.in_flight = Some((conn.next_seq(), uow));
             let qm = Arc::clone(&self.qm);
@@ -264,5 +347,76 @@ impl SenderChannel {
             self.board.update(&self.def.name, |s| s.messages += n);
             self.show(ChannelState::Running, 0, String::new());
         }
+    }
+
+    /// Runs the exits on the messages of one batch (on the blocking pool
+    /// when there are exits) and dead-letters, under `uow`, those they
+    /// refuse or that are too long for the channel; returns the messages to
+    /// send, in order. Errors: an exit closed the channel, or a message could
+    /// not be dead-lettered (then it stays on the transmission queue).
+    async fn through_exits(
+        &self,
+        exits: &mut SenderExits,
+        taken: Vec<Taken>,
+        max_msg_length: usize,
+        uow: u64,
+    ) -> Result<Vec<Taken>, SendError> {
+        let outcomes: Vec<(Taken, Transmit)> = if exits.is_empty() {
+            taken
+                .into_iter()
+                .map(|t| {
+                    let out = exits.transmit(t.data.clone(), max_msg_length);
+                    (t, out)
+                })
+                .collect()
+        } else {
+            let mut owned =
+                std::mem::replace(exits, SenderExits::from_chains(&self.def.name, None, None));
+            let (back, outcomes) = tokio::task::spawn_blocking(move || {
+                let outcomes = taken
+                    .into_iter()
+                    .map(|t| {
+                        let out = owned.transmit(t.data.clone(), max_msg_length);
+                        (t, out)
+                    })
+                    .collect::<Vec<_>>();
+                (owned, outcomes)
+            })
+            .await
+            .map_err(|e| SendError::Protocol(format!("exit task failed: {e}")))?;
+            *exits = back;
+            outcomes
+        };
+        let mut sendable = Vec::with_capacity(outcomes.len());
+        for (t, out) in outcomes {
+            match out {
+                Transmit::Send(data) => sendable.push(Taken {
+                    msg_id: t.msg_id,
+                    data,
+                }),
+                Transmit::DeadLetter {
+                    reason,
+                    text,
+                    buffer,
+                } => {
+                    tracing::warn!(channel = %self.def.name, reason = reason.0,
+                        msg_id = %hex::encode_upper(t.msg_id), %text,
+                        "message not sent; it goes to the dead-letter queue");
+                    transmit::dead_letter(&self.qm, &self.def.name, &buffer, reason, uow).map_err(
+                        |e| SendError::Closed {
+                            reason: e.mqrc,
+                            text: format!(
+                                "{text}; and it cannot be dead-lettered: {}; it stays on the transmission queue",
+                                e.message
+                            ),
+                        },
+                    )?;
+                }
+                Transmit::Close { reason, text } => {
+                    return Err(SendError::Closed { reason, text });
+                }
+            }
+        }
+        Ok(sendable)
     }
 }

@@ -8,7 +8,7 @@ use crate::channel::StatusBoard;
 use crate::channel::receiver::Receivers;
 use crate::channel::sender::{Offer, PIPELINE_BATCHES, SenderConn};
 use crate::channel::xmit;
-use crate::config::{ChannelDef, Config, default_channels};
+use crate::config::{ChannelDef, ChannelLimits, Config, default_channels};
 use crate::qmgr::QueueManager;
 use crate::store::redb::RedbStore;
 use bytes::Bytes;
@@ -169,9 +169,11 @@ async fn mqgate_scenario(
         channel: "TO.MQGATE".into(),
         sending_q_mgr: "BENCH".into(),
         receiving_q_mgr: String::new(),
-        batch_size: batch as u32,
-        max_msg_length: 4 * 1024 * 1024,
-        heartbeat_ms: 0,
+        limits: ChannelLimits {
+            batch_size: batch as u32,
+            max_msg_length: 4 * 1024 * 1024,
+            heartbeat_ms: 0,
+        },
         last_confirmed_seq: 0,
     };
     let mut conn = SenderConn::connect(addr, &offer)

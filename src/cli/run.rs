@@ -151,7 +151,8 @@ async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), 
     tokio::spawn(receivers.serve(channel_listener, stop_rx.clone()));
     for c in &config.channels {
         if let ChannelDef::Sender(def) = c {
-            let task = SenderChannel::new(Arc::clone(&qm), Arc::clone(&board), def.clone());
+            let task = SenderChannel::new(Arc::clone(&qm), Arc::clone(&board), def.clone())
+                .with_exits(&config.exits);
             tokio::spawn(task.run(stop_rx.clone()));
         }
     }

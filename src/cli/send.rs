@@ -4,7 +4,7 @@
 
 use crate::channel::sender::{Offer, PIPELINE_BATCHES, SendError, SenderConn};
 use crate::channel::xmit;
-use crate::config::{DEFAULT_BATCH_SIZE, DEFAULT_CHANNEL_MAX_MSG_LENGTH};
+use crate::config::{ChannelLimits, DEFAULT_BATCH_SIZE, DEFAULT_CHANNEL_MAX_MSG_LENGTH};
 use bytes::Bytes;
 use clap::Args;
 use mqgate_codecs::mq::constants::per;
@@ -121,9 +121,11 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
         channel: args.channel.clone(),
         sending_q_mgr: args.sending_qmgr.clone(),
         receiving_q_mgr: String::new(),
-        batch_size: args.batch.max(1),
-        max_msg_length: DEFAULT_CHANNEL_MAX_MSG_LENGTH,
-        heartbeat_ms: 0,
+        limits: ChannelLimits {
+            batch_size: args.batch.max(1),
+            max_msg_length: DEFAULT_CHANNEL_MAX_MSG_LENGTH,
+            heartbeat_ms: 0,
+        },
         last_confirmed_seq: 0,
     };
     let deadline = Instant::now() + Duration::from_millis(args.retry_ms);
@@ -159,7 +161,7 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
             resend.push_front(r);
         }
         let result: Result<(), SendError> = async {
-            let batch_size = conn.agreed.batch_size as usize;
+            let batch_size = conn.agreed.limits.batch_size as usize;
             loop {
                 // Room in the window first, so that a failure here leaves
                 // every message either in `resend`, in `in_flight` or unsent.

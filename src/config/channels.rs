@@ -29,6 +29,14 @@ impl ChannelDef {
             ChannelDef::Sender(s) => &s.name,
         }
     }
+
+    /// The batch size, message length and heartbeat the channel offers.
+    pub fn limits(&self) -> &ChannelLimits {
+        match self {
+            ChannelDef::Receiver(r) => &r.limits,
+            ChannelDef::Sender(s) => &s.limits,
+        }
+    }
 }
 
 /// What a receiver channel does with a message whose destination cannot be
@@ -75,6 +83,46 @@ pub const DEFAULT_CHANNEL_MAX_MSG_LENGTH: u32 = 4 * 1024 * 1024;
 /// Default heartbeat interval: 30 s.
 pub const DEFAULT_HEARTBEAT_MS: u32 = 30_000;
 
+/// What both ends of a message channel offer in the handshake and then
+/// agree on (docs/channel-protocol.md "Handshake"): MQ's BATCHSZ, MAXMSGL
+/// and HBINT. The same values appear in a receiver or sender channel
+/// definition (YAML keys `batch_size`, `max_msg_length`, `heartbeat_ms` of
+/// the channel entry) and in the HELLO and HELLO_ACK frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChannelLimits {
+    /// Most MESSAGE frames per batch (MQ BATCHSZ); default 50.
+    pub batch_size: u32,
+    /// Longest transmission message (MQXQH + data) in bytes (MQ MAXMSGL);
+    /// default 4 MiB.
+    pub max_msg_length: u32,
+    /// Heartbeat interval in ms, 0 = none (MQ HBINT, in seconds there);
+    /// default 30000.
+    pub heartbeat_ms: u32,
+}
+
+impl Default for ChannelLimits {
+    fn default() -> Self {
+        ChannelLimits {
+            batch_size: DEFAULT_BATCH_SIZE,
+            max_msg_length: DEFAULT_CHANNEL_MAX_MSG_LENGTH,
+            heartbeat_ms: DEFAULT_HEARTBEAT_MS,
+        }
+    }
+}
+
+impl ChannelLimits {
+    /// The values both sides use after the handshake: the lower of each
+    /// offer, the batch size at least 1 (docs/channel-protocol.md
+    /// "Handshake", step 3).
+    pub fn agree(&self, other: &ChannelLimits) -> ChannelLimits {
+        ChannelLimits {
+            batch_size: self.batch_size.min(other.batch_size).max(1),
+            max_msg_length: self.max_msg_length.min(other.max_msg_length),
+            heartbeat_ms: self.heartbeat_ms.min(other.heartbeat_ms),
+        }
+    }
+}
+
 fn default_batch_size() -> u32 {
     DEFAULT_BATCH_SIZE
 }
@@ -86,36 +134,69 @@ fn default_heartbeat_ms() -> u32 {
 }
 
 /// A receiver channel.
+///
+/// Read through `RawReceiverChannelDef`, the entry as written, so that
+/// the YAML keys, their order in error messages and every error's position
+/// stay those of a plain struct while the limits are one [`ChannelLimits`].
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "RawReceiverChannelDef")]
 pub struct ReceiverChannelDef {
     /// Channel name; the sender names it in its handshake.
     pub name: String,
     /// Peer IP addresses allowed to start this channel; empty = any.
-    #[serde(default)]
     pub allowed_peers: Vec<IpAddr>,
     /// The sending queue manager's name the sender must announce; empty = any.
-    #[serde(default)]
     pub sending_q_mgr: String,
     /// Receive exits run on each transmission message before it is parsed
     /// (after the `exits:` section's global and per-channel receive exits; docs/exits.md).
-    #[serde(default)]
     pub receive_exits: Vec<ExitDef>,
     /// The undelivered rule.
-    #[serde(default)]
     pub undelivered: UndeliveredRule,
     /// Intervals of the `retry` rule.
-    #[serde(default)]
     pub retry: RetryConfig,
-    /// Offered batch size (MQ BATCHSZ); default 50.
+    /// Offered batch size, message length and heartbeat.
+    pub limits: ChannelLimits,
+}
+
+/// A receiver channel entry as written (every key, documented defaults).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReceiverChannelDef {
+    name: String,
+    #[serde(default)]
+    allowed_peers: Vec<IpAddr>,
+    #[serde(default)]
+    sending_q_mgr: String,
+    #[serde(default)]
+    receive_exits: Vec<ExitDef>,
+    #[serde(default)]
+    undelivered: UndeliveredRule,
+    #[serde(default)]
+    retry: RetryConfig,
     #[serde(default = "default_batch_size")]
-    pub batch_size: u32,
-    /// Offered largest transmission message in bytes (MQ MAXMSGL); default 4 MiB.
+    batch_size: u32,
     #[serde(default = "default_channel_max_msg_length")]
-    pub max_msg_length: u32,
-    /// Offered heartbeat interval in ms (0 = none); default 30000.
+    max_msg_length: u32,
     #[serde(default = "default_heartbeat_ms")]
-    pub heartbeat_ms: u32,
+    heartbeat_ms: u32,
+}
+
+impl From<RawReceiverChannelDef> for ReceiverChannelDef {
+    fn from(r: RawReceiverChannelDef) -> Self {
+        ReceiverChannelDef {
+            name: r.name,
+            allowed_peers: r.allowed_peers,
+            sending_q_mgr: r.sending_q_mgr,
+            receive_exits: r.receive_exits,
+            undelivered: r.undelivered,
+            retry: r.retry,
+            limits: ChannelLimits {
+                batch_size: r.batch_size,
+                max_msg_length: r.max_msg_length,
+                heartbeat_ms: r.heartbeat_ms,
+            },
+        }
+    }
 }
 
 /// Reconnection backoff of a sender channel.
@@ -138,8 +219,10 @@ impl Default for BackoffConfig {
 }
 
 /// A sender channel.
+///
+/// Read through `RawSenderChannelDef`, as [`ReceiverChannelDef`] is.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "RawSenderChannelDef")]
 pub struct SenderChannelDef {
     /// Channel name; the receiving gateway must define a receiver channel of this name.
     pub name: String,
@@ -148,17 +231,42 @@ pub struct SenderChannelDef {
     /// The receiving gateway's channel listener, `HOST:PORT`.
     pub connect: SocketAddr,
     /// Reconnection backoff.
-    #[serde(default)]
     pub reconnect: BackoffConfig,
-    /// Offered batch size (MQ BATCHSZ); default 50.
+    /// Offered batch size, message length and heartbeat.
+    pub limits: ChannelLimits,
+}
+
+/// A sender channel entry as written (every key, documented defaults).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSenderChannelDef {
+    name: String,
+    xmit_queue: String,
+    connect: SocketAddr,
+    #[serde(default)]
+    reconnect: BackoffConfig,
     #[serde(default = "default_batch_size")]
-    pub batch_size: u32,
-    /// Offered largest transmission message in bytes (MQ MAXMSGL); default 4 MiB.
+    batch_size: u32,
     #[serde(default = "default_channel_max_msg_length")]
-    pub max_msg_length: u32,
-    /// Offered heartbeat interval in ms (0 = none); default 30000.
+    max_msg_length: u32,
     #[serde(default = "default_heartbeat_ms")]
-    pub heartbeat_ms: u32,
+    heartbeat_ms: u32,
+}
+
+impl From<RawSenderChannelDef> for SenderChannelDef {
+    fn from(r: RawSenderChannelDef) -> Self {
+        SenderChannelDef {
+            name: r.name,
+            xmit_queue: r.xmit_queue,
+            connect: r.connect,
+            reconnect: r.reconnect,
+            limits: ChannelLimits {
+                batch_size: r.batch_size,
+                max_msg_length: r.max_msg_length,
+                heartbeat_ms: r.heartbeat_ms,
+            },
+        }
+    }
 }
 
 /// Device queue managers (seed 001): names matching a pattern are devices
@@ -199,8 +307,6 @@ pub fn default_channels() -> Vec<ChannelDef> {
         }],
         undelivered: UndeliveredRule::default(),
         retry: RetryConfig::default(),
-        batch_size: DEFAULT_BATCH_SIZE,
-        max_msg_length: DEFAULT_CHANNEL_MAX_MSG_LENGTH,
-        heartbeat_ms: DEFAULT_HEARTBEAT_MS,
+        limits: ChannelLimits::default(),
     })]
 }

@@ -195,7 +195,10 @@ fn channels_and_devices_have_documented_defaults() {
             assert_eq!(r.receive_exits[0].data, "separator=%");
             assert_eq!(r.undelivered, UndeliveredRule::Retry);
             // MQ's BATCHSZ 50 and MAXMSGL 4 MiB.
-            assert_eq!((r.batch_size, r.max_msg_length), (50, 4 * 1024 * 1024));
+            assert_eq!(
+                (r.limits.batch_size, r.limits.max_msg_length),
+                (50, 4 * 1024 * 1024)
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -231,4 +234,70 @@ devices:
     ] {
         assert!(text.contains(needle), "{needle} not in:\n{text}");
     }
+}
+
+#[test]
+fn channel_exit_points_that_cannot_run_are_refused_with_their_place() {
+    // docs/exits.md "Where each point runs": a receiver channel sends no
+    // transmission message (no send exits), a sender channel receives none
+    // (no receive exits); message exits run on both. A name that is no
+    // channel here is left alone (fixtures/exits.yaml names TO.GW).
+    let text = "queues:
+  - type: local
+    name: TO.GWB
+    usage: xmitq
+channels:
+  - type: receiver
+    name: TO.GW
+  - type: sender
+    name: A.TO.B
+    xmit_queue: TO.GWB
+    connect: 127.0.0.1:1415
+exits:
+  channels:
+    TO.GW:
+      message:
+        - exit: destination-rewrite
+      send:
+        - exit: destination-rewrite
+    A.TO.B:
+      message:
+        - exit: destination-rewrite
+      send:
+        - exit: destination-rewrite
+      receive:
+        - exit: destination-rewrite
+    OTHER:
+      send:
+        - exit: destination-rewrite
+";
+    let e = Config::from_yaml(text, "gw.yaml").unwrap_err();
+    let got: Vec<(usize, String)> = e
+        .errors
+        .iter()
+        .map(|e| (e.line, e.message.clone()))
+        .collect();
+    assert_eq!(got.len(), 2, "{e}");
+    assert_eq!(got[0].0, 25, "{e}");
+    assert!(
+        got[0]
+            .1
+            .starts_with("exits.channels.A.TO.B.receive[0]: A.TO.B is a sender channel"),
+        "{e}"
+    );
+    assert_eq!(got[1].0, 18, "{e}");
+    assert!(
+        got[1]
+            .1
+            .starts_with("exits.channels.TO.GW.send[0]: TO.GW is a receiver channel"),
+        "{e}"
+    );
+    // Without those two entries the same exits are accepted.
+    let ok = text
+        .replace(
+            "      send:\n        - exit: destination-rewrite\n    A.TO.B:",
+            "    A.TO.B:",
+        )
+        .replace("      receive:\n        - exit: destination-rewrite\n", "");
+    Config::from_yaml(&ok, "gw.yaml").unwrap();
 }

@@ -250,20 +250,47 @@ fn check_channels(
                 }
             }
         }
-        let batch = match c {
-            ChannelDef::Sender(s) => s.batch_size,
-            ChannelDef::Receiver(r) => r.batch_size,
-        };
-        if batch == 0 {
+        if c.limits().batch_size == 0 {
             err(
                 &format!("channels[{i}].batch_size"),
                 "must be at least 1".into(),
             );
         }
     }
+    check_channel_exit_points(config, err);
     for (i, p) in config.devices.queue_managers.iter().enumerate() {
         if let Err(e) = check_pattern(p, len::Q_MGR_NAME) {
             err(&format!("devices.queue_managers[{i}]"), e);
+        }
+    }
+}
+
+/// Channel exit points that cannot run on the channel they name
+/// (docs/exits.md "Where each point runs"): a receiver channel sends no
+/// transmission message, so it has no send exits; a sender channel receives
+/// none, so it has no receive exits. Each such entry is an error at its path
+/// (`exits.channels.NAME.send[0]`); a name that is no channel of this
+/// configuration is left alone.
+fn check_channel_exit_points(config: &Config, err: &mut impl FnMut(&str, String)) {
+    for (name, chains) in &config.exits.channels {
+        let Some(def) = config.channels.iter().find(|c| c.name() == name) else {
+            continue;
+        };
+        let (point, problem) = match def {
+            ChannelDef::Receiver(_) => (
+                ExitPoint::Send,
+                "receiver channel: it sends no transmission messages (only HELLO_ACK, CONFIRM, HEARTBEAT and CLOSE frames), so a send exit would never run; send exits run on sender channels",
+            ),
+            ChannelDef::Sender(_) => (
+                ExitPoint::Receive,
+                "sender channel: it receives no transmission messages (only HELLO_ACK, CONFIRM, HEARTBEAT and CLOSE frames), so a receive exit would never run; receive exits run on receiver channels",
+            ),
+        };
+        for i in 0..chains.at(point).len() {
+            err(
+                &format!("exits.channels.{name}.{point}[{i}]"),
+                format!("{name} is a {problem}"),
+            );
         }
     }
 }

@@ -6,8 +6,22 @@
 use super::{PutOptions, PutResult, QmError, QueueManager, clock};
 use bytes::Bytes;
 use mqgate_codecs::mq::constants::at;
-use mqgate_codecs::mq::dlh::{DeadLetter, Mqdlh, write_dlh};
+use mqgate_codecs::mq::dlh::{self, Mqdlh, write_dlh};
 use mqgate_codecs::mq::{ByteOrder, Charset, Mqmd, Mqrc};
+
+/// A message bound for the dead-letter queue and why: the original MQMD
+/// (character fields in `charset`) and data, the MQRC reason and the
+/// destination it was meant for (the MQDLH's Reason, DestQName and
+/// DestQMgrName; spec: mq-structures.md §7).
+#[derive(Clone, Copy, Debug)]
+pub struct DeadLetter<'a> {
+    pub md: &'a Mqmd,
+    pub charset: Charset,
+    pub data: &'a [u8],
+    pub reason: Mqrc,
+    pub dest_q: &'a str,
+    pub dest_q_mgr: &'a str,
+}
 
 impl QueueManager {
     /// Puts a message on the dead-letter queue: data = MQDLH (Reason `reason`,
@@ -27,27 +41,36 @@ impl QueueManager {
         dest_q: &str,
         dest_q_mgr: &str,
     ) -> Result<PutResult, QmError> {
-        self.dead_letter_as(
-            md, charset, data, reason, dest_q, dest_q_mgr, "mqgate", None,
-        )
+        let msg = DeadLetter {
+            md,
+            charset,
+            data,
+            reason,
+            dest_q,
+            dest_q_mgr,
+        };
+        self.dead_letter_as(&msg, "mqgate", None)
     }
 
-    /// Like [`QueueManager::dead_letter`], with the MQDLH PutApplName
-    /// `put_appl_name` (a receiver channel puts its channel name there, as MQ's
-    /// channel agents do) and under unit of work `uow` (so a dead-lettered
-    /// message of a channel batch is committed with the batch, never alone).
-    #[allow(clippy::too_many_arguments)]
+    /// Like [`QueueManager::dead_letter`] for `msg`, with the MQDLH
+    /// PutApplName `put_appl_name` (a channel puts its channel name there, as
+    /// MQ's channel agents do) and under unit of work `uow` (so a
+    /// dead-lettered message of a channel batch is committed with the batch,
+    /// never alone).
     pub fn dead_letter_as(
         &self,
-        md: &Mqmd,
-        charset: Charset,
-        data: &[u8],
-        reason: Mqrc,
-        dest_q: &str,
-        dest_q_mgr: &str,
+        msg: &DeadLetter<'_>,
         put_appl_name: &str,
         uow: Option<u64>,
     ) -> Result<PutResult, QmError> {
+        let DeadLetter {
+            md,
+            charset,
+            data,
+            reason,
+            dest_q,
+            dest_q_mgr,
+        } = *msg;
         if self.dead_letter_queue.is_empty() {
             return Err(QmError::new(
                 Mqrc::UNKNOWN_OBJECT_NAME,
@@ -56,7 +79,7 @@ impl QueueManager {
         }
         let put_at = clock::put_timestamp(clock::now_ms())
             .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "the clock is out of range"))?;
-        let dl = DeadLetter {
+        let dl = dlh::DeadLetter {
             reason: reason.0,
             dest_q_name: dest_q,
             dest_q_mgr_name: dest_q_mgr,

@@ -19,6 +19,7 @@ mod record;
 mod uow;
 mod xmit;
 
+pub use dlq::DeadLetter;
 pub use error::QmError;
 pub use message::Message;
 pub use queue::{Match, MessageFilter, Position, Selector};

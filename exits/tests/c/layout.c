@@ -20,7 +20,7 @@ size_t mqgate_parms_layout(int i)
         offsetof(mqgate_exit_parms, md_length),
         offsetof(mqgate_exit_parms, data_length),
         offsetof(mqgate_exit_parms, buffer_length),
-        offsetof(mqgate_exit_parms, reserved),
+        offsetof(mqgate_exit_parms, exit_space),
         offsetof(mqgate_exit_parms, exit_user_area),
         offsetof(mqgate_exit_parms, object_name),
         offsetof(mqgate_exit_parms, q_mgr_name),

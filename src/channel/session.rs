@@ -1,0 +1,396 @@
+//! The committer of one receiver connection (docs/channel-protocol.md
+//! "Pipelining and group commit"): takes complete batches, fast-path
+//! messages and heartbeats from the frame reader in order, applies them
+//! through the [`Applier`] on the blocking pool, commits groups of batches in
+//! sequence order and answers each commit with its cumulative CONFIRM; it
+//! also applies the undelivered rule's retries.
+
+use super::apply::{Applier, ApplyError, GroupCommit};
+use super::reader::{Conn, End, FrameReader, Work};
+use super::{ChannelState, Frame, StatusBoard};
+use crate::config::{ChannelLimits, ReceiverChannelDef, UndeliveredRule};
+use crate::qmgr::SealedUow;
+use bytes::Bytes;
+use futures_util::stream::SplitSink;
+use futures_util::{SinkExt, StreamExt};
+use mqgate_codecs::mq::Mqrc;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
+
+/// Work items queued between the frame reader and the committer.
+const QUEUE_ITEMS: usize = 64;
+
+/// One receiver connection after the handshake.
+pub(super) struct Session<'a> {
+    pub board: &'a StatusBoard,
+    pub def: &'a ReceiverChannelDef,
+    pub peer: SocketAddr,
+    /// The agreed batch size, message length and heartbeat.
+    pub limits: ChannelLimits,
+    /// The channel's last committed batch sequence number.
+    pub last: u64,
+    pub applier: Option<Applier>,
+    pub group_commit: GroupCommit,
+    /// Ends an undelivered-rule retry wait when the gateway stops.
+    pub stop: watch::Receiver<bool>,
+}
+
+impl Session<'_> {
+    /// Runs the connection: a frame reader and a committer work side by side,
+    /// so the next batches arrive while one is being committed, and batches
+    /// that arrived meanwhile are committed together (one store transaction,
+    /// one fsync) and confirmed with one cumulative CONFIRM
+    /// (docs/channel-protocol.md "Pipelining and group commit").
+    pub async fn run(mut self, conn: Conn, mut stop: watch::Receiver<bool>) {
+        let name = self.def.name.clone();
+        let (mut sink, mut stream) = conn.split();
+        let (tx, rx) = mpsc::channel(QUEUE_ITEMS);
+        let end = {
+            let reader = FrameReader::new(&name, &self.limits, self.last);
+            let reading = async move {
+                let end = reader.read(&mut stream, &tx, &mut stop).await;
+                let _ = tx.send(Work::End(end)).await;
+                // The committer ends the session once it reaches End.
+                std::future::pending::<()>().await
+            };
+            tokio::select! {
+                end = self.commit(&mut sink, rx) => end,
+                () = reading => End::Lost("internal: the frame reader stopped".into()),
+            }
+        };
+        match end {
+            End::Closed { reason, text } => {
+                if reason == Mqrc::NONE {
+                    tracing::info!(channel = %name, peer = %self.peer, %text, "channel closed by the sender");
+                    let _ = sink
+                        .send(Frame::Close {
+                            reason: 0,
+                            text: "closed".into(),
+                        })
+                        .await;
+                    let _ = sink.close().await;
+                } else {
+                    tracing::warn!(channel = %name, peer = %self.peer, reason = reason.0, %text,
+                        "channel closed with a reason");
+                    let _ = sink
+                        .send(Frame::Close {
+                            reason: reason.0,
+                            text: text.clone(),
+                        })
+                        .await;
+                    let _ = sink.close().await;
+                    self.board.update(&name, |s| {
+                        s.reason = reason.0;
+                        s.message = text;
+                    });
+                }
+            }
+            End::Lost(text) => {
+                tracing::warn!(channel = %name, peer = %self.peer, %text, "channel connection lost");
+                self.board.update(&name, |s| s.message = text);
+            }
+        }
+        self.board.update(&name, |s| {
+            if s.state != ChannelState::Stopped {
+                s.state = ChannelState::Inactive;
+            }
+        });
+        if let Some(mut a) = self.applier.take() {
+            // MQXR_TERM may call into external exits: off the async threads.
+            let _ = tokio::task::spawn_blocking(move || a.terminate()).await;
+        }
+    }
+
+    /// The committer: takes the reader's work in order until its End. A
+    /// group of batches is applied (in memory) while the previous group's
+    /// store transaction runs on another thread; commits stay in sequence
+    /// order, each answered by its cumulative CONFIRM.
+    async fn commit(&mut self, sink: &mut Sink, mut rx: mpsc::Receiver<Work>) -> End {
+        let mut carry = None;
+        let mut running: Option<Running> = None;
+        loop {
+            let work = match carry.take() {
+                Some(w) => Some(w),
+                None => match running.as_mut() {
+                    Some(r) => tokio::select! {
+                        done = &mut r.task => {
+                            if let Some(r) = running.take()
+                                && let Err(e) = self.finished(sink, r, done).await
+                            {
+                                return e;
+                            }
+                            continue;
+                        }
+                        w = rx.recv() => w,
+                    },
+                    None => rx.recv().await,
+                },
+            };
+            let Some(work) = work else {
+                return End::Lost("internal: the frame reader ended".into());
+            };
+            let Work::Batch { seq, msgs, budget } = work else {
+                // Everything else waits for the running commit.
+                if let Some(r) = running.take()
+                    && let Err(e) = self.finish(sink, r).await
+                {
+                    return e;
+                }
+                let sent = match work {
+                    Work::Reconfirm(seq) => {
+                        tracing::info!(channel = %self.def.name, seq, "batch already committed; confirmed again");
+                        sink.send(Frame::Confirm { seq }).await
+                    }
+                    Work::Fast(m, _budget) => {
+                        if let Err(e) = self.apply(None, vec![m]).await {
+                            return e;
+                        }
+                        continue;
+                    }
+                    Work::Heartbeat => sink.send(Frame::Heartbeat).await,
+                    Work::End(end) => return end,
+                    Work::Batch { .. } => continue,
+                };
+                if let Err(e) = sent {
+                    return End::Lost(format!("cannot answer the sender: {e}"));
+                }
+                continue;
+            };
+            // Every batch already queued joins this group; their read-ahead
+            // budget is released once the group is committed.
+            let mut group = vec![(seq, msgs)];
+            let mut budgets = vec![budget];
+            loop {
+                match rx.try_recv() {
+                    Ok(Work::Batch { seq, msgs, budget }) => {
+                        group.push((seq, msgs));
+                        budgets.push(budget);
+                    }
+                    Ok(other) => {
+                        carry = Some(other);
+                        break;
+                    }
+                    Err(_) => break,
+                }
+            }
+            let (group, prepared) = match self.prepare(group).await {
+                Ok(v) => v,
+                Err(e) => {
+                    if let Some(r) = running.take() {
+                        let _ = self.finish(sink, r).await;
+                    }
+                    return e;
+                }
+            };
+            if let Some(r) = running.take()
+                && let Err(e) = self.finish(sink, r).await
+            {
+                if let Ok(sealed) = prepared {
+                    self.group_commit.backout(sealed);
+                }
+                return e;
+            }
+            match prepared {
+                Ok(sealed) => {
+                    let commit = self.group_commit.clone();
+                    let last = group.last().map_or(self.last, |(s, _)| *s);
+                    let n = group.iter().map(|(_, m)| m.len() as u64).sum();
+                    running = Some(Running {
+                        task: tokio::task::spawn_blocking(move || commit.commit(sealed)),
+                        last,
+                        n,
+                        budgets,
+                    });
+                }
+                Err(()) => {
+                    // A message has no destination: the batches one by one,
+                    // each with the undelivered rule, each confirmed.
+                    for (seq, msgs) in group {
+                        if let Err(e) = self.apply(Some(seq), msgs).await {
+                            return e;
+                        }
+                        if sink.send(Frame::Confirm { seq }).await.is_err() {
+                            return End::Lost(format!("CONFIRM {seq} could not be sent"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits for a running commit and answers it.
+    async fn finish(&mut self, sink: &mut Sink, r: Running) -> Result<(), End> {
+        let mut r = r;
+        let done = (&mut r.task).await;
+        self.finished(sink, r, done).await
+    }
+
+    /// Answers a finished commit: CONFIRM on success, the channel closes
+    /// with the reason otherwise.
+    async fn finished(
+        &mut self,
+        sink: &mut Sink,
+        r: Running,
+        done: Result<Result<(), ApplyError>, tokio::task::JoinError>,
+    ) -> Result<(), End> {
+        match done {
+            Ok(Ok(())) => {
+                self.committed(r.last, r.n);
+                drop(r.budgets);
+                sink.send(Frame::Confirm { seq: r.last })
+                    .await
+                    .map_err(|e| End::Lost(format!("CONFIRM {} could not be sent: {e}", r.last)))
+            }
+            Ok(Err(ApplyError::Close { reason, text }))
+            | Ok(Err(ApplyError::Undelivered { reason, text, .. })) => {
+                Err(End::Closed { reason, text })
+            }
+            Err(e) => Err(End::Lost(format!("commit task failed: {e}"))),
+        }
+    }
+
+    /// Applies a group of batches in one unit of work, not yet committed.
+    /// `Ok(Ok(sealed))`: prepared; `Ok(Err(()))`: a message has no destination
+    /// and the rule is `retry` (nothing applied); `Err`: the channel closes.
+    async fn prepare(
+        &mut self,
+        group: Vec<(u64, Vec<Bytes>)>,
+    ) -> Result<(Vec<(u64, Vec<Bytes>)>, Result<SealedUow, ()>), End> {
+        let Some(mut applier) = self.applier.take() else {
+            return Err(End::Lost("internal: applier missing".into()));
+        };
+        let last = group.last().map_or(self.last, |(s, _)| *s);
+        let joined = tokio::task::spawn_blocking(move || {
+            let batches: Vec<&[Bytes]> = group.iter().map(|(_, m)| m.as_slice()).collect();
+            let r = applier.prepare(&batches, last);
+            (applier, group, r)
+        })
+        .await;
+        let (applier, group, result) = match joined {
+            Ok(v) => v,
+            Err(e) => return Err(End::Lost(format!("apply task failed: {e}"))),
+        };
+        self.applier = Some(applier);
+        match result {
+            Ok((sealed, _dead)) => Ok((group, Ok(sealed))),
+            Err(ApplyError::Undelivered { .. }) => Ok((group, Err(()))),
+            Err(ApplyError::Close { reason, text }) => Err(End::Closed { reason, text }),
+        }
+    }
+
+    /// Records that batches up to `last` (`n` messages) are committed.
+    fn committed(&mut self, last: u64, n: u64) {
+        self.last = last;
+        self.board.update(&self.def.name, |s| {
+            s.state = ChannelState::Running;
+            s.last_seq = last;
+            s.messages += n;
+        });
+    }
+
+    /// Applies a batch (`seq` given) or one fast-path message, applying the
+    /// undelivered rule's retries.
+    async fn apply(&mut self, seq: Option<u64>, msgs: Vec<Bytes>) -> Result<(), End> {
+        let msgs: Arc<Vec<Bytes>> = Arc::new(msgs);
+        let name = self.def.name.clone();
+        let retry = self.def.retry.clone();
+        let mut wait = Duration::from_millis(retry.first_interval_ms);
+        let mut attempt = 0u32;
+        loop {
+            let Some(mut applier) = self.applier.take() else {
+                return Err(End::Lost("internal: applier missing".into()));
+            };
+            let batch = Arc::clone(&msgs);
+            let Some(seq) = seq else {
+                // Fast path: a non-persistent put touches no store; skip the
+                // hand-off to the blocking pool (exits keep their time budgets).
+                let result = tokio::task::block_in_place(|| applier.apply_fast(&batch[0]));
+                self.applier = Some(applier);
+                return match result {
+                    Ok(()) => {
+                        self.board.update(&name, |s| s.messages += 1);
+                        Ok(())
+                    }
+                    Err(ApplyError::Close { reason, text })
+                    | Err(ApplyError::Undelivered { reason, text, .. }) => {
+                        Err(End::Closed { reason, text })
+                    }
+                };
+            };
+            let joined = tokio::task::spawn_blocking(move || {
+                let r = applier.apply_batches(&[batch.as_slice()], seq);
+                (applier, r)
+            })
+            .await;
+            let (applier, result) = match joined {
+                Ok(v) => v,
+                Err(e) => return Err(End::Lost(format!("apply task failed: {e}"))),
+            };
+            self.applier = Some(applier);
+            match result {
+                Ok(_) => {
+                    self.committed(seq, msgs.len() as u64);
+                    if attempt > 0 {
+                        tracing::info!(channel = %name, attempt, "batch delivered after retrying");
+                    }
+                    return Ok(());
+                }
+                Err(ApplyError::Close { reason, text }) => {
+                    return Err(End::Closed { reason, text });
+                }
+                Err(ApplyError::Undelivered {
+                    index,
+                    reason,
+                    text,
+                }) => {
+                    debug_assert_eq!(self.def.undelivered, UndeliveredRule::Retry);
+                    if attempt >= retry.attempts {
+                        let text = format!(
+                            "message {} of batch {seq} undelivered after {attempt} retries: {text}; channel stopped, the message and those after it stay with the sender",
+                            index + 1,
+                        );
+                        tracing::error!(channel = %name, reason = reason.0, %text, "channel stopped by the undelivered rule");
+                        self.board.update(&name, |s| {
+                            s.state = ChannelState::Stopped;
+                            s.reason = reason.0;
+                            s.message = text.clone();
+                        });
+                        return Err(End::Closed { reason, text });
+                    }
+                    attempt += 1;
+                    tracing::warn!(channel = %name, reason = reason.0, attempt,
+                        wait_ms = wait.as_millis() as u64, %text, "undelivered; retrying the batch");
+                    self.board.update(&name, |s| {
+                        s.state = ChannelState::Retrying;
+                        s.reason = reason.0;
+                        s.message = text.clone();
+                    });
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = super::stopped(&mut self.stop) => {
+                            return Err(End::Closed {
+                                reason: Mqrc::CONNECTION_QUIESCING,
+                                text: format!("the gateway is stopping; {text}"),
+                            });
+                        }
+                    }
+                    wait = (wait * 2).min(Duration::from_millis(retry.max_interval_ms));
+                }
+            }
+        }
+    }
+}
+
+type Sink = SplitSink<Conn, Frame>;
+
+/// A group's store transaction running on the blocking pool.
+struct Running {
+    task: tokio::task::JoinHandle<Result<(), ApplyError>>,
+    /// The group's last (highest) sequence number and message count.
+    last: u64,
+    n: u64,
+    /// The group's read-ahead budget, released when it is committed.
+    budgets: Vec<OwnedSemaphorePermit>,
+}
