@@ -14,6 +14,7 @@
 pub mod codes;
 mod error;
 pub mod hexdump;
+mod lines;
 mod reader;
 mod writer;
 

@@ -6,18 +6,34 @@
 //! Stricter than the loader where it would silently drop data: unknown text
 //! after hex or after a closing quote, over-long values and bad integers are
 //! errors here. A trailing `\r` (CRLF files) is removed from every line.
+//!
+//! The lines are read with the nom parsers of `lines.rs`; an error's
+//! line and column come from the byte offset of the input where it was found.
 
-use super::codes::{self, Slot};
+use std::iter::once;
+
+use super::lines::{
+    Stop, attribute, blank_line, comment_line, comment_value, content_line, filler, hex_line,
+    index_comment, index_line, line, line_of, string_line, text_line,
+};
 use super::{DumpError, DumpErrorKind, DumpFile, DumpHeader, DumpMessage, DumpTool};
 use crate::mq::Mqmd;
 use bytes::Bytes;
+use nom::branch::alt;
+use nom::bytes::complete::tag;
+use nom::combinator::{map, value};
+use nom::multi::{fold_many0, many0};
+use nom::sequence::preceded;
+use nom::{Offset, Parser};
 
 /// Reads the messages of a dump file one at a time.
 ///
 /// Each item is one message or the error that stopped the reading; after an
 /// error the iterator ends, so the messages before it stay usable.
 pub struct DumpReader<'a> {
-    lines: Lines<'a>,
+    /// What is left to read.
+    rest: &'a [u8],
+    locator: Locator<'a>,
     header: DumpHeader,
     failed: bool,
 }
@@ -35,27 +51,106 @@ pub fn parse_dump(input: &[u8]) -> Result<DumpFile, DumpError> {
     })
 }
 
+/// The number of lines of `input` (a final `\n` ends the last line).
+fn line_count(input: &[u8]) -> usize {
+    fold_many0(line, || 0usize, |n, _| n + 1)
+        .parse(input)
+        .map_or(0, |(_, n)| n)
+}
+
+/// What a data line cannot be: the line at `at`, by its first character.
+fn not_data(at: &[u8]) -> DumpErrorKind {
+    match at.first() {
+        None => DumpErrorKind::ExpectedData("the end of the file".into()),
+        Some(&c) => DumpErrorKind::ExpectedData(format!("a line starting {:?}", char::from(c))),
+    }
+}
+
+/// What an `A`/`N` line cannot be: the line at `at`, by its first character.
+fn not_attribute(at: &[u8]) -> DumpErrorKind {
+    DumpErrorKind::ExpectedAttribute(char::from(at.first().copied().unwrap_or(b' ')))
+}
+
+/// Line and column (1-based, the column in bytes) of places in the input,
+/// walking forward from the last place asked for.
+struct Locator<'a> {
+    input: &'a [u8],
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> Locator<'a> {
+    fn new(input: &'a [u8]) -> Self {
+        Locator {
+            input,
+            offset: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
+
+    /// Where `at`, a part of the input, starts.
+    fn locate(&mut self, at: &[u8]) -> (usize, usize) {
+        let offset = self.input.offset(at).min(self.input.len());
+        if offset < self.offset {
+            *self = Locator::new(self.input);
+        }
+        let walked = self.input.get(self.offset..offset).unwrap_or_default();
+        for (k, _) in walked.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            self.line += 1;
+            self.line_start = self.offset + k + 1;
+        }
+        self.offset = offset;
+        (self.line, offset - self.line_start + 1)
+    }
+
+    fn at(&mut self, at: &[u8], kind: DumpErrorKind) -> DumpError {
+        let (line, column) = self.locate(at);
+        DumpError { line, column, kind }
+    }
+
+    /// The error of a stopped parse. A stop that carries no reason of its own
+    /// (a line that fit none of the rules tried) is named by `otherwise`.
+    fn stopped(
+        &mut self,
+        e: nom::Err<Stop<'_>>,
+        otherwise: impl FnOnce(&[u8]) -> DumpErrorKind,
+    ) -> DumpError {
+        let (at, why) = match e {
+            nom::Err::Error(stop) | nom::Err::Failure(stop) => (stop.at, stop.why),
+            nom::Err::Incomplete(_) => {
+                (self.input.get(self.input.len()..).unwrap_or_default(), None)
+            }
+        };
+        let kind = why.unwrap_or_else(|| otherwise(at));
+        self.at(at, kind)
+    }
+}
+
 impl<'a> DumpReader<'a> {
     /// Reads the header. Errors: [`DumpErrorKind::Empty`], [`DumpErrorKind::NotADumpFile`],
     /// [`DumpErrorKind::AmqsbcgNotSupported`] at the first non-blank line.
     pub fn new(input: &'a [u8]) -> Result<Self, DumpError> {
-        let mut lines = Lines::new(input);
-        let (no, first) = loop {
-            match lines.next() {
-                None => return Err(err(lines.line_no.max(1), 1, DumpErrorKind::Empty)),
-                Some((_, l)) if is_blank(l) => continue,
-                Some(found) => break found,
-            }
+        let mut locator = Locator::new(input);
+        let Ok((i, first)) = preceded(many0(blank_line), line).parse(input) else {
+            // Blank lines only: the error is on the last of them.
+            return Err(err(line_count(input).max(1), 1, DumpErrorKind::Empty));
         };
-        let tool = if first.starts_with(b"* QLOAD") {
-            DumpTool::Qload
-        } else if first.starts_with(b"* DMPMQMSG") {
-            DumpTool::Dmpmqmsg
-        } else if first.starts_with(b"AMQSBCG0") {
-            return Err(err(no, 1, DumpErrorKind::AmqsbcgNotSupported));
-        } else {
-            return Err(err(no, 1, DumpErrorKind::NotADumpFile));
-        };
+        let tool = alt((
+            value(DumpTool::Qload, tag("* QLOAD")),
+            value(DumpTool::Dmpmqmsg, tag("* DMPMQMSG")),
+        ))
+        .parse(first)
+        .map_err(|_: nom::Err<Stop<'_>>| {
+            let kind = if first.starts_with(b"AMQSBCG0") {
+                DumpErrorKind::AmqsbcgNotSupported
+            } else {
+                DumpErrorKind::NotADumpFile
+            };
+            locator.at(first, kind)
+        })?
+        .1;
         let mut header = DumpHeader {
             tool,
             first_line: String::from_utf8_lossy(first).into_owned(),
@@ -63,19 +158,22 @@ impl<'a> DumpReader<'a> {
             q_name: None,
         };
         // The header's own comments: consecutive `*` lines after the first one.
-        while let Some((_, l)) = lines.peek() {
-            if !l.starts_with(b"*") || index_comment(l).is_some() {
-                break;
-            }
-            if let Some(v) = comment_value(l, b"* Qmgr") {
-                header.q_mgr_name = Some(v);
-            } else if let Some(v) = comment_value(l, b"* Queue") {
-                header.q_name = Some(v);
-            }
-            lines.next();
-        }
+        let (rest, ()) = fold_many0(
+            comment_line,
+            || (),
+            |(), l| {
+                if let Some(v) = comment_value(l, "* Qmgr") {
+                    header.q_mgr_name = Some(v);
+                } else if let Some(v) = comment_value(l, "* Queue") {
+                    header.q_name = Some(v);
+                }
+            },
+        )
+        .parse(i)
+        .map_err(|e| locator.stopped(e, |_| DumpErrorKind::NotADumpFile))?;
         Ok(DumpReader {
-            lines,
+            rest,
+            locator,
             header,
             failed: false,
         })
@@ -86,98 +184,88 @@ impl<'a> DumpReader<'a> {
         &self.header
     }
 
-    fn read_message(&mut self) -> Option<Result<DumpMessage, DumpError>> {
-        let mut index = None;
-        // Skip blank lines and comments, keeping a `* Index n`.
-        let (start, first) = loop {
-            let (no, l) = self.lines.next()?;
-            if is_blank(l) {
-                continue;
-            }
-            if l[0] == b'*' {
-                if let Some(n) = index_comment(l) {
-                    index = Some(n);
-                }
-                continue;
-            }
-            break (no, l);
+    /// The next message, `None` at the end of the input.
+    fn read_message(&mut self) -> Result<Option<DumpMessage>, DumpError> {
+        // Blank lines and comments before the message, keeping the last `* Index n`.
+        let (i, index) = fold_many0(
+            alt((
+                map(blank_line, |_| None),
+                map(index_line, Some),
+                map(comment_line, |_| None),
+            )),
+            || None,
+            |index, found| found.or(index),
+        )
+        .parse(self.rest)
+        .map_err(|e| self.locator.stopped(e, not_attribute))?;
+        self.rest = i;
+        let Ok((i, first)) = content_line(i) else {
+            return Ok(None);
         };
-        let md = match first[0] {
-            b'N' => None,
-            b'A' => {
+        let start = self.locator.locate(first).0;
+        let (i, md) = match first.first() {
+            Some(b'N') => (i, None),
+            Some(b'A') => {
+                let (i, more) = many0(preceded(filler, line_of(b"A")))
+                    .parse(i)
+                    .map_err(|e| self.locator.stopped(e, not_attribute))?;
                 let mut md = Mqmd::default();
-                if let Err(e) = set_attribute(&mut md, start, first) {
-                    return Some(Err(e));
+                for l in once(first).chain(more) {
+                    attribute(&mut md, l).map_err(|e| {
+                        self.locator.stopped(e, |_| DumpErrorKind::BadAttributeLine)
+                    })?;
                 }
-                while let Some((no, l)) = self.lines.peek_content() {
-                    if l[0] != b'A' {
-                        break;
-                    }
-                    if let Err(e) = set_attribute(&mut md, no, l) {
-                        return Some(Err(e));
-                    }
-                    self.lines.next();
-                }
-                Some(md)
+                (i, Some(md))
             }
-            c => {
-                return Some(Err(err(
-                    start,
-                    1,
-                    DumpErrorKind::ExpectedAttribute(char::from(c)),
-                )));
-            }
+            _ => return Err(self.locator.at(first, not_attribute(first))),
         };
+        let (i, lines) = self.data_lines(i, md.is_none())?;
         let mut data = Vec::new();
-        let mut lines_read = 0usize;
-        while let Some((no, l)) = self.lines.peek_content() {
-            let line = match l[0] {
-                b'X' => hex_line(no, l, &mut data),
-                b'S' => string_line(no, l, &mut data),
-                b'T' => {
-                    // `T <text>`: the text after one blank, plus the line end the
-                    // file format dropped (spec: mq-wire.md §B.3).
-                    data.extend_from_slice(l.get(2..).unwrap_or_default());
-                    data.push(b'\n');
-                    Ok(())
-                }
-                b'A' if md.is_none() && lines_read == 0 => {
-                    Err(err(no, 1, DumpErrorKind::AttributeAfterNoMd))
-                }
-                c if lines_read == 0 => Err(err(
-                    no,
-                    1,
-                    DumpErrorKind::ExpectedData(format!("a line starting {:?}", char::from(c))),
-                )),
-                _ => break,
-            };
-            if let Err(e) = line {
-                return Some(Err(e));
+        for l in lines {
+            match l.first() {
+                Some(b'X') => hex_line(l, &mut data),
+                Some(b'S') => string_line(l, &mut data),
+                _ => text_line(l, &mut data),
             }
-            self.lines.next();
-            lines_read += 1;
+            .map_err(|e| self.locator.stopped(e, |_| not_data(l)))?;
         }
-        if lines_read == 0 {
-            let e = match self.lines.peek() {
-                Some((no, l)) => err(
-                    no,
-                    1,
-                    DumpErrorKind::ExpectedData(format!("{:?}", String::from_utf8_lossy(l))),
-                ),
-                None => err(
-                    self.lines.line_no + 1,
-                    1,
-                    DumpErrorKind::ExpectedData("the end of the file".into()),
-                ),
-            };
-            return Some(Err(e));
-        }
-        Some(Ok(DumpMessage {
+        self.rest = i;
+        Ok(Some(DumpMessage {
             line: start,
             index,
             md,
             data: Bytes::from(data),
         }))
+    }
+
+    /// The `X`/`S`/`T` lines of a message (at least one; blank and comment
+    /// lines between them are skipped) and the input after them.
+    fn data_lines(
+        &mut self,
+        i: &'a [u8],
+        no_md: bool,
+    ) -> Result<(&'a [u8], Vec<&'a [u8]>), DumpError> {
+        const DATA: &[u8] = b"XST";
+        let found = many0(preceded(filler, line_of(DATA)))
+            .parse(i)
+            .map_err(|e| self.locator.stopped(e, not_data))?;
+        if !found.1.is_empty() {
+            return Ok(found);
+        }
+        // No data line: name what stands where the first one should be.
+        let (at, ()) = filler(i).map_err(|e| self.locator.stopped(e, not_data))?;
+        Err(match line(at) {
+            // The end of the file is on the line after the last one.
+            Err(_) => err(line_count(self.locator.input) + 1, 1, not_data(at)),
+            Ok((_, l)) if index_comment(l).is_some() => self.locator.at(
+                l,
+                DumpErrorKind::ExpectedData(format!("{:?}", String::from_utf8_lossy(l))),
+            ),
+            Ok((_, l)) if no_md && l.starts_with(b"A") => {
+                self.locator.at(l, DumpErrorKind::AttributeAfterNoMd)
+            }
+            Ok((_, l)) => self.locator.at(l, not_data(l)),
+        })
     }
 }
 
@@ -188,7 +276,7 @@ impl Iterator for DumpReader<'_> {
         if self.failed {
             return None;
         }
-        let item = self.read_message();
+        let item = self.read_message().transpose();
         if matches!(item, Some(Err(_))) {
             self.failed = true;
         }
@@ -198,294 +286,4 @@ impl Iterator for DumpReader<'_> {
 
 fn err(line: usize, column: usize, kind: DumpErrorKind) -> DumpError {
     DumpError { line, column, kind }
-}
-
-fn is_blank(l: &[u8]) -> bool {
-    l.iter().all(|b| b.is_ascii_whitespace())
-}
-
-/// `n` of a `* Index n` line.
-fn index_comment(l: &[u8]) -> Option<u64> {
-    let rest = l.strip_prefix(b"* Index")?;
-    std::str::from_utf8(rest).ok()?.trim().parse().ok()
-}
-
-/// The text after `=` of a header comment such as `* Qmgr  = QM1`.
-fn comment_value(l: &[u8], prefix: &[u8]) -> Option<String> {
-    let rest = l.strip_prefix(prefix)?;
-    let eq = rest.iter().position(|&b| b == b'=')?;
-    if !rest[..eq].iter().all(|&b| b == b' ') {
-        return None;
-    }
-    Some(String::from_utf8_lossy(&rest[eq + 1..]).trim().to_owned())
-}
-
-/// The allowed values of `code` when `v` is not one of them: MQMD Version is
-/// 1 or 2 (spec: mq-structures.md §4), CodedCharSetId is a CCSID or an MQCCSI
-/// special value, none below -4 MQCCSI_AS_PUBLISHED (MQ docs: MQCCSI_*).
-fn int_out_of_range(code: &str, v: i32) -> Option<&'static str> {
-    match code {
-        "VER" if !(1..=2).contains(&v) => Some("1 or 2"),
-        "CCS" if v < -4 => Some("a CCSID or an MQCCSI special value (0, -1 to -4)"),
-        _ => None,
-    }
-}
-
-/// Applies one `A <CODE> <value>` line to `md` (spec: mq-wire.md §B.2).
-fn set_attribute(md: &mut Mqmd, no: usize, l: &[u8]) -> Result<(), DumpError> {
-    if l.len() < 5 || l[1] != b' ' {
-        return Err(err(no, 1, DumpErrorKind::BadAttributeLine));
-    }
-    let code = String::from_utf8_lossy(&l[2..5]).into_owned();
-    let Some((c, slot)) = codes::slot_mut(md, &code) else {
-        return Err(err(no, 3, DumpErrorKind::UnknownCode(code)));
-    };
-    // An int field needs a number: an empty value would silently keep the default
-    // (e.g. Encoding 546), hiding a damaged file (issue 2 fix list).
-    if matches!(slot, Slot::Int(_)) && l.get(6..).is_none_or(|v| v.trim_ascii().is_empty()) {
-        return Err(err(
-            no,
-            l.len().min(6) + 1,
-            DumpErrorKind::BadInteger {
-                code: c.code,
-                field: c.field,
-                value: String::new(),
-            },
-        ));
-    }
-    // No value (line ends after the code): the field keeps its default, as in qload.
-    if l.len() <= 6 {
-        if l.len() == 6 && l[5] != b' ' {
-            return Err(err(no, 6, DumpErrorKind::BadAttributeLine));
-        }
-        return Ok(());
-    }
-    if l[5] != b' ' {
-        return Err(err(no, 6, DumpErrorKind::BadAttributeLine));
-    }
-    let value = &l[6..];
-    const VALUE_COLUMN: usize = 7;
-    match slot {
-        Slot::Int(target) => {
-            let text = String::from_utf8_lossy(value);
-            let v = text.trim().parse::<i32>().map_err(|_| {
-                err(
-                    no,
-                    VALUE_COLUMN,
-                    DumpErrorKind::BadInteger {
-                        code: c.code,
-                        field: c.field,
-                        value: text.trim().to_owned(),
-                    },
-                )
-            })?;
-            if let Some(allowed) = int_out_of_range(c.code, v) {
-                return Err(err(
-                    no,
-                    VALUE_COLUMN,
-                    DumpErrorKind::OutOfRange {
-                        code: c.code,
-                        field: c.field,
-                        value: v,
-                        allowed,
-                    },
-                ));
-            }
-            *target = v;
-        }
-        Slot::Hex(target) => {
-            let trimmed = trim_end_blanks(value);
-            if !trimmed.len().is_multiple_of(2) {
-                return Err(err(no, VALUE_COLUMN, DumpErrorKind::OddHex));
-            }
-            if trimmed.len() / 2 > target.len() {
-                return Err(err(
-                    no,
-                    VALUE_COLUMN,
-                    DumpErrorKind::ValueTooLong {
-                        code: c.code,
-                        field: c.field,
-                        len: trimmed.len() / 2,
-                        max: target.len(),
-                    },
-                ));
-            }
-            // A shorter value sets the leading bytes only, as qload's loader does.
-            for (i, pair) in trimmed.chunks_exact(2).enumerate() {
-                let col = VALUE_COLUMN + 2 * i;
-                target[i] = hex_digit(pair[0], no, col)? << 4 | hex_digit(pair[1], no, col + 1)?;
-            }
-        }
-        Slot::Char(target) => {
-            // Longer than the field is fine only when the extra bytes are blanks.
-            let n = target.len();
-            if value.len() > n && !value[n..].iter().all(|&b| b == b' ') {
-                return Err(err(
-                    no,
-                    VALUE_COLUMN,
-                    DumpErrorKind::ValueTooLong {
-                        code: c.code,
-                        field: c.field,
-                        len: trim_end_blanks(value).len(),
-                        max: n,
-                    },
-                ));
-            }
-            let take = value.len().min(n);
-            target[..take].copy_from_slice(&value[..take]);
-            target[take..].fill(b' ');
-        }
-    }
-    Ok(())
-}
-
-fn trim_end_blanks(v: &[u8]) -> &[u8] {
-    let end = v.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
-    &v[..end]
-}
-
-fn hex_value(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        _ => None,
-    }
-}
-
-fn hex_digit(b: u8, no: usize, col: usize) -> Result<u8, DumpError> {
-    hex_value(b).ok_or_else(|| err(no, col, DumpErrorKind::BadHex(char::from(b))))
-}
-
-/// `X <hex>[ <ascii column>]`: hex pairs up to the first blank (spec: mq-wire.md §B.3).
-fn hex_line(no: usize, l: &[u8], out: &mut Vec<u8>) -> Result<(), DumpError> {
-    let mut i = 1;
-    while l.get(i) == Some(&b' ') {
-        i += 1;
-    }
-    while i < l.len() {
-        let Some(hi) = hex_value(l[i]) else { break };
-        let Some(&b2) = l.get(i + 1) else {
-            return Err(err(no, i + 1, DumpErrorKind::OddHex));
-        };
-        let lo = hex_digit(b2, no, i + 2)?;
-        out.push(hi << 4 | lo);
-        i += 2;
-    }
-    // What may follow: blanks, then dmpmqmsg's `-da` ASCII column `<…>`.
-    let hex_end = i;
-    while l.get(i) == Some(&b' ') {
-        i += 1;
-    }
-    match l.get(i) {
-        None => Ok(()),
-        Some(b'<') if i > hex_end => Ok(()),
-        Some(&c) => Err(err(no, i + 1, DumpErrorKind::TextAfterHex(char::from(c)))),
-    }
-}
-
-/// `S "<text>"` with `~` escaping `"` and `~`; an unquoted value is taken up to
-/// its trailing blanks (qload's loader accepts that form too).
-fn string_line(no: usize, l: &[u8], out: &mut Vec<u8>) -> Result<(), DumpError> {
-    let mut i = 1;
-    while l.get(i) == Some(&b' ') {
-        i += 1;
-    }
-    if l.get(i) != Some(&b'"') {
-        out.extend_from_slice(trim_end_blanks(&l[i..]));
-        return Ok(());
-    }
-    i += 1;
-    loop {
-        match l.get(i) {
-            None => return Err(err(no, i + 1, DumpErrorKind::UnterminatedString)),
-            Some(b'"') => break,
-            Some(b'~') => match l.get(i + 1) {
-                Some(&c @ (b'"' | b'~')) => {
-                    out.push(c);
-                    i += 2;
-                }
-                Some(&c) => return Err(err(no, i + 1, DumpErrorKind::BadEscape(char::from(c)))),
-                None => return Err(err(no, i + 1, DumpErrorKind::UnterminatedString)),
-            },
-            Some(&c) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    i += 1;
-    match l[i..].iter().position(|&b| b != b' ') {
-        None => Ok(()),
-        Some(p) => Err(err(
-            no,
-            i + p + 1,
-            DumpErrorKind::TextAfterString(char::from(l[i + p])),
-        )),
-    }
-}
-
-/// Lines of the input with 1-based numbers, `\n` and a trailing `\r` removed.
-struct Lines<'a> {
-    rest: Option<&'a [u8]>,
-    line_no: usize,
-}
-
-impl<'a> Lines<'a> {
-    fn new(input: &'a [u8]) -> Self {
-        Lines {
-            rest: Some(input),
-            line_no: 0,
-        }
-    }
-
-    fn split(rest: &'a [u8]) -> (&'a [u8], Option<&'a [u8]>) {
-        match rest.iter().position(|&b| b == b'\n') {
-            Some(p) => (&rest[..p], Some(&rest[p + 1..])),
-            None => (rest, None),
-        }
-    }
-
-    fn strip_cr(l: &[u8]) -> &[u8] {
-        l.strip_suffix(b"\r").unwrap_or(l)
-    }
-
-    fn peek(&self) -> Option<(usize, &'a [u8])> {
-        let rest = self.rest?;
-        if rest.is_empty() {
-            return None;
-        }
-        Some((self.line_no + 1, Self::strip_cr(Self::split(rest).0)))
-    }
-
-    /// Skips blank lines and comments other than `* Index`, then peeks.
-    fn peek_content(&mut self) -> Option<(usize, &'a [u8])> {
-        loop {
-            let (no, l) = self.peek()?;
-            if is_blank(l) || (l[0] == b'*' && index_comment(l).is_none()) {
-                self.next();
-                continue;
-            }
-            if l[0] == b'*' {
-                return None;
-            }
-            return Some((no, l));
-        }
-    }
-}
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = (usize, &'a [u8]);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let rest = self.rest?;
-        if rest.is_empty() {
-            self.rest = None;
-            return None;
-        }
-        let (line, rest) = Self::split(rest);
-        self.rest = rest;
-        self.line_no += 1;
-        Some((self.line_no, Self::strip_cr(line)))
-    }
 }

@@ -479,3 +479,157 @@ fn empty_or_impossible_int_values_are_md_errors() {
     let md = f.messages[0].md.as_ref().unwrap();
     assert_eq!((md.version, md.coded_char_set_id), (1, -4));
 }
+
+// ---- error positions of the nom reader (columns in bytes, counted by hand) ----
+
+fn error_at(body: &str) -> (usize, usize, DumpErrorKind) {
+    let e = parse_str(&format!("{HEAD}{body}")).unwrap_err();
+    (e.line, e.column, e.kind)
+}
+
+#[test]
+fn crlf_and_filler_lines_keep_line_and_column() {
+    // `\r` is not part of the line: `zz` is at column 6 of line 4.
+    assert_eq!(
+        parse_str("* QLOAD\r\n\r\nN\r\nX 41 zz\r\n").unwrap_err(),
+        DumpError {
+            line: 4,
+            column: 6,
+            kind: DumpErrorKind::TextAfterHex('z')
+        }
+    );
+    // Blank and comment lines between A lines are skipped but counted: the
+    // bad value is on line 6, from column 7 (spec: mq-wire.md §B.1 value column).
+    let (line, column, kind) = error_at("A VER 2\n\n* note\nA ENC x\nX 00\n");
+    assert_eq!((line, column), (6, 7));
+    assert!(matches!(
+        kind,
+        DumpErrorKind::BadInteger { code: "ENC", .. }
+    ));
+}
+
+#[test]
+fn string_line_end_positions() {
+    // `~` as the last character: the string is unterminated at the `~` (column 5);
+    // without it, one past the line end (column 6).
+    assert_eq!(
+        error_at("N\nS \"a~\n"),
+        (4, 5, DumpErrorKind::UnterminatedString)
+    );
+    assert_eq!(
+        error_at("N\nS \"ab\n"),
+        (4, 6, DumpErrorKind::UnterminatedString)
+    );
+    // Columns count bytes: é is two, so the `x` after `S "é" ` is at column 8.
+    assert_eq!(
+        error_at("N\nS \"é\" x\n"),
+        (4, 8, DumpErrorKind::TextAfterString('x'))
+    );
+}
+
+#[test]
+fn hex_positions_in_a_and_x_lines() {
+    // A lines: the third pair `4G` has its bad digit at column 7 + 5.
+    assert_eq!(
+        error_at("A MSI 41424G\nX 00\n"),
+        (3, 12, DumpErrorKind::BadHex('G'))
+    );
+    // An odd A hex value is named at the value's start.
+    assert_eq!(error_at("A MSI 414\nX 00\n"), (3, 7, DumpErrorKind::OddHex));
+    // X lines: a bad second digit at itself, a lone first digit at itself.
+    assert_eq!(error_at("N\nX 414G\n"), (4, 6, DumpErrorKind::BadHex('G')));
+    assert_eq!(
+        error_at("N\nX41 4\n"),
+        (4, 5, DumpErrorKind::TextAfterHex('4'))
+    );
+}
+
+#[test]
+fn missing_data_positions() {
+    // The end of the file is the line after the last, with or without a final newline.
+    let end = DumpErrorKind::ExpectedData("the end of the file".into());
+    assert_eq!(error_at("A VER 2\n"), (4, 1, end.clone()));
+    assert_eq!(error_at("A VER 2"), (4, 1, end.clone()));
+    assert_eq!(error_at("A VER 2\n\n* c\n"), (6, 1, end));
+    // A `* Index` line ends the message: it is named where the data should be.
+    assert_eq!(
+        error_at("N\n\n* Index 4\nX 00\n"),
+        (5, 1, DumpErrorKind::ExpectedData("\"* Index 4\"".into()))
+    );
+    // A file of blanks: the error is on its last line.
+    assert_eq!(
+        (
+            parse_str("\n \n").unwrap_err().line,
+            parse_str("").unwrap_err().line
+        ),
+        (2, 1)
+    );
+}
+
+/// Lines as a dmpmqmsg file has them, pieces of the forms in spec: mq-wire.md §B.1-B.3.
+fn dump_like() -> impl Strategy<Value = Vec<u8>> {
+    let prefix = proptest::sample::select(
+        &[
+            "N", "A VER ", "A ENC ", "A MSI ", "A RTQ ", "A XYZ ", "A", "X ", "X", "S ", "S \"",
+            "T ", "* Index ", "* ", "", " ", "Q",
+        ][..],
+    );
+    let piece = proptest::sample::select(
+        &[
+            "41", "4", "g", " ", "<AB>", "\"", "~", "~\"", "~x", "abc", "7", "-3", "é", "\t", "\r",
+        ][..],
+    );
+    proptest::collection::vec(
+        (
+            prefix,
+            proptest::collection::vec(piece, 0..5),
+            any::<bool>(),
+        ),
+        0..12,
+    )
+    .prop_map(|lines| {
+        let mut out = b"* DMPMQMSG\n".to_vec();
+        for (p, pieces, crlf) in lines {
+            out.extend_from_slice(p.as_bytes());
+            out.extend(pieces.iter().flat_map(|s| s.bytes()));
+            out.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+        }
+        out
+    })
+}
+
+/// The error's position is inside the input: a line of it (or the one after the
+/// last, for the end of the file), at most one column past the line's end.
+fn assert_inside(input: &[u8], e: &DumpError) -> Result<(), TestCaseError> {
+    let lines: Vec<&[u8]> = input
+        .strip_suffix(b"\n")
+        .unwrap_or(input)
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .collect();
+    prop_assert!(e.line >= 1 && e.line <= lines.len() + 1, "{e}");
+    let width = lines.get(e.line - 1).map_or(0, |l| l.len());
+    prop_assert!(e.column >= 1 && e.column <= width + 1, "{e}");
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn dump_like_input_never_panics_and_errors_point_into_it(input in dump_like()) {
+        if let Err(e) = parse_dump(&input) {
+            assert_inside(&input, &e)?;
+        }
+    }
+
+    #[test]
+    fn any_bytes_never_panic_and_errors_point_into_them(
+        input in proptest::collection::vec(any::<u8>(), 0..300),
+    ) {
+        let with_header = [&b"* QLOAD\n"[..], &input].concat();
+        for i in [&input[..], &with_header[..]] {
+            if let Err(e) = parse_dump(i) {
+                assert_inside(i, &e)?;
+            }
+        }
+    }
+}

@@ -8,7 +8,7 @@ use super::enc::{ByteOrder, Fixed};
 use super::error::DecodeError;
 use super::field::{CharField, Charset};
 use super::md::{Id24, Mqmd};
-use super::prefix::{scan_prefix, write_prefix};
+use super::prefix::{PrefixFields, scan_prefix, write_prefix};
 use super::strucid::Structure;
 
 /// Length of an MQMDE in bytes (MQMDE_LENGTH_2).
@@ -119,13 +119,17 @@ pub fn parse_mde(input: &[u8], order: ByteOrder) -> Result<(Mqmde, Charset), Dec
 pub fn write_mde(m: &Mqmde, order: ByteOrder, cs: Charset, out: &mut Vec<u8>) {
     write_prefix(
         out,
-        Structure::Mde,
+        &PrefixFields {
+            structure: Structure::Mde,
+            version: m.version,
+            struc_length: MDE_LENGTH,
+            encoding: m.encoding,
+            coded_char_set_id: m.coded_char_set_id,
+            format: &m.format,
+            flags: m.flags,
+        },
         cs,
         order,
-        m.version,
-        MDE_LENGTH,
-        (m.encoding, m.coded_char_set_id, &m.format),
-        m.flags,
     );
     out.extend_from_slice(&m.group_id);
     for v in [m.msg_seq_number, m.offset, m.msg_flags, m.original_length] {

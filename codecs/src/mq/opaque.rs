@@ -9,7 +9,7 @@ use super::chain::Descriptor;
 use super::enc::ByteOrder;
 use super::error::DecodeError;
 use super::field::{CharField, Charset};
-use super::prefix::{PREFIX_LENGTH, scan_prefix, write_prefix};
+use super::prefix::{PREFIX_LENGTH, PrefixFields, scan_prefix, write_prefix};
 use super::strucid::Structure;
 
 /// MQIIH_LENGTH_1 in bytes.
@@ -91,13 +91,17 @@ pub fn parse_opaque(
 pub fn write_opaque(h: &OpaqueHeader<'_>, order: ByteOrder, cs: Charset, out: &mut Vec<u8>) {
     write_prefix(
         out,
-        h.structure,
+        &PrefixFields {
+            structure: h.structure,
+            version: h.version,
+            struc_length: h.struc_length(),
+            encoding: h.encoding,
+            coded_char_set_id: h.coded_char_set_id,
+            format: &h.format,
+            flags: h.flags,
+        },
         cs,
         order,
-        h.version,
-        h.struc_length(),
-        (h.encoding, h.coded_char_set_id, &h.format),
-        h.flags,
     );
     out.extend_from_slice(&h.rest);
 }

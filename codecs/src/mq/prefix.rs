@@ -88,23 +88,29 @@ pub(crate) fn scan_prefix(
     })
 }
 
-/// Appends a common prefix.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn write_prefix(
-    out: &mut Vec<u8>,
-    structure: Structure,
-    cs: Charset,
-    order: ByteOrder,
-    version: i32,
-    struc_length: usize,
-    next: (i32, i32, &CharField<8>),
-    flags: i32,
-) {
-    out.extend_from_slice(&structure.struc_id(cs));
-    order.put_i32(out, version);
-    order.put_i32(out, i32::try_from(struc_length).unwrap_or(i32::MAX));
-    order.put_i32(out, next.0);
-    order.put_i32(out, next.1);
-    out.extend_from_slice(&next.2.0);
-    order.put_i32(out, flags);
+/// The values a structure writes into its common prefix (spec:
+/// mq-structures.md §8.1); StrucId comes from `structure` in the output charset.
+pub(crate) struct PrefixFields<'a> {
+    pub(crate) structure: Structure,
+    pub(crate) version: i32,
+    /// StrucLength in bytes (written as `i32::MAX` if it could not fit).
+    pub(crate) struc_length: usize,
+    /// Encoding of the next item.
+    pub(crate) encoding: i32,
+    /// CodedCharSetId of the next item.
+    pub(crate) coded_char_set_id: i32,
+    /// Format of the next item.
+    pub(crate) format: &'a CharField<8>,
+    pub(crate) flags: i32,
+}
+
+/// Appends a common prefix: StrucId in `cs`, integers in `order`.
+pub(crate) fn write_prefix(out: &mut Vec<u8>, p: &PrefixFields<'_>, cs: Charset, order: ByteOrder) {
+    out.extend_from_slice(&p.structure.struc_id(cs));
+    order.put_i32(out, p.version);
+    order.put_i32(out, i32::try_from(p.struc_length).unwrap_or(i32::MAX));
+    order.put_i32(out, p.encoding);
+    order.put_i32(out, p.coded_char_set_id);
+    out.extend_from_slice(&p.format.0);
+    order.put_i32(out, p.flags);
 }

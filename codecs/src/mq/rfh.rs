@@ -13,7 +13,7 @@ use super::chain::Descriptor;
 use super::enc::ByteOrder;
 use super::error::{DecodeError, DecodeErrorKind};
 use super::field::{CharField, Charset, FieldError};
-use super::prefix::{PREFIX_LENGTH, scan_prefix, write_prefix};
+use super::prefix::{PREFIX_LENGTH, PrefixFields, scan_prefix, write_prefix};
 use super::strucid::Structure;
 
 /// MQRFH_STRUC_LENGTH_FIXED: the fixed part in bytes.
@@ -296,13 +296,17 @@ pub fn write_rfh(r: &Mqrfh<'_>, order: ByteOrder, cs: Charset, out: &mut Vec<u8>
     let len = r.struc_length();
     write_prefix(
         out,
-        Structure::Rfh,
+        &PrefixFields {
+            structure: Structure::Rfh,
+            version: r.version,
+            struc_length: len,
+            encoding: r.encoding,
+            coded_char_set_id: r.coded_char_set_id,
+            format: &r.format,
+            flags: r.flags,
+        },
         cs,
         order,
-        r.version,
-        len,
-        (r.encoding, r.coded_char_set_id, &r.format),
-        r.flags,
     );
     out.extend_from_slice(&r.name_value_string);
     out.resize(

@@ -14,7 +14,7 @@ use super::chain::Descriptor;
 use super::enc::ByteOrder;
 use super::error::{DecodeError, DecodeErrorKind};
 use super::field::{CharField, Charset};
-use super::prefix::{scan_prefix, write_prefix};
+use super::prefix::{PrefixFields, scan_prefix, write_prefix};
 use super::strucid::Structure;
 
 /// MQRFH_STRUC_LENGTH_FIXED_2: the fixed part in bytes.
@@ -264,13 +264,17 @@ pub fn write_rfh2(r: &Mqrfh2<'_>, order: ByteOrder, cs: Charset, out: &mut Vec<u
     out.reserve(len);
     write_prefix(
         out,
-        Structure::Rfh2,
+        &PrefixFields {
+            structure: Structure::Rfh2,
+            version: r.version,
+            struc_length: len,
+            encoding: r.encoding,
+            coded_char_set_id: r.coded_char_set_id,
+            format: &r.format,
+            flags: r.flags,
+        },
         cs,
         order,
-        r.version,
-        len,
-        (r.encoding, r.coded_char_set_id, &r.format),
-        r.flags,
     );
     order.put_i32(out, r.name_value_ccsid);
     for f in &r.folders {

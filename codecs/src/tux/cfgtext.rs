@@ -18,8 +18,17 @@
 //!   letters/digits/`_`, so real files with `$VAR` or `a,b` lists read as
 //!   written). Inside quotes `\"` and `\\` are escapes and a newline may
 //!   appear (Enduro/X); an unterminated quote is an error.
+//!
+//! Both steps are nom parsers: [`tokenize`] lexes the text (a position is the
+//! byte offset of the remaining input, counted into line and column), and the
+//! grammar reads the tokens into sections, entries and parameters.
 
 use std::fmt;
+
+use grammar::Item;
+
+mod grammar;
+mod lex;
 
 /// A position in the text: 1-based line and column (in characters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,113 +110,12 @@ fn describe(k: &ConfigTextErrorKind) -> String {
     }
 }
 
-/// Splits text into tokens with their positions.
+/// Splits text into tokens with their positions (1-based line, column in
+/// characters). Errors: [`ConfigTextErrorKind::UnterminatedQuote`] at the
+/// opening quote, [`ConfigTextErrorKind::BadSectionName`] at the `*`; the first
+/// one in text order is returned.
 pub fn tokenize(text: &str) -> Result<Vec<(Pos, Token)>, ConfigTextError> {
-    let mut out = Vec::new();
-    let mut chars = text.chars().peekable();
-    let (mut line, mut column) = (1usize, 1usize);
-    let mut line_start = true;
-    while let Some(&c) = chars.peek() {
-        let pos = Pos { line, column };
-        match c {
-            '\n' => {
-                chars.next();
-                line += 1;
-                column = 1;
-                line_start = true;
-            }
-            c if c.is_whitespace() => {
-                chars.next();
-                column += 1;
-            }
-            '#' => {
-                while chars.peek().is_some_and(|&c| c != '\n') {
-                    chars.next();
-                }
-            }
-            '=' => {
-                chars.next();
-                column += 1;
-                line_start = false;
-                out.push((pos, Token::Equals));
-            }
-            '"' => {
-                chars.next();
-                column += 1;
-                let mut s = String::new();
-                loop {
-                    match chars.next() {
-                        None => {
-                            return Err(ConfigTextError {
-                                pos,
-                                kind: ConfigTextErrorKind::UnterminatedQuote,
-                            });
-                        }
-                        Some('"') => {
-                            column += 1;
-                            break;
-                        }
-                        Some('\\') if matches!(chars.peek(), Some('"') | Some('\\')) => {
-                            if let Some(e) = chars.next() {
-                                s.push(e);
-                            }
-                            column += 2;
-                        }
-                        Some('\n') => {
-                            s.push('\n');
-                            line += 1;
-                            column = 1;
-                        }
-                        Some(other) => {
-                            s.push(other);
-                            column += 1;
-                        }
-                    }
-                }
-                line_start = false;
-                out.push((
-                    pos,
-                    Token::Word {
-                        text: s,
-                        quoted: true,
-                    },
-                ));
-            }
-            _ => {
-                let mut s = String::new();
-                while let Some(&c) = chars.peek() {
-                    if c.is_whitespace() || c == '=' || c == '"' || c == '#' {
-                        break;
-                    }
-                    s.push(c);
-                    chars.next();
-                    column += 1;
-                }
-                if line_start && s.starts_with('*') {
-                    let name = &s[1..];
-                    let ok = !name.is_empty()
-                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                    if !ok {
-                        return Err(ConfigTextError {
-                            pos,
-                            kind: ConfigTextErrorKind::BadSectionName(s.chars().take(40).collect()),
-                        });
-                    }
-                    out.push((pos, Token::Section(name.to_owned())));
-                } else {
-                    out.push((
-                        pos,
-                        Token::Word {
-                            text: s,
-                            quoted: false,
-                        },
-                    ));
-                }
-                line_start = false;
-            }
-        }
-    }
-    Ok(out)
+    lex::tokenize(text)
 }
 
 /// A `KEYWORD=value` parameter.
@@ -275,112 +183,15 @@ pub struct ConfigText {
 pub const DEFAULT_ENTRY: &str = "DEFAULT:";
 
 impl ConfigText {
-    /// Lexes and parses text into sections and entries.
+    /// Lexes and parses text into sections and entries. A lexical error
+    /// anywhere in the text comes before a grammar error (the text is lexed
+    /// first); within each, the first in text order is returned.
     pub fn parse(text: &str) -> Result<Self, ConfigTextError> {
         let tokens = tokenize(text)?;
-        let mut cfg = ConfigText::default();
-        let mut defaults: Vec<Param> = Vec::new();
-        let mut in_default = false;
-        let mut it = tokens.into_iter().peekable();
-        while let Some((pos, tok)) = it.next() {
-            match tok {
-                Token::Section(name) => {
-                    cfg.sections.push(Section {
-                        name,
-                        pos,
-                        params: Vec::new(),
-                        entries: Vec::new(),
-                    });
-                    defaults.clear();
-                    in_default = false;
-                }
-                Token::Equals => {
-                    return Err(ConfigTextError {
-                        pos,
-                        kind: ConfigTextErrorKind::UnexpectedEquals,
-                    });
-                }
-                Token::Word { text, quoted } => {
-                    let Some(section) = cfg.sections.last_mut() else {
-                        return Err(ConfigTextError {
-                            pos,
-                            kind: ConfigTextErrorKind::OutsideSection,
-                        });
-                    };
-                    let followed_by_eq = matches!(it.peek(), Some((_, Token::Equals)));
-                    if section.name == "RESOURCES" {
-                        if followed_by_eq {
-                            it.next();
-                        }
-                        let (value, vquoted) = match it.next() {
-                            Some((_, Token::Word { text, quoted })) => (text, quoted),
-                            _ => {
-                                return Err(ConfigTextError {
-                                    pos,
-                                    kind: ConfigTextErrorKind::MissingResourceValue(text),
-                                });
-                            }
-                        };
-                        section.params.push(Param {
-                            key: text,
-                            value,
-                            quoted: vquoted,
-                            pos,
-                        });
-                        continue;
-                    }
-                    if !followed_by_eq {
-                        if !quoted && text == DEFAULT_ENTRY {
-                            in_default = true;
-                            continue;
-                        }
-                        in_default = false;
-                        let inherited = defaults.clone();
-                        section.entries.push(Entry {
-                            name: text,
-                            quoted,
-                            pos,
-                            params: Vec::new(),
-                            inherited,
-                        });
-                        continue;
-                    }
-                    if quoted {
-                        return Err(ConfigTextError {
-                            pos,
-                            kind: ConfigTextErrorKind::UnexpectedEquals,
-                        });
-                    }
-                    it.next();
-                    let (value, vquoted) =
-                        match it.next_if(|(_, t)| matches!(t, Token::Word { .. })) {
-                            Some((_, Token::Word { text, quoted })) => (text, quoted),
-                            _ => {
-                                return Err(ConfigTextError {
-                                    pos,
-                                    kind: ConfigTextErrorKind::MissingValue(text),
-                                });
-                            }
-                        };
-                    let param = Param {
-                        key: text,
-                        value,
-                        quoted: vquoted,
-                        pos,
-                    };
-                    if in_default {
-                        defaults.retain(|p| p.key != param.key);
-                        defaults.push(param);
-                    } else if let Some(entry) = section.entries.last_mut() {
-                        entry.inherited.retain(|p| p.key != param.key);
-                        entry.params.push(param);
-                    } else {
-                        section.params.push(param);
-                    }
-                }
-            }
-        }
-        Ok(cfg)
+        let sections = grammar::sections(&tokens)?;
+        Ok(ConfigText {
+            sections: sections.into_iter().map(apply_defaults).collect(),
+        })
     }
 
     /// The first section with this name.
@@ -388,3 +199,50 @@ impl ConfigText {
         self.sections.iter().find(|s| s.name == name)
     }
 }
+
+/// Folds a section's items into entries: `DEFAULT:` parameters go to the
+/// entries after them (a later `DEFAULT:` value replaces an earlier one, an
+/// entry's own value replaces the default), parameters before any entry belong
+/// to the section.
+fn apply_defaults(raw: grammar::RawSection) -> Section {
+    let mut section = Section {
+        name: raw.name,
+        pos: raw.pos,
+        params: Vec::new(),
+        entries: Vec::new(),
+    };
+    let mut defaults: Vec<Param> = Vec::new();
+    let mut in_default = false;
+    for item in raw.items {
+        match item {
+            Item::Entry { name, quoted, .. } if !quoted && name == DEFAULT_ENTRY => {
+                in_default = true;
+            }
+            Item::Entry { name, quoted, pos } => {
+                in_default = false;
+                section.entries.push(Entry {
+                    name,
+                    quoted,
+                    pos,
+                    params: Vec::new(),
+                    inherited: defaults.clone(),
+                });
+            }
+            Item::Param(param) if in_default => {
+                defaults.retain(|p| p.key != param.key);
+                defaults.push(param);
+            }
+            Item::Param(param) => match section.entries.last_mut() {
+                Some(entry) => {
+                    entry.inherited.retain(|p| p.key != param.key);
+                    entry.params.push(param);
+                }
+                None => section.params.push(param),
+            },
+        }
+    }
+    section
+}
+
+#[cfg(test)]
+mod tests;
