@@ -3,7 +3,8 @@
 //! fixtures with random edits, go through every entry point.
 
 use mqgate_codecs::idl::{
-    DynamicParams, PayloadDirection, Record, TextLayout, correl_id_from_hex, parse,
+    DynamicParams, Format, IdlErrors, Length, NumericSpec, ParseOptions, PayloadDirection, Record,
+    TextLayout, Value, correl_id_from_hex, parse, parse_with,
 };
 use proptest::prelude::*;
 
@@ -94,6 +95,131 @@ proptest! {
         }
         let text = format!("{}{}{}", &base[..pos], insert, &base[end..]);
         exercise(&text, &payload);
+    }
+}
+
+/// Checks that every error of `text` stands inside the text: line 1 up to the
+/// last line, column 1 up to one past that line's last character (the end of
+/// the text or of a line is a place too). Lines and columns as in
+/// rpc-bridge.md §1.1: lines end at a line feed, columns count characters, a
+/// byte order mark takes none.
+fn assert_positions_inside(text: &str, errors: &IdlErrors) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    assert!(!errors.0.is_empty(), "an error list is never empty");
+    for e in &errors.0 {
+        let (line, column) = (e.position.line as usize, e.position.column as usize);
+        assert!(
+            (1..=lines.len()).contains(&line),
+            "{e} is outside the {} lines",
+            lines.len()
+        );
+        let width = lines[line - 1].chars().count();
+        assert!(
+            (1..=width + 1).contains(&column),
+            "{e} is outside line {line} of {width} characters"
+        );
+        // The message names the place first.
+        assert!(
+            e.to_string()
+                .starts_with(&format!("line {line}, column {column}: ")),
+            "{e}"
+        );
+    }
+    assert!(
+        errors.0.windows(2).all(|w| w[0].position <= w[1].position),
+        "errors are in text order: {errors}"
+    );
+}
+
+/// Every option setting, on any text: Ok, or errors inside the text.
+fn parse_every_way(text: &str) {
+    for extended_formats in [false, true] {
+        for dynamic_parameters in [false, true] {
+            let options = ParseOptions {
+                extended_formats,
+                dynamic_parameters,
+            };
+            if let Err(errors) = parse_with(text, &options) {
+                assert_positions_inside(text, &errors);
+            }
+        }
+    }
+}
+
+/// Every format a value can be read as text for.
+fn formats() -> Vec<Format> {
+    let n = NumericSpec {
+        digits: 7,
+        decimals: 2,
+        signed: true,
+    };
+    vec![
+        Format::Alpha(Length::Fixed(8)),
+        Format::Integer(4),
+        Format::Unpacked(n),
+        Format::Packed(NumericSpec { signed: false, ..n }),
+        Format::Logical,
+        Format::Date,
+        Format::Time,
+        Format::Binary(Length::Fixed(4)),
+        Format::Float(8),
+    ]
+}
+
+/// IDL pieces that need care in the lexer: comments of both kinds, CR, BOM,
+/// non-ASCII letters, unclosed strings, type words.
+fn lexer_soup() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("Library 'L' Is ".to_string()),
+        Just("Program 'P' Is Define Data Parameter ".to_string()),
+        Just("End-Define".to_string()),
+        Just("\n*".to_string()),
+        Just("/*".to_string()),
+        Just("*/".to_string()),
+        Just("\r\n".to_string()),
+        Just("\u{feff}".to_string()),
+        Just("ß".to_string()),
+        Just("'".to_string()),
+        Just("'é'".to_string()),
+        "[0-9]{1,3} [A-Za-zß_]{1,4}",
+        "\\((A|N|I|V|v)?[0-9.]{0,4}[/:,]?[0-9Vv]{0,3}\\)?",
+        "[ \t\n]{1,3}",
+        "\\PC{1,3}",
+    ];
+    prop::collection::vec(piece, 0..40).prop_map(|t| t.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Any bytes, as text the way a file reader would decode them.
+    #[test]
+    fn arbitrary_bytes_never_panic_and_errors_stand_inside(
+        bytes in prop::collection::vec(any::<u8>(), 0..600),
+    ) {
+        parse_every_way(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn arbitrary_strings_never_panic_and_errors_stand_inside(text in "\\PC{0,300}|(?s).{0,300}") {
+        parse_every_way(&text);
+    }
+
+    #[test]
+    fn lexer_soup_never_panics_and_errors_stand_inside(text in lexer_soup()) {
+        parse_every_way(&text);
+    }
+
+    #[test]
+    fn value_text_never_panics(text in "\\PC{0,40}|[0-9 :T.+-]{0,24}") {
+        for format in formats() {
+            let _ = Value::from_text(&format, &text);
+        }
     }
 }
 

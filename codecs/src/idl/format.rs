@@ -1,4 +1,12 @@
-//! Reading a format word such as `A32`, `AV`, `NU8.3`, `I4` (spec: rpc-bridge.md §1.3).
+//! Reading a format word such as `A32`, `AV`, `NU8.3`, `I4` (spec: rpc-bridge.md §1.3):
+//! nom splits it into letters, length and decimals; the rules of the format
+//! table then check them.
+
+use nom::bytes::complete::take_till;
+use nom::character::complete::{char, digit1};
+use nom::combinator::{all_consuming, opt, rest};
+use nom::sequence::preceded;
+use nom::{IResult, Parser};
 
 use super::ast::{Format, Length, NumericSpec};
 use super::error::IdlErrorKind;
@@ -20,10 +28,34 @@ fn invalid(word: &str, reason: impl Into<String>) -> IdlErrorKind {
     }
 }
 
+/// A format word in its parts: the letters, the digits before the first `.`,
+/// and what follows that `.` (if there is one): `N8.3` → (`N`, `8`, `3`).
+struct Parts<'a> {
+    letters: &'a str,
+    length: &'a str,
+    decimals: Option<&'a str>,
+}
+
+fn parts(word: &str) -> IResult<&str, Parts<'_>> {
+    (
+        take_till(|c: char| c.is_ascii_digit() || c == '.'),
+        take_till(|c| c == '.'),
+        opt(preceded(char('.'), rest)),
+    )
+        .map(|(letters, length, decimals)| Parts {
+            letters,
+            length,
+            decimals,
+        })
+        .parse(word)
+}
+
+/// A length in decimal digits and nothing else.
 fn number(word: &str, digits: &str) -> Result<u32, IdlErrorKind> {
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(invalid(word, "expected a length in decimal digits"));
-    }
+    let digits = all_consuming(digit1::<_, nom::error::Error<&str>>)
+        .parse(digits)
+        .map_err(|_| invalid(word, "expected a length in decimal digits"))?
+        .1;
     digits
         .parse::<u32>()
         .map_err(|_| invalid(word, "length too large"))
@@ -36,25 +68,34 @@ fn number(word: &str, digits: &str) -> Result<u32, IdlErrorKind> {
 /// [`IdlErrorKind::LengthNotAllowed`] (20010004) for `D8`, `I4.2`, `A10.2` ...;
 /// [`IdlErrorKind::InvalidFormat`] otherwise.
 pub fn parse_format(word: &str, extended: bool) -> Result<Format, IdlErrorKind> {
-    let split = word
-        .find(|c: char| c.is_ascii_digit() || c == '.')
-        .unwrap_or(word.len());
-    let (letters, rest) = word.split_at(split);
+    let Ok((
+        _,
+        Parts {
+            letters,
+            length,
+            decimals,
+        },
+    )) = parts(word)
+    else {
+        return Err(invalid(word, "expected format letters and a length"));
+    };
     let letters = letters.to_ascii_uppercase();
+    // Nothing after the letters (`A`, `AV`, `D`).
+    let rest_is_empty = length.is_empty() && decimals.is_none();
     let not_allowed = || IdlErrorKind::LengthNotAllowed {
         format: word.to_string(),
     };
     let required = || IdlErrorKind::LengthRequired {
         format: word.to_string(),
     };
-    let fixed_length = |rest: &str| -> Result<Length, IdlErrorKind> {
-        if rest.is_empty() {
+    let fixed_length = || -> Result<Length, IdlErrorKind> {
+        if rest_is_empty {
             return Err(required());
         }
-        if rest.contains('.') {
+        if decimals.is_some() {
             return Err(not_allowed());
         }
-        let n = number(word, rest)?;
+        let n = number(word, length)?;
         if n == 0 || n > MAX_FIELD_LENGTH {
             return Err(invalid(
                 word,
@@ -63,25 +104,29 @@ pub fn parse_format(word: &str, extended: bool) -> Result<Format, IdlErrorKind> 
         }
         Ok(Length::Fixed(n))
     };
-    let variable_length = |rest: &str| -> Result<Length, IdlErrorKind> {
-        if rest.is_empty() {
+    let variable_length = || -> Result<Length, IdlErrorKind> {
+        if rest_is_empty {
             return Ok(Length::Variable(None));
         }
-        match fixed_length(rest)? {
+        match fixed_length()? {
             Length::Fixed(n) => Ok(Length::Variable(Some(n))),
             v @ Length::Variable(_) => Ok(v),
         }
     };
-    let numeric = |rest: &str, signed: bool| -> Result<NumericSpec, IdlErrorKind> {
-        if rest.is_empty() {
+    let numeric = |signed: bool| -> Result<NumericSpec, IdlErrorKind> {
+        if rest_is_empty {
             return Err(required());
         }
-        let (n, m) = match rest.split_once('.') {
-            Some((n, m)) => (
-                if n.is_empty() { 0 } else { number(word, n)? },
+        let (n, m) = match decimals {
+            Some(m) => (
+                if length.is_empty() {
+                    0
+                } else {
+                    number(word, length)?
+                },
                 number(word, m)?,
             ),
-            None => (number(word, rest)?, 0),
+            None => (number(word, length)?, 0),
         };
         if m > MAX_NUMERIC_DECIMALS {
             return Err(invalid(
@@ -103,33 +148,33 @@ pub fn parse_format(word: &str, extended: bool) -> Result<Format, IdlErrorKind> 
         })
     };
     let no_length = |f: Format| -> Result<Format, IdlErrorKind> {
-        if rest.is_empty() {
+        if rest_is_empty {
             Ok(f)
         } else {
             Err(not_allowed())
         }
     };
     match letters.as_str() {
-        "A" => Ok(Format::Alpha(fixed_length(rest)?)),
-        "AV" => Ok(Format::Alpha(variable_length(rest)?)),
-        "K" => Ok(Format::Kanji(fixed_length(rest)?)),
-        "KV" => Ok(Format::Kanji(variable_length(rest)?)),
-        "B" => Ok(Format::Binary(fixed_length(rest)?)),
-        "BV" => Ok(Format::Binary(variable_length(rest)?)),
+        "A" => Ok(Format::Alpha(fixed_length()?)),
+        "AV" => Ok(Format::Alpha(variable_length()?)),
+        "K" => Ok(Format::Kanji(fixed_length()?)),
+        "KV" => Ok(Format::Kanji(variable_length()?)),
+        "B" => Ok(Format::Binary(fixed_length()?)),
+        "BV" => Ok(Format::Binary(variable_length()?)),
         "U" | "UV" if !extended => Err(invalid(
             word,
             "U/UV formats are not in the documented tables (enable extended formats)",
         )),
-        "U" => Ok(Format::Unicode(fixed_length(rest)?)),
-        "UV" => Ok(Format::Unicode(variable_length(rest)?)),
-        "N" => Ok(Format::Unpacked(numeric(rest, true)?)),
-        "NU" => Ok(Format::Unpacked(numeric(rest, false)?)),
-        "P" => Ok(Format::Packed(numeric(rest, true)?)),
-        "PU" => Ok(Format::Packed(numeric(rest, false)?)),
+        "U" => Ok(Format::Unicode(fixed_length()?)),
+        "UV" => Ok(Format::Unicode(variable_length()?)),
+        "N" => Ok(Format::Unpacked(numeric(true)?)),
+        "NU" => Ok(Format::Unpacked(numeric(false)?)),
+        "P" => Ok(Format::Packed(numeric(true)?)),
+        "PU" => Ok(Format::Packed(numeric(false)?)),
         "I" | "F" => {
             // The size is part of the type name; anything after it is a length.
-            let (size, extra) = rest.split_at(rest.find('.').unwrap_or(rest.len()));
-            if !extra.is_empty() {
+            let size = length;
+            if decimals.is_some() {
                 return Err(not_allowed());
             }
             let allowed: &[&str] = match (letters.as_str(), extended) {

@@ -11,6 +11,9 @@
 //!   caller's.
 //! - [`BridgeProgram::bind`]: all of the above for one program, checked once.
 //!
+//! The IDL text, format words and values written as text are read with nom
+//! parsers; line and column come from the byte offset where a parser stands.
+//!
 //! Everything here is pure: no I/O, no global state, no panic on any input.
 
 pub mod ast;
@@ -25,7 +28,10 @@ mod levels;
 mod lexer;
 pub mod marshal;
 mod names;
+mod param;
 pub mod parser;
+mod position;
+mod text;
 mod unmarshal;
 pub mod value;
 

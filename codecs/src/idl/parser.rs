@@ -1,17 +1,26 @@
-//! Recursive-descent parser for Software AG IDL (spec: rpc-bridge.md §1.2).
+//! nom parser for Software AG IDL (spec: rpc-bridge.md §1.2): file, library,
+//! program, struct and parameter block; the parameter lines are in `param.rs`.
 //!
-//! A syntax error stops the parse; rule violations on well-formed lines are
-//! collected and reported together, sorted by position.
+//! A syntax error stops the parse (nom's `Failure`); rule violations on
+//! well-formed lines are collected and reported together, sorted by position.
 
-use super::ast::{
-    ArraySpec, Dimension, Direction, Format, IdlFile, Length, Library, ParamKind, Parameter,
-    Position, Program, StructDef,
-};
+use std::cell::RefCell;
+
+use nom::branch::alt;
+use nom::combinator::{cut, map, opt, peek};
+use nom::multi::{many0, many1};
+use nom::sequence::{delimited, preceded};
+use nom::{Err, Parser};
+
+use super::ast::{IdlFile, Library, Parameter, Position, Program, StructDef};
 use super::error::{IdlError, IdlErrorKind, IdlErrors};
-use super::format::parse_format;
 use super::levels::build_tree;
-use super::lexer::{Lexer, Mode, Token, TokenKind};
+use super::lexer::{
+    Fault, Mode, PResult, TokenKind, expect, expect_keyword, expected, keyword, leading_trivia,
+    punct, take_if, token,
+};
 use super::names;
+use super::position::Positions;
 
 /// Choices for [`parse_with`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,15 +54,18 @@ pub fn parse(src: &str) -> Result<IdlFile, IdlErrors> {
 ///
 /// Errors: every fault found, sorted by line and column (see [`IdlErrorKind`]).
 pub fn parse_with(src: &str, options: &ParseOptions) -> Result<IdlFile, IdlErrors> {
-    let mut parser = Parser {
-        lx: Lexer::new(src),
+    // A UTF-8 byte order mark is no token; line 1, column 1 is after it.
+    let text = src.strip_prefix('\u{feff}').unwrap_or(src);
+    let reader = Reader {
+        positions: Positions::new(text),
         options: *options,
-        errors: Vec::new(),
+        faults: RefCell::new(Vec::new()),
     };
-    let result = parser.file();
-    let mut errors = parser.errors;
-    match result {
-        Ok(file) => {
+    let result = reader.file(text);
+    let stop = result.map_err(|e| reader.error(e));
+    let mut errors = reader.faults.into_inner();
+    match stop {
+        Ok((_, file)) => {
             if errors.is_empty() {
                 names::check_file(&file, &mut errors);
                 if options.dynamic_parameters {
@@ -78,457 +90,239 @@ pub fn parse_with(src: &str, options: &ParseOptions) -> Result<IdlFile, IdlError
     Err(IdlErrors(errors))
 }
 
-struct Parser<'a> {
-    lx: Lexer<'a>,
-    options: ParseOptions,
-    errors: Vec<IdlError>,
+/// The state of one parse: where places are, the options, and the rule
+/// violations found so far (pushed only once a line is committed to, so no
+/// backtracking ever drops or repeats one).
+pub(super) struct Reader<'a> {
+    positions: Positions<'a>,
+    pub(super) options: ParseOptions,
+    faults: RefCell<Vec<IdlError>>,
 }
 
-fn is_keyword(token: &Token, keyword: &str) -> bool {
-    matches!(&token.kind, TokenKind::Word(w) if w.eq_ignore_ascii_case(keyword))
+/// What a library holds, in text order.
+enum Member {
+    Program(Program),
+    Struct(StructDef),
 }
 
-fn expected(token: &Token, what: &str) -> IdlError {
-    IdlError::new(
-        token.position,
-        IdlErrorKind::Expected {
-            expected: what.to_string(),
-            found: token.kind.describe(),
-        },
-    )
-}
-
-impl Parser<'_> {
-    fn next(&mut self, mode: Mode) -> Result<Token, IdlError> {
-        self.lx.next_token(mode)
-    }
-
-    fn peek(&self, mode: Mode) -> Result<Token, IdlError> {
-        self.lx.peek_token(mode)
-    }
-
-    fn expect_keyword(&mut self, keyword: &str) -> Result<Token, IdlError> {
-        let token = self.next(Mode::Normal)?;
-        if is_keyword(&token, keyword) {
-            Ok(token)
+/// `'name' [':' 'alias'] IS`; the alias only where `alias_allowed`.
+fn name_alias_is<'a>(
+    alias_allowed: bool,
+) -> impl FnMut(&'a str) -> PResult<'a, (String, Option<String>)> {
+    move |i| {
+        let (i, name) = quoted_name(i)?;
+        let (i, alias) = opt(preceded(
+            take_if(Mode::Normal, |k| punct(':')(k).filter(|()| alias_allowed)),
+            quoted_name,
+        ))
+        .parse(i)?;
+        let what = if alias_allowed && alias.is_none() {
+            "':' and an alias, or IS"
         } else {
-            Err(expected(&token, keyword))
+            "IS"
+        };
+        let (i, _) = expect(Mode::Normal, keyword("IS"), expected(what)).parse(i)?;
+        Ok((i, (name, alias)))
+    }
+}
+
+/// A name in apostrophes (20010006 otherwise).
+fn quoted_name(i: &str) -> PResult<'_, String> {
+    expect(Mode::Normal, TokenKind::string, |found| {
+        IdlErrorKind::ExpectedString {
+            found: found.describe(),
         }
+    })
+    .map(|(_, s)| s.to_string())
+    .parse(i)
+}
+
+impl<'a> Reader<'a> {
+    /// Line and column where `rest`, a suffix of the text, starts.
+    pub(super) fn position(&self, rest: &str) -> Position {
+        self.positions.of(rest)
     }
 
-    fn expect_punct(&mut self, mode: Mode, c: char) -> Result<Token, IdlError> {
-        let token = self.next(mode)?;
-        if token.kind == TokenKind::Punct(c) {
-            Ok(token)
-        } else {
-            Err(expected(&token, &format!("'{c}'")))
-        }
+    /// Records a rule violation; the parse goes on.
+    pub(super) fn fault(&self, position: Position, kind: IdlErrorKind) {
+        self.faults.borrow_mut().push(IdlError::new(position, kind));
     }
 
-    /// A name in apostrophes (20010006 otherwise).
-    fn expect_string(&mut self) -> Result<(String, Position), IdlError> {
-        let token = self.next(Mode::Normal)?;
-        match token.kind {
-            TokenKind::Str(s) => Ok((s, token.position)),
-            other => Err(IdlError::new(
-                token.position,
-                IdlErrorKind::ExpectedString {
-                    found: other.describe(),
+    /// The error that stopped the parse, with its line and column.
+    fn error(&self, e: Err<Fault<'a>>) -> IdlError {
+        let (at, kind) = match e {
+            Err::Error(f) | Err::Failure(f) => (f.at, f.kind),
+            Err::Incomplete(_) => ("", None),
+        };
+        // Every fault that reaches here says what was wrong; a bare nom error
+        // would mean a branch of the grammar lacks its message, and is still
+        // reported as a fault at its place rather than a panic.
+        let kind = kind.unwrap_or_else(|| match token(Mode::Normal).parse(at) {
+            Ok((_, t)) => expected("IDL text")(&t.kind),
+            Err(Err::Error(f) | Err::Failure(f)) => f
+                .kind
+                .unwrap_or_else(|| expected("IDL text")(&TokenKind::Eof)),
+            Err(Err::Incomplete(_)) => expected("IDL text")(&TokenKind::Eof),
+        });
+        IdlError::new(self.position(at), kind)
+    }
+
+    /// `library+` (20010020 when the text does not start with LIBRARY).
+    fn file(&self, i: &'a str) -> PResult<'a, IdlFile> {
+        let starts_with_library = peek(expect(
+            Mode::Normal,
+            keyword("LIBRARY"),
+            |found: &TokenKind<'a>| IdlErrorKind::NoLibrary {
+                found: found.describe(),
+            },
+        ));
+        delimited(
+            (leading_trivia, starts_with_library),
+            many1(|i| self.library(i)),
+            expect(
+                Mode::Normal,
+                TokenKind::eof,
+                expected("PROGRAM, STRUCT, LIBRARY or end of file"),
+            ),
+        )
+        .map(|libraries| IdlFile { libraries })
+        .parse(i)
+    }
+
+    /// `LIBRARY 'name' [':' 'alias'] IS (program | struct)*` (20010022 when empty).
+    fn library(&self, i: &'a str) -> PResult<'a, Library> {
+        let (i, (at, ())) = take_if(Mode::Normal, keyword("LIBRARY")).parse(i)?;
+        let position = self.position(at);
+        cut(move |i| {
+            let (i, (name, alias)) = name_alias_is(true).parse(i)?;
+            let (i, members) = many0(alt((
+                map(|i| self.program(i), Member::Program),
+                map(|i| self.struct_def(i), Member::Struct),
+            )))
+            .parse(i)?;
+            if members.is_empty() {
+                peek(expect(
+                    Mode::Normal,
+                    |k: &TokenKind<'a>| {
+                        (k.is_keyword("LIBRARY") || *k == TokenKind::Eof).then_some(())
+                    },
+                    expected("PROGRAM or STRUCT"),
+                ))
+                .parse(i)?;
+                self.fault(
+                    position,
+                    IdlErrorKind::EmptyLibrary {
+                        library: name.clone(),
+                    },
+                );
+            }
+            let mut programs = Vec::new();
+            let mut structs = Vec::new();
+            for member in members {
+                match member {
+                    Member::Program(p) => programs.push(p),
+                    Member::Struct(s) => structs.push(s),
+                }
+            }
+            Ok((
+                i,
+                Library {
+                    name,
+                    alias,
+                    programs,
+                    structs,
+                    position,
                 },
-            )),
-        }
+            ))
+        })
+        .parse(i)
     }
 
-    /// `'name' [':' 'alias'] IS`
-    fn name_alias_is(&mut self, alias_allowed: bool) -> Result<(String, Option<String>), IdlError> {
-        let (name, _) = self.expect_string()?;
-        let mut alias = None;
-        if alias_allowed && self.peek(Mode::Normal)?.kind == TokenKind::Punct(':') {
-            self.next(Mode::Normal)?;
-            alias = Some(self.expect_string()?.0);
-        }
-        let token = self.next(Mode::Normal)?;
-        if !is_keyword(&token, "IS") {
-            let what = if alias_allowed && alias.is_none() {
-                "':' and an alias, or IS"
-            } else {
-                "IS"
-            };
-            return Err(expected(&token, what));
-        }
-        Ok((name, alias))
-    }
-
-    fn file(&mut self) -> Result<IdlFile, IdlError> {
-        let first = self.peek(Mode::Normal)?;
-        if !is_keyword(&first, "LIBRARY") {
-            return Err(IdlError::new(
-                first.position,
-                IdlErrorKind::NoLibrary {
-                    found: first.kind.describe(),
+    /// `PROGRAM 'name' [':' 'alias'] IS param-block`
+    fn program(&self, i: &'a str) -> PResult<'a, Program> {
+        let (i, (at, ())) = take_if(Mode::Normal, keyword("PROGRAM")).parse(i)?;
+        let position = self.position(at);
+        cut(move |i| {
+            let (i, (name, alias)) = name_alias_is(true).parse(i)?;
+            let (i, params) = self.param_block(i, &name, true)?;
+            Ok((
+                i,
+                Program {
+                    name,
+                    alias,
+                    params,
+                    position,
                 },
-            ));
-        }
-        let mut libraries = Vec::new();
-        loop {
-            let token = self.peek(Mode::Normal)?;
-            if token.kind == TokenKind::Eof {
-                break;
-            }
-            if !is_keyword(&token, "LIBRARY") {
-                return Err(expected(&token, "PROGRAM, STRUCT, LIBRARY or end of file"));
-            }
-            libraries.push(self.library()?);
-        }
-        Ok(IdlFile { libraries })
-    }
-
-    fn library(&mut self) -> Result<Library, IdlError> {
-        let position = self.expect_keyword("LIBRARY")?.position;
-        let (name, alias) = self.name_alias_is(true)?;
-        let mut programs = Vec::new();
-        let mut structs = Vec::new();
-        loop {
-            let token = self.peek(Mode::Normal)?;
-            if is_keyword(&token, "PROGRAM") {
-                programs.push(self.program()?);
-            } else if is_keyword(&token, "STRUCT") {
-                structs.push(self.struct_def()?);
-            } else {
-                if programs.is_empty() && structs.is_empty() {
-                    if !is_keyword(&token, "LIBRARY") && token.kind != TokenKind::Eof {
-                        return Err(expected(&token, "PROGRAM or STRUCT"));
-                    }
-                    self.errors.push(IdlError::new(
-                        position,
-                        IdlErrorKind::EmptyLibrary {
-                            library: name.clone(),
-                        },
-                    ));
-                }
-                break;
-            }
-        }
-        Ok(Library {
-            name,
-            alias,
-            programs,
-            structs,
-            position,
+            ))
         })
+        .parse(i)
     }
 
-    fn program(&mut self) -> Result<Program, IdlError> {
-        let position = self.expect_keyword("PROGRAM")?.position;
-        let (name, alias) = self.name_alias_is(true)?;
-        let params = self.param_block(&name, true)?;
-        Ok(Program {
-            name,
-            alias,
-            params,
-            position,
+    /// `STRUCT 'name' IS param-block`
+    fn struct_def(&self, i: &'a str) -> PResult<'a, StructDef> {
+        let (i, (at, ())) = take_if(Mode::Normal, keyword("STRUCT")).parse(i)?;
+        let position = self.position(at);
+        cut(move |i| {
+            let (i, (name, _)) = name_alias_is(false).parse(i)?;
+            let (i, params) = self.param_block(i, &name, false)?;
+            Ok((
+                i,
+                StructDef {
+                    name,
+                    params,
+                    position,
+                },
+            ))
         })
+        .parse(i)
     }
 
-    fn struct_def(&mut self) -> Result<StructDef, IdlError> {
-        let position = self.expect_keyword("STRUCT")?.position;
-        let (name, _) = self.name_alias_is(false)?;
-        let params = self.param_block(&name, false)?;
-        Ok(StructDef {
-            name,
-            params,
-            position,
-        })
-    }
-
-    /// `DEFINE DATA PARAMETER param-line+ END-DEFINE`
-    fn param_block(&mut self, owner: &str, is_program: bool) -> Result<Vec<Parameter>, IdlError> {
-        let define = self.expect_keyword("DEFINE")?;
-        self.expect_keyword("DATA")?;
-        self.expect_keyword("PARAMETER")?;
-        let mut flat = Vec::new();
-        loop {
-            let token = self.peek(Mode::Normal)?;
-            match &token.kind {
-                TokenKind::Number(_) => flat.push(self.param_line()?),
-                TokenKind::Eof => {
-                    return Err(IdlError::new(
-                        token.position,
-                        IdlErrorKind::MissingEndDefine {
-                            opened_at_line: define.position.line,
-                        },
-                    ));
-                }
-                _ if is_keyword(&token, "END-DEFINE") => {
-                    self.next(Mode::Normal)?;
-                    if flat.is_empty() {
-                        self.errors.push(IdlError::new(
-                            token.position,
-                            IdlErrorKind::EmptyProgram {
-                                name: owner.to_string(),
-                            },
-                        ));
-                    }
-                    break;
-                }
-                _ => {
-                    let what = if flat.is_empty() {
-                        "a level number"
-                    } else {
-                        "an attribute (IN, OUT, IN OUT, INOUT, ALIGNED, IMS), a level number or END-DEFINE"
-                    };
-                    return Err(expected(&token, what));
-                }
-            }
+    /// `DEFINE DATA PARAMETER param-line* END-DEFINE` (20010024 when no line,
+    /// 20010021 when a program has IMS parameters only).
+    fn param_block(
+        &self,
+        i: &'a str,
+        owner: &str,
+        is_program: bool,
+    ) -> PResult<'a, Vec<Parameter>> {
+        let (i, (define_at, ())) = expect_keyword("DEFINE")(i)?;
+        let define = self.position(define_at);
+        let (i, _) = expect_keyword("DATA")(i)?;
+        let (i, _) = expect_keyword("PARAMETER")(i)?;
+        let (i, flat) = many0(|i| self.param_line(i)).parse(i)?;
+        let (i, (end_at, ())) = expect(Mode::Normal, keyword("END-DEFINE"), |found| {
+            block_end_fault(found, define.line, flat.is_empty())
+        })(i)?;
+        if flat.is_empty() {
+            self.fault(
+                self.position(end_at),
+                IdlErrorKind::EmptyProgram {
+                    name: owner.to_string(),
+                },
+            );
         }
-        let params = build_tree(flat, &mut self.errors);
+        let params = build_tree(flat, &mut self.faults.borrow_mut());
         if is_program && !params.is_empty() && params.iter().all(|p| p.ims) {
-            self.errors.push(IdlError::new(
-                define.position,
+            self.fault(
+                define,
                 IdlErrorKind::OnlyImsParameters {
                     program: owner.to_string(),
                 },
-            ));
+            );
         }
-        Ok(params)
-    }
-
-    /// `level name ['(' ... ')'] attr*`
-    fn param_line(&mut self) -> Result<Parameter, IdlError> {
-        let level_token = self.next(Mode::Normal)?;
-        let TokenKind::Number(digits) = &level_token.kind else {
-            return Err(expected(&level_token, "a level number"));
-        };
-        let level = match digits.parse::<u8>() {
-            Ok(n) if digits.len() <= 2 && (1..=99).contains(&n) => n,
-            _ => {
-                return Err(IdlError::new(
-                    level_token.position,
-                    IdlErrorKind::InvalidLevel {
-                        level: digits.clone(),
-                    },
-                ));
-            }
-        };
-        let name_token = self.next(Mode::Normal)?;
-        let TokenKind::Word(name) = name_token.kind.clone() else {
-            return Err(expected(&name_token, "a parameter name"));
-        };
-        let mut kind = ParamKind::Group;
-        let mut array = None;
-        if self.peek(Mode::Normal)?.kind == TokenKind::Punct('(') {
-            self.next(Mode::Normal)?;
-            let token = self.next(Mode::Type)?;
-            match token.kind {
-                TokenKind::Punct('/') => array = Some(self.array()?),
-                TokenKind::Str(s) => {
-                    kind = ParamKind::StructRef(s);
-                    array = self.optional_array()?;
-                }
-                TokenKind::Word(w) => {
-                    kind = match parse_format(&w, self.options.extended_formats) {
-                        Ok(f) => ParamKind::Field(f),
-                        Err(e) => {
-                            self.errors.push(IdlError::new(token.position, e));
-                            // Placeholder so the rest of the block is still checked.
-                            ParamKind::Field(Format::Alpha(Length::Fixed(1)))
-                        }
-                    };
-                    array = self.optional_array()?;
-                }
-                _ => {
-                    return Err(expected(
-                        &token,
-                        "a format, a struct name in apostrophes, or '/' and an array",
-                    ));
-                }
-            }
-            self.expect_punct(Mode::Type, ')')?;
-        }
-        let mut declared_direction = None;
-        let mut aligned = false;
-        let mut ims = false;
-        loop {
-            let token = self.peek(Mode::Normal)?;
-            let direction = if is_keyword(&token, "IN") {
-                self.next(Mode::Normal)?;
-                if is_keyword(&self.peek(Mode::Normal)?, "OUT") {
-                    self.next(Mode::Normal)?;
-                    Direction::InOut
-                } else {
-                    Direction::In
-                }
-            } else if is_keyword(&token, "OUT") {
-                self.next(Mode::Normal)?;
-                Direction::Out
-            } else if is_keyword(&token, "INOUT") {
-                self.next(Mode::Normal)?;
-                Direction::InOut
-            } else if is_keyword(&token, "ALIGNED") {
-                self.next(Mode::Normal)?;
-                aligned = true;
-                continue;
-            } else if is_keyword(&token, "IMS") {
-                self.next(Mode::Normal)?;
-                if level != 1 {
-                    self.errors.push(IdlError::new(
-                        token.position,
-                        IdlErrorKind::InvalidAttribute {
-                            reason: "IMS is allowed on level 1 only".into(),
-                        },
-                    ));
-                }
-                ims = true;
-                continue;
-            } else {
-                break;
-            };
-            if declared_direction.replace(direction).is_some() {
-                self.errors.push(IdlError::new(
-                    token.position,
-                    IdlErrorKind::InvalidAttribute {
-                        reason: "a second direction on one parameter".into(),
-                    },
-                ));
-            }
-        }
-        Ok(Parameter {
-            level,
-            name,
-            kind,
-            array,
-            declared_direction,
-            direction: declared_direction.unwrap_or(Direction::InOut),
-            aligned,
-            ims,
-            members: Vec::new(),
-            position: level_token.position,
-        })
-    }
-
-    fn optional_array(&mut self) -> Result<Option<ArraySpec>, IdlError> {
-        if self.peek(Mode::Type)?.kind == TokenKind::Punct('/') {
-            self.next(Mode::Type)?;
-            Ok(Some(self.array()?))
-        } else {
-            Ok(None)
-        }
-    }
-
-    /// `dim (',' dim){0,2}`, all fixed or all unbounded.
-    fn array(&mut self) -> Result<ArraySpec, IdlError> {
-        let start = self.lx.position();
-        let mut dims = Vec::new();
-        loop {
-            dims.push(self.dimension()?);
-            if self.peek(Mode::Type)?.kind == TokenKind::Punct(',') {
-                self.next(Mode::Type)?;
-            } else {
-                break;
-            }
-        }
-        let fault = |reason: &str| {
-            IdlError::new(
-                start,
-                IdlErrorKind::InvalidArray {
-                    reason: reason.into(),
-                },
-            )
-        };
-        if dims.len() > 3 {
-            self.errors.push(fault("more than 3 dimensions"));
-        }
-        let unbounded = dims
-            .iter()
-            .filter(|d| matches!(d, Dimension::Unbounded { .. }))
-            .count();
-        if unbounded != 0 && unbounded != dims.len() {
-            self.errors
-                .push(fault("fixed and unbounded dimensions mixed in one array"));
-        }
-        Ok(ArraySpec { dims })
-    }
-
-    fn dimension(&mut self) -> Result<Dimension, IdlError> {
-        let token = self.next(Mode::Type)?;
-        let what = "an array dimension (upper, lower:upper, V or Vmax)";
-        let TokenKind::Word(first) = &token.kind else {
-            return Err(expected(&token, what));
-        };
-        let fault = |reason: &str| {
-            IdlError::new(
-                token.position,
-                IdlErrorKind::InvalidArray {
-                    reason: reason.into(),
-                },
-            )
-        };
-        if let Some(max) = unbounded_word(first) {
-            return self.unbounded(max, &token);
-        }
-        let Some(n) = bound(first) else {
-            return Err(expected(&token, what));
-        };
-        if self.peek(Mode::Type)?.kind != TokenKind::Punct(':') {
-            if n == 0 {
-                self.errors
-                    .push(fault("upper bound 0 is below the lower bound 1"));
-            }
-            return Ok(Dimension::Fixed { lower: 1, upper: n });
-        }
-        self.next(Mode::Type)?;
-        let second = self.next(Mode::Type)?;
-        let TokenKind::Word(w) = &second.kind else {
-            return Err(expected(&second, "an upper bound or V"));
-        };
-        if let Some(max) = unbounded_word(w) {
-            if n != 1 {
-                self.errors
-                    .push(fault("the lower bound of an unbounded dimension must be 1"));
-            }
-            return self.unbounded(max, &second);
-        }
-        let Some(upper) = bound(w) else {
-            return Err(expected(&second, "an upper bound or V"));
-        };
-        if upper < n {
-            self.errors.push(fault("upper bound below the lower bound"));
-        }
-        Ok(Dimension::Fixed { lower: n, upper })
-    }
-
-    fn unbounded(
-        &mut self,
-        max: Result<Option<u32>, ()>,
-        token: &Token,
-    ) -> Result<Dimension, IdlError> {
-        match max {
-            Ok(Some(0)) | Err(()) => {
-                self.errors.push(IdlError::new(
-                    token.position,
-                    IdlErrorKind::InvalidArray {
-                        reason: "the maximum of an unbounded dimension must be 1 or more".into(),
-                    },
-                ));
-                Ok(Dimension::Unbounded { max: None })
-            }
-            Ok(max) => Ok(Dimension::Unbounded { max }),
-        }
+        Ok((i, params))
     }
 }
 
-/// `V` → `Some(Ok(None))`, `V10` → `Some(Ok(Some(10)))`, `Vx` → `Some(Err)`, other → None.
-fn unbounded_word(w: &str) -> Option<Result<Option<u32>, ()>> {
-    let rest = w.strip_prefix(['V', 'v'])?;
-    if rest.is_empty() {
-        return Some(Ok(None));
+/// What stands where a parameter block should go on or end.
+fn block_end_fault(found: &TokenKind<'_>, opened_at_line: u32, no_line_yet: bool) -> IdlErrorKind {
+    if *found == TokenKind::Eof {
+        return IdlErrorKind::MissingEndDefine { opened_at_line };
     }
-    Some(bound(rest).map(Some).ok_or(()))
-}
-
-fn bound(w: &str) -> Option<u32> {
-    if w.is_empty() || !w.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    w.parse().ok()
+    let what = if no_line_yet {
+        "a level number"
+    } else {
+        "an attribute (IN, OUT, IN OUT, INOUT, ALIGNED, IMS), a level number or END-DEFINE"
+    };
+    expected(what)(found)
 }

@@ -4,7 +4,8 @@
 use super::ast::{Format, Length};
 use super::layout::{Element, LayoutNode, Shape, TextLayout, Width, element_length};
 use super::marshal::{MarshalError, MarshalErrorKind, error};
-use super::value::{Date, Decimal, Record, Timestamp, Value};
+use super::text::{digits, payload_date, payload_timestamp, signed};
+use super::value::{Decimal, Record, Value};
 
 impl TextLayout {
     /// Reads fixed-position text into values by IDL name: A fields with
@@ -163,19 +164,6 @@ impl<'a> Reader<'a> {
                 },
             )
         };
-        let digits = |s: &str| -> Option<u128> {
-            if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            s.parse::<u128>().ok()
-        };
-        let signed = |s: &'a str| -> Option<(bool, &'a str)> {
-            match s.as_bytes().first() {
-                Some(b'+') => Some((false, &s[1..])),
-                Some(b'-') => Some((true, &s[1..])),
-                _ => None,
-            }
-        };
         match format {
             Format::Alpha(Length::Fixed(_)) | Format::Kanji(Length::Fixed(_)) => {
                 Ok(Value::Text(text.trim_end_matches(' ').to_string()))
@@ -218,44 +206,11 @@ impl<'a> Reader<'a> {
             }
             Format::Logical => Ok(Value::Logical(text == "X")),
             Format::Date => {
-                let d = parse_date(text).ok_or_else(bad)?;
+                let d = payload_date(text).ok_or_else(bad)?;
                 Ok(Value::Date(d))
             }
-            Format::Time => {
-                let (date, time) = (
-                    text.get(..8).ok_or_else(bad)?,
-                    text.get(8..).ok_or_else(bad)?,
-                );
-                let date = parse_date(date).ok_or_else(bad)?;
-                let n = |r: std::ops::Range<usize>| -> Option<u8> {
-                    let s = time.get(r)?;
-                    digits(s).and_then(|v| u8::try_from(v).ok())
-                };
-                let t = Timestamp {
-                    date,
-                    hour: n(0..2).ok_or_else(bad)?,
-                    minute: n(2..4).ok_or_else(bad)?,
-                    second: n(4..6).ok_or_else(bad)?,
-                    tenths: n(6..7).ok_or_else(bad)?,
-                };
-                if !t.is_valid() {
-                    return Err(bad());
-                }
-                Ok(Value::Time(t))
-            }
+            Format::Time => Ok(Value::Time(payload_timestamp(text).ok_or_else(bad)?)),
             Format::Binary(_) | Format::Unicode(_) | Format::Float(_) => Err(bad()),
         }
     }
-}
-
-fn parse_date(s: &str) -> Option<Date> {
-    if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let d = Date {
-        year: s[..4].parse().ok()?,
-        month: s[4..6].parse().ok()?,
-        day: s[6..8].parse().ok()?,
-    };
-    d.is_valid().then_some(d)
 }

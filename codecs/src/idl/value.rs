@@ -88,19 +88,10 @@ impl FromStr for Decimal {
 
     /// `[+-]digits[.digits]`, at most 29 digits in all.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let err = || DecimalParseError(s.to_string());
-        let (negative, body) = match s.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, s.strip_prefix('+').unwrap_or(s)),
-        };
-        let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-        if int.is_empty() && frac.is_empty() {
-            return Err(err());
-        }
-        if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
-            || int.len() + frac.len() > 29
-        {
-            return Err(err());
+        let (negative, int, frac) =
+            super::text::decimal_parts(s).ok_or_else(|| DecimalParseError(s.to_string()))?;
+        if (int.is_empty() && frac.is_empty()) || int.len() + frac.len() > 29 {
+            return Err(DecimalParseError(s.to_string()));
         }
         let mut unscaled: i128 = 0;
         for b in int.bytes().chain(frac.bytes()) {
@@ -209,65 +200,6 @@ impl fmt::Display for ValueTextError {
 
 impl std::error::Error for ValueTextError {}
 
-fn fixed_digits(s: &str, n: usize) -> Option<u16> {
-    if s.len() != n || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
-}
-
-/// `YYYY-MM-DD` or `YYYYMMDD`.
-fn date_from_text(s: &str) -> Option<Date> {
-    let (y, m, d) = if s.len() == 10
-        && s.as_bytes().get(4) == Some(&b'-')
-        && s.as_bytes().get(7) == Some(&b'-')
-    {
-        (s.get(..4)?, s.get(5..7)?, s.get(8..)?)
-    } else {
-        (s.get(..4)?, s.get(4..6)?, s.get(6..)?)
-    };
-    let date = Date {
-        year: fixed_digits(y, 4)?,
-        month: u8::try_from(fixed_digits(m, 2)?).ok()?,
-        day: u8::try_from(fixed_digits(d, 2)?).ok()?,
-    };
-    date.is_valid().then_some(date)
-}
-
-/// `YYYY-MM-DDThh:mm:ss[.S]` (a blank for `T` too) or `YYYYMMDDhhmmssS`.
-fn time_from_text(s: &str) -> Option<Timestamp> {
-    let two = |t: &str| -> Option<u8> { u8::try_from(fixed_digits(t, 2)?).ok() };
-    let t = if s.len() == 15 && s.bytes().all(|b| b.is_ascii_digit()) {
-        Timestamp {
-            date: date_from_text(s.get(..8)?)?,
-            hour: two(s.get(8..10)?)?,
-            minute: two(s.get(10..12)?)?,
-            second: two(s.get(12..14)?)?,
-            tenths: u8::try_from(fixed_digits(s.get(14..)?, 1)?).ok()?,
-        }
-    } else {
-        let (date, time) = s.split_at_checked(10)?;
-        let time = time.strip_prefix(['T', ' '])?;
-        let (hms, tenths) = match time.split_once('.') {
-            Some((hms, t)) => (hms, u8::try_from(fixed_digits(t, 1)?).ok()?),
-            None => (time, 0),
-        };
-        let mut parts = hms.split(':');
-        let ts = Timestamp {
-            date: date_from_text(date)?,
-            hour: two(parts.next()?)?,
-            minute: two(parts.next()?)?,
-            second: two(parts.next()?)?,
-            tenths,
-        };
-        if parts.next().is_some() {
-            return None;
-        }
-        ts
-    };
-    t.is_valid().then_some(t)
-}
-
 impl Value {
     /// Reads a scalar written as text (a CLI `--param NAME=VALUE`, a JSON string)
     /// for a field of `format`: A/K/U take the text as it is; I an integer
@@ -303,10 +235,10 @@ impl Value {
                 t if t.eq_ignore_ascii_case("false") || t.is_empty() => Ok(Value::Logical(false)),
                 _ => Err(err("true, false, X or blank")),
             },
-            Format::Date => date_from_text(text)
+            Format::Date => super::text::date(text)
                 .map(Value::Date)
                 .ok_or_else(|| err("a date YYYY-MM-DD or YYYYMMDD")),
-            Format::Time => time_from_text(text)
+            Format::Time => super::text::timestamp(text)
                 .map(Value::Time)
                 .ok_or_else(|| err("a timestamp YYYY-MM-DDThh:mm:ss.S or YYYYMMDDhhmmssS")),
             Format::Binary(_) | Format::Float(_) => Err(err("a format with a text form")),
