@@ -104,7 +104,10 @@ impl QueueManager {
             }
         }
         let qm = Arc::clone(self);
-        tokio::spawn(async move { qm.expire_when_due(id).await });
+        self.tasks()
+            .spawn(crate::tasks::TaskGroup::Timers, async move {
+                qm.expire_when_due(id).await
+            });
         Ok(())
     }
 
