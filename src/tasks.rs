@@ -81,6 +81,33 @@ impl Tasks {
             .spawn(g.cancel.clone().run_until_cancelled_owned(future))
     }
 
+    /// [`Tasks::spawn`] in [`TaskGroup::Channels`].
+    pub(crate) fn spawn_channel<F>(&self, future: F) -> JoinHandle<Option<F::Output>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.spawn(TaskGroup::Channels, future)
+    }
+
+    /// [`Tasks::spawn`] in [`TaskGroup::Requests`].
+    pub(crate) fn spawn_request<F>(&self, future: F) -> JoinHandle<Option<F::Output>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.spawn(TaskGroup::Requests, future)
+    }
+
+    /// [`Tasks::spawn`] in [`TaskGroup::Timers`].
+    pub(crate) fn spawn_timer<F>(&self, future: F) -> JoinHandle<Option<F::Output>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.spawn(TaskGroup::Timers, future)
+    }
+
     /// Registers a task that is not spawned through [`Tasks::spawn`].
     pub(crate) fn join(&self, group: TaskGroup) -> Membership {
         let g = self.group(group);

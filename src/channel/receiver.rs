@@ -83,7 +83,7 @@ impl Receivers {
                     Ok((stream, peer)) => {
                         let me = Arc::clone(&self);
                         let stop = stop.clone();
-                        me.qm.tasks().spawn(crate::tasks::TaskGroup::Channels, async move { me.connection(stream, peer, stop).await });
+                        me.qm.tasks().spawn_channel(async move { me.connection(stream, peer, stop).await });
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "channel listener: accept failed");

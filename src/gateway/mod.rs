@@ -8,9 +8,12 @@
 //! (src/tasks.rs): the channel listener, each receiver connection and each
 //! sender channel (`Channels`); the HTTP server, each HTTP connection and
 //! each RPC call (`Requests`); each unit of work's expiry timer (`Timers`).
-//! Blocking-pool work (store writes, exits) is awaited by the task that
-//! started it. [`Handle::stop`] returns only when every owned task has
-//! ended (docs/config.md "Stopping").
+//! HTTP connections are spawned by axum itself; each holds a membership of
+//! `Requests` through its stream (src/gateway/http.rs). Not owned: work on
+//! the blocking pool (store writes, exits), which the task that started it
+//! awaits and which ends on its own, and axum's graceful-shutdown watcher,
+//! which ends when the stop begins. [`Handle::stop`] returns only when every
+//! owned task has ended (docs/config.md "Stopping").
 
 mod http;
 mod stop;
@@ -113,6 +116,8 @@ struct Running {
     /// Kept so that its exits end (MQXR_TERM, on drop) on the blocking pool
     /// when the gateway stops.
     rpc: Arc<RpcService>,
+    /// Channel status: the stop waits until no channel is running.
+    board: Arc<StatusBoard>,
     tasks: Tasks,
     /// Tells the channel listener, receiver connections and sender channels to stop.
     stop_channels: watch::Sender<bool>,
@@ -157,26 +162,15 @@ impl Gateway {
             .await
             .map_err(|e| StartError::Store(format!("opening the store failed: {e}")))??;
         let qm = Arc::new(qm);
-        let http_listener = bind(config.http.listen)
+        let (http_listener, http_addr) = bind(config.http.listen)
             .await
             .map_err(|(addr, source)| StartError::Http { addr, source })?;
-        let channel_listener = bind(config.listener.listen)
+        let (channel_listener, channel_addr) = bind(config.listener.listen)
             .await
             .map_err(|(addr, source)| StartError::Channel { addr, source })?;
         // Port 0 asked for any free port: report (and serve /v1/status) the real one.
-        config.http.listen = http_listener
-            .local_addr()
-            .map_err(|source| StartError::Http {
-                addr: config.http.listen,
-                source,
-            })?;
-        config.listener.listen =
-            channel_listener
-                .local_addr()
-                .map_err(|source| StartError::Channel {
-                    addr: config.listener.listen,
-                    source,
-                })?;
+        config.http.listen = http_addr;
+        config.listener.listen = channel_addr;
         let rpc = RpcService::start(Arc::clone(&qm), &config.rpc).map_err(StartError::Rpc)?;
         let tasks = qm.tasks();
         let board = Arc::new(StatusBoard::default());
@@ -189,9 +183,8 @@ impl Gateway {
             data_dir = %config.storage.data_dir.display(),
             "mqgate running"
         );
-        let (http_addr, channel_addr) = (config.http.listen, config.listener.listen);
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
-        let app = routes(&config, tedg, &qm, &exits, board, &rpc);
+        let app = routes(&config, tedg, &qm, &exits, Arc::clone(&board), &rpc);
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
         let listener = http::TrackedListener::new(http_listener, tasks.clone());
@@ -208,6 +201,7 @@ impl Gateway {
                 qm,
                 exits,
                 rpc,
+                board,
                 tasks,
                 stop_channels,
                 stop_http,
@@ -224,8 +218,12 @@ fn open_queue_manager(config: &Config) -> Result<QueueManager, StartError> {
     QueueManager::open(config, Arc::new(store)).map_err(|e| StartError::Store(e.to_string()))
 }
 
-async fn bind(addr: SocketAddr) -> Result<TcpListener, (SocketAddr, io::Error)> {
-    TcpListener::bind(addr).await.map_err(|e| (addr, e))
+/// Binds `addr`; returns the listener and the address it got (the port
+/// chosen for port 0).
+async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr, io::Error)> {
+    let l = TcpListener::bind(addr).await.map_err(|e| (addr, e))?;
+    let bound = l.local_addr().map_err(|e| (addr, e))?;
+    Ok((l, bound))
 }
 
 /// Starts the channel listener with the receiver channels of `config`, and

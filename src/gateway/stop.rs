@@ -6,7 +6,8 @@
 //!    connections stop reading new batches, sender channels stop after the
 //!    batch they are sending; HTTP connections take no further requests.
 //! 2. Channels drain: batches already received are committed and
-//!    confirmed, while the queue manager still accepts their puts.
+//!    confirmed, while the queue manager still accepts their puts, until
+//!    no channel shows `running` or `retrying` on the status board.
 //! 3. The queue manager quiesces: waiting gets (device pulls, RPC calls,
 //!    RTQ servers) return 2161 MQRC_Q_MGR_QUIESCING, new calls fail with it,
 //!    and the requests in flight finish.
@@ -18,6 +19,7 @@
 //!    (leases, HTTP units of work, batches cut off in step 4).
 
 use super::{Handle, Running};
+use crate::channel::ChannelState;
 use crate::tasks::TaskGroup;
 use std::time::Duration;
 use tokio::time::{Instant, timeout_at};
@@ -59,7 +61,7 @@ impl Handle {
         r.tasks.close();
         let channels = [TaskGroup::Channels];
         let work = [TaskGroup::Channels, TaskGroup::Requests];
-        let _ = timeout_at(deadline, r.tasks.wait(&channels)).await;
+        let _ = timeout_at(deadline, channels_idle(&r, &channels)).await;
         // Waiting getters return 2161 so the requests can drain promptly.
         r.qm.quiesce();
         let drained = timeout_at(deadline, r.tasks.wait(&work)).await.is_ok();
@@ -81,6 +83,33 @@ impl Handle {
         }
     }
 }
+
+/// Resolves once no channel moves messages any more: every channel task
+/// has ended, or none shows `running` or `retrying` on the status board
+/// (a connection still in its handshake holds no batch, so it does not
+/// delay the quiesce; it is ended at the drain bound).
+async fn channels_idle(r: &Running, channels: &[TaskGroup]) {
+    let idle = async {
+        loop {
+            let busy = r
+                .board
+                .all()
+                .iter()
+                .any(|c| matches!(c.state, ChannelState::Running | ChannelState::Retrying));
+            if !busy {
+                return;
+            }
+            tokio::time::sleep(BOARD_POLL).await;
+        }
+    };
+    tokio::select! {
+        () = r.tasks.wait(channels) => {}
+        () = idle => {}
+    }
+}
+
+/// How often [`channels_idle`] looks at the status board.
+const BOARD_POLL: Duration = Duration::from_millis(10);
 
 /// MQXR_TERM and the queue manager's shutdown, on the blocking pool (exits
 /// may be external code; backouts write to the store), once no task can

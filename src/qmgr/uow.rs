@@ -104,10 +104,7 @@ impl QueueManager {
             }
         }
         let qm = Arc::clone(self);
-        self.tasks()
-            .spawn(crate::tasks::TaskGroup::Timers, async move {
-                qm.expire_when_due(id).await
-            });
+        self.tasks.spawn_timer(qm.expire_when_due(id));
         Ok(())
     }
 

@@ -124,15 +124,13 @@ impl RpcService {
         let svc = Arc::clone(self);
         let (library, program) = (library.to_string(), program.to_string());
         let (mut answer, rx) = oneshot::channel();
-        self.qm
-            .tasks()
-            .spawn(crate::tasks::TaskGroup::Requests, async move {
-                let result = svc
-                    .run_call(&library, &program, params, conversation, &mut answer)
-                    .await;
-                // The receiver is gone when the caller went away; nothing to do then.
-                let _ = answer.send(result);
-            });
+        self.qm.tasks().spawn_request(async move {
+            let result = svc
+                .run_call(&library, &program, params, conversation, &mut answer)
+                .await;
+            // The receiver is gone when the caller went away; nothing to do then.
+            let _ = answer.send(result);
+        });
         rx.await.map_err(|_| {
             RpcError::with_mqrc(
                 RpcErrorKind::Mq,
