@@ -6,11 +6,13 @@
 //! top-level sections. Every error carries the line and column it refers to.
 
 mod channels;
+mod listeners;
 mod locate;
 mod raw;
 mod validate;
 
 pub use channels::*;
+pub use listeners::Listen;
 
 use serde::Deserialize;
 use std::fmt;
@@ -45,6 +47,10 @@ pub struct Config {
     /// User exits per channel, per queue and global (mqgate-exits YAML,
     /// docs/exits.md "Registering exits (YAML)"); default none.
     pub exits: mqgate_exits::config::ExitsConfig,
+    /// Where the listen addresses were set (the file's line and column, or
+    /// a command-line option), for listener clash errors.
+    #[serde(skip)]
+    pub(crate) origins: listeners::Origins,
 }
 
 impl Default for Config {
@@ -61,6 +67,7 @@ impl Default for Config {
             tedg: Default::default(),
             rpc: RpcConfig::default(),
             exits: Default::default(),
+            origins: Default::default(),
         }
     }
 }
@@ -255,6 +262,7 @@ pub enum DefaultPersistence {
     /// MQ's default: DEFPSIST(NO).
     #[default]
     NotPersistent,
+    /// DEFPSIST(YES).
     Persistent,
 }
 
@@ -262,6 +270,7 @@ pub enum DefaultPersistence {
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Usage {
+    /// USAGE(NORMAL): an ordinary local queue.
     #[default]
     Normal,
     /// A transmission queue: messages carry an MQXQH for a sender channel.
@@ -339,6 +348,7 @@ impl LocalQueueDef {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RemoteQueueDef {
+    /// Queue name (48 characters at most, MQ name characters).
     pub name: String,
     /// RNAME; absent = queue manager alias.
     #[serde(default)]
@@ -358,11 +368,14 @@ pub struct RemoteQueueDef {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AliasQueueDef {
+    /// Queue name (48 characters at most, MQ name characters).
     pub name: String,
     /// TARGET: a local or remote queue (not another alias: 2001).
     pub target: String,
+    /// PUT(DISABLED): puts through the alias fail with 2051.
     #[serde(default)]
     pub put_inhibited: bool,
+    /// GET(DISABLED): gets through the alias fail with 2016.
     #[serde(default)]
     pub get_inhibited: bool,
 }
@@ -375,6 +388,7 @@ pub struct ConfigError {
     pub line: usize,
     /// 1-based column.
     pub column: usize,
+    /// What is wrong, starting with the setting's path (`queues[0].name: ...`).
     pub message: String,
 }
 
@@ -434,6 +448,7 @@ fn place_serde_error(e: &serde_yaml::Error, text: &str) -> ConfigError {
 pub struct ConfigErrors {
     /// The file's name as given.
     pub file: String,
+    /// The errors in the order they were found.
     pub errors: Vec<ConfigError>,
 }
 
@@ -462,7 +477,7 @@ impl Config {
             errors,
         };
         // An empty file (or only comments) is the embedded default.
-        let config: Config = if text.trim().lines().all(|l| {
+        let mut config: Config = if text.trim().lines().all(|l| {
             let l = l.trim();
             l.is_empty() || l.starts_with('#')
         }) {
@@ -471,6 +486,7 @@ impl Config {
             serde_yaml::from_str(text).map_err(|e| wrap(vec![place_serde_error(&e, text)]))?
         };
         let places = locate::Places::of(text);
+        listeners::record_origins(&mut config, &places);
         let errors = validate::check(&config, &places);
         if errors.is_empty() {
             Ok(config)

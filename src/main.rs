@@ -1,22 +1,12 @@
-//! `mqgate`: the gateway service and its command-line tools.
+//! `mqgate`: the gateway service and its command-line tools (the library
+//! `mqgate` does the work; this only tunes the allocator and parses the
+//! command line).
 
 use clap::Parser;
 
 mod alloc_tuning;
-mod channel;
-mod cli;
-mod config;
-mod devices;
-mod http;
-mod mqi;
-mod mqjson;
-mod qmgr;
-mod route;
-mod rpc;
-mod store;
-mod tedg;
 
 fn main() -> std::process::ExitCode {
     alloc_tuning::tune();
-    cli::Cli::parse().run()
+    mqgate::cli::Cli::parse().run()
 }

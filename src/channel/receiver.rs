@@ -88,7 +88,7 @@ impl Receivers {
                     Ok((stream, peer)) => {
                         let me = Arc::clone(&self);
                         let stop = stop.clone();
-                        tokio::spawn(async move { me.connection(stream, peer, stop).await });
+                        me.qm.tasks().spawn_channel(async move { me.connection(stream, peer, stop).await });
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "channel listener: accept failed");

@@ -27,13 +27,14 @@ mod send;
 #[derive(Parser, Debug)]
 #[command(name = "mqgate", version, about)]
 pub struct Cli {
+    /// The subcommand to run.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// The subcommands.
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Print the version and exit.
     Version,
     /// Print every MQ structure and field of a message, then its body (raw, hex or dmpmqmsg input).

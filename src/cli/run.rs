@@ -1,17 +1,13 @@
-//! `mqgate run`: the gateway service (queue manager + HTTP API).
+//! `mqgate run`: the gateway service (queue manager + HTTP API), started
+//! with [`Gateway::start`] and stopped on SIGINT or SIGTERM.
 
-use crate::channel::StatusBoard;
-use crate::channel::receiver::Receivers;
-use crate::channel::sender_channel::SenderChannel;
-use crate::config::{ChannelDef, Config};
-use crate::http::{AppState, router};
-use crate::qmgr::QueueManager;
-use crate::store::redb::RedbStore;
+use crate::config::{Config, ConfigErrors, Listen};
+use crate::gateway::Gateway;
 use clap::{Args, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::time::Duration;
 
 /// Log output format.
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
@@ -44,6 +40,11 @@ pub struct RunArgs {
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Human)]
     pub log_format: LogFormat,
+    /// On SIGINT/SIGTERM: how long channel batches and requests in flight
+    /// may take to finish, in ms, before they are ended (docs/config.md
+    /// "Stopping").
+    #[arg(long, default_value_t = 5000)]
+    pub drain_ms: u64,
 }
 
 /// Installs the tracing subscriber: `RUST_LOG` if set, else `info`.
@@ -75,7 +76,8 @@ pub fn load_config(path: Option<&PathBuf>) -> Option<Config> {
     }
 }
 
-/// Runs the gateway until SIGINT or SIGTERM; exit status 0 after a clean stop.
+/// Runs the gateway until SIGINT or SIGTERM; exit status 0 after a clean
+/// stop, 2 for a configuration error (listener clash included), 1 otherwise.
 pub fn run(args: RunArgs) -> ExitCode {
     let Some(mut config) = load_config(args.config.as_ref()) else {
         return ExitCode::from(2);
@@ -84,23 +86,29 @@ pub fn run(args: RunArgs) -> ExitCode {
         config.storage.data_dir = d;
     }
     if let Some(a) = args.http {
-        config.http.listen = a;
+        config.set_listen_from_flag(Listen::Http, a);
     }
     if let Some(a) = args.listen {
-        config.listener.listen = a;
+        config.set_listen_from_flag(Listen::Channel, a);
     }
     if let Some(d) = args.dmconfig {
         config.dmconfig = Some(d);
     }
-    let tedg = match crate::tedg::load_from_config(&mut config) {
-        Ok(t) => t,
-        Err(errors) => {
-            for e in errors {
-                eprintln!("{e}");
+    let clashes = config.listener_clashes();
+    if !clashes.is_empty() {
+        let file = args
+            .config
+            .as_ref()
+            .map_or_else(|| "mqgate run".to_string(), |p| p.display().to_string());
+        eprintln!(
+            "{}",
+            ConfigErrors {
+                file,
+                errors: clashes
             }
-            return ExitCode::from(2);
-        }
-    };
+        );
+        return ExitCode::from(2);
+    }
     init_logging(args.log_format, "info");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -112,121 +120,76 @@ pub fn run(args: RunArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve(config, tedg)) {
-        Ok(()) => ExitCode::SUCCESS,
+    runtime.block_on(serve(config, Duration::from_millis(args.drain_ms)))
+}
+
+/// Starts the gateway, waits for SIGINT or SIGTERM (or a part of the gateway
+/// failing), then stops it with the drain bound `drain`.
+async fn serve(config: Config, drain: Duration) -> ExitCode {
+    // Installed before the gateway starts, so a signal during the start is
+    // a stop too.
+    let mut signals = StopSignals::install();
+    let mut handle = match Gateway::start(config).await {
+        Ok(h) => h,
+        Err(e) if e.is_config() => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
         Err(e) => {
             tracing::error!(error = %e, "mqgate stopped on an error");
+            return ExitCode::FAILURE;
+        }
+    };
+    let fault = tokio::select! {
+        () = signals.recv() => None,
+        f = handle.wait() => Some(f),
+    };
+    handle.stop(drain).await;
+    match fault {
+        None => ExitCode::SUCCESS,
+        Some(f) => {
+            tracing::error!(error = %f, "mqgate stopped on an error");
             ExitCode::FAILURE
         }
     }
 }
 
-async fn serve(config: Config, tedg: Option<crate::tedg::Loaded>) -> Result<(), String> {
-    let store = RedbStore::open(&config.storage.data_dir).map_err(|e| e.to_string())?;
-    let qm = Arc::new(QueueManager::open(&config, Arc::new(store)).map_err(|e| e.to_string())?);
-    let listener = tokio::net::TcpListener::bind(config.http.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.http.listen))?;
-    let channel_listener = tokio::net::TcpListener::bind(config.listener.listen)
-        .await
-        .map_err(|e| {
-            format!(
-                "cannot listen for channels on {}: {e}",
-                config.listener.listen
-            )
-        })?;
-    let board = Arc::new(StatusBoard::default());
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let receivers: Vec<_> = config
-        .channels
-        .iter()
-        .filter_map(|c| match c {
-            ChannelDef::Receiver(r) => Some(r.clone()),
-            ChannelDef::Sender(_) => None,
-        })
-        .collect();
-    let receivers = Arc::new(
-        Receivers::new(Arc::clone(&qm), Arc::clone(&board), &receivers).with_exits(&config.exits),
-    );
-    tokio::spawn(receivers.serve(channel_listener, stop_rx.clone()));
-    for c in &config.channels {
-        if let ChannelDef::Sender(def) = c {
-            let task = SenderChannel::new(Arc::clone(&qm), Arc::clone(&board), def.clone())
-                .with_exits(&config.exits);
-            tokio::spawn(task.run(stop_rx.clone()));
-        }
-    }
-    tracing::info!(
-        queue_manager = %qm.name(),
-        http = %config.http.listen,
-        listener = %config.listener.listen,
-        data_dir = %config.storage.data_dir.display(),
-        "mqgate running"
-    );
-    let exits = Arc::new(crate::mqi::QueueExits::new(&config.exits, qm.name()));
-    let mqi = crate::mqi::Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
-    let tedg_routes = tedg.map(|loaded| {
-        let t = crate::tedg::Tedg::new(
-            loaded,
-            mqi.clone(),
-            Arc::new(crate::tedg::clock::SystemClock),
-            config.http.lease_ms,
-        );
-        crate::tedg::http::routes(crate::tedg::http::TedgState {
-            tedg: Arc::new(t),
-            max_wait_ms: config.http.max_wait_ms,
-        })
-    });
-    let state = AppState::new(mqi, Arc::new(config), board);
-    let rpc = crate::rpc::RpcService::start(&state.mqi, &state.config.rpc)?;
-    let stopping = Arc::clone(&qm);
-    let mut app = router(state).merge(crate::rpc::http::router(rpc));
-    if let Some(r) = tedg_routes {
-        app = app.merge(r);
-    }
-    // After the merges, so RPC and Tuxedo routes answer JSON errors too.
-    let app = crate::http::with_json_errors(app);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            stop_signal().await;
-            tracing::info!("stop requested; finishing requests in flight");
-            // Waiting getters return 2161 so the server can drain promptly.
-            stopping.quiesce();
-            let _ = stop_tx.send(true);
-        })
-        .await
-        .map_err(|e| format!("HTTP server: {e}"))?;
-    // MQXR_TERM for every queue exit started, once no request can run one.
-    tokio::task::spawn_blocking(move || exits.terminate())
-        .await
-        .map_err(|e| format!("shutdown: {e}"))?;
-    let qm2 = Arc::clone(&qm);
-    tokio::task::spawn_blocking(move || qm2.shutdown())
-        .await
-        .map_err(|e| format!("shutdown: {e}"))?;
-    Ok(())
+/// SIGINT and SIGTERM, listened for from [`StopSignals::install`] on.
+struct StopSignals {
+    #[cfg(unix)]
+    unix: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
 }
 
-/// Resolves on SIGINT or SIGTERM.
-async fn stop_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = ctrl_c => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = ctrl_c.await;
-            }
+impl StopSignals {
+    fn install() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let unix = match (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) {
+                (Ok(int), Ok(term)) => Some((int, term)),
+                _ => None,
+            };
+            StopSignals { unix }
+        }
+        #[cfg(not(unix))]
+        {
+            StopSignals {}
         }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
+
+    /// Resolves on the next SIGINT or SIGTERM.
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        if let Some((int, term)) = self.unix.as_mut() {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -51,7 +51,8 @@ pub struct SendArgs {
     #[arg(long, default_value = "")]
     pub sending_qmgr: String,
     /// Keep reconnecting and resending for this long (ms) when the
-    /// connection breaks; batches are resynchronised, never applied twice.
+    /// connection breaks or the receiving gateway is stopping (2202, 2161,
+    /// 2162); batches are resynchronised, never applied twice.
     #[arg(long, default_value_t = 0)]
     pub retry_ms: u64,
     /// Files: transmission messages (starting with an MQXQH) or, with
@@ -59,6 +60,16 @@ pub struct SendArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
+
+/// CLOSE reasons after which `--retry-ms` reconnects: the channel is busy
+/// with another sender, or the receiving gateway is stopping (an IBM MQ
+/// sending MCA goes into retry for these too).
+const RETRY_REASONS: [Mqrc; 4] = [
+    Mqrc::CHANNEL_NOT_AVAILABLE,
+    Mqrc::CONNECTION_QUIESCING,
+    Mqrc::Q_MGR_QUIESCING,
+    Mqrc::Q_MGR_STOPPING,
+];
 
 struct Outgoing {
     data: Bytes,
@@ -130,7 +141,7 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
     };
     let deadline = Instant::now() + Duration::from_millis(args.retry_ms);
     let may_retry = |e: &SendError| {
-        let busy = matches!(e, SendError::Refused { reason, .. } if *reason == Mqrc::CHANNEL_NOT_AVAILABLE.0);
+        let busy = matches!(e, SendError::Refused { reason, .. } if RETRY_REASONS.contains(&Mqrc(*reason)));
         (e.is_transient() || busy) && Instant::now() < deadline
     };
     let mut sent = Sent::default();

@@ -39,6 +39,11 @@ impl Places {
             .find(|(p, _)| p == key || p.ends_with(&format!(".{key}")))
     }
 
+    /// The position of the node at `path` itself, if the file has it.
+    pub fn exact(&self, path: &str) -> Option<(usize, usize)> {
+        self.nodes.get(path).copied()
+    }
+
     /// The position of the node at `path`, or of its nearest ancestor that is
     /// in the file (a defaulted setting points at its section); (0, 0) when none is.
     pub fn at(&self, path: &str) -> (usize, usize) {

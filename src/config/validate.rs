@@ -1,4 +1,5 @@
-//! Checks that go beyond types: names, ranges, and references between objects.
+//! Checks that go beyond types: names, ranges, references between objects,
+//! and listeners on one address (src/config/listeners.rs).
 
 use super::locate::Places;
 use super::{
@@ -164,6 +165,7 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
         }
     }
     check_channels(config, &by_name, &mut err);
+    errors.extend(config.listener_clashes());
     errors
 }
 

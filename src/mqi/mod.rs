@@ -183,6 +183,12 @@ impl Mqi {
         })?
     }
 
+    /// The gateway's task groups: a front end spawns the tasks it starts
+    /// (a call, a connection) there, so stopping the gateway waits for them.
+    pub(crate) fn tasks(&self) -> crate::tasks::Tasks {
+        self.qm.tasks()
+    }
+
     /// The queue manager, for the service wiring and the synchronous calls of
     /// this module only; front ends use the methods of [`Mqi`].
     pub(crate) fn queue_manager(&self) -> &Arc<QueueManager> {

@@ -131,6 +131,7 @@ pub struct QueueManager {
     next_uow: AtomicU64,
     ids: MsgIdGenerator,
     quiescing: watch::Sender<bool>,
+    tasks: crate::tasks::Tasks,
 }
 
 struct State {
@@ -239,7 +240,15 @@ impl QueueManager {
             next_uow: AtomicU64::new(1),
             ids: MsgIdGenerator::new(&qm.name),
             quiescing: watch::channel(false).0,
+            tasks: crate::tasks::Tasks::default(),
         })
+    }
+
+    /// The tasks of the gateway this queue manager serves (src/tasks.rs):
+    /// every task spawned for it is registered there, so stopping the
+    /// gateway can wait for them.
+    pub(crate) fn tasks(&self) -> crate::tasks::Tasks {
+        self.tasks.clone()
     }
 
     /// The queue manager's name.

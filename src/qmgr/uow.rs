@@ -104,7 +104,7 @@ impl QueueManager {
             }
         }
         let qm = Arc::clone(self);
-        tokio::spawn(async move { qm.expire_when_due(id).await });
+        self.tasks.spawn_timer(qm.expire_when_due(id));
         Ok(())
     }
 

@@ -150,7 +150,7 @@ impl RpcService {
         let svc = Arc::clone(self);
         let (library, program) = (library.to_string(), program.to_string());
         let (mut answer, rx) = oneshot::channel();
-        tokio::spawn(async move {
+        self.mqi.tasks().spawn_request(async move {
             let result = svc
                 .run_call(&library, &program, params, conversation, &mut answer)
                 .await;

@@ -1,0 +1,358 @@
+//! The gateway as a library: [`Gateway::start`] opens the store and the
+//! queue manager, binds the HTTP and channel listeners and starts every
+//! service of the configuration (receiver and sender channels, the Tuxedo
+//! gateway, the RPC bridge, queue exits) inside the caller's tokio runtime;
+//! the [`Handle`] it returns tells the bound addresses and stops it.
+//!
+//! Every task the gateway starts is owned by its task groups
+//! (src/tasks.rs): the channel listener, each receiver connection and each
+//! sender channel (`Channels`); the HTTP server, each HTTP connection and
+//! each RPC call (`Requests`); each unit of work's expiry timer (`Timers`).
+//! HTTP connections are spawned by axum itself; each holds a membership of
+//! `Requests` through its stream (src/gateway/http.rs). Not owned: work on
+//! the blocking pool (store writes, exits), which the task that started it
+//! awaits and which ends on its own, and axum's graceful-shutdown watcher,
+//! which ends when the stop begins. [`Handle::stop`] returns only when every
+//! owned task has ended (docs/config.md "Stopping").
+
+mod http;
+mod stop;
+
+pub use stop::Stopped;
+
+use crate::channel::StatusBoard;
+use crate::channel::receiver::Receivers;
+use crate::channel::sender_channel::SenderChannel;
+use crate::config::{ChannelDef, Config, ConfigErrors};
+use crate::mqi::{Mqi, QueueExits};
+use crate::qmgr::QueueManager;
+use crate::rpc::RpcService;
+use crate::store::redb::RedbStore;
+use crate::tasks::{TaskGroup, Tasks};
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::{JoinError, JoinHandle};
+use tokio_util::sync::CancellationToken;
+
+/// The gateway service; [`Gateway::start`] runs one.
+#[derive(Debug)]
+pub struct Gateway;
+
+/// Why [`Gateway::start`] failed. Nothing it started is left running.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// Two listeners on one address: one error per clash, each naming both
+    /// entries (src/config/listeners.rs).
+    #[error("{0}")]
+    Listeners(ConfigErrors),
+    /// The Tuxedo DMCONFIG or its field tables cannot be used: one line per
+    /// problem, with file and line (docs/tuxedo.md).
+    #[error("{}", .0.join("\n"))]
+    Tuxedo(Vec<String>),
+    /// The store cannot be opened or read, or the queue manager cannot load
+    /// its messages (2102 MQRC_RESOURCE_PROBLEM).
+    #[error("{0}")]
+    Store(String),
+    /// The HTTP listener cannot be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Http {
+        /// `http.listen`.
+        addr: SocketAddr,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The channel listener cannot be bound.
+    #[error("cannot listen for channels on {addr}: {source}")]
+    Channel {
+        /// `listener.listen`.
+        addr: SocketAddr,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The RPC bridge cannot start: an IDL file, exit or CCSID of `rpc:`
+    /// cannot be used (docs/rpc.md).
+    #[error("{0}")]
+    Rpc(String),
+}
+
+impl StartError {
+    /// Whether the configuration is at fault (`mqgate run` exits 2 then,
+    /// as for any configuration error; 1 otherwise).
+    pub fn is_config(&self) -> bool {
+        matches!(self, StartError::Listeners(_) | StartError::Tuxedo(_))
+    }
+}
+
+/// A gateway part that ended without being asked to ([`Handle::wait`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{part}: {message}")]
+pub struct Fault {
+    /// `HTTP server` or `channel listener`.
+    pub part: &'static str,
+    /// What happened.
+    pub message: String,
+}
+
+/// A running gateway, from [`Gateway::start`]. Stop it with
+/// [`Handle::stop`]; dropping it instead ends every task at once, without
+/// draining and without backing out units of work (what is stored stays as
+/// after a crash: persistent messages got under an open unit of work are
+/// back on their queue after a restart).
+pub struct Handle {
+    http_addr: SocketAddr,
+    channel_addr: SocketAddr,
+    /// `None` once stopped.
+    running: Option<Running>,
+}
+
+/// What a running gateway holds.
+struct Running {
+    qm: Arc<QueueManager>,
+    exits: Arc<QueueExits>,
+    /// Kept so that its exits end (MQXR_TERM, on drop) on the blocking pool
+    /// when the gateway stops.
+    rpc: Arc<RpcService>,
+    /// Channel status: the stop waits until no channel is running.
+    board: Arc<StatusBoard>,
+    tasks: Tasks,
+    /// Tells the channel listener, receiver connections and sender channels to stop.
+    stop_channels: watch::Sender<bool>,
+    /// Starts the HTTP server's graceful shutdown.
+    stop_http: CancellationToken,
+    http: Option<JoinHandle<Option<io::Result<()>>>>,
+    channel_listener: Option<JoinHandle<Option<()>>>,
+}
+
+/// How many tasks a gateway runs; stays usable after [`Handle::stop`].
+#[derive(Clone)]
+pub struct TaskMonitor(Tasks);
+
+impl TaskMonitor {
+    /// Tasks of the gateway still running (connections, channels, calls,
+    /// timers); 0 once [`Handle::stop`] has returned.
+    pub fn running(&self) -> usize {
+        self.0.running()
+    }
+}
+
+impl Gateway {
+    /// Starts a gateway for `config` in the current tokio runtime: loads the
+    /// Tuxedo DMCONFIG (if any), opens the store in `storage.data_dir` and
+    /// the queue manager, binds `http.listen` and `listener.listen` (port 0:
+    /// a free port, see [`Handle::http_addr`]), starts the RPC bridge and
+    /// the queue exits, then serves the HTTP API, the receiver channels and
+    /// the sender channels.
+    ///
+    /// Errors: [`StartError`]; on error nothing started is left running.
+    pub async fn start(mut config: Config) -> Result<Handle, StartError> {
+        let clashes = config.listener_clashes();
+        if !clashes.is_empty() {
+            return Err(StartError::Listeners(ConfigErrors {
+                file: "configuration".into(),
+                errors: clashes,
+            }));
+        }
+        let tedg = crate::tedg::load_from_config(&mut config).map_err(StartError::Tuxedo)?;
+        let config_for_open = config.clone();
+        let qm = tokio::task::spawn_blocking(move || open_queue_manager(&config_for_open))
+            .await
+            .map_err(|e| StartError::Store(format!("opening the store failed: {e}")))??;
+        let qm = Arc::new(qm);
+        let (http_listener, http_addr) = bind(config.http.listen)
+            .await
+            .map_err(|(addr, source)| StartError::Http { addr, source })?;
+        let (channel_listener, channel_addr) = bind(config.listener.listen)
+            .await
+            .map_err(|(addr, source)| StartError::Channel { addr, source })?;
+        // Port 0 asked for any free port: report (and serve /v1/status) the real one.
+        config.http.listen = http_addr;
+        config.listener.listen = channel_addr;
+        let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
+        let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
+        let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
+        let tasks = qm.tasks();
+        let board = Arc::new(StatusBoard::default());
+        let (stop_channels, stop_rx) = watch::channel(false);
+        let channel_listener = start_channels(&config, &qm, &board, channel_listener, &stop_rx);
+        tracing::info!(
+            queue_manager = %qm.name(),
+            http = %config.http.listen,
+            listener = %config.listener.listen,
+            data_dir = %config.storage.data_dir.display(),
+            "mqgate running"
+        );
+        let app = routes(&config, tedg, &mqi, Arc::clone(&board), &rpc);
+        let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
+        let stop_http = CancellationToken::new();
+        let listener = http::TrackedListener::new(http_listener, tasks.clone());
+        let graceful = stop_http.clone().cancelled_owned();
+        let http = tasks.spawn(TaskGroup::Requests, async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(graceful)
+                .await
+        });
+        Ok(Handle {
+            http_addr,
+            channel_addr,
+            running: Some(Running {
+                qm,
+                exits,
+                rpc,
+                board,
+                tasks,
+                stop_channels,
+                stop_http,
+                http: Some(http),
+                channel_listener: Some(channel_listener),
+            }),
+        })
+    }
+}
+
+fn open_queue_manager(config: &Config) -> Result<QueueManager, StartError> {
+    let store =
+        RedbStore::open(&config.storage.data_dir).map_err(|e| StartError::Store(e.to_string()))?;
+    QueueManager::open(config, Arc::new(store)).map_err(|e| StartError::Store(e.to_string()))
+}
+
+/// Binds `addr`; returns the listener and the address it got (the port
+/// chosen for port 0).
+async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr, io::Error)> {
+    let l = TcpListener::bind(addr).await.map_err(|e| (addr, e))?;
+    let bound = l.local_addr().map_err(|e| (addr, e))?;
+    Ok((l, bound))
+}
+
+/// Starts the channel listener with the receiver channels of `config`, and
+/// every sender channel; returns the listener's task.
+fn start_channels(
+    config: &Config,
+    qm: &Arc<QueueManager>,
+    board: &Arc<StatusBoard>,
+    listener: TcpListener,
+    stop: &watch::Receiver<bool>,
+) -> JoinHandle<Option<()>> {
+    let tasks = qm.tasks();
+    let receivers: Vec<_> = config
+        .channels
+        .iter()
+        .filter_map(|c| match c {
+            ChannelDef::Receiver(r) => Some(r.clone()),
+            ChannelDef::Sender(_) => None,
+        })
+        .collect();
+    let receivers = Arc::new(
+        Receivers::new(Arc::clone(qm), Arc::clone(board), &receivers).with_exits(&config.exits),
+    );
+    let listener_task = tasks.spawn(TaskGroup::Channels, receivers.serve(listener, stop.clone()));
+    for c in &config.channels {
+        if let ChannelDef::Sender(def) = c {
+            let channel = SenderChannel::new(Arc::clone(qm), Arc::clone(board), def.clone())
+                .with_exits(&config.exits);
+            tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
+        }
+    }
+    listener_task
+}
+
+/// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,
+/// all answering errors as JSON.
+fn routes(
+    config: &Config,
+    tedg: Option<crate::tedg::Loaded>,
+    mqi: &Mqi,
+    channels: Arc<StatusBoard>,
+    rpc: &Arc<RpcService>,
+) -> axum::Router {
+    let tedg_routes = tedg.map(|loaded| {
+        let t = crate::tedg::Tedg::new(
+            loaded,
+            mqi.clone(),
+            Arc::new(crate::tedg::clock::SystemClock),
+            config.http.lease_ms,
+        );
+        crate::tedg::http::routes(crate::tedg::http::TedgState {
+            tedg: Arc::new(t),
+            max_wait_ms: config.http.max_wait_ms,
+        })
+    });
+    let state = crate::http::AppState::new(mqi.clone(), Arc::new(config.clone()), channels);
+    let mut app = crate::http::router(state).merge(crate::rpc::http::router(Arc::clone(rpc)));
+    if let Some(r) = tedg_routes {
+        app = app.merge(r);
+    }
+    // After the merges, so RPC and Tuxedo routes answer JSON errors too.
+    crate::http::with_json_errors(app)
+}
+
+impl Handle {
+    /// The address the HTTP API listens on (the port chosen when
+    /// `http.listen` had port 0).
+    pub fn http_addr(&self) -> SocketAddr {
+        self.http_addr
+    }
+
+    /// The address the channel listener listens on (the port chosen when
+    /// `listener.listen` had port 0).
+    pub fn channel_addr(&self) -> SocketAddr {
+        self.channel_addr
+    }
+
+    /// A count of the gateway's running tasks, valid after [`Handle::stop`].
+    pub fn tasks(&self) -> TaskMonitor {
+        match &self.running {
+            Some(r) => TaskMonitor(r.tasks.clone()),
+            None => TaskMonitor(Tasks::default()),
+        }
+    }
+
+    /// Resolves when a part of the gateway ends without being asked to:
+    /// the HTTP server or the channel listener failed (a panic). The
+    /// gateway is then no longer fully serving; [`Handle::stop`] ends the
+    /// rest. Never resolves while both run.
+    pub async fn wait(&mut self) -> Fault {
+        let Some(r) = self.running.as_mut() else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            ended = joined(&mut r.http) => Fault {
+                part: "HTTP server",
+                message: match ended {
+                    Ok(Some(Err(e))) => e.to_string(),
+                    Ok(_) => "ended".into(),
+                    Err(e) => format!("task failed: {e}"),
+                },
+            },
+            ended = joined(&mut r.channel_listener) => Fault {
+                part: "channel listener",
+                message: match ended {
+                    Ok(_) => "ended".into(),
+                    Err(e) => format!("task failed: {e}"),
+                },
+            },
+        }
+    }
+}
+
+/// The outcome of the task in `slot`, once; pending when there is none.
+async fn joined<T>(slot: &mut Option<JoinHandle<T>>) -> Result<T, JoinError> {
+    let Some(h) = slot.as_mut() else {
+        return std::future::pending().await;
+    };
+    let r = h.await;
+    *slot = None;
+    r
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.stop_http.cancel();
+            r.stop_channels.send_replace(true);
+            r.tasks.end();
+        }
+    }
+}

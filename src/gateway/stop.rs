@@ -1,0 +1,131 @@
+//! Stopping a gateway (docs/config.md "Stopping"), in the order of an IBM MQ
+//! controlled shutdown (`endmqm -c`): no new work, the work in flight
+//! finishes, then the queue manager ends.
+//!
+//! 1. Stop accepting: the HTTP and channel listeners close; receiver
+//!    connections stop reading new batches, sender channels stop after the
+//!    batch they are sending; HTTP connections take no further requests.
+//! 2. Channels drain: batches already received are committed and
+//!    confirmed, while the queue manager still accepts their puts, until
+//!    no channel shows `running` or `retrying` on the status board.
+//! 3. The queue manager quiesces: waiting gets (device pulls, RPC calls,
+//!    RTQ servers) return 2161 MQRC_Q_MGR_QUIESCING, new calls fail with it,
+//!    and the requests in flight finish.
+//! 4. At the drain bound, whatever still runs is ended: its task is dropped,
+//!    an HTTP request still running is answered 2162 MQRC_Q_MGR_STOPPING,
+//!    and the timers of units of work end.
+//! 5. Once every task has ended: MQXR_TERM for the queue exits and the RPC
+//!    exits, then `QueueManager::shutdown` backs out every open unit of work
+//!    (leases, HTTP units of work, batches cut off in step 4).
+
+use super::{Handle, Running};
+use crate::channel::ChannelState;
+use crate::tasks::TaskGroup;
+use std::time::Duration;
+use tokio::time::{Instant, timeout_at};
+
+/// How a [`Handle::stop`] went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    /// True when every channel and request task finished within the drain bound.
+    pub drained: bool,
+    /// Channel and request tasks still running at the drain bound, which
+    /// were ended then.
+    pub ended: usize,
+    /// How long the stop took.
+    pub took: Duration,
+}
+
+impl Handle {
+    /// Stops the gateway (module documentation: the order of the steps):
+    /// channel batches and requests in flight get up to `drain` to finish,
+    /// then what still runs is ended. Returns once every task of the gateway
+    /// has ended, its exits are terminated and its units of work backed out;
+    /// the listeners refuse connections from the start of the stop.
+    pub async fn stop(mut self, drain: Duration) -> Stopped {
+        let started = Instant::now();
+        let Some(r) = self.running.take() else {
+            return Stopped {
+                drained: true,
+                ended: 0,
+                took: Duration::ZERO,
+            };
+        };
+        tracing::info!(
+            drain_ms = drain.as_millis() as u64,
+            "stop requested; finishing requests in flight"
+        );
+        let deadline = started + drain;
+        r.stop_http.cancel();
+        r.stop_channels.send_replace(true);
+        r.tasks.close();
+        let channels = [TaskGroup::Channels];
+        let work = [TaskGroup::Channels, TaskGroup::Requests];
+        let _ = timeout_at(deadline, channels_idle(&r, &channels)).await;
+        // Waiting getters return 2161 so the requests can drain promptly.
+        r.qm.quiesce();
+        let drained = timeout_at(deadline, r.tasks.wait(&work)).await.is_ok();
+        let ended = r.tasks.running_in(&work);
+        if !drained {
+            tracing::warn!(
+                drain_ms = drain.as_millis() as u64,
+                tasks = ended,
+                "drain bound reached; ending the channels and requests still running"
+            );
+        }
+        r.tasks.end();
+        r.tasks.wait_all().await;
+        finish(r).await;
+        Stopped {
+            drained,
+            ended,
+            took: started.elapsed(),
+        }
+    }
+}
+
+/// Resolves once no channel moves messages any more: every channel task
+/// has ended, or none shows `running` or `retrying` on the status board
+/// (a connection still in its handshake holds no batch, so it does not
+/// delay the quiesce; it is ended at the drain bound).
+async fn channels_idle(r: &Running, channels: &[TaskGroup]) {
+    let idle = async {
+        loop {
+            let busy = r
+                .board
+                .all()
+                .iter()
+                .any(|c| matches!(c.state, ChannelState::Running | ChannelState::Retrying));
+            if !busy {
+                return;
+            }
+            tokio::time::sleep(BOARD_POLL).await;
+        }
+    };
+    tokio::select! {
+        () = r.tasks.wait(channels) => {}
+        () = idle => {}
+    }
+}
+
+/// How often [`channels_idle`] looks at the status board.
+const BOARD_POLL: Duration = Duration::from_millis(10);
+
+/// MQXR_TERM and the queue manager's shutdown, on the blocking pool (exits
+/// may be external code; backouts write to the store), once no task can
+/// call an exit or the queue manager any more.
+async fn finish(r: Running) {
+    let Running { qm, exits, rpc, .. } = r;
+    let terminated = tokio::task::spawn_blocking(move || {
+        exits.terminate();
+        // The last reference: the RPC exit chains end with it.
+        drop(rpc);
+    })
+    .await;
+    if let Err(e) = terminated {
+        tracing::error!(error = %e, "MQXR_TERM of the exits failed");
+    }
+    if let Err(e) = tokio::task::spawn_blocking(move || qm.shutdown()).await {
+        tracing::error!(error = %e, "queue manager shutdown failed");
+    }
+}

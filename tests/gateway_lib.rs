@@ -1,0 +1,261 @@
+//! `mqgate` as a library: gateways started in this process with
+//! `Gateway::start` on port 0, and what `Handle::stop` guarantees (no task of
+//! the gateway outlives it, the listeners refuse connections, the store is
+//! released). HTTP statuses and MQRC values come from docs/http-api.md and
+//! spec/mq-constants.md; MsgId layout from spec/mq-structures.md §4.
+
+use mqgate::config::Config;
+use mqgate::gateway::{Gateway, Handle};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A gateway named `qm` on port 0 (HTTP and channels) with data under `dir`.
+fn config(dir: &Path, qm: &str) -> Config {
+    let text = format!(
+        "queue_manager:
+  name: {qm}
+http:
+  listen: 127.0.0.1:0
+  max_wait_ms: 30000
+listener:
+  listen: 127.0.0.1:0
+queues:
+  - type: local
+    name: APP.Q
+"
+    );
+    let mut c = Config::from_yaml(&text, "test.yaml").unwrap();
+    c.storage.data_dir = dir.join("data");
+    c
+}
+
+/// An HTTP call from a blocking thread: (status, JSON body or Null).
+async fn call(method: &str, url: String, body: Option<&'static [u8]>) -> (u16, Value) {
+    let method = method.to_string();
+    tokio::task::spawn_blocking(move || {
+        let req = ureq::request(&method, &url);
+        let res = match body {
+            Some(b) => req
+                .set("Content-Type", "application/octet-stream")
+                .send_bytes(b),
+            None => req.call(),
+        };
+        let r = match res {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{method} {url}: {e}"),
+        };
+        let status = r.status();
+        (status, r.into_json().unwrap_or(Value::Null))
+    })
+    .await
+    .unwrap()
+}
+
+fn url(h: &Handle, path: &str) -> String {
+    format!("http://{}{path}", h.http_addr())
+}
+
+fn data(v: &Value) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(v["data_base64"].as_str().unwrap())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gateways_in_one_process_on_port_zero() {
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = Gateway::start(config(da.path(), "QMA")).await.unwrap();
+    let b = Gateway::start(config(db.path(), "QMB")).await.unwrap();
+    let ports = [
+        a.http_addr().port(),
+        a.channel_addr().port(),
+        b.http_addr().port(),
+        b.channel_addr().port(),
+    ];
+    assert!(ports.iter().all(|&p| p != 0), "{ports:?}");
+    let mut unique = ports.to_vec();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), 4, "{ports:?}");
+    // /v1/status reports the bound addresses, not port 0.
+    let (st, status) = call("GET", url(&a, "/v1/status"), None).await;
+    assert_eq!(st, 200);
+    assert_eq!(status["queue_manager"], "QMA");
+    assert_eq!(status["http"], a.http_addr().to_string());
+    assert_eq!(status["listener"], a.channel_addr().to_string());
+
+    for (g, text) in [(&a, b"to A" as &'static [u8]), (&b, b"to B")] {
+        let (st, put) = call(
+            "POST",
+            url(g, "/v1/queues/APP.Q/messages?persistent=true&format=MQSTR"),
+            Some(text),
+        )
+        .await;
+        assert_eq!(st, 201, "{put}");
+    }
+    for (g, qm, text) in [(&a, "QMA", b"to A"), (&b, "QMB", b"to B")] {
+        let (st, got) = call("GET", url(g, "/v1/queues/APP.Q/messages/next"), None).await;
+        assert_eq!(st, 200, "{got}");
+        assert_eq!(data(&got), text);
+        // spec: mq-structures.md §4: MsgId = "AMQ " + the queue manager name
+        // padded to 12: each gateway generated its own message's MsgId.
+        let prefix = hex::encode_upper(format!("AMQ {qm:<12}"));
+        let msg_id = got["md"]["MsgId"].as_str().unwrap();
+        assert!(msg_id.starts_with(&prefix), "{msg_id}");
+        let lease = &got["lease"];
+        let (st, ack) = call(
+            "POST",
+            url(g, &format!("/v1/queues/APP.Q/messages/ack/{lease}")),
+            Some(b""),
+        )
+        .await;
+        assert_eq!(st, 200, "{ack}");
+    }
+    let (sa, sb) = (
+        a.stop(Duration::from_secs(5)).await,
+        b.stop(Duration::from_secs(5)).await,
+    );
+    assert!(sa.drained && sb.drained, "{sa:?} {sb:?}");
+}
+
+/// Whether the peer closed `s` (EOF or a reset), reading for at most 2 s.
+fn closed_by_peer(s: &mut TcpStream) -> bool {
+    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    let mut buf = [0u8; 512];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) => {
+                return !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                );
+            }
+        }
+    }
+}
+
+fn refused(addr: SocketAddr) -> bool {
+    TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_err()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_ends_every_task_closes_the_listeners_and_releases_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(config(dir.path(), "QMSTOP")).await.unwrap();
+    let monitor = g.tasks();
+    let (http, channel) = (g.http_addr(), g.channel_addr());
+
+    // A leased message (a unit of work with its expiry timer, 30 s).
+    let (st, _) = call(
+        "POST",
+        url(&g, "/v1/queues/APP.Q/messages?persistent=true"),
+        Some(b"leased"),
+    )
+    .await;
+    assert_eq!(st, 201);
+    let (st, got) = call("GET", url(&g, "/v1/queues/APP.Q/messages/next"), None).await;
+    assert_eq!(st, 200, "{got}");
+    // A device pull waiting 20 s for a message that never comes.
+    let pull = tokio::spawn(call(
+        "GET",
+        url(
+            &g,
+            "/v1/devices/DEV1/queues/INBOX/messages/next?wait_ms=20000",
+        ),
+        None,
+    ));
+    // A channel connection that never sends its HELLO (the receiver waits
+    // 10 s for it), and an HTTP request whose headers never end.
+    let mut silent_channel = TcpStream::connect(channel).unwrap();
+    let mut half_request = TcpStream::connect(http).unwrap();
+    half_request
+        .write_all(b"GET /v1/status HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // At least: the HTTP server, the channel listener, the silent channel
+    // connection, the device pull's and the half request's HTTP
+    // connections, and the lease's timer.
+    assert!(monitor.running() >= 6, "{} tasks", monitor.running());
+
+    let drain = Duration::from_millis(800);
+    let t = Instant::now();
+    let stopped = g.stop(drain).await;
+    let took = t.elapsed();
+    // The silent connections hold on until the drain bound, not until their
+    // own 10 s and 20 s: after the bound only the ending, MQXR_TERM and the
+    // lease's backout (a store write) remain; 3 s allows for a loaded machine.
+    assert!(took >= drain, "{took:?}");
+    assert!(took < drain + Duration::from_secs(3), "{took:?}");
+    assert!(!stopped.drained, "{stopped:?}");
+    assert!(stopped.ended >= 2, "{stopped:?}");
+    assert_eq!(monitor.running(), 0, "a task outlived Handle::stop");
+    assert!(refused(http), "the HTTP listener still accepts");
+    assert!(refused(channel), "the channel listener still accepts");
+    assert!(closed_by_peer(&mut silent_channel));
+    assert!(closed_by_peer(&mut half_request));
+    // The waiting pull was answered 503 / 2161 MQRC_Q_MGR_QUIESCING when the
+    // queue manager quiesced, before the drain bound.
+    let (st, v) = pull.await.unwrap();
+    assert_eq!((st, v["mqrc"].as_i64()), (503, Some(2161)), "{v}");
+
+    // The store is released: a gateway starts again on the same directory,
+    // and the leased message was backed out onto its queue (persistent, so
+    // it survived the restart).
+    let again = Gateway::start(config(dir.path(), "QMSTOP")).await.unwrap();
+    let (st, got) = call("GET", url(&again, "/v1/queues/APP.Q/messages/next"), None).await;
+    assert_eq!(st, 200, "{got}");
+    assert_eq!(data(&got), b"leased");
+    let stopped = again.stop(Duration::from_secs(5)).await;
+    assert!(stopped.drained, "{stopped:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_with_nothing_in_flight_returns_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(config(dir.path(), "QMIDLE")).await.unwrap();
+    let monitor = g.tasks();
+    let (st, _) = call("GET", url(&g, "/v1/status"), None).await;
+    assert_eq!(st, 200);
+    let stopped = g.stop(Duration::from_secs(10)).await;
+    assert!(stopped.drained, "{stopped:?}");
+    assert_eq!(stopped.ended, 0);
+    assert!(stopped.took < Duration::from_secs(2), "{stopped:?}");
+    assert_eq!(monitor.running(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_refuses_a_listener_clash_and_a_taken_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path(), "QMCLASH");
+    c.http.listen = "127.0.0.1:1414".parse().unwrap();
+    c.listener.listen = "127.0.0.1:1414".parse().unwrap();
+    let e = Gateway::start(c).await.err().unwrap();
+    assert!(e.is_config());
+    // Set by the program, after the file's port-0 values: no place cited.
+    assert_eq!(
+        e.to_string(),
+        "configuration: http.listen and listener.listen are both 127.0.0.1:1414"
+    );
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut c = config(dir.path(), "QMCLASH");
+    c.listener.listen = taken.local_addr().unwrap();
+    let e = Gateway::start(c).await.err().unwrap();
+    assert!(!e.is_config());
+    assert!(
+        e.to_string().starts_with(&format!(
+            "cannot listen for channels on {}: ",
+            taken.local_addr().unwrap()
+        )),
+        "{e}"
+    );
+    // Nothing was left running: the store opens again at once.
+    let g = Gateway::start(config(dir.path(), "QMCLASH")).await.unwrap();
+    g.stop(Duration::from_secs(1)).await;
+}
