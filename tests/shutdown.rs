@@ -151,6 +151,8 @@ fn sigterm_with_everything_in_flight_drains_loses_nothing_and_applies_nothing_tw
     //    TO.GWB, which A's sender channel delivers to B. The putter stops at
     //    the first put that is not confirmed (201).
     let base = a.base.clone();
+    let put_count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let puts = std::sync::Arc::clone(&put_count);
     let putter = std::thread::spawn(move || {
         let mut confirmed = Vec::new();
         for i in 0.. {
@@ -158,7 +160,10 @@ fn sigterm_with_everything_in_flight_drains_loses_nothing_and_applies_nothing_tw
             let url = format!("{base}/v1/queues/INBOX/messages?q_mgr=GWB&persistent=true");
             let raw = ("application/octet-stream", body.as_bytes());
             match try_call("POST", &url, Some(raw)) {
-                Some((201, _)) => confirmed.push(body.into_bytes()),
+                Some((201, _)) => {
+                    confirmed.push(body.into_bytes());
+                    puts.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
                 other => return (confirmed, other),
             }
         }
@@ -188,11 +193,12 @@ fn sigterm_with_everything_in_flight_drains_loses_nothing_and_applies_nothing_tw
         )
     });
 
-    // SIGTERM once the stream is well under way (and far from done).
+    // SIGTERM once the stream is well under way (and far from done) and the
+    // putter has had some puts confirmed: readiness by counts, not by time.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let streamed = depth(&a, "DEV0001/INBOX");
-        if streamed >= 300 {
+        if streamed >= 300 && put_count.load(std::sync::atomic::Ordering::SeqCst) >= 10 {
             assert!(streamed < STREAMED, "the stream ended before SIGTERM");
             break;
         }
