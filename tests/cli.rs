@@ -3,7 +3,6 @@
 mod common;
 
 use common::{BIN, Gateway};
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn mqgate(args: &[&str], stdin: Option<&[u8]>) -> Output {
@@ -14,11 +13,8 @@ fn mqgate(args: &[&str], stdin: Option<&[u8]>) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(d) = stdin {
-        input.write_all(d).unwrap();
-    }
-    drop(input);
+    // The child may exit before reading stdin: a closed pipe is no failure.
+    common::feed_stdin(child.stdin.take(), stdin.unwrap_or_default());
     child.wait_with_output().unwrap()
 }
 
@@ -185,10 +181,8 @@ fn mqgate_closed_stdout(args: &[&str], stdin: &[u8]) -> Output {
         .spawn()
         .unwrap();
     drop(child.stdout.take());
-    let mut input = child.stdin.take().unwrap();
-    // The child may not read stdin at all; a failed write is fine here.
-    let _ = input.write_all(stdin);
-    drop(input);
+    // The child may not read stdin at all; a closed pipe is fine here.
+    common::feed_stdin(child.stdin.take(), stdin);
     child.wait_with_output().unwrap()
 }
 
@@ -227,13 +221,10 @@ fn commands_end_cleanly_when_stdout_is_closed() {
 
 #[test]
 fn client_commands_exit_2_when_the_gateway_is_unreachable() {
-    // A port nobody listens on: bind, read the port, close.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let gw = format!("http://127.0.0.1:{port}");
+    // A port nobody listens on, held (bound, not listening) for the whole
+    // test so that no other test's gateway can take it meanwhile.
+    let (_held, addr) = common::refused_addr();
+    let gw = format!("http://{addr}");
     // Same status as `tpenqueue` (2: the gateway could not be asked); before
     // the fix put/get/browse exited 1 like an MQ error.
     let runs: [&[&str]; 4] = [
@@ -261,4 +252,307 @@ fn client_commands_exit_2_when_the_gateway_is_unreachable() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// A transmission message to `INBOX%DEV0001` at the embedded default's
+/// gateway MQGATE (README "Message channels and devices"; layout spec:
+/// mq-structures.md §6: MQXQH, then the data).
+fn xmit_to_device(persistent: bool, body: &[u8]) -> Vec<u8> {
+    use mqgate_codecs::mq::xqh::write_xqh;
+    use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqxqh};
+    let cs = Charset::Ascii;
+    let xqh = Mqxqh {
+        version: 1,
+        remote_q_name: CharField::new("INBOX%DEV0001", cs).unwrap(),
+        remote_q_mgr_name: CharField::new("MQGATE", cs).unwrap(),
+        msg_desc: Mqmd {
+            version: 1,
+            persistence: i32::from(persistent),
+            format: CharField::new("MQSTR", cs).unwrap(),
+            ..Mqmd::default()
+        },
+    };
+    let mut out = Vec::new();
+    write_xqh(&xqh, ByteOrder::Little, cs, &mut out);
+    out.extend_from_slice(body);
+    out
+}
+
+/// Pulls and acknowledges every message of device DEV0001's INBOX over the
+/// HTTP API (docs/http-api.md "Devices"); their data, in order.
+fn drain_inbox(g: &Gateway) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let (st, v) = g.call(
+            "GET",
+            "/v1/devices/DEV0001/queues/INBOX/messages/next?wait_ms=0",
+            None,
+        );
+        if st == 204 {
+            return out;
+        }
+        assert_eq!(st, 200, "{v}");
+        let (st, a) = g.call(
+            "POST",
+            &format!(
+                "/v1/devices/DEV0001/queues/INBOX/messages/ack/{}",
+                v["lease"]
+            ),
+            Some(("application/octet-stream", b"")),
+        );
+        assert_eq!(st, 200, "{a}");
+        out.push(common::data(&v));
+    }
+}
+
+#[test]
+fn device_pull_out_never_overwrites_files_of_an_earlier_run() {
+    // Defect report: a second `device-pull --out DIR` wrote 000001.dat again
+    // over the first run's message, which the gateway had already removed.
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let out_dir = dir.path().join("pulled");
+    let pull = || {
+        Command::new(BIN)
+            .args(["device-pull", "--gateway", &g.base, "--qmgr", "DEV0001"])
+            .args(["--queue", "INBOX", "--out"])
+            .arg(&out_dir)
+            .output()
+            .unwrap()
+    };
+    let put = |body: &str| {
+        let (st, v) = g.put("INBOX", "q_mgr=DEV0001&persistent=true", body.as_bytes());
+        assert_eq!(st, 201, "{v}");
+    };
+    put("first");
+    put("second");
+    let o = pull();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    put("third");
+    put("fourth");
+    let o = pull();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (n, body) in [(1, "first"), (2, "second"), (3, "third"), (4, "fourth")] {
+        let dat = std::fs::read(out_dir.join(format!("{n:06}.dat"))).unwrap();
+        assert_eq!(String::from_utf8_lossy(&dat), body, "{n:06}.dat");
+        let md: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out_dir.join(format!("{n:06}.json"))).unwrap())
+                .unwrap();
+        assert_eq!(md["Persistence"], 1, "{n:06}.json: {md}");
+    }
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("2 messages written") && said.contains("000003.dat to 000004.dat"),
+        "{said}"
+    );
+    // Only the eight message files: no temporary file is left.
+    assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 8);
+    // All acknowledged: nothing left on the gateway (exit 3).
+    let o = Command::new(BIN)
+        .args([
+            "device-pull",
+            "--gateway",
+            &g.base,
+            "--qmgr",
+            "DEV0001",
+            "--queue",
+            "INBOX",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    // An unusable DIR (a file): exit 1 and nothing is taken off the gateway.
+    put("fifth");
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let o = Command::new(BIN)
+        .args([
+            "device-pull",
+            "--gateway",
+            &g.base,
+            "--qmgr",
+            "DEV0001",
+            "--queue",
+            "INBOX",
+            "--out",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(drain_inbox(&g), vec![b"fifth".to_vec()]);
+}
+
+/// Writes `n` transmission messages for INBOX%DEV0001 with bodies
+/// `m000000`, `m000001`, ...; every tenth one is non-persistent.
+fn journal_files(dir: &std::path::Path, n: usize) -> Vec<std::path::PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    (0..n)
+        .map(|i| {
+            let p = dir.join(format!("{i:06}.xmit"));
+            std::fs::write(
+                &p,
+                xmit_to_device(i % 10 != 9, format!("m{i:06}").as_bytes()),
+            )
+            .unwrap();
+            p
+        })
+        .collect()
+}
+
+fn send_cmd(g: &Gateway, journal: &std::path::Path, files: &[std::path::PathBuf]) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(["send", "--to", &g.listen_addr(), "--channel", "TO.MQGATE"])
+        .args(["--batch", "5", "--retry-ms", "20000", "--journal"])
+        .arg(journal)
+        .args(files)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Waits until the journal records at least one confirmed batch; panics
+/// when `child` ends first (then nothing would be interrupted).
+fn wait_for_progress(journal: &std::path::Path, child: &mut std::process::Child) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "send ended before it was interrupted"
+        );
+        if let Ok(text) = std::fs::read(journal)
+            && let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text)
+            && v["last_confirmed_seq"].as_u64().unwrap_or(0) > 0
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    panic!("no confirmed batch in the journal within 60 s");
+}
+
+/// Every persistent message exactly once, every non-persistent at most once
+/// (DESIGN.md "Core rules"); returns how many non-persistent ones arrived.
+fn check_exactly_once(got: &[Vec<u8>], n: usize) -> usize {
+    let mut seen = vec![0u32; n];
+    for body in got {
+        let text = String::from_utf8_lossy(body);
+        let i: usize = text[1..].parse().unwrap_or_else(|_| panic!("{text}"));
+        seen[i] += 1;
+    }
+    let mut fast = 0;
+    for (i, c) in seen.iter().enumerate() {
+        if i % 10 == 9 {
+            assert!(*c <= 1, "non-persistent m{i:06} arrived {c} times");
+            fast += *c as usize;
+        } else {
+            assert_eq!(*c, 1, "persistent m{i:06} arrived {c} times");
+        }
+    }
+    fast
+}
+
+#[test]
+fn send_with_a_journal_resumes_after_kill_9_without_duplicates() {
+    // Defect report: a `send` that was killed left no record of what was
+    // confirmed, so sending again duplicated every committed batch.
+    const N: usize = 3000;
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let files = journal_files(&dir.path().join("msgs"), N);
+    let journal = dir.path().join("send.journal");
+    let mut first = send_cmd(&g, &journal, &files).spawn().unwrap();
+    wait_for_progress(&journal, &mut first);
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&journal).unwrap()).unwrap();
+    assert_eq!(record["messages"], N, "{record}");
+    let again = send_cmd(&g, &journal, &files).output().unwrap();
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        again.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert!(said.contains("were done by an earlier run"), "{said}");
+    let got = drain_inbox(&g);
+    check_exactly_once(&got, N);
+    // A third run has nothing left to send and sends nothing.
+    let third = send_cmd(&g, &journal, &files).output().unwrap();
+    assert!(third.status.success());
+    assert!(String::from_utf8_lossy(&third.stdout).contains("nothing to send"));
+    assert!(drain_inbox(&g).is_empty());
+    // The same journal with other files (one changed) is refused, exit 2.
+    std::fs::write(&files[0], xmit_to_device(true, b"changed")).unwrap();
+    let other = send_cmd(&g, &journal, &files).output().unwrap();
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert_eq!(other.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("was written for another send") && err.contains("fingerprint"),
+        "{err}"
+    );
+    assert!(drain_inbox(&g).is_empty());
+}
+
+#[test]
+fn send_that_fails_reports_its_progress_and_resumes_from_the_journal() {
+    // Defect report: the user could not tell which files were confirmed.
+    // The receiving gateway is killed during the send (no --retry-ms here).
+    const N: usize = 3000;
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = Gateway::start(dir.path(), "");
+    let files = journal_files(&dir.path().join("msgs"), N);
+    let journal = dir.path().join("send.journal");
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "send",
+        "--to",
+        &g.listen_addr(),
+        "--channel",
+        "TO.MQGATE",
+        "--batch",
+        "5",
+    ])
+    .arg("--journal")
+    .arg(&journal)
+    .args(&files)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut sender = cmd.spawn().unwrap();
+    wait_for_progress(&journal, &mut sender);
+    g.kill9();
+    let out = sender.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(" of {N} messages done before the failure")),
+        "{err}"
+    );
+    assert!(err.contains("the files at positions 1-"), "{err}");
+    assert!(err.contains("run the same command again"), "{err}");
+    g.restart();
+    let again = send_cmd(&g, &journal, &files).output().unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    check_exactly_once(&drain_inbox(&g), N);
+}
+
+#[test]
+fn exit_codes_are_in_the_help_of_send_and_device_pull() {
+    for cmd in ["send", "device-pull", "tpenqueue", "rpc"] {
+        let out = mqgate(&[cmd, "--help"], None);
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("Exit codes: 0 "), "{cmd}: {help}");
+    }
+    let out = mqgate(&["send", "--help"], None);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--journal <FILE>"));
 }

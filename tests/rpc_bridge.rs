@@ -877,3 +877,86 @@ fn bad_bodies_and_conversation_ids_are_bad_parameters() {
     assert_eq!(v["mqrc"], 2031);
     assert!(v["error"].as_str().unwrap().contains("2 MiB"), "{v}");
 }
+
+#[test]
+fn cli_refuses_values_that_do_not_fit_their_idl_type_before_sending() {
+    // Defect report: `mqgate rpc` sent these and exited 1 after the round
+    // trip; docs/rpc.md "CLI" says a value that does not fit is refused
+    // before anything is sent, exit 2. fixtures/rpc/demo.idl: TEXT (A20) in
+    // SEND, LEFT (I4) in CALC; spec: rpc-bridge.md §4 (I4 = sign + 10
+    // digits, so 2147483648 = 2^31 is outside a 4-byte integer).
+    let (_d, g) = start("");
+    let run = |args: &[&str]| {
+        std::process::Command::new(common::BIN)
+            .args(["rpc", "--idl", IDL, "--gateway", &g.base])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let long = format!("TEXT={}", "x".repeat(5000));
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[
+                "--program",
+                "SEND",
+                "--param",
+                "MQ_QUEUE_NAME=APP.QUEUE",
+                "--param",
+                &long,
+            ],
+            "TEXT at offset 0: 5000 characters, at most 20 allowed",
+        ),
+        (
+            &[
+                "--program",
+                "CALC",
+                "--param",
+                "OPERATOR=+",
+                "--param",
+                "LEFT=2147483648",
+                "--param",
+                "RIGHT=1",
+            ],
+            "LEFT at offset 1: 2147483648 does not fit format I4",
+        ),
+        // A dynamic parameter is checked too: an odd count of hex digits
+        // (docs/rpc.md "Errors": bad MQ_CORREL_ID).
+        (
+            &[
+                "--program",
+                "SEND",
+                "--param",
+                "MQ_QUEUE_NAME=APP.QUEUE",
+                "--param",
+                "MQ_CORREL_ID=abc",
+            ],
+            "MQ_CORREL_ID",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{want}: {stderr:.300}");
+        assert!(stderr.contains(want), "{want}: {stderr:.300}");
+        assert!(out.stdout.is_empty(), "{want}");
+    }
+    // Nothing was sent: no request, no put.
+    assert_eq!(g.depth("RPC.REQUEST"), 0);
+    assert_eq!(g.depth("APP.QUEUE"), 0);
+    // The largest I4 and 20 characters still go through (SEND puts).
+    let ok = format!("TEXT={}", "y".repeat(20));
+    let out = run(&[
+        "--program",
+        "SEND",
+        "--param",
+        "MQ_QUEUE_NAME=APP.QUEUE",
+        "--param",
+        &ok,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(g.depth("APP.QUEUE"), 1);
+}

@@ -7,7 +7,6 @@ mod common;
 
 use common::{BIN, Gateway};
 use serde_json::Value;
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/tuxedo");
@@ -20,11 +19,8 @@ fn mqgate(args: &[&str], stdin: Option<&[u8]>) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(d) = stdin {
-        input.write_all(d).unwrap();
-    }
-    drop(input);
+    // The child may exit before reading stdin: a closed pipe is no failure.
+    common::feed_stdin(child.stdin.take(), stdin.unwrap_or_default());
     child.wait_with_output().unwrap()
 }
 
@@ -384,4 +380,35 @@ fn unreachable_gateway_and_unreadable_file_exit_2_naming_what_failed() {
         let help = String::from_utf8_lossy(&out.stdout);
         assert!(help.contains("Exit codes") && help.contains("2 "), "{help}");
     }
+}
+
+#[test]
+fn tpenqueue_exits_1_on_an_error_answer_without_a_tperrno() {
+    // Defect report: a gateway without a DMCONFIG has no /v1/tux/tpenqueue;
+    // it answers 404 with {"mqrc": 2298, "reason":
+    // "MQRC_FUNCTION_NOT_SUPPORTED"} (docs/http-api.md, unknown route) and no
+    // tperrno, and the CLI exited 0 as if the request had been enqueued.
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "queues:\n  - type: local\n    name: SOME.Q\n");
+    let out = mqgate(
+        &[
+            "tpenqueue",
+            "--gateway",
+            &g.base,
+            "--qspace",
+            "BILLING",
+            "--qname",
+            "RAWDATA",
+            "-",
+        ],
+        Some(b"raw bytes"),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["mqrc"], 2298, "{v}");
+    assert!(
+        err.contains("HTTP 404: 2298 MQRC_FUNCTION_NOT_SUPPORTED") && err.contains("DMCONFIG"),
+        "{err}"
+    );
 }

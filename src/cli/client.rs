@@ -32,7 +32,7 @@ impl std::fmt::Display for ClientError {
     }
 }
 
-/// Exit status of put/get/browse/rtq when the gateway could not be asked
+/// Exit status of put/get/browse/rtq/device-pull when the gateway could not be asked
 /// (connection refused, timeout, an answer that is not JSON) — the same as
 /// `tpenqueue`.
 pub const EXIT_UNREACHABLE: u8 = 2;

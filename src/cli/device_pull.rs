@@ -2,10 +2,13 @@
 //! store-and-forward): pull the messages waiting for its queue, acknowledge
 //! each once it is safely written.
 
+mod out_dir;
+
 use super::client::{ClientError, DEFAULT_GATEWAY, Gateway, segment};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use clap::Args;
+use out_dir::OutDir;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,8 +18,15 @@ use std::time::Duration;
 /// Exit status when no message arrived within the wait.
 pub const EXIT_NO_MESSAGE: u8 = 3;
 
+/// Exit codes of `mqgate device-pull` (also in its --help and the README).
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 at least one message was pulled, written and \
+acknowledged; 1 the gateway answered an error, a message could not be written (it is not \
+acknowledged and is given out again) or the acknowledge failed; 2 the gateway could not be \
+reached or gave no JSON answer; 3 no message arrived within --wait.";
+
 /// Options of `mqgate device-pull`.
 #[derive(Args, Debug)]
+#[command(after_help = EXIT_CODES_HELP)]
 pub struct DevicePullArgs {
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
@@ -34,13 +44,16 @@ pub struct DevicePullArgs {
     #[arg(long, conflicts_with = "out")]
     pub json: bool,
     /// Pull every waiting message into DIR: `NNNNNN.dat` (data) and
-    /// `NNNNNN.json` (MQMD as JSON) per message, numbered from 1.
+    /// `NNNNNN.json` (MQMD as JSON) per message, numbered after the highest
+    /// number already in DIR (from 1 when there is none). No file is ever
+    /// overwritten; each message is acknowledged only after both of its
+    /// files are fsynced.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
 /// Pulls one message (one per call) or, with `--out`, every waiting message.
-/// Exit 0 when at least one message was pulled, 3 when none arrived, 1 on errors.
+/// Exit codes: [`EXIT_CODES_HELP`].
 pub fn run(args: DevicePullArgs) -> ExitCode {
     let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000));
     let base = format!(
@@ -48,7 +61,18 @@ pub fn run(args: DevicePullArgs) -> ExitCode {
         segment(&args.qmgr),
         segment(&args.queue)
     );
+    // Opened before anything is taken, so that an unusable DIR leaves every
+    // message on the gateway.
+    let mut out = match args.out.as_deref().map(OutDir::open).transpose() {
+        Ok(o) => o,
+        Err(e) => {
+            let dir = args.out.as_deref().unwrap_or(std::path::Path::new(""));
+            eprintln!("mqgate device-pull: {}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+    };
     let mut pulled = 0u64;
+    let mut numbers = None::<(u64, u64)>;
     loop {
         let wait = if pulled == 0 { args.wait } else { 0 };
         let msg = match pull(&gw, &base, wait) {
@@ -56,10 +80,14 @@ pub fn run(args: DevicePullArgs) -> ExitCode {
             Ok(None) => break,
             Err(e) => {
                 eprintln!("mqgate device-pull: {e}");
-                return ExitCode::FAILURE;
+                return e.exit_code();
             }
         };
-        let data = match BASE64.decode(msg["data_base64"].as_str().unwrap_or("")) {
+        let Some(encoded) = msg["data_base64"].as_str() else {
+            eprintln!("mqgate device-pull: the gateway's answer has no data_base64: {msg}");
+            return ExitCode::FAILURE;
+        };
+        let data = match BASE64.decode(encoded) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("mqgate device-pull: bad data from the gateway: {e}");
@@ -68,30 +96,41 @@ pub fn run(args: DevicePullArgs) -> ExitCode {
         };
         pulled += 1;
         // Written before the acknowledge: a crash in between gives the message again, never loses it.
-        let written = match &args.out {
-            Some(dir) => std::fs::create_dir_all(dir)
-                .and_then(|_| std::fs::write(dir.join(format!("{pulled:06}.dat")), &data))
-                .and_then(|_| {
-                    let md = serde_json::to_vec_pretty(&msg["md"]).unwrap_or_default();
-                    std::fs::write(dir.join(format!("{pulled:06}.json")), md)
-                }),
+        match &mut out {
+            Some(dir) => {
+                let md = serde_json::to_vec_pretty(&msg["md"]).unwrap_or_default();
+                match dir.write(&data, &md) {
+                    Ok(n) => numbers = Some((numbers.map_or(n, |(first, _)| first), n)),
+                    Err(e) => {
+                        eprintln!(
+                            "mqgate device-pull: cannot write the message into {}, not acknowledged (it is given out again): {e}",
+                            args.out
+                                .as_deref()
+                                .unwrap_or(std::path::Path::new(""))
+                                .display()
+                        );
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
             None => {
-                let out = if args.json {
+                let bytes = if args.json {
                     let mut s = json!({"lease": msg["lease"], "md": msg["md"], "data_base64": msg["data_base64"]}).to_string();
                     s.push('\n');
                     s.into_bytes()
                 } else {
                     data
                 };
+                // A reader that went away has not taken the message: no
+                // acknowledge, exit 1 (unlike commands that only print).
                 let mut stdout = std::io::stdout().lock();
-                stdout.write_all(&out).and_then(|_| stdout.flush())
+                if let Err(e) = stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
+                    eprintln!(
+                        "mqgate device-pull: cannot write the message to stdout, not acknowledged (it is given out again): {e}"
+                    );
+                    return ExitCode::FAILURE;
+                }
             }
-        };
-        if let Err(e) = written {
-            eprintln!(
-                "mqgate device-pull: cannot write the message, not acknowledged (it is given out again): {e}"
-            );
-            return ExitCode::FAILURE;
         }
         let lease = msg["lease"].to_string();
         if let Err(e) = gw.call(
@@ -103,7 +142,7 @@ pub fn run(args: DevicePullArgs) -> ExitCode {
             );
             return ExitCode::FAILURE;
         }
-        if args.out.is_none() {
+        if out.is_none() {
             return ExitCode::SUCCESS;
         }
     }
@@ -114,8 +153,14 @@ pub fn run(args: DevicePullArgs) -> ExitCode {
         );
         return ExitCode::from(EXIT_NO_MESSAGE);
     }
-    if let Some(dir) = &args.out {
-        println!("{pulled} messages written to {}", dir.display());
+    if let (Some(dir), Some((first, last))) = (&args.out, numbers) {
+        let line = format!(
+            "{pulled} messages written to {}: {first:06}.dat to {last:06}.dat",
+            dir.display()
+        );
+        if let Some(exit) = super::out::line_or_exit("device-pull", &line) {
+            return exit;
+        }
     }
     ExitCode::SUCCESS
 }

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 /// Options of `mqgate rpc`.
 #[derive(Args, Debug)]
+#[command(after_help = EXIT_CODES_HELP)]
 pub struct RpcArgs {
     /// The Software AG IDL file that describes the program.
     #[arg(long)]
@@ -36,9 +37,17 @@ pub struct RpcArgs {
     pub gateway: String,
 }
 
+/// Exit codes of `mqgate rpc` (also in its --help and docs/rpc.md "CLI").
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 the call succeeded (the OUT parameters are \
+printed as JSON); 1 the gateway answered an RPC error (the error JSON is printed); 2 bad \
+arguments or IDL, or a value that does not fit its IDL format (e.g. 21 characters for an A20, \
+2147483648 for an I4), refused before anything is sent; 3 the gateway could not be reached or \
+gave no JSON answer.";
+
 /// Exit status (docs/rpc.md "CLI"): 0 OUT parameters printed, 1 the call
-/// failed (the error JSON is printed), 2 bad arguments or IDL, 3 the gateway
-/// could not be reached or gave no JSON answer.
+/// failed (the error JSON is printed), 2 bad arguments or IDL or a value that
+/// does not fit its format, 3 the gateway could not be reached or gave no
+/// JSON answer.
 pub fn run(args: RpcArgs) -> ExitCode {
     match call(&args) {
         Ok(code) => code,
@@ -114,10 +123,27 @@ fn params_object(items: &[String]) -> Result<Map<String, Value>, String> {
     Ok(root)
 }
 
+/// Checks the parameters as the gateway will, before anything is sent
+/// (docs/rpc.md "CLI", exit 2): names and shapes, the dynamic parameters
+/// (MQ_CORREL_ID, MQ_WAIT_INTERVAL, queue names, MQ_RFH_<name>), and every
+/// IN value against its IDL format by laying out the request text
+/// (spec: rpc-bridge.md §4), e.g. `TEXT at offset 0: 5000 characters, at
+/// most 20 allowed` for an A20, or `LEFT at offset 1: 2147483648 does not fit
+/// format I4`. Characters the gateway's CCSID lacks are found only there.
+fn check_values(program: &BridgeProgram, params: &Map<String, Value>) -> Result<(), String> {
+    let values = params_from_json(program, params).map_err(|e| e.message)?;
+    program.dynamic.inputs(&values).map_err(|e| e.to_string())?;
+    program
+        .request
+        .marshal(&values)
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 fn call(args: &RpcArgs) -> Result<ExitCode, String> {
     let program = find_program(args)?;
     let params = params_object(&args.params)?;
-    params_from_json(&program, &params).map_err(|e| e.message)?;
+    check_values(&program, &params)?;
     let mut path = format!(
         "/v1/rpc/{}/{}",
         segment(&program.library),

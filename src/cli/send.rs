@@ -1,23 +1,39 @@
 //! `mqgate send`: a command-line sender channel (docs/channel-protocol.md).
 //! Sends files holding transmission messages (MQXQH + data), or plain message
-//! files wrapped into an MQXQH built from the options.
+//! files wrapped into an MQXQH built from the options. With `--journal FILE`
+//! the confirmed progress is kept durably ([`journal`]), so that a send that
+//! failed or was killed resumes where the receiver's commits end.
+
+mod journal;
+mod progress;
 
 use crate::channel::sender::{Offer, PIPELINE_BATCHES, SendError, SenderConn};
 use crate::channel::xmit;
+use crate::cli::out;
 use crate::config::{ChannelLimits, DEFAULT_BATCH_SIZE, DEFAULT_CHANNEL_MAX_MSG_LENGTH};
 use bytes::Bytes;
 use clap::Args;
+use journal::{Identity, Journal, JournalError};
 use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
+use progress::{Ranges, Tracker};
 use std::collections::VecDeque;
+use std::fmt;
 use std::net::SocketAddr;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+/// Exit codes of `mqgate send` (also in its --help and the README).
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 every batch was confirmed (or, with --journal, \
+already confirmed by an earlier run); 1 the send failed (the reason and how many messages were \
+confirmed, with their file positions, are on stderr); 2 an unreadable or unusable file, or a \
+journal written for another send (nothing is sent).";
+
 /// Options of `mqgate send`.
 #[derive(Args, Debug)]
+#[command(after_help = EXIT_CODES_HELP)]
 pub struct SendArgs {
     /// The receiving gateway's channel listener, HOST:PORT.
     #[arg(long)]
@@ -55,6 +71,12 @@ pub struct SendArgs {
     /// 2162); batches are resynchronised, never applied twice.
     #[arg(long, default_value_t = 0)]
     pub retry_ms: u64,
+    /// Keep the progress in FILE (created when missing or empty), written
+    /// durably after every confirmed batch: the same command run again after
+    /// a failure or a kill sends only what the receiver has not committed.
+    /// A journal of another --to, --channel or set of files is refused.
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
     /// Files: transmission messages (starting with an MQXQH) or, with
     /// --rqmname/--rname, plain message data.
     #[arg(required = true)]
@@ -115,19 +137,61 @@ fn load(args: &SendArgs) -> Result<Vec<Outgoing>, String> {
     Ok(out)
 }
 
-/// What a send did.
-#[derive(Debug, Default)]
-struct Sent {
-    batches: u64,
-    persistent: usize,
-    fast: usize,
-    reconnects: u32,
-    /// The highest batch sequence number seen confirmed (told to the
-    /// receiver in HELLO after a reconnect).
-    last_confirmed_seq: u64,
+/// Why a send stopped.
+#[derive(Debug)]
+enum Failure {
+    /// The channel failed or the receiver refused.
+    Send(SendError),
+    /// The journal could not be written; nothing more is sent, since the
+    /// progress could no longer be kept.
+    Journal(JournalError),
 }
 
-async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError> {
+impl From<SendError> for Failure {
+    fn from(e: SendError) -> Self {
+        Failure::Send(e)
+    }
+}
+
+impl From<JournalError> for Failure {
+    fn from(e: JournalError) -> Self {
+        Failure::Journal(e)
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Send(e) => write!(f, "{e}"),
+            Failure::Journal(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Counters of one run besides the tracker's.
+#[derive(Debug, Default)]
+struct Counts {
+    /// Non-persistent messages sent on the fast path.
+    fast: usize,
+    reconnects: u32,
+}
+
+/// The journal's identity for this send: receiver, channel and messages.
+fn identity(args: &SendArgs, msgs: &[Outgoing]) -> Identity {
+    Identity {
+        to: args.to.to_string(),
+        channel: args.channel.clone(),
+        messages: msgs.len(),
+        fingerprint: journal::fingerprint(msgs.iter().map(|m| (m.persistent, &m.data[..]))),
+    }
+}
+
+async fn send_all(
+    args: &SendArgs,
+    msgs: &[Outgoing],
+    t: &mut Tracker,
+    counts: &mut Counts,
+) -> Result<(), Failure> {
     let mut offer = Offer {
         channel: args.channel.clone(),
         sending_q_mgr: args.sending_qmgr.clone(),
@@ -140,25 +204,28 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
         last_confirmed_seq: 0,
     };
     let deadline = Instant::now() + Duration::from_millis(args.retry_ms);
-    let may_retry = |e: &SendError| {
+    let may_retry = |e: &Failure| {
+        let Failure::Send(e) = e else { return false };
         let busy = matches!(e, SendError::Refused { reason, .. } if RETRY_REASONS.contains(&Mqrc(*reason)));
         (e.is_transient() || busy) && Instant::now() < deadline
     };
-    let mut sent = Sent::default();
+    // Messages an earlier run (the journal) settled: done, or in a batch
+    // that `reconnected` resolves at the first handshake.
+    let skip = t.settled();
     // Index of the first message not yet sent on any connection.
     let mut next = 0;
-    // Batches sent and not seen confirmed, oldest first: (sequence number,
-    // the messages it holds). Fast-path messages between them are not kept:
-    // they may be lost, never sent twice.
-    let mut in_flight: VecDeque<(u64, Range<usize>)> = VecDeque::new();
     // Batches to send again after a reconnect, in their original order.
+    // Fast-path messages are never kept: they may be lost, never sent twice.
     let mut resend: VecDeque<Range<usize>> = VecDeque::new();
     loop {
-        offer.last_confirmed_seq = sent.last_confirmed_seq;
-        let mut conn = match SenderConn::connect(args.to, &offer).await {
+        offer.last_confirmed_seq = t.last_confirmed_seq;
+        let mut conn = match SenderConn::connect(args.to, &offer)
+            .await
+            .map_err(Failure::from)
+        {
             Ok(c) => c,
             Err(e) if may_retry(&e) => {
-                sent.reconnects += 1;
+                counts.reconnects += 1;
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             }
@@ -167,38 +234,54 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
         // Batches the receiver committed (their CONFIRM was lost) are done;
         // the others are sent again, as they were, before anything new and
         // before those still waiting from an earlier reconnect.
-        confirmed(&mut in_flight, conn.agreed.last_committed_seq, &mut sent);
-        for (_, r) in in_flight.drain(..).rev() {
+        for r in t
+            .reconnected(conn.agreed.last_committed_seq)?
+            .into_iter()
+            .rev()
+        {
             resend.push_front(r);
         }
-        let result: Result<(), SendError> = async {
-            let batch_size = conn.agreed.limits.batch_size as usize;
+        let result: Result<(), Failure> = async {
+            let batch_size = conn.agreed.limits.batch_size.max(1) as usize;
             loop {
                 // Room in the window first, so that a failure here leaves
-                // every message either in `resend`, in `in_flight` or unsent.
+                // every message either in `resend`, in flight or unsent.
                 while conn.unconfirmed() >= PIPELINE_BATCHES {
                     let seq = conn.wait_confirm().await?;
-                    confirmed(&mut in_flight, seq, &mut sent);
+                    t.confirmed(seq)?;
+                }
+                while next < msgs.len() && skip.contains(next) {
+                    next += 1;
                 }
                 let range = match resend.pop_front() {
                     // Not committed, so it may be split if the receiver now
                     // agrees a smaller batch size than when it was sent.
-                    Some(r) if r.len() > batch_size.max(1) => {
-                        let cut = r.start + batch_size.max(1);
+                    Some(r) if r.len() > batch_size => {
+                        let cut = r.start + batch_size;
                         resend.push_front(cut..r.end);
                         r.start..cut
                     }
                     Some(r) => r,
                     None if next >= msgs.len() => break,
                     None if !msgs[next].persistent => {
+                        let from = next;
+                        t.before_fast(from, || {
+                            (from..msgs.len())
+                                .find(|&i| msgs[i].persistent || skip.contains(i))
+                                .unwrap_or(msgs.len())
+                        })?;
                         next += 1;
-                        conn.send_fast(msgs[next - 1].data.clone()).await?;
-                        sent.fast += 1;
+                        conn.send_fast(msgs[from].data.clone()).await?;
+                        counts.fast += 1;
                         continue;
                     }
                     None => {
                         let mut end = next;
-                        while end < msgs.len() && end - next < batch_size && msgs[end].persistent {
+                        while end < msgs.len()
+                            && end - next < batch_size
+                            && msgs[end].persistent
+                            && !skip.contains(end)
+                        {
                             end += 1;
                         }
                         let r = next..end;
@@ -208,12 +291,14 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
                 };
                 let batch: Vec<Bytes> =
                     msgs[range.clone()].iter().map(|m| m.data.clone()).collect();
-                in_flight.push_back((conn.next_seq(), range));
+                // Recorded before END_BATCH: whatever happens next, the
+                // handshake of a later connection (or run) resolves it.
+                t.before_batch(conn.next_seq(), range)?;
                 conn.start_batch(&batch).await?;
             }
             while conn.unconfirmed() > 0 {
                 let seq = conn.wait_confirm().await?;
-                confirmed(&mut in_flight, seq, &mut sent);
+                t.confirmed(seq)?;
             }
             Ok(())
         }
@@ -231,12 +316,12 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
                             "mqgate send: warning: every batch was confirmed, but the channel did not close cleanly: {e}"
                         );
                     }
-                    Err(e) => return Err(e),
+                    Err(e) => return Err(e.into()),
                 }
-                return Ok(sent);
+                return Ok(());
             }
             Err(e) if may_retry(&e) => {
-                sent.reconnects += 1;
+                counts.reconnects += 1;
                 tracing::debug!(error = %e, "reconnecting");
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
@@ -245,20 +330,9 @@ async fn send_all(args: &SendArgs, msgs: &[Outgoing]) -> Result<Sent, SendError>
     }
 }
 
-/// Counts the batches up to `seq` as delivered and forgets them.
-fn confirmed(in_flight: &mut VecDeque<(u64, Range<usize>)>, seq: u64, sent: &mut Sent) {
-    while let Some((s, r)) = in_flight.front()
-        && *s <= seq
-    {
-        sent.batches += 1;
-        sent.persistent += r.len();
-        sent.last_confirmed_seq = sent.last_confirmed_seq.max(*s);
-        in_flight.pop_front();
-    }
-}
-
-/// Sends every file; exit 0 when every batch was confirmed and the channel
-/// closed normally, 1 with the reason otherwise.
+/// Sends every file not done yet; exit 0 when every batch was confirmed and
+/// the channel closed normally, 1 with the reason and the progress
+/// otherwise, 2 when a file or the journal cannot be used.
 pub fn run(args: SendArgs) -> ExitCode {
     let msgs = match load(&args) {
         Ok(m) => m,
@@ -267,6 +341,34 @@ pub fn run(args: SendArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let journal = match &args.journal {
+        Some(p) => match Journal::open(p, identity(&args, &msgs)) {
+            Ok(j) => Some(j),
+            Err(e) => {
+                eprintln!("mqgate send: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let mut t = Tracker::new(journal);
+    let earlier = t.done.count();
+    let journal_note = |t: &Tracker| match t.journal_path() {
+        Some(p) => format!(" (journal {})", p.display()),
+        None => String::new(),
+    };
+    if earlier == msgs.len() {
+        return out::line_or_exit(
+            "send",
+            &format!(
+                "nothing to send on channel {}: all {} messages were confirmed by an earlier run{}",
+                args.channel,
+                msgs.len(),
+                journal_note(&t)
+            ),
+        )
+        .unwrap_or(ExitCode::SUCCESS);
+    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -277,22 +379,59 @@ pub fn run(args: SendArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match rt.block_on(send_all(&args, &msgs)) {
-        Ok(s) => {
-            println!(
-                "sent {} messages on channel {}: {} persistent in {} confirmed batches, {} on the fast path, {} reconnects",
-                msgs.len(),
+    let mut counts = Counts::default();
+    let result = rt.block_on(send_all(&args, &msgs, &mut t, &mut counts));
+    let resumed = if earlier > 0 {
+        format!(
+            "; {earlier} were done by an earlier run{}",
+            journal_note(&t)
+        )
+    } else {
+        String::new()
+    };
+    match result {
+        Ok(()) => out::line_or_exit(
+            "send",
+            &format!(
+                "sent {} messages on channel {}: {} persistent in {} confirmed batches, {} on the fast path, {} reconnects{resumed}",
+                msgs.len() - earlier,
                 args.channel,
-                s.persistent,
-                s.batches,
-                s.fast,
-                s.reconnects
-            );
-            ExitCode::SUCCESS
-        }
+                t.persistent,
+                t.batches,
+                counts.fast,
+                counts.reconnects
+            ),
+        )
+        .unwrap_or(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("mqgate send: {e}");
+            eprintln!("mqgate send: {}", progress_report(&t, &counts, msgs.len()));
             ExitCode::FAILURE
         }
     }
+}
+
+/// What a failed send tells the user: how many messages are done, which
+/// files they are, and what a rerun does.
+fn progress_report(t: &Tracker, counts: &Counts, total: usize) -> String {
+    let done: &Ranges = &t.done;
+    let left = total - done.count();
+    let rerun = match t.journal_path() {
+        Some(p) => format!(
+            "run the same command again to send the other {left} (journal {})",
+            p.display()
+        ),
+        None => format!(
+            "without --journal a rerun sends all {total} again; send only the files not listed"
+        ),
+    };
+    format!(
+        "{} of {total} messages done before the failure ({} persistent confirmed in {} batches \
+         and {} non-persistent sent on the fast path by this run): the files at positions {done} \
+         on the command line; {rerun}",
+        done.count(),
+        t.persistent,
+        t.batches,
+        counts.fast
+    )
 }

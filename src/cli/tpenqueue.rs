@@ -59,10 +59,12 @@ fn read_input(file: Option<&PathBuf>) -> std::io::Result<Vec<u8>> {
 }
 
 /// Exit codes of `mqgate tpenqueue` (also in its --help and docs/tuxedo.md).
-pub const EXIT_CODES_HELP: &str = "Exit codes: 0 enqueued; 1 the gateway answered with a tperrno (the answer JSON is printed); 2 usage error, unreadable input, or the gateway could not be reached or gave no JSON answer.";
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 enqueued (an HTTP 200 answer with tperrno null); 1 any other answer of the gateway: a tperrno, or an error without one such as 2298 MQRC_FUNCTION_NOT_SUPPORTED from a gateway without a DMCONFIG (the answer JSON is printed, the reason on stderr); 2 usage error, unreadable input, or the gateway could not be reached or gave no JSON answer.";
 
-/// Prints the gateway's answer JSON; exit 0 on success, 1 on a Tuxedo error
-/// (tperrno set), 2 on a usage error or when the gateway could not be asked.
+/// Prints the gateway's answer JSON; exit 0 only when the gateway answered
+/// 200 with `"tperrno": null`, 1 on any other answer (a Tuxedo error, or an
+/// MQRC error of the HTTP API without a tperrno), 2 on a usage error or when
+/// the gateway could not be asked.
 pub fn run(args: TpenqueueArgs) -> ExitCode {
     let buftype = match (args.fml32_json, args.buftype.as_deref()) {
         (true, Some(t)) if t != "FML32" => {
@@ -113,26 +115,89 @@ pub fn run(args: TpenqueueArgs) -> ExitCode {
         .request("POST", "/v1/tux/tpenqueue")
         .set("Content-Type", "application/json")
         .send_string(&body.to_string());
-    let answer: Value = match res {
-        Ok(r) => r.into_json(),
-        // 400: the request could not be read; the body is still the answer.
-        Err(ureq::Error::Status(_, r)) => r.into_json(),
+    let (status, answer): (u16, Value) = match res {
+        Ok(r) => (r.status(), r.into_json().unwrap_or(Value::Null)),
+        // 400: the request could not be read; 404: no Tuxedo gateway (no
+        // DMCONFIG). The body is still the answer.
+        Err(ureq::Error::Status(code, r)) => (code, r.into_json().unwrap_or(Value::Null)),
         Err(e) => {
             eprintln!("mqgate tpenqueue: {e}");
             return ExitCode::from(2);
         }
-    }
-    .unwrap_or(Value::Null);
+    };
     if !answer.is_object() {
-        eprintln!("mqgate tpenqueue: the gateway's answer is not JSON");
+        eprintln!("mqgate tpenqueue: the gateway's answer (HTTP {status}) is not JSON");
         return ExitCode::from(2);
     }
     if let Some(exit) = super::out::line_or_exit("tpenqueue", &answer.to_string()) {
         return exit;
     }
-    if answer["tperrno"].is_null() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    match outcome(status, &answer) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!("mqgate tpenqueue: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Whether an answer (HTTP status and JSON body) is a successful tpenqueue;
+/// otherwise what went wrong, for stderr. Success needs both a 2xx status and
+/// a `tperrno` member that is null: an answer without one (the HTTP API's
+/// `{"mqrc", "reason", "message"}`) is never success.
+fn outcome(status: u16, answer: &Value) -> Result<(), String> {
+    let message = answer["message"].as_str().unwrap_or("");
+    match answer.get("tperrno") {
+        Some(Value::Null) if (200..300).contains(&status) => Ok(()),
+        Some(Value::Null) | None => {
+            let reason = match (answer["mqrc"].as_i64(), answer["reason"].as_str()) {
+                (Some(rc), Some(name)) => format!("{rc} {name}"),
+                (Some(rc), None) => format!("MQRC {rc}"),
+                _ => "no tperrno".to_string(),
+            };
+            let hint = if status == 404 && answer["mqrc"].as_i64() == Some(2298) {
+                " (does the gateway have a DMCONFIG? docs/tuxedo.md)"
+            } else {
+                ""
+            };
+            Err(format!("HTTP {status}: {reason}: {message}{hint}"))
+        }
+        Some(t) => {
+            let name = t.as_str().map_or_else(|| t.to_string(), str::to_string);
+            match answer["diagnostic"].as_str() {
+                Some(d) => Err(format!("{name} ({d}): {message}")),
+                None => Err(format!("{name}: {message}")),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outcome;
+    use serde_json::json;
+
+    #[test]
+    fn only_200_with_a_null_tperrno_is_success() {
+        assert!(outcome(200, &json!({"tperrno": null, "msgid": null})).is_ok());
+        // The HTTP API's answer for an unknown route (src/http/fallback.rs):
+        // a gateway without a DMCONFIG has no /v1/tux/tpenqueue.
+        let e = outcome(
+            404,
+            &json!({"mqrc": 2298, "reason": "MQRC_FUNCTION_NOT_SUPPORTED", "message": "no route POST /v1/tux/tpenqueue"}),
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("HTTP 404: 2298 MQRC_FUNCTION_NOT_SUPPORTED: no route"),
+            "{e}"
+        );
+        assert!(outcome(200, &json!({"mqrc": 2009})).is_err());
+        assert!(outcome(500, &json!({"tperrno": null})).is_err());
+        let e = outcome(
+            400,
+            &json!({"tperrno": "TPEINVAL", "message": "empty tpenqueue flag name"}),
+        )
+        .unwrap_err();
+        assert_eq!(e, "TPEINVAL: empty tpenqueue flag name");
     }
 }

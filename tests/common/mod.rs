@@ -1,10 +1,18 @@
 //! Starts the built `mqgate` binary on a free port with a temp data directory
 //! and talks to it over HTTP.
+//!
+//! Free ports are found by binding port 0 and closing the socket, so another
+//! process (a gateway of a test running in parallel) may take one before the
+//! gateway binds it. [`Gateway::start`] therefore starts again on fresh ports
+//! when the gateway exits reporting the address in use, and counts a gateway
+//! as started only when `GET /v1/status` names its own data directory (not
+//! another gateway that got the port).
 #![allow(dead_code)] // each test file uses a different part of this harness
 
 use serde_json::Value;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mqgate");
@@ -19,11 +27,45 @@ pub struct Gateway {
     /// The channel listener's port (`--listen`).
     pub listen_port: u16,
     extra: Vec<String>,
+    /// Set once the gateway has run: later starts keep the ports.
+    started: bool,
 }
 
 fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
+}
+
+/// Writes `data` to a child's stdin and closes it. The child may exit before
+/// reading (it refused its arguments, or the command reads no input): a
+/// closed pipe is then not a test failure — the child's exit status and
+/// output are what the test asserts.
+pub fn feed_stdin(stdin: Option<ChildStdin>, data: &[u8]) {
+    let Some(mut input) = stdin else { return };
+    if let Err(e) = input.write_all(data) {
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing stdin: {e}"
+        );
+    }
+}
+
+/// A local address where connections are refused for as long as the
+/// returned socket lives: bound, never listening, so no other process can
+/// take the port meanwhile (unlike a port found by binding and closing).
+pub fn refused_addr() -> (tokio::net::TcpSocket, std::net::SocketAddr) {
+    let s = tokio::net::TcpSocket::new_v4().unwrap();
+    s.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = s.local_addr().unwrap();
+    (s, addr)
+}
+
+/// How one start of the gateway process ended.
+enum Start {
+    Running,
+    /// The gateway exited because a port was taken.
+    AddrInUse,
 }
 
 impl Gateway {
@@ -45,24 +87,53 @@ impl Gateway {
             port: free_port(),
             listen_port: free_port(),
             extra: extra.iter().map(|s| s.to_string()).collect(),
+            started: false,
         };
         g.spawn();
         g
     }
 
+    /// Starts the gateway on its ports. On the first start a port taken
+    /// meanwhile is replaced by a fresh one; a restart keeps its ports (other
+    /// gateways' configurations may name them) and waits for them instead.
     fn spawn(&mut self) {
+        let first = !self.started;
+        for _ in 0..10 {
+            match self.spawn_once() {
+                Start::Running => {
+                    self.started = true;
+                    return;
+                }
+                Start::AddrInUse if first => {
+                    self.port = free_port();
+                    self.listen_port = free_port();
+                }
+                Start::AddrInUse => std::thread::sleep(Duration::from_millis(200)),
+            }
+        }
+        panic!(
+            "gateway could not bind its ports (last tried HTTP {}, channels {}); see {}",
+            self.port,
+            self.listen_port,
+            self.log_path().display()
+        );
+    }
+
+    fn spawn_once(&mut self) -> Start {
         self.base = format!("http://127.0.0.1:{}", self.port);
+        let log_start = std::fs::metadata(self.log_path()).map_or(0, |m| m.len());
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(self.log_path())
             .unwrap();
-        let child = Command::new(BIN)
+        let data_dir = self.dir.join("data");
+        let mut child = Command::new(BIN)
             .arg("run")
             .arg("--config")
             .arg(&self.config)
             .arg("--data-dir")
-            .arg(self.dir.join("data"))
+            .arg(&data_dir)
             .arg("--http")
             .arg(format!("127.0.0.1:{}", self.port))
             .arg("--listen")
@@ -72,17 +143,30 @@ impl Gateway {
             .stderr(log)
             .spawn()
             .unwrap();
-        self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
-            if ureq::get(&format!("{}/v1/status", self.base))
-                .call()
-                .is_ok()
+            if let Some(status) = child.try_wait().unwrap() {
+                let log = std::fs::read(self.log_path()).unwrap_or_default();
+                let tail = String::from_utf8_lossy(&log[(log_start as usize).min(log.len())..])
+                    .into_owned();
+                if tail.contains("in use") {
+                    return Start::AddrInUse;
+                }
+                panic!("gateway exited at start ({status}):\n{tail}");
+            }
+            // Ours only when it names our data directory: a gateway of
+            // another test may hold the port while ours fails to bind it.
+            if let Ok(r) = ureq::get(&format!("{}/v1/status", self.base)).call()
+                && let Ok(v) = r.into_json::<Value>()
+                && v["data_dir"] == data_dir.display().to_string()
             {
-                return;
+                self.child = Some(child);
+                return Start::Running;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("gateway did not start on {}", self.base);
     }
 
