@@ -1,7 +1,7 @@
 //! dmpmqmsg's three-letter MQMD codes (`A <CODE> <value>` lines).
 //!
-//! Spec: mq-wire.md §B.2 (IBM docs "Meaning of three letter codes in dmpmqmsg
-//! output file"; qload `qloadfnc.c` field table). The table is in write order.
+//! Sources: IBM MQ "Meaning of three letter codes in dmpmqmsg output file" and the field table of
+//! the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`. The table is in write order.
 
 use crate::mq::Mqmd;
 
@@ -113,7 +113,8 @@ mod tests {
 
     #[test]
     fn thirty_codes_in_write_order() {
-        // spec: mq-wire.md §B.2 lists 30 codes, VER first and ORL last.
+        // IBM's three-letter code page and qload's field table (with the AID/AOD char
+        // forms): 30 codes, VER first and ORL last.
         assert_eq!(CODES.len(), 30);
         assert_eq!(CODES[0].code, "VER");
         assert_eq!(CODES[10].code, "MSI");
@@ -128,7 +129,8 @@ mod tests {
 
     #[test]
     fn every_code_reaches_its_field() {
-        // spec: mq-structures.md §4 field lengths (MsgId 24, ReplyToQ 48, ApplOriginData 4).
+        // IBM MQ "MQMD - Message descriptor" field lengths (MsgId 24, ReplyToQ 48,
+        // ApplOriginData 4).
         let mut md = Mqmd::default();
         for c in CODES {
             let (found, slot) = slot_mut(&mut md, c.code).unwrap();

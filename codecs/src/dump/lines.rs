@@ -1,7 +1,7 @@
-//! nom parsers for the lines of a dmpmqmsg/qload file (spec: mq-wire.md
-//! §B.1-B.3), each over one line without its line end. An error holds the
-//! remaining input where it was found; the reader turns that into line and
-//! column.
+//! nom parsers for the lines of a dmpmqmsg/qload file (the line forms of
+//! `WriteFile*`/`ReadFileMessage` in the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`), each
+//! over one line without its line end. An error holds the remaining input where it was found; the
+//! reader turns that into line and column.
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take, take_till, take_till1, take_while};
@@ -169,7 +169,7 @@ fn trim_end_blanks(v: &[u8]) -> &[u8] {
 
 /// `X <hex>[ <ascii column>]`: hex pairs after the blanks up to the first
 /// non-hex character, then only blanks, or blanks and dmpmqmsg's `-da` ASCII
-/// column `<…>` (spec: mq-wire.md §B.3).
+/// column `<…>` (qload's loader stops at the first non-hex character).
 pub(super) fn hex_line<'a>(l: &'a [u8], out: &mut Vec<u8>) -> Decoded<'a> {
     let (i, _) = (tag("X"), blanks).parse(l)?;
     let (i, ()) = fold_many0(hex_byte, || (), |(), b| out.push(b)).parse(i)?;
@@ -213,7 +213,7 @@ pub(super) fn string_line<'a>(l: &'a [u8], out: &mut Vec<u8>) -> Decoded<'a> {
 }
 
 /// `T <text>`: the text after the character following `T`, plus the line end
-/// the file format dropped (spec: mq-wire.md §B.3).
+/// the file format dropped (qload's `ReadFileMessage` appends `\n` to each `T` line).
 pub(super) fn text_line<'a>(l: &'a [u8], out: &mut Vec<u8>) -> Decoded<'a> {
     let (_, text) = preceded((tag("T"), opt(take(1usize))), rest).parse(l)?;
     out.extend_from_slice(text);
@@ -224,7 +224,7 @@ pub(super) fn text_line<'a>(l: &'a [u8], out: &mut Vec<u8>) -> Decoded<'a> {
 // ---- A lines ----
 
 /// The allowed values of `code` when `v` is not one of them: MQMD Version is
-/// 1 or 2 (spec: mq-structures.md §4), CodedCharSetId is a CCSID or an MQCCSI
+/// 1 or 2 (IBM MQ "MQMD - Message descriptor"), CodedCharSetId is a CCSID or an MQCCSI
 /// special value, none below -4 MQCCSI_AS_PUBLISHED (MQ docs: MQCCSI_*).
 fn int_out_of_range(code: &str, v: i32) -> Option<&'static str> {
     match code {
@@ -234,7 +234,7 @@ fn int_out_of_range(code: &str, v: i32) -> Option<&'static str> {
     }
 }
 
-/// Applies one `A <CODE> <value>` line to `md` (spec: mq-wire.md §B.2): the
+/// Applies one `A <CODE> <value>` line to `md` (qload's `WriteFileMQMD` form): the
 /// code in columns 3-5, the value from column 7.
 pub(super) fn attribute<'a>(md: &mut Mqmd, l: &'a [u8]) -> Decoded<'a> {
     let (after_code, code) = preceded(tag("A "), take(3usize))

@@ -1,5 +1,5 @@
-//! Tests of the dmpmqmsg reader and writer against the project's own files in
-//! `fixtures/dmpmqmsg/`, written by hand from spec: mq-wire.md Part B.
+//! Tests of the dmpmqmsg reader and writer against the project's own files in `fixtures/dmpmqmsg/`,
+//! written by hand in the format of the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`.
 
 use super::*;
 use crate::mq::{Charset, Mqrc};
@@ -19,7 +19,8 @@ fn text<const N: usize>(f: &crate::mq::CharField<N>) -> String {
     f.text(Charset::Ascii)
 }
 
-/// MsgId with 0x00 bytes from issue 2 ("must hold": survives parse, write and display).
+/// A queue-manager MsgId with 0x00 bytes ("AMQ " + name + unique bytes): survives
+/// parse, write and display.
 const MSG_ID: &str = "414D5120514D544553543030312020205F5500962E17AF43";
 
 #[test]
@@ -34,7 +35,7 @@ fn two_messages_with_every_mqmd_code() {
     let md = m1.md.as_ref().unwrap();
     assert_eq!(m1.line, 5);
     assert_eq!(m1.index, None);
-    // Values as written in the fixture's A lines (spec: mq-wire.md §B.2 forms).
+    // Values as written in the fixture's A lines (qload's int / hex / char forms).
     assert_eq!(md.version, 2);
     assert_eq!(md.msg_type, 8);
     assert_eq!(md.expiry, -1);
@@ -76,7 +77,7 @@ fn two_messages_with_every_mqmd_code() {
     assert_eq!(text(&md.reply_to_q), "REPLY.Q");
     assert_eq!(text(&md.put_appl_name), "client.exe");
     assert_eq!(md.put_appl_type, 11);
-    // Two X lines of 25 + 5 bytes concatenate (spec: mq-wire.md §B.3).
+    // Two X lines of 25 + 5 bytes concatenate (qload's `ReadFileMessage`).
     assert_eq!(&m2.data[..], b"The quick brown fox jumps over");
 }
 
@@ -97,8 +98,9 @@ fn writer_reproduces_the_files_byte_for_byte() {
 
 #[test]
 fn rfh2_is_kept_inside_the_hex_data() {
-    // Issue 2 "must hold": RFH2 built with Encoding 546, StrucLength 92, NameValueLength 52,
-    // body `SOME BODY`, 101 bytes in all; spec: mq-wire.md §B.3 (headers appear inside X hex).
+    // An RFH2 built with Encoding 546, StrucLength 92, NameValueLength 52, body
+    // `SOME BODY`, 101 bytes in all; dmpmqmsg dumps the body as is, so headers appear
+    // inside the X hex.
     let file = parse_dump(fixture!("rfh2_in_hex.dmp")).unwrap();
     assert_eq!(file.header.tool, DumpTool::Qload);
     let m = &file.messages[0];
@@ -116,7 +118,7 @@ fn n_s_t_lines_and_index_comments() {
     assert_eq!(file.messages.len(), 2);
     let m1 = &file.messages[0];
     assert_eq!((m1.index, m1.md.is_none(), m1.line), (Some(1), true, 4));
-    // `~"` and `~~` are escapes; the X line between S lines adds 0x0A (spec: mq-wire.md §B.3).
+    // `~"` and `~~` are escapes; the X line between S lines adds 0x0A (qload's `S` form).
     assert_eq!(&m1.data[..], b"Say \"hi\" to ~user~\nsecond line");
     let m2 = &file.messages[1];
     assert_eq!(m2.index, Some(2));
@@ -125,7 +127,7 @@ fn n_s_t_lines_and_index_comments() {
     assert_eq!(md.format.0, *b"MQSTR   ");
     assert_eq!(md.coded_char_set_id, 819);
     assert_eq!(md.encoding, Mqmd::default().encoding);
-    // Each T line gets `\n` appended (spec: mq-wire.md §B.3).
+    // Each T line gets `\n` appended (qload's `ReadFileMessage`).
     assert_eq!(&m2.data[..], b"first text line\n\nthird\n");
 }
 
@@ -184,7 +186,7 @@ fn mqmd_value_errors_are_md_errors() {
             ..
         }
     ));
-    // spec: mq-constants.md: 2026 MQRC_MD_ERROR.
+    // IBM MQ "2026 (07EA) (RC2026): MQRC_MD_ERROR".
     assert_eq!(e.mqrc(), Mqrc::MD_ERROR);
 
     let e = parse_str(&format!("{HEAD}A USR abcdefghijklm\nX 00\n")).unwrap_err();
@@ -272,7 +274,7 @@ fn lenient_forms_the_loader_accepts() {
 
 #[test]
 fn ascii_style_writes_s_lines_with_escapes() {
-    // spec: mq-wire.md §B.3: invariant runs as S "…" with ~ escapes, the rest as X lines.
+    // qload's `-dA` form: invariant runs as S "…" with ~ escapes, the rest as X lines.
     let msg = DumpMessage {
         line: 0,
         index: Some(7),
@@ -296,7 +298,7 @@ fn ascii_style_writes_s_lines_with_escapes() {
 #[test]
 fn md_with_version_0_is_refused() {
     // Fuzzing (codecs/fuzz dump_reader) once found `A VER 0` dropping the other A lines;
-    // Version 0 is now refused where it is read (spec: mq-structures.md §4: 1 or 2).
+    // Version 0 is now refused where it is read (IBM MQ "MQMD - Message descriptor": 1 or 2).
     let e = parse_str(&format!("{HEAD}A VER 0\nA PTD 20201231\nX 00\n")).unwrap_err();
     assert_eq!((e.line, e.column, e.mqrc()), (3, 7, Mqrc::MD_ERROR));
 }
@@ -384,7 +386,7 @@ fn arb_md() -> impl Strategy<Value = Mqmd> {
                     appl_origin_data: aod,
                     ..Mqmd::default()
                 };
-                // v2 fields are written only for a version 2 MD (spec: mq-wire.md §B.2).
+                // v2 fields are written only for a version 2 MD (qload's `WriteFileMQMD`).
                 if ver == 2 {
                     md.group_id = grp;
                     md.msg_seq_number = v2[0];
@@ -431,8 +433,8 @@ proptest! {
 
 #[test]
 fn empty_or_impossible_int_values_are_md_errors() {
-    // An int code with no value is an error, not the default (issue 2 fix list):
-    // the value would start at column 7 (spec: mq-wire.md §B.2 `A <CODE> <value>`).
+    // An int code with no value is an error, not the default: the value would start
+    // at column 7 (qload's `A <CODE> <value>` form).
     for line in ["A ENC", "A ENC ", "A ENC   "] {
         let e = parse_str(&format!("{HEAD}{line}\nX 00\n")).unwrap_err();
         assert_eq!((e.line, e.column), (3, line.len().min(6) + 1), "{line:?}");
@@ -444,10 +446,10 @@ fn empty_or_impossible_int_values_are_md_errors() {
                 value: String::new()
             }
         );
-        // spec: mq-constants.md: 2026 MQRC_MD_ERROR.
+        // IBM MQ "2026 (07EA) (RC2026): MQRC_MD_ERROR".
         assert_eq!(e.mqrc(), Mqrc::MD_ERROR);
     }
-    // MQMD Version is 1 or 2 (spec: mq-structures.md §4).
+    // MQMD Version is 1 or 2 (IBM MQ "MQMD - Message descriptor").
     let e = parse_str(&format!("{HEAD}A VER 7\nX 00\n")).unwrap_err();
     assert_eq!((e.line, e.column, e.mqrc()), (3, 7, Mqrc::MD_ERROR));
     assert!(matches!(
@@ -499,7 +501,7 @@ fn crlf_and_filler_lines_keep_line_and_column() {
         }
     );
     // Blank and comment lines between A lines are skipped but counted: the
-    // bad value is on line 6, from column 7 (spec: mq-wire.md §B.1 value column).
+    // bad value is on line 6, from column 7 (qload's value column).
     let (line, column, kind) = error_at("A VER 2\n\n* note\nA ENC x\nX 00\n");
     assert_eq!((line, column), (6, 7));
     assert!(matches!(
@@ -566,7 +568,7 @@ fn missing_data_positions() {
     );
 }
 
-/// Lines as a dmpmqmsg file has them, pieces of the forms in spec: mq-wire.md §B.1-B.3.
+/// Lines as a dmpmqmsg file has them, pieces of qload's line forms.
 fn dump_like() -> impl Strategy<Value = Vec<u8>> {
     let prefix = proptest::sample::select(
         &[

@@ -1,4 +1,5 @@
-//! Writing dmpmqmsg/qload files (spec: mq-wire.md §B.1-B.3).
+//! Writing dmpmqmsg/qload files (the `WriteFile*` functions of the qload source,
+//! ibm-messaging/mq-q-qload `qloadfnc.c`).
 //!
 //! Output is what dmpmqmsg writes with its default options (`A` lines, `X`
 //! lines of 25 bytes) or with `-dA` ([`BodyStyle::Ascii`]). One deviation: `A VER`

@@ -1,8 +1,9 @@
-//! Numeric and format constants (spec: mq-constants.md, mq-structures.md §10).
+//! Numeric and format constants (IBM MQ "Constants" reference; format names:
+//! "Format (MQCHAR8)").
 //!
 //! Values are IBM's, as in pymqi `CMQC.py` and mq-golang `cmqc_linux_amd64.go`.
 
-/// MQENC_* encodings and masks (spec: mq-structures.md §1).
+/// MQENC_* encodings and masks (IBM MQ "Encoding (MQLONG)", "Machine encodings").
 pub mod enc {
     /// Big-endian integers, normal packed decimal, IEEE normal floats (AIX, s390x Linux).
     pub const NORMAL: i32 = 0x111;
@@ -132,7 +133,7 @@ pub mod at {
     pub const USER_FIRST: i32 = 65536;
 }
 
-/// MQFMT_* format names: 8 bytes, blank padded (spec: mq-structures.md §10).
+/// MQFMT_* format names: 8 bytes, blank padded (IBM MQ "Format (MQCHAR8)").
 pub mod fmt {
     pub const NONE: &[u8; 8] = b"        ";
     pub const STRING: &[u8; 8] = b"MQSTR   ";
@@ -153,7 +154,7 @@ pub mod fmt {
     pub const TRIGGER: &[u8; 8] = b"MQTRIG  ";
 }
 
-/// MQXCC_* exit responses (spec: mq-constants.md "Channel exits").
+/// MQXCC_* exit responses (IBM MQ "MQCXP - Channel exit parameter", ExitResponse).
 pub mod xcc {
     pub const OK: i32 = 0;
     pub const SUPPRESS_FUNCTION: i32 = -1;

@@ -1,6 +1,6 @@
 //! In-place edits of fixed character fields in a message buffer (`&mut [u8]`,
 //! so also `bytes::BytesMut`): no allocation, no reallocation, every other byte
-//! left as it was (DESIGN.md "Byte fidelity"; issue 2 in-place editor).
+//! left as it was (mqgate's byte-fidelity rule: an edit touches only its field).
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::field::{Charset, FieldError};
@@ -149,7 +149,7 @@ mod tests {
         let mut buf = [0xAAu8; 12];
         set_char_field(&mut buf, 2, 8, "Q.1", Charset::Ascii).unwrap();
         assert_eq!(buf, *b"\xAA\xAAQ.1     \xAA\xAA");
-        // spec: mq-structures.md §3 / field.rs: EBCDIC blank 0x40, 'Q' 0xD8.
+        // EBCDIC (field.rs): blank 0x40, 'Q' 0xD8.
         set_char_field(&mut buf, 2, 8, "Q", Charset::Ebcdic).unwrap();
         assert_eq!(
             &buf[2..10],
@@ -209,7 +209,8 @@ mod tests {
             Ok(Charset::Ascii)
         );
         assert_eq!(buf.as_ptr(), ptr);
-        // spec: mq-structures.md §6: RemoteQName @8, RemoteQMgrName @56, blank padded to 48.
+        // IBM MQ "MQXQH - Transmission-queue header": RemoteQName @8, RemoteQMgrName @56,
+        // blank padded to 48.
         let mut want = v.clone();
         want[6 + 8..6 + 56].copy_from_slice(&[b' '; 48]);
         want[6 + 8..6 + 12].copy_from_slice(b"Q.IN");

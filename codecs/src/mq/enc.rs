@@ -1,5 +1,5 @@
 //! Integer byte order of MQ structures, decided by the MQENC Encoding value
-//! (spec: mq-structures.md §1), never by the platform.
+//! (IBM MQ "Encoding (MQLONG)", "Machine encodings"), never by the platform.
 
 use super::constants::enc;
 
@@ -14,7 +14,7 @@ pub enum ByteOrder {
 
 impl ByteOrder {
     /// The byte order an MQENC Encoding value selects: `enc & 0xF == 2` is
-    /// little-endian, anything else big-endian (spec: mq-structures.md §1).
+    /// little-endian, anything else big-endian (IBM MQ "Machine encodings").
     pub fn from_encoding(encoding: i32) -> ByteOrder {
         if encoding & enc::INTEGER_MASK == enc::INTEGER_REVERSED {
             ByteOrder::Little
@@ -84,7 +84,7 @@ impl ByteOrder {
 /// Reads fields at fixed offsets of a structure whose length was checked first.
 ///
 /// Every structure parser checks the input length once, then reads at the
-/// offsets of the layout tables (spec: mq-structures.md); offsets past the
+/// offsets of IBM's structure layouts (e.g. "MQMD - Message descriptor"); offsets past the
 /// checked length are a programming error caught by the tests and fuzzers.
 #[derive(Clone, Copy)]
 pub(crate) struct Fixed<'a> {
@@ -114,7 +114,8 @@ mod tests {
 
     #[test]
     fn encoding_values_select_byte_order() {
-        // spec: mq-structures.md §1: 546 reversed, 273 / 785 / 1041 normal, 0 treated as normal.
+        // IBM MQ "Machine encodings": 546 reversed, 273 / 785 / 1041 normal; 0 is
+        // treated as normal (mqgate's rule).
         assert_eq!(ByteOrder::from_encoding(546), ByteOrder::Little);
         assert_eq!(ByteOrder::from_encoding(273), ByteOrder::Big);
         assert_eq!(ByteOrder::from_encoding(785), ByteOrder::Big);
@@ -125,9 +126,9 @@ mod tests {
 
     #[test]
     fn mqlong_is_four_bytes_in_the_chosen_order() {
-        // spec: mq-structures.md §13: `00 00 01 1C` big-endian is 284.
+        // pymqi's test message single_rfh2.dat: `00 00 01 1C` big-endian is 284.
         assert_eq!(ByteOrder::Big.read_i32(&[0, 0, 1, 0x1C], 0), Some(284));
-        // issue 2: `20 00 00 00` little-endian is 32.
+        // `20 00 00 00` little-endian is 32.
         assert_eq!(ByteOrder::Little.read_i32(&[0x20, 0, 0, 0], 0), Some(32));
         assert_eq!(ByteOrder::Little.read_i32(&[0x20, 0, 0], 0), None);
         assert_eq!(ByteOrder::Big.read_i32(&[0; 8], usize::MAX), None);

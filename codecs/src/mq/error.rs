@@ -1,5 +1,5 @@
 //! The one error type of the MQ header codecs: which structure, at which byte
-//! offset, what was wrong, and the MQRC reason that applies (issue 2 "Errors").
+//! offset, what was wrong, and the MQRC reason that applies (IBM MQ "API reason codes").
 
 use std::fmt;
 
@@ -126,7 +126,8 @@ impl DecodeError {
     /// The MQRC reason MQ gives for this fault: 2026 MQRC_MD_ERROR for the
     /// MQMD; for MQRFH/MQRFH2 2335 MQRC_RFH_STRING_ERROR when the name/value
     /// text is malformed, else 2334 MQRC_RFH_ERROR; 2142 MQRC_HEADER_ERROR for
-    /// every other header (spec: mq-structures.md §8.2, mq-constants.md MQRC).
+    /// every other header (IBM MQ "2334 (091E) (RC2334): MQRC_RFH_ERROR", "2335 (091F)
+    /// (RC2335): MQRC_RFH_STRING_ERROR", "2142 (085E) (RC2142): MQRC_HEADER_ERROR").
     pub fn mqrc(&self) -> Mqrc {
         match self.structure {
             Structure::Md => Mqrc::MD_ERROR,
@@ -191,7 +192,7 @@ mod tests {
 
     #[test]
     fn mqrc_per_structure_and_kind() {
-        // spec: mq-structures.md §8.2 (2334/2335), mq-constants.md (2026, 2142).
+        // IBM MQ "API reason codes": 2334/2335 (MQRFH), 2026 MD_ERROR, 2142 HEADER_ERROR.
         let bad = |s, k| DecodeError::new(s, 0, k).mqrc();
         let trunc = DecodeErrorKind::Truncated {
             needed: 1,

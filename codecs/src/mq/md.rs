@@ -1,4 +1,4 @@
-//! MQMD, the message descriptor (spec: mq-structures.md §4): the data model,
+//! MQMD, the message descriptor (IBM MQ "MQMD - Message descriptor"): the data model,
 //! [`parse_md`] and [`write_md`].
 
 use super::chain::Descriptor;
@@ -120,7 +120,8 @@ impl Mqmd {
     }
 
     /// True when any v2-only field differs from its default, i.e. a v1 MD
-    /// (inside an MQXQH) needs an MQMDE to carry it (spec: mq-structures.md §6).
+    /// (inside an MQXQH) needs an MQMDE to carry it (IBM MQ "MQXQH -
+    /// Transmission-queue header").
     pub fn needs_mde(&self) -> bool {
         self.group_id != ID_NONE
             || self.msg_seq_number != 1
@@ -257,7 +258,7 @@ mod tests {
 
     #[test]
     fn md_v2_fields_at_their_offsets() {
-        // spec: mq-structures.md §4 offsets.
+        // Offsets of IBM MQ "MQMD - Message descriptor" (v1 324, v2 364 bytes).
         let mut m = Mqmd {
             encoding: 273,
             coded_char_set_id: 1208,
@@ -289,7 +290,7 @@ mod tests {
         let mut out = Vec::new();
         write_md(&m, ByteOrder::Big, Charset::Ebcdic, &mut out);
         assert_eq!(out.len(), 324);
-        // spec: mq-structures.md §3: EBCDIC "MD  " = D4 C4 40 40.
+        // EBCDIC "MD  " = D4 C4 40 40 (the Wireshark MQ dissector, packet-mq.c).
         assert_eq!(&out[0..4], &[0xD4, 0xC4, 0x40, 0x40]);
         assert_eq!(&out[4..8], &[0, 0, 0, 1]);
         let (_, cs) = parse_md(&out, ByteOrder::Big).unwrap();

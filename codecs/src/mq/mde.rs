@@ -1,4 +1,5 @@
-//! MQMDE, the message descriptor extension (spec: mq-structures.md §5):
+//! MQMDE, the message descriptor extension (IBM MQ "MQMDE - Message descriptor
+//! extension"):
 //! StrucId `MDE `, Version 2, 72 bytes, Format `MQHMDE  `. It carries the
 //! MQMD v2 fields when only a v1 MD is available (inside an MQXQH).
 
@@ -144,7 +145,8 @@ mod tests {
 
     #[test]
     fn mde_layout() {
-        // spec: mq-structures.md §5: StrucLength 72 @8, GroupId @32, MsgSeqNumber @56, OriginalLength @68.
+        // IBM MQ "MQMDE - Message descriptor extension": StrucLength 72 @8, GroupId @32,
+        // MsgSeqNumber @56, OriginalLength @68.
         let m = Mqmde {
             msg_seq_number: 3,
             format: CharField(*b"MQSTR   "),

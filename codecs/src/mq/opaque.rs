@@ -1,6 +1,7 @@
 //! Chained headers mqgate passes through without looking inside: MQIIH (IMS
 //! bridge, 84 bytes, Format `MQIMS   `) and MQCIH (CICS bridge, 164 bytes v1
-//! / 180 bytes v2, Format `MQCICS  `) (spec: mq-structures.md §9). Only the
+//! / 180 bytes v2, Format `MQCICS  `) (IBM MQ "MQIIH - IMS information header", "MQCIH - CICS
+//! bridge header"). Only the
 //! common 32-byte prefix is decoded; the rest is kept as bytes.
 
 use std::borrow::Cow;
@@ -113,7 +114,7 @@ mod tests {
 
     #[test]
     fn cih_v2_is_passed_through_by_struc_length() {
-        // spec: mq-structures.md §9: MQCIH v2 is 180 bytes.
+        // IBM MQ "MQCIH - CICS bridge header": MQCIH v2 is 180 bytes.
         let rest = [0x5Au8; 148];
         let h = OpaqueHeader {
             structure: Structure::Cih,

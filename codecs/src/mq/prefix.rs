@@ -1,5 +1,6 @@
 //! The 32-byte prefix shared by MQMDE, MQRFH, MQRFH2, MQIIH, MQCIH, ...
-//! (spec: mq-structures.md §8.1): StrucId, Version, StrucLength, then the
+//! (IBM MQ "MQRFH2 - Rules and formatting header 2", the Wireshark MQ dissector
+//! packet-mq.c): StrucId, Version, StrucLength, then the
 //! Encoding, CodedCharSetId and Format of the next item, and Flags.
 
 use super::chain::Descriptor;
@@ -88,8 +89,8 @@ pub(crate) fn scan_prefix(
     })
 }
 
-/// The values a structure writes into its common prefix (spec:
-/// mq-structures.md §8.1); StrucId comes from `structure` in the output charset.
+/// The values a structure writes into its common prefix (the fields listed
+/// above); StrucId comes from `structure` in the output charset.
 pub(crate) struct PrefixFields<'a> {
     pub(crate) structure: Structure,
     pub(crate) version: i32,

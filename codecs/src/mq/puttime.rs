@@ -1,4 +1,4 @@
-//! PutDate / PutTime values (spec: mq-structures.md §4: PutDate `YYYYMMDD`,
+//! PutDate / PutTime values (IBM MQ "PutDate (MQCHAR8)", "PutTime (MQCHAR8)": PutDate `YYYYMMDD`,
 //! PutTime `HHMMSSTH`, GMT, hundredths of a second). Pure: the caller passes
 //! the instant; nothing here reads a clock.
 
@@ -148,7 +148,8 @@ mod tests {
 
     #[test]
     fn issue_example_2020_12_31() {
-        // issue 2: put at 2020-12-31 01:02:03.44 → PutDate 20201231, PutTime 01020344.
+        // IBM MQ "PutTime (MQCHAR8)": put at 2020-12-31 01:02:03.44 → PutDate 20201231,
+        // PutTime 01020344.
         let t = PutTimestamp::new(2020, 12, 31, 1, 2, 3, 44).unwrap();
         assert_eq!(&t.put_date_digits(), b"20201231");
         assert_eq!(&t.put_time_digits(), b"01020344");

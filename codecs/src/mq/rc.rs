@@ -1,4 +1,5 @@
-//! MQRC reason codes and MQCC completion codes (spec: mq-constants.md "MQRC").
+//! MQRC reason codes and MQCC completion codes (IBM MQ "API reason codes",
+//! "API completion and reason codes").
 
 use std::fmt;
 
@@ -160,7 +161,7 @@ mod tests {
 
     #[test]
     fn names_and_values_from_the_constants_sheet() {
-        // mq-constants.md, MQRC table.
+        // Names and values of IBM MQ "API reason codes".
         assert_eq!(Mqrc::UNKNOWN_OBJECT_NAME.0, 2085);
         assert_eq!(Mqrc(2087).name(), "MQRC_UNKNOWN_REMOTE_Q_MGR");
         assert_eq!(Mqrc(2335).to_string(), "2335 MQRC_RFH_STRING_ERROR");

@@ -1,4 +1,4 @@
-//! MQRFH version 1 (spec: mq-structures.md §8.2): StrucId `RFH `, Version 1,
+//! MQRFH version 1 (IBM MQ "MQRFH - Rules and formatting header"): StrucId `RFH `, Version 1,
 //! Format `MQHRF   `; the 32-byte prefix, then a NameValueString up to
 //! StrucLength in the charset of the structure before it.
 //!
@@ -327,7 +327,8 @@ mod tests {
 
     #[test]
     fn quoting_rules() {
-        // spec: mq-structures.md §8.2: blanks separate, quotes around blanks, "" is a quote, NUL ends.
+        // IBM MQ "2335 (091F) (RC2335): MQRC_RFH_STRING_ERROR": blanks separate, quotes
+        // around blanks, "" is a quote, NUL ends.
         assert_eq!(
             toks(b"  name   \"say \"\"hi\"\"\" x \"\"\0garbage\"").unwrap(),
             vec![

@@ -1,4 +1,4 @@
-//! MQRFH2 (spec: mq-structures.md §8.3): StrucId `RFH `, Version 2, Format
+//! MQRFH2 (IBM MQ "MQRFH2 - Rules and formatting header 2"): StrucId `RFH `, Version 2, Format
 //! `MQHRF2  `; the 32-byte prefix, NameValueCCSID at 32, then folders
 //! `{ NameValueLength; NameValueData }` up to StrucLength.
 //!

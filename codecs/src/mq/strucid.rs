@@ -1,5 +1,6 @@
 //! Which MQ structure a StrucId or a Format name announces
-//! (spec: mq-structures.md §3 StrucIds, §10 format names).
+//! (ASCII and EBCDIC StrucIds: the Wireshark MQ dissector, packet-mq.c; format
+//! names: IBM MQ "Format (MQCHAR8)").
 
 use std::fmt;
 
@@ -42,7 +43,7 @@ impl Structure {
         }
     }
 
-    /// The StrucId in ASCII (spec: mq-structures.md §3).
+    /// The StrucId in ASCII (IBM's MQ*_STRUC_ID constants).
     pub fn struc_id_ascii(self) -> &'static [u8; 4] {
         match self {
             Structure::Md => b"MD  ",
@@ -148,8 +149,8 @@ impl Structure {
     }
 
     /// The structure a Format field (in `cs`) announces, compared on the
-    /// 8-byte blank-padded form with a NUL ending the name (spec:
-    /// mq-structures.md §2 and §11), so `MQHRF2\0\0` names the MQRFH2.
+    /// 8-byte blank-padded form with a NUL ending the name (IBM MQ "Format
+    /// (MQCHAR8)", "ObjectName (MQCHAR48)"), so `MQHRF2\0\0` names the MQRFH2.
     #[inline]
     pub fn from_format(format: &CharField<8>, cs: Charset) -> Option<Structure> {
         // Fast path: the blank-padded ASCII names as they almost always come.
@@ -246,7 +247,7 @@ mod tests {
 
     #[test]
     fn struc_ids_in_both_charsets() {
-        // spec: mq-structures.md §3 table.
+        // StrucIds as in the Wireshark MQ dissector (packet-mq.c).
         assert_eq!(
             Structure::Md.struc_id(Charset::Ebcdic),
             [0xD4, 0xC4, 0x40, 0x40]
@@ -288,7 +289,7 @@ mod tests {
 
     #[test]
     fn format_names_with_nul_padding_match() {
-        // issue 2: Format bytes 4D 51 48 52 46 32 00 00 are read as `MQHRF2  `.
+        // Format bytes 4D 51 48 52 46 32 00 00 are read as `MQHRF2  ` (a NUL ends the name).
         let f = CharField([0x4D, 0x51, 0x48, 0x52, 0x46, 0x32, 0x00, 0x00]);
         assert_eq!(
             Structure::from_format(&f, Charset::Ascii),

@@ -1,4 +1,4 @@
-//! MQXQH, the transmission queue header (spec: mq-structures.md §6):
+//! MQXQH, the transmission queue header (IBM MQ "MQXQH - Transmission-queue header"):
 //! StrucId `XQH `, Version 1, 428 bytes, with an embedded MQMD version 1.
 
 use super::chain::Descriptor;
@@ -69,7 +69,7 @@ pub(crate) fn scan_xqh(
         };
         return Err(DecodeError::new(Structure::Md, MSG_DESC_OFFSET + 4, kind));
     }
-    // spec: mq-structures.md §2: the embedded MD's Encoding @+128,
+    // IBM MQ "MQXQH - Transmission-queue header": the embedded MD's Encoding @+128,
     // CodedCharSetId @+132, Format @+136 (from the XQH start) describe what follows.
     let next = Descriptor {
         encoding: f.i32(128),
@@ -141,7 +141,8 @@ mod tests {
 
     #[test]
     fn xqh_layout_offsets() {
-        // spec: mq-structures.md §6: RemoteQName @8, RemoteQMgrName @56, MsgDesc @104, 428 bytes.
+        // IBM MQ "MQXQH - Transmission-queue header": RemoteQName @8, RemoteQMgrName @56,
+        // MsgDesc @104, 428 bytes.
         let mut out = Vec::new();
         write_xqh(&sample(), ByteOrder::Little, Charset::Ascii, &mut out);
         assert_eq!(out.len(), 428);

@@ -1,5 +1,5 @@
-//! Buffer types the TEDG accepts and the RTQ size limit (seed 003; spec:
-//! tuxedo.md §2 items 5-6, §2.2).
+//! Buffer types the TEDG accepts and the RTQ size limit (BEA Tuxedo "Using the BEA Tuxedo TOP END
+//! Domain Gateway", "How BEA Tuxedo Clients Enqueue Messages to RTQ" and its error table).
 
 use std::fmt;
 
@@ -7,7 +7,7 @@ use super::rtq::RTQ_MAX_MESSAGE;
 use super::tedg::TedgFailure;
 
 /// A typed-buffer type the TEDG carries: FML32 (marshalled), CARRAY and
-/// X_OCTET (raw bytes) (seed 003: "FML32, CARRAY, and X_OCTET buffer types are
+/// X_OCTET (raw bytes) (the TEDG guide: "FML32, CARRAY, and X_OCTET buffer types are
 /// supported").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BufferType {
@@ -48,7 +48,7 @@ impl fmt::Display for BufferType {
 
 /// Checks a client's buffer type against the TEDG's list and the QNAME
 /// entry's INBUFTYPE (`type[:subtype]`, compared whole). Any other type, or a
-/// type different from INBUFTYPE → TPEDIAGNOSTIC/QMEINVAL (seed 003 error table).
+/// type different from INBUFTYPE → TPEDIAGNOSTIC/QMEINVAL (the TEDG guide's error table).
 pub fn check_buffer_type(
     buftype: &str,
     inbuftype: Option<&str>,
@@ -65,7 +65,8 @@ pub fn check_buffer_type(
 }
 
 /// Checks a message size in bytes (FML32: index stripped) against the
-/// 30,000-byte RTQ limit; above it → TPEDIAGNOSTIC/QMEINVAL (seed 003).
+/// 30,000-byte RTQ limit; above it → TPEDIAGNOSTIC/QMEINVAL (the TEDG guide's error
+/// table).
 pub fn check_message_size(size: usize) -> Result<(), TedgFailure> {
     if size > RTQ_MAX_MESSAGE {
         Err(TedgFailure::TooLarge { size })

@@ -1,7 +1,8 @@
 //! The text syntax shared by DMCONFIG and UBBCONFIG: a lexer and a parser to
-//! sections, entries and `KEYWORD=value` parameters (spec: tuxedo.md §4.3).
+//! sections, entries and `KEYWORD=value` parameters (Oracle Tuxedo "UBBCONFIG(5)",
+//! "DMCONFIG(5)"; mqgate's reading: docs/tuxedo.md "DMCONFIG and UBBCONFIG text").
 //!
-//! Rules (§4.3, with mqgate's choices where the sources differ):
+//! Rules (with mqgate's choices where the sources differ):
 //! - `*NAME` as the first non-blank text of a line starts a section; NAME is
 //!   letters, digits and `_`.
 //! - `#` outside quotes starts a comment to the end of the line.

@@ -1,17 +1,18 @@
 //! tperrno values, QME diagnostic values and the tperrno/diagnostic pair a
-//! tpenqueue call returns (spec: tuxedo.md §1.3, §1.4).
+//! tpenqueue call returns (Oracle Tuxedo "tperrno(5)", "tpenqueue(3c)").
 
 use std::fmt;
 
 /// A Tuxedo `tperrno` value, an open set: unknown values survive a round trip.
 ///
-/// Names and numbers as Oracle Tuxedo `atmi.h` (spec: tuxedo.md §1.3). Enduro/X
+/// Names and numbers as Oracle Tuxedo `atmi.h` ("tperrno(5)"). Enduro/X
 /// adds values above TPMAXVAL 26 (TPINITFAIL = 30); they are carried as unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Tperrno(pub i32);
 
 /// A QME diagnostic value as found in TPQCTL `diagnostic` (a C `long`), an open
-/// set: unknown values survive a round trip (spec: tuxedo.md §1.4).
+/// set: unknown values survive a round trip (tpenqueue(3c) diagnostics; values of
+/// `atmi.h`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Qme(pub i64);
 
@@ -60,7 +61,7 @@ macro_rules! open_enum {
 }
 
 open_enum! {
-    Tperrno, i32, "spec: tuxedo.md §1.3",
+    Tperrno, i32, "Oracle Tuxedo tperrno(5), atmi.h",
     TPMINVAL = 0,
     TPEABORT = 1,
     TPEBADDESC = 2,
@@ -90,12 +91,12 @@ open_enum! {
 }
 
 impl Tperrno {
-    /// TPMAXVAL in Oracle Tuxedo: one above the highest tperrno (spec: tuxedo.md §1.3).
+    /// TPMAXVAL in Oracle Tuxedo: one above the highest tperrno (`atmi.h`).
     pub const TPMAXVAL: i32 = 26;
 }
 
 open_enum! {
-    Qme, i64, "spec: tuxedo.md §1.4",
+    Qme, i64, "Oracle Tuxedo tpenqueue(3c), atmi.h",
     QMEINVAL = -1,
     QMEBADRMID = -2,
     QMENOTOPEN = -3,
@@ -115,7 +116,7 @@ open_enum! {
 }
 
 impl Qme {
-    /// `QMENOTA`, the other name of QMEABORTED (-8) (spec: tuxedo.md §1.4).
+    /// `QMENOTA`, the other name of QMEABORTED (-8) (`atmi.h`).
     pub const QMENOTA: Qme = Qme::QMEABORTED;
 
     /// Like [`Qme::from_name`], also accepting the alias `QMENOTA`.
@@ -128,8 +129,8 @@ impl Qme {
 }
 
 /// The failure a tpenqueue call returns: `tperrno`, plus the TPQCTL
-/// `diagnostic` when tperrno is TPEDIAGNOSTIC (spec: tuxedo.md §1.3 "a
-/// queue-specific failure → TPEDIAGNOSTIC with the reason in ctl->diagnostic").
+/// `diagnostic` when tperrno is TPEDIAGNOSTIC (tpenqueue(3c): a
+/// queue-specific failure is TPEDIAGNOSTIC with the reason in ctl->diagnostic).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TpError {
     /// The tperrno value.

@@ -1,12 +1,13 @@
-//! DMCONFIG for the TOP END Domain Gateway as typed configuration (spec:
-//! tuxedo.md §4.1, §4.2; seed 003). The text syntax is [`super::cfgtext`].
+//! DMCONFIG for the TOP END Domain Gateway as typed configuration (Oracle Tuxedo "DMCONFIG(5)",
+//! "DM_MIB(5)"; BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway"). The text syntax is
+//! [`super::cfgtext`].
 //!
 //! Sections (aliases of Tuxedo 7.1+ accepted): DM_LOCAL_DOMAINS (DM_LOCAL),
 //! DM_REMOTE_DOMAINS (DM_REMOTE), DM_TOPEND, DM_LOCAL_SERVICES (DM_EXPORT),
 //! DM_REMOTE_SERVICES (DM_IMPORT) — all five required — and the optional
 //! DM_ACCESS_CONTROL, DM_ROUTING, DM_RESOURCES. Any other section is an error.
 //!
-//! mqgate's choices where the sheet is silent: TYPE=TOPEND is required on
+//! mqgate's choices where those pages are silent: TYPE=TOPEND is required on
 //! domains; TE_PRODUCT is required on QNAME and SERVICE entries (RTQ
 //! addresses a service by product and function and no default exists);
 //! TE_QUALIFIER's MAXLONG is 2147483647 (a 32-bit FML32 long in DM_MIB); a
@@ -18,7 +19,7 @@ use std::fmt;
 use super::buftype::BufferType;
 use super::cfgtext::{ConfigText, ConfigTextError, Entry, Param, Pos};
 
-/// Longest service, QSPACE or QNAME entry name (spec: tuxedo.md §4.1).
+/// Longest service, QSPACE or QNAME entry name ("DMCONFIG(5)").
 pub const MAX_ENTRY_NAME: usize = 15;
 /// Largest TE_QUALIFIER (MAXLONG of a 32-bit long).
 pub const MAX_TE_QUALIFIER: i64 = 2_147_483_647;
@@ -59,7 +60,7 @@ impl DmSection {
         }
     }
 
-    /// The section for a name or alias (spec: tuxedo.md §4.1).
+    /// The section for a name or alias ("DMCONFIG(5)"; aliases from Tuxedo 7.1).
     pub fn from_name(name: &str) -> Option<DmSection> {
         Some(match name {
             "DM_RESOURCES" => DmSection::Resources,
@@ -74,7 +75,7 @@ impl DmSection {
         })
     }
 
-    /// The five sections a TEDG DMCONFIG needs (spec: tuxedo.md §4.1).
+    /// The five sections a TEDG DMCONFIG needs (the TEDG guide).
     pub const REQUIRED: [DmSection; 5] = [
         DmSection::LocalDomains,
         DmSection::RemoteDomains,
@@ -341,7 +342,7 @@ impl EntryType {
         }
     }
 
-    /// TE_* keywords allowed on this TYPE (spec: tuxedo.md §4.2 "allowed on").
+    /// TE_* keywords allowed on this TYPE ("DM_MIB(5)").
     fn allows(self, key: &str) -> bool {
         match self {
             EntryType::Service | EntryType::Qname => {
@@ -549,7 +550,7 @@ fn parse_domains(entries: &[Entry], local: bool) -> Result<Vec<Domain>, DmConfig
                 ));
             }
         }
-        // DOMAINID / ACCESSPOINTID: 1..30 like LACCESSPOINT/RACCESSPOINT (§4.2).
+        // DOMAINID / ACCESSPOINTID: 1..30 like LACCESSPOINT/RACCESSPOINT (DM_MIB(5)).
         let domainid = match (r.opt("DOMAINID", 1, 30)?, r.opt("ACCESSPOINTID", 1, 30)?) {
             (Some(d), _) | (None, Some(d)) => d,
             (None, None) => {
@@ -579,7 +580,7 @@ fn parse_domains(entries: &[Entry], local: bool) -> Result<Vec<Domain>, DmConfig
 }
 
 impl DmConfig {
-    /// Parses DMCONFIG text and checks it against tuxedo.md §4.1/§4.2.
+    /// Parses DMCONFIG text and checks it against "DMCONFIG(5)" and "DM_MIB(5)".
     /// Stops at the first error, naming its line and column.
     pub fn parse(text: &str) -> Result<Self, DmConfigError> {
         let raw = ConfigText::parse(text)?;
@@ -634,7 +635,7 @@ impl DmConfig {
                             ));
                         }
                         let r = EntryReader { entry: e };
-                        // NWADDR and TP_SYSTEM bounds are mqgate's (the sheet gives none).
+                        // NWADDR and TP_SYSTEM bounds are mqgate's (the manuals give none).
                         cfg.topend.push(TopendAddress {
                             name: e.name.clone(),
                             nwaddr: r.req("NWADDR", 1, 256)?,
@@ -643,7 +644,7 @@ impl DmConfig {
                         });
                     }
                 }
-                // INBUFTYPE sizes: 0..513 in DM_EXPORT, 0..256 in DM_IMPORT (§4.2).
+                // INBUFTYPE sizes: 0..513 in DM_EXPORT, 0..256 in DM_IMPORT (DM_MIB(5)).
                 DmSection::LocalServices => cfg.local_services = parse_services(&s.entries, 513)?,
                 DmSection::RemoteServices => cfg.remote_services = parse_services(&s.entries, 256)?,
                 DmSection::AccessControl => cfg.access_control = s.entries.clone(),
@@ -662,7 +663,7 @@ impl DmConfig {
         Ok(cfg)
     }
 
-    /// Every DM_TOPEND entry names a domain, and every domain has one (§4.1).
+    /// Every DM_TOPEND entry names a domain, and every domain has one (the TEDG guide).
     fn check_topend(&self) -> Result<(), DmConfigError> {
         let domains = self.local_domains.iter().chain(&self.remote_domains);
         for t in &self.topend {
@@ -690,14 +691,14 @@ impl DmConfig {
         Ok(())
     }
 
-    /// The DM_REMOTE_SERVICES QSPACE entry for a tpenqueue qspace (seed 003
-    /// QSPACE lookup; none → TPENOENT).
+    /// The DM_REMOTE_SERVICES QSPACE entry for a tpenqueue qspace (the TEDG
+    /// guide's QSPACE lookup; none → TPENOENT).
     pub fn qspace(&self, name: &str) -> Option<&QspaceEntry> {
         self.remote_services.qspace(name)
     }
 
-    /// The DM_REMOTE_SERVICES QNAME entry for a tpenqueue qname (seed 003
-    /// QNAME lookup; none → TPEDIAGNOSTIC/QMEBADQUEUE).
+    /// The DM_REMOTE_SERVICES QNAME entry for a tpenqueue qname (the TEDG
+    /// guide's QNAME lookup; none → TPEDIAGNOSTIC/QMEBADQUEUE).
     pub fn qname(&self, name: &str) -> Option<&QnameEntry> {
         self.remote_services.qname(name)
     }

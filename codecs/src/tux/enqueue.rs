@@ -1,8 +1,8 @@
-//! A tpenqueue request checked against DMCONFIG and seed 003's tables, as a
-//! pure function: the gateway (`src/tedg/`) calls [`plan_enqueue`], performs
-//! the RTQ put it returns, and writes the outcome back with [`complete_ctl`].
+//! A tpenqueue request checked against DMCONFIG and the tables of BEA Tuxedo "Using the BEA Tuxedo
+//! TOP END Domain Gateway", as a pure function: the gateway (`src/tedg/`) calls [`plan_enqueue`],
+//! performs the RTQ put it returns, and writes the outcome back with [`complete_ctl`].
 //!
-//! Check order (mqgate; the seed gives the checks, not their order): QSPACE
+//! Check order (mqgate; the TEDG guide gives the checks, not their order): QSPACE
 //! lookup, QNAME lookup, call flags and TPQ* flags, buffer type, size. This
 //! follows the TEDG's path: the qspace routes the call to the gateway, the
 //! qname names the service, then the request itself is examined.
@@ -43,9 +43,8 @@ pub struct RtqQueue {
     pub target: Option<String>,
 }
 
-/// The RTQ put an accepted request becomes (spec: tuxedo.md §3
-/// "tp_rtq_put argument order": queue_info, service, schedule_time, buffer
-/// type, data).
+/// The RTQ put an accepted request becomes (mqgate's tp_rtq_put argument order,
+/// docs/tuxedo.md: queue_info, service, schedule_time, buffer type, data).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RtqPut {
     /// The queue (from the QSPACE entry).
@@ -61,7 +60,7 @@ pub struct RtqPut {
 }
 
 /// Checks a tpenqueue request and returns the RTQ put to perform, or the
-/// failure from seed 003's error table. A malformed FML32 buffer is
+/// failure from the TEDG guide's error table. A malformed FML32 buffer is
 /// TPEDIAGNOSTIC/QMEINVAL (an invalid argument; mqgate).
 pub fn plan_enqueue(cfg: &DmConfig, req: &EnqueueRequest<'_>) -> Result<RtqPut, TedgFailure> {
     let qspace = cfg
@@ -93,7 +92,8 @@ pub fn plan_enqueue(cfg: &DmConfig, req: &EnqueueRequest<'_>) -> Result<RtqPut, 
 }
 
 /// Writes a tpenqueue outcome into the caller's TPQCTL, as a TMQUEUE server
-/// does: on success with TPQMSGID the request id goes into msgid (seed 003);
+/// does: on success with TPQMSGID the request id goes into msgid (the TEDG guide:
+/// TPQMSGID);
 /// on TPEDIAGNOSTIC the QME value goes into diagnostic. Returns the tperrno
 /// to report (`None` on success).
 pub fn complete_ctl(

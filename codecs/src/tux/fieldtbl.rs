@@ -1,4 +1,4 @@
-//! FML32 field tables in the Tuxedo text format (spec: tuxedo.md §5.2).
+//! FML32 field tables in the Tuxedo text format (Oracle Tuxedo "field_tables(5)").
 //!
 //! Lines: `#` comment; empty; `$text` (copied, minus `$`, into the mkfldhdr C
 //! header); `*base N` (N is added to following relative numbers until the
@@ -10,7 +10,8 @@ use std::fmt;
 
 use super::fml32::{FieldId, FieldType, MAX_FIELD_NUMBER};
 
-/// Longest field name Tuxedo accepts (spec: tuxedo.md §5.2, [M]).
+/// Longest field name Tuxedo accepts (Oracle Tuxedo "field_tables(5)"; one source,
+/// not cross-checked).
 pub const MAX_FIELD_NAME: usize = 30;
 
 /// One field definition.
@@ -87,7 +88,7 @@ pub struct FieldTableError {
 }
 
 impl FieldTableError {
-    /// FFTSYNTAX (12): syntax error in field table (spec: tuxedo.md §5.1).
+    /// FFTSYNTAX (12): syntax error in field table (Tuxedo `fml32.h` Ferror32 values).
     pub fn ferror(&self) -> super::fml32::Ferror32 {
         super::fml32::Ferror32::FFTSYNTAX
     }
@@ -117,7 +118,7 @@ fn describe(k: &FieldTableErrorKind) -> String {
     }
 }
 
-/// The type for a field-table type name (spec: tuxedo.md §5.2): the Tuxedo
+/// The type for a field-table type name ("field_tables(5)"): the Tuxedo
 /// names short, long, char, float, double, string, carray, ptr, fml32,
 /// view32, mbstring, fml, and the Enduro/X aliases ubf (= fml32) and view
 /// (= view32). `int` and `decimal` are VIEW-only and refused.

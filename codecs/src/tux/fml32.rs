@@ -1,31 +1,31 @@
 //! FML32: field ids, field types, Ferror32 codes, and FML32 buffers
-//! (spec: tuxedo.md §5.1, §5.3, §5.4).
+//! (Oracle Tuxedo FML reference; ids, types and limits as in Tuxedo's `fml32.h`).
 //!
-//! Buffer encoding: the layout of tuxedo.md §5.4 (big-endian, 24-byte header,
-//! fields sorted by id, no index entries). The sheet marks that layout as
-//! unconfirmed background, so mqgate owns this encoding: it is the one used in
+//! Buffer encoding: big-endian, 24-byte header, fields sorted by id, no index
+//! entries. No public document gives Oracle's layout, so mqgate owns this
+//! encoding (docs/tuxedo.md "FML32"): it is the one used in
 //! mqgate's store and front ends, not a claim about Oracle's native form.
-//! §5.4 leaves FLD_FML32 and FLD_VIEW32 open; mqgate's forms are given on
+//! FLD_FML32 and FLD_VIEW32 have no known form; mqgate's forms are given on
 //! [`FieldValue`]. FLD_PTR cannot travel (a pointer), FLD_INT/FLD_DECIMAL are
 //! VIEW-only and FLD_FML (embedded FML16) is not carried: all are refused.
 
 use std::fmt;
 
-/// F_MAGIC32, the first int32 of an FML32 buffer (spec: tuxedo.md §5.4).
+/// F_MAGIC32, the first int32 of an FML32 buffer (`fml32.h`; mqgate's encoding).
 pub const F_MAGIC32: i32 = -10000;
-/// Bytes in the buffer header: six int32 (spec: tuxedo.md §5.4).
+/// Bytes in the buffer header: six int32 (mqgate's encoding, docs/tuxedo.md).
 pub const FML32_HEADER_LEN: usize = 24;
-/// MAXFBLEN32, the largest FML32 buffer in bytes (spec: tuxedo.md §5.1).
+/// MAXFBLEN32, the largest FML32 buffer in bytes (`fml32.h`).
 pub const MAXFBLEN32: usize = 0x7fff_fffe;
-/// FSTDXINTVL, the standard index interval (spec: tuxedo.md §5.1).
+/// FSTDXINTVL, the standard index interval (`fml32.h`).
 pub const FSTDXINTVL: i32 = 16;
-/// Largest field number in an FML32 field id (spec: tuxedo.md §5.1).
+/// Largest field number in an FML32 field id (`fml32.h`: 25 number bits).
 pub const MAX_FIELD_NUMBER: u32 = 0x1FF_FFFF;
 /// How deep FLD_FML32 fields may nest in a decoded buffer (mqgate limit, so
 /// hostile input cannot exhaust the stack).
 pub const MAX_NESTING: usize = 16;
 
-/// An FML32 field type (spec: tuxedo.md §5.1).
+/// An FML32 field type (FLD_* of `fml32.h`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FieldType {
     /// FLD_SHORT (0)
@@ -109,7 +109,7 @@ impl FieldType {
         }
     }
 
-    /// The field-table name (`short`, `fml32`...) (spec: tuxedo.md §5.2).
+    /// The field-table name (`short`, `fml32`...) (Oracle Tuxedo "field_tables(5)").
     pub fn table_name(self) -> &'static str {
         match self {
             FieldType::Short => "short",
@@ -136,7 +136,7 @@ impl fmt::Display for FieldType {
     }
 }
 
-/// An FML32 field id: `(type << 25) | number` (spec: tuxedo.md §5.1). Any
+/// An FML32 field id: `(type << 25) | number` (`fml32.h`). Any
 /// 32-bit value is representable; [`FieldId::new`] builds only valid ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FieldId(pub u32);
@@ -174,7 +174,7 @@ impl fmt::Display for FieldId {
     }
 }
 
-/// A Ferror32 value, an open set (spec: tuxedo.md §5.1; Enduro/X numbers are
+/// A Ferror32 value, an open set (Tuxedo `fml32.h`; Enduro/X numbers are
 /// shifted by one and are not used).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ferror32(pub i32);
@@ -257,13 +257,14 @@ impl Ferror32 {
     }
 }
 
-/// A field value. Wire forms (big-endian, each padded with zeros to 4 bytes):
+/// A field value. Wire forms of mqgate's encoding (docs/tuxedo.md "FML32";
+/// big-endian, each padded with zeros to 4 bytes):
 ///
 /// - Short, Char, Long: one int32 (Char is the byte value 0..=255, Long must
-///   fit 32 bits) — §5.4; Float 4 bytes; Double 8 bytes (IEEE, bits kept).
-/// - String: int32 (len+1+8), int32 (len+1), bytes, NUL — §5.4.
-/// - Carray: int32 (len+8), int32 len, bytes — §5.4.
-/// - Mbstring: int32 (12+len), int32 udlen (= len), int32 len, bytes — §5.4.
+///   fit 32 bits); Float 4 bytes; Double 8 bytes (IEEE, bits kept).
+/// - String: int32 (len+1+8), int32 (len+1), bytes, NUL.
+/// - Carray: int32 (len+8), int32 len, bytes.
+/// - Mbstring: int32 (12+len), int32 udlen (= len), int32 len, bytes.
 /// - Fml32 (mqgate): int32 (len+8), int32 len, the embedded buffer encoded.
 /// - View32 (mqgate): int32 namelen, name bytes, pad, int32 datalen, data.
 #[derive(Clone, Debug, PartialEq)]
@@ -424,7 +425,8 @@ impl Fml32Error {
 
 /// An FML32 buffer: field occurrences sorted by field id, plus the header
 /// values that are kept for byte fidelity but otherwise ignored (maxlen, the
-/// index count and interval: spec: tuxedo.md §5.3 says they must be ignored).
+/// index count and interval: Tuxedo strips the index before a buffer travels,
+/// FML reference Funindex32/Frstrindex32, so they must be ignored).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fml32Buffer {
     fields: Vec<(FieldId, FieldValue)>,
@@ -511,9 +513,9 @@ impl Fml32Buffer {
             .map(|(_, v)| v)
     }
 
-    /// The encoded (index stripped) length in bytes: header plus fields, what
-    /// Fused32 reports and what counts toward the 30,000-byte RTQ limit (spec:
-    /// tuxedo.md §5.3; seed 003). Saturates at `usize::MAX`.
+    /// The encoded (index stripped) length in bytes: header plus fields, what Fused32 reports and
+    /// what counts toward the 30,000-byte RTQ limit (FML reference Funindex32; BEA Tuxedo "Using
+    /// the BEA Tuxedo TOP END Domain Gateway"). Saturates at `usize::MAX`.
     pub fn encoded_len(&self) -> usize {
         self.fields.iter().fold(FML32_HEADER_LEN, |n, (_, v)| {
             n.saturating_add(4 + v.wire_len())
@@ -583,7 +585,7 @@ impl Fml32Buffer {
     }
 }
 
-/// The index-stripped size of an encoded FML32 buffer (spec: tuxedo.md §5.3):
+/// The index-stripped size of an encoded FML32 buffer (FML reference Funindex32):
 /// the buffer is decoded and its encoded length returned, so stale index
 /// counts in the header do not count.
 pub fn index_stripped_size(input: &[u8]) -> Result<usize, Fml32Error> {

@@ -1,18 +1,18 @@
-//! The TOP END RTQ side as mqgate defines it (spec: tuxedo.md §3): schedule
-//! times, RTQ return codes, request ids and the message size limit.
+//! The TOP END RTQ side as mqgate defines it (docs/tuxedo.md "RTQ codes mqgate
+//! defines"): schedule times, RTQ return codes, request ids and the message size limit.
 //!
 //! No public TOP END API reference exists, so these are mqgate definitions;
-//! numeric values of the TP_* codes are deliberately not assigned (§3).
+//! numeric values of the TP_* codes are deliberately not assigned.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// Largest RTQ message in bytes, after FML32 index stripping (seed 003;
-/// spec: tuxedo.md §2 item 6, §3 "message size").
+/// Largest RTQ message in bytes, after FML32 index stripping (BEA Tuxedo "Using the BEA Tuxedo TOP
+/// END Domain Gateway": "RTQ messages are limited to 30,000 bytes").
 pub const RTQ_MAX_MESSAGE: usize = 30_000;
 
-/// Largest TPQTIME_REL deq_time the TEDG accepts, in seconds (24 h; seed 003
-/// error table; spec: tuxedo.md §2.2).
+/// Largest TPQTIME_REL deq_time the TEDG accepts, in seconds (24 h; the TEDG
+/// guide's error table).
 pub const MAX_RELATIVE_SECONDS: i64 = 86_400;
 
 /// Largest TPQTIME_ABS deq_time the TEDG accepts, in UNIX seconds:
@@ -21,7 +21,7 @@ pub const MAX_RELATIVE_SECONDS: i64 = 86_400;
 /// from i64 overflow). Negative times are refused as well.
 pub const MAX_ABSOLUTE_SECONDS: i64 = 253_402_300_799;
 
-/// When RTQ makes a request available (spec: tuxedo.md §3).
+/// When RTQ makes a request available (mqgate's definition, docs/tuxedo.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScheduleTime {
     /// No time flag: available at once.
@@ -47,7 +47,7 @@ impl ScheduleTime {
 
 impl fmt::Display for ScheduleTime {
     /// Text form: empty for immediate, decimal digits for absolute, `R:HH:MM`
-    /// for relative (spec: tuxedo.md §3).
+    /// for relative (mqgate's definition, docs/tuxedo.md).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScheduleTime::Immediate => Ok(()),
@@ -58,7 +58,7 @@ impl fmt::Display for ScheduleTime {
 }
 
 /// An RTQ relative schedule time `R:HH:MM`: HH 00-24, MM 00-59, at most
-/// `R:24:00` (spec: tuxedo.md §3).
+/// `R:24:00` (the TEDG guide names `R:HH:MM`; bounds are mqgate's, docs/tuxedo.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RelativeTime {
     minutes: u16,
@@ -79,9 +79,9 @@ impl RelativeTime {
     /// The longest relative time, `R:24:00`.
     pub const MAX: RelativeTime = RelativeTime { minutes: 24 * 60 };
 
-    /// From TPQTIME_REL seconds: rejects values above 86400 (seed 003 error
+    /// From TPQTIME_REL seconds: rejects values above 86400 (the TEDG guide's error
     /// table) and below 0; minutes = ceil(seconds / 60) so delivery is never
-    /// earlier than asked (spec: tuxedo.md §3).
+    /// earlier than asked (mqgate's rule, docs/tuxedo.md).
     pub fn from_seconds(seconds: i64) -> Result<Self, RelativeTimeError> {
         if !(0..=MAX_RELATIVE_SECONDS).contains(&seconds) {
             return Err(RelativeTimeError::OutOfRange(seconds));
@@ -139,9 +139,9 @@ impl FromStr for RelativeTime {
     }
 }
 
-/// A failure status returned by the RTQ side of a put (spec: tuxedo.md §3
-/// "return codes"; success is the `Ok` side of a `Result`). Numeric values are
-/// not public and are not assigned.
+/// A failure status returned by the RTQ side of a put (names from the TEDG guide's error table;
+/// docs/tuxedo.md "RTQ codes mqgate defines"; success is the `Ok` side of a `Result`). Numeric
+/// values are not public and are not assigned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RtqStatus {
     /// TP_RTQ_EOF: the queue file is full.
@@ -161,7 +161,7 @@ pub enum RtqStatus {
 }
 
 impl RtqStatus {
-    /// Every status, in the order of tuxedo.md §3.
+    /// Every status, in the order of docs/tuxedo.md "RTQ codes mqgate defines".
     pub const ALL: [RtqStatus; 7] = [
         RtqStatus::RtqEof,
         RtqStatus::RtqNoSpace,
@@ -199,7 +199,7 @@ impl fmt::Display for RtqStatus {
 
 /// An RTQ request id: 16 opaque bytes (a UUID), unique per gateway across
 /// restarts; carried in TPQCTL msgid bytes 0-15 with bytes 16-31 zero; text
-/// form 32 lower-case hex digits (spec: tuxedo.md §3, a proposal adopted here).
+/// form 32 lower-case hex digits (mqgate's definition, docs/tuxedo.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RequestId(pub [u8; 16]);
 

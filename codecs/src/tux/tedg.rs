@@ -1,6 +1,7 @@
-//! The TEDG tables of seed 003 as pure functions: tpenqueue flags → RTQ put
-//! parameters (the flag mapping table) and failure cause → tperrno/QME (the
-//! error table). Spec: tuxedo.md §2.1, §2.2, §3.
+//! The TEDG tables of BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway"
+//! as pure functions: tpenqueue flags → RTQ put parameters ("BEA Tuxedo Client
+//! Flag Mapping") and failure cause → tperrno/QME ("Error Values Returned to a
+//! BEA Tuxedo Client"); the RTQ side is mqgate's (docs/tuxedo.md).
 
 use std::fmt;
 
@@ -8,12 +9,12 @@ use super::codes::{Qme, TpError, Tperrno};
 use super::rtq::{MAX_ABSOLUTE_SECONDS, RelativeTime, RtqStatus, ScheduleTime};
 use super::tpqctl::{NamedFlags, TpFlags, TpqFlags};
 
-/// The TPQ* flags the TEDG maps (seed 003 flag mapping table): TPQTIME_ABS,
+/// The TPQ* flags the TEDG maps (the TEDG guide's flag mapping table): TPQTIME_ABS,
 /// TPQTIME_REL, TPQMSGID. Every other bit is unsupported.
 pub const SUPPORTED_TPQ_FLAGS: TpqFlags = TpqFlags(0x200 | 0x400 | 0x10);
 
-/// A reason a tpenqueue through the TEDG fails: one per row of seed 003's
-/// error table (spec: tuxedo.md §2.2), plus the call-flag check tpenqueue
+/// A reason a tpenqueue through the TEDG fails: one per row of the TEDG
+/// guide's error table, plus the call-flag check tpenqueue
 /// itself makes. [`TedgFailure::tp_error`] gives the tperrno/diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TedgFailure {
@@ -61,7 +62,7 @@ pub enum TedgFailure {
     },
     /// TPQTIME_ABS with deq_time outside 0..=[`MAX_ABSOLUTE_SECONDS`] (negative,
     /// or after 9999-12-31T23:59:59Z) → TPEDIAGNOSTIC/QMEINVAL (mqgate: an
-    /// invalid argument, the same diagnostic seed 003 gives an out-of-range
+    /// invalid argument, the same diagnostic the TEDG guide gives an out-of-range
     /// TPQTIME_REL; such a time can never be a real schedule).
     #[error(
         "TPQTIME_ABS deq_time {deq_time} is outside 0..={MAX_ABSOLUTE_SECONDS} (1970-01-01 to 9999-12-31T23:59:59Z, UNIX seconds)"
@@ -94,7 +95,7 @@ pub enum TedgFailure {
     #[error("RTQ returned {0}")]
     Rtq(RtqStatus),
     /// Call flags other than TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT →
-    /// TPEINVAL (tpenqueue(3c): invalid flags; spec: tuxedo.md §1.2 lists the
+    /// TPEINVAL (tpenqueue(3c): invalid flags; that page lists the
     /// accepted ones). Checked before anything reaches the TEDG.
     #[error("tpenqueue flags {flags:#x} include {}, which tpenqueue does not accept (only TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT)", describe_call_flags(*.flags))]
     InvalidCallFlags {
@@ -118,8 +119,8 @@ fn describe_unsupported(names: &[&str], unknown_bits: i64) -> String {
 }
 
 impl TedgFailure {
-    /// The tperrno and diagnostic the client receives: seed 003's error table
-    /// exactly (spec: tuxedo.md §2.2).
+    /// The tperrno and diagnostic the client receives: the TEDG guide's error table
+    /// exactly.
     pub fn tp_error(&self) -> TpError {
         match self {
             TedgFailure::NoQspace { .. } | TedgFailure::OnDemandConnection { .. } => {
@@ -142,7 +143,7 @@ impl TedgFailure {
     }
 }
 
-/// The tperrno/diagnostic for an RTQ failure status (seed 003 error table):
+/// The tperrno/diagnostic for an RTQ failure status (the TEDG guide's error table):
 /// TP_SERVICE → TPENOENT; TP_RTQ_EOF, TP_RTQ_NO_SPACE → QMENOSPACE;
 /// TP_RTQ_ERROR, TP_RTQ_MEMERR, TP_RTQ_QDISABLED, TP_RESET → QMESYSTEM.
 pub fn rtq_status_error(status: RtqStatus) -> TpError {
@@ -155,7 +156,7 @@ pub fn rtq_status_error(status: RtqStatus) -> TpError {
     }
 }
 
-/// What an accepted tpenqueue asks of the RTQ put (seed 003 flag mapping).
+/// What an accepted tpenqueue asks of the RTQ put (the TEDG guide's flag mapping).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RtqPutParams {
     /// From TPQTIME_ABS / TPQTIME_REL, else immediate.
@@ -182,7 +183,8 @@ impl fmt::Display for RtqPutParams {
     }
 }
 
-/// Seed 003's flag mapping table as a pure function (spec: tuxedo.md §2.1, §3):
+/// The TEDG guide's flag mapping table as a pure function (`R:HH:MM` and the
+/// time bounds: docs/tuxedo.md):
 ///
 /// - call flags beyond TPNOTRAN/TPNOBLOCK/TPNOTIME/TPSIGRSTRT → TPEINVAL;
 /// - any TPQ* bit other than TPQTIME_ABS, TPQTIME_REL, TPQMSGID → QMEINVAL,
@@ -193,7 +195,7 @@ impl fmt::Display for RtqPutParams {
 ///   86400 or negative → QMEINVAL; both time flags → QMEINVAL;
 /// - TPNOTRAN: outside the caller's transaction; TPQMSGID: return request_id.
 ///
-/// urcode is not supported and is simply not carried (seed 003).
+/// urcode is not supported and is simply not carried (the TEDG guide).
 pub fn map_flags(
     ctl_flags: TpqFlags,
     deq_time: i64,
@@ -237,7 +239,7 @@ pub fn map_flags(
 }
 
 /// [`map_flags`] for flags given by name (the JSON and CLI front ends): QOS
-/// value names (TPQOSPERSISTENT...) are on seed 003's unsupported list, so any
+/// value names (TPQOSPERSISTENT...) are on the TEDG guide's unsupported list, so any
 /// → QMEINVAL together with any unsupported TPQ* flags.
 pub fn map_named_flags(named: &NamedFlags, deq_time: i64) -> Result<RtqPutParams, TedgFailure> {
     match map_flags(named.ctl, deq_time, named.call) {

@@ -1,5 +1,6 @@
 //! TPQCTL: the control structure of tpenqueue, its `flags` bits (TPQ*), the
-//! delivery QOS values, and the tpenqueue call flags (spec: tuxedo.md §1).
+//! delivery QOS values, and the tpenqueue call flags (Oracle Tuxedo "tpenqueue(3c)";
+//! values of Tuxedo's `atmi.h`, as in fuxedo `atmidefs.h`).
 //!
 //! The binary layout is the C structure of `atmi.h` with TMMSGIDLEN 32,
 //! TMCORRIDLEN 32 and TMQNAMELEN 15 (arrays of 16) by default, for LP64 or
@@ -11,11 +12,11 @@ use super::codes::Qme;
 
 /// A TPQCTL `flags` value (C `long`), an open bit set: unknown bits survive.
 ///
-/// Values from tuxedo.md §1.1.
+/// Values of Tuxedo's `atmi.h` (TPQ* flags of tpenqueue(3c)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TpqFlags(pub i64);
 
-/// Names and values of every TPQ* flag (spec: tuxedo.md §1.1), in table order.
+/// Names and values of every TPQ* flag (tpenqueue(3c), `atmi.h`), in header order.
 /// Multi-bit values (TPQGETBYMSGID, TPQGETBYCORRID) come after the bits they contain.
 const TPQ_FLAG_NAMES: &[(&str, i64)] = &[
     ("TPNOFLAGS", 0x00000),
@@ -88,12 +89,12 @@ impl TpqFlags {
     /// TPQASYNC (0x100000), Enduro/X only.
     pub const TPQASYNC: TpqFlags = TpqFlags(0x100000);
 
-    /// Every named flag value with its name (spec: tuxedo.md §1.1).
+    /// Every named flag value with its name (tpenqueue(3c), `atmi.h`).
     pub fn all_named() -> impl Iterator<Item = (&'static str, TpqFlags)> {
         TPQ_FLAG_NAMES.iter().map(|&(n, v)| (n, TpqFlags(v)))
     }
 
-    /// The value for a flag name. Accepts the header spellings of §1.1 and the
+    /// The value for a flag name. Accepts the `atmi.h` spellings and the
     /// TEDG page's `TPQEXPTIME_NEVER` (= TPQEXPTIME_NONE).
     pub fn from_name(name: &str) -> Option<TpqFlags> {
         if name == "TPQEXPTIME_NEVER" {
@@ -146,7 +147,7 @@ impl fmt::Display for TpqFlags {
     }
 }
 
-/// A delivery_qos / reply_qos value (spec: tuxedo.md §1.1: these are values of
+/// A delivery_qos / reply_qos value (tpenqueue(3c): these are values of
 /// the TPQCTL fields, not `flags` bits). The TEDG page spells them TPQOS*.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TpqQos(pub i64);
@@ -171,7 +172,7 @@ impl TpqQos {
 }
 
 /// The `flags` argument of a tpenqueue call (C `long`), an open bit set
-/// (spec: tuxedo.md §1.2).
+/// (tpenqueue(3c); values of `atmi.h`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TpFlags(pub i64);
 
@@ -220,10 +221,10 @@ impl TpFlags {
     pub const TPACK: TpFlags = TpFlags(0x2000);
 
     /// The flags tpenqueue accepts: TPNOTRAN | TPNOBLOCK | TPNOTIME | TPSIGRSTRT
-    /// (spec: tuxedo.md §1.2).
+    /// (tpenqueue(3c)).
     pub const TPENQUEUE_ALLOWED: TpFlags = TpFlags(0x8 | 0x1 | 0x20 | 0x2);
 
-    /// The value for a call flag name (spec: tuxedo.md §1.2).
+    /// The value for a call flag name (`atmi.h`).
     pub fn from_name(name: &str) -> Option<TpFlags> {
         TP_FLAG_NAMES
             .iter()
@@ -258,8 +259,9 @@ pub struct NamedFlags {
     pub ctl: TpqFlags,
     /// Bits for the tpenqueue `flags` argument.
     pub call: TpFlags,
-    /// QOS value names given in the list (TPQOSPERSISTENT...), in order. They
-    /// are not flag bits; the TEDG rejects them (seed 003 error table).
+    /// QOS value names given in the list (TPQOSPERSISTENT...), in order. They are not flag bits;
+    /// the TEDG rejects them (BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway": the error
+    /// table).
     pub qos: Vec<&'static str>,
 }
 
@@ -321,7 +323,7 @@ where
     }
 }
 
-/// The C data model of the peer (spec: tuxedo.md §1 table).
+/// The C data model of the peer (LP64 or ILP32 layout of the tpenqueue(3c) TPQCTL).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Abi {
     /// `long` is 8 bytes, 8-byte aligned (x86_64 Linux and most 64-bit Unix).
@@ -339,13 +341,13 @@ pub enum Endian {
     Little,
 }
 
-/// TMMSGIDLEN: bytes in msgid (spec: tuxedo.md §1).
+/// TMMSGIDLEN: bytes in msgid (`atmi.h`).
 pub const TMMSGIDLEN: usize = 32;
-/// TMCORRIDLEN: bytes in corrid (spec: tuxedo.md §1).
+/// TMCORRIDLEN: bytes in corrid (`atmi.h`).
 pub const TMCORRIDLEN: usize = 32;
-/// TMQNAMELEN of the TEDG era and mqgate's default (spec: tuxedo.md §1).
+/// TMQNAMELEN of the TEDG era and mqgate's default (`atmi.h` of that era).
 pub const TMQNAMELEN: usize = 15;
-/// TMQNAMELEN in fuxedo and newer Oracle releases (spec: tuxedo.md §1, [M]).
+/// TMQNAMELEN in fuxedo and newer Oracle releases (fuxedo `atmidefs.h`).
 pub const TMQNAMELEN_LONG: usize = 127;
 
 /// How a TPQCTL is laid out in memory: data model, byte order, TMQNAMELEN.
@@ -360,7 +362,8 @@ pub struct TpqctlLayout {
 }
 
 /// Byte offsets of the TPQCTL members for one layout. For TMQNAMELEN 15 they
-/// are the sheet's table (spec: tuxedo.md §1); other lengths follow the same C
+/// are the C layout of the tpenqueue(3c) TPQCTL (LP64 size 200, ILP32 148, as
+/// gcc lays it out); other lengths follow the same C
 /// alignment rules (arrays of char, then `long` members aligned to their size).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TpqctlOffsets {
@@ -454,7 +457,7 @@ impl TpqctlLayout {
     }
 }
 
-/// A TPQCTL (spec: tuxedo.md §1). Character arrays are kept whole (including
+/// A TPQCTL (Oracle Tuxedo "tpenqueue(3c)"). Character arrays are kept whole (including
 /// bytes after the NUL) so a decoded structure encodes to the same bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tpqctl {
@@ -476,7 +479,7 @@ pub struct Tpqctl {
     pub failurequeue: Vec<u8>,
     /// cltid (CLIENTID, four longs).
     pub cltid: [i64; 4],
-    /// urcode (not supported by the TEDG: seed 003).
+    /// urcode (not supported by the TEDG: the TEDG guide's Client Flag Mapping).
     pub urcode: i64,
     /// appkey
     pub appkey: i64,

@@ -1,6 +1,6 @@
 //! Error positions of the nom lexer and grammar, and arbitrary text. Every
 //! expected line:column is counted by hand in the test's text; columns count
-//! characters, the rules are spec: tuxedo.md §4.3.
+//! characters, the rules are docs/tuxedo.md "DMCONFIG and UBBCONFIG text".
 
 use super::*;
 use proptest::prelude::*;
