@@ -9,9 +9,11 @@ use mqgate_codecs::mq::constants::{enc, fmt};
 use mqgate_codecs::mq::xqh::write_xqh;
 use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqrc, Mqxqh};
 
-/// CodedCharSetId of mqgate's own headers (MQXQH, MQDLH): UTF-8 (1208), whose
-/// invariant characters are ASCII's.
-pub const Q_MGR_CCSID: i32 = 1208;
+/// CodedCharSetId of mqgate's own headers (MQXQH, MQDLH): the queue
+/// manager's, UTF-8 (1208), whose invariant characters are ASCII's. One
+/// value with the exits' [`mqgate_exits::Q_MGR_CCSID`], which headers an exit
+/// inserts take for MQCCSI_Q_MGR.
+pub const Q_MGR_CCSID: i32 = mqgate_exits::Q_MGR_CCSID;
 
 /// The transmission-queue form of a message: data = MQXQH (RemoteQName,
 /// RemoteQMgrName, the MD as version 1) + the original data; the outer MD is a
