@@ -11,8 +11,9 @@
 //!
 //! A message without the header gets one when something is to be set: it is
 //! inserted just before the body, takes over the Encoding/CodedCharSetId/
-//! Format the structure before it had for the body, and that structure's
-//! Format becomes `MQHRF   ` / `MQHRF2  `. Headers that are not changed are
+//! Format the structure before it had for the body (CodedCharSetId 0,
+//! MQCCSI_Q_MGR, as the queue manager's [`crate::Q_MGR_CCSID`]), and that
+//! structure's Format becomes `MQHRF   ` / `MQHRF2  `. Headers that are not changed are
 //! written back byte for byte (mqcodec `write_chain`).
 //!
 //! Points: message, receive and send (the transmission message, MQXQH first)
@@ -451,7 +452,7 @@ fn resolved_ccsid(ccsid: i32) -> i32 {
 /// The charset a new header is written in: that of the CCSID the structure
 /// before it declared for what follows (MQ's chaining rule, spec:
 /// mq-structures.md §2), or `fallback` when the CCSID is unknown here
-/// (0 = queue manager's, -2 = inherit, or not in the ccsid registry).
+/// (-2 = inherit, or not in the ccsid registry; 0 is resolved before).
 fn charset_of(ccsid: i32, fallback: Charset) -> Charset {
     match Ccsid::new(ccsid).map(|c| c.family()) {
         Ok(Family::Ebcdic) => Charset::Ebcdic,
