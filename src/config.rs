@@ -7,8 +7,10 @@
 
 mod channels;
 mod listeners;
+mod exit_names;
 mod locate;
 mod raw;
+mod raw_channel;
 mod validate;
 
 pub use channels::*;
@@ -426,6 +428,12 @@ fn place_serde_error(e: &serde_yaml::Error, text: &str) -> ConfigError {
     {
         if let Some((path, at)) = raw::first_misplaced(text) {
             (line, column) = places.at(&at);
+            message = format!("{path}: {}", &message[i..]);
+        }
+    } else if raw_channel::is_entry_error(&message) {
+        if let Some((path, at)) = raw_channel::first_entry_error(text) {
+            (line, column) = places.at(&at);
+            let i = message.find(": ").map_or(0, |i| i + 2);
             message = format!("{path}: {}", &message[i..]);
         }
     } else if let Some(i) = message.find("duplicate field `") {

@@ -93,7 +93,9 @@ fn check_config_names_the_path_of_a_bad_exit() {
     let f = write(
         dir.path(),
         "bad.yaml",
-        "exits:\n  queues:\n    APP.IN:\n      before_put:\n        - exit: no-such-exit\n        - exit: convert\n          data: \"ccsid=4711\"\n        - exit: \"/nonexistent/libnope.so(Nope)\"\n      receive:\n        - exit: destination-rewrite\n",
+        // APP.IN is defined (after `exits:`, so the positions below stay):
+        // an exit entry for an undefined queue is an error of its own.
+        "exits:\n  queues:\n    APP.IN:\n      before_put:\n        - exit: no-such-exit\n        - exit: convert\n          data: \"ccsid=4711\"\n        - exit: \"/nonexistent/libnope.so(Nope)\"\n      receive:\n        - exit: destination-rewrite\nqueues:\n  - type: local\n    name: APP.IN\n",
     );
     let out = check_config(&f);
     assert_eq!(out.status.code(), Some(1));
@@ -363,4 +365,86 @@ fn queue_points_run_exactly_once_per_message_on_the_queue_api_and_device_pulls()
     assert_eq!(calls(&log, BEFORE_PUT, "DEV0001/INBOX"), 0);
     assert_eq!(calls(&log, BEFORE_GET, "DEV0001/INBOX"), 1);
     assert_eq!(calls(&log, AFTER_GET, "DEV0001/INBOX"), 1);
+}
+
+#[test]
+fn the_readme_example_gives_the_consumer_ebcdic_1047_with_the_origin_pair() {
+    // Exactly fixtures/exits.yaml, which readme_example_is_the_fixture_and_is_accepted
+    // shows to be the README's "User exits" example.
+    let fixture =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/exits.yaml"))
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), &fixture);
+    // A plain put as the README describes: no ccsid given, so the MQMD says
+    // CodedCharSetId 0, MQCCSI_Q_MGR (IBM MQ "MQMD - CodedCharSetId").
+    let (st, r) = g.put("APP.OUT", "format=MQSTR", b"Hello, mqgate!");
+    assert_eq!(st, 201, "{r}");
+    let (st, m) = g.get_ack("APP.OUT", "");
+    assert_eq!(st, 200, "{m}");
+    // The after_get convert: the MQMD now says 1047 and describes the
+    // MQRFH the global before_put inserted (Format MQHRF).
+    assert_eq!(m["md"]["CodedCharSetId"], 1047, "{m}");
+    assert_eq!(m["md"]["Format"], "MQHRF", "{m}");
+    let got = data(&m);
+    // spec: mq-structures.md §8.2: StrucId "RFH " at 0, Version 1, StrucLength
+    // at 8, Encoding at 12, CodedCharSetId at 16, Format at 20, Flags at 28,
+    // NameValueString from 32. Integers in Encoding 546 (little-endian), the
+    // convert exit's default. Expected EBCDIC bytes are what
+    // `iconv -f UTF-8 -t IBM1047` gives: "RFH " = D9 C6 C8 40, "MQSTR   " =
+    // D4 D8 E2 E3 D9 40 40 40, "Origin mqgate" = D6 99 89 87 89 95 40 94 98
+    // 87 81 A3 85, "Hello, mqgate!" = C8 85 93 93 96 6B 40 94 98 87 81 A3 85 5A.
+    assert_eq!(&got[..4], [0xD9, 0xC6, 0xC8, 0x40], "{m}");
+    assert_eq!(&got[4..8], [1, 0, 0, 0]);
+    let struc_length = u32::from_le_bytes(got[8..12].try_into().unwrap()) as usize;
+    assert_eq!(
+        i32::from_le_bytes(got[16..20].try_into().unwrap()),
+        1047,
+        "the MQRFH's CodedCharSetId describes the converted body"
+    );
+    assert_eq!(
+        &got[20..28],
+        [0xD4, 0xD8, 0xE2, 0xE3, 0xD9, 0x40, 0x40, 0x40]
+    );
+    let nvs = &got[32..struc_length];
+    let origin = [
+        0xD6, 0x99, 0x89, 0x87, 0x89, 0x95, 0x40, 0x94, 0x98, 0x87, 0x81, 0xA3, 0x85,
+    ];
+    assert_eq!(&nvs[..origin.len()], origin, "{nvs:02X?}");
+    assert!(
+        nvs[origin.len()..].iter().all(|&b| b == 0x40),
+        "NameValueString padded with EBCDIC blanks: {nvs:02X?}"
+    );
+    assert_eq!(
+        &got[struc_length..],
+        [
+            0xC8, 0x85, 0x93, 0x93, 0x96, 0x6B, 0x40, 0x94, 0x98, 0x87, 0x81, 0xA3, 0x85, 0x5A
+        ]
+    );
+}
+
+#[test]
+fn check_config_refuses_exits_for_channels_and_queues_that_do_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "undefined.yaml",
+        "queues:\n  - type: local\n    name: APP.IN\nexits:\n  channels:\n    TO.NOWHERE:\n      receive:\n        - exit: destination-rewrite\n  queues:\n    APP.IN:\n      before_put:\n        - exit: rfh-properties\n          data: \"rfh.A=1\"\n    NOPE:\n      before_put:\n        - exit: rfh-properties\n          data: \"rfh.A=1\"\n",
+    );
+    let out = check_config(&f);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let path = f.display().to_string();
+    // At the keys: `    TO.NOWHERE:` line 6, `    NOPE:` line 14, column 5.
+    for expected in [
+        format!(
+            "{path}:6:5: exits.channels.TO.NOWHERE: \"TO.NOWHERE\" is not a channel of this configuration (defined: TO.MQGATE)"
+        ),
+        format!("{path}:14:5: exits.queues.NOPE: \"NOPE\" is not a queue of this configuration"),
+    ] {
+        assert!(err.contains(&expected), "missing {expected:?} in:\n{err}");
+    }
+    // 2085 MQRC_UNKNOWN_OBJECT_NAME (spec: mq-constants.md).
+    assert!(err.contains("MQRC 2085"), "{err}");
+    assert!(err.contains("2 error(s)"), "{err}");
 }

@@ -262,7 +262,28 @@ fn bad_requests_get_the_documented_error_and_store_nothing() {
     // Unknown query parameter: 2046 MQRC_OPTIONS_ERROR.
     let (st, e) = g.put("APP.IN", "colour=blue", b"x");
     assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2046)));
+    // Report bits no MQRO_* option has: 2061 MQRC_REPORT_OPTIONS_ERROR (IBM
+    // MQ "MQMD - Report"; spec: mq-constants.md MQRO). -1 has them all,
+    // 0x10000000 (268435456) is in MQRO_REJECT_UNSUP_MASK 0x101C0000,
+    // 0x80000000 is bit 31 alone.
+    for report in ["-1", "268435456", "-2147483648"] {
+        let (st, e) = g.put("APP.IN", &format!("report={report}"), b"x");
+        assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2061)), "{report}: {e}");
+        assert_eq!(e["reason"], "MQRC_REPORT_OPTIONS_ERROR");
+        assert!(e["message"].as_str().unwrap().contains("report="), "{e}");
+    }
+    let (st, e) = json(r#"{"md": {"Report": -1}, "data": "x"}"#);
+    assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2061)), "{e}");
     assert_eq!(g.depth("APP.IN"), 0);
+    // Every defined option together is accepted: MQRO_EXCEPTION_WITH_FULL_DATA
+    // 0x07000000 | MQRO_EXPIRATION_WITH_FULL_DATA 0x00E00000 | MQRO_DISCARD_MSG
+    // 0x08000000 | MQRO_COD_WITH_FULL_DATA 0x3800 | MQRO_COA_WITH_FULL_DATA
+    // 0x700 | MQRO_PASS_DISCARD_AND_EXPIRY 0x4000 | PASS_MSG_ID 0x80 |
+    // PASS_CORREL_ID 0x40 | ACTIVITY 0x4 | NAN 0x2 | PAN 0x1 = 0x0FE07FC7.
+    let (st, e) = g.put("APP.IN", &format!("report={}", 0x0FE0_7FC7), b"x");
+    assert_eq!(st, 201, "{e}");
+    let (_, m) = g.get_ack("APP.IN", "");
+    assert_eq!(m["md"]["Report"], 0x0FE0_7FC7);
     // A good JSON put works and keeps the MD fields it names.
     let (st, _) =
         json(r#"{"md": {"Priority": 7, "Format": "MQSTR", "ReplyToQ": "REPLY.Q"}, "data": "hi"}"#);

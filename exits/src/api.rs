@@ -17,6 +17,12 @@ pub const EXIT_USER_AREA_LENGTH: usize = 16;
 /// It starts as 16 × 0x00.
 pub type ExitUserArea = [u8; EXIT_USER_AREA_LENGTH];
 
+/// The CodedCharSetId of the gateway's queue manager (MQ's queue manager
+/// attribute CCSID): 1208, UTF-8. A CodedCharSetId of 0 (MQCCSI_Q_MGR) in a
+/// message or in a header an exit builds means this CCSID (IBM MQ "MQMD -
+/// CodedCharSetId": MQCCSI_Q_MGR is replaced by the queue manager's CCSID).
+pub const Q_MGR_CCSID: i32 = 1208;
+
 /// Where in the gateway an exit is called.
 ///
 /// Channel points follow MQ's message channel exits (MQXT_CHANNEL_RCV,

@@ -278,3 +278,80 @@ fn an_ebcdic_mqmd_gets_its_format_in_ebcdic() {
     assert_eq!(&r2.format.0, b"MQSTR   ");
     assert!(out.ends_with(b"hello"));
 }
+
+#[test]
+fn a_header_inserted_for_a_q_mgr_ccsid_message_takes_the_queue_managers_ccsid() {
+    // An MQMD with CodedCharSetId 0 (MQCCSI_Q_MGR): the queue manager reads
+    // it as its own CCSID, 1208 for mqgate (IBM MQ "MQMD - CodedCharSetId").
+    // The MQRFH inserted for the body takes that CCSID over, never the 0,
+    // which names no character set once it has left the MQMD.
+    let exit = RfhProperties::from_exit_data("rfh.Origin=mqgate").unwrap();
+    let mut m = Mqmd {
+        coded_char_set_id: 0,
+        ..md("MQSTR")
+    };
+    let out = exit.edit_message(&mut m, Charset::Ascii, b"hello").unwrap();
+    assert_eq!(m.format.text(Charset::Ascii), "MQHRF");
+    // spec: mq-structures.md §8.2: the MQRFH's CodedCharSetId at offset 16,
+    // Encoding at 12, Format at 20 (integers little-endian, Encoding 546).
+    assert_eq!(&out[..4], b"RFH ");
+    assert_eq!(i32::from_le_bytes(out[16..20].try_into().unwrap()), 1208);
+    assert_eq!(i32::from_le_bytes(out[12..16].try_into().unwrap()), 546);
+    assert_eq!(&out[20..28], b"MQSTR   ");
+    // A CCSID the MD gives is taken over as it is.
+    let mut m = Mqmd {
+        coded_char_set_id: 819,
+        ..md("MQSTR")
+    };
+    let out = exit.edit_message(&mut m, Charset::Ascii, b"hello").unwrap();
+    assert_eq!(i32::from_le_bytes(out[16..20].try_into().unwrap()), 819);
+    // On a transmission message too: the embedded MQMD's 0 becomes 1208 in the
+    // inserted header.
+    let x = Mqxqh {
+        version: 1,
+        remote_q_name: CharField::new("INBOX", Charset::Ascii).unwrap(),
+        remote_q_mgr_name: CharField::new("DEV1", Charset::Ascii).unwrap(),
+        msg_desc: Mqmd {
+            version: 1,
+            coded_char_set_id: 0,
+            ..md("MQSTR")
+        },
+    };
+    let mut v = Vec::new();
+    write_xqh(&x, ByteOrder::Little, Charset::Ascii, &mut v);
+    v.extend_from_slice(b"payload");
+    let out = exit.edit_buffer(&v).unwrap();
+    assert_eq!(&out[428..432], b"RFH ");
+    assert_eq!(
+        i32::from_le_bytes(out[428 + 16..428 + 20].try_into().unwrap()),
+        1208
+    );
+}
+
+#[test]
+fn rfh_properties_then_convert_gives_ebcdic_1047_for_a_q_mgr_ccsid_message() {
+    // fixtures/exits.yaml's chain in one place: the global before_put adds
+    // the Origin pair, the after_get convert makes it EBCDIC 1047.
+    let exit = RfhProperties::from_exit_data("rfh.Origin=mqgate").unwrap();
+    let mut m = Mqmd {
+        coded_char_set_id: 0,
+        ..md("MQSTR")
+    };
+    let out = exit.edit_message(&mut m, Charset::Ascii, b"Hi").unwrap();
+    // The queue manager's put replaces the MQMD's 0 by 1208 (IBM MQ "MQMD -
+    // CodedCharSetId"); the convert exit sees the stored message.
+    m.coded_char_set_id = 1208;
+    let convert = mqgate_exits::builtin::Convert::from_exit_data("ccsid=1047").unwrap();
+    let (converted, warning) = convert.convert_with_md(&mut m, Charset::Ascii, &out);
+    assert_eq!(warning, None);
+    assert_eq!(m.coded_char_set_id, 1047);
+    // `iconv -f UTF-8 -t IBM1047`: "RFH " = D9 C6 C8 40, "Origin" = D6 99 89
+    // 87 89 95, "Hi" = C8 89.
+    assert_eq!(&converted[..4], [0xD9, 0xC6, 0xC8, 0x40]);
+    assert_eq!(
+        i32::from_le_bytes(converted[16..20].try_into().unwrap()),
+        1047
+    );
+    assert_eq!(&converted[32..38], [0xD6, 0x99, 0x89, 0x87, 0x89, 0x95]);
+    assert!(converted.ends_with(&[0xC8, 0x89]));
+}

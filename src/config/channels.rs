@@ -10,8 +10,12 @@ use std::net::{IpAddr, SocketAddr};
 pub const DEFAULT_RECEIVER_CHANNEL: &str = "TO.MQGATE";
 
 /// One channel definition, chosen by its `type:` key.
+///
+/// Read through [`super::raw_channel::RawChannelDef`], a flat struct, as
+/// queue entries are: an internally tagged enum would lose the line and
+/// column of errors inside the entry.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(try_from = "super::raw_channel::RawChannelDef")]
 pub enum ChannelDef {
     /// A receiver channel: accepts a sender's connection on the listener and
     /// puts what it receives (MQ CHLTYPE(RCVR)).
@@ -123,23 +127,8 @@ impl ChannelLimits {
     }
 }
 
-fn default_batch_size() -> u32 {
-    DEFAULT_BATCH_SIZE
-}
-fn default_channel_max_msg_length() -> u32 {
-    DEFAULT_CHANNEL_MAX_MSG_LENGTH
-}
-fn default_heartbeat_ms() -> u32 {
-    DEFAULT_HEARTBEAT_MS
-}
-
-/// A receiver channel.
-///
-/// Read through `RawReceiverChannelDef`, the entry as written, so that
-/// the YAML keys, their order in error messages and every error's position
-/// stay those of a plain struct while the limits are one [`ChannelLimits`].
-#[derive(Clone, Debug, Deserialize)]
-#[serde(from = "RawReceiverChannelDef")]
+/// A receiver channel (YAML: a `channels` entry with `type: receiver`).
+#[derive(Clone, Debug)]
 pub struct ReceiverChannelDef {
     /// Channel name; the sender names it in its handshake.
     pub name: String,
@@ -156,47 +145,6 @@ pub struct ReceiverChannelDef {
     pub retry: RetryConfig,
     /// Offered batch size, message length and heartbeat.
     pub limits: ChannelLimits,
-}
-
-/// A receiver channel entry as written (every key, documented defaults).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawReceiverChannelDef {
-    name: String,
-    #[serde(default)]
-    allowed_peers: Vec<IpAddr>,
-    #[serde(default)]
-    sending_q_mgr: String,
-    #[serde(default)]
-    receive_exits: Vec<ExitDef>,
-    #[serde(default)]
-    undelivered: UndeliveredRule,
-    #[serde(default)]
-    retry: RetryConfig,
-    #[serde(default = "default_batch_size")]
-    batch_size: u32,
-    #[serde(default = "default_channel_max_msg_length")]
-    max_msg_length: u32,
-    #[serde(default = "default_heartbeat_ms")]
-    heartbeat_ms: u32,
-}
-
-impl From<RawReceiverChannelDef> for ReceiverChannelDef {
-    fn from(r: RawReceiverChannelDef) -> Self {
-        ReceiverChannelDef {
-            name: r.name,
-            allowed_peers: r.allowed_peers,
-            sending_q_mgr: r.sending_q_mgr,
-            receive_exits: r.receive_exits,
-            undelivered: r.undelivered,
-            retry: r.retry,
-            limits: ChannelLimits {
-                batch_size: r.batch_size,
-                max_msg_length: r.max_msg_length,
-                heartbeat_ms: r.heartbeat_ms,
-            },
-        }
-    }
 }
 
 /// Reconnection backoff of a sender channel.
@@ -218,11 +166,8 @@ impl Default for BackoffConfig {
     }
 }
 
-/// A sender channel.
-///
-/// Read through `RawSenderChannelDef`, as [`ReceiverChannelDef`] is.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(from = "RawSenderChannelDef")]
+/// A sender channel (YAML: a `channels` entry with `type: sender`).
+#[derive(Clone, Debug)]
 pub struct SenderChannelDef {
     /// Channel name; the receiving gateway must define a receiver channel of this name.
     pub name: String,
@@ -234,39 +179,6 @@ pub struct SenderChannelDef {
     pub reconnect: BackoffConfig,
     /// Offered batch size, message length and heartbeat.
     pub limits: ChannelLimits,
-}
-
-/// A sender channel entry as written (every key, documented defaults).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSenderChannelDef {
-    name: String,
-    xmit_queue: String,
-    connect: SocketAddr,
-    #[serde(default)]
-    reconnect: BackoffConfig,
-    #[serde(default = "default_batch_size")]
-    batch_size: u32,
-    #[serde(default = "default_channel_max_msg_length")]
-    max_msg_length: u32,
-    #[serde(default = "default_heartbeat_ms")]
-    heartbeat_ms: u32,
-}
-
-impl From<RawSenderChannelDef> for SenderChannelDef {
-    fn from(r: RawSenderChannelDef) -> Self {
-        SenderChannelDef {
-            name: r.name,
-            xmit_queue: r.xmit_queue,
-            connect: r.connect,
-            reconnect: r.reconnect,
-            limits: ChannelLimits {
-                batch_size: r.batch_size,
-                max_msg_length: r.max_msg_length,
-                heartbeat_ms: r.heartbeat_ms,
-            },
-        }
-    }
 }
 
 /// Device queue managers (seed 001): names matching a pattern are devices

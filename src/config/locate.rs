@@ -12,6 +12,8 @@ use yaml_rust2::scanner::Marker;
 #[derive(Debug, Default)]
 pub struct Places {
     nodes: HashMap<String, (usize, usize)>,
+    /// Mapping keys by the path of their value (`exits.queues.APP.IN`).
+    keys: HashMap<String, (usize, usize)>,
     /// Keys seen a second time in the same mapping: (path, position of the key).
     duplicates: Vec<(String, (usize, usize))>,
 }
@@ -27,6 +29,7 @@ impl Places {
         }
         Places {
             nodes: walker.nodes,
+            keys: walker.keys,
             duplicates: walker.duplicates,
         }
     }
@@ -42,6 +45,16 @@ impl Places {
     /// The position of the node at `path` itself, if the file has it.
     pub fn exact(&self, path: &str) -> Option<(usize, usize)> {
         self.nodes.get(path).copied()
+    }
+
+    /// The position of the mapping key whose value is at `path` (the key
+    /// `APP.IN` of `exits.queues.APP.IN`), for errors about the name itself;
+    /// [`Places::at`] of `path` when it is no mapping key in the file.
+    pub fn key_at(&self, path: &str) -> (usize, usize) {
+        self.keys
+            .get(path)
+            .copied()
+            .unwrap_or_else(|| self.at(path))
     }
 
     /// The position of the node at `path`, or of its nearest ancestor that is
@@ -76,6 +89,7 @@ enum Frame {
 struct Walker {
     stack: Vec<Frame>,
     nodes: HashMap<String, (usize, usize)>,
+    keys: HashMap<String, (usize, usize)>,
     duplicates: Vec<(String, (usize, usize))>,
 }
 
@@ -95,13 +109,15 @@ impl Walker {
                 Some(k) => Some(format!("{path}.{k}")),
                 None => {
                     let k = key_text.unwrap_or("?").to_string();
+                    let full = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
                     if !seen.insert(k.clone()) {
-                        let full = if path.is_empty() {
-                            k.clone()
-                        } else {
-                            format!("{path}.{k}")
-                        };
                         self.duplicates.push((full, pos));
+                    } else {
+                        self.keys.insert(full, pos);
                     }
                     *key = Some(k);
                     None

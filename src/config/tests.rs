@@ -241,7 +241,8 @@ fn channel_exit_points_that_cannot_run_are_refused_with_their_place() {
     // docs/exits.md "Where each point runs": a receiver channel sends no
     // transmission message (no send exits), a sender channel receives none
     // (no receive exits); message exits run on both. A name that is no
-    // channel here is left alone (fixtures/exits.yaml names TO.GW).
+    // channel here is an error at its key (before the fix it was left alone,
+    // and this test asserted that).
     let text = "queues:
   - type: local
     name: TO.GWB
@@ -277,7 +278,7 @@ exits:
         .iter()
         .map(|e| (e.line, e.message.clone()))
         .collect();
-    assert_eq!(got.len(), 2, "{e}");
+    assert_eq!(got.len(), 3, "{e}");
     assert_eq!(got[0].0, 25, "{e}");
     assert!(
         got[0]
@@ -292,12 +293,160 @@ exits:
             .starts_with("exits.channels.TO.GW.send[0]: TO.GW is a receiver channel"),
         "{e}"
     );
-    // Without those two entries the same exits are accepted.
+    // `    OTHER:` on line 26, the key at column 5.
+    assert_eq!(got[2].0, 26, "{e}");
+    assert_eq!(e.errors[2].column, 5, "{e}");
+    assert!(
+        got[2]
+            .1
+            .starts_with("exits.channels.OTHER: \"OTHER\" is not a channel of this configuration (defined: TO.GW, A.TO.B)"),
+        "{e}"
+    );
+    // Without those three entries the same exits are accepted.
     let ok = text
         .replace(
             "      send:\n        - exit: destination-rewrite\n    A.TO.B:",
             "    A.TO.B:",
         )
-        .replace("      receive:\n        - exit: destination-rewrite\n", "");
+        .replace("      receive:\n        - exit: destination-rewrite\n", "")
+        .replace(
+            "    OTHER:\n      send:\n        - exit: destination-rewrite\n",
+            "",
+        );
     Config::from_yaml(&ok, "gw.yaml").unwrap();
+}
+
+#[test]
+fn errors_inside_a_channel_entry_keep_their_line_and_column() {
+    // Before the fix a bad `connect` was reported at the list item
+    // (`6:3: channels: invalid socket address syntax`): the internally
+    // tagged entry lost serde_yaml's positions.
+    let head = "queues:\n  - type: local\n    name: XQ\n    usage: xmitq\nchannels:\n  - type: sender\n    name: TO.B\n    xmit_queue: XQ\n";
+    // `    connect: not-an-address` on line 9: the value starts at column 14.
+    let e = first_error(&format!("{head}    connect: not-an-address\n"));
+    assert_eq!(
+        e,
+        "9:14: channels[0].connect: invalid socket address syntax"
+    );
+    // A receiver key on a sender: at that key (line 10, column 20).
+    let e = first_error(&format!(
+        "{head}    connect: 127.0.0.1:1415\n    sending_q_mgr: QM1\n"
+    ));
+    assert!(
+        e.starts_with("10:20: channels[0].sending_q_mgr: key not valid for this channel type"),
+        "{e}"
+    );
+    // A sender without `connect`: at its `type: sender` (line 6, column 11).
+    let e = first_error(head);
+    assert!(
+        e.starts_with("6:11: channels[0]: missing field `connect` (type sender)"),
+        "{e}"
+    );
+    // Inside a receiver's receive_exits entry: at the unknown key.
+    let e = first_error(
+        "channels:\n  - type: receiver\n    name: R\n    receive_exits:\n      - exit: destination-rewrite\n        bogus: 1\n",
+    );
+    assert!(
+        e.starts_with("6:9: channels[0].receive_exits[0]: unknown field `bogus`"),
+        "{e}"
+    );
+    // A bad batch_size type on the second entry.
+    let e = first_error(
+        "channels:\n  - type: receiver\n    name: R\n  - type: receiver\n    name: S\n    batch_size: many\n",
+    );
+    assert!(e.starts_with("6:17: channels[1].batch_size: "), "{e}");
+    // The entries still read as before.
+    let c = Config::from_yaml(&format!("{head}    connect: 127.0.0.1:1415\n"), "f.yaml").unwrap();
+    match &c.channels[..] {
+        [ChannelDef::Sender(s)] => {
+            assert_eq!(s.connect.to_string(), "127.0.0.1:1415");
+            assert_eq!(s.limits, ChannelLimits::default());
+            assert_eq!((s.reconnect.first_ms, s.reconnect.max_ms), (500, 30_000));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn exits_for_objects_that_do_not_exist_are_refused_at_their_key() {
+    // Names the gateway has or creates at run time are accepted: a defined
+    // queue, the dead-letter and default transmission queues, a name a model
+    // queue's DynamicQName matches, a device queue QMGR/QUEUE of a
+    // `devices.queue_managers` pattern (default DEV*), an RTQ queue
+    // RTQ.<group>.<name> (docs/tuxedo.md), and the default channel TO.MQGATE.
+    let text = "\
+queues:
+  - type: local
+    name: APP.IN
+  - type: model
+    name: TMP.MODEL
+    dynamic_q_name: TMP.*
+exits:
+  channels:
+    TO.MQGATE:
+      message:
+        - exit: destination-rewrite
+    NOPE.CH:
+      message:
+        - exit: destination-rewrite
+  queues:
+    APP.IN: {}
+    SYSTEM.DEAD.LETTER.QUEUE: {}
+    MQGATE.DEFAULT.XMITQ: {}
+    TMP.A1: {}
+    DEV0001/INBOX: {}
+    RTQ.BILLING_GROUP.BILLQ: {}
+    NOPE: {}
+    MQGATE/INBOX: {}
+    OTHER/INBOX: {}
+    DEV0002/: {}
+";
+    let e = Config::from_yaml(text, "gw.yaml").unwrap_err();
+    let got: Vec<(usize, usize, String)> = e
+        .errors
+        .iter()
+        .map(|e| {
+            let path = e.message.split(": ").next().unwrap().to_string();
+            (e.line, e.column, path)
+        })
+        .collect();
+    // Each at its key's line, column 5. MQGATE is this queue manager, not a
+    // device; OTHER matches no pattern; DEV0002/ names no queue.
+    let mut want = vec![
+        (12, 5, "exits.channels.NOPE.CH".to_string()),
+        (22, 5, "exits.queues.NOPE".to_string()),
+        (23, 5, "exits.queues.MQGATE/INBOX".to_string()),
+        (24, 5, "exits.queues.OTHER/INBOX".to_string()),
+        (25, 5, "exits.queues.DEV0002/".to_string()),
+    ];
+    let mut sorted = got.clone();
+    sorted.sort();
+    want.sort();
+    assert_eq!(sorted, want, "{e}");
+    let nope = e
+        .errors
+        .iter()
+        .find(|e| e.message.starts_with("exits.queues.NOPE:"))
+        .unwrap();
+    // 2085 MQRC_UNKNOWN_OBJECT_NAME (spec: mq-constants.md).
+    assert!(nope.message.contains("MQRC 2085"), "{}", nope.message);
+    assert!(
+        e.errors[0]
+            .message
+            .contains("\"NOPE.CH\" is not a channel of this configuration (defined: TO.MQGATE)"),
+        "{e}"
+    );
+    // With `channels:` written the default TO.MQGATE is gone, and so is its entry's channel.
+    let e = Config::from_yaml(
+        "channels: []\nexits:\n  channels:\n    TO.MQGATE:\n      message:\n        - exit: destination-rewrite\n",
+        "gw.yaml",
+    )
+    .unwrap_err();
+    assert_eq!(e.errors.len(), 1, "{e}");
+    assert!(
+        e.errors[0].to_string().starts_with(
+            "4:5: exits.channels.TO.MQGATE: \"TO.MQGATE\" is not a channel of this configuration (none are defined)"
+        ),
+        "{e}"
+    );
 }

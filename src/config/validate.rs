@@ -166,6 +166,15 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     }
     check_channels(config, &by_name, &mut err);
     errors.extend(config.listener_clashes());
+    // An object the exits name that does not exist: placed at the name's key.
+    for (path, problem) in super::exit_names::check(config, &by_name) {
+        let (line, column) = places.key_at(&path);
+        errors.push(ConfigError {
+            line,
+            column,
+            message: format!("{path}: {problem}"),
+        });
+    }
     errors
 }
 
@@ -272,7 +281,7 @@ fn check_channels(
 /// transmission message, so it has no send exits; a sender channel receives
 /// none, so it has no receive exits. Each such entry is an error at its path
 /// (`exits.channels.NAME.send[0]`); a name that is no channel of this
-/// configuration is left alone.
+/// configuration is reported by `exit_names::check`.
 fn check_channel_exit_points(config: &Config, err: &mut impl FnMut(&str, String)) {
     for (name, chains) in &config.exits.channels {
         let Some(def) = config.channels.iter().find(|c| c.name() == name) else {

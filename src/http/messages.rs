@@ -99,7 +99,31 @@ pub(super) fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
     md.encoding = p.encoding.unwrap_or(md.encoding);
     md.msg_type = p.msg_type.unwrap_or(md.msg_type);
     md.report = p.report.unwrap_or(md.report);
+    check_report(md.report)?;
     Ok(md)
+}
+
+/// Every MQRO_* report option bit IBM MQ defines (IBM MQ "MQMD - Report";
+/// spec: mq-constants.md MQRO): PAN 0x1, NAN 0x2, ACTIVITY 0x4,
+/// PASS_CORREL_ID 0x40, PASS_MSG_ID 0x80, COA(_WITH_(FULL_)DATA) 0x700,
+/// COD(...) 0x3800, PASS_DISCARD_AND_EXPIRY 0x4000, EXPIRATION(...)
+/// 0x00E00000, EXCEPTION(...) 0x07000000, DISCARD_MSG 0x08000000.
+const KNOWN_REPORT_BITS: u32 = 0x0FE0_7FC7;
+
+/// Refuses an MQMD Report with bits no MQRO_* option has (a negative value
+/// always has one, bit 31): 2061 MQRC_REPORT_OPTIONS_ERROR, as MQPUT does
+/// for options the queue manager does not recognise (IBM MQ "MQMD - Report",
+/// "Structure of the report field"); mqgate generates no report for them,
+/// so it accepts none.
+fn check_report(report: i32) -> Result<(), ApiError> {
+    let unknown = (report as u32) & !KNOWN_REPORT_BITS;
+    if unknown == 0 {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        Mqrc::REPORT_OPTIONS_ERROR,
+        format!("report={report}: bits 0x{unknown:08X} are no MQRO_* report option"),
+    ))
 }
 
 /// The data of a JSON put body: `data_base64` or `data` (text), not both;
@@ -164,6 +188,7 @@ pub async fn put(
             )
         })?;
         apply_md_json(&mut md, &b.md).map_err(md_error)?;
+        check_report(md.report)?;
         body_data(b.data_base64, b.data)?
     } else {
         body

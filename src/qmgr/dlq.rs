@@ -168,4 +168,56 @@ mod tests {
         assert_eq!(dlh.put_appl_type, 7);
         assert_eq!(&got.data[172..], b"body");
     }
+
+    #[test]
+    fn names_and_format_from_nul_padded_fields_are_blank_padded_in_the_mqdlh() {
+        // A transmission message whose MQXQH RemoteQName/RemoteQMgrName and
+        // MQMD Format are NUL padded, dead-lettered as a receiver channel
+        // does it: the names read up to the first NUL (CharField::text).
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(RedbStore::open(dir.path()).unwrap());
+        let qm = QueueManager::open(&Config::default(), store).unwrap();
+        let mut rq = [0u8; 48];
+        rq[..11].copy_from_slice(b"APP.NOWHERE");
+        let mut rqm = [0u8; 48];
+        rqm[..10].copy_from_slice(b"QM.NOWHERE");
+        let (rq, rqm) = (CharField(rq), CharField(rqm));
+        let md = Mqmd {
+            format: CharField(*b"MQSTR\0\0\0"),
+            ..Mqmd::default()
+        };
+        let msg = super::DeadLetter {
+            md: &md,
+            charset: Charset::Ascii,
+            data: b"body",
+            reason: Mqrc::UNKNOWN_REMOTE_Q_MGR,
+            dest_q: &rq.text(Charset::Ascii),
+            dest_q_mgr: &rqm.text(Charset::Ascii),
+        };
+        qm.dead_letter_as(&msg, "TO.GW", None).unwrap();
+        let got = qm
+            .get(
+                "SYSTEM.DEAD.LETTER.QUEUE",
+                &Selector::default(),
+                GetMode::Destructive { uow: None },
+            )
+            .unwrap();
+        let d = &got.data;
+        // spec: mq-structures.md §7: DestQName @12 (48), DestQMgrName @60
+        // (48), Format @116 (8), PutApplName @128 (28), PutDate @156,
+        // PutTime @164; §11: mqgate writers pad with blanks, never NUL.
+        let blank_after = |at: usize, len: usize, text: &[u8]| {
+            let f = &d[at..at + len];
+            assert_eq!(&f[..text.len()], text, "field at {at}");
+            assert!(f[text.len()..].iter().all(|&b| b == b' '), "{at}: {f:02X?}");
+        };
+        blank_after(12, 48, b"APP.NOWHERE");
+        blank_after(60, 48, b"QM.NOWHERE");
+        blank_after(116, 8, b"MQSTR");
+        blank_after(128, 28, b"TO.GW");
+        assert!(!d[156..172].contains(&0));
+        // 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, little-endian as the MD's Encoding 546.
+        assert_eq!(&d[8..12], &2087i32.to_le_bytes());
+        assert_eq!(&d[172..], b"body");
+    }
 }

@@ -9,13 +9,16 @@ use mqgate_codecs::mq::constants::{enc, fmt};
 use mqgate_codecs::mq::xqh::write_xqh;
 use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqrc, Mqxqh};
 
-/// CodedCharSetId of mqgate's own headers (MQXQH, MQDLH): UTF-8 (1208), whose
-/// invariant characters are ASCII's.
-pub const Q_MGR_CCSID: i32 = 1208;
+/// CodedCharSetId of mqgate's own headers (MQXQH, MQDLH): the queue
+/// manager's, UTF-8 (1208), whose invariant characters are ASCII's. One
+/// value with the exits' [`mqgate_exits::Q_MGR_CCSID`], which headers an exit
+/// inserts take for MQCCSI_Q_MGR.
+pub const Q_MGR_CCSID: i32 = mqgate_exits::Q_MGR_CCSID;
 
 /// The transmission-queue form of a message: data = MQXQH (RemoteQName,
-/// RemoteQMgrName, the MD as version 1) + the original data; the outer MD is a
-/// copy with Format MQXMIT, Encoding 546, CodedCharSetId 1208.
+/// RemoteQMgrName, the MD as version 1, every character field blank padded:
+/// [`Mqxqh::for_message`]) + the original data; the outer MD is a copy with
+/// Format MQXMIT, Encoding 546, CodedCharSetId 1208.
 pub(super) fn wrap(
     remote: &RemoteName,
     md: Mqmd,
@@ -32,17 +35,13 @@ pub(super) fn wrap(
     let name_error = |what: &str, e: mqgate_codecs::mq::FieldError| {
         QmError::new(Mqrc::OBJECT_NAME_ERROR, format!("{what}: {e}"))
     };
-    let xqh = Mqxqh {
-        version: 1,
-        remote_q_name: CharField::new(&remote.remote_q_name, cs)
-            .map_err(|e| name_error("RemoteQName", e))?,
-        remote_q_mgr_name: CharField::new(&remote.remote_q_mgr_name, cs)
-            .map_err(|e| name_error("RemoteQMgrName", e))?,
-        msg_desc: Mqmd {
-            version: 1,
-            ..md.clone()
-        },
-    };
+    // Both names are checked apart so the error names the one at fault.
+    CharField::<48>::name(&remote.remote_q_name, cs).map_err(|e| name_error("RemoteQName", e))?;
+    CharField::<48>::name(&remote.remote_q_mgr_name, cs)
+        .map_err(|e| name_error("RemoteQMgrName", e))?;
+    // A structure mqgate builds: blank padded, no NUL copied from the MD.
+    let xqh = Mqxqh::for_message(&remote.remote_q_name, &remote.remote_q_mgr_name, &md, cs)
+        .map_err(|e| name_error("MQXQH", e))?;
     let mut out = Vec::with_capacity(mqgate_codecs::mq::xqh::XQH_LENGTH + data.len());
     write_xqh(&xqh, ByteOrder::Little, cs, &mut out);
     out.extend_from_slice(data);
@@ -58,4 +57,83 @@ pub(super) fn wrap(
         data: out.into(),
         expires_at_ms,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::qmgr::{GetMode, PutOptions, QueueManager, Selector};
+    use crate::store::redb::RedbStore;
+    use bytes::Bytes;
+    use mqgate_codecs::mq::{CharField, Charset, Mqmd};
+    use std::sync::Arc;
+
+    #[test]
+    fn an_mqmd_with_nul_padded_fields_is_wrapped_into_a_blank_padded_mqxqh() {
+        let config = Config::from_yaml(
+            "queue_manager:\n  name: QM1\nqueues:\n  - type: local\n    name: QM2\n    usage: xmitq\n  - type: remote\n    name: REMOTE.Q\n    remote_q_name: APP.IN\n    remote_q_mgr_name: QM2\n",
+            "test",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(RedbStore::open(dir.path()).unwrap());
+        let qm = QueueManager::open(&config, store).unwrap();
+        // An application's MQMD with NUL-padded ReplyToQ, ReplyToQMgr and
+        // Format (MQ allows either padding on input; a NUL ends the name).
+        let mut reply_to_q = [0u8; 48];
+        reply_to_q[..8].copy_from_slice(b"REPLY.TO");
+        let mut reply_to_q_mgr = [0u8; 48];
+        reply_to_q_mgr[..3].copy_from_slice(b"QMR");
+        let md = Mqmd {
+            format: CharField(*b"MQSTR\0\0\0"),
+            reply_to_q: CharField(reply_to_q),
+            reply_to_q_mgr: CharField(reply_to_q_mgr),
+            ..Mqmd::default()
+        };
+        qm.put(
+            "REMOTE.Q",
+            md,
+            Charset::Ascii,
+            Bytes::from_static(b"payload"),
+            &PutOptions::default(),
+        )
+        .unwrap();
+        let got = qm
+            .get(
+                "QM2",
+                &Selector::default(),
+                GetMode::Destructive { uow: None },
+            )
+            .unwrap();
+        let x = &got.data;
+        // spec: mq-structures.md §6: RemoteQName @8, RemoteQMgrName @56,
+        // MsgDesc @104; §4 MD offsets: Format @32, ReplyToQ @100, ReplyToQMgr
+        // @148, UserIdentifier @196 (12), ApplIdentityData @240 (32),
+        // PutApplName @276 (28), PutDate @304, PutTime @312, ApplOriginData
+        // @320 (4). §11: mqgate writers pad with blanks, never NUL.
+        let blank_after = |at: usize, len: usize, text: &[u8]| {
+            let f = &x[at..at + len];
+            assert_eq!(&f[..text.len()], text, "field at {at}");
+            assert!(f[text.len()..].iter().all(|&b| b == b' '), "{at}: {f:02X?}");
+        };
+        blank_after(8, 48, b"APP.IN");
+        blank_after(56, 48, b"QM2");
+        blank_after(104 + 32, 8, b"MQSTR");
+        blank_after(104 + 100, 48, b"REPLY.TO");
+        blank_after(104 + 148, 48, b"QMR");
+        for (at, len) in [
+            (196, 12),
+            (240, 32),
+            (276, 28),
+            (304, 8),
+            (312, 8),
+            (320, 4),
+        ] {
+            assert!(
+                !x[104 + at..104 + at + len].contains(&0),
+                "NUL in the MD field at {at}"
+            );
+        }
+        assert_eq!(&x[428..], b"payload");
+    }
 }

@@ -63,8 +63,13 @@ impl Mqdlh {
     /// (carrying the original Encoding/CodedCharSetId/Format) and the MD for
     /// the dead-letter queue (Format `MQDEAD  `, CodedCharSetId 0 = queue
     /// manager's, everything else unchanged; mq-golang `NewMQDLH`). Character
-    /// fields are written in `cs`, blank padded; the DLH is to be written in
-    /// the byte order of the returned MD's Encoding.
+    /// fields are written in `cs` (the charset of `original`'s fields), blank
+    /// padded, never with NULs: a name ends at its first NUL
+    /// ([`CharField::name`]) and the Format taken from `original` is
+    /// rebuilt ([`CharField::normalized`]), because a NUL ends a name in MQ
+    /// and other queue managers read what follows it as part of nothing
+    /// (spec: mq-structures.md §11). The DLH is to be written in the byte
+    /// order of the returned MD's Encoding.
     ///
     /// Errors: a name longer than its field or with non-invariant characters.
     pub fn for_message(
@@ -75,13 +80,13 @@ impl Mqdlh {
         let dlh = Mqdlh {
             version: 1,
             reason: dl.reason,
-            dest_q_name: CharField::new(dl.dest_q_name, cs)?,
-            dest_q_mgr_name: CharField::new(dl.dest_q_mgr_name, cs)?,
+            dest_q_name: CharField::name(dl.dest_q_name, cs)?,
+            dest_q_mgr_name: CharField::name(dl.dest_q_mgr_name, cs)?,
             encoding: original.encoding,
             coded_char_set_id: original.coded_char_set_id,
-            format: original.format,
+            format: original.format.normalized(cs),
             put_appl_type: dl.put_appl_type,
-            put_appl_name: CharField::new(dl.put_appl_name, cs)?,
+            put_appl_name: CharField::name(dl.put_appl_name, cs)?,
             put_date: dl.put_at.put_date(cs),
             put_time: dl.put_at.put_time(cs),
         };
@@ -210,6 +215,43 @@ mod tests {
             parse_dlh(&out, ByteOrder::Little).unwrap(),
             (dlh, Charset::Ascii)
         );
+    }
+
+    #[test]
+    fn a_dlh_built_from_nul_padded_fields_is_blank_padded() {
+        // The original MD's Format is NUL padded, the names were read from
+        // NUL-padded fields. spec: mq-structures.md §11: a NUL ends the
+        // data; mqgate writers pad with blanks. §7: DestQName @12 (48),
+        // DestQMgrName @60 (48), Format @116 (8), PutApplName @128 (28).
+        let original = Mqmd {
+            format: CharField(*b"MQSTR\0\0\0"),
+            ..Mqmd::default()
+        };
+        let dl = DeadLetter {
+            reason: 2087,
+            dest_q_name: "APP.IN\0\0\0",
+            dest_q_mgr_name: "QM.NOWHERE\0",
+            put_appl_type: 29,
+            put_appl_name: "TO.GW",
+            put_at: PutTimestamp::new(2020, 1, 1, 0, 0, 0, 0).unwrap(),
+        };
+        let (dlh, _) = Mqdlh::for_message(&original, &dl, Charset::Ascii).unwrap();
+        let mut out = Vec::new();
+        write_dlh(&dlh, ByteOrder::Little, Charset::Ascii, &mut out);
+        let blank_after = |field: &[u8], text: &[u8]| {
+            assert_eq!(&field[..text.len()], text);
+            assert!(field[text.len()..].iter().all(|&b| b == b' '), "{field:?}");
+        };
+        blank_after(&out[12..60], b"APP.IN");
+        blank_after(&out[60..108], b"QM.NOWHERE");
+        blank_after(&out[116..124], b"MQSTR");
+        blank_after(&out[128..156], b"TO.GW");
+        for (a, b) in [(12, 108), (116, 124), (128, 172)] {
+            assert!(
+                !out[a..b].contains(&0),
+                "NUL in the character fields {a}..{b}"
+            );
+        }
     }
 
     #[test]

@@ -177,6 +177,16 @@ impl<const N: usize> CharField<N> {
         cs.encode_field::<N>(s).map(CharField)
     }
 
+    /// A name field for a structure mqgate builds: `s` up to its first NUL
+    /// (a NUL ends a name in MQ, spec: mq-structures.md §11) without
+    /// trailing blanks, written in `cs` and blank padded, so no NUL is ever
+    /// copied into the new structure. Errors as [`Charset::encode_field`]
+    /// for the part kept.
+    pub fn name(s: &str, cs: Charset) -> Result<Self, FieldError> {
+        let end = s.find('\0').unwrap_or(s.len());
+        Self::new(s[..end].trim_end_matches(' '), cs)
+    }
+
     /// The raw bytes.
     pub fn as_bytes(&self) -> &[u8; N] {
         &self.0
@@ -266,6 +276,31 @@ mod tests {
         assert_eq!(f.text(Charset::Ascii), "MQHRF2");
         assert_eq!(f.normalized(Charset::Ascii).0, *b"MQHRF2  ");
         assert_eq!(f.0, *b"MQHRF2\0\0");
+    }
+
+    #[test]
+    fn a_built_name_ends_at_the_first_nul_and_is_blank_padded() {
+        // spec: mq-structures.md §11: a NUL ends the significant data;
+        // mqgate writers pad with blanks (0x20 ASCII, 0x40 EBCDIC).
+        let f = CharField::<8>::name("APP.IN\0\0", Charset::Ascii).unwrap();
+        assert_eq!(f.0, *b"APP.IN  ");
+        let f = CharField::<8>::name("Q1\0junk", Charset::Ebcdic).unwrap();
+        assert_eq!(f.0, [0xD8, 0xF1, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40]);
+        let f = CharField::<4>::name("AB  ", Charset::Ascii).unwrap();
+        assert_eq!(f.0, *b"AB  ");
+        // Only what is kept must fit and be invariant.
+        assert!(CharField::<4>::name("ABCD\0-longer", Charset::Ascii).is_ok());
+        assert_eq!(
+            CharField::<4>::name("ABCDE\0", Charset::Ascii),
+            Err(FieldError::TooLong { len: 5, max: 4 })
+        );
+        // text() of a NUL-padded field, rebuilt: blank padded, no NUL.
+        let mut raw = [0u8; 48];
+        raw[..6].copy_from_slice(b"APP.IN");
+        let read = CharField::<48>(raw);
+        let built = CharField::<48>::name(&read.text(Charset::Ascii), Charset::Ascii).unwrap();
+        assert_eq!(&built.0[..6], b"APP.IN");
+        assert!(built.0[6..].iter().all(|&b| b == b' '));
     }
 
     #[test]

@@ -67,7 +67,10 @@ impl<'a> Mqrfh<'a> {
         Ok(out)
     }
 
-    /// An MQRFH with the NameValueString for `pairs` (see [`name_value_string`]).
+    /// An MQRFH with the NameValueString for `pairs` (see [`name_value_string`])
+    /// and the Encoding/CodedCharSetId/Format of `next`, the Format rebuilt
+    /// blank padded in `next.charset` (a NUL-padded one loses its NULs:
+    /// [`CharField::normalized`]).
     pub fn from_pairs(
         next: &Descriptor,
         pairs: &[(&str, &str)],
@@ -77,7 +80,7 @@ impl<'a> Mqrfh<'a> {
             version: 1,
             encoding: next.encoding,
             coded_char_set_id: next.coded_char_set_id,
-            format: next.format,
+            format: next.format.normalized(next.charset),
             flags: 0,
             name_value_string: Cow::Owned(name_value_string(pairs, cs)?),
         })
@@ -385,5 +388,28 @@ mod tests {
         let mut again = Vec::new();
         write_rfh(&back, ByteOrder::Big, cs, &mut again);
         assert_eq!(again, out);
+    }
+
+    #[test]
+    fn a_built_rfh_takes_a_nul_padded_format_blank_padded() {
+        // spec: mq-structures.md §11 (a NUL ends the data, mqgate writers
+        // pad with blanks); §8.2: the MQRFH's Format at offset 20.
+        let next = Descriptor {
+            encoding: 546,
+            coded_char_set_id: 1208,
+            format: CharField(*b"MQSTR\0\0\0"),
+            charset: Charset::Ascii,
+        };
+        let r = Mqrfh::from_pairs(&next, &[("Origin", "mqgate")], Charset::Ascii).unwrap();
+        let mut out = Vec::new();
+        write_rfh(&r, ByteOrder::Little, Charset::Ascii, &mut out);
+        assert_eq!(&out[20..28], b"MQSTR   ");
+        // A parsed RFH keeps its NUL padding byte for byte (byte fidelity).
+        let mut raw = out.clone();
+        raw[25..28].copy_from_slice(b"\0\0\0");
+        let (back, cs) = parse_rfh(&raw, ByteOrder::Little).unwrap();
+        let mut again = Vec::new();
+        write_rfh(&back, ByteOrder::Little, cs, &mut again);
+        assert_eq!(again, raw);
     }
 }

@@ -101,13 +101,15 @@ impl Folder<'_> {
 
 impl Mqrfh2<'_> {
     /// An RFH2 without folders whose Encoding/CodedCharSetId/Format are
-    /// those of `next`, folder data in `name_value_ccsid`.
+    /// those of `next`, folder data in `name_value_ccsid`. The Format is
+    /// rebuilt blank padded in `next.charset` (a NUL-padded one loses its
+    /// NULs: [`CharField::normalized`]).
     pub fn new(next: &Descriptor, name_value_ccsid: i32) -> Mqrfh2<'static> {
         Mqrfh2 {
             version: 2,
             encoding: next.encoding,
             coded_char_set_id: next.coded_char_set_id,
-            format: next.format,
+            format: next.format.normalized(next.charset),
             flags: 0,
             name_value_ccsid,
             folders: Vec::new(),
@@ -309,5 +311,27 @@ mod tests {
         let mut bad = Mqrfh2::new(&next_str(), 819);
         let e = bad.push_folder("<a>", ByteOrder::Little).unwrap_err();
         assert_eq!((e.offset, e.mqrc().0), (32, 2334));
+    }
+
+    #[test]
+    fn a_built_rfh2_takes_a_nul_padded_format_blank_padded() {
+        // spec: mq-structures.md §11 (a NUL ends the data, mqgate writers
+        // pad with blanks); §8.3: the MQRFH2's Format at offset 20.
+        let next = Descriptor {
+            format: CharField(*b"MQSTR\0\0\0"),
+            ..next_str()
+        };
+        let mut r = Mqrfh2::new(&next, 1208);
+        r.push_folder("<usr></usr>", ByteOrder::Little).unwrap();
+        let mut out = Vec::new();
+        write_rfh2(&r, ByteOrder::Little, Charset::Ascii, &mut out);
+        assert_eq!(&out[20..28], b"MQSTR   ");
+        // A parsed RFH2 keeps its NUL padding byte for byte (byte fidelity).
+        let mut raw = out.clone();
+        raw[25..28].copy_from_slice(b"\0\0\0");
+        let (back, cs) = parse_rfh2(&raw, ByteOrder::Little).unwrap();
+        let mut again = Vec::new();
+        write_rfh2(&back, ByteOrder::Little, cs, &mut again);
+        assert_eq!(again, raw);
     }
 }

@@ -4,7 +4,7 @@
 use super::chain::Descriptor;
 use super::enc::{ByteOrder, Fixed};
 use super::error::{DecodeError, DecodeErrorKind, need};
-use super::field::{CharField, Charset};
+use super::field::{CharField, Charset, FieldError};
 use super::md::{Mqmd, parse_md, write_md};
 use super::strucid::Structure;
 
@@ -30,6 +30,50 @@ pub struct Mqxqh {
     pub remote_q_mgr_name: CharField<48>,
     /// The original message's MD, version 1.
     pub msg_desc: Mqmd,
+}
+
+impl Mqxqh {
+    /// The MQXQH mqgate builds for a message put to a remote destination:
+    /// RemoteQName `remote_q_name`, RemoteQMgrName `remote_q_mgr_name` and
+    /// `md` as version 1, every character field in `cs` (the charset of
+    /// `md`'s fields) and blank padded: a name ends at its first NUL
+    /// ([`CharField::name`]) and the MD's character fields are rebuilt
+    /// without NULs ([`CharField::normalized`]), because a NUL ends a name
+    /// in MQ and the next queue manager must not see one (spec:
+    /// mq-structures.md §11). An XQH that is forwarded unchanged keeps its
+    /// bytes ([`parse_xqh`] / [`write_xqh`]).
+    ///
+    /// Errors: a name longer than its field or with non-invariant characters.
+    pub fn for_message(
+        remote_q_name: &str,
+        remote_q_mgr_name: &str,
+        md: &Mqmd,
+        cs: Charset,
+    ) -> Result<Mqxqh, FieldError> {
+        Ok(Mqxqh {
+            version: 1,
+            remote_q_name: CharField::name(remote_q_name, cs)?,
+            remote_q_mgr_name: CharField::name(remote_q_mgr_name, cs)?,
+            msg_desc: blank_padded_md(md, cs),
+        })
+    }
+}
+
+/// `md` as version 1 with its character fields blank padded in `cs`.
+fn blank_padded_md(md: &Mqmd, cs: Charset) -> Mqmd {
+    Mqmd {
+        version: 1,
+        format: md.format.normalized(cs),
+        reply_to_q: md.reply_to_q.normalized(cs),
+        reply_to_q_mgr: md.reply_to_q_mgr.normalized(cs),
+        user_identifier: md.user_identifier.normalized(cs),
+        appl_identity_data: md.appl_identity_data.normalized(cs),
+        put_appl_name: md.put_appl_name.normalized(cs),
+        put_date: md.put_date.normalized(cs),
+        put_time: md.put_time.normalized(cs),
+        appl_origin_data: md.appl_origin_data.normalized(cs),
+        ..md.clone()
+    }
 }
 
 #[inline]
@@ -174,5 +218,50 @@ mod tests {
             (e.structure, e.offset, e.mqrc().0),
             (Structure::Md, 104, 2026)
         );
+    }
+
+    #[test]
+    fn an_xqh_built_from_nul_padded_fields_is_blank_padded() {
+        // The names were read from NUL-padded fields, the MD's ReplyToQ,
+        // ReplyToQMgr and Format are NUL padded. spec: mq-structures.md §11
+        // (a NUL ends the data, mqgate writers pad with blanks); §6:
+        // RemoteQName @8, RemoteQMgrName @56, MsgDesc @104; §4: MD Format
+        // @32, ReplyToQ @100, ReplyToQMgr @148 (from the MD's start).
+        let mut reply_to_q = [0u8; 48];
+        reply_to_q[..8].copy_from_slice(b"REPLY.TO");
+        let md = Mqmd {
+            format: CharField(*b"MQSTR\0\0\0"),
+            reply_to_q: CharField(reply_to_q),
+            reply_to_q_mgr: CharField([0; 48]),
+            msg_id: [0; 24],
+            ..Mqmd::default()
+        };
+        let x = Mqxqh::for_message("APP.IN\0\0", "QM2\0", &md, Charset::Ascii).unwrap();
+        let mut out = Vec::new();
+        write_xqh(&x, ByteOrder::Little, Charset::Ascii, &mut out);
+        let blank_after = |at: usize, len: usize, text: &[u8]| {
+            let f = &out[at..at + len];
+            assert_eq!(&f[..text.len()], text);
+            assert!(f[text.len()..].iter().all(|&b| b == b' '), "{at}: {f:?}");
+        };
+        blank_after(8, 48, b"APP.IN");
+        blank_after(56, 48, b"QM2");
+        blank_after(104 + 32, 8, b"MQSTR");
+        blank_after(104 + 100, 48, b"REPLY.TO");
+        blank_after(104 + 148, 48, b"");
+        // Binary fields are not touched: MsgId @104+48 stays 24 x 00.
+        assert_eq!(&out[104 + 48..104 + 72], &[0u8; 24]);
+        assert_eq!(
+            &out[108..112],
+            &[1, 0, 0, 0],
+            "the embedded MD is version 1"
+        );
+        // A parsed XQH with NUL padding is written back byte for byte.
+        let mut raw = out.clone();
+        raw[14..56].fill(0);
+        let (back, cs) = parse_xqh(&raw, ByteOrder::Little).unwrap();
+        let mut again = Vec::new();
+        write_xqh(&back, ByteOrder::Little, cs, &mut again);
+        assert_eq!(again, raw);
     }
 }

@@ -11,8 +11,9 @@
 //!
 //! A message without the header gets one when something is to be set: it is
 //! inserted just before the body, takes over the Encoding/CodedCharSetId/
-//! Format the structure before it had for the body, and that structure's
-//! Format becomes `MQHRF   ` / `MQHRF2  `. Headers that are not changed are
+//! Format the structure before it had for the body (CodedCharSetId 0,
+//! MQCCSI_Q_MGR, as the queue manager's [`crate::Q_MGR_CCSID`]), and that
+//! structure's Format becomes `MQHRF   ` / `MQHRF2  `. Headers that are not changed are
 //! written back byte for byte (mqcodec `write_chain`).
 //!
 //! Points: message, receive and send (the transmission message, MQXQH first)
@@ -21,13 +22,14 @@
 //! elements), makes it answer MQXCC_FAILED (logged); the chain then applies
 //! the exit's failure policy with the message unchanged.
 
-use crate::api::{Exit, ExitContext, ExitPoint, ExitResponse, Payload};
+use crate::api::{Exit, ExitContext, ExitPoint, ExitResponse, Payload, Q_MGR_CCSID};
 use crate::exit_data;
 use bytes::BytesMut;
 use mqgate_codecs::ccsid::{Ccsid, Family};
 use mqgate_codecs::mq::chain::{
     ChainOptions, DecodedChain, DecodedHeader, Descriptor, Header, Link, parse_chain, write_chain,
 };
+use mqgate_codecs::mq::constants::ccsi;
 use mqgate_codecs::mq::rfh::{Mqrfh, name_value_string};
 use mqgate_codecs::mq::rfh2::Mqrfh2;
 use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Structure};
@@ -390,7 +392,8 @@ fn insert_header(
                 Header::Rfh2(r) => r.format = format,
                 Header::Opaque(o) => o.format = format,
             }
-            (next, charset_of(next.coded_char_set_id, last.link.charset))
+            let ccsid = resolved_ccsid(next.coded_char_set_id);
+            (next, charset_of(ccsid, last.link.charset))
         }
         (None, Some((md, cs))) => {
             let next = Descriptor {
@@ -400,7 +403,7 @@ fn insert_header(
                 charset: cs,
             };
             md.format = CharField::new(format_name, cs).map_err(|e| e.to_string())?;
-            (next, charset_of(next.coded_char_set_id, cs))
+            (next, charset_of(resolved_ccsid(next.coded_char_set_id), cs))
         }
         (None, None) => return Err("no structure to chain a new header to".to_string()),
     };
@@ -409,6 +412,7 @@ fn insert_header(
         format: CharField::new(&next.format.text(next.charset), charset)
             .map_err(|e| format!("body Format: {e}"))?,
         charset,
+        coded_char_set_id: resolved_ccsid(next.coded_char_set_id),
         ..next
     };
     let header = if structure == Structure::Rfh {
@@ -431,10 +435,24 @@ fn insert_header(
     Ok(c.headers.len() - 1)
 }
 
+/// The CodedCharSetId a header this exit inserts takes over for what
+/// follows it: the one the structure before declared, with MQCCSI_Q_MGR (0)
+/// replaced by the queue manager's CCSID, as the queue manager replaces it
+/// on a put (IBM MQ "MQMD - CodedCharSetId"). A header carrying 0 could
+/// not be converted later: 0 names no character set once it has left the
+/// structure the queue manager fills in.
+fn resolved_ccsid(ccsid: i32) -> i32 {
+    if ccsid == ccsi::Q_MGR {
+        Q_MGR_CCSID
+    } else {
+        ccsid
+    }
+}
+
 /// The charset a new header is written in: that of the CCSID the structure
 /// before it declared for what follows (MQ's chaining rule, spec:
 /// mq-structures.md §2), or `fallback` when the CCSID is unknown here
-/// (0 = queue manager's, -2 = inherit, or not in the ccsid registry).
+/// (-2 = inherit, or not in the ccsid registry; 0 is resolved before).
 fn charset_of(ccsid: i32, fallback: Charset) -> Charset {
     match Ccsid::new(ccsid).map(|c| c.family()) {
         Ok(Family::Ebcdic) => Charset::Ebcdic,
