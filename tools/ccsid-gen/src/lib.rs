@@ -6,6 +6,7 @@
 //! the tests can compare mqgate with both tools. The tools are oracles for the
 //! generator and the tests only; mqgate never runs them.
 
+pub mod dbcs;
 pub mod list;
 pub mod oracle;
 pub mod render;
