@@ -138,8 +138,10 @@ fn split_codes(out: &[u8], n: usize) -> Result<Vec<Option<Code>>, String> {
     Ok(items)
 }
 
-/// Encodes each of `texts` (scalars) to `icu` with `callback` args.
-fn encode_each(
+/// Encodes each of `texts` (scalars) to `icu` with uconv's `callback`
+/// arguments (`["-c"]` to skip what has no mapping, `["--to-callback",
+/// "substitute"]`); `None` where ICU wrote nothing.
+pub fn encode_each(
     icu: &str,
     texts: &[Vec<u32>],
     callback: &[&str],
@@ -152,30 +154,29 @@ fn encode_each(
 }
 
 /// Every Unicode scalar value (surrogate code points are not scalars).
-fn all_scalars() -> impl Iterator<Item = u32> {
+pub fn all_scalars() -> impl Iterator<Item = u32> {
     (0..=0x10_FFFFu32).filter(|c| !(0xD800..=0xDFFF).contains(c))
 }
 
-/// Probes `icu` (an `ibm-NNN` converter of type EBCDIC_STATEFUL).
-pub fn probe(icu: &str) -> Result<DbcsProbe, String> {
-    // Single bytes.
+/// The text ICU decodes each single byte 0x00-0xFF of `icu` to (empty:
+/// undefined; SO and SI are always empty, they are not characters).
+pub fn decode_singles(icu: &str) -> Result<Vec<Vec<u32>>, String> {
     let singles: Vec<u8> = (0..=255u8).filter(|b| *b != SO && *b != SI).collect();
     let input: Vec<u8> = singles.iter().flat_map(|&b| [b, SEP[0], SEP[1]]).collect();
     let texts = split_text(&to_scalars(icu, &input)?, singles.len())?;
-    let mut sbcs = vec![None; 256];
-    for (&b, t) in singles.iter().zip(&texts) {
-        match t.as_slice() {
-            [] => {}
-            [u] if *u <= 0xFFFF => sbcs[usize::from(b)] = Some(*u),
-            other => return Err(format!("{icu}: byte 0x{b:02X} decodes to {other:X?}")),
-        }
+    let mut all = vec![Vec::new(); 256];
+    for (&b, t) in singles.iter().zip(texts) {
+        all[usize::from(b)] = t;
     }
-    // Double bytes.
+    Ok(all)
+}
+
+/// The text ICU decodes every double byte of `icu` to, as `SO hi lo SI`,
+/// for each pair whose bytes are not shifts; pairs that are not characters
+/// are left out.
+pub fn decode_doubles(icu: &str) -> Result<BTreeMap<u16, Vec<u32>>, String> {
     let pairs: Vec<u16> = (0..=0xFFFFu16)
-        .filter(|p| {
-            let [hi, lo] = p.to_be_bytes();
-            ![hi, lo].iter().any(|b| *b == SO || *b == SI)
-        })
+        .filter(|p| !p.to_be_bytes().iter().any(|b| *b == SO || *b == SI))
         .collect();
     let input: Vec<u8> = pairs
         .iter()
@@ -185,12 +186,25 @@ pub fn probe(icu: &str) -> Result<DbcsProbe, String> {
         })
         .collect();
     let texts = split_text(&to_scalars(icu, &input)?, pairs.len())?;
-    let dbcs: BTreeMap<u16, Vec<u32>> = pairs
+    Ok(pairs
         .iter()
         .zip(texts)
         .filter(|(_, t)| !t.is_empty())
         .map(|(&p, t)| (p, t))
-        .collect();
+        .collect())
+}
+
+/// Probes `icu` (an `ibm-NNN` converter of type EBCDIC_STATEFUL).
+pub fn probe(icu: &str) -> Result<DbcsProbe, String> {
+    let mut sbcs = vec![None; 256];
+    for (b, t) in decode_singles(icu)?.into_iter().enumerate() {
+        match t.as_slice() {
+            [] => {}
+            [u] if *u <= 0xFFFF => sbcs[b] = Some(*u),
+            other => return Err(format!("{icu}: byte 0x{b:02X} decodes to {other:X?}")),
+        }
+    }
+    let dbcs = decode_doubles(icu)?;
     // Unicode, one scalar at a time, skipping what has no mapping.
     let scalars: Vec<Vec<u32>> = all_scalars().map(|c| vec![c]).collect();
     let codes = encode_each(icu, &scalars, &["-c"])?;
