@@ -297,14 +297,35 @@ impl DbcsCodec {
         let mut substitutions = 0;
         let mut i = 0;
         let dpages = self.t.dbcs_pages;
+        let mut cached = (SO, self.t.page(dpages, SO));
         while i < input.len() {
-            // Single-byte ASCII-range characters, the bulk of most records.
             if !dbcs {
+                // Single-byte ASCII-range characters, the bulk of most records.
                 let b = input[i];
                 let u = self.sbcs(b);
                 if u < 0x80 && b != SO && b != SI {
                     out.push(u as u8 as char);
                     i += 1;
+                    continue;
+                }
+            } else if let Some(&[lead, trail]) = input.get(i..i + 2)
+                && lead != SO
+                && lead != SI
+                && trail != SO
+                && trail != SI
+            {
+                // A double byte that is one BMP character, with the page of
+                // the previous lead byte kept (kanji cluster by lead byte).
+                if lead != cached.0 {
+                    cached = (lead, self.t.page(dpages, lead));
+                }
+                let v = self.t.entry(cached.1, trail);
+                if !(SPECIAL..=SPECIAL_END).contains(&v)
+                    && v != NONE
+                    && let Some(c) = char::from_u32(u32::from(v))
+                {
+                    out.push(c);
+                    i += 2;
                     continue;
                 }
             }
@@ -391,6 +412,7 @@ impl DbcsCodec {
         let src = text.as_bytes();
         // The ASCII page, read once: ASCII is the bulk of most text.
         let page0 = self.t.page(self.t.bmp_pages, 0);
+        let mut cached = (0u8, page0);
         let min_seq = self
             .t
             .sequences
@@ -415,6 +437,18 @@ impl DbcsCodec {
                 };
                 match seq {
                     Some((n, code)) => (DbcsCode::from_value(code), n),
+                    None if c > '\u{85}' && c <= '\u{FFFF}' => {
+                        // BMP, not a swapped newline: the page of the
+                        // previous character's high byte is kept.
+                        let [hi, lo] = (u32::from(c) as u16).to_be_bytes();
+                        if hi != cached.0 {
+                            cached = (hi, self.t.page(self.t.bmp_pages, hi));
+                        }
+                        (
+                            DbcsCode::from_value(self.t.entry(cached.1, lo)),
+                            c.len_utf8(),
+                        )
+                    }
                     None => (self.encode_char(c), c.len_utf8()),
                 }
             };

@@ -51,7 +51,10 @@ fn checked_in_mixed_ebcdic_tables_match_a_fresh_generation() {
             line + 1
         );
     }
-    assert_eq!(fresh.rust, rust, "dbcs_tables.rs: run `cargo run -p mqgate-ccsid-gen`");
+    assert_eq!(
+        fresh.rust, rust,
+        "dbcs_tables.rs: run `cargo run -p mqgate-ccsid-gen`"
+    );
     assert!(
         fresh.blob == blob,
         "codecs/src/ccsid/dbcs_tables.bin ({} bytes) differs from a fresh generation ({} bytes): \

@@ -1,4 +1,5 @@
-//! Probes one mixed EBCDIC converter through ICU `uconv`.
+//! Probes one mixed EBCDIC converter through ICU `uconv` (or, for the
+//! tests, glibc `iconv`).
 //!
 //! Every probe is one process: each item is framed so that the tool's output
 //! splits back into one answer per item, whatever the tool skipped.
@@ -56,26 +57,36 @@ pub struct DbcsProbe {
     pub substitution_exceptions: Vec<u32>,
 }
 
-/// Runs uconv with `args` on `input` (stdout only; the exit status is not
+/// What the encoder does with a scalar the set has no mapping for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unmapped {
+    /// Leave it out (`-c`).
+    Skip,
+    /// Write the substitution character (uconv `--to-callback substitute`;
+    /// glibc iconv has no such option).
+    Substitute,
+}
+
+/// Runs `tool` with `args` on `input` (stdout only; the exit status is not
 /// looked at, since a skipping run reports what it skipped).
-fn uconv(args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
-    let mut child = Command::new(Tool::Uconv.program())
+fn run(tool: Tool, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
+    let mut child = Command::new(tool.program())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start uconv: {e}"))?;
+        .map_err(|e| format!("cannot start {}: {e}", tool.program()))?;
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
     let data = input.to_vec();
     let writer = std::thread::spawn(move || stdin.write_all(&data));
     let out = child
         .wait_with_output()
-        .map_err(|e| format!("uconv failed: {e}"))?;
+        .map_err(|e| format!("{} failed: {e}", tool.program()))?;
     writer
         .join()
         .map_err(|_| "writer thread panicked".to_string())?
-        .map_err(|e| format!("writing to uconv: {e}"))?;
+        .map_err(|e| format!("writing to {}: {e}", tool.program()))?;
     Ok(out.stdout)
 }
 
@@ -83,9 +94,13 @@ fn utf32be(cps: impl IntoIterator<Item = u32>) -> Vec<u8> {
     cps.into_iter().flat_map(u32::to_be_bytes).collect()
 }
 
-/// Decodes `input` from `icu` to scalars, skipping what is invalid.
-fn to_scalars(icu: &str, input: &[u8]) -> Result<Vec<u32>, String> {
-    let out = uconv(&["-f", icu, "-t", "UTF-32BE", "-i", "-c"], input)?;
+/// Decodes `input` from `name` to scalars, skipping what is invalid.
+fn to_scalars(tool: Tool, name: &str, input: &[u8]) -> Result<Vec<u32>, String> {
+    let args: &[&str] = match tool {
+        Tool::Uconv => &["-f", name, "-t", "UTF-32BE", "-i", "-c"],
+        Tool::Iconv => &["-c", "-f", name, "-t", "UTF-32BE"],
+    };
+    let out = run(tool, args, input)?;
     Ok(out
         .chunks_exact(4)
         .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
@@ -138,18 +153,26 @@ fn split_codes(out: &[u8], n: usize) -> Result<Vec<Option<Code>>, String> {
     Ok(items)
 }
 
-/// Encodes each of `texts` (scalars) to `icu` with uconv's `callback`
-/// arguments (`["-c"]` to skip what has no mapping, `["--to-callback",
-/// "substitute"]`); `None` where ICU wrote nothing.
+/// Encodes each of `texts` (scalars) to `name` with `tool`; `None` where
+/// the tool wrote nothing.
 pub fn encode_each(
-    icu: &str,
+    tool: Tool,
+    name: &str,
     texts: &[Vec<u32>],
-    callback: &[&str],
+    unmapped: Unmapped,
 ) -> Result<Vec<Option<Code>>, String> {
     let input = utf32be(texts.iter().flat_map(|t| t.iter().copied().chain(SEP_U)));
-    let mut args = vec!["-f", "UTF-32BE", "-t", icu];
-    args.extend_from_slice(callback);
-    let out = uconv(&args, &input)?;
+    let args: &[&str] = match (tool, unmapped) {
+        (Tool::Uconv, Unmapped::Skip) => &["-f", "UTF-32BE", "-t", name, "-c"],
+        (Tool::Uconv, Unmapped::Substitute) => {
+            &["-f", "UTF-32BE", "-t", name, "--to-callback", "substitute"]
+        }
+        (Tool::Iconv, Unmapped::Skip) => &["-c", "-f", "UTF-32BE", "-t", name],
+        (Tool::Iconv, Unmapped::Substitute) => {
+            return Err("glibc iconv cannot substitute".to_string());
+        }
+    };
+    let out = run(tool, args, &input)?;
     split_codes(&out, texts.len())
 }
 
@@ -158,12 +181,12 @@ pub fn all_scalars() -> impl Iterator<Item = u32> {
     (0..=0x10_FFFFu32).filter(|c| !(0xD800..=0xDFFF).contains(c))
 }
 
-/// The text ICU decodes each single byte 0x00-0xFF of `icu` to (empty:
+/// The text `tool` decodes each single byte 0x00-0xFF of `name` to (empty:
 /// undefined; SO and SI are always empty, they are not characters).
-pub fn decode_singles(icu: &str) -> Result<Vec<Vec<u32>>, String> {
+pub fn decode_singles(tool: Tool, name: &str) -> Result<Vec<Vec<u32>>, String> {
     let singles: Vec<u8> = (0..=255u8).filter(|b| *b != SO && *b != SI).collect();
     let input: Vec<u8> = singles.iter().flat_map(|&b| [b, SEP[0], SEP[1]]).collect();
-    let texts = split_text(&to_scalars(icu, &input)?, singles.len())?;
+    let texts = split_text(&to_scalars(tool, name, &input)?, singles.len())?;
     let mut all = vec![Vec::new(); 256];
     for (&b, t) in singles.iter().zip(texts) {
         all[usize::from(b)] = t;
@@ -171,10 +194,10 @@ pub fn decode_singles(icu: &str) -> Result<Vec<Vec<u32>>, String> {
     Ok(all)
 }
 
-/// The text ICU decodes every double byte of `icu` to, as `SO hi lo SI`,
-/// for each pair whose bytes are not shifts; pairs that are not characters
-/// are left out.
-pub fn decode_doubles(icu: &str) -> Result<BTreeMap<u16, Vec<u32>>, String> {
+/// The text `tool` decodes every double byte of `name` to, as `SO hi lo
+/// SI`, for each pair whose bytes are not shifts; pairs that are not
+/// characters are left out.
+pub fn decode_doubles(tool: Tool, name: &str) -> Result<BTreeMap<u16, Vec<u32>>, String> {
     let pairs: Vec<u16> = (0..=0xFFFFu16)
         .filter(|p| !p.to_be_bytes().iter().any(|b| *b == SO || *b == SI))
         .collect();
@@ -185,7 +208,7 @@ pub fn decode_doubles(icu: &str) -> Result<BTreeMap<u16, Vec<u32>>, String> {
             [SO, hi, lo, SI, SEP[0], SEP[1]]
         })
         .collect();
-    let texts = split_text(&to_scalars(icu, &input)?, pairs.len())?;
+    let texts = split_text(&to_scalars(tool, name, &input)?, pairs.len())?;
     Ok(pairs
         .iter()
         .zip(texts)
@@ -197,17 +220,17 @@ pub fn decode_doubles(icu: &str) -> Result<BTreeMap<u16, Vec<u32>>, String> {
 /// Probes `icu` (an `ibm-NNN` converter of type EBCDIC_STATEFUL).
 pub fn probe(icu: &str) -> Result<DbcsProbe, String> {
     let mut sbcs = vec![None; 256];
-    for (b, t) in decode_singles(icu)?.into_iter().enumerate() {
+    for (b, t) in decode_singles(Tool::Uconv, icu)?.into_iter().enumerate() {
         match t.as_slice() {
             [] => {}
             [u] if *u <= 0xFFFF => sbcs[b] = Some(*u),
             other => return Err(format!("{icu}: byte 0x{b:02X} decodes to {other:X?}")),
         }
     }
-    let dbcs = decode_doubles(icu)?;
+    let dbcs = decode_doubles(Tool::Uconv, icu)?;
     // Unicode, one scalar at a time, skipping what has no mapping.
     let scalars: Vec<Vec<u32>> = all_scalars().map(|c| vec![c]).collect();
-    let codes = encode_each(icu, &scalars, &["-c"])?;
+    let codes = encode_each(Tool::Uconv, icu, &scalars, Unmapped::Skip)?;
     let mut from_unicode = BTreeMap::new();
     let mut unmapped = Vec::new();
     for (t, code) in scalars.iter().zip(codes) {
@@ -220,7 +243,7 @@ pub fn probe(icu: &str) -> Result<DbcsProbe, String> {
     }
     // Multi-scalar texts of the double bytes, encoded as a whole.
     let multi: Vec<Vec<u32>> = dbcs.values().filter(|t| t.len() > 1).cloned().collect();
-    let codes = encode_each(icu, &multi, &["-c"])?;
+    let codes = encode_each(Tool::Uconv, icu, &multi, Unmapped::Skip)?;
     let mut sequences = Vec::new();
     for (t, code) in multi.into_iter().zip(codes) {
         let code = code.ok_or_else(|| format!("{icu}: {t:X?} does not encode as one code"))?;
@@ -228,7 +251,7 @@ pub fn probe(icu: &str) -> Result<DbcsProbe, String> {
     }
     sequences.sort();
     // Substitution: what ICU writes for each scalar it cannot map.
-    let subs = encode_each(icu, &unmapped, &["--to-callback", "substitute"])?;
+    let subs = encode_each(Tool::Uconv, icu, &unmapped, Unmapped::Substitute)?;
     let mut sbcs_substitution = None;
     let mut dbcs_substitution = None;
     let mut substitution_exceptions = Vec::new();
