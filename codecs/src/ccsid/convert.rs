@@ -1,5 +1,6 @@
 //! The conversion entry points: decode, encode, convert, [`Converter`].
 
+use super::dbcs::DbcsCodec;
 use super::error::ConvertError;
 use super::mbcs;
 use super::options::{NewlinePolicy, OnUnmappable, Options};
@@ -33,6 +34,7 @@ enum Side {
     Utf8,
     Utf16 { little: bool },
     Sbcs(Box<SbcsCodec>),
+    Dbcs(DbcsCodec),
     Mbcs(&'static Encoding),
 }
 
@@ -44,6 +46,7 @@ impl Side {
             Repr::Utf8 => Side::Utf8,
             Repr::Utf16 { little } => Side::Utf16 { little },
             Repr::Sbcs(t) => Side::Sbcs(Box::new(SbcsCodec::new(t, newline.swaps(c, other)))),
+            Repr::Dbcs(t) => Side::Dbcs(DbcsCodec::new(t, newline.swaps(c, other))),
             Repr::Mbcs(e) => Side::Mbcs(e),
         }
     }
@@ -57,6 +60,7 @@ impl Side {
     ) -> Result<usize, ConvertError> {
         let (text, subs) = match self {
             Side::Sbcs(s) => return s.decode_into(input, on, out),
+            Side::Dbcs(d) => return d.decode_into(input, on, out),
             Side::Utf8 => unicode::decode_utf8(input, ccsid, on)?,
             Side::Utf16 { little } => unicode::decode_utf16(input, *little, ccsid, on)?,
             Side::Mbcs(e) => mbcs::decode(input, e, ccsid, on)?,
@@ -86,6 +90,7 @@ impl Side {
                 Ok(0)
             }
             Side::Sbcs(s) => s.encode_into(text, on, out),
+            Side::Dbcs(d) => d.encode_into(text, on, out),
             Side::Mbcs(e) => {
                 let (bytes, subs) = mbcs::encode(text, e, ccsid, on)?;
                 out.extend_from_slice(&bytes);
@@ -99,6 +104,7 @@ impl Side {
     fn char_offset(&self, input: &[u8], n: usize) -> usize {
         match self {
             Side::Sbcs(_) => n,
+            Side::Dbcs(d) => d.char_offset(input, n),
             Side::Utf8 => std::str::from_utf8(input)
                 .ok()
                 .and_then(|s| s.char_indices().nth(n).map(|(i, _)| i))

@@ -13,10 +13,16 @@
 //! - [`decode_lossy`] is the one-call form for displaying text.
 //!
 //! Single-byte sets (ISO-8859, Windows, PC, EBCDIC) use 256-entry tables
-//! generated from ICU by `tools/ccsid-gen`; CJK sets use `encoding_rs`; UTF-8
-//! and UTF-16 are handled here. Pure: no I/O, no global state.
+//! generated from ICU by `tools/ccsid-gen`; the mixed single/double-byte
+//! EBCDIC sets (930, 939, 1390, 1399, 935, 1388, 937, 933, 1364, stateful
+//! with SO/SI) use two-level tables generated the same way ([`DbcsTable`]);
+//! ASCII-based CJK sets use `encoding_rs`; UTF-8 and UTF-16 are handled
+//! here. Pure: no I/O, no global state.
 
 mod convert;
+mod dbcs;
+#[rustfmt::skip]
+mod dbcs_tables;
 mod error;
 mod mbcs;
 mod message;
@@ -31,6 +37,7 @@ mod unicode;
 pub use convert::{
     Converter, Decoded, Encoded, convert, decode, decode_into, decode_lossy, encode, encode_into,
 };
+pub use dbcs::{DbcsCode, DbcsTable, DbcsText};
 pub use error::ConvertError;
 pub use message::{MessageConversion, convert_message};
 pub use options::{NewlinePolicy, OnUnmappable, Options};

@@ -1,5 +1,7 @@
 //! The CCSID registry: which numbers mqgate converts and how (spec: ccsid.md §1).
 
+use super::dbcs::DbcsTable;
+use super::dbcs_tables;
 use super::error::ConvertError;
 use super::sbcs::SbcsTable;
 use super::tables;
@@ -16,7 +18,9 @@ pub enum Family {
     Windows,
     /// PC (OEM) code pages.
     Pc,
-    /// EBCDIC single-byte code pages.
+    /// EBCDIC code pages: single-byte, and mixed single/double-byte
+    /// (930, 939, 1390, 1399, 935, 1388, 937, 933, 1364), whose single-byte
+    /// half has the invariant characters where every EBCDIC page has them.
     Ebcdic,
     /// ASCII-based CJK multi-byte sets.
     Cjk,
@@ -31,6 +35,8 @@ pub(crate) enum Repr {
         little: bool,
     },
     Sbcs(&'static SbcsTable),
+    /// Mixed single/double-byte EBCDIC (SO/SI).
+    Dbcs(&'static DbcsTable),
     Mbcs(&'static Encoding),
 }
 
@@ -81,6 +87,8 @@ impl Ccsid {
                 };
                 if let Some(t) = tables::ALL.iter().find(|t| t.ccsid == table_ccsid) {
                     Repr::Sbcs(t)
+                } else if let Some(t) = dbcs_tables::ALL.iter().find(|t| t.ccsid == n) {
+                    Repr::Dbcs(t)
                 } else if let Some((_, e)) = CJK.iter().find(|(c, _)| *c == n) {
                     Repr::Mbcs(e)
                 } else {
@@ -112,6 +120,7 @@ impl Ccsid {
         match self.repr {
             Repr::Utf8 | Repr::Utf16 { .. } => Family::Unicode,
             Repr::Sbcs(t) => t.family,
+            Repr::Dbcs(_) => Family::Ebcdic,
             Repr::Mbcs(_) => Family::Cjk,
         }
     }
@@ -123,6 +132,7 @@ impl Ccsid {
             Repr::Utf16 { little: false } => "UTF-16BE",
             Repr::Utf16 { little: true } => "UTF-16LE",
             Repr::Sbcs(t) => t.name,
+            Repr::Dbcs(t) => t.name,
             Repr::Mbcs(e) => e.name(),
         }
     }
@@ -134,6 +144,14 @@ impl Ccsid {
             _ => None,
         }
     }
+
+    /// The generated table of a mixed single/double-byte EBCDIC CCSID.
+    pub fn dbcs_table(self) -> Option<&'static DbcsTable> {
+        match self.repr {
+            Repr::Dbcs(t) => Some(t),
+            _ => None,
+        }
+    }
 }
 
 /// Every supported CCSID number, ascending (aliases included).
@@ -141,6 +159,7 @@ pub fn supported() -> Vec<u16> {
     let mut v: Vec<u16> = vec![1200, 1208, 13488, 17584];
     v.extend(tables::ALL.iter().map(|t| t.ccsid));
     v.extend(WINDOWS_EURO_ALIAS);
+    v.extend(dbcs_tables::ALL.iter().map(|t| t.ccsid));
     v.extend(CJK.iter().map(|(c, _)| *c));
     v.sort_unstable();
     v
@@ -169,7 +188,7 @@ mod tests {
     #[test]
     fn unknown_ccsid_is_an_error_naming_it() {
         // issue 3: "An unknown CCSID is an error that names it."
-        for n in [0, -1, -2, 1025, 70000, 930] {
+        for n in [0, -1, -2, 1025, 70000, 300] {
             let e = Ccsid::new(n).unwrap_err();
             assert_eq!(e, ConvertError::UnknownCcsid { ccsid: n });
             assert!(e.to_string().contains(&n.to_string()));
