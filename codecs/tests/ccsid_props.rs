@@ -65,9 +65,19 @@ proptest! {
         let (c, utf8) = (Ccsid::new(ccsid).unwrap(), Ccsid::new(1208).unwrap());
         let bytes = convert(&input, c, utf8, &o).map(|e| e.bytes);
         prop_assert_eq!(bytes.clone(), decode(&input, c, &o).map(|d| d.text.into_bytes()));
-        // And back, also from arbitrary (possibly invalid) UTF-8.
+        // And back, also from arbitrary (possibly invalid) UTF-8. The first
+        // error in input order: a character before a malformed sequence
+        // that the set lacks is reported first (which a stream converted
+        // block by block can know; a later malformed byte it cannot).
         let back = convert(&input, utf8, c, &o).map(|e| e.bytes);
-        let text = decode(&input, utf8, &o).and_then(|d| encode(&d.text, c, &o)).map(|e| e.bytes);
+        let text = match decode(&input, utf8, &o) {
+            Ok(d) => encode(&d.text, c, &o).map(|e| e.bytes),
+            Err(bad @ ConvertError::Invalid { offset, .. }) => {
+                let head = decode(&input[..offset], utf8, &o).unwrap();
+                encode(&head.text, c, &o).and(Err(bad))
+            }
+            Err(e) => Err(e),
+        };
         prop_assert_eq!(back, text);
     }
 

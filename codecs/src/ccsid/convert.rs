@@ -7,6 +7,7 @@ use super::options::{NewlinePolicy, OnUnmappable, Options};
 use super::registry::{Ccsid, Repr};
 use super::sbcs::{Composed, SbcsCodec};
 use super::unicode;
+use super::via::Via;
 use encoding_rs::Encoding;
 
 /// Text decoded from bytes.
@@ -30,7 +31,7 @@ pub struct Encoded {
 }
 
 /// One side of a conversion, ready to use.
-enum Side {
+pub(crate) enum Side {
     Utf8,
     Utf16 { little: bool },
     Sbcs(Box<SbcsCodec>),
@@ -41,7 +42,7 @@ enum Side {
 impl Side {
     /// Prepares `c`; `other` is the CCSID on the other side (None = Unicode
     /// text), which the ISO newline policy looks at.
-    fn new(c: Ccsid, other: Option<Ccsid>, newline: NewlinePolicy) -> Side {
+    pub(crate) fn new(c: Ccsid, other: Option<Ccsid>, newline: NewlinePolicy) -> Side {
         match c.repr {
             Repr::Utf8 => Side::Utf8,
             Repr::Utf16 { little } => Side::Utf16 { little },
@@ -51,7 +52,7 @@ impl Side {
         }
     }
 
-    fn decode_into(
+    pub(crate) fn decode_into(
         &self,
         input: &[u8],
         ccsid: u16,
@@ -73,7 +74,7 @@ impl Side {
         Ok(subs)
     }
 
-    fn encode_into(
+    pub(crate) fn encode_into(
         &self,
         text: &str,
         ccsid: u16,
@@ -101,7 +102,7 @@ impl Side {
 
     /// Byte offset in `input` where its `n`th character (0-based) starts;
     /// used only to report an unmappable character at its input offset.
-    fn char_offset(&self, input: &[u8], n: usize) -> usize {
+    pub(crate) fn char_offset(&self, input: &[u8], n: usize) -> usize {
         match self {
             Side::Sbcs(_) => n,
             Side::Dbcs(d) => d.char_offset(input, n),
@@ -126,20 +127,30 @@ impl Side {
                 i.min(input.len())
             }
             Side::Mbcs(e) => {
-                // Feed byte by byte: character n starts after the byte that
-                // completed character n-1.
+                // Feed byte by byte: the bytes after the last one that
+                // yielded characters make the next character. One sequence
+                // can yield two characters (Big5 0x88 0x62 is U+00CA
+                // U+0304, WHATWG Encoding Standard "index Big5"): both start
+                // at its first byte.
                 let mut decoder = e.new_decoder_without_bom_handling();
-                let mut scratch = String::with_capacity(16);
-                let mut count = 0;
-                for (j, b) in input.iter().enumerate() {
-                    if count >= n {
-                        return j;
-                    }
+                let mut scratch = String::new();
+                let (mut count, mut start) = (0, 0);
+                let bytes = input.iter().map(std::slice::from_ref);
+                for (j, b) in bytes.chain([&[][..]]).enumerate() {
                     scratch.clear();
-                    let _ = decoder.decode_to_string(std::slice::from_ref(b), &mut scratch, false);
-                    count += scratch.chars().count();
+                    scratch.reserve(decoder.max_utf8_buffer_length(1).unwrap_or(32));
+                    let last = b.is_empty();
+                    let _ = decoder.decode_to_string(b, &mut scratch, last);
+                    let k = scratch.chars().count();
+                    if k > 0 {
+                        if count + k > n {
+                            return start;
+                        }
+                        count += k;
+                        start = j + 1;
+                    }
                 }
-                input.len()
+                start.min(input.len().saturating_sub(1))
             }
         }
     }
@@ -148,12 +159,12 @@ impl Side {
 /// A prepared conversion between two CCSIDs, for converting many buffers.
 pub struct Converter {
     from_ccsid: u16,
-    to_ccsid: u16,
     on: OnUnmappable,
-    path: Path,
+    pub(crate) path: Path,
 }
 
-enum Path {
+/// How a [`Converter`] goes from one CCSID to the other.
+pub(crate) enum Path {
     /// Single-byte to single-byte: one composed 256-byte table.
     Direct(Box<Composed>),
     /// Single-byte to UTF-8: table lookups straight into the output bytes.
@@ -161,7 +172,7 @@ enum Path {
     /// UTF-8 to single-byte: the input is checked and encoded in place.
     Utf8ToSbcs(Box<SbcsCodec>),
     /// Everything else goes through text.
-    Via { from: Side, to: Side },
+    Via(Box<Via>),
 }
 
 impl Converter {
@@ -175,11 +186,16 @@ impl Converter {
             (Side::Sbcs(f), Side::Sbcs(t)) => Path::Direct(Box::new(Composed::new(*f, &t))),
             (Side::Sbcs(f), Side::Utf8) => Path::SbcsToUtf8(f),
             (Side::Utf8, Side::Sbcs(t)) => Path::Utf8ToSbcs(t),
-            (from, to) => Path::Via { from, to },
+            (from_side, to_side) => Path::Via(Box::new(Via::new(
+                from_side,
+                to_side,
+                from.number(),
+                to.number(),
+                options.on_unmappable,
+            ))),
         };
         Converter {
             from_ccsid: from.number(),
-            to_ccsid: to.number(),
             on: options.on_unmappable,
             path,
         }
@@ -210,37 +226,13 @@ impl Converter {
                 r
             }
             Path::Utf8ToSbcs(t) => t.encode_utf8_into(input, self.from_ccsid, self.on, out),
-            Path::Via { from, to } => {
-                let mut text = String::new();
-                let decode_subs = from.decode_into(input, self.from_ccsid, self.on, &mut text)?;
-                match to.encode_into(&text, self.to_ccsid, self.on, out) {
-                    Ok(encode_subs) => {
-                        // Each decode substitution left one U+FFFD; where the
-                        // target lacks U+FFFD it was substituted again and is
-                        // already in encode_subs: one place counts once.
-                        let fffd_unmappable = decode_subs > 0
-                            && to
-                                .encode_into(
-                                    "\u{FFFD}",
-                                    self.to_ccsid,
-                                    OnUnmappable::Fail,
-                                    &mut Vec::new(),
-                                )
-                                .is_err();
-                        Ok(if fffd_unmappable {
-                            encode_subs
-                        } else {
-                            decode_subs + encode_subs
-                        })
-                    }
-                    Err(ConvertError::Unmappable { ccsid, offset, ch }) => {
-                        // Report the offset in the caller's input, not in the text.
-                        let n = text.get(..offset).map_or(0, |t| t.chars().count());
-                        let offset = from.char_offset(input, n);
-                        Err(ConvertError::Unmappable { ccsid, offset, ch })
-                    }
-                    Err(e) => Err(e),
+            Path::Via(via) => {
+                let start = out.len();
+                let r = via.convert(&mut via.state(), input, 0, true, out);
+                if r.is_err() {
+                    out.truncate(start);
                 }
+                r
             }
         }
     }

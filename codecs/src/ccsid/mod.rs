@@ -10,6 +10,9 @@
 //!   ConvEBCDICNewline, default NL_TO_LF) and what happens to input that has no
 //!   mapping ([`OnUnmappable`]: fail naming offset and byte, or substitute and
 //!   count).
+//! - [`StreamConverter`] converts a stream block by block with bounded
+//!   memory (multi-byte sequences may be split between blocks); output,
+//!   substitutions and errors are those of [`convert`] on the whole input.
 //! - [`decode_lossy`] is the one-call form for displaying text.
 //!
 //! Single-byte sets (ISO-8859, Windows, PC, EBCDIC) use 256-entry tables
@@ -24,15 +27,18 @@ mod dbcs;
 #[rustfmt::skip]
 mod dbcs_tables;
 mod error;
+mod error_offset;
 mod mbcs;
 mod message;
 mod options;
 mod registry;
 mod sbcs;
 mod simd;
+mod stream;
 #[rustfmt::skip]
 mod tables;
 mod unicode;
+mod via;
 
 pub use convert::{
     Converter, Decoded, Encoded, convert, decode, decode_into, decode_lossy, encode, encode_into,
@@ -43,3 +49,4 @@ pub use message::{MessageConversion, convert_message};
 pub use options::{NewlinePolicy, OnUnmappable, Options};
 pub use registry::{Ccsid, Family, supported};
 pub use sbcs::{SbcsTable, UNDEFINED};
+pub use stream::StreamConverter;

@@ -256,6 +256,19 @@ impl SbcsCodec {
         }
         match std::str::from_utf8(input) {
             Ok(text) => self.encode_into(text, on, out),
+            Err(e) if on == OnUnmappable::Fail => {
+                // The first error in input order: a character before the
+                // malformed sequence may have no mapping.
+                let valid = e.valid_up_to();
+                let head = std::str::from_utf8(&input[..valid]).unwrap_or_default();
+                self.encode_into(head, on, out)?;
+                out.truncate(start);
+                Err(ConvertError::Invalid {
+                    ccsid: utf8_ccsid,
+                    offset: valid,
+                    byte: input[valid],
+                })
+            }
             Err(_) => {
                 // Fails under Fail at the first bad byte; under Substitute
                 // the repaired text cannot fail to encode.
