@@ -62,6 +62,11 @@ enum Source {
     Utf16 { little: bool },
     /// Anywhere: the decoder keeps its state (CJK sets).
     Stateful,
+    /// Nowhere: mixed single/double-byte EBCDIC carries its SO/SI shift
+    /// state across the text and its decoder starts each call in the
+    /// single-byte state, so its input is converted whole at the end
+    /// (memory is not bounded for these sets; docs/ccsid.md).
+    Whole,
 }
 
 impl Source {
@@ -71,6 +76,7 @@ impl Source {
             Side::Utf16 { little } => Source::Utf16 { little: *little },
             Side::Sbcs(_) => Source::Bytes,
             Side::Mbcs(_) => Source::Stateful,
+            Side::Dbcs(_) => Source::Whole,
         }
     }
 
@@ -79,6 +85,7 @@ impl Source {
     fn cut(&self, b: &[u8]) -> usize {
         match self {
             Source::Bytes | Source::Stateful => b.len(),
+            Source::Whole => 0,
             Source::Utf8 => utf8_cut(b),
             Source::Utf16 { little } => utf16_cut(b, *little),
         }
