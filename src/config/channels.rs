@@ -1,12 +1,14 @@
 //! Message channels and device queue managers (docs/config.md "channels",
-//! "devices"; docs/channel-protocol.md; seed 001).
+//! "devices"; docs/channel-protocol.md; the IBM developerWorks article
+//! "Configuring WebSphere MQ for large-scale deployment of WebSphere MQ
+//! Everyplace devices").
 
 use mqgate_exits::{ExitDef, ExitRef, FailurePolicy};
 use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr};
 
-/// Name of the receiver channel of the embedded default (seed 001: the MQ
-/// network sends to the gateway queue manager over this channel).
+/// Name of the receiver channel of the embedded default (the WebSphere MQ Everyplace
+/// gateway article: the MQ network sends to the gateway queue manager over a channel).
 pub const DEFAULT_RECEIVER_CHANNEL: &str = "TO.MQGATE";
 
 /// One channel definition, chosen by its `type:` key.
@@ -40,7 +42,8 @@ impl ChannelDef {
 }
 
 /// What a receiver channel does with a message whose destination cannot be
-/// resolved (seed 001 "Unhandled Messages": the undelivered rule).
+/// resolved (the WebSphere MQ Everyplace gateway article, "Unhandled Messages":
+/// the undelivered rule).
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum UndeliveredRule {
@@ -269,8 +272,9 @@ impl From<RawSenderChannelDef> for SenderChannelDef {
     }
 }
 
-/// Device queue managers (seed 001): names matching a pattern are devices
-/// whose queues are created on first use; none is configured one by one.
+/// Device queue managers (the WebSphere MQ Everyplace gateway article): names
+/// matching a pattern are devices whose queues are created on first use; none
+/// is configured one by one.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DevicesConfig {
@@ -290,7 +294,8 @@ impl Default for DevicesConfig {
 }
 
 /// The channels of the embedded default: receiver `TO.MQGATE` running the
-/// `destination-rewrite` exit with separator `%` (seed 001).
+/// `destination-rewrite` exit with separator `%` (the WebSphere MQ Everyplace
+/// gateway article's receive exit).
 pub fn default_channels() -> Vec<ChannelDef> {
     vec![ChannelDef::Receiver(ReceiverChannelDef {
         name: DEFAULT_RECEIVER_CHANNEL.into(),
