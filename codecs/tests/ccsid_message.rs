@@ -119,7 +119,7 @@ fn the_same_gzip_body_behind_an_rfh2_converts_the_rfh2_and_succeeds() {
 
 #[test]
 fn rfh2_to_ebcdic_big_endian_keeps_folders_and_body() {
-    // Target 500 / Encoding 273 (big-endian, IBM MQ "Machine encodings"):
+    // Target 500 / Encoding 273 (big-endian, IBM MQ "MQENC_* (Encoding)"):
     // StrucIds and Formats in EBCDIC ("RFH " = D9 C6 C8 40), integers big-endian,
     // NameValueData left in its NameValueCCSID 1208.
     let msg = md_rfh2_gzip();
