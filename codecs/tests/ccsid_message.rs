@@ -1,6 +1,6 @@
-//! MQ message data conversion (MQGMO_CONVERT; IBM MQ "Application data
-//! conversion", the reason code pages 2110 and 2119; layouts: "MQMD - Message
-//! descriptor", "MQRFH2 - Rules and formatting header 2").
+//! MQ message data conversion (MQGMO_CONVERT; IBM MQ "Application data conversion", the
+//! reason code pages 2110 and 2119; layouts: "MQMD - Message descriptor", "MQRFH2 - Rules
+//! and formatting header 2").
 
 use mqgate_codecs::ccsid::{NewlinePolicy, OnUnmappable, Options, convert_message};
 use mqgate_codecs::mq::chain::{ChainOptions, Descriptor, Header, parse_chain};
@@ -59,8 +59,8 @@ fn first_md(data: &[u8], opts: &ChainOptions) -> (Mqmd, ByteOrder, Charset) {
 
 #[test]
 fn format_none_gzip_body_is_returned_unchanged_with_2110() {
-    // IBM MQ "Application data conversion": Format MQFMT_NONE (blanks) and a gzip body asked for
-    // CCSID 819: body unchanged, warning 2110, CodedCharSetId stays as it was.
+    // IBM MQ "Application data conversion": Format MQFMT_NONE (blanks) and a gzip body
+    // asked for CCSID 819: body unchanged, warning 2110, CodedCharSetId stays as it was.
     let mut msg = Vec::new();
     write_md(
         &md("", 1208, 546),
@@ -184,8 +184,8 @@ fn mqstr_body_and_md_fields_are_converted() {
 
 #[test]
 fn missing_table_returns_the_data_unconverted_with_2119() {
-    // A missing table returns it unconverted with 2119 (IBM MQ "2119 (0847)
-    // (RC2119): MQRC_NOT_CONVERTED").
+    // A missing table returns it unconverted with 2119 (IBM MQ "2119 (0847) (RC2119):
+    // MQRC_NOT_CONVERTED").
     let mut msg = Vec::new();
     write_md(
         &md("MQSTR", 4711, 546),
@@ -210,8 +210,9 @@ fn missing_table_returns_the_data_unconverted_with_2119() {
 
 #[test]
 fn unmappable_body_character_under_each_policy() {
-    // 1140 0x9F is the euro (ICU ibm-1140), which 037 lacks: fail -> 2119 and the
-    // data unconverted; substitute -> 0x3F (ibm-37 subchar) and a count of 1.
+    // 1140 0x9F is the euro (ICU ibm-1140), which 037 lacks: fail -> 2119 and
+    // the data unconverted; substitute -> 0x3F (ibm-37 subchar) and a count of
+    // 1.
     let mut msg = Vec::new();
     write_md(
         &md("MQSTR", 1140, 273),
@@ -308,9 +309,9 @@ fn xqh_dlh_and_rfh_v1_fields_are_converted() {
 
 #[test]
 fn utf16_rfh2_folders_follow_the_new_byte_order() {
-    // IBM MQ "NameValueCCSID (MQLONG)": UTF-16 NameValueData is in the RFH2's byte
-    // order, so little-endian 546 -> big-endian 273 swaps each unit; the text
-    // stays the same. Body MQSTR "ab" in 819 -> 81 82 in 500.
+    // IBM MQ "NameValueCCSID (MQLONG)": UTF-16 NameValueData is in the RFH2's
+    // byte order, so little-endian 546 -> big-endian 273 swaps each unit; the
+    // text stays the same. Body MQSTR "ab" in 819 -> 81 82 in 500.
     let mut msg = Vec::new();
     write_md(
         &md("MQHRF2", 819, 546),

@@ -1,5 +1,5 @@
-//! Dynamic parameters (Software AG EntireX "EntireX WebSphere MQ RPC Server", "Dynamic IDL/RPC
-//! Parameters") and the MQ_CORREL_ID hex rules (mqgate's, docs/rpc.md "Dynamic
+//! Dynamic parameters (Software AG EntireX "EntireX WebSphere MQ RPC Server", "Dynamic
+//! IDL/RPC Parameters") and the MQ_CORREL_ID hex rules (mqgate's, docs/rpc.md "Dynamic
 //! parameters").
 
 use mqgate_codecs::idl::{
@@ -51,8 +51,8 @@ fn upper_and_lower_case_hex_give_the_same_bytes() {
 
 #[test]
 fn ids_with_zero_bytes_come_back_as_the_same_48_upper_case_hex() {
-    // A MsgId/CorrelId with 0x00 bytes inside comes back as the same 48 hex
-    // characters; docs/rpc.md: output is upper case.
+    // A MsgId/CorrelId with 0x00 bytes inside comes back as the same 48 hex characters;
+    // docs/rpc.md: output is upper case.
     let mut id = [0u8; 24];
     id[1] = 0xab;
     id[5] = 0x7f;
@@ -124,8 +124,8 @@ fn inputs_of_a_put() {
     let mut values = Record::new();
     values.set("MQ_QUEUE_NAME", text(&format!("{:<48}", "ORDERS.IN")));
     values.set("MQ_REPLY_QUEUE", text("REPLIES"));
-    // EntireX "Support for the MQRFH Header": MQ_RFH_H1 = v1, MQ_RFH_H2 = v2 → pairs
-    // `H1 v1` and `H2 v2`.
+    // EntireX "Support for the MQRFH Header": MQ_RFH_H1 = v1, MQ_RFH_H2 = v2 → pairs `H1
+    // v1` and `H2 v2`.
     values.set("MQ_RFH_H1", text("v1      "));
     values.set("MQ_RFH_H2", text("v2"));
     values.set("TEXT", text("hello"));
@@ -161,8 +161,8 @@ fn inputs_of_a_get_by_correl_id_and_wait_interval() {
     let mut expected = [0u8; 24];
     expected[..5].copy_from_slice(&[1, 2, 3, 4, 5]);
     assert_eq!(inputs.correl_id, Some(expected));
-    // Milliseconds (EntireX); -1 unlimited (MQWI_UNLIMITED), other negatives → 2090
-    // (IBM MQ "WaitInterval (MQLONG)").
+    // Milliseconds (EntireX); -1 unlimited (MQWI_UNLIMITED), other negatives → 2090 (IBM
+    // MQ "WaitInterval (MQLONG)").
     assert_eq!(inputs.wait_interval, Some(WaitInterval::Millis(5000)));
     values.set("MQ_WAIT_INTERVAL", text("-1"));
     assert_eq!(
@@ -188,8 +188,7 @@ fn inputs_of_a_get_by_correl_id_and_wait_interval() {
 
 #[test]
 fn wait_interval_as_i4() {
-    // mqgate also accepts MQ_WAIT_INTERVAL as I4 (docs/rpc.md; ORDER in
-    // bridge-text.idl).
+    // mqgate also accepts MQ_WAIT_INTERVAL as I4 (docs/rpc.md; ORDER in bridge-text.idl).
     let file = bridge_text();
     let d = dynamic_of(&file, "ORDER");
     let mut values = Record::new();
@@ -203,8 +202,8 @@ fn wait_interval_as_i4() {
 #[test]
 fn outputs_from_a_received_message() {
     let file = bridge_text();
-    // EntireX "Support for the MQRFH Header": received MQRFH with `H1 v11` and `H3 v22` → MQ_RFH_H1
-    // = v11, MQ_RFH_H2 gets no value, H3 is ignored.
+    // EntireX "Support for the MQRFH Header": received MQRFH with `H1 v11` and `H3 v22` →
+    // MQ_RFH_H1 = v11, MQ_RFH_H2 gets no value, H3 is ignored.
     let d = dynamic_of(&file, "RECVNOTE");
     let received = ReceivedMessage {
         correl_id: [0; 24],

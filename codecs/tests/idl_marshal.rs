@@ -1,8 +1,9 @@
-//! Parameters ↔ fixed-position text. Every expected string follows the table of EntireX "Mapping
-//! RPC Data to the MQ Message Buffer": An is n characters blank padded; AV is the rest of the
-//! buffer; I1/I2/I4 are a sign and 3/5/10 digits; Nn.m and Pn.m are a sign and n plus m digits
-//! without a decimal point; NU/PU have no sign position (mqgate's choice, docs/rpc.md "Text
-//! payload"); L is `X` or not; D is YYYYMMDD; T is YYYYMMDDhhmmssS; arrays are row-major.
+//! Parameters ↔ fixed-position text. Every expected string follows the table of EntireX
+//! "Mapping RPC Data to the MQ Message Buffer": An is n characters blank padded; AV is
+//! the rest of the buffer; I1/I2/I4 are a sign and 3/5/10 digits; Nn.m and Pn.m are a
+//! sign and n plus m digits without a decimal point; NU/PU have no sign position
+//! (mqgate's choice, docs/rpc.md "Text payload"); L is `X` or not; D is YYYYMMDD; T is
+//! YYYYMMDDhhmmssS; arrays are row-major.
 
 use mqgate_codecs::idl::{
     Date, Decimal, IdlFile, LayoutError, MarshalErrorKind, PayloadDirection, Record, TextLayout,
@@ -213,8 +214,8 @@ fn variable_text_is_the_rest_of_the_buffer() {
 
 #[test]
 fn in_out_parameter_is_in_both_payloads() {
-    // ECHO: no direction = IN OUT (Software AG "Software AG IDL Grammar"), so MESSAGE A10 is in
-    // request and reply.
+    // ECHO: no direction = IN OUT (Software AG "Software AG IDL Grammar"), so MESSAGE A10
+    // is in request and reply.
     let file = bridge_text();
     let req = layout_of(&file, "ECHO", PayloadDirection::Request);
     let rep = layout_of(&file, "ECHO", PayloadDirection::Reply);

@@ -14,9 +14,9 @@ fn fixture(name: &str) -> String {
 fn bridge_text_parses_and_maps_directions() {
     let file = parse(&fixture("valid/bridge-text.idl")).unwrap_or_else(|e| panic!("{e}"));
     let lib = file.library("RPCDEMO").unwrap();
-    // Software AG EntireX "EntireX WebSphere MQ RPC Server" — all IN → put, all OUT → get, mixed /
-    // IN OUT → request/reply; dynamic parameters do not count (decoupled request/reply,
-    // docs/rpc.md).
+    // Software AG EntireX "EntireX WebSphere MQ RPC Server" — all IN → put, all OUT →
+    // get, mixed / IN OUT → request/reply; dynamic parameters do not count (decoupled
+    // request/reply, docs/rpc.md).
     let kinds: Vec<_> = lib
         .programs
         .iter()
@@ -162,8 +162,8 @@ const INVALID: &[(&str, u32, u32, Option<u32>, &str)] = &[
         Some(20010024),
         "'P' has no parameter",
     ),
-    // EntireX "Dynamic IDL/RPC Parameters": level 1 only, before any variable-length parameter,
-    // A48, IN only
+    // EntireX "Dynamic IDL/RPC Parameters": level 1 only, before any variable-length
+    // parameter, A48, IN only
     (
         "dynamic-after-variable.idl",
         6,
@@ -287,8 +287,9 @@ fn alias_equal_to_its_own_name_is_no_clash() {
 
 #[test]
 fn name_rules() {
-    // Software AG "Software AG IDL Grammar", names: struct ≤ 31 characters, library/program/
-    // alias ≤ 128, must not start with SAG, siblings unique after case folding.
+    // Software AG "Software AG IDL Grammar", names: struct ≤ 31 characters,
+    // library/program/ alias ≤ 128, must not start with SAG, siblings unique
+    // after case folding.
     let long_struct = "S".repeat(32);
     let text = format!(
         "Library 'L' Is\n\

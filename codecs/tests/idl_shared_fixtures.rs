@@ -1,6 +1,7 @@
-//! The IDL files this test reads from the shared fixture folder (the public rexxxmlparser IDL file,
-//! abend0c1/rexxxmlparser `idlfile.txt`, and hand-written synthetic and invalid files) parse or are
-//! refused as Software AG "Software AG IDL Grammar" says. Prints `SKIP:` when ../shared is absent
+//! The IDL files this test reads from the shared fixture folder (the public
+//! rexxxmlparser IDL file, abend0c1/rexxxmlparser `idlfile.txt`, and
+//! hand-written synthetic and invalid files) parse or are refused as Software
+//! AG "Software AG IDL Grammar" says. Prints `SKIP:` when ../shared is absent
 //! (and fails when `CI` is set).
 
 use mqgate_codecs::idl::{
@@ -44,8 +45,8 @@ fn parsed(name: &str) -> Option<IdlFile> {
 
 #[test]
 fn rexxxmlparser_libraries_and_programs() {
-    // Counted by hand in the published file: 3 libraries, 7 programs (one with alias),
-    // 2 structs.
+    // Counted by hand in the published file: 3 libraries, 7 programs (one with alias), 2
+    // structs.
     let Some(file) = parsed("rexxxmlparser-idlfile.idl") else {
         return;
     };
@@ -272,8 +273,8 @@ fn refused(name: &str) -> Option<Vec<mqgate_codecs::idl::IdlError>> {
 #[test]
 fn invalid_length_rules() {
     // The file has `A` without a length, `I4.2` and `D8` carrying lengths the type
-    // forbids; EntireX "Message Class 2001": 20010005 length required, 20010004
-    // length not allowed.
+    // forbids; EntireX "Message Class 2001": 20010005 length required, 20010004 length
+    // not allowed.
     let Some(errors) = refused("invalid/length-rules.idl") else {
         return;
     };
@@ -325,8 +326,8 @@ fn invalid_missing_end_define() {
 
 #[test]
 fn invalid_skipped_level() {
-    // The file jumps from level 1 to 3; Software AG "Software AG IDL Grammar": levels must not be
-    // skipped.
+    // The file jumps from level 1 to 3; Software AG "Software AG IDL Grammar": levels
+    // must not be skipped.
     let Some(errors) = refused("invalid/skipped-level.idl") else {
         return;
     };

@@ -1,6 +1,6 @@
 //! Seven edge cases of the MQ header codecs, one test each, with the exact bytes.
-//! Expected values follow from IBM MQ "MQRFH2 - Rules and formatting header 2",
-//! "MQMD - Message descriptor" and "MQDLH - Dead-letter header".
+//! Expected values follow from IBM MQ "MQRFH2 - Rules and formatting header 2", "MQMD -
+//! Message descriptor" and "MQDLH - Dead-letter header".
 
 use mqgate_codecs::mq::dlh::{DeadLetter, write_dlh};
 use mqgate_codecs::mq::md::{parse_md, write_md};
@@ -43,9 +43,9 @@ fn rfh2_le_by_hand(name_value_ccsid: u32, nvl: u32, folder: &[u8]) -> Vec<u8> {
 
 #[test]
 fn rfh2_after_md_546_folder_length_20_00_00_00_is_32() {
-    // Case 1: folder length bytes `20 00 00 00` after an MD with
-    // Encoding 546 → NameValueLength 32 (4-byte little-endian MQLONG),
-    // StrucLength 72, body `hello` at offset 72 of the RFH2.
+    // Case 1: folder length bytes `20 00 00 00` after an MD with Encoding 546 →
+    // NameValueLength 32 (4-byte little-endian MQLONG), StrucLength 72, body
+    // `hello` at offset 72 of the RFH2.
     let folder = b"<usr><a>1</a></usr>             "; // 19 + 13 blanks = 32
     assert_eq!(folder.len(), 32);
     let mut msg = md_le(*b"MQHRF2  ", 546, 1208);
@@ -110,8 +110,8 @@ fn building_an_rfh2_gives_the_issue_bytes() {
 
 #[test]
 fn name_value_length_26_is_rejected_and_writer_pads_to_4() {
-    // Case 3 (NameValueLength must be a multiple of 4): NameValueLength 26 with 28 bytes of folder
-    // data.
+    // Case 3 (NameValueLength must be a multiple of 4): NameValueLength 26 with 28 bytes
+    // of folder data.
     let data = b"<usr><a>12345678</a></usr>  ";
     assert_eq!(data.len(), 28);
     let rfh2 = rfh2_le_by_hand(1208, 26, data);
@@ -160,8 +160,8 @@ fn name_value_length_26_is_rejected_and_writer_pads_to_4() {
 
 #[test]
 fn name_value_ccsid_1200_with_encoding_546_is_utf16_le() {
-    // Case 4 (IBM MQ "NameValueCCSID (MQLONG)"): folder data UTF-16 little-endian,
-    // the RFH2's own byte order.
+    // Case 4 (IBM MQ "NameValueCCSID (MQLONG)"): folder data UTF-16 little-endian, the
+    // RFH2's own byte order.
     let text = "<usr><Name>Zoë ✓</Name></usr>";
     let mut data: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
     while !data.len().is_multiple_of(4) {

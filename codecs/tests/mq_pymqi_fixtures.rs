@@ -1,6 +1,6 @@
-//! The RFH2 messages of pymqi's tests (dsuch/pymqi `code/tests/messages/`)
-//! decode to the values read from their bytes by hand against IBM MQ "MQRFH2 -
-//! Rules and formatting header 2".
+//! The RFH2 messages of pymqi's tests (dsuch/pymqi `code/tests/messages/`) decode to the
+//! values read from their bytes by hand against IBM MQ "MQRFH2 - Rules and formatting
+//! header 2".
 
 use mqgate_codecs::mq::{
     ByteOrder, ChainOptions, Header, Mqrfh2, Structure, parse_chain, write_chain,
@@ -48,7 +48,8 @@ fn check_three_folder_rfh2(r: &Mqrfh2<'_>, base: usize, format: &[u8; 8]) {
     if r.folders.len() == 3 {
         assert_eq!(lens, [152, 56, 28]);
         assert_eq!(texts, [PSC, TEST_FOLDER, MCD]);
-        // Folder data offsets 40, 196, 256 (36 + 4, + 152 + 4, + 56 + 4), relative to the RFH2.
+        // Folder data offsets 40, 196, 256 (36 + 4, + 152 + 4, + 56 + 4), relative to the
+        // RFH2.
         let offs: Vec<usize> = r.folders.iter().map(|f| f.offset + base).collect();
         assert_eq!(offs, [base + 40, base + 196, base + 256]);
         // Padding: 1 blank after <psc>, 3 after <testFolder>, none after <mcd>.

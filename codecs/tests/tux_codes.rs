@@ -133,8 +133,8 @@ fn tpq_flag_values_match_the_sheet() {
     }
     assert_eq!(TpqFlags::TPQTIME_REL.0, 0x400);
     assert_eq!(TpqFlags::TPQGETBYMSGID.0, 0x40008);
-    // BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway" writes TPQEXPTIME_NEVER for the
-    // header's TPQEXPTIME_NONE.
+    // BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway" writes TPQEXPTIME_NEVER
+    // for the header's TPQEXPTIME_NONE.
     assert_eq!(
         TpqFlags::from_name("TPQEXPTIME_NEVER"),
         Some(TpqFlags(0x20000))
@@ -143,8 +143,8 @@ fn tpq_flag_values_match_the_sheet() {
 
 #[test]
 fn qos_values_match_the_sheet() {
-    // `atmi.h`: TPQQOSDEFAULTPERSIST 0x1, TPQQOSPERSISTENT 0x2, TPQQOSNONPERSISTENT 0x4,
-    // also spelt TPQOS* on the TEDG page.
+    // `atmi.h`: TPQQOSDEFAULTPERSIST 0x1, TPQQOSPERSISTENT 0x2,
+    // TPQQOSNONPERSISTENT 0x4, also spelt TPQOS* on the TEDG page.
     assert_eq!(TpqQos::from_name("TPQQOSDEFAULTPERSIST"), Some(TpqQos(1)));
     assert_eq!(TpqQos::from_name("TPQOSDEFAULTPERSIST"), Some(TpqQos(1)));
     assert_eq!(TpqQos::from_name("TPQOSPERSISTENT"), Some(TpqQos(2)));

@@ -1,5 +1,5 @@
-//! DMCONFIG/UBBCONFIG text and typed DMCONFIG (Oracle Tuxedo "DMCONFIG(5)",
-//! "DM_MIB(5)", "UBBCONFIG(5)"; mqgate's reading of the text: docs/tuxedo.md).
+//! DMCONFIG/UBBCONFIG text and typed DMCONFIG (Oracle Tuxedo "DMCONFIG(5)", "DM_MIB(5)",
+//! "UBBCONFIG(5)"; mqgate's reading of the text: docs/tuxedo.md).
 
 use mqgate_codecs::tux::buftype::BufferType;
 use mqgate_codecs::tux::cfgtext::{ConfigText, ConfigTextErrorKind, Pos, Token, tokenize};
@@ -295,8 +295,8 @@ fn valid_dmconfig_gives_typed_qspace_and_qname_entries() {
         cfg.qname("RAWDATA").unwrap().inbuftype,
         Some(BufferType::Carray)
     );
-    // BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway": QSPACE and QNAME are looked up by
-    // type; a QNAME is no QSPACE.
+    // BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway": QSPACE and QNAME are
+    // looked up by type; a QNAME is no QSPACE.
     assert!(cfg.qspace("NEWORDER").is_none());
     assert!(cfg.qname("ORDERS").is_none());
     assert_eq!(cfg.remote_services.services[0].name, "GETRATE");
@@ -412,8 +412,8 @@ fn dm(tail: &str) -> Result<DmConfig, DmConfigError> {
 
 #[test]
 fn size_limits_of_the_sheet() {
-    // DM_MIB(5): TE_PRODUCT 1..32, TE_FUNCTION 1..8, TE_TARGET 1..8,
-    // TE_RTQGROUP 1..32, TE_RTQNAME 1..8; DMCONFIG(5): entry name ≤ 15.
+    // DM_MIB(5): TE_PRODUCT 1..32, TE_FUNCTION 1..8, TE_TARGET 1..8, TE_RTQGROUP 1..32,
+    // TE_RTQNAME 1..8; DMCONFIG(5): entry name ≤ 15.
     let p32 = "P".repeat(32);
     assert!(
         dm(&format!(

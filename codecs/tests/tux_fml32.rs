@@ -58,8 +58,8 @@ fn ferror32_names_match_the_sheet() {
     assert_eq!(Ferror32(22).name(), None);
 }
 
-/// A buffer with one field of each scalar and byte type, and its bytes
-/// written out by hand from mqgate's encoding (docs/tuxedo.md "FML32").
+/// A buffer with one field of each scalar and byte type, and its bytes written
+/// out by hand from mqgate's encoding (docs/tuxedo.md "FML32").
 fn sample() -> (Fml32Buffer, Vec<u8>) {
     let mut b = Fml32Buffer::new();
     b.add(
@@ -121,8 +121,8 @@ fn sample() -> (Fml32Buffer, Vec<u8>) {
 #[test]
 fn encode_writes_the_sheet_layout() {
     let (b, bytes) = sample();
-    // Field ids sort by (type << 25 | number): short(0) < long(1) < char(2) < float(3) < double(4)
-    // < string(5) < carray(6).
+    // Field ids sort by (type << 25 | number): short(0) < long(1) < char(2) < float(3) <
+    // double(4) < string(5) < carray(6).
     let order: Vec<FieldType> = b
         .fields()
         .iter()
@@ -218,9 +218,9 @@ fn embedded_fml32_round_trips() {
 
 #[test]
 fn stale_index_values_in_the_header_are_ignored_but_kept() {
-    // Tuxedo strips the index before a buffer travels (FML reference Funindex32), so an index
-    // count/interval left in the header must be ignored; the size that counts is the encoded
-    // (index-free) length.
+    // Tuxedo strips the index before a buffer travels (FML reference Funindex32), so an
+    // index count/interval left in the header must be ignored; the size that counts is
+    // the encoded (index-free) length.
     let (_, mut bytes) = sample();
     bytes[16..20].copy_from_slice(&5i32.to_be_bytes()); // nie
     bytes[20..24].copy_from_slice(&32i32.to_be_bytes()); // indxintvl
@@ -355,8 +355,8 @@ fn fuxedo_field_table_check_values() {
         return;
     };
     let t = FieldTable::parse(&text).unwrap();
-    // Check values for fuxedo's tests/fields (fuxedo/fuxedo), computed as
-    // (type << 25) | (base + number) with mkfldhdr.
+    // Check values for fuxedo's tests/fields (fuxedo/fuxedo), computed as (type << 25) |
+    // (base + number) with mkfldhdr.
     for (name, fldid) in [
         ("FCHAR", 67_108_875),
         ("FLONG", 33_554_453),

@@ -1,6 +1,6 @@
-//! The flag mapping table and the error table of BEA Tuxedo "Using the BEA Tuxedo TOP END Domain
-//! Gateway" (the RTQ side as mqgate defines it: docs/tuxedo.md). One test per row; expected values
-//! are the tables' own.
+//! The flag mapping table and the error table of BEA Tuxedo "Using the BEA Tuxedo TOP END
+//! Domain Gateway" (the RTQ side as mqgate defines it: docs/tuxedo.md). One test per row;
+//! expected values are the tables' own.
 
 use mqgate_codecs::tux::buftype::{BufferType, check_buffer_type, check_message_size};
 use mqgate_codecs::tux::codes::{Qme, TpError, Tperrno};
@@ -139,8 +139,8 @@ fn flag_row_qos_values_are_qmeinval() {
 
 #[test]
 fn urcode_is_ignored_not_an_error() {
-    // TEDG guide: "The urcode field in TPQCTL is also not supported" — there is no
-    // flag for it, so it is simply not carried.
+    // TEDG guide: "The urcode field in TPQCTL is also not supported" — there is
+    // no flag for it, so it is simply not carried.
     let named = parse_flag_names(["TPQTIME_REL", "TPQMSGID", "TPNOTRAN"]).unwrap();
     let p = map_named_flags(&named, 60).unwrap();
     assert_eq!(p.schedule, rel("R:00:01"));
@@ -193,7 +193,8 @@ fn relative_time_rounds_seconds_up_to_minutes() {
 
 #[test]
 fn relative_time_above_86400_is_qmeinval() {
-    // TEDG guide's error table: TPQTIME_REL with deq_time > 86400 → TPEDIAGNOSTIC/QMEINVAL.
+    // TEDG guide's error table: TPQTIME_REL with deq_time > 86400 →
+    // TPEDIAGNOSTIC/QMEINVAL.
     let e = map_flags(TpqFlags::TPQTIME_REL, 86_401, TpFlags(0)).unwrap_err();
     assert_eq!(e, TedgFailure::RelativeTimeOutOfRange { deq_time: 86_401 });
     assert_eq!(e.tp_error(), QMEINVAL);
@@ -313,8 +314,8 @@ fn error_row_size_over_30000_is_qmeinval() {
 
 #[test]
 fn error_row_size_counts_fml32_after_index_stripping() {
-    // TEDG guide: for FML32 the limit applies after the index is stripped; the
-    // encoded form has no index, so its length is what counts.
+    // TEDG guide: for FML32 the limit applies after the index is stripped; the encoded
+    // form has no index, so its length is what counts.
     let id = FieldId::new(FieldType::Carray, 106).unwrap();
     let mut b = Fml32Buffer::new();
     // 24 header + 4 id + 8 lengths + 29,964 data = 30,000 bytes.

@@ -1,5 +1,5 @@
-//! Numeric and format constants (IBM MQ "Constants" reference; format names:
-//! "Format (MQCHAR8)").
+//! Numeric and format constants (IBM MQ "Constants" reference; format names: "Format
+//! (MQCHAR8)").
 //!
 //! Values are IBM's, as in pymqi `CMQC.py` and mq-golang `cmqc_linux_amd64.go`.
 

@@ -84,8 +84,9 @@ impl ByteOrder {
 /// Reads fields at fixed offsets of a structure whose length was checked first.
 ///
 /// Every structure parser checks the input length once, then reads at the
-/// offsets of IBM's structure layouts (e.g. "MQMD - Message descriptor"); offsets past the
-/// checked length are a programming error caught by the tests and fuzzers.
+/// offsets of IBM's structure layouts (e.g. "MQMD - Message descriptor");
+/// offsets past the checked length are a programming error caught by the tests
+/// and fuzzers.
 #[derive(Clone, Copy)]
 pub(crate) struct Fixed<'a> {
     pub(crate) b: &'a [u8],

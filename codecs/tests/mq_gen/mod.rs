@@ -23,9 +23,9 @@ pub fn bytes<const N: usize>() -> impl Strategy<Value = [u8; N]> {
     prop::collection::vec(any::<u8>(), N).prop_map(|v| v.try_into().expect("N bytes"))
 }
 
-/// A character field as real senders fill them: a name padded with blanks,
-/// a name padded with NULs (real MQ clients send NUL-filled character fields,
-/// as seen in captured client traffic), or arbitrary bytes.
+/// A character field as real senders fill them: a name padded with blanks, a
+/// name padded with NULs (real MQ clients send NUL-filled character fields, as
+/// seen in captured client traffic), or arbitrary bytes.
 pub fn char_field<const N: usize>() -> impl Strategy<Value = CharField<N>> {
     let name = "[A-Za-z0-9./_%]{0,12}";
     prop_oneof![
