@@ -74,7 +74,8 @@ impl Default for Config {
     }
 }
 
-/// The `rpc:` section: the MQ RPC bridge of seed 004 (docs/rpc.md).
+/// The `rpc:` section: the MQ RPC bridge of Software AG EntireX "EntireX WebSphere MQ RPC
+/// Server" (docs/rpc.md).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RpcConfig {
@@ -89,15 +90,16 @@ pub struct RpcConfig {
     pub input_queue: String,
     /// Default get wait in ms (MQ_WAIT_INTERVAL overrides it per call; -1 = unlimited).
     pub wait_interval_ms: i64,
-    /// Payload form: fixed-position `text` (spec: rpc-bridge.md §4) or `xml`.
+    /// Payload form: fixed-position `text` (EntireX "Mapping RPC Data to the MQ Message
+    /// Buffer") or `xml`.
     pub payload: RpcPayload,
     /// CodedCharSetId of payloads mqgate puts (1208 = UTF-8).
     pub ccsid: i32,
     /// Messages put by RPC calls are persistent.
     pub persistent: bool,
     /// Expiry of request messages in ms (MQMD Expiry, in tenths of a second);
-    /// 0 = unlimited. A request nobody answered in time then does not wait
-    /// for a responder forever (spec: rpc-bridge.md §9 decision 11).
+    /// 0 = unlimited. A request nobody answered in time then does not wait for
+    /// a responder forever (mqgate's choice, docs/rpc.md "Configuration").
     pub request_expiry_ms: u64,
     /// An idle conversation is backed out after this many ms.
     pub conversation_timeout_ms: u64,
@@ -127,7 +129,8 @@ impl Default for RpcConfig {
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RpcPayload {
-    /// Fixed-position text, MQFMT_STRING (spec: rpc-bridge.md §4).
+    /// Fixed-position text, MQFMT_STRING (EntireX "Mapping RPC Data to the MQ Message
+    /// Buffer").
     #[default]
     Text,
     /// One XML element per parameter (docs/rpc.md "XML payload").

@@ -43,7 +43,8 @@ impl FieldValue {
     }
 }
 
-/// Decodes character bytes in `cs` up to the first NUL (spec: mq-structures.md §11).
+/// Decodes character bytes in `cs` up to the first NUL (IBM MQ "ObjectName (MQCHAR48)": a
+/// NUL ends the significant data).
 pub fn char_text(bytes: &[u8], cs: Charset) -> String {
     bytes
         .iter()
@@ -61,9 +62,10 @@ pub fn fields_to_json(fields: &Fields) -> Value {
     Value::Object(m)
 }
 
-/// The MQMD's fields in layout order (spec: mq-structures.md §4); the version 2
-/// fields only when `md.version` is 2 or more. `cs` is the charset of its
-/// character fields (the StrucId's; ASCII for an MD read from a dmpmqmsg file).
+/// The MQMD's fields in layout order (IBM MQ "MQMD - Message descriptor"); the
+/// version 2 fields only when `md.version` is 2 or more. `cs` is the charset of
+/// its character fields (the StrucId's; ASCII for an MD read from a dmpmqmsg
+/// file).
 pub fn md_fields(md: &Mqmd, cs: Charset) -> Fields {
     use FieldValue::{Bytes, Int};
     let mut f: Fields = vec![
@@ -112,9 +114,9 @@ fn struc_id(s: Structure, cs: Charset) -> FieldValue {
     FieldValue::Char(char_text(&s.struc_id(cs), cs))
 }
 
-/// The common 32-byte prefix (spec: mq-structures.md §8.1): StrucId, Version,
-/// StrucLength, Encoding, CodedCharSetId, Format, Flags.
-/// `next` is the structure's (Encoding, CodedCharSetId, Format).
+/// The common 32-byte prefix (as in IBM MQ "MQRFH2 - Rules and formatting
+/// header 2"): StrucId, Version, StrucLength, Encoding, CodedCharSetId, Format,
+/// Flags. `next` is the structure's (Encoding, CodedCharSetId, Format).
 fn prefix_fields(
     s: Structure,
     cs: Charset,
@@ -136,7 +138,8 @@ fn prefix_fields(
     ]
 }
 
-/// MQXQH fields (spec: mq-structures.md §6); the embedded MQMD is `MsgDesc`.
+/// MQXQH fields (IBM MQ "MQXQH - Transmission-queue header"); the embedded MQMD is
+/// `MsgDesc`.
 pub fn xqh_fields(x: &Mqxqh, cs: Charset) -> Fields {
     vec![
         ("StrucId", struc_id(Structure::Xqh, cs)),
@@ -147,7 +150,7 @@ pub fn xqh_fields(x: &Mqxqh, cs: Charset) -> Fields {
     ]
 }
 
-/// MQDLH fields (spec: mq-structures.md §7).
+/// MQDLH fields (IBM MQ "MQDLH - Dead-letter header").
 pub fn dlh_fields(d: &Mqdlh, cs: Charset) -> Fields {
     use FieldValue::Int;
     vec![
@@ -166,7 +169,7 @@ pub fn dlh_fields(d: &Mqdlh, cs: Charset) -> Fields {
     ]
 }
 
-/// MQMDE fields (spec: mq-structures.md §5).
+/// MQMDE fields (IBM MQ "MQMDE - Message descriptor extension").
 pub fn mde_fields(m: &Mqmde, cs: Charset, struc_length: i32) -> Fields {
     use FieldValue::{Bytes, Int};
     let mut f = prefix_fields(
@@ -187,7 +190,8 @@ pub fn mde_fields(m: &Mqmde, cs: Charset, struc_length: i32) -> Fields {
     f
 }
 
-/// MQRFH v1 fixed fields (spec: mq-structures.md §8.2); the pairs are separate.
+/// MQRFH v1 fixed fields (IBM MQ "MQRFH - Rules and formatting header"); the pairs are
+/// separate.
 pub fn rfh_fields(r: &Mqrfh<'_>, cs: Charset, struc_length: i32) -> Fields {
     prefix_fields(
         Structure::Rfh,
@@ -199,7 +203,8 @@ pub fn rfh_fields(r: &Mqrfh<'_>, cs: Charset, struc_length: i32) -> Fields {
     )
 }
 
-/// MQRFH2 fixed fields (spec: mq-structures.md §8.3); the folders are separate.
+/// MQRFH2 fixed fields (IBM MQ "MQRFH2 - Rules and formatting header 2"); the folders are
+/// separate.
 pub fn rfh2_fields(r: &Mqrfh2<'_>, cs: Charset, struc_length: i32) -> Fields {
     let mut f = prefix_fields(
         Structure::Rfh2,
@@ -213,7 +218,8 @@ pub fn rfh2_fields(r: &Mqrfh2<'_>, cs: Charset, struc_length: i32) -> Fields {
     f
 }
 
-/// MQIIH/MQCIH: the common prefix, the only part mqgate decodes (spec: mq-structures.md §9).
+/// MQIIH/MQCIH: the common prefix, the only part mqgate decodes (IBM MQ "MQIIH - IMS
+/// information header", "MQCIH - CICS bridge header").
 pub fn opaque_fields(h: &OpaqueHeader<'_>, cs: Charset, struc_length: i32) -> Fields {
     prefix_fields(
         h.structure,
@@ -236,8 +242,9 @@ mod tests {
 
     #[test]
     fn md_json_uses_mq_names_numbers_hex_and_trimmed_text() {
-        // Issue 2: MsgId 414D5120514D544553543030312020205F5500962E17AF43 (has 0x00 bytes)
-        // survives whole; spec: mq-structures.md §4 field names; §11 NUL ends a char field.
+        // MsgId 414D5120514D544553543030312020205F5500962E17AF43 (has 0x00 bytes)
+        // survives whole; field names of IBM MQ "MQMD - Message descriptor"; a NUL ends a
+        // char field.
         let mut md = Mqmd::default();
         md.msg_id.copy_from_slice(
             &hex::decode("414D5120514D544553543030312020205F5500962E17AF43").unwrap(),
@@ -268,7 +275,8 @@ mod tests {
 
     #[test]
     fn md_v1_has_no_v2_fields_and_ebcdic_text_decodes() {
-        // spec: mq-structures.md §4: v1 ends at 324 with ApplOriginData; §3 EBCDIC invariants.
+        // IBM MQ "MQMD - Message descriptor": v1 ends at 324 with ApplOriginData; EBCDIC
+        // StrucIds as in the Wireshark MQ dissector.
         let md = Mqmd {
             version: 1,
             put_appl_name: CharField::new("CICS.APP", Charset::Ebcdic).unwrap(),

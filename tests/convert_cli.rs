@@ -1,4 +1,4 @@
-//! `mqgate convert` end to end (issue 3 "Done when").
+//! `mqgate convert` end to end (expected bytes from the ICU conversion tables).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -27,14 +27,16 @@ fn run(args: &[&str], input: &[u8]) -> (Vec<u8>, String, i32) {
 
 #[test]
 fn a_bracket_b_bracket_from_819_to_1047() {
-    // issue 3 done-when: `echo -n 'A[B]' | mqgate convert --from 819 --to 1047 | xxd` prints c1ad c2bd.
+    // `echo -n 'A[B]' | mqgate convert --from 819 --to 1047 | xxd` prints c1ad c2bd (ICU
+    // ibm-1047).
     let (out, _, code) = run(&["--from", "819", "--to", "1047"], b"A[B]");
     assert_eq!((out, code), (vec![0xC1, 0xAD, 0xC2, 0xBD], 0));
 }
 
 #[test]
 fn newline_and_error_options() {
-    // issue 3: A\nB to 037 is C1 15 C2 (nl-to-lf), C1 25 C2 (table).
+    // A\nB to 037 is C1 15 C2 (nl-to-lf, IBM MQ ConvEBCDICNewline NL_TO_LF), C1 25 C2
+    // (table: ICU ibm-37 unchanged).
     assert_eq!(
         run(&["--from", "819", "--to", "37"], b"A\nB").0,
         [0xC1, 0x15, 0xC2]
@@ -77,7 +79,8 @@ fn newline_and_error_options() {
 
 #[test]
 fn bad_encodings_and_negative_ccsids_are_named() {
-    // spec: mq-structures.md §1: reserved bits 0xFFFFF000 must be 0; integer part 1 or 2.
+    // IBM MQ "MQENC_* (Encoding)": reserved bits 0xFFFFF000 must be 0; integer part 1 or
+    // 2.
     let (out, err, code) = run(
         &["--from", "37", "--to", "1200", "--to-encoding", "12345"],
         b"x",

@@ -1,7 +1,8 @@
 //! `mqgate decode` end to end: runs the built binary on real and hand-built messages.
 //!
-//! Messages are laid out byte by byte from spec: mq-structures.md (offsets of §4 MQMD,
-//! §6 MQXQH, §8.3 MQRFH2); dmpmqmsg files are the project's own fixtures/dmpmqmsg/.
+//! Messages are laid out byte by byte from the offsets of IBM MQ "MQMD - Message
+//! descriptor", "MQXQH - Transmission-queue header" and "MQRFH2 - Rules and formatting
+//! header 2"; dmpmqmsg files are the project's own fixtures/dmpmqmsg/.
 
 use serde_json::Value;
 use std::io::Write;
@@ -50,7 +51,7 @@ fn fixture(name: &str) -> String {
     format!("{ROOT}/fixtures/dmpmqmsg/{name}")
 }
 
-// ---- byte layouts (spec: mq-structures.md) ----
+// ---- byte layouts (IBM MQ structure pages) ----
 
 fn put_i32(b: &mut [u8], off: usize, v: i32, le: bool) {
     let bytes = if le { v.to_le_bytes() } else { v.to_be_bytes() };
@@ -61,8 +62,9 @@ fn put(b: &mut [u8], off: usize, v: &[u8]) {
     b[off..off + v.len()].copy_from_slice(v);
 }
 
-/// An ASCII MQMD (§4): version 1 (324 bytes) or 2 (364), character fields blank,
-/// byte fields zero, MsgType 8, Expiry -1, Persistence 1.
+/// An ASCII MQMD (IBM MQ "MQMD - Message descriptor"): version 1 (324 bytes) or
+/// 2 (364), character fields blank, byte fields zero, MsgType 8, Expiry -1,
+/// Persistence 1.
 fn md(
     version: i32,
     le: bool,
@@ -100,7 +102,8 @@ fn md(
     b
 }
 
-/// An MQXQH (§6) with its embedded version 1 MQMD.
+/// An MQXQH (IBM MQ "MQXQH - Transmission-queue header") with its embedded version 1
+/// MQMD.
 fn xqh(le: bool, remote_q: &str, remote_q_mgr: &str, inner_md: &[u8]) -> Vec<u8> {
     let mut b = vec![b' '; 104];
     put(&mut b, 0, b"XQH ");
@@ -164,7 +167,7 @@ fn multiple_rfh2_shows_two_chained_rfh2s_and_the_49_byte_body() {
         String::from_utf8_lossy(&out.stderr)
     );
     let j = json_of(&out);
-    // Values: shared/fixtures/mq/SOURCES.md and spec: mq-structures.md §13.
+    // Values read by hand from pymqi's test message single_rfh2.dat (dsuch/pymqi).
     let s = j["structures"].as_array().unwrap();
     assert_eq!(s.len(), 2);
     assert_eq!(
@@ -225,7 +228,7 @@ fn single_rfh2_text_output_lists_fields_folders_and_hex_dump() {
     let out = mqgate(&["decode", path.to_str().unwrap()], None);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    // spec: mq-structures.md §13 (StrucLength 284, folders 152/56/28, body at 284).
+    // pymqi's single_rfh2.dat: StrucLength 284, folders 152/56/28, body at 284.
     for line in [
         "**** MQRFH2 at offset 0, 284 bytes ****",
         "  StrucLength       : 284",
@@ -279,7 +282,7 @@ fn hex_input_transmission_message_from_stdin() {
             )
         })
         .collect();
-    // MQMD v2 364 bytes, MQXQH 428, RFH2 StrucLength 92 (spec §4, §6; issue 2).
+    // MQMD v2 364 bytes, MQXQH 428 (IBM MQ structure pages), RFH2 StrucLength 92.
     assert_eq!(
         kinds,
         [("MQMD", 0, 364), ("MQXQH", 364, 428), ("MQRFH2", 792, 92)]
@@ -320,7 +323,7 @@ fn raw_file_and_format_override() {
     std::fs::write(&path, &data).unwrap();
     let p = path.to_str().unwrap();
 
-    // Detected by StrucId "RFH " and the little-endian Version 2 (issue 2).
+    // Detected by StrucId "RFH " and the little-endian Version 2.
     let j = json_of(&mqgate(&["decode", "--json", p], None));
     assert_eq!(j["structures"][0]["type"], "MQRFH2");
     assert_eq!(j["structures"][0]["fields"]["Encoding"], 546);
@@ -364,7 +367,7 @@ fn dmpmqmsg_input_with_several_messages() {
     let j = json_of(&out);
     let m = j["messages"].as_array().unwrap();
     assert_eq!(m.len(), 2);
-    // The fixture's A lines (spec: mq-wire.md §B.2).
+    // The fixture's A lines (the dmpmqmsg three-letter codes).
     assert_eq!(m[0]["md"]["MsgId"], MSG_ID);
     assert_eq!(m[0]["md"]["PutApplName"], "amqsput");
     assert_eq!(m[0]["md"]["GroupId"], "0".repeat(48));
@@ -381,7 +384,8 @@ fn dmpmqmsg_input_with_several_messages() {
     );
     assert_eq!(m[1]["body"]["length"], 30);
 
-    // The MD's Format MQHRF2 leads into the RFH2 inside the X hex (spec: mq-wire.md §B.3).
+    // The MD's Format MQHRF2 leads into the RFH2 inside the X hex (dmpmqmsg dumps the
+    // body as is).
     let j = json_of(&mqgate(
         &[
             "decode",
@@ -475,7 +479,8 @@ fn bad_rfh2_exits_2_names_structure_offset_mqrc_and_keeps_partial_output() {
 
 #[test]
 fn truncated_mqmd_is_an_md_error() {
-    // 100 bytes of an MQMD: 2026 MQRC_MD_ERROR (spec: mq-constants.md), nothing decoded.
+    // 100 bytes of an MQMD: 2026 MQRC_MD_ERROR (IBM MQ "API reason codes"), nothing
+    // decoded.
     let msg = md(2, false, 273, 819, b"MQSTR   ", &[0; 24]);
     let out = mqgate(&["decode", "--json"], Some(&msg[..100]));
     assert_eq!(out.status.code(), Some(2));
@@ -572,7 +577,8 @@ fn dmpmqmsg_file_read_as_raw_gets_a_hint() {
 #[test]
 fn dmpmqmsg_message_with_a_bad_header_does_not_stop_the_next_one() {
     // Message 1 (line 3): MD Format MQHRF2, but the X hex holds only 12 bytes of the RFH2's
-    // 36-byte fixed part (spec: mq-structures.md §8.3): 2334 MQRC_RFH_ERROR at offset 0.
+    // 36-byte fixed part (IBM MQ "MQRFH2 - Rules and formatting header 2"): 2334
+    // MQRC_RFH_ERROR at offset 0.
     let out = mqgate(
         &[
             "decode",
@@ -623,7 +629,8 @@ fn negative_and_invalid_encoding_and_ccsid_options() {
         (Some(-2), Some(101))
     );
 
-    // Encoding -1 = 0xFFFFFFFF: reserved bits 0xFFFFF000 set (spec: mq-structures.md §1).
+    // Encoding -1 = 0xFFFFFFFF: reserved bits 0xFFFFF000 set (IBM MQ "MQENC_*
+    // (Encoding)").
     let out = mqgate(&["decode", "--encoding", "-1", "-"], Some(&data));
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
@@ -634,7 +641,7 @@ fn negative_and_invalid_encoding_and_ccsid_options() {
     assert!(!err.contains("unexpected argument"), "{err}");
     assert!(out.stdout.is_empty());
 
-    // Integer part 3: only 0, 1 and 2 are defined (spec: mq-structures.md §1).
+    // Integer part 3: only 0, 1 and 2 are defined (IBM MQ "MQENC_* (Encoding)").
     let out = mqgate(&["decode", "--encoding", "3", "-"], Some(&data));
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
@@ -683,8 +690,8 @@ fn odd_hex_digit_count_gives_line_and_column() {
 #[test]
 fn format_mqhrf2_on_non_rfh2_data_names_mqrfh2() {
     // Bad StrucId `XXXX` and a Version 1 that fits an MQRFH: Format MQHRF2 asked for an
-    // MQRFH2, so the error names MQRFH2 (spec: mq-structures.md §11: MQHRF2 → MQRFH2;
-    // 2334 MQRC_RFH_ERROR, mq-constants.md).
+    // MQRFH2, so the error names MQRFH2 (IBM MQ "Format (MQCHAR8)": MQHRF2 → MQRFH2;
+    // "2334 (091E) (RC2334): MQRC_RFH_ERROR").
     let mut data = b"XXXX".to_vec();
     data.extend_from_slice(&1i32.to_le_bytes());
     data.extend_from_slice(b"plain body of text and more");
@@ -715,8 +722,8 @@ fn empty_or_unrecognised_input_is_a_plain_body_with_exit_0() {
 #[test]
 fn rfh2_with_bad_utf8_folder_prints_its_fixed_fields_marked_incomplete() {
     // NameValueCCSID 1208 and a folder byte 0xFF (never valid UTF-8): 2335
-    // MQRC_RFH_STRING_ERROR (spec: mq-constants.md), but the fixed fields
-    // (spec: mq-structures.md §8.3) were readable and are printed.
+    // MQRC_RFH_STRING_ERROR (IBM MQ "API reason codes"), but the fixed fields
+    // ("MQRFH2 - Rules and formatting header 2") were readable and are printed.
     let mut data = rfh2_usr();
     data[45] = 0xFF;
     data.extend_from_slice(b"SOME BODY");
@@ -749,8 +756,9 @@ fn rfh2_with_bad_utf8_folder_prints_its_fixed_fields_marked_incomplete() {
 #[test]
 fn rfh2_with_struc_length_past_the_data_prints_its_fixed_fields() {
     // StrucLength 200 but only 92 bytes of RFH2 after the MQMD (364 bytes): 2334
-    // MQRC_RFH_ERROR at the StrucLength field, 364 + 8 = 372 (spec: mq-structures.md §8.3);
-    // the 36-byte fixed part was readable and is printed, marked incomplete.
+    // MQRC_RFH_ERROR at the StrucLength field, 364 + 8 = 372 (StrucLength at
+    // offset 8 of the MQRFH2); the 36-byte fixed part was readable and is
+    // printed, marked incomplete.
     let mut msg = md(2, true, 546, 1208, b"MQHRF2  ", &[0; 24]);
     let mut r = rfh2_usr();
     put_i32(&mut r, 8, 200, true);

@@ -1,5 +1,5 @@
-//! kill -9 of the gateway (issue 5): persistent messages whose put returned are
-//! there after a restart; non-persistent ones and uncommitted units of work are not.
+//! kill -9 of the gateway: persistent messages whose put returned are there after a
+//! restart; non-persistent ones and uncommitted units of work are not.
 
 mod common;
 

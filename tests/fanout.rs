@@ -126,7 +126,7 @@ fn a_list_put_with_one_bad_destination_stores_nothing() {
         "/v1/messages",
         Some(("application/json", &serde_json::to_vec(&body).unwrap())),
     );
-    // B is full: 2053 MQRC_Q_FULL (spec: mq-constants.md), naming destination 1.
+    // B is full: 2053 MQRC_Q_FULL (IBM MQ "API reason codes"), naming destination 1.
     assert_eq!(v["mqrc"], 2053, "{v}");
     assert_eq!(st, 503, "{v}");
     assert!(

@@ -1,5 +1,5 @@
-//! End-to-end tests of the HTTP API against the built binary (issue 5).
-//! Expected MQRC values come from spec/mq-constants.md; HTTP statuses from docs/http-api.md.
+//! End-to-end tests of the HTTP API against the built binary. Expected MQRC values come
+//! from IBM MQ "API reason codes"; HTTP statuses from docs/http-api.md.
 
 mod common;
 
@@ -38,7 +38,8 @@ fn put_browse_get_and_ack() {
     let (_d, g) = start();
     let (st, put1) = g.put("APP.IN", "format=MQSTR&persistent=true", b"first");
     assert_eq!(st, 201, "{put1}");
-    // spec: mq-structures.md §4: generated MsgId = "AMQ " + qmgr name padded to 12 + 8 bytes.
+    // Queue-manager generated MsgId = "AMQ " + qmgr name padded to 12 + 8 bytes (the form
+    // real queue managers use).
     let msg_id = put1["msg_id"].as_str().unwrap();
     assert!(
         msg_id.starts_with(&hex::encode_upper(b"AMQ QMTEST      ")),
@@ -191,7 +192,7 @@ fn unit_of_work_commit_and_backout() {
 #[test]
 fn maxdepth_maxmsgl_and_put_inhibited() {
     let (_d, g) = start();
-    // mq-constants.md: 2030 MSG_TOO_BIG_FOR_Q, 2053 Q_FULL, 2051 PUT_INHIBITED.
+    // IBM MQ "API reason codes": 2030 MSG_TOO_BIG_FOR_Q, 2053 Q_FULL, 2051 PUT_INHIBITED.
     let (st, e) = g.put("SMALL", "", b"01234567890");
     assert_eq!((st, e["mqrc"].as_i64()), (413, Some(2030)));
     assert_eq!(e["reason"], "MQRC_MSG_TOO_BIG_FOR_Q");
@@ -347,7 +348,7 @@ fn expired_message_report_that_cannot_be_delivered_is_dead_lettered_with_an_mqdl
     use mqgate_codecs::mq::{ByteOrder, Charset};
     let (_d, g) = start();
     // Expiry 1 tenth of a second; Report MQRO_EXPIRATION (0x00200000 = 2097152,
-    // mq-constants.md) to a reply queue that does not exist.
+    // IBM MQ "Report (MQLONG)") to a reply queue that does not exist.
     let (st, put) = g.put(
         "APP.IN",
         "expiry=1&report=2097152&reply_to_q=NO.SUCH.Q",
@@ -361,9 +362,10 @@ fn expired_message_report_that_cannot_be_delivered_is_dead_lettered_with_an_mqdl
 
     let (st, dl) = g.next("SYSTEM.DEAD.LETTER.QUEUE", "browse=true");
     assert_eq!(st, 200, "{dl}");
-    // spec: mq-structures.md §7: Format MQDEAD, a 172-byte MQDLH whose Reason is
-    // why the report could not be put (2085 UNKNOWN_OBJECT_NAME) and whose
-    // DestQName/DestQMgrName are the report's destination.
+    // IBM MQ "MQDLH - Dead-letter header": Format MQDEAD, a 172-byte MQDLH
+    // whose Reason is why the report could not be put (2085
+    // UNKNOWN_OBJECT_NAME) and whose DestQName/DestQMgrName are the report's
+    // destination.
     assert_eq!(dl["md"]["Format"], "MQDEAD");
     assert_eq!(dl["md"]["MsgType"], 4); // MQMT_REPORT
     assert_eq!(dl["md"]["Feedback"], 258); // MQFB_EXPIRATION
@@ -458,9 +460,9 @@ fn every_error_answer_is_json_even_axum_s_own() {
 #[test]
 fn queue_and_queue_manager_names_are_checked() {
     let (_dir, g) = start();
-    // spec: mq-structures.md §11 (48 characters; A-Z a-z 0-9 . / _ %);
-    // mq-constants.md: 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR.
-    // Before the fix these were 404/2085 "not defined".
+    // IBM MQ "Rules for naming IBM MQ objects" (48 characters; A-Z a-z 0-9 . /
+    // _ %); reason codes 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR. Before
+    // the fix these were 404/2085 "not defined".
     let long = "Q".repeat(49);
     let (st, v) = g.put(&long, "", b"x");
     assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
@@ -494,13 +496,13 @@ fn cursor_wait_and_ids_are_checked_before_anything_is_taken() {
     let (_dir, g) = start();
     let (st, _) = g.put("APP.IN", "", b"keep me");
     assert_eq!(st, 201);
-    // A cursor without browse=true made a destructive get before the fix.
-    // spec: mq-constants.md 2046 OPTIONS_ERROR.
+    // A cursor without browse=true made a destructive get before the fix. IBM
+    // MQ "2046 (07FE) (RC2046): MQRC_OPTIONS_ERROR".
     let (st, v) = g.next("APP.IN", "cursor=0-1");
     assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
     assert_eq!(g.depth("APP.IN"), 1);
-    // spec: mq-constants.md "WaitInterval ... other negatives → 2090"; was
-    // 2046 "invalid digit".
+    // IBM MQ "WaitInterval (MQLONG)": negatives other than -1 → 2090; was 2046
+    // "invalid digit".
     for bad in ["-1", "-5", "soon"] {
         let (st, v) = g.next("APP.IN", &format!("wait_ms={bad}"));
         assert_mq_error(st, &v, 400, 2090, "MQRC_WAIT_INTERVAL_ERROR");
@@ -566,13 +568,13 @@ fn priority_msg_type_ccsid_and_correl_options_are_checked_on_put() {
     assert_eq!(v["md"]["Priority"], 12);
     let (_, v) = g.get_ack("APP.IN", "");
     assert_eq!(data(&v), b"nine");
-    // spec: mq-constants.md MQMT: 1, 2, 4, 8, 65536-999999999; 2029 MSG_TYPE_ERROR.
+    // IBM MQ "MsgType (MQLONG)": 1, 2, 4, 8, 65536-999999999; 2029 MSG_TYPE_ERROR.
     for bad in [0, 3, 65535, 1_000_000_000] {
         let (st, v) = g.put("APP.IN", &format!("msg_type={bad}"), b"x");
         assert_mq_error(st, &v, 400, 2029, "MQRC_MSG_TYPE_ERROR");
     }
     assert_eq!(g.put("APP.IN", "msg_type=65536", b"x").0, 201);
-    // spec: mq-constants.md MQCCSI: -1..-4 are special, below is 2026 MD_ERROR.
+    // IBM MQ "CodedCharSetId (MQLONG)": -1..-4 are special, below is 2026 MD_ERROR.
     let (st, v) = g.put("APP.IN", "ccsid=-5", b"x");
     assert_mq_error(st, &v, 400, 2026, "MQRC_MD_ERROR");
     // Contradictory options: 2046.

@@ -1,5 +1,7 @@
-//! Issue 3 "These must hold" for the pure CCSID converters. Every expected
-//! value below is quoted from issue 3 or from spec: ccsid.md.
+//! Edge cases of the pure CCSID converters. Every expected value below comes from the ICU
+//! conversion tables (ibm-37_P100-1995 and the other ibm-NNN tables), cross-checked with
+//! glibc iconv, or from IBM MQ "AllQueueManagers stanza of the mqs.ini file"
+//! (ConvEBCDICNewline).
 
 use mqgate_codecs::ccsid::{
     Ccsid, ConvertError, NewlinePolicy, OnUnmappable, Options, convert, decode, decode_lossy,
@@ -37,15 +39,16 @@ const EBCDIC: [i32; 23] = [
 
 #[test]
 fn default_newline_policy_is_nl_to_lf() {
-    // spec: ccsid.md §2: ConvEBCDICNewline default NL_TO_LF.
+    // IBM MQ "AllQueueManagers stanza of the mqs.ini file" (ConvEBCDICNewline): default
+    // NL_TO_LF.
     assert_eq!(Options::default().newline, NewlinePolicy::NlToLf);
     assert_eq!(Options::default().on_unmappable, OnUnmappable::Fail);
 }
 
 #[test]
 fn a_lf_b_with_nl_to_lf_is_c1_15_c2_and_back() {
-    // issue 3: `A\nB` (41 0A 42) from 819 to 037, 500 and 1047 with NL_TO_LF
-    // gives C1 15 C2 and back gives 0A.
+    // `A\nB` (41 0A 42) from 819 to 037, 500 and 1047 with NL_TO_LF gives C1 15
+    // C2 and back gives 0A.
     for to in [37, 500, 1047] {
         let e = convert(b"A\nB", c(819), c(to), &NL_TO_LF).unwrap();
         assert_eq!(e.bytes, [0xC1, 0x15, 0xC2], "819 -> {to}");
@@ -61,7 +64,7 @@ fn a_lf_b_with_nl_to_lf_is_c1_15_c2_and_back() {
 
 #[test]
 fn a_lf_b_with_table_is_c1_25_c2_and_0x15_is_nel() {
-    // issue 3: with TABLE it gives C1 25 C2, and EBCDIC 0x15 becomes U+0085.
+    // TABLE uses the ICU tables unchanged: C1 25 C2, and EBCDIC 0x15 becomes U+0085.
     for to in [37, 500, 1047] {
         let e = convert(b"A\nB", c(819), c(to), &TABLE).unwrap();
         assert_eq!(e.bytes, [0xC1, 0x25, 0xC2], "819 -> {to}");
@@ -70,7 +73,7 @@ fn a_lf_b_with_table_is_c1_25_c2_and_0x15_is_nel() {
             b"A\nB"
         );
         assert_eq!(decode(&[0x15], c(to), &TABLE).unwrap().text, "\u{85}");
-        // 819 has NEL at 0x85 (spec: ccsid.md §2 table).
+        // 819 has NEL at 0x85 (ISO-8859-1).
         assert_eq!(
             convert(&[0x15], c(to), c(819), &TABLE).unwrap().bytes,
             [0x85]
@@ -80,7 +83,8 @@ fn a_lf_b_with_table_is_c1_25_c2_and_0x15_is_nel() {
 
 #[test]
 fn iso_policy_is_table_towards_iso8859_and_nl_to_lf_otherwise() {
-    // spec: ccsid.md §2: ISO = TABLE for ISO CCSIDs, NL_TO_LF for all others.
+    // IBM MQ "AllQueueManagers stanza of the mqs.ini file" (ConvEBCDICNewline): ISO =
+    // TABLE for ISO CCSIDs, NL_TO_LF for all others.
     assert_eq!(convert(b"\n", c(819), c(37), &ISO).unwrap().bytes, [0x25]);
     assert_eq!(convert(b"\n", c(923), c(37), &ISO).unwrap().bytes, [0x25]);
     assert_eq!(convert(b"\n", c(1208), c(37), &ISO).unwrap().bytes, [0x15]);
@@ -94,8 +98,8 @@ fn iso_policy_is_table_towards_iso8859_and_nl_to_lf_otherwise() {
 
 #[test]
 fn ascii_round_trips_through_every_ebcdic_set_under_each_policy() {
-    // issue 3: ASCII -> EBCDIC -> ASCII is the identity for 0x00-0x7F under
-    // any one policy.
+    // ASCII -> EBCDIC -> ASCII is the identity for 0x00-0x7F under any one
+    // policy.
     let ascii: Vec<u8> = (0..0x80).collect();
     for policy in [
         NewlinePolicy::NlToLf,
@@ -115,7 +119,8 @@ fn ascii_round_trips_through_every_ebcdic_set_under_each_policy() {
 
 #[test]
 fn square_brackets_in_037_and_1047() {
-    // issue 3: `[]` to 037 is BA BB, to 1047 is AD BD; 037 BA BB to 1047 is AD BD.
+    // ICU ibm-37 / ibm-1047: `[]` to 037 is BA BB, to 1047 is AD BD; 037 BA BB to 1047 is
+    // AD BD.
     assert_eq!(
         convert(b"[]", c(819), c(37), &NL_TO_LF).unwrap().bytes,
         [0xBA, 0xBB]
@@ -131,7 +136,7 @@ fn square_brackets_in_037_and_1047() {
         [0xAD, 0xBD]
     );
     assert_eq!(encode("[]", c(37), &NL_TO_LF).unwrap().bytes, [0xBA, 0xBB]);
-    // issue 3 done-when: A[B] from 819 to 1047 is c1ad c2bd.
+    // A[B] from 819 to 1047 is c1ad c2bd (ICU ibm-1047).
     assert_eq!(
         convert(b"A[B]", c(819), c(1047), &NL_TO_LF).unwrap().bytes,
         [0xC1, 0xAD, 0xC2, 0xBD]
@@ -140,7 +145,7 @@ fn square_brackets_in_037_and_1047() {
 
 #[test]
 fn byte_9f_is_currency_sign_or_euro() {
-    // issue 3: 0x9F is U+00A4 in 037, 500 and 273 and U+20AC in 1140, 1148
+    // ICU tables: 0x9F is U+00A4 in 037, 500 and 273 and U+20AC in 1140, 1148
     // and 1141; the euro sign to 1140 is 0x9F.
     for n in [37, 500, 273] {
         assert_eq!(
@@ -164,8 +169,8 @@ fn byte_9f_is_currency_sign_or_euro() {
 
 #[test]
 fn utf16_in_both_byte_orders() {
-    // issue 3: UTF-16 with both byte orders. "A€😀": U+0041, U+20AC, U+1F600
-    // = D83D DE00 as a surrogate pair (Unicode §3.9).
+    // UTF-16 with both byte orders. "A€😀": U+0041, U+20AC, U+1F600 = D83D DE00
+    // as a surrogate pair (Unicode §3.9).
     let be = Ccsid::with_encoding(1200, 273).unwrap();
     let le = Ccsid::with_encoding(1200, 546).unwrap();
     let text = "A\u{20AC}\u{1F600}";
@@ -217,12 +222,12 @@ fn utf16_in_both_byte_orders() {
 
 #[test]
 fn unmappable_character_under_each_policy() {
-    // issue 3: an unmappable character under each policy; the error names the
-    // offset and the byte/character; substitution uses the set's substitution
-    // character (ICU subchar: 0x3F in ibm-37, 0x7F in ibm-437, 0x1A in ISO-8859-1)
-    // and reports the count.
+    // An unmappable character under each policy; the error names the offset and
+    // the byte/character; substitution uses the set's substitution character (ICU
+    // subchar: 0x3F in ibm-37, 0x7F in ibm-437, 0x1A in ISO-8859-1) and reports
+    // the count.
     let sub = opts(NewlinePolicy::NlToLf, OnUnmappable::Substitute);
-    // U+20AC is not in 037 (spec: ccsid.md: 1140 is 037 plus the euro).
+    // U+20AC is not in 037 (ICU: 1140 is 037 plus the euro).
     let err = encode("ab\u{20AC}", c(37), &NL_TO_LF).unwrap_err();
     assert_eq!(
         err,
@@ -375,10 +380,11 @@ fn errors_past_a_bulk_step_keep_their_input_offsets() {
 
 #[test]
 fn each_substituted_place_counts_once() {
-    // Substitution policy (issue 3: "the result reports how many substitutions
-    // were made"): one malformed UTF-8 sequence is one substitution, even when
-    // its U+FFFD has no place in the target either. 819 substitutes with 0x1A,
-    // 1047 with 0x3F (ICU tables, see the unmappable tests above).
+    // Substitution policy (mqgate's rule: the result reports how many
+    // substitutions were made): one malformed UTF-8 sequence is one
+    // substitution, even when its U+FFFD has no place in the target either. 819
+    // substitutes with 0x1A, 1047 with 0x3F (ICU tables, see the unmappable
+    // tests above).
     let sub = opts(NewlinePolicy::NlToLf, OnUnmappable::Substitute);
     let e = convert(&[0xFF], c(1208), c(819), &sub).unwrap();
     assert_eq!((e.bytes, e.substitutions), (vec![0x1A], 1));

@@ -1,5 +1,6 @@
-//! MQ message data conversion (issue 3 "These must hold", MQGMO_CONVERT;
-//! spec: ccsid.md §3; layouts: mq-structures.md).
+//! MQ message data conversion (MQGMO_CONVERT; IBM MQ "Application data conversion", the
+//! reason code pages 2110 and 2119; layouts: "MQMD - Message descriptor", "MQRFH2 - Rules
+//! and formatting header 2").
 
 use mqgate_codecs::ccsid::{NewlinePolicy, OnUnmappable, Options, convert_message};
 use mqgate_codecs::mq::chain::{ChainOptions, Descriptor, Header, parse_chain};
@@ -58,8 +59,8 @@ fn first_md(data: &[u8], opts: &ChainOptions) -> (Mqmd, ByteOrder, Charset) {
 
 #[test]
 fn format_none_gzip_body_is_returned_unchanged_with_2110() {
-    // issue 3: Format MQFMT_NONE (blanks) and a gzip body asked for CCSID 819:
-    // body unchanged, warning 2110, CodedCharSetId stays as it was.
+    // IBM MQ "Application data conversion": Format MQFMT_NONE (blanks) and a gzip body
+    // asked for CCSID 819: body unchanged, warning 2110, CodedCharSetId stays as it was.
     let mut msg = Vec::new();
     write_md(
         &md("", 1208, 546),
@@ -104,7 +105,7 @@ fn md_rfh2_gzip() -> Vec<u8> {
 
 #[test]
 fn the_same_gzip_body_behind_an_rfh2_converts_the_rfh2_and_succeeds() {
-    // issue 3: the same data behind an RFH2 converts the RFH2 and succeeds.
+    // The same data behind an RFH2 (a built-in format) converts the RFH2 and succeeds.
     let msg = md_rfh2_gzip();
     let r = convert_message(&msg, &ChainOptions::default(), 819, 546, &FAIL);
     assert_eq!((r.reason, r.substitutions), (None, 0));
@@ -118,7 +119,7 @@ fn the_same_gzip_body_behind_an_rfh2_converts_the_rfh2_and_succeeds() {
 
 #[test]
 fn rfh2_to_ebcdic_big_endian_keeps_folders_and_body() {
-    // Target 500 / Encoding 273 (MQENC_NATIVE big-endian, mq-structures.md §1):
+    // Target 500 / Encoding 273 (big-endian, IBM MQ "MQENC_* (Encoding)"):
     // StrucIds and Formats in EBCDIC ("RFH " = D9 C6 C8 40), integers big-endian,
     // NameValueData left in its NameValueCCSID 1208.
     let msg = md_rfh2_gzip();
@@ -156,7 +157,7 @@ fn rfh2_to_ebcdic_big_endian_keeps_folders_and_body() {
 #[test]
 fn mqstr_body_and_md_fields_are_converted() {
     // 819 "Hi [x]\n" to 037 with NL_TO_LF: C8 89 40 BA A7 BB 15 (ibm-37 table;
-    // [ ] = BA BB and LF = 15 per issue 3).
+    // [ ] = BA BB and LF = 15 under NL_TO_LF).
     let mut msg = Vec::new();
     write_md(
         &md("MQSTR", 819, 546),
@@ -183,7 +184,8 @@ fn mqstr_body_and_md_fields_are_converted() {
 
 #[test]
 fn missing_table_returns_the_data_unconverted_with_2119() {
-    // issue 3: a missing table returns it unconverted with 2119.
+    // A missing table returns it unconverted with 2119 (IBM MQ "2119 (0847) (RC2119):
+    // MQRC_NOT_CONVERTED").
     let mut msg = Vec::new();
     write_md(
         &md("MQSTR", 4711, 546),
@@ -208,8 +210,9 @@ fn missing_table_returns_the_data_unconverted_with_2119() {
 
 #[test]
 fn unmappable_body_character_under_each_policy() {
-    // 1140 0x9F is the euro (issue 3), which 037 lacks: fail -> 2119 and the
-    // data unconverted; substitute -> 0x3F (ibm-37 subchar) and a count of 1.
+    // 1140 0x9F is the euro (ICU ibm-1140), which 037 lacks: fail -> 2119 and
+    // the data unconverted; substitute -> 0x3F (ibm-37 subchar) and a count of
+    // 1.
     let mut msg = Vec::new();
     write_md(
         &md("MQSTR", 1140, 273),
@@ -306,9 +309,9 @@ fn xqh_dlh_and_rfh_v1_fields_are_converted() {
 
 #[test]
 fn utf16_rfh2_folders_follow_the_new_byte_order() {
-    // mq-structures.md (MQRFH2): UTF-16 NameValueData is in the RFH2's byte
-    // order, so little-endian 546 -> big-endian 273 swaps each unit; the text
-    // stays the same. Body MQSTR "ab" in 819 -> 81 82 in 500.
+    // IBM MQ "NameValueCCSID (MQLONG)": UTF-16 NameValueData is in the RFH2's
+    // byte order, so little-endian 546 -> big-endian 273 swaps each unit; the
+    // text stays the same. Body MQSTR "ab" in 819 -> 81 82 in 500.
     let mut msg = Vec::new();
     write_md(
         &md("MQHRF2", 819, 546),

@@ -1,5 +1,6 @@
-//! BridgeProgram: one program checked for the MQ RPC bridge in text mode
-//! (spec: rpc-bridge.md §2-§4, §9 #9).
+//! BridgeProgram: one program checked for the MQ RPC bridge in text mode (Software AG
+//! EntireX "EntireX WebSphere MQ RPC Server"; EntireX "Mapping RPC Data to the MQ Message
+//! Buffer"; B/F formats have no confirmed text form: docs/rpc.md "Text payload").
 
 use mqgate_codecs::idl::{BindError, BridgeProgram, CallKind, DynamicKind, parse};
 
@@ -24,9 +25,9 @@ fn every_bridge_text_program_binds() {
             )
         })
         .collect();
-    // Widths from rpc-bridge.md §4: CALC request A1 + I4 + I4 = 1 + 11 + 11,
-    // reply N7.2 + L = 10 + 1; ECHO A10 both ways (IN OUT); ORDER request
-    // N5 + (NU6 + A12) + T + 2 × P3.2 = 6 + 18 + 15 + 12 plus the ITEMS tail,
+    // Widths from EntireX "Mapping RPC Data to the MQ Message Buffer": CALC request A1 +
+    // I4 + I4 = 1 + 11 + 11, reply N7.2 + L = 10 + 1; ECHO A10 both ways (IN OUT); ORDER
+    // request N5 + (NU6 + A12) + T + 2 × P3.2 = 6 + 18 + 15 + 12 plus the ITEMS tail,
     // reply N5 + D + 4 × I1 = 6 + 8 + 16 plus the tail.
     assert_eq!(
         summary,
@@ -68,7 +69,7 @@ fn lookups_ignore_case_and_report_unknown_names() {
 #[test]
 fn programs_without_a_text_layout_are_named() {
     let file = parse(&project("valid/grammar-corners.idl")).unwrap();
-    // `1 X (B8) In` — spec §9 #9: B has no confirmed text form.
+    // `1 X (B8) In` — B has no confirmed text form (docs/rpc.md "Text payload").
     let err = BridgeProgram::bind(&file, "SECOND", "ONLY").unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -1,5 +1,6 @@
-//! Dynamic parameters and the MQ_CORREL_ID hex rules (spec: rpc-bridge.md §3,
-//! §3.1, §3.2; seed 004; issue 8 "These must hold").
+//! Dynamic parameters (Software AG EntireX "EntireX WebSphere MQ RPC Server", "Dynamic
+//! IDL/RPC Parameters") and the MQ_CORREL_ID hex rules (mqgate's, docs/rpc.md "Dynamic
+//! parameters").
 
 use mqgate_codecs::idl::{
     CorrelIdError, DynamicKind, DynamicParams, IdlFile, ReceivedMessage, Record, Value,
@@ -26,19 +27,19 @@ fn text(s: &str) -> Value {
 
 #[test]
 fn short_correl_id_is_zero_padded_to_24_bytes() {
-    // issue 8: `0102030405` sets CorrelId 0102030405 followed by 19 zero bytes.
+    // docs/rpc.md: `0102030405` sets CorrelId 0102030405 followed by 19 zero bytes.
     let id = correl_id_from_hex("0102030405").unwrap().unwrap();
     let mut expected = [0u8; 24];
     expected[..5].copy_from_slice(&[1, 2, 3, 4, 5]);
     assert_eq!(id, expected);
-    // The same value in an A48 field: trailing blanks are trimmed (spec §3.1).
+    // The same value in an A48 field: trailing blanks are trimmed (docs/rpc.md).
     let a48 = format!("{:<48}", "0102030405");
     assert_eq!(correl_id_from_hex(&a48).unwrap(), Some(expected));
 }
 
 #[test]
 fn upper_and_lower_case_hex_give_the_same_bytes() {
-    // issue 8: `ABCDEF…` and `abcdef…` set the same bytes (spec §3.1 case-insensitive).
+    // `ABCDEF…` and `abcdef…` set the same bytes (docs/rpc.md: input in either case).
     let upper = "ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789";
     let lower = "abcdef0123456789abcdef0123456789abcdef0123456789";
     let a = correl_id_from_hex(upper).unwrap().unwrap();
@@ -50,8 +51,8 @@ fn upper_and_lower_case_hex_give_the_same_bytes() {
 
 #[test]
 fn ids_with_zero_bytes_come_back_as_the_same_48_upper_case_hex() {
-    // issue 8: a MsgId/CorrelId with 0x00 bytes inside comes back as the same 48
-    // hex characters; spec §3.1: output is upper case.
+    // A MsgId/CorrelId with 0x00 bytes inside comes back as the same 48 hex characters;
+    // docs/rpc.md: output is upper case.
     let mut id = [0u8; 24];
     id[1] = 0xab;
     id[5] = 0x7f;
@@ -69,7 +70,7 @@ fn ids_with_zero_bytes_come_back_as_the_same_48_upper_case_hex() {
 
 #[test]
 fn correl_id_input_errors() {
-    // spec §3.1: odd digit count or non-hex → RPC error (no put); all blanks → absent.
+    // docs/rpc.md: odd digit count or non-hex → RPC error (no put); all blanks → absent.
     assert_eq!(correl_id_from_hex(&" ".repeat(48)), Ok(None));
     assert_eq!(correl_id_from_hex(""), Ok(None));
     assert_eq!(
@@ -98,7 +99,8 @@ fn correl_id_input_errors() {
 
 #[test]
 fn classify_names() {
-    // seed 004: fixed names; MQ_RFH_<name> keeps the pair name.
+    // EntireX "Dynamic IDL/RPC Parameters": fixed names; MQ_RFH_<name> keeps the pair
+    // name.
     assert_eq!(classify("MQ_QUEUE_NAME"), Some(DynamicKind::QueueName));
     assert_eq!(classify("mq_correl_id"), Some(DynamicKind::CorrelId));
     assert_eq!(classify("MQ_REPLY_QUEUE"), Some(DynamicKind::ReplyQueue));
@@ -122,7 +124,8 @@ fn inputs_of_a_put() {
     let mut values = Record::new();
     values.set("MQ_QUEUE_NAME", text(&format!("{:<48}", "ORDERS.IN")));
     values.set("MQ_REPLY_QUEUE", text("REPLIES"));
-    // seed 004: MQ_RFH_H1 = v1, MQ_RFH_H2 = v2 → pairs `H1 v1` and `H2 v2`.
+    // EntireX "Support for the MQRFH Header": MQ_RFH_H1 = v1, MQ_RFH_H2 = v2 → pairs `H1
+    // v1` and `H2 v2`.
     values.set("MQ_RFH_H1", text("v1      "));
     values.set("MQ_RFH_H2", text("v2"));
     values.set("TEXT", text("hello"));
@@ -158,7 +161,8 @@ fn inputs_of_a_get_by_correl_id_and_wait_interval() {
     let mut expected = [0u8; 24];
     expected[..5].copy_from_slice(&[1, 2, 3, 4, 5]);
     assert_eq!(inputs.correl_id, Some(expected));
-    // spec §3.2: milliseconds, -1 unlimited, other negatives → 2090.
+    // Milliseconds (EntireX); -1 unlimited (MQWI_UNLIMITED), other negatives → 2090 (IBM
+    // MQ "WaitInterval (MQLONG)").
     assert_eq!(inputs.wait_interval, Some(WaitInterval::Millis(5000)));
     values.set("MQ_WAIT_INTERVAL", text("-1"));
     assert_eq!(
@@ -184,7 +188,7 @@ fn inputs_of_a_get_by_correl_id_and_wait_interval() {
 
 #[test]
 fn wait_interval_as_i4() {
-    // spec §3.2 / §9 #7: MQ_WAIT_INTERVAL may be I4 (ORDER in bridge-text.idl).
+    // mqgate also accepts MQ_WAIT_INTERVAL as I4 (docs/rpc.md; ORDER in bridge-text.idl).
     let file = bridge_text();
     let d = dynamic_of(&file, "ORDER");
     let mut values = Record::new();
@@ -198,8 +202,8 @@ fn wait_interval_as_i4() {
 #[test]
 fn outputs_from_a_received_message() {
     let file = bridge_text();
-    // seed 004: received MQRFH with `H1 v11` and `H3 v22` → MQ_RFH_H1 = v11,
-    // MQ_RFH_H2 gets no value, H3 is ignored.
+    // EntireX "Support for the MQRFH Header": received MQRFH with `H1 v11` and `H3 v22` →
+    // MQ_RFH_H1 = v11, MQ_RFH_H2 gets no value, H3 is ignored.
     let d = dynamic_of(&file, "RECVNOTE");
     let received = ReceivedMessage {
         correl_id: [0; 24],
@@ -208,7 +212,7 @@ fn outputs_from_a_received_message() {
     };
     let out = d.outputs(&received);
     assert_eq!(out.0, vec![("MQ_RFH_H1".to_string(), text("v11"))]);
-    // SENDNOTE returns the CorrelId of the put as 48 hex digits (issue 8).
+    // SENDNOTE returns the CorrelId of the put as 48 hex digits (docs/rpc.md).
     let d = dynamic_of(&file, "SENDNOTE");
     let mut id = [0u8; 24];
     id[0] = 0x41;
@@ -225,8 +229,8 @@ fn outputs_from_a_received_message() {
 
 #[test]
 fn dynamic_rule_errors_carry_line_and_column() {
-    // seed 004: level 1 only, before any variable-length parameter, fixed formats;
-    // spec §3: MQ_QUEUE_NAME and MQ_WAIT_INTERVAL are IN only.
+    // EntireX "Dynamic IDL/RPC Parameters": level 1 only, before any variable-length
+    // parameter, fixed formats; MQ_QUEUE_NAME and MQ_WAIT_INTERVAL are IN only.
     let text = "Library 'L' Is\n\
                 Struct 'S' Is Define Data Parameter 1 V (AV) End-Define\n\
                 Program 'P' Is Define Data Parameter\n\

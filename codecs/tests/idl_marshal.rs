@@ -1,8 +1,8 @@
-//! Parameters ↔ fixed-position text. Every expected string follows the table of
-//! rpc-bridge.md §4 (EntireX mqRpc/map.htm): An is n characters blank padded;
-//! AV is the rest of the buffer; I1/I2/I4 are a sign and 3/5/10 digits; Nn.m and
-//! Pn.m are a sign and n plus m digits without a decimal point; NU/PU have no
-//! sign position (mqgate's choice, §4); L is `X` or not; D is YYYYMMDD; T is
+//! Parameters ↔ fixed-position text. Every expected string follows the table of EntireX
+//! "Mapping RPC Data to the MQ Message Buffer": An is n characters blank padded; AV is
+//! the rest of the buffer; I1/I2/I4 are a sign and 3/5/10 digits; Nn.m and Pn.m are a
+//! sign and n plus m digits without a decimal point; NU/PU have no sign position
+//! (mqgate's choice, docs/rpc.md "Text payload"); L is `X` or not; D is YYYYMMDD; T is
 //! YYYYMMDDhhmmssS; arrays are row-major.
 
 use mqgate_codecs::idl::{
@@ -214,7 +214,8 @@ fn variable_text_is_the_rest_of_the_buffer() {
 
 #[test]
 fn in_out_parameter_is_in_both_payloads() {
-    // ECHO: no direction = IN OUT (spec §1.2), so MESSAGE A10 is in request and reply.
+    // ECHO: no direction = IN OUT (Software AG "Software AG IDL Grammar"), so MESSAGE A10
+    // is in request and reply.
     let file = bridge_text();
     let req = layout_of(&file, "ECHO", PayloadDirection::Request);
     let rep = layout_of(&file, "ECHO", PayloadDirection::Reply);
@@ -383,7 +384,7 @@ fn unmarshal_errors_name_the_field_and_offset() {
 #[test]
 fn payloads_without_a_text_layout_are_refused() {
     const HEAD: &str = "Library 'L' Is Program 'P' Is Define Data Parameter\n";
-    // spec §9 #9: B/F types have no confirmed text mapping.
+    // B/F types have no confirmed text mapping (docs/rpc.md "Text payload").
     let err = layout_error(
         &format!("{HEAD}1 A (A1) In\n1 X (F8) In\nEnd-Define"),
         PayloadDirection::Request,
@@ -395,7 +396,7 @@ fn payloads_without_a_text_layout_are_refused() {
             .contains("format F8 has no confirmed text layout"),
         "{err}"
     );
-    // spec §4: AV only as the last value
+    // EntireX "Mapping RPC Data to the MQ Message Buffer": AV only as the last value
     let err = layout_error(
         &format!("{HEAD}1 A (AV) In\n1 B (A1) In\nEnd-Define"),
         PayloadDirection::Request,

@@ -243,7 +243,8 @@ fn struct_chain(n: usize, cyclic: bool) -> String {
 
 #[test]
 fn deep_and_long_inputs_do_not_exhaust_the_stack() {
-    // The cycle check must not recurse per struct (20010003, spec §1.3).
+    // The cycle check must not recurse per struct (20010003, EntireX "Message Class
+    // 2001").
     let errors = parse(&struct_chain(5000, true)).unwrap_err();
     assert_eq!(errors.0.len(), 1);
     assert_eq!(errors.0[0].kind.message_number(), Some(20010003));

@@ -14,8 +14,9 @@ fn fixture(name: &str) -> String {
 fn bridge_text_parses_and_maps_directions() {
     let file = parse(&fixture("valid/bridge-text.idl")).unwrap_or_else(|e| panic!("{e}"));
     let lib = file.library("RPCDEMO").unwrap();
-    // spec: rpc-bridge.md §2 — all IN → put, all OUT → get, mixed / IN OUT → request/reply;
-    // dynamic parameters do not count (decoupled request/reply, issue 8).
+    // Software AG EntireX "EntireX WebSphere MQ RPC Server" — all IN → put, all OUT →
+    // get, mixed / IN OUT → request/reply; dynamic parameters do not count (decoupled
+    // request/reply, docs/rpc.md).
     let kinds: Vec<_> = lib
         .programs
         .iter()
@@ -57,7 +58,7 @@ fn grammar_corners_parse() {
     );
     let p = lib.program("KEYWORDS").unwrap();
     assert!(p.params[0].ims);
-    // Every special name character of rpc-bridge.md §1.1.
+    // Every special name character of Software AG "Software AG IDL Grammar".
     assert_eq!(p.params[1].name, "A-B_C$D#E&F@G+H/I");
     assert_eq!(p.params[1].direction, Direction::InOut);
     // `(I2/1:4,4:7)`: lower bound other than 1 is legal.
@@ -90,7 +91,7 @@ fn grammar_corners_parse() {
 
 /// (file, line, column, EntireX message number, text the message must contain)
 const INVALID: &[(&str, u32, u32, Option<u32>, &str)] = &[
-    // rpc-bridge.md §1.3 parser messages of class 2001
+    // Parser messages of EntireX "Message Class 2001"
     (
         "undefined-struct.idl",
         6,
@@ -161,7 +162,8 @@ const INVALID: &[(&str, u32, u32, Option<u32>, &str)] = &[
         Some(20010024),
         "'P' has no parameter",
     ),
-    // rpc-bridge.md §3 / seed 004: level 1 only, before any variable-length parameter, A48, IN only
+    // EntireX "Dynamic IDL/RPC Parameters": level 1 only, before any variable-length
+    // parameter, A48, IN only
     (
         "dynamic-after-variable.idl",
         6,
@@ -190,7 +192,7 @@ const INVALID: &[(&str, u32, u32, Option<u32>, &str)] = &[
         None,
         "dynamic parameter MQ_QUEUE_NAME: is an IN parameter only, found IN OUT",
     ),
-    // rpc-bridge.md §1.2 arrays and levels
+    // Software AG "Software AG IDL Grammar": arrays and levels
     (
         "mixed-array.idl",
         5,
@@ -285,8 +287,9 @@ fn alias_equal_to_its_own_name_is_no_clash() {
 
 #[test]
 fn name_rules() {
-    // spec: rpc-bridge.md §1.2 "Names": struct ≤ 31 characters, library/program/
-    // alias ≤ 128, must not start with SAG, siblings unique after case folding.
+    // Software AG "Software AG IDL Grammar", names: struct ≤ 31 characters,
+    // library/program/ alias ≤ 128, must not start with SAG, siblings unique
+    // after case folding.
     let long_struct = "S".repeat(32);
     let text = format!(
         "Library 'L' Is\n\

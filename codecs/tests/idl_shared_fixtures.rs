@@ -1,5 +1,7 @@
-//! The shared IDL fixtures (../shared/fixtures/idl, see its SOURCES.md) parse or
-//! are refused as rpc-bridge.md says. Prints `SKIP:` when ../shared is absent
+//! The IDL files this test reads from the shared fixture folder (the public
+//! rexxxmlparser IDL file, abend0c1/rexxxmlparser `idlfile.txt`, and
+//! hand-written synthetic and invalid files) parse or are refused as Software
+//! AG "Software AG IDL Grammar" says. Prints `SKIP:` when ../shared is absent
 //! (and fails when `CI` is set).
 
 use mqgate_codecs::idl::{
@@ -43,7 +45,8 @@ fn parsed(name: &str) -> Option<IdlFile> {
 
 #[test]
 fn rexxxmlparser_libraries_and_programs() {
-    // SOURCES.md: 3 libraries, 7 programs (one with alias), 2 structs.
+    // Counted by hand in the published file: 3 libraries, 7 programs (one with alias), 2
+    // structs.
     let Some(file) = parsed("rexxxmlparser-idlfile.idl") else {
         return;
     };
@@ -269,8 +272,9 @@ fn refused(name: &str) -> Option<Vec<mqgate_codecs::idl::IdlError>> {
 
 #[test]
 fn invalid_length_rules() {
-    // SOURCES.md: `A` without a length, `I4.2` and `D8` carrying lengths the type
-    // forbids; rpc-bridge.md §1.3: 20010005 length required, 20010004 length not allowed.
+    // The file has `A` without a length, `I4.2` and `D8` carrying lengths the type
+    // forbids; EntireX "Message Class 2001": 20010005 length required, 20010004 length
+    // not allowed.
     let Some(errors) = refused("invalid/length-rules.idl") else {
         return;
     };
@@ -304,7 +308,7 @@ fn invalid_length_rules() {
 
 #[test]
 fn invalid_missing_end_define() {
-    // SOURCES.md: unterminated `Define Data Parameter` (opened on line 4).
+    // The file has an unterminated `Define Data Parameter` (opened on line 4).
     let Some(errors) = refused("invalid/missing-end-define.idl") else {
         return;
     };
@@ -322,7 +326,8 @@ fn invalid_missing_end_define() {
 
 #[test]
 fn invalid_skipped_level() {
-    // SOURCES.md: level 1 to 3 jump; rpc-bridge.md §1.2 "levels must not be skipped".
+    // The file jumps from level 1 to 3; Software AG "Software AG IDL Grammar": levels
+    // must not be skipped.
     let Some(errors) = refused("invalid/skipped-level.idl") else {
         return;
     };

@@ -1,5 +1,6 @@
-//! Chain walking (spec: mq-structures.md §2) and the error kinds with their
-//! MQRC (issue 2 "Errors").
+//! Chain walking (IBM MQ "MQRFH2 - Rules and formatting header 2": each header's
+//! Encoding/CodedCharSetId/Format describe the next item) and the error kinds with their
+//! MQRC (IBM MQ "API reason codes").
 
 use std::borrow::Cow;
 
@@ -78,7 +79,8 @@ fn transmission_message_chain_in_both_orders_and_charsets() {
                 .iter()
                 .map(|l| (l.structure, l.offset, l.length))
                 .collect();
-            // spec: MD v2 364, XQH 428, MDE 72, RFH2 36 + 4 + 32 = 72.
+            // IBM MQ structure lengths: MD v2 364, XQH 428, MDE 72, RFH2 36 + 4 + 32 =
+            // 72.
             assert_eq!(
                 shape,
                 [
@@ -141,8 +143,8 @@ fn bare_xqh_as_a_channel_sends_it() {
 
 #[test]
 fn mixed_byte_orders_follow_the_encoding_of_the_structure_before() {
-    // spec: mq-structures.md §2: a little-endian MD saying Encoding 273 is
-    // followed by a big-endian MQRFH2.
+    // Each header is in the encoding the structure before it names: a
+    // little-endian MD saying Encoding 273 is followed by a big-endian MQRFH2.
     let md = Mqmd {
         encoding: 273,
         format: fmt("MQHRF2", Charset::Ascii),
@@ -458,7 +460,7 @@ fn cics_and_ims_headers_pass_through() {
         .iter()
         .map(|l| (l.structure, l.length))
         .collect();
-    // spec: mq-structures.md §9: MQCIH v1 164, MQIIH 84.
+    // IBM MQ "MQCIH - CICS bridge header" v1 164, "MQIIH - IMS information header" 84.
     assert_eq!(
         shape,
         [

@@ -1,5 +1,6 @@
-//! The "These must hold" list of issue 2, one test per bullet, with the exact
-//! bytes the issue and the spec sheets give.
+//! Seven edge cases of the MQ header codecs, one test each, with the exact bytes.
+//! Expected values follow from IBM MQ "MQRFH2 - Rules and formatting header 2", "MQMD -
+//! Message descriptor" and "MQDLH - Dead-letter header".
 
 use mqgate_codecs::mq::dlh::{DeadLetter, write_dlh};
 use mqgate_codecs::mq::md::{parse_md, write_md};
@@ -42,9 +43,9 @@ fn rfh2_le_by_hand(name_value_ccsid: u32, nvl: u32, folder: &[u8]) -> Vec<u8> {
 
 #[test]
 fn rfh2_after_md_546_folder_length_20_00_00_00_is_32() {
-    // issue 2, bullet 1: folder length bytes `20 00 00 00` after an MD with
-    // Encoding 546 → NameValueLength 32 (4-byte little-endian MQLONG),
-    // StrucLength 72, body `hello` at offset 72 of the RFH2.
+    // Case 1: folder length bytes `20 00 00 00` after an MD with Encoding 546 →
+    // NameValueLength 32 (4-byte little-endian MQLONG), StrucLength 72, body
+    // `hello` at offset 72 of the RFH2.
     let folder = b"<usr><a>1</a></usr>             "; // 19 + 13 blanks = 32
     assert_eq!(folder.len(), 32);
     let mut msg = md_le(*b"MQHRF2  ", 546, 1208);
@@ -80,7 +81,7 @@ fn rfh2_after_md_546_folder_length_20_00_00_00_is_32() {
 
 #[test]
 fn building_an_rfh2_gives_the_issue_bytes() {
-    // issue 2, bullet 2.
+    // Case 2: an RFH2 with one `<usr>` folder, built byte for byte.
     let folder = "<usr><SomeExtraHeader>abc123</SomeExtraHeader></usr>";
     assert_eq!(folder.len(), 52);
     let next = Descriptor {
@@ -109,7 +110,8 @@ fn building_an_rfh2_gives_the_issue_bytes() {
 
 #[test]
 fn name_value_length_26_is_rejected_and_writer_pads_to_4() {
-    // issue 2, bullet 3: NameValueLength 26 with 28 bytes of folder data.
+    // Case 3 (NameValueLength must be a multiple of 4): NameValueLength 26 with 28 bytes
+    // of folder data.
     let data = b"<usr><a>12345678</a></usr>  ";
     assert_eq!(data.len(), 28);
     let rfh2 = rfh2_le_by_hand(1208, 26, data);
@@ -158,7 +160,8 @@ fn name_value_length_26_is_rejected_and_writer_pads_to_4() {
 
 #[test]
 fn name_value_ccsid_1200_with_encoding_546_is_utf16_le() {
-    // issue 2, bullet 4: folder data UTF-16 little-endian, the RFH2's own byte order.
+    // Case 4 (IBM MQ "NameValueCCSID (MQLONG)"): folder data UTF-16 little-endian, the
+    // RFH2's own byte order.
     let text = "<usr><Name>Zoë ✓</Name></usr>";
     let mut data: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
     while !data.len().is_multiple_of(4) {
@@ -182,7 +185,7 @@ fn name_value_ccsid_1200_with_encoding_546_is_utf16_le() {
 
 #[test]
 fn md_format_with_nuls_continues_the_chain_and_round_trips() {
-    // issue 2, bullet 5: MQMD Format bytes 4D 51 48 52 46 32 00 00.
+    // Case 5 (a NUL ends the Format name): MQMD Format bytes 4D 51 48 52 46 32 00 00.
     let fmt = [0x4D, 0x51, 0x48, 0x52, 0x46, 0x32, 0x00, 0x00];
     let mut msg = md_le(fmt, 546, 1208);
     msg.extend_from_slice(&rfh2_le_by_hand(1208, 4, b"<a/>"));
@@ -212,7 +215,7 @@ fn md_format_with_nuls_continues_the_chain_and_round_trips() {
 
 #[test]
 fn msg_id_with_nul_bytes_survives_whole() {
-    // issue 2, bullet 6.
+    // Case 6: MsgId is binary (MQBYTE24), never trimmed or converted.
     let hex_id = "414D5120514D544553543030312020205F5500962E17AF43";
     let id: [u8; 24] = hex::decode(hex_id).unwrap().try_into().unwrap();
     assert!(id.contains(&0x00));
@@ -224,7 +227,7 @@ fn msg_id_with_nul_bytes_survives_whole() {
     for order in [ByteOrder::Little, ByteOrder::Big] {
         let mut out = Vec::new();
         write_md(&md, order, Charset::Ascii, &mut out);
-        assert_eq!(&out[48..72], &id); // spec: mq-structures.md §4 MsgId @48
+        assert_eq!(&out[48..72], &id); // IBM MQ "MQMD - Message descriptor": MsgId @48
         let (back, _) = parse_md(&out, order).unwrap();
         assert_eq!(hex::encode_upper(back.msg_id), hex_id);
         assert_eq!(hex::encode_upper(back.correl_id), hex_id);
@@ -236,7 +239,8 @@ fn msg_id_with_nul_bytes_survives_whole() {
 
 #[test]
 fn dlh_for_a_message_put_at_2020_12_31_01_02_03_44() {
-    // issue 2, bullet 7: PutDate `20201231`, PutTime `01020344`.
+    // Case 7 (IBM MQ "PutDate (MQCHAR8)", "PutTime (MQCHAR8)"): PutDate `20201231`,
+    // PutTime `01020344`.
     let dl = DeadLetter {
         reason: 2085,
         dest_q_name: "APP.IN",
@@ -257,7 +261,7 @@ fn dlh_for_a_message_put_at_2020_12_31_01_02_03_44() {
         write_md(&md, ByteOrder::Little, cs, &mut out);
         write_dlh(&dlh, ByteOrder::Little, cs, &mut out);
         out.extend_from_slice(b"data");
-        // spec: mq-structures.md §7: PutDate @156, PutTime @164 of the DLH.
+        // IBM MQ "MQDLH - Dead-letter header": PutDate @156, PutTime @164 of the DLH.
         let date = if cs == Charset::Ascii {
             b"2020123101020344".to_vec()
         } else {

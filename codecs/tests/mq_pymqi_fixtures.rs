@@ -1,5 +1,6 @@
-//! The pymqi RFH2 fixtures decode to the values in
-//! shared/fixtures/mq/SOURCES.md and spec: mq-structures.md §13.
+//! The RFH2 messages of pymqi's tests (dsuch/pymqi `code/tests/messages/`) decode to the
+//! values read from their bytes by hand against IBM MQ "MQRFH2 - Rules and formatting
+//! header 2".
 
 use mqgate_codecs::mq::{
     ByteOrder, ChainOptions, Header, Mqrfh2, Structure, parse_chain, write_chain,
@@ -30,7 +31,7 @@ fn rfh2<'a>(h: Header<'a>) -> Mqrfh2<'a> {
     }
 }
 
-/// Checks the three-folder RFH2 of single_rfh2.dat (SOURCES.md), `base` = its offset.
+/// Checks the three-folder RFH2 of pymqi's single_rfh2.dat, `base` = its offset.
 fn check_three_folder_rfh2(r: &Mqrfh2<'_>, base: usize, format: &[u8; 8]) {
     assert_eq!(r.version, 2);
     assert_eq!(r.encoding, 273);
@@ -47,7 +48,8 @@ fn check_three_folder_rfh2(r: &Mqrfh2<'_>, base: usize, format: &[u8; 8]) {
     if r.folders.len() == 3 {
         assert_eq!(lens, [152, 56, 28]);
         assert_eq!(texts, [PSC, TEST_FOLDER, MCD]);
-        // Folder data offsets 40, 196, 256 (spec §13), relative to the RFH2.
+        // Folder data offsets 40, 196, 256 (36 + 4, + 152 + 4, + 56 + 4), relative to the
+        // RFH2.
         let offs: Vec<usize> = r.folders.iter().map(|f| f.offset + base).collect();
         assert_eq!(offs, [base + 40, base + 196, base + 256]);
         // Padding: 1 blank after <psc>, 3 after <testFolder>, none after <mcd>.
@@ -114,7 +116,7 @@ fn multiple_rfh2_dat() {
     let second = rfh2(chain.links[1].decode(&data).unwrap());
     assert_eq!(second.folders.len(), 3);
     check_three_folder_rfh2(&second, 252, b"MQSTR   ");
-    // Folder data at 288, 444, 504 from the start (SOURCES.md table: NameValueLength fields).
+    // NameValueLength fields at 288, 444, 504 from the start (252 + 36, + 156, + 60).
     let offs: Vec<usize> = second.folders.iter().map(|f| 252 + f.offset - 4).collect();
     assert_eq!(offs, [288, 444, 504]);
     let mut out = Vec::new();

@@ -1,6 +1,6 @@
 //! Property tests: write(parse(b)) == b and parse(write(x)) == x for every MQ
-//! structure and for whole chains, both byte orders, ASCII and EBCDIC
-//! StrucIds, NUL-padded fields kept (DESIGN.md "Byte fidelity"; issue 2).
+//! structure and for whole chains, both byte orders, ASCII and EBCDIC StrucIds,
+//! NUL-padded fields kept (mqgate's byte-fidelity rule).
 
 mod mq_gen;
 
@@ -146,8 +146,8 @@ proptest! {
 
 #[test]
 fn nul_padded_fields_are_kept_not_normalised() {
-    // spec: mq-structures.md §4: real clients send NUL-filled UserIdentifier,
-    // PutApplName, PutDate, PutTime; mqgate keeps them as they were.
+    // Real MQ clients send NUL-filled UserIdentifier, PutApplName, PutDate,
+    // PutTime; mqgate keeps them as they were.
     let mut m = Mqmd {
         version: 1,
         ..Mqmd::default()

@@ -1,4 +1,6 @@
-//! tperrno, QME and TPQCTL tests. Expected values: spec tuxedo.md §1.
+//! tperrno, QME and TPQCTL tests. Expected values: Oracle Tuxedo "tperrno(5)" and
+//! "tpenqueue(3c)" (names), with the numbers of Tuxedo's `atmi.h` (as in fuxedo
+//! `atmidefs.h`); TPQCTL offsets are the C layout gcc gives that structure.
 
 use mqgate_codecs::tux::codes::{Qme, TpError, Tperrno};
 use mqgate_codecs::tux::tpqctl::{
@@ -8,7 +10,7 @@ use mqgate_codecs::tux::tpqctl::{
 
 #[test]
 fn tperrno_values_match_the_sheet() {
-    // spec: tuxedo.md §1.3 table, every row.
+    // tperrno(5), values of `atmi.h`, every one.
     let expected: &[(&str, i32)] = &[
         ("TPMINVAL", 0),
         ("TPEABORT", 1),
@@ -42,13 +44,13 @@ fn tperrno_values_match_the_sheet() {
         assert_eq!(Tperrno::from_name(name), Some(Tperrno(value)), "{name}");
         assert_eq!(Tperrno(value).name(), Some(name));
     }
-    // spec: §1.3 "TPMAXVAL 26 in Tuxedo".
+    // `atmi.h`: TPMAXVAL 26 in Tuxedo.
     assert_eq!(Tperrno::TPMAXVAL, 26);
 }
 
 #[test]
 fn unknown_tperrno_survives() {
-    // spec: §1.3: Enduro/X TPINITFAIL = 30 is not a Tuxedo value; it is carried as is.
+    // Enduro/X `xatmi.h` TPINITFAIL = 30 is not a Tuxedo value; it is carried as is.
     let t = Tperrno(30);
     assert_eq!(t.name(), None);
     assert_eq!(t.0, 30);
@@ -58,7 +60,7 @@ fn unknown_tperrno_survives() {
 
 #[test]
 fn qme_values_match_the_sheet() {
-    // spec: tuxedo.md §1.4 table, every row.
+    // tpenqueue(3c) diagnostics, values of `atmi.h`, every one.
     let expected: &[(&str, i64)] = &[
         ("QMEINVAL", -1),
         ("QMEBADRMID", -2),
@@ -82,7 +84,7 @@ fn qme_values_match_the_sheet() {
         assert_eq!(Qme::from_name(name), Some(Qme(value)), "{name}");
         assert_eq!(Qme(value).name(), Some(name));
     }
-    // spec: §1.4 "QMEABORTED (= QMENOTA) -8".
+    // `atmi.h`: QMEABORTED (= QMENOTA) -8.
     assert_eq!(Qme::from_name_or_alias("QMENOTA"), Some(Qme(-8)));
     assert_eq!(Qme(-99).name(), None);
 }
@@ -100,7 +102,7 @@ fn tp_error_display_names_both_values() {
 
 #[test]
 fn tpq_flag_values_match_the_sheet() {
-    // spec: tuxedo.md §1.1 table, every entry.
+    // TPQ* flags of tpenqueue(3c), values of `atmi.h`, every one.
     let expected: &[(&str, i64)] = &[
         ("TPNOFLAGS", 0x00000),
         ("TPQCORRID", 0x00001),
@@ -131,7 +133,8 @@ fn tpq_flag_values_match_the_sheet() {
     }
     assert_eq!(TpqFlags::TPQTIME_REL.0, 0x400);
     assert_eq!(TpqFlags::TPQGETBYMSGID.0, 0x40008);
-    // spec: §1.1: the TEDG page's TPQEXPTIME_NEVER is the header's TPQEXPTIME_NONE.
+    // BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway" writes TPQEXPTIME_NEVER
+    // for the header's TPQEXPTIME_NONE.
     assert_eq!(
         TpqFlags::from_name("TPQEXPTIME_NEVER"),
         Some(TpqFlags(0x20000))
@@ -140,8 +143,8 @@ fn tpq_flag_values_match_the_sheet() {
 
 #[test]
 fn qos_values_match_the_sheet() {
-    // spec: §1.1: TPQQOSDEFAULTPERSIST 0x1, TPQQOSPERSISTENT 0x2, TPQQOSNONPERSISTENT 0x4,
-    // also spelt TPQOS* on the TEDG page.
+    // `atmi.h`: TPQQOSDEFAULTPERSIST 0x1, TPQQOSPERSISTENT 0x2,
+    // TPQQOSNONPERSISTENT 0x4, also spelt TPQOS* on the TEDG page.
     assert_eq!(TpqQos::from_name("TPQQOSDEFAULTPERSIST"), Some(TpqQos(1)));
     assert_eq!(TpqQos::from_name("TPQOSDEFAULTPERSIST"), Some(TpqQos(1)));
     assert_eq!(TpqQos::from_name("TPQOSPERSISTENT"), Some(TpqQos(2)));
@@ -151,7 +154,7 @@ fn qos_values_match_the_sheet() {
 
 #[test]
 fn call_flag_values_match_the_sheet() {
-    // spec: tuxedo.md §1.2.
+    // tpenqueue(3c) call flags, values of `atmi.h`.
     let expected: &[(&str, i64)] = &[
         ("TPNOBLOCK", 0x1),
         ("TPSIGRSTRT", 0x2),
@@ -170,7 +173,7 @@ fn call_flag_values_match_the_sheet() {
     for &(name, value) in expected {
         assert_eq!(TpFlags::from_name(name), Some(TpFlags(value)), "{name}");
     }
-    // spec: §1.2: tpenqueue accepts TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT.
+    // tpenqueue(3c) accepts TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT.
     assert_eq!(TpFlags::TPENQUEUE_ALLOWED.0, 0x8 | 0x1 | 0x20 | 0x2);
 }
 
@@ -225,7 +228,7 @@ fn offsets_of(layout: TpqctlLayout) -> [usize; 15] {
 
 #[test]
 fn lp64_offsets_match_the_sheet() {
-    // spec: tuxedo.md §1 table, LP64 column.
+    // The TPQCTL of tpenqueue(3c) as gcc lays it out on LP64 (size 200).
     assert_eq!(
         offsets_of(TpqctlLayout::lp64(Endian::Little)),
         [
@@ -236,7 +239,7 @@ fn lp64_offsets_match_the_sheet() {
 
 #[test]
 fn ilp32_offsets_match_the_sheet() {
-    // spec: tuxedo.md §1 table, ILP32 column.
+    // The TPQCTL of tpenqueue(3c) as gcc lays it out on ILP32 (size 148).
     assert_eq!(
         offsets_of(TpqctlLayout::ilp32(Endian::Big)),
         [
@@ -247,7 +250,7 @@ fn ilp32_offsets_match_the_sheet() {
 
 #[test]
 fn long_queue_names_shift_the_tail() {
-    // spec: §1: fuxedo TMQNAMELEN 127 → 128-byte arrays; the C rules give
+    // fuxedo `atmidefs.h`: TMQNAMELEN 127 → 128-byte arrays; the C rules give
     // replyqueue 96, failurequeue 224, cltid 352, size 352 + 4*8 + 5*8 = 424.
     let l = TpqctlLayout {
         abi: Abi::Lp64,
@@ -263,7 +266,7 @@ fn long_queue_names_shift_the_tail() {
 
 #[test]
 fn decode_lp64_big_endian_reads_members_at_their_offsets() {
-    // Offsets: spec tuxedo.md §1 LP64 column.
+    // Offsets: the LP64 TPQCTL layout (gcc).
     let layout = TpqctlLayout::lp64(Endian::Big);
     let mut b = vec![0u8; 200];
     b[0..8].copy_from_slice(&0x410i64.to_be_bytes()); // flags
@@ -290,7 +293,7 @@ fn decode_lp64_big_endian_reads_members_at_their_offsets() {
 
 #[test]
 fn decode_ilp32_little_endian_sign_extends() {
-    // Offsets: spec tuxedo.md §1 ILP32 column (deq_time 4, urcode 128).
+    // Offsets: the ILP32 TPQCTL layout (gcc; deq_time 4, urcode 128).
     let layout = TpqctlLayout::ilp32(Endian::Little);
     let mut b = vec![0u8; 148];
     b[4..8].copy_from_slice(&(-5i32).to_le_bytes());

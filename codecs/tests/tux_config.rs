@@ -1,4 +1,5 @@
-//! DMCONFIG/UBBCONFIG text and typed DMCONFIG (spec: tuxedo.md §4).
+//! DMCONFIG/UBBCONFIG text and typed DMCONFIG (Oracle Tuxedo "DMCONFIG(5)", "DM_MIB(5)",
+//! "UBBCONFIG(5)"; mqgate's reading of the text: docs/tuxedo.md).
 
 use mqgate_codecs::tux::buftype::BufferType;
 use mqgate_codecs::tux::cfgtext::{ConfigText, ConfigTextErrorKind, Pos, Token, tokenize};
@@ -23,7 +24,8 @@ fn own_fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-// ---- the lexer on the real UBBCONFIG files (SOURCES.md) ----
+// ---- the lexer on real UBBCONFIG files (from fuxedo/fuxedo, aivarsk/tuxedo-python,
+// oracle/docker-images) ----
 
 #[test]
 fn ubbconfig_fixtures_read_without_error() {
@@ -47,7 +49,8 @@ fn ubbconfig_trx_values_are_read_whole() {
         return;
     };
     let cfg = ConfigText::parse(&text).unwrap();
-    // SOURCES.md: *RESOURCES is KEYWORD value; MASTER tuxapp, IPCKEY 32769.
+    // fuxedo's install-tests/trx/ubbconfig.in: *RESOURCES is KEYWORD value; MASTER
+    // tuxapp, IPCKEY 32769.
     let res = cfg.section("RESOURCES").unwrap();
     let kv: Vec<(&str, &str)> = res
         .params
@@ -130,7 +133,7 @@ fn python_demo_quoted_server_names() {
     assert_eq!(names, ["ecb.py", "api.py", "mem.py"]);
 }
 
-// ---- lexical rules (spec: tuxedo.md §4.3) ----
+// ---- lexical rules (docs/tuxedo.md "DMCONFIG and UBBCONFIG text") ----
 
 #[test]
 fn comments_quotes_and_escapes() {
@@ -145,7 +148,7 @@ fn comments_quotes_and_escapes() {
 
 #[test]
 fn a_new_entry_starts_only_at_a_word_without_equals() {
-    // spec: §4.3 mqgate rule: indentation optional.
+    // mqgate's rule (docs/tuxedo.md): indentation optional.
     let cfg = ConfigText::parse("*S\nE1 A=1\nB=2\n  E2\nC=3 E3 D=4\n").unwrap();
     let e = &cfg.sections[0].entries;
     let names: Vec<&str> = e.iter().map(|e| e.name.as_str()).collect();
@@ -246,7 +249,7 @@ fn syntax_errors_name_line_and_column() {
     }
 }
 
-// ---- typed DMCONFIG (spec: tuxedo.md §4.1, §4.2) ----
+// ---- typed DMCONFIG ("DMCONFIG(5)", "DM_MIB(5)") ----
 
 #[test]
 fn valid_dmconfig_gives_typed_qspace_and_qname_entries() {
@@ -279,7 +282,7 @@ fn valid_dmconfig_gives_typed_qspace_and_qname_entries() {
     assert_eq!(n.service.qualifier, 7);
     assert_eq!(n.inbuftype, Some(BufferType::Fml32));
     let i = cfg.qname("INVOICE").unwrap();
-    // spec: §4.2: TE_QUALIFIER default 0, TE_TARGET default blanks.
+    // DM_MIB(5): TE_QUALIFIER default 0, TE_TARGET default blanks.
     assert_eq!(
         (
             i.service.qualifier,
@@ -292,7 +295,8 @@ fn valid_dmconfig_gives_typed_qspace_and_qname_entries() {
         cfg.qname("RAWDATA").unwrap().inbuftype,
         Some(BufferType::Carray)
     );
-    // seed 003: QSPACE and QNAME are looked up by type; a QNAME is no QSPACE.
+    // BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway": QSPACE and QNAME are
+    // looked up by type; a QNAME is no QSPACE.
     assert!(cfg.qspace("NEWORDER").is_none());
     assert!(cfg.qname("ORDERS").is_none());
     assert_eq!(cfg.remote_services.services[0].name, "GETRATE");
@@ -408,8 +412,8 @@ fn dm(tail: &str) -> Result<DmConfig, DmConfigError> {
 
 #[test]
 fn size_limits_of_the_sheet() {
-    // spec: tuxedo.md §4.2: TE_PRODUCT 1..32, TE_FUNCTION 1..8, TE_TARGET 1..8,
-    // TE_RTQGROUP 1..32, TE_RTQNAME 1..8, entry name ≤ 15 (§4.1).
+    // DM_MIB(5): TE_PRODUCT 1..32, TE_FUNCTION 1..8, TE_TARGET 1..8, TE_RTQGROUP 1..32,
+    // TE_RTQNAME 1..8; DMCONFIG(5): entry name ≤ 15.
     let p32 = "P".repeat(32);
     assert!(
         dm(&format!(

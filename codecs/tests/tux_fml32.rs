@@ -1,4 +1,5 @@
-//! FML32 ids, buffers and field tables (spec: tuxedo.md §5).
+//! FML32 ids, buffers and field tables (Tuxedo `fml32.h`, Oracle Tuxedo
+//! "field_tables(5)"; the buffer encoding is mqgate's, docs/tuxedo.md "FML32").
 
 use mqgate_codecs::tux::fieldtbl::{FieldTable, FieldTableErrorKind};
 use mqgate_codecs::tux::fml32::{
@@ -12,7 +13,7 @@ fn id(t: FieldType, n: u32) -> FieldId {
 
 #[test]
 fn field_id_is_type_shifted_25_or_number() {
-    // spec: tuxedo.md §5.1: fldid = (type << 25) | number; number 1..=0x1FFFFFF.
+    // `fml32.h`: fldid = (type << 25) | number; number 1..=0x1FFFFFF.
     assert_eq!(id(FieldType::Char, 11).0, 67_108_875);
     assert_eq!(id(FieldType::Fml32, 31).0, 335_544_351);
     let f = FieldId(201_326_698);
@@ -24,7 +25,7 @@ fn field_id_is_type_shifted_25_or_number() {
 
 #[test]
 fn field_type_codes_match_the_sheet() {
-    // spec: tuxedo.md §5.1 type table.
+    // FLD_* type codes of `fml32.h`.
     let expected = [
         ("FLD_SHORT", 0),
         ("FLD_LONG", 1),
@@ -50,15 +51,15 @@ fn field_type_codes_match_the_sheet() {
 
 #[test]
 fn ferror32_names_match_the_sheet() {
-    // spec: tuxedo.md §5.1 Ferror32 list (FNOTFLD 2, FFTSYNTAX 12, FMAXVAL 21).
+    // Ferror32 values of `fml32.h` (FNOTFLD 2, FFTSYNTAX 12, FMAXVAL 21).
     assert_eq!(Ferror32(2).name(), Some("FNOTFLD"));
     assert_eq!(Ferror32::FFTSYNTAX.0, 12);
     assert_eq!(Ferror32(21).name(), Some("FMAXVAL"));
     assert_eq!(Ferror32(22).name(), None);
 }
 
-/// A buffer with one field of each scalar and byte type, and its bytes
-/// written out by hand from spec tuxedo.md §5.4.
+/// A buffer with one field of each scalar and byte type, and its bytes written
+/// out by hand from mqgate's encoding (docs/tuxedo.md "FML32").
 fn sample() -> (Fml32Buffer, Vec<u8>) {
     let mut b = Fml32Buffer::new();
     b.add(
@@ -120,7 +121,8 @@ fn sample() -> (Fml32Buffer, Vec<u8>) {
 #[test]
 fn encode_writes_the_sheet_layout() {
     let (b, bytes) = sample();
-    // Field ids sort by (type << 25 | number): short(0) < long(1) < char(2) < float(3) < double(4) < string(5) < carray(6).
+    // Field ids sort by (type << 25 | number): short(0) < long(1) < char(2) < float(3) <
+    // double(4) < string(5) < carray(6).
     let order: Vec<FieldType> = b
         .fields()
         .iter()
@@ -216,8 +218,9 @@ fn embedded_fml32_round_trips() {
 
 #[test]
 fn stale_index_values_in_the_header_are_ignored_but_kept() {
-    // spec: tuxedo.md §5.3: an index count/interval left in the header must be
-    // ignored; the size that counts is the encoded (index-free) length.
+    // Tuxedo strips the index before a buffer travels (FML reference Funindex32), so an
+    // index count/interval left in the header must be ignored; the size that counts is
+    // the encoded (index-free) length.
     let (_, mut bytes) = sample();
     bytes[16..20].copy_from_slice(&5i32.to_be_bytes()); // nie
     bytes[20..24].copy_from_slice(&32i32.to_be_bytes()); // indxintvl
@@ -330,7 +333,7 @@ fn deep_nesting_is_refused() {
     );
 }
 
-// ---- field tables (spec: tuxedo.md §5.2) ----
+// ---- field tables (Oracle Tuxedo "field_tables(5)") ----
 
 fn shared_fixture(name: &str) -> Option<String> {
     let path = format!(
@@ -352,7 +355,8 @@ fn fuxedo_field_table_check_values() {
         return;
     };
     let t = FieldTable::parse(&text).unwrap();
-    // Check values: SOURCES.md and spec tuxedo.md §5.2 table.
+    // Check values for fuxedo's tests/fields (fuxedo/fuxedo), computed as (type << 25) |
+    // (base + number) with mkfldhdr.
     for (name, fldid) in [
         ("FCHAR", 67_108_875),
         ("FLONG", 33_554_453),
@@ -362,7 +366,7 @@ fn fuxedo_field_table_check_values() {
     ] {
         assert_eq!(t.by_name(name).map(|f| f.id.0), Some(fldid), "{name}");
     }
-    // SOURCES.md: EMPID 200 under base 30 gives 230.
+    // fuxedo's tests/fields: EMPID 200 under base 30 gives 230.
     assert_eq!(t.by_name("EMPID").unwrap().number, 230);
     // fld_short 0 under *base 100 gives 100.
     assert_eq!(t.by_name("fld_short").unwrap().number, 100);

@@ -1,5 +1,5 @@
 //! Property tests: FML32 and TPQCTL round trips; no panic on any input into
-//! each tux parser (DESIGN.md "No panic on any input").
+//! each tux parser (mqgate's rule: bad input never panics).
 
 use mqgate_codecs::tux::buftype::check_buffer_type;
 use mqgate_codecs::tux::cfgtext::ConfigText;
@@ -225,7 +225,8 @@ proptest! {
     fn flag_mapping_is_total(ctl in any::<i64>(), deq in any::<i64>(), call in any::<i64>()) {
         match map_flags(TpqFlags(ctl), deq, TpFlags(call)) {
             Ok(p) => {
-                // Only the supported bits can succeed (seed 003 flag table).
+                // Only the supported bits can succeed (the TEDG guide's Client Flag
+                // Mapping).
                 prop_assert_eq!(ctl & !0x610, 0);
                 prop_assert_eq!(call & !0x2B, 0);
                 prop_assert_eq!(p.return_request_id, ctl & 0x10 != 0);

@@ -1,5 +1,6 @@
-//! Seed 003's flag mapping table and error table (spec: tuxedo.md §2.1, §2.2,
-//! §3). One test per row; expected values are the tables' own.
+//! The flag mapping table and the error table of BEA Tuxedo "Using the BEA Tuxedo TOP END
+//! Domain Gateway" (the RTQ side as mqgate defines it: docs/tuxedo.md). One test per row;
+//! expected values are the tables' own.
 
 use mqgate_codecs::tux::buftype::{BufferType, check_buffer_type, check_message_size};
 use mqgate_codecs::tux::codes::{Qme, TpError, Tperrno};
@@ -14,14 +15,14 @@ fn rel(s: &str) -> ScheduleTime {
     ScheduleTime::Relative(s.parse().unwrap())
 }
 
-// ---- flag mapping table (seed 003 "BEA Tuxedo Client Flag Mapping") ----
+// ---- flag mapping table (the TEDG guide's "BEA Tuxedo Client Flag Mapping") ----
 
 #[test]
 fn flag_row_tpqtime_abs_passes_an_absolute_unix_time() {
-    // seed 003: TPQTIME_ABS: deq_time is a UNIX time passed to RTQ as an absolute time.
+    // TEDG guide: TPQTIME_ABS: deq_time is a UNIX time passed to RTQ as an absolute time.
     let p = map_flags(TpqFlags::TPQTIME_ABS, 1_767_225_600, TpFlags(0)).unwrap();
     assert_eq!(p.schedule, ScheduleTime::Absolute(1_767_225_600));
-    // spec: §3: text form is decimal digits; a past time means now.
+    // mqgate (docs/tuxedo.md): text form is decimal digits; a past time means now.
     assert_eq!(p.schedule.to_string(), "1767225600");
     assert_eq!(ScheduleTime::Absolute(10).due_at(1000), 1000);
     assert_eq!(ScheduleTime::Absolute(5000).due_at(1000), 5000);
@@ -29,7 +30,7 @@ fn flag_row_tpqtime_abs_passes_an_absolute_unix_time() {
 
 #[test]
 fn flag_row_tpqtime_rel_maps_to_r_hh_mm() {
-    // seed 003: TPQTIME_REL → RTQ schedule_time in R:HH:MM format.
+    // TEDG guide: TPQTIME_REL → RTQ schedule_time in R:HH:MM format.
     let p = map_flags(TpqFlags::TPQTIME_REL, 5400, TpFlags(0)).unwrap();
     assert_eq!(p.schedule, rel("R:01:30"));
     assert_eq!(p.schedule.to_string(), "R:01:30");
@@ -38,7 +39,7 @@ fn flag_row_tpqtime_rel_maps_to_r_hh_mm() {
 
 #[test]
 fn flag_row_tpnotran_puts_outside_the_caller_transaction() {
-    // seed 003: TPNOTRAN is preserved: the request is outside the client transaction.
+    // TEDG guide: TPNOTRAN is preserved: the request is outside the client transaction.
     let p = map_flags(TpqFlags(0), 0, TpFlags::TPNOTRAN).unwrap();
     assert!(!p.in_caller_transaction);
     let p = map_flags(TpqFlags(0), 0, TpFlags(0)).unwrap();
@@ -51,7 +52,7 @@ fn flag_row_tpnotran_puts_outside_the_caller_transaction() {
 
 #[test]
 fn flag_row_tpqmsgid_returns_the_request_id() {
-    // seed 003: TPQMSGID: the RTQ request_id is stored in TPQCTL msgid on success.
+    // TEDG guide: TPQMSGID: the RTQ request_id is stored in TPQCTL msgid on success.
     let p = map_flags(TpqFlags::TPQMSGID, 0, TpFlags(0)).unwrap();
     assert!(p.return_request_id);
     assert!(
@@ -59,7 +60,8 @@ fn flag_row_tpqmsgid_returns_the_request_id() {
             .unwrap()
             .return_request_id
     );
-    // spec: §3: UUID in msgid bytes 0-15, bytes 16-31 zero, text 32 lower-case hex digits.
+    // mqgate (docs/tuxedo.md): id in msgid bytes 0-15, bytes 16-31 zero, text 32
+    // lower-case hex digits.
     let id = RequestId([0xAB; 16]);
     let m = id.to_msgid();
     assert_eq!(&m[..16], &[0xAB; 16]);
@@ -71,7 +73,7 @@ fn flag_row_tpqmsgid_returns_the_request_id() {
 
 #[test]
 fn flag_row_all_others_are_qmeinval_each_named() {
-    // seed 003: every flag in this list is "not supported" → TPEDIAGNOSTIC/QMEINVAL.
+    // TEDG guide: every flag in this list is "not supported" → TPEDIAGNOSTIC/QMEINVAL.
     for name in [
         "TPQTOP",
         "TPQBEFOREMSGID",
@@ -112,7 +114,8 @@ fn flag_row_all_others_are_qmeinval_each_named() {
 
 #[test]
 fn flag_row_qos_values_are_qmeinval() {
-    // seed 003: TPQOSDEFAULTPERSIST, TPQOSPERSISTENT, TPQOSNONPERSISTENT are on the unsupported list.
+    // TEDG guide: TPQOSDEFAULTPERSIST, TPQOSPERSISTENT, TPQOSNONPERSISTENT are on the
+    // unsupported list.
     for name in [
         "TPQOSDEFAULTPERSIST",
         "TPQOSPERSISTENT",
@@ -136,8 +139,8 @@ fn flag_row_qos_values_are_qmeinval() {
 
 #[test]
 fn urcode_is_ignored_not_an_error() {
-    // seed 003: "The urcode field in TPQCTL is also not supported" — there is no
-    // flag for it, so it is simply not carried.
+    // TEDG guide: "The urcode field in TPQCTL is also not supported" — there is
+    // no flag for it, so it is simply not carried.
     let named = parse_flag_names(["TPQTIME_REL", "TPQMSGID", "TPNOTRAN"]).unwrap();
     let p = map_named_flags(&named, 60).unwrap();
     assert_eq!(p.schedule, rel("R:00:01"));
@@ -146,7 +149,7 @@ fn urcode_is_ignored_not_an_error() {
 
 #[test]
 fn accepted_call_flags_are_carried_others_are_tpeinval() {
-    // spec: §1.2: tpenqueue accepts TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT.
+    // Oracle Tuxedo "tpenqueue(3c)" accepts TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT.
     let p = map_flags(TpqFlags(0), 0, TpFlags(0x1 | 0x2 | 0x20)).unwrap();
     assert!(p.no_block && p.sig_restart && p.no_time && p.in_caller_transaction);
     for f in [TpFlags::TPNOREPLY, TpFlags::TPCONV, TpFlags::TPGETANY] {
@@ -162,11 +165,12 @@ fn both_time_flags_are_qmeinval() {
     assert_eq!(e.tp_error(), QMEINVAL);
 }
 
-// ---- R:HH:MM (spec: tuxedo.md §3: minutes = ceil(seconds / 60), max R:24:00) ----
+// ---- R:HH:MM (mqgate, docs/tuxedo.md: minutes = ceil(seconds / 60), max R:24:00) ----
 
 #[test]
 fn relative_time_rounds_seconds_up_to_minutes() {
-    // spec: §3 "minutes = ceil(seconds / 60) so delivery is never earlier than asked".
+    // docs/tuxedo.md: minutes = ceil(seconds / 60), so delivery is never earlier than
+    // asked.
     for (seconds, text) in [
         (0, "R:00:00"),
         (1, "R:00:01"),
@@ -189,7 +193,8 @@ fn relative_time_rounds_seconds_up_to_minutes() {
 
 #[test]
 fn relative_time_above_86400_is_qmeinval() {
-    // seed 003 error table: TPQTIME_REL with deq_time > 86400 → TPEDIAGNOSTIC/QMEINVAL.
+    // TEDG guide's error table: TPQTIME_REL with deq_time > 86400 →
+    // TPEDIAGNOSTIC/QMEINVAL.
     let e = map_flags(TpqFlags::TPQTIME_REL, 86_401, TpFlags(0)).unwrap_err();
     assert_eq!(e, TedgFailure::RelativeTimeOutOfRange { deq_time: 86_401 });
     assert_eq!(e.tp_error(), QMEINVAL);
@@ -202,7 +207,7 @@ fn relative_time_above_86400_is_qmeinval() {
 
 #[test]
 fn relative_time_text_parses_only_r_hh_mm_up_to_24_00() {
-    // spec: §3: HH 00-24, MM 00-59, max R:24:00.
+    // mqgate (docs/tuxedo.md): HH 00-24, MM 00-59, max R:24:00.
     let t: RelativeTime = "R:23:59".parse().unwrap();
     assert_eq!((t.hours(), t.minutes(), t.seconds()), (23, 59, 86_340));
     for bad in [
@@ -213,7 +218,7 @@ fn relative_time_text_parses_only_r_hh_mm_up_to_24_00() {
     assert_eq!(RelativeTime::MAX.to_string(), "R:24:00");
 }
 
-// ---- error table (seed 003 "Error Values Returned to a BEA Tuxedo Client") ----
+// ---- error table (the TEDG guide's "Error Values Returned to a BEA Tuxedo Client") ----
 
 #[test]
 fn error_row_no_qspace_is_tpenoent() {
@@ -274,7 +279,7 @@ fn error_row_unsupported_flag_is_qmeinval() {
 
 #[test]
 fn error_row_buffer_type_is_qmeinval() {
-    // seed 003: FML32, CARRAY and X_OCTET are supported.
+    // TEDG guide: FML32, CARRAY and X_OCTET are supported.
     assert_eq!(check_buffer_type("FML32", None).unwrap(), BufferType::Fml32);
     assert_eq!(
         check_buffer_type("CARRAY", None).unwrap(),
@@ -300,7 +305,7 @@ fn error_row_buffer_type_is_qmeinval() {
 
 #[test]
 fn error_row_size_over_30000_is_qmeinval() {
-    // seed 003: RTQ messages are limited to 30,000 bytes.
+    // TEDG guide: RTQ messages are limited to 30,000 bytes.
     assert!(check_message_size(30_000).is_ok());
     let e = check_message_size(30_001).unwrap_err();
     assert_eq!(e, TedgFailure::TooLarge { size: 30_001 });
@@ -309,8 +314,8 @@ fn error_row_size_over_30000_is_qmeinval() {
 
 #[test]
 fn error_row_size_counts_fml32_after_index_stripping() {
-    // seed 003: for FML32 the limit applies after the index is stripped; the
-    // encoded form has no index, so its length is what counts (spec: §5.3).
+    // TEDG guide: for FML32 the limit applies after the index is stripped; the encoded
+    // form has no index, so its length is what counts.
     let id = FieldId::new(FieldType::Carray, 106).unwrap();
     let mut b = Fml32Buffer::new();
     // 24 header + 4 id + 8 lengths + 29,964 data = 30,000 bytes.
@@ -371,7 +376,7 @@ fn error_row_tp_reset_is_qmesystem() {
 
 #[test]
 fn rtq_status_names_are_the_sheet_names() {
-    // spec: tuxedo.md §3 "return codes".
+    // The TOP END codes the TEDG guide's error table names (docs/tuxedo.md).
     let names: Vec<&str> = RtqStatus::ALL.iter().map(|s| s.name()).collect();
     assert_eq!(
         names,
@@ -442,7 +447,7 @@ mod plan {
         let flags = parse_flag_names(["TPQTIME_REL", "TPQMSGID"]).unwrap();
         let data = fml32_bytes();
         let put = plan_enqueue(&cfg, &req("ORDERS", "NEWORDER", &flags, "FML32", &data)).unwrap();
-        // seed 003: queue from the QSPACE entry, service from the QNAME entry.
+        // TEDG guide: queue from the QSPACE entry, service from the QNAME entry.
         assert_eq!(
             put.queue,
             RtqQueue {

@@ -181,7 +181,7 @@ pub struct SenderChannelDef {
     pub limits: ChannelLimits,
 }
 
-/// Device queue managers (seed 001): names matching a pattern are devices
+/// Device queue managers (the WebSphere MQ Everyplace gateway article): names matching a pattern are devices
 /// whose queues are created on first use; none is configured one by one.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]

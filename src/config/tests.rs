@@ -183,8 +183,9 @@ fn a_missing_file_has_no_fake_position() {
 
 #[test]
 fn channels_and_devices_have_documented_defaults() {
-    // docs/config.md `channels` / `devices`; seed 001: TO.MQGATE with
-    // destination-rewrite (separator %), DEV* are devices.
+    // docs/config.md `channels` / `devices` (after the WebSphere MQ Everyplace
+    // gateway article): TO.MQGATE with destination-rewrite (separator %), DEV*
+    // are devices.
     let c = Config::from_yaml("", "empty").unwrap();
     assert_eq!(c.devices.queue_managers, vec!["DEV*".to_string()]);
     assert_eq!(c.devices.max_depth, 5000);

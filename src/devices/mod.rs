@@ -1,10 +1,12 @@
-//! Devices (seed 001's store-and-forward): remote devices whose queue manager
-//! names match `devices.queue_managers` have no definitions; their messages
-//! wait on local queues `DEVICE/QUEUE` until the device connects and pulls
-//! them, each under a lease that the device acknowledges once the message is
-//! safely its own. A device that goes away without acknowledging gets the
-//! message again (BackoutCount + 1). Transports (HTTP today) are thin
-//! translations of this protocol.
+//! Devices (the store-and-forward of the IBM developerWorks article
+//! "Configuring WebSphere MQ for large-scale deployment of WebSphere MQ
+//! Everyplace devices"): remote devices whose queue manager names match
+//! `devices.queue_managers` have no definitions; their messages wait on local
+//! queues `DEVICE/QUEUE` until the device connects and pulls them, each under a
+//! lease that the device acknowledges once the message is safely its own. A
+//! device that goes away without acknowledging gets the message again
+//! (BackoutCount + 1). Transports (HTTP today) are thin translations of this
+//! protocol.
 
 use crate::mqi::{GetRequest, Leased, Mqi, Object};
 use crate::qmgr::{QmError, Selector};

@@ -1,6 +1,6 @@
-//! HTTP transport of the device protocol ([`crate::devices`]; seed 001;
-//! docs/http-api.md "Devices"): a device pulls the messages waiting for it
-//! with a lease and acknowledges each.
+//! HTTP transport of the device protocol ([`crate::devices`]; the WebSphere MQ
+//! Everyplace gateway article; docs/http-api.md "Devices"): a device pulls the
+//! messages waiting for it with a lease and acknowledges each.
 
 use super::messages::{id_param, message_json, parse_lease, parse_wait_ms, query_error};
 use super::{ApiError, AppState};

@@ -3,7 +3,8 @@
 //!
 //! Integers are JSON numbers; byte fields (MsgId, CorrelId, AccountingToken,
 //! GroupId) are uppercase hex; character fields are text with trailing blanks
-//! (and anything after a NUL) removed (spec: mq-structures.md §4, §11).
+//! (and anything after a NUL) removed (IBM MQ "MQMD - Message descriptor",
+//! "ObjectName (MQCHAR48)": a NUL ends the significant data).
 
 use mqgate_codecs::mq::md::Id24;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd};
@@ -107,7 +108,7 @@ mod tests {
         let v = md_to_json(&md, Charset::Ascii);
         assert_eq!(v["MsgId"], "AB".repeat(24));
         assert_eq!(v["CorrelId"], "00".repeat(24));
-        // Trailing blanks removed; a NUL ends the text (spec: mq-structures.md §11).
+        // Trailing blanks removed; a NUL ends the text (IBM MQ "ObjectName (MQCHAR48)").
         assert_eq!(v["Format"], "MQSTR");
         assert_eq!(v["PutApplName"], "app");
         // MQMD_DEFAULT: Encoding 546, Expiry -1, MsgType 8 (DATAGRAM), Version 2.

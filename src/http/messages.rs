@@ -242,9 +242,9 @@ pub struct NextQuery {
     uow: Option<u64>,
 }
 
-/// `wait_ms`: 0 to `max_wait` ms (spec: mq-constants.md: WaitInterval
-/// negatives other than MQWI_UNLIMITED → 2090; an unlimited wait is not
-/// offered over HTTP).
+/// `wait_ms`: 0 to `max_wait` ms (IBM MQ "WaitInterval (MQLONG)": negatives
+/// other than MQWI_UNLIMITED → 2090; an unlimited wait is not offered over
+/// HTTP).
 pub(super) fn parse_wait_ms(text: Option<&str>, max_wait: u64) -> Result<u64, ApiError> {
     let Some(t) = text else { return Ok(0) };
     let err =

@@ -30,8 +30,8 @@ mod tests {
 
     #[test]
     fn put_date_and_time_are_gmt_with_hundredths() {
-        // 1700000000 s = 2023-11-14T22:13:20Z (`date -u -d @1700000000`); spec:
-        // mq-structures.md §4: PutDate YYYYMMDD, PutTime HHMMSSTH.
+        // 1700000000 s = 2023-11-14T22:13:20Z (`date -u -d @1700000000`); IBM MQ "PutDate
+        // (MQCHAR8)", "PutTime (MQCHAR8)": PutDate YYYYMMDD, PutTime HHMMSSTH.
         let t = put_timestamp(1_700_000_000_000).unwrap();
         assert_eq!(
             (t.put_date_digits(), t.put_time_digits()),

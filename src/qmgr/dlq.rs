@@ -1,7 +1,7 @@
 //! The dead-letter queue: a message the queue manager cannot deliver on
 //! someone's behalf goes there behind an MQDLH that names the MQRC reason and
-//! the destination it was meant for (spec: mq-structures.md §7; DESIGN.md "a
-//! message is never dropped silently").
+//! the destination it was meant for (IBM MQ "MQDLH - Dead-letter header";
+//! mqgate's rule: a message is never dropped silently).
 
 use super::{PutOptions, PutResult, QmError, QueueManager, clock};
 use bytes::Bytes;
@@ -12,7 +12,7 @@ use mqgate_codecs::mq::{ByteOrder, Charset, Mqmd, Mqrc};
 /// A message bound for the dead-letter queue and why: the original MQMD
 /// (character fields in `charset`) and data, the MQRC reason and the
 /// destination it was meant for (the MQDLH's Reason, DestQName and
-/// DestQMgrName; spec: mq-structures.md §7).
+/// DestQMgrName; IBM MQ "MQDLH - Dead-letter header").
 #[derive(Clone, Copy, Debug)]
 pub struct DeadLetter<'a> {
     pub md: &'a Mqmd,
@@ -154,8 +154,9 @@ mod tests {
                 GetMode::Browse { after: None },
             )
             .unwrap();
-        // spec: mq-structures.md §7: MD Format MQDEAD, DLH 172 bytes carrying the
-        // original Format/CCSID; the example DLH has Reason 2051 PUT_INHIBITED.
+        // IBM MQ "MQDLH - Dead-letter header": MD Format MQDEAD, DLH 172 bytes
+        // carrying the original Format/CCSID; the example DLH has Reason 2051
+        // PUT_INHIBITED.
         assert_eq!(got.md.format.0, *b"MQDEAD  ");
         assert_eq!(got.md.msg_id, [3; 24]);
         assert_eq!(got.md.put_appl_name.text(Charset::Ascii), "sender");

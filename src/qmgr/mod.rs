@@ -342,12 +342,11 @@ impl QueueManager {
 
     /// Puts a message on queue `q` (MQPUT1). Resolves `q` as MQ does (local,
     /// alias, remote definition, queue manager alias, transmission queue,
-    /// device queue manager, default transmission queue; spec:
-    /// mq-structures.md §12, [`crate::route`]), fills MsgId and context, and
-    /// enforces MAXMSGL (2030/2031), MAXDEPTH (2053), PUT(DISABLED) (2051),
-    /// unknown names (2085/2087) and device queue names that do not fit
-    /// (2152); a store failure is 2056 when the store's disk is full, 2102
-    /// otherwise.
+    /// device queue manager, default transmission queue; IBM MQ "Name
+    /// resolution", [`crate::route`]), fills MsgId and context, and enforces
+    /// MAXMSGL (2030/2031), MAXDEPTH (2053), PUT(DISABLED) (2051), unknown
+    /// names (2085/2087) and device queue names that do not fit (2152); a store
+    /// failure is 2056 when the store's disk is full, 2102 otherwise.
     ///
     /// A persistent message put outside a unit of work is in the store when
     /// this returns `Ok`; under a unit of work it is stored at commit.
@@ -754,7 +753,7 @@ impl QueueManager {
 /// Checks the MD fields a put relies on (MQ's MQPUT checks).
 /// MQ's highest priority (MQPRI: 0-9); above it a put is queued at 9.
 const MAX_PRIORITY: i32 = 9;
-/// MQMT_APPL_FIRST / MQMT_APPL_LAST (spec: mq-constants.md MQMT).
+/// MQMT_APPL_FIRST / MQMT_APPL_LAST (IBM MQ "MsgType (MQLONG)").
 const MT_APPL: std::ops::RangeInclusive<i32> = 65_536..=999_999_999;
 
 /// 2049 for a Priority above [`MAX_PRIORITY`] (the message is queued at 9;
@@ -771,7 +770,7 @@ fn priority_warning(priority: i32) -> Option<QmError> {
 }
 
 fn check_md(md: &Mqmd) -> Result<(), QmError> {
-    // spec: mq-constants.md MQMT: MQ's types 1, 2, 4, 8 and the application
+    // IBM MQ "MsgType (MQLONG)": MQ's types 1, 2, 4, 8 and the application
     // range; 0 and the rest of the system range are 2029.
     if !(matches!(
         md.msg_type,
@@ -786,8 +785,8 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
             ),
         ));
     }
-    // spec: mq-constants.md MQCCSI: the negative values with a meaning are
-    // -1 to -4; a CodedCharSetId below that names no character set.
+    // IBM MQ "CodedCharSetId (MQLONG)" (MQCCSI_*): the negative values with a
+    // meaning are -1 to -4; a CodedCharSetId below that names no character set.
     if md.coded_char_set_id < ccsi::AS_PUBLISHED {
         return Err(QmError::new(
             Mqrc::MD_ERROR,

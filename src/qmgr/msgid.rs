@@ -1,9 +1,10 @@
 //! Queue-manager generated MsgIds and CorrelIds.
 //!
-//! Layout (spec: mq-structures.md §4, "Queue-manager generated MsgId"): `AMQ `,
-//! the queue manager name blank padded to 12, then 8 unique bytes. mqgate's 8
-//! bytes are a big-endian counter seeded from the clock in microseconds, so ids
-//! stay unique across restarts and sort in put order.
+//! Layout (the form IBM MQ queue managers generate, as seen in captured client
+//! traffic; IBM MQ "MsgId (MQBYTE24)"): `AMQ `, the queue manager name blank
+//! padded to 12, then 8 unique bytes. mqgate's 8 bytes are a big-endian counter
+//! seeded from the clock in microseconds, so ids stay unique across restarts
+//! and sort in put order.
 
 use super::clock::now_us;
 use mqgate_codecs::mq::md::Id24;
@@ -53,7 +54,7 @@ mod tests {
 
     #[test]
     fn ids_have_the_amq_prefix_and_are_unique() {
-        // spec: mq-structures.md §4: "AMQ " + qmgr name blank-padded to 12 + 8 unique bytes.
+        // Queue-manager MsgIds: "AMQ " + qmgr name blank-padded to 12 + 8 unique bytes.
         let g = MsgIdGenerator::new("MQGATE");
         let a = g.next();
         let b = g.next();

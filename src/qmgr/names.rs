@@ -1,11 +1,11 @@
-//! MQ object names (spec: mq-structures.md §11).
+//! MQ object names (IBM MQ "Rules for naming IBM MQ objects").
 
 use super::QmError;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::constants::len;
 
-/// Checks an object name: 1 to `max` characters from `A-Z a-z 0-9 . / _ %`,
-/// no blanks (spec: mq-structures.md §11). Returns what is wrong.
+/// Checks an object name: 1 to `max` characters from `A-Z a-z 0-9 . / _ %`, no
+/// blanks (IBM MQ "Rules for naming IBM MQ objects"). Returns what is wrong.
 pub fn check_object_name(name: &str, max: usize) -> Result<(), String> {
     if name.is_empty() {
         return Err("the name is empty".into());
@@ -27,9 +27,9 @@ pub fn check_object_name(name: &str, max: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks a queue name given to the queue manager API (put, get, browse):
-/// 2152 MQRC_OBJECT_NAME_ERROR naming what is wrong (spec: mq-structures.md
-/// §11: at most 48 characters from `A-Z a-z 0-9 . / _ %`).
+/// Checks a queue name given to the queue manager API (put, get, browse): 2152
+/// MQRC_OBJECT_NAME_ERROR naming what is wrong (IBM MQ "Rules for naming IBM MQ
+/// objects": at most 48 characters from `A-Z a-z 0-9 . / _ %`).
 pub fn check_q_name(name: &str) -> Result<(), QmError> {
     check_object_name(name, len::Q_NAME)
         .map_err(|e| QmError::new(Mqrc::OBJECT_NAME_ERROR, format!("queue name: {e}")))
@@ -37,7 +37,7 @@ pub fn check_q_name(name: &str) -> Result<(), QmError> {
 
 /// Checks a queue manager name (empty = the local one): 2058
 /// MQRC_Q_MGR_NAME_ERROR naming what is wrong (at most 48 characters, same
-/// character set as queue names; spec: mq-structures.md §11).
+/// character set as queue names; IBM MQ "Rules for naming IBM MQ objects").
 pub fn check_q_mgr_name(name: &str) -> Result<(), QmError> {
     if name.is_empty() {
         return Ok(());
@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn names_follow_the_mq_character_rules() {
-        // spec: mq-structures.md §11: A-Z a-z 0-9 . / _ %, 48 for queues.
+        // IBM MQ "Rules for naming IBM MQ objects": A-Z a-z 0-9 . / _ %, 48 for queues.
         assert!(check_object_name("SYSTEM.DEAD.LETTER.QUEUE", 48).is_ok());
         assert!(check_object_name("a/b_c%d", 48).is_ok());
         assert!(
@@ -89,8 +89,8 @@ mod tests {
 
     #[test]
     fn api_names_get_2152_or_2058() {
-        // spec: mq-constants.md MQRC 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR;
-        // mq-structures.md §11: 48 characters, A-Z a-z 0-9 . / _ %.
+        // IBM MQ reason codes 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR; IBM MQ
+        // "Rules for naming IBM MQ objects": 48 characters, A-Z a-z 0-9 . / _ %.
         let e = check_q_name(&"Q".repeat(49)).unwrap_err();
         assert_eq!(e.mqrc, Mqrc(2152));
         assert!(e.message.contains("49 characters"), "{}", e.message);

@@ -92,7 +92,8 @@ mod tests {
             expires_at_ms: Some(1234),
         };
         let rec = encode("APP.IN", &msg);
-        // 10-byte header + 6-byte name + MQMD v2 364 bytes (spec: mq-structures.md §4) + 5.
+        // 10-byte header + 6-byte name + MQMD v2 364 bytes (IBM MQ "MQMD - Message
+        // descriptor") + 5.
         assert_eq!(rec.len(), 10 + 6 + 364 + 5);
         assert_eq!(&rec[16..20], b"MD  ");
         assert_eq!(decode(&rec), Ok(("APP.IN".to_string(), msg)));

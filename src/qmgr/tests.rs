@@ -89,11 +89,12 @@ fn priority_order_then_fifo_and_generated_ids() {
     put(&qm, "Q", md(7, 2, 0), b"high-1").unwrap();
     let r = put(&qm, "Q", md(1, 3, 0), b"low-2").unwrap();
     put(&qm, "Q", md(7, 4, 0), b"high-2").unwrap();
-    // spec: mq-structures.md §4: generated MsgId = "AMQ " + qmgr name padded to 12 + 8 bytes.
+    // Queue-manager generated MsgId = "AMQ " + qmgr name padded to 12 + 8 bytes (the form
+    // real queue managers use).
     assert_eq!(&r.msg_id[..16], b"AMQ QM1         ");
     let order: Vec<_> = (0..4).map(|_| get(&qm, "Q").unwrap().data).collect();
     assert_eq!(order, [&b"high-1"[..], b"high-2", b"low-1", b"low-2"]);
-    // 2033 MQRC_NO_MSG_AVAILABLE (mq-constants.md) when empty.
+    // 2033 MQRC_NO_MSG_AVAILABLE (IBM MQ "API reason codes") when empty.
     assert_eq!(rc(get(&qm, "Q")), 2033);
 }
 
@@ -175,8 +176,9 @@ fn browse_first_next_leaves_messages() {
 fn limits_and_attributes_give_mq_reasons() {
     let dir = tempfile::tempdir().unwrap();
     let qm = open(dir.path());
-    // mq-constants.md: 2030 MSG_TOO_BIG_FOR_Q, 2053 Q_FULL, 2051 PUT_INHIBITED,
-    // 2016 GET_INHIBITED, 2085 UNKNOWN_OBJECT_NAME, 2050 PRIORITY_ERROR.
+    // IBM MQ "API reason codes": 2030 MSG_TOO_BIG_FOR_Q, 2053 Q_FULL, 2051
+    // PUT_INHIBITED, 2016 GET_INHIBITED, 2085 UNKNOWN_OBJECT_NAME, 2050
+    // PRIORITY_ERROR.
     assert_eq!(rc(put(&qm, "SMALL", Mqmd::default(), b"12345678901")), 2030);
     put(&qm, "SMALL", Mqmd::default(), b"1234567890").unwrap();
     put(&qm, "SMALL", Mqmd::default(), b"2").unwrap();
@@ -320,7 +322,8 @@ fn remote_definitions_put_to_the_transmission_queue_with_an_xqh() {
     let r = put(&qm, "REMOTE.Q", md(0, 1, 0), b"payload").unwrap();
     assert_eq!(r.queue, "QM2");
     let got = get(&qm, "QM2").unwrap();
-    // spec: mq-structures.md §6: XQH 428 bytes, RemoteQName at 8, RemoteQMgrName at 56.
+    // IBM MQ "MQXQH - Transmission-queue header": XQH 428 bytes, RemoteQName at 8,
+    // RemoteQMgrName at 56.
     assert_eq!(got.md.format.0, *b"MQXMIT  ");
     assert_eq!(got.data.len(), 428 + 7);
     let (xqh, _) = parse_xqh(&got.data, ByteOrder::Little).unwrap();
@@ -329,7 +332,8 @@ fn remote_definitions_put_to_the_transmission_queue_with_an_xqh() {
     assert_eq!(xqh.msg_desc.msg_id, r.msg_id);
     assert_eq!(&got.data[428..], b"payload");
 
-    // Queue manager alias QM.OLD -> QM2 (spec §12 2.1): XQH names QM2.
+    // Queue manager alias QM.OLD -> QM2 (IBM MQ "Queue manager alias definitions"): XQH
+    // names QM2.
     let opts = PutOptions {
         q_mgr_name: "QM.OLD".into(),
         ..PutOptions::default()
@@ -340,7 +344,8 @@ fn remote_definitions_put_to_the_transmission_queue_with_an_xqh() {
     assert_eq!(xqh.remote_q_mgr_name.text(Charset::Ascii), "QM2");
     assert_eq!(xqh.remote_q_name.text(Charset::Ascii), "X");
 
-    // An unknown queue manager goes to the default transmission queue (§12 2.4).
+    // An unknown queue manager goes to the default transmission queue (IBM MQ "Name
+    // resolution").
     let opts = PutOptions {
         q_mgr_name: "FAR.AWAY".into(),
         ..PutOptions::default()
@@ -510,7 +515,7 @@ fn a_store_failure_fails_the_call_and_reports_no_success() {
     let qm = Arc::new(QueueManager::open(&config, Arc::new(FailingStore)).unwrap());
     let rt = tokio::runtime::Runtime::new().unwrap();
     let _guard = rt.enter();
-    // 2102 MQRC_RESOURCE_PROBLEM (mq-constants.md) and nothing on the queue.
+    // 2102 MQRC_RESOURCE_PROBLEM (IBM MQ "API reason codes") and nothing on the queue.
     let e = put(&qm, "Q", md(0, 1, per::PERSISTENT), b"p").unwrap_err();
     assert_eq!(e.mqrc.0, 2102);
     assert!(e.message.contains("Input/output error"), "{e}");
@@ -533,7 +538,7 @@ fn a_store_failure_fails_the_call_and_reports_no_success() {
 
 #[test]
 fn concurrent_getters_never_receive_the_same_message() {
-    // DESIGN.md: messages may never be duplicated; each get takes a distinct one.
+    // mqgate's rule: messages may never be duplicated; each get takes a distinct one.
     let dir = tempfile::tempdir().unwrap();
     let qm = open(dir.path());
     for i in 0..400u32 {
@@ -572,9 +577,9 @@ fn concurrent_getters_never_receive_the_same_message() {
 #[test]
 fn device_names_cannot_reach_another_device() {
     // Device queues are stored as `QMGR/QUEUE` (split at the first `/`), and `/`
-    // is a valid MQ name character (spec: mq-structures.md §11): device
-    // `DEV1/A` queue `B` and device `DEV1` queue `A/B` would share `DEV1/A/B`,
-    // so a queue manager name with `/` is never a device (2087).
+    // is a valid MQ name character (IBM MQ "Rules for naming IBM MQ objects"):
+    // device `DEV1/A` queue `B` and device `DEV1` queue `A/B` would share
+    // `DEV1/A/B`, so a queue manager name with `/` is never a device (2087).
     let dir = tempfile::tempdir().unwrap();
     let qm = open(dir.path());
     assert!(qm.is_device("DEV1"));
@@ -626,10 +631,10 @@ devices:
             "DEV0001/INBOX"
         );
         put_to(&qm, "INBOX", "DEV0001").unwrap();
-        // spec: mq-constants.md 2053 Q_FULL at the devices' MAXDEPTH 2.
+        // IBM MQ 2053 MQRC_Q_FULL at the devices' MAXDEPTH 2.
         assert_eq!(rc(put_to(&qm, "INBOX", "DEV0001")), 2053);
-        // A local name longer than 48 characters (spec: mq-structures.md
-        // §11) is refused with 2152 and no queue is created for it.
+        // A local name longer than 48 characters (IBM MQ "Rules for naming IBM MQ
+        // objects") is refused with 2152 and no queue is created for it.
         let long_q = "Q".repeat(40);
         let e = put_to(&qm, &long_q, "DEV00001").unwrap_err();
         assert_eq!(e.mqrc, Mqrc::OBJECT_NAME_ERROR, "{e:?}");

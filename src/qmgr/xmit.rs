@@ -1,6 +1,6 @@
-//! The transmission-queue form of a message: what a put to a remote
-//! destination stores on the transmission queue (spec: mq-structures.md §12
-//! step 3).
+//! The transmission-queue form of a message: what a put to a remote destination
+//! stores on the transmission queue (IBM MQ "MQXQH - Transmission-queue
+//! header", "Name resolution").
 
 use super::QmError;
 use super::message::Message;

@@ -1,9 +1,9 @@
 //! Device queue managers: queue manager names matching a pattern of
-//! `devices.queue_managers` are devices behind this gateway, whose queues wait
-//! here until the device pulls them (IBM developerWorks article on MQ
-//! Everyplace gateways, 2006, in spec: mq-structures.md §12; docs/config.md
-//! `devices`). Queue `QUEUE` of device `QMGR` is the local queue `QMGR/QUEUE`,
-//! created on first use; no device is defined one by one.
+//! `devices.queue_managers` are devices behind this gateway, whose queues wait here until
+//! the device pulls them (the IBM developerWorks article "Configuring WebSphere MQ for
+//! large-scale deployment of WebSphere MQ Everyplace devices"; docs/config.md `devices`).
+//! Queue `QUEUE` of device `QMGR` is the local queue `QMGR/QUEUE`, created on first use;
+//! no device is defined one by one.
 
 use super::view::Objects;
 use super::{Destination, NewQueue, Origin};
@@ -14,8 +14,9 @@ use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::constants::len;
 
 /// The separator between the device queue manager and the queue in a device
-/// queue's local name. `/` is an MQ name character (spec: mq-structures.md
-/// §11), so the local name is itself a valid queue name when it fits.
+/// queue's local name. `/` is an MQ name character (IBM MQ "Rules for naming
+/// IBM MQ objects"), so the local name is itself a valid queue name when it
+/// fits.
 const SEPARATOR: char = '/';
 
 /// The device queue managers of one queue manager.
@@ -52,8 +53,8 @@ impl DeviceQueueManagers {
     }
 
     /// Checks a device queue manager name given to the device API: 2058
-    /// MQRC_Q_MGR_NAME_ERROR when it is empty or not a valid queue manager
-    /// name (spec: mq-structures.md §11).
+    /// MQRC_Q_MGR_NAME_ERROR when it is empty or not a valid queue manager name
+    /// (IBM MQ "Rules for naming IBM MQ objects").
     pub fn check_name(q_mgr: &str) -> Result<(), QmError> {
         if q_mgr.is_empty() {
             return Err(QmError::new(
@@ -77,9 +78,9 @@ impl DeviceQueueManagers {
     ///
     /// Errors: 2085 MQRC_UNKNOWN_OBJECT_NAME when `q` is not a valid queue
     /// name; 2152 MQRC_OBJECT_NAME_ERROR when the local name is longer than
-    /// MQ's 48 characters for a queue name (spec: mq-structures.md §11) — such
-    /// a queue could never be read back through any API, so a message for it
-    /// is refused here rather than stored out of reach.
+    /// MQ's 48 characters for a queue name (IBM MQ "Rules for naming IBM MQ
+    /// objects") — such a queue could never be read back through any API, so a
+    /// message for it is refused here rather than stored out of reach.
     pub fn local_name(q_mgr: &str, q: &str) -> Result<String, QmError> {
         check_object_name(q, len::Q_NAME).map_err(|e| {
             QmError::new(
@@ -170,8 +171,8 @@ mod tests {
 
     #[test]
     fn device_api_names_give_2058_or_2087() {
-        // spec: mq-constants.md 2058 Q_MGR_NAME_ERROR, 2087 UNKNOWN_REMOTE_Q_MGR;
-        // mq-structures.md §11 for the name rules.
+        // IBM MQ reason codes 2058 Q_MGR_NAME_ERROR, 2087 UNKNOWN_REMOTE_Q_MGR; name
+        // rules: "Rules for naming IBM MQ objects".
         assert!(DeviceQueueManagers::check_name("DEV1").is_ok());
         let e = DeviceQueueManagers::check_name("").unwrap_err();
         assert_eq!(e.mqrc, Mqrc::Q_MGR_NAME_ERROR);
@@ -191,8 +192,8 @@ mod tests {
 
     #[test]
     fn local_names_are_qmgr_slash_queue_and_fit_48_characters() {
-        // spec: mq-structures.md §11: queue names are 1-48 characters of
-        // A-Z a-z 0-9 . / _ %; mq-constants.md 2085, 2152.
+        // IBM MQ "Rules for naming IBM MQ objects": queue names are 1-48 characters of
+        // A-Z a-z 0-9 . / _ %; reason codes 2085, 2152.
         assert_eq!(
             DeviceQueueManagers::local_name("DEV0001", "INBOX").unwrap(),
             "DEV0001/INBOX"

@@ -7,9 +7,9 @@
 //! queue that must be created first (a dynamic queue from a model, a device
 //! queue) is a [`Destination::Create`] decision the queue manager carries out.
 //!
-//! Sources: spec: mq-structures.md §12 (IBM MQ documentation "Name
-//! resolution", "Opening remote queues", "Queue manager alias definitions"),
-//! IBM MQ documentation "Distribution lists", docs/config.md `devices`.
+//! Sources: IBM MQ documentation "Name resolution", "Opening remote queues",
+//! "Queue manager alias definitions", IBM MQ documentation "Distribution
+//! lists", docs/config.md `devices`.
 
 pub mod devices;
 pub mod list;
@@ -26,8 +26,8 @@ pub use view::{ObjectDef, Objects, model_for};
 use crate::config::{Config, LocalQueueDef};
 
 /// RemoteQName and RemoteQMgrName of the MQXQH a message travels behind on a
-/// transmission queue (spec: mq-structures.md §12 step 3: a queue manager
-/// alias's rename shows here).
+/// transmission queue (IBM MQ "Queue manager alias definitions": a queue
+/// manager alias's rename shows here).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteName {
     /// RemoteQName: the queue at the destination queue manager.
@@ -49,7 +49,8 @@ impl RemoteName {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
     /// A dynamic queue from the model queue named `model`, whose DynamicQName
-    /// matched (spec: mq-structures.md §12 step 1 "model → create a dynamic queue").
+    /// matched (IBM MQ "ObjectName (MQCHAR48) for MQOD": a model queue creates
+    /// a dynamic queue).
     Model { model: String },
     /// The queue of device queue manager `q_mgr` (docs/config.md `devices`).
     Device { q_mgr: String },

@@ -1,8 +1,8 @@
-//! MQ's name resolution order for a put and a get (spec: mq-structures.md
-//! §12; IBM MQ documentation "Name resolution", "Opening remote queues",
-//! "Queue manager alias definitions"). ObjectQMgrName is resolved before
-//! ObjectName; a device queue manager comes after a transmission queue named
-//! like it and before the default transmission queue (docs/config.md `devices`).
+//! MQ's name resolution order for a put and a get (IBM MQ documentation "Name
+//! resolution", "Opening remote queues", "Queue manager alias definitions").
+//! ObjectQMgrName is resolved before ObjectName; a device queue manager comes
+//! after a transmission queue named like it and before the default transmission
+//! queue (docs/config.md `devices`).
 
 use super::view::{ObjectDef, Objects, model_for};
 use super::{Destination, NewQueue, Origin, RemoteName, Router};
@@ -53,8 +53,9 @@ fn local(queue: &str) -> Destination {
 }
 
 impl Router {
-    /// Resolves a put to queue `q` at queue manager `q_mgr` (empty = this
-    /// one), §12 step 1 or 2.
+    /// Resolves a put to queue `q` at queue manager `q_mgr` (empty = this one):
+    /// the local queue manager's definitions, or the way to another queue
+    /// manager (IBM MQ "Name resolution").
     pub(super) fn resolve_put(
         &self,
         objs: &dyn Objects,
@@ -189,10 +190,11 @@ impl Router {
         }
     }
 
-    /// Resolves a get or browse of `q` (§12 step 4: input must resolve to a
-    /// local queue): a local queue, the local base queue of an alias, or a
-    /// dynamic queue from a model. 2016 when the alias is GET(DISABLED),
-    /// 2045 when `q` is not something one can read, 2085 when undefined.
+    /// Resolves a get or browse of `q` (IBM MQ "Opening remote queues": input
+    /// must resolve to a local queue): a local queue, the local base queue of
+    /// an alias, or a dynamic queue from a model. 2016 when the alias is
+    /// GET(DISABLED), 2045 when `q` is not something one can read, 2085 when
+    /// undefined.
     pub fn resolve_get(&self, objs: &dyn Objects, q: &str) -> Result<Destination, QmError> {
         if let Some(d) = dynamic(objs, q) {
             return Ok(d);

@@ -1,11 +1,9 @@
 //! Every step of MQ's resolution order, over a snapshot of definitions.
 //!
-//! Expected reasons: spec: mq-constants.md (MQRC table) for the numbers,
-//! spec: mq-structures.md §12 (IBM MQ documentation "Name resolution",
-//! "Opening remote queues", "Queue manager alias definitions") for which
-//! step yields which; docs/config.md `devices` for device queue managers;
-//! IBM MQ documentation "Distribution lists" / "MQRR - Response record" for
-//! lists.
+//! Expected reasons: IBM MQ "API reason codes" for the numbers; IBM MQ documentation
+//! "Name resolution", "Opening remote queues", "Queue manager alias definitions" for
+//! which step yields which; docs/config.md `devices` for device queue managers; IBM MQ
+//! documentation "Distribution lists" / "MQRR - Response record" for lists.
 
 use super::*;
 use crate::config::{AliasQueueDef, QueueDef, RemoteQueueDef, Usage};
@@ -169,14 +167,14 @@ fn created(res: Result<Destination, QmError>) -> NewQueue {
 
 #[test]
 fn local_queue_at_blank_or_own_queue_manager() {
-    // §12 step 1: ObjectQMgrName blank or the local queue manager → the
-    // local definition of ObjectName.
+    // IBM MQ "Name resolution": ObjectQMgrName blank or the local queue manager
+    // → the local definition of ObjectName.
     let (r, d) = (router(""), defs());
     is_local(put(&r, &d, "Q", ""), "Q");
     is_local(put(&r, &d, "Q", "QM1"), "Q");
     // A transmission queue is a local queue: a put may name it directly.
     is_local(put(&r, &d, "XQ", ""), "XQ");
-    // §12 step 1, nothing found: 2085 UNKNOWN_OBJECT_NAME.
+    // Nothing found locally: 2085 UNKNOWN_OBJECT_NAME.
     let e = put(&r, &d, "NOPE", "").unwrap_err();
     assert_eq!(e.mqrc, Mqrc(2085));
     assert_eq!(e.message, "queue NOPE is not defined");
@@ -184,7 +182,7 @@ fn local_queue_at_blank_or_own_queue_manager() {
 
 #[test]
 fn alias_resolves_to_its_base_queue() {
-    // §12 step 1 "alias → its base queue"; IBM MQ "Name resolution".
+    // IBM MQ "Name resolution": an alias resolves to its base queue.
     let (r, d) = (router(""), defs());
     is_local(put(&r, &d, "ALIAS.Q", ""), "Q");
     // An alias of a remote definition resolves as the definition does.
@@ -215,14 +213,15 @@ fn alias_resolves_to_its_base_queue() {
 
 #[test]
 fn remote_definition_with_and_without_xmitq() {
-    // §12 step 1 "remote definition": destination (RNAME, RQMNAME); xmitq =
-    // XMITQ if set, else the queue named RQMNAME, else DEFXMITQ.
+    // A remote queue definition (IBM MQ "Opening remote queues"): destination
+    // (RNAME, RQMNAME); xmitq = XMITQ if set, else the queue named RQMNAME,
+    // else DEFXMITQ.
     let r = router("DEFXQ");
     let d = defs();
     is_transmit(put(&r, &d, "REMOTE.VIA.XQ", ""), "XQ", "APP.IN", "QM3");
     is_transmit(put(&r, &d, "REMOTE.Q", ""), "QM2", "APP.IN", "QM2");
     is_transmit(put(&r, &d, "REMOTE.QM9", ""), "DEFXQ", "APP.IN", "QM9");
-    // ... and no DEFXMITQ: §12 step 2.5, 2087 UNKNOWN_REMOTE_Q_MGR.
+    // ... and no DEFXMITQ: 2087 UNKNOWN_REMOTE_Q_MGR.
     assert_eq!(rc(put(&router(""), &d, "REMOTE.QM9", "")), 2087);
     // RQMNAME blank or the local queue manager: 2087.
     let d2 = defs()
@@ -242,9 +241,9 @@ fn remote_definition_with_and_without_xmitq() {
 
 #[test]
 fn named_xmitq_errors_2196_2091_2092() {
-    // §12 "Related": 2196 UNKNOWN_XMIT_Q (XMITQ named but undefined),
-    // 2091 XMIT_Q_TYPE_ERROR (not a local queue), 2092 XMIT_Q_USAGE_ERROR
-    // (a local queue of usage normal).
+    // IBM MQ reason code pages: 2196 UNKNOWN_XMIT_Q (XMITQ named but
+    // undefined), 2091 XMIT_Q_TYPE_ERROR (not a local queue), 2092
+    // XMIT_Q_USAGE_ERROR (a local queue of usage normal).
     let r = router("DEFXQ");
     let d = defs()
         .remote("R.UNDEF", Some("APP.IN"), Some("QM3"), Some("NO.SUCH.XQ"))
@@ -264,10 +263,10 @@ fn named_xmitq_errors_2196_2091_2092() {
 
 #[test]
 fn queue_manager_alias_remaps_and_picks_an_xmitq() {
-    // §12 step 2.1: a QREMOTE named like the target queue manager with blank
-    // RNAME remaps the queue manager to RQMNAME and/or picks XMITQ; step 3:
-    // the rename shows in the MQXQH (RemoteQMgrName = RQMNAME). IBM MQ
-    // "Queue manager alias definitions".
+    // A QREMOTE named like the target queue manager with blank RNAME remaps the
+    // queue manager to RQMNAME and/or picks XMITQ; the rename shows in the
+    // MQXQH (RemoteQMgrName = RQMNAME). IBM MQ "Queue manager alias
+    // definitions".
     let r = router("DEFXQ");
     let d = defs();
     is_transmit(put(&r, &d, "APP.IN", "QM.OLD"), "QM2", "APP.IN", "QM2");
@@ -288,8 +287,9 @@ fn queue_manager_alias_remaps_and_picks_an_xmitq() {
 
 #[test]
 fn transmission_queue_named_like_the_queue_manager() {
-    // §12 step 2.2: a transmission queue named exactly like the target queue
-    // manager (case must match), before the default transmission queue.
+    // IBM MQ "Name resolution": a transmission queue named exactly like the
+    // target queue manager (case must match), before the default transmission
+    // queue.
     let r = router("DEFXQ");
     let d = defs();
     is_transmit(put(&r, &d, "APP.IN", "QM2"), "QM2", "APP.IN", "QM2");
@@ -301,8 +301,8 @@ fn transmission_queue_named_like_the_queue_manager() {
 
 #[test]
 fn default_xmitq_then_2087_2198_2199() {
-    // §12 steps 2.4 / 2.5 and "Related": DEFXMITQ if set, else 2087; 2198
-    // DEF_XMIT_Q_TYPE_ERROR when it is not a local queue, 2199
+    // IBM MQ "Name resolution" and the reason code pages: DEFXMITQ if set, else
+    // 2087; 2198 DEF_XMIT_Q_TYPE_ERROR when it is not a local queue, 2199
     // DEF_XMIT_Q_USAGE_ERROR when it is a local queue of usage normal.
     let d = defs();
     is_transmit(
@@ -371,9 +371,10 @@ fn device_queue_manager_after_named_xmitq_before_default_xmitq() {
 
 #[test]
 fn device_queue_names_must_fit_48_characters() {
-    // spec: mq-structures.md §11: a queue name has at most 48 characters; a
-    // device queue whose local name QMGR/QUEUE is longer could never be read
-    // back, so the put is refused: 2152 OBJECT_NAME_ERROR, naming both parts.
+    // IBM MQ "Rules for naming IBM MQ objects": a queue name has at most 48
+    // characters; a device queue whose local name QMGR/QUEUE is longer could
+    // never be read back, so the put is refused: 2152 OBJECT_NAME_ERROR, naming
+    // both parts.
     let r = router("DEFXQ");
     let d = defs();
     let q_mgr = "DEV".to_string() + &"9".repeat(20);
@@ -398,8 +399,9 @@ fn device_queue_names_must_fit_48_characters() {
 
 #[test]
 fn model_queue_creates_a_dynamic_queue() {
-    // §12 step 1 "model → create a dynamic queue": the first model whose
-    // DynamicQName matches, with its attributes and the asked name.
+    // IBM MQ "ObjectName (MQCHAR48) for MQOD": a model queue creates a dynamic
+    // queue; here the first model whose DynamicQName matches, with its
+    // attributes and the asked name.
     let r = router("");
     let d = defs().model("OTHER.MODEL", "DEVICE.*", 9);
     let n = created(put(&r, &d, "DEVICE.A1", ""));
@@ -427,9 +429,10 @@ fn model_queue_creates_a_dynamic_queue() {
 
 #[test]
 fn gets_resolve_to_a_local_queue_only() {
-    // §12 step 4: opens for input/browse must resolve to a local queue.
-    // IBM MQ reason pages: 2016 GET_INHIBITED, 2045 OPTION_NOT_VALID_FOR_TYPE
-    // (MQOO_INPUT on a remote queue), 2085 UNKNOWN_OBJECT_NAME.
+    // IBM MQ "Opening remote queues": opens for input/browse must resolve to a
+    // local queue. IBM MQ reason pages: 2016 GET_INHIBITED, 2045
+    // OPTION_NOT_VALID_FOR_TYPE (MQOO_INPUT on a remote queue), 2085
+    // UNKNOWN_OBJECT_NAME.
     let r = router("DEFXQ");
     let d = defs().alias("ALIAS.REMOTE.GET", "REMOTE.Q");
     is_local(r.resolve_get(&d, "Q"), "Q");
@@ -475,8 +478,8 @@ fn destination_lists_resolve_each_record_on_its_own() {
     is_local(next(), "Q");
     assert_eq!(rc(next()), 2085);
     is_transmit(next(), "QM2", "APP.IN", "QM2");
-    // spec: mq-constants.md 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR
-    // (mq-structures.md §11 name rules), checked per record.
+    // 2152 OBJECT_NAME_ERROR, 2058 Q_MGR_NAME_ERROR (IBM MQ "Rules for naming IBM MQ
+    // objects"), checked per record.
     assert_eq!(rc(next()), 2152);
     assert_eq!(rc(next()), 2058);
     assert_eq!(rc(next()), 2087);

@@ -1,7 +1,8 @@
 //! Validation of the `rpc:` section (docs/config.md "rpc"): queue names, the
 //! wait interval, the CCSID, exit points, and the IDL files themselves —
 //! a request/reply program needs an input queue that differs from the output
-//! queue (seed 004: "the input queue must be different from the output queue").
+//! queue (Software AG EntireX "EntireX WebSphere MQ RPC Server": "the input queue must be different
+//! from the output queue").
 
 use super::programs::Programs;
 use crate::config::RpcConfig;
@@ -167,7 +168,7 @@ mod tests {
     fn idl_faults_are_config_errors_with_line_and_column() {
         let dir = tempfile::tempdir().unwrap();
         let bad = dir.path().join("bad.idl");
-        // spec: rpc-bridge.md §1.3 — A needs a length (EntireX 20010005).
+        // Software AG "Software AG IDL Grammar" — A needs a length (EntireX 20010005).
         std::fs::write(
             &bad,
             "LIBRARY 'L' IS\nPROGRAM 'P' IS\nDEFINE DATA PARAMETER\n1 X (A) IN\nEND-DEFINE\n",

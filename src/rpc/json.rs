@@ -1,4 +1,4 @@
-//! JSON parameters ↔ IDL values (issue 8 "Front ends"): parameters by IDL
+//! JSON parameters ↔ IDL values (the HTTP front end, docs/rpc.md "HTTP"): parameters by IDL
 //! name, groups and structs as objects, arrays as lists (a list of lists for
 //! two or three dimensions). Scalars may be given as JSON strings in the text
 //! forms of `Value::from_text` (`-12.50`, `2026-11-29`, `true`) or as JSON
@@ -343,7 +343,7 @@ PROGRAM 'P' IS
 
     #[test]
     fn a_name_given_twice_is_refused() {
-        // Defect report (seed 004, tester): names are case-insensitive, so
+        // Defect report (a tester of the RPC bridge): names are case-insensitive, so
         // LEFT and left are the same parameter; duplicate JSON keys too.
         for body in [r#"{"LEFT":1,"left":5}"#, r#"{"TEXT":"a","TEXT":"b"}"#] {
             let e = serde_json::from_str::<Params>(body).unwrap_err();
@@ -358,7 +358,7 @@ PROGRAM 'P' IS
 
     #[test]
     fn mq_rfh_values_are_held_to_their_idl_length() {
-        // Defect report (seed 004, tester): fixtures/rpc/demo.idl declares
+        // Defect report (a tester of the RPC bridge): fixtures/rpc/demo.idl declares
         // MQ_RFH_H1 (A20) in SEND; 20 characters fit, 21 do not.
         let idl = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),

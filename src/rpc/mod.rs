@@ -1,5 +1,5 @@
 //! RPC calls mapped to queue operations: the service half of the MQ RPC bridge
-//! (seed 004; spec: rpc-bridge.md; docs/rpc.md).
+//! (Software AG EntireX "EntireX WebSphere MQ RPC Server"; docs/rpc.md).
 //!
 //! A call names a program of a configured IDL file and passes its parameters
 //! by IDL name. The program's parameter directions decide the MQ operation

@@ -1,4 +1,5 @@
-//! Message bodies of RPC calls (spec: rpc-bridge.md §4-§5; seed 004):
+//! Message bodies of RPC calls (EntireX "Mapping RPC Data to the MQ Message Buffer",
+//! Software AG EntireX "EntireX WebSphere MQ RPC Server", "Support for the MQRFH Header"):
 //! the non-dynamic parameters as fixed-position text or XML, converted to the
 //! payload CCSID, MQFMT_STRING; with MQ_RFH_* parameters one MQRFH v1 in
 //! front, the MQMD Format then `MQHRF   `.
@@ -244,7 +245,8 @@ PROGRAM 'P' IS
         )
         .unwrap();
         assert_eq!(&body.format.0, b"MQHRF   ");
-        // spec: rpc-bridge.md §5 — quote a token with a blank or a quote, double
+        // IBM MQ "2335 (091F) (RC2335): MQRC_RFH_STRING_ERROR" rules, as mqgate builds
+        // them (docs/rpc.md) — quote a token with a blank or a quote, double
         // inner quotes, one blank between tokens, pad to a multiple of 4.
         let nvs = b"H1 \"a b\" H2 \"say \"\"hi\"\"\"";
         assert_eq!(nvs.len() % 4, 0, "24 bytes: no padding needed");
@@ -274,7 +276,7 @@ PROGRAM 'P' IS
         let mut values = Record::new();
         values.set("TEXT", Value::Text("AB".into()));
         // CCSID 500 (EBCDIC international): A = 0xC1, B = 0xC2, blank = 0x40
-        // (spec: ccsid.md).
+        // (ICU ibm-500_P100-1995).
         let body = build(
             &p,
             RpcPayload::Text,

@@ -1,5 +1,6 @@
 //! The programs RPC clients can call: every program of the IDL files named in
-//! `rpc.idl_files`, parsed and bound once (spec: rpc-bridge.md §1-§4).
+//! `rpc.idl_files`, parsed and bound once (Software AG "Software AG IDL
+//! Grammar"; docs/rpc.md "IDL and payload").
 
 use mqgate_codecs::idl::{BridgeProgram, parse};
 use std::collections::HashMap;

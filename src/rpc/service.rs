@@ -1,6 +1,7 @@
 //! [`RpcService`]: runs RPC calls as MQ operations through the queue
-//! interface ([`Mqi`]; spec: rpc-bridge.md §2, §3, §6, §7; docs/rpc.md
-//! "Mapping").
+//! interface ([`Mqi`]; Software AG EntireX "EntireX WebSphere MQ RPC Server": request/reply,
+//! dynamic parameters, transactional behaviour, user exit; docs/rpc.md "Mapping
+//! rules").
 //!
 //! - put (only IN data): one put to MQ_QUEUE_NAME or `rpc.output_queue`; a
 //!   Request with ReplyToQ when MQ_REPLY_QUEUE is IN;
@@ -10,13 +11,12 @@
 //!   CorrelId (MQPMO_NEW_CORREL_ID) unless MQ_CORREL_ID is given, then a get
 //!   from the input queue matching that CorrelId; none in time → NO_REPLY 2033.
 //!
-//! The queue interface runs the `rpc.exits` chains: before_put once per put;
-//! before_get, the get, then after_get once per get; the answer is built from
-//! what after_get left.
-//! Outside a conversation a get is taken under a private unit of work that
-//! is committed before the answer returns (the message is gone at once, as
-//! seed 004 says); if the message cannot be read as the reply it goes to the
-//! dead-letter queue instead of being lost.
+//! The queue interface runs the `rpc.exits` chains: before_put once per put; before_get, the get,
+//! then after_get once per get; the answer is built from what after_get left. Outside a
+//! conversation a get is taken under a private unit of work that is committed before the answer
+//! returns (the message is gone at once, as the EntireX WebSphere MQ RPC Server documentation
+//! says); if the message cannot be read as the reply it goes to the dead-letter queue instead of
+//! being lost.
 
 use super::error::{RpcError, RpcErrorKind};
 use super::payload::{self, Described};

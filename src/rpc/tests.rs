@@ -219,8 +219,9 @@ async fn queue_points_run_once_per_message_and_their_changes_reach_the_consumer(
     assert_eq!(answer["RESULT"], 42);
     assert_eq!(b.counts.now(), (2, 3, 2));
     // What before_put left is what the responder got: an MQRFH (Format
-    // MQHRF, spec: mq-structures.md MQRFH) carrying H2, before CALC's
-    // request text OPERATOR (A1) LEFT (I4) RIGHT (I4) (spec: rpc-bridge.md §4).
+    // MQHRF, IBM MQ "MQRFH - Rules and formatting header") carrying H2, before CALC's
+    // request text OPERATOR (A1) LEFT (I4) RIGHT (I4) (EntireX "Mapping RPC Data to the
+    // MQ Message Buffer").
     assert_eq!(request.md.format.text(Charset::Ascii).trim_end(), "MQHRF");
     assert_eq!(&request.data[..4], b"RFH ");
     assert!(

@@ -103,8 +103,8 @@ mod tests {
 
     #[test]
     fn enospc_and_edquot_are_full_and_answer_2056() {
-        // 2056 MQRC_Q_SPACE_NOT_AVAILABLE: spec mq-constants.md "MQRC";
-        // ENOSPC 28 and EDQUOT 122: Linux errno(3).
+        // IBM MQ "2056 (0808) (RC2056): MQRC_Q_SPACE_NOT_AVAILABLE"; ENOSPC 28
+        // and EDQUOT 122: Linux errno(3).
         for raw in [libc::ENOSPC, libc::EDQUOT] {
             let e = StoreError::from_io("commit", io::Error::from_raw_os_error(raw));
             assert!(matches!(e, StoreError::Full { .. }), "{e:?}");

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::Notify;
 
-/// A source of UNIX time in seconds (the unit of RTQ schedule times; spec:
-/// tuxedo.md §3 "schedule_time, absolute").
+/// A source of UNIX time in seconds (the unit of RTQ schedule times;
+/// mqgate's definition, docs/tuxedo.md).
 pub trait Clock: Send + Sync {
     /// Seconds since 1970-01-01T00:00:00Z.
     fn now_secs(&self) -> i64;
@@ -83,9 +83,9 @@ impl Clock for ManualClock {
     }
 }
 
-/// True when a request due at `due_at` may be taken at `now` (both UNIX
-/// seconds): RTQ makes a request available at its schedule time (seed 003:
-/// "the message enqueued to the RTQ queue is scheduled by RTQ").
+/// True when a request due at `due_at` may be taken at `now` (both UNIX seconds): RTQ makes a
+/// request available at its schedule time (BEA Tuxedo "Using the BEA Tuxedo TOP END Domain
+/// Gateway": "the message enqueued to the RTQ queue is scheduled by RTQ").
 pub fn is_due(due_at: i64, now: i64) -> bool {
     due_at <= now
 }

@@ -50,7 +50,7 @@ fn default_max_request() -> usize {
     DEFAULT_MAX_REQUEST_BYTES
 }
 
-/// The administrative state of an RTQ queue (mqgate; spec: tuxedo.md §3).
+/// The administrative state of an RTQ queue (mqgate's, docs/tuxedo.md).
 #[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RtqState {

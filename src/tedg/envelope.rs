@@ -1,7 +1,7 @@
 //! How an RTQ request is kept on its queue-manager queue: MQMD Format
 //! `MQGRTQ`, data = 4-byte big-endian header length, the request header as
 //! JSON, then the client's buffer byte for byte (mqgate's own layout; the
-//! TOP END wire form is not public, spec: tuxedo.md §6).
+//! TOP END wire form is not public).
 
 use serde::{Deserialize, Serialize};
 
@@ -11,12 +11,12 @@ pub const FORMAT: &str = "MQGRTQ";
 /// Largest header mqgate writes or reads, in bytes.
 pub const MAX_HEADER: usize = 4096;
 
-/// What RTQ knows about a request besides the buffer (seed 003: the QNAME
-/// entry's TE_PRODUCT, TE_FUNCTION, TE_TARGET, TE_QUALIFIER; the schedule;
-/// the client id, which is the TEDG local domain id).
+/// What RTQ knows about a request besides the buffer (BEA Tuxedo "Using the BEA Tuxedo TOP END
+/// Domain Gateway": the QNAME entry's TE_PRODUCT, TE_FUNCTION, TE_TARGET, TE_QUALIFIER; the
+/// schedule; the client id, which is the TEDG local domain id).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestHeader {
-    /// RTQ request_id, 32 lower-case hex digits (spec: tuxedo.md §3).
+    /// RTQ request_id, 32 lower-case hex digits (mqgate's form, docs/tuxedo.md).
     pub request_id: String,
     /// The tpenqueue qspace.
     pub qspace: String,
@@ -40,7 +40,7 @@ pub struct RequestHeader {
     pub put_time: i64,
     /// FML32, CARRAY or X_OCTET.
     pub buftype: String,
-    /// The client id: the TEDG local domain id (seed 003).
+    /// The client id: the TEDG local domain id (the TEDG guide).
     pub client_id: String,
 }
 

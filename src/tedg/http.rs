@@ -49,11 +49,11 @@ pub fn routes(state: TedgState) -> Router {
         .with_state(state)
 }
 
-/// Largest `POST /v1/tux/tpenqueue` body, in bytes (1 MiB). An RTQ buffer is
-/// at most 30,000 bytes (seed 003), 40,000 as base64 and well below this as
-/// FML32 JSON, so a longer body cannot carry an acceptable buffer: it is
-/// answered 400 with TPEDIAGNOSTIC/QMEINVAL, the seed's diagnostic for a
-/// buffer above the RTQ limit (docs/tuxedo.md).
+/// Largest `POST /v1/tux/tpenqueue` body, in bytes (1 MiB). An RTQ buffer is at most 30,000 bytes
+/// (BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway"), 40,000 as base64 and well below this
+/// as FML32 JSON, so a longer body cannot carry an acceptable buffer: it is answered 400 with
+/// TPEDIAGNOSTIC/QMEINVAL, that guide's diagnostic for a buffer above the RTQ limit
+/// (docs/tuxedo.md).
 pub const TPENQUEUE_BODY_LIMIT: usize = 1024 * 1024;
 
 /// The JSON body of `POST /v1/tux/tpenqueue`.
@@ -166,7 +166,7 @@ fn parse_body(t: &Tedg, body: &[u8]) -> Result<Tpenqueue, TpFailure> {
 }
 
 /// The answer to a body that could not be read: above
-/// [`TPENQUEUE_BODY_LIMIT`] → TPEDIAGNOSTIC/QMEINVAL (seed 003: buffer above
+/// [`TPENQUEUE_BODY_LIMIT`] → TPEDIAGNOSTIC/QMEINVAL (the TEDG guide: buffer above
 /// the RTQ limit), otherwise TPEINVAL.
 fn body_failure(e: &BytesRejection) -> TpFailure {
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE {

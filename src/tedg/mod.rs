@@ -1,5 +1,5 @@
-//! The Tuxedo gateway (seed 003, the TOP END Domain Gateway): tpenqueue onto
-//! RTQ queues, and RTQ servers taking their due requests.
+//! The Tuxedo gateway (the TOP END Domain Gateway; BEA Tuxedo "Using the BEA Tuxedo TOP END
+//! Domain Gateway"): tpenqueue onto RTQ queues, and RTQ servers taking their due requests.
 //!
 //! RTQ queues are queue-manager local queues named `RTQ.<group>.<name>`
 //! (TE_RTQGROUP, TE_RTQNAME), so requests live in the same store, with the
@@ -258,7 +258,7 @@ impl Tedg {
             .map(|d| d.domainid.clone())
             .unwrap_or_default();
         // Request ids: start time in ns then a counter, so ids are unique
-        // across restarts of one gateway (spec: tuxedo.md §3 "request_id").
+        // across restarts of one gateway (mqgate's request_id, docs/tuxedo.md).
         let id_prefix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -335,7 +335,7 @@ impl Tedg {
         }
     }
 
-    /// tpenqueue as the TEDG performs it (seed 003): `plan_enqueue` checks
+    /// tpenqueue as the TEDG performs it (the TEDG guide): `plan_enqueue` checks
     /// the request against DMCONFIG and the flag and error tables, then the
     /// RTQ put goes to the queue-manager queue through [`Mqi::put`] (the
     /// queue's before_put exits run once), inside the caller's unit of work
@@ -482,7 +482,7 @@ impl Tedg {
     fn put_failure(&self, e: QmError, transactional: bool) -> TpFailure {
         if transactional && e.mqrc == Mqrc::BACKED_OUT {
             // The caller's unit of work is not open: it cannot join it
-            // (tpenqueue(3c) TPETRAN; mqgate's choice, the seed is silent).
+            // (tpenqueue(3c) TPETRAN; mqgate's choice, the TEDG guide is silent).
             return TpFailure {
                 error: TpError::tperrno(Tperrno::TPETRAN),
                 message: e.message,

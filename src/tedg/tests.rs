@@ -1,7 +1,7 @@
-//! The gateway through its HTTP routes, in process (the router answers
-//! requests directly), with a controllable clock. One test per row of seed
-//! 003's flag mapping table and of its error table; expected tperrno and
-//! diagnostic values are the seed's, numbers from spec: tuxedo.md §1.3/§1.4.
+//! The gateway through its HTTP routes, in process (the router answers requests directly), with a
+//! controllable clock. One test per row of the flag mapping table and of the error table of BEA
+//! Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway"; expected tperrno and diagnostic values are
+//! that guide's, numbers from Tuxedo's `atmi.h` (Oracle Tuxedo "tperrno(5)", "tpenqueue(3c)").
 
 use super::clock::{ManualClock, is_due};
 use super::config::RtqQueueConfig;
@@ -188,7 +188,7 @@ fn ok(v: &Value) {
     assert_eq!(v["tperrno_value"], 0, "{v}");
 }
 
-/// seed 003 error table: TPEDIAGNOSTIC (24) with a QME diagnostic.
+/// The TEDG guide's error table: TPEDIAGNOSTIC (24) with a QME diagnostic.
 fn diag(v: &Value, name: &str, value: i64) {
     assert_eq!(v["tperrno"], "TPEDIAGNOSTIC", "{v}");
     assert_eq!(v["tperrno_value"], 24, "{v}");
@@ -207,7 +207,7 @@ fn request_data(v: &Value) -> Vec<u8> {
     B64.decode(v["data_base64"].as_str().unwrap()).unwrap()
 }
 
-// ---- seed 003 flag mapping table ----
+// ---- the TEDG guide's flag mapping table ----
 
 #[tokio::test]
 async fn flag_tpqtime_abs_schedules_at_the_absolute_unix_time() {
@@ -215,7 +215,7 @@ async fn flag_tpqtime_abs_schedules_at_the_absolute_unix_time() {
     let at = T0 + 7200;
     let v = h.enq(invoice(&["TPQTIME_ABS"], at, b"abs")).await;
     ok(&v);
-    // spec: tuxedo.md §3: absolute schedule text = decimal UNIX seconds.
+    // mqgate (docs/tuxedo.md): absolute schedule text = decimal UNIX seconds.
     assert_eq!(v["schedule_time"], at.to_string());
     assert_eq!(v["due_at"], at);
     assert_eq!(h.next("").await.0, 404);
@@ -225,7 +225,7 @@ async fn flag_tpqtime_abs_schedules_at_the_absolute_unix_time() {
     let (st, r) = h.next("").await;
     assert_eq!(st, 200, "{r}");
     assert_eq!(request_data(&r), b"abs");
-    // A time in the past means "now" (spec: tuxedo.md §3).
+    // A time in the past means "now" (mqgate, docs/tuxedo.md).
     let v = h.enq(invoice(&["TPQTIME_ABS"], 5, b"past")).await;
     assert_eq!(v["due_at"], T0 + 7200);
 }
@@ -233,7 +233,7 @@ async fn flag_tpqtime_abs_schedules_at_the_absolute_unix_time() {
 #[tokio::test]
 async fn flag_tpqtime_rel_maps_to_r_hh_mm() {
     let h = harness();
-    // spec: tuxedo.md §3: minutes = ceil(seconds / 60); max R:24:00.
+    // mqgate (docs/tuxedo.md): minutes = ceil(seconds / 60); max R:24:00.
     for (secs, text, due) in [
         (59, "R:00:01", 60),
         (60, "R:00:01", 60),
@@ -245,7 +245,7 @@ async fn flag_tpqtime_rel_maps_to_r_hh_mm() {
         assert_eq!(v["schedule_time"], text, "{secs} s");
         assert_eq!(v["due_at"], T0 + due, "{secs} s");
     }
-    // seed 003 error table: TPQTIME_REL with deq_time > 86400 → QMEINVAL.
+    // The TEDG guide's error table: TPQTIME_REL with deq_time > 86400 → QMEINVAL.
     let v = h.enq(invoice(&["TPQTIME_REL"], 86401, b"rel")).await;
     diag(&v, "QMEINVAL", -1);
 }
@@ -282,7 +282,7 @@ async fn flag_tpqmsgid_returns_the_request_id_in_msgid() {
     let h = harness();
     let v = h.enq(invoice(&["TPQMSGID"], 0, b"id")).await;
     ok(&v);
-    // spec: tuxedo.md §3: request id in msgid bytes 0-15, bytes 16-31 zero.
+    // mqgate (docs/tuxedo.md): request id in msgid bytes 0-15, bytes 16-31 zero.
     let msgid = v["msgid"].as_str().unwrap();
     assert_eq!(msgid.len(), 64);
     assert_eq!(&msgid[32..], "0".repeat(32));
@@ -298,7 +298,7 @@ async fn flag_tpqmsgid_returns_the_request_id_in_msgid() {
 #[tokio::test]
 async fn flag_every_other_tpq_flag_is_qmeinval() {
     let h = harness();
-    // seed 003: "All other tpenqueue() option flags ... are not supported".
+    // The TEDG guide: "All other tpenqueue() option flags ... are not supported".
     for f in [
         "TPQTOP",
         "TPQBEFOREMSGID",
@@ -317,7 +317,7 @@ async fn flag_every_other_tpq_flag_is_qmeinval() {
     ] {
         let v = h.enq(invoice(&[f], 0, b"x")).await;
         diag(&v, "QMEINVAL", -1);
-        // The header spells TPQEXPTIME_NEVER as TPQEXPTIME_NONE (spec: tuxedo.md §1.1).
+        // The header spells TPQEXPTIME_NEVER as TPQEXPTIME_NONE (Tuxedo's `atmi.h`).
         let named = if f == "TPQEXPTIME_NEVER" {
             "TPQEXPTIME_NONE"
         } else {
@@ -328,7 +328,7 @@ async fn flag_every_other_tpq_flag_is_qmeinval() {
     assert_eq!(h.next("").await.0, 404, "nothing was queued");
 }
 
-// ---- seed 003 error table ----
+// ---- the TEDG guide's error table ----
 
 #[tokio::test]
 async fn error_no_qspace_is_tpenoent() {
@@ -424,15 +424,15 @@ async fn error_buffer_type_is_qmeinval() {
 #[tokio::test]
 async fn error_buffer_above_30000_bytes_is_qmeinval() {
     let h = harness();
-    // seed 003: RTQ messages are limited to 30,000 bytes.
+    // The TEDG guide: RTQ messages are limited to 30,000 bytes.
     ok(&h.enq(invoice(&[], 0, &[7u8; 30_000])).await);
     diag(
         &h.enq(invoice(&[], 0, &[7u8; 30_001])).await,
         "QMEINVAL",
         -1,
     );
-    // FML32: the encoded, index-stripped size counts (spec: tuxedo.md §5.3,
-    // §5.4): 24-byte header + field id 4 + carray lengths 8 + data padded to 4.
+    // FML32: the encoded, index-stripped size counts (mqgate's FML32 encoding,
+    // docs/tuxedo.md): 24-byte header + field id 4 + carray lengths 8 + data padded to 4.
     // 24 + 4 + 8 + 29964 = 30000 bytes: accepted; one more data byte pads to 30004.
     for (len, accepted) in [(29_964, true), (29_965, false)] {
         let body = json!({"qspace": "BILLING", "qname": "INVOICE",
@@ -544,7 +544,7 @@ fn rtq_codes_for_queue_manager_reasons() {
         Some(RtqStatus::RtqError)
     );
     assert_eq!(rtq_status_for(Mqrc::UNKNOWN_OBJECT_NAME), None);
-    // seed 003 error table: TP_RTQ_MEMERR → TPEDIAGNOSTIC/QMESYSTEM (-6).
+    // The TEDG guide's error table: TP_RTQ_MEMERR → TPEDIAGNOSTIC/QMESYSTEM (-6).
     let e = TedgFailure::Rtq(RtqStatus::RtqMemErr).tp_error();
     assert_eq!((e.tperrno.0, e.diagnostic.map(|d| d.0)), (24, Some(-6)));
 }
@@ -656,7 +656,8 @@ async fn servers_take_requests_for_their_product_and_function() {
     let (st, r) = h.next("product=BILLAPP&function=RAWIN").await;
     assert_eq!(st, 200);
     assert_eq!(request_data(&r), b"raw");
-    // The QNAME entry's TE_PRODUCT/TE_FUNCTION travel with the request (seed 003).
+    // The QNAME entry's TE_PRODUCT/TE_FUNCTION travel with the request (the TEDG
+    // guide: the QNAME entry names the TOP END service).
     assert_eq!(r["request"]["product"], "BILLAPP");
     assert_eq!(r["request"]["function"], "RAWIN");
     assert_eq!(r["request"]["client_id"], "TEDG1");
@@ -696,7 +697,7 @@ async fn fml32_json_round_trip_through_the_gateway() {
         )
     );
     // fixtures/tuxedo/tedg_fields.fml: *base 100; ORDER_ID 1 long → 1 << 25 | 101
-    // = 33554533; CUSTOMER 2 string → 5 << 25 | 102 = 167772262 (spec: tuxedo.md §5.1).
+    // = 33554533; CUSTOMER 2 string → 5 << 25 | 102 = 167772262 (`fml32.h` field ids).
     let (buf, _) = Fml32Buffer::decode(&request_data(&r)).unwrap();
     assert_eq!(buf.get(FieldId(33_554_533), 1), Some(&FieldValue::Long(43)));
     assert_eq!(
@@ -806,7 +807,7 @@ async fn a_waiting_server_wakes_on_a_new_request_and_when_one_falls_due() {
     assert_eq!(request_data(&r), b"due");
 }
 
-// ---- seed 003 tester report (defects found following docs/tuxedo.md) ----
+// ---- tester report on the gateway (defects found following docs/tuxedo.md) ----
 
 impl H {
     /// A request with a raw body and an optional Content-Type.
@@ -832,7 +833,7 @@ impl H {
 #[tokio::test]
 async fn oversized_tpenqueue_body_is_qmeinval_json_not_plain_413() {
     let h = harness();
-    // The tester's 6.7 MB body: its buffer is far above seed 003's 30,000-byte
+    // The tester's 6.7 MB body: its buffer is far above the TEDG guide's 30,000-byte
     // RTQ limit → TPEDIAGNOSTIC (24) / QMEINVAL (-1), in the tpenqueue answer shape.
     let body = invoice(&[], 0, &vec![7u8; 5_000_000])
         .to_string()
@@ -848,7 +849,7 @@ async fn oversized_tpenqueue_body_is_qmeinval_json_not_plain_413() {
         "{v}"
     );
     // Just under the limit, the body is read and the buffer is judged: a
-    // 700,000-byte buffer (933,336 base64 bytes) is also QMEINVAL (seed 003),
+    // 700,000-byte buffer (933,336 base64 bytes) is also QMEINVAL (the TEDG guide),
     // answered 200 like every Tuxedo error.
     let v = h.enq(invoice(&[], 0, &vec![7u8; 700_000])).await;
     diag(&v, "QMEINVAL", -1);
@@ -885,7 +886,7 @@ async fn rtq_state_with_bad_json_or_no_content_type_is_a_json_error() {
 async fn closed_unit_of_work_is_tpetran_before_queue_full() {
     // capacity 1, filled: the put itself would be TP_RTQ_NO_SPACE (QMENOSPACE),
     // but a unit of work that is not open is refused first: TPETRAN (14,
-    // spec: tuxedo.md §1.3; tpenqueue(3c) TPETRAN; docs/tuxedo.md).
+    // `atmi.h`; tpenqueue(3c) TPETRAN; docs/tuxedo.md).
     let h = build(vec![queue_cfg(1, 30_000)], None, true);
     ok(&h.enq(invoice(&[], 0, b"fills the queue")).await);
     let mut body = invoice(&[], 0, b"tx");
@@ -893,7 +894,8 @@ async fn closed_unit_of_work_is_tpetran_before_queue_full() {
     let v = h.enq(body).await;
     tperrno(&v, "TPETRAN", 14);
     assert!(v["message"].as_str().unwrap().contains("999"), "{v}");
-    // An open unit of work on the full queue is still QMENOSPACE (seed 003).
+    // An open unit of work on the full queue is still QMENOSPACE (the TEDG guide's
+    // error table: TP_RTQ_NO_SPACE).
     let (_, u) = h.call("POST", "/v1/uow", None).await;
     let mut body = invoice(&[], 0, b"tx");
     body["uow"] = u["uow"].clone();
@@ -924,7 +926,7 @@ async fn absolute_time_outside_year_0_to_9999_is_qmeinval() {
     let h = harness();
     // mqgate's rule (docs/tuxedo.md, codecs rtq::MAX_ABSOLUTE_SECONDS):
     // 0..=253402300799 (9999-12-31T23:59:59Z); outside → TPEDIAGNOSTIC/QMEINVAL
-    // like the seed's out-of-range TPQTIME_REL.
+    // like the TEDG guide's out-of-range TPQTIME_REL.
     for t in [i64::MAX, 253_402_300_800, -1, i64::MIN] {
         let v = h.enq(invoice(&["TPQTIME_ABS"], t, b"x")).await;
         diag(&v, "QMEINVAL", -1);
@@ -949,7 +951,7 @@ async fn flag_messages_name_the_empty_or_refused_flag() {
     let m = v["message"].as_str().unwrap();
     assert!(m.contains("empty tpenqueue flag name"), "{v}");
     assert!(!m.ends_with(": "), "{v}");
-    // TPNOREPLY (0x4, spec: tuxedo.md §1.2) is not a tpenqueue flag:
+    // TPNOREPLY (0x4, `atmi.h`) is not a tpenqueue flag (tpenqueue(3c)):
     // TPEINVAL, and the message names it.
     let v = h.enq(invoice(&["TPNOREPLY"], 0, b"x")).await;
     tperrno(&v, "TPEINVAL", 4);
@@ -1142,7 +1144,7 @@ async fn a_waiting_server_wakes_when_a_request_falls_due_on_the_system_clock() {
         clock: Some(clock.clone()),
         ..Setup::default()
     });
-    // TPQTIME_ABS at the next whole second (spec: tuxedo.md §3: absolute
+    // TPQTIME_ABS at the next whole second (mqgate, docs/tuxedo.md: absolute
     // schedule = UNIX seconds): due within one second.
     let due_at = clock::SystemClock.now_secs() + 1;
     let v = h.enq(invoice(&["TPQTIME_ABS"], due_at, b"soon")).await;

@@ -1,7 +1,8 @@
 //! dmpmqmsg's three-letter MQMD codes (`A <CODE> <value>` lines).
 //!
-//! Sources: IBM MQ "Meaning of three letter codes in dmpmqmsg output file" and the field table of
-//! the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`. The table is in write order.
+//! Sources: IBM MQ "Meaning of three letter codes in dmpmqmsg output file" and the field
+//! table of the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`. The table is in
+//! write order.
 
 use crate::mq::Mqmd;
 

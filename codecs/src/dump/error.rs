@@ -4,9 +4,9 @@ use crate::mq::Mqrc;
 
 /// What was wrong with a dmpmqmsg/qload file, and where (1-based line and column).
 ///
-/// The MQRC follows the qload tool (the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`):
-/// a badly formed file is 2208 MQRC_FILE_SYSTEM_ERROR; a value that cannot be an
-/// MQMD field (`A` line) is 2026 MQRC_MD_ERROR.
+/// The MQRC follows the qload tool (the qload source, ibm-messaging/mq-q-qload
+/// `qloadfnc.c`): a badly formed file is 2208 MQRC_FILE_SYSTEM_ERROR; a value
+/// that cannot be an MQMD field (`A` line) is 2026 MQRC_MD_ERROR.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("dmpmqmsg line {line}, column {column}: {kind} ({})", self.mqrc())]
 pub struct DumpError {
@@ -39,8 +39,8 @@ pub enum DumpErrorKind {
     /// An `A` line after `N`: a message either has no MQMD or has one.
     #[error("an `A` line cannot follow `N` (no MQMD) in the same message")]
     AttributeAfterNoMd,
-    /// An `A` line shorter than `A CODE` (a three-letter code), or without the blanks at columns 2
-    /// and 6.
+    /// An `A` line shorter than `A CODE` (a three-letter code), or without the blanks at
+    /// columns 2 and 6.
     #[error("malformed attribute line: the form is `A <CODE> <value>`")]
     BadAttributeLine,
     /// The three-letter code is not one of dmpmqmsg's MQMD codes.

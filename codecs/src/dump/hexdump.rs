@@ -1,11 +1,11 @@
 //! amqsbcg-style hex dump: offset, hex in 2-byte groups, ASCII and EBCDIC columns.
 //!
-//! The layout of IBM's amqsbcg browse sample output (lines such as
-//! `00000000:  5246 4820 0000 0002 …   'RFH ....'`); mqgate adds an EBCDIC column.
-//! Both text columns show printable ASCII characters only, anything else as `.`.
-//! The EBCDIC column reads the bytes as CCSID 500 (EBCDIC International, table
-//! from [`crate::ccsid`]), so `<`, `>`, `(`, `=` … show too, not only MQ's
-//! invariant characters.
+//! The layout of IBM's amqsbcg browse sample output (lines such as `00000000:
+//! 5246 4820 0000 0002 …   'RFH ....'`); mqgate adds an EBCDIC column. Both text
+//! columns show printable ASCII characters only, anything else as `.`. The EBCDIC
+//! column reads the bytes as CCSID 500 (EBCDIC International, table from
+//! [`crate::ccsid`]), so `<`, `>`, `(`, `=` … show too, not only MQ's invariant
+//! characters.
 
 use crate::ccsid::Ccsid;
 use crate::mq::Charset;
@@ -97,8 +97,8 @@ mod tests {
 
     #[test]
     fn rfh2_prefix_renders_like_amqsbcg_with_an_ebcdic_column() {
-        // pymqi's test message single_rfh2.dat starts 52 46 48 20 | 00 00 00 02 |
-        // 00 00 01 1C | 00 00 01 11 (StrucId "RFH ", Version 2, StrucLength 284, Encoding 273).
+        // pymqi's test message single_rfh2.dat starts 52 46 48 20 | 00 00 00 02 | 00 00 01 1C |
+        // 00 00 01 11 (StrucId "RFH ", Version 2, StrucLength 284, Encoding 273).
         let bytes = [
             0x52, 0x46, 0x48, 0x20, 0, 0, 0, 2, 0, 0, 1, 0x1C, 0, 0, 1, 0x11, 0x4D, 0x51,
         ];
@@ -118,8 +118,8 @@ mod tests {
 
     #[test]
     fn ebcdic_column_shows_invariant_characters() {
-        // EBCDIC StrucIds (the Wireshark MQ dissector, packet-mq.c): "XQH " is E7 D8 C8 40;
-        // "MD  " is D4 C4 40 40.
+        // EBCDIC StrucIds (the Wireshark MQ dissector, packet-mq.c): "XQH " is E7 D8 C8
+        // 40; "MD  " is D4 C4 40 40.
         let text = hex_dump(&[0xE7, 0xD8, 0xC8, 0x40, 0xD4, 0xC4, 0x40, 0x40], 0x1C0);
         assert_eq!(
             text,

@@ -1,7 +1,7 @@
 //! nom parsers for the lines of a dmpmqmsg/qload file (the line forms of
-//! `WriteFile*`/`ReadFileMessage` in the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`), each
-//! over one line without its line end. An error holds the remaining input where it was found; the
-//! reader turns that into line and column.
+//! `WriteFile*`/`ReadFileMessage` in the qload source, ibm-messaging/mq-q-qload
+//! `qloadfnc.c`), each over one line without its line end. An error holds the remaining
+//! input where it was found; the reader turns that into line and column.
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take, take_till, take_till1, take_while};
@@ -213,7 +213,8 @@ pub(super) fn string_line<'a>(l: &'a [u8], out: &mut Vec<u8>) -> Decoded<'a> {
 }
 
 /// `T <text>`: the text after the character following `T`, plus the line end
-/// the file format dropped (qload's `ReadFileMessage` appends `\n` to each `T` line).
+/// the file format dropped (qload's `ReadFileMessage` appends `\n` to each `T`
+/// line).
 pub(super) fn text_line<'a>(l: &'a [u8], out: &mut Vec<u8>) -> Decoded<'a> {
     let (_, text) = preceded((tag("T"), opt(take(1usize))), rest).parse(l)?;
     out.extend_from_slice(text);
@@ -223,9 +224,9 @@ pub(super) fn text_line<'a>(l: &'a [u8], out: &mut Vec<u8>) -> Decoded<'a> {
 
 // ---- A lines ----
 
-/// The allowed values of `code` when `v` is not one of them: MQMD Version is
-/// 1 or 2 (IBM MQ "MQMD - Message descriptor"), CodedCharSetId is a CCSID or an MQCCSI
-/// special value, none below -4 MQCCSI_AS_PUBLISHED (MQ docs: MQCCSI_*).
+/// The allowed values of `code` when `v` is not one of them: MQMD Version is 1
+/// or 2 (IBM MQ "MQMD - Message descriptor"), CodedCharSetId is a CCSID or an
+/// MQCCSI special value, none below -4 MQCCSI_AS_PUBLISHED (MQ docs: MQCCSI_*).
 fn int_out_of_range(code: &str, v: i32) -> Option<&'static str> {
     match code {
         "VER" if !(1..=2).contains(&v) => Some("1 or 2"),
@@ -234,8 +235,8 @@ fn int_out_of_range(code: &str, v: i32) -> Option<&'static str> {
     }
 }
 
-/// Applies one `A <CODE> <value>` line to `md` (qload's `WriteFileMQMD` form): the
-/// code in columns 3-5, the value from column 7.
+/// Applies one `A <CODE> <value>` line to `md` (qload's `WriteFileMQMD` form):
+/// the code in columns 3-5, the value from column 7.
 pub(super) fn attribute<'a>(md: &mut Mqmd, l: &'a [u8]) -> Decoded<'a> {
     let (after_code, code) = preceded(tag("A "), take(3usize))
         .parse(l)

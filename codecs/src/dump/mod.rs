@@ -1,5 +1,5 @@
-//! dmpmqmsg / qload message files (IBM MQ "dmpmqmsg (queue load and unload)";
-//! the format as written and read by the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`).
+//! dmpmqmsg / qload message files (IBM MQ "dmpmqmsg (queue load and unload)"; the format
+//! as written and read by the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`).
 //!
 //! A text format: a `* DMPMQMSG …` or `* QLOAD …` header, then for each message
 //! either `N` (no MQMD) or `A <CODE> <value>` lines (MQMD fields, [`codes`]),

@@ -1,4 +1,5 @@
-//! Reading dmpmqmsg/qload files (the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`).
+//! Reading dmpmqmsg/qload files (the qload source, ibm-messaging/mq-q-qload
+//! `qloadfnc.c`).
 //!
 //! Follows qload's loader (`ReadFileMessage` in `qloadfnc.c`): blank lines and
 //! comments are skipped, a message is its `A`/`N` lines followed by consecutive

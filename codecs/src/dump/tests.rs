@@ -1,5 +1,6 @@
-//! Tests of the dmpmqmsg reader and writer against the project's own files in `fixtures/dmpmqmsg/`,
-//! written by hand in the format of the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`.
+//! Tests of the dmpmqmsg reader and writer against the project's own files in
+//! `fixtures/dmpmqmsg/`, written by hand in the format of the qload source,
+//! ibm-messaging/mq-q-qload `qloadfnc.c`.
 
 use super::*;
 use crate::mq::{Charset, Mqrc};
@@ -19,8 +20,8 @@ fn text<const N: usize>(f: &crate::mq::CharField<N>) -> String {
     f.text(Charset::Ascii)
 }
 
-/// A queue-manager MsgId with 0x00 bytes ("AMQ " + name + unique bytes): survives
-/// parse, write and display.
+/// A queue-manager MsgId with 0x00 bytes ("AMQ " + name + unique bytes): survives parse,
+/// write and display.
 const MSG_ID: &str = "414D5120514D544553543030312020205F5500962E17AF43";
 
 #[test]
@@ -98,9 +99,9 @@ fn writer_reproduces_the_files_byte_for_byte() {
 
 #[test]
 fn rfh2_is_kept_inside_the_hex_data() {
-    // An RFH2 built with Encoding 546, StrucLength 92, NameValueLength 52, body
-    // `SOME BODY`, 101 bytes in all; dmpmqmsg dumps the body as is, so headers appear
-    // inside the X hex.
+    // An RFH2 built with Encoding 546, StrucLength 92, NameValueLength 52, body `SOME
+    // BODY`, 101 bytes in all; dmpmqmsg dumps the body as is, so headers appear inside
+    // the X hex.
     let file = parse_dump(fixture!("rfh2_in_hex.dmp")).unwrap();
     assert_eq!(file.header.tool, DumpTool::Qload);
     let m = &file.messages[0];
@@ -298,7 +299,8 @@ fn ascii_style_writes_s_lines_with_escapes() {
 #[test]
 fn md_with_version_0_is_refused() {
     // Fuzzing (codecs/fuzz dump_reader) once found `A VER 0` dropping the other A lines;
-    // Version 0 is now refused where it is read (IBM MQ "MQMD - Message descriptor": 1 or 2).
+    // Version 0 is now refused where it is read (IBM MQ "MQMD - Message descriptor": 1
+    // or 2).
     let e = parse_str(&format!("{HEAD}A VER 0\nA PTD 20201231\nX 00\n")).unwrap_err();
     assert_eq!((e.line, e.column, e.mqrc()), (3, 7, Mqrc::MD_ERROR));
 }
@@ -386,7 +388,8 @@ fn arb_md() -> impl Strategy<Value = Mqmd> {
                     appl_origin_data: aod,
                     ..Mqmd::default()
                 };
-                // v2 fields are written only for a version 2 MD (qload's `WriteFileMQMD`).
+                // v2 fields are written only for a version 2 MD (qload's
+                // `WriteFileMQMD`).
                 if ver == 2 {
                     md.group_id = grp;
                     md.msg_seq_number = v2[0];
@@ -433,8 +436,8 @@ proptest! {
 
 #[test]
 fn empty_or_impossible_int_values_are_md_errors() {
-    // An int code with no value is an error, not the default: the value would start
-    // at column 7 (qload's `A <CODE> <value>` form).
+    // An int code with no value is an error, not the default: the value would start at
+    // column 7 (qload's `A <CODE> <value>` form).
     for line in ["A ENC", "A ENC ", "A ENC   "] {
         let e = parse_str(&format!("{HEAD}{line}\nX 00\n")).unwrap_err();
         assert_eq!((e.line, e.column), (3, line.len().min(6) + 1), "{line:?}");
@@ -500,8 +503,8 @@ fn crlf_and_filler_lines_keep_line_and_column() {
             kind: DumpErrorKind::TextAfterHex('z')
         }
     );
-    // Blank and comment lines between A lines are skipped but counted: the
-    // bad value is on line 6, from column 7 (qload's value column).
+    // Blank and comment lines between A lines are skipped but counted: the bad
+    // value is on line 6, from column 7 (qload's value column).
     let (line, column, kind) = error_at("A VER 2\n\n* note\nA ENC x\nX 00\n");
     assert_eq!((line, column), (6, 7));
     assert!(matches!(

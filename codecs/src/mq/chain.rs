@@ -1,9 +1,10 @@
 //! The header chain (IBM MQ "MQRFH2 - Rules and formatting header 2": each
 //! header's Encoding, CodedCharSetId and Format describe the next item): from
-//! an MQXQH, an MQMD or a bare first structure, follow the Format names (`MQXMIT`, `MQHRF`,
-//! `MQHRF2`, `MQDEAD`, `MQHMDE`, `MQIMS`, `MQCICS`) to the body. Each header
-//! is read with the Encoding/CCSID of the structure before it; its StrucId
-//! must match the Format that announced it; an unknown Format ends the chain.
+//! an MQXQH, an MQMD or a bare first structure, follow the Format names
+//! (`MQXMIT`, `MQHRF`, `MQHRF2`, `MQDEAD`, `MQHMDE`, `MQIMS`, `MQCICS`) to the
+//! body. Each header is read with the Encoding/CCSID of the structure before
+//! it; its StrucId must match the Format that announced it; an unknown Format
+//! ends the chain.
 //!
 //! [`parse_chain`] only validates and indexes (no copy, no allocation for up
 //! to four headers); [`Chain::decode`] builds the typed headers, and
@@ -48,11 +49,11 @@ impl Descriptor {
     }
 }
 
-/// How the caller describes the start of the input. With everything `None`
-/// the first structure is recognised by its StrucId (MQMD, MQXQH, or any
-/// chained header, ASCII or EBCDIC) and its byte order by its Version field
-/// (mqgate's rule for a binary MQMD of unknown origin: Version 1 or 2 read
-/// both ways decides).
+/// How the caller describes the start of the input. With everything `None` the
+/// first structure is recognised by its StrucId (MQMD, MQXQH, or any chained
+/// header, ASCII or EBCDIC) and its byte order by its Version field (mqgate's
+/// rule for a binary MQMD of unknown origin: Version 1 or 2 read both ways
+/// decides).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChainOptions {
     /// MQENC Encoding of the first structure; `None` = detect from Version.
@@ -184,9 +185,9 @@ impl<'a> Chain<'a> {
         self.input.get(self.body_offset..).unwrap_or(&[])
     }
 
-    /// The body as a zero-copy slice of `message`, the owned buffer whose
-    /// bytes were given to [`parse_chain`] (mqgate keeps bodies as `Bytes`
-    /// slices, docs/architecture.md). Empty when `message` is shorter than the headers.
+    /// The body as a zero-copy slice of `message`, the owned buffer whose bytes
+    /// were given to [`parse_chain`] (mqgate keeps bodies as `Bytes` slices,
+    /// docs/architecture.md). Empty when `message` is shorter than the headers.
     pub fn body_bytes(&self, message: &bytes::Bytes) -> bytes::Bytes {
         message.slice(self.body_offset.min(message.len())..)
     }
@@ -400,8 +401,8 @@ mod tests {
 
     #[test]
     fn format_mqhrf2_with_a_version_1_is_read_as_an_mqrfh2() {
-        // Format MQHRF2 names an MQRFH2 (IBM MQ "Format (MQCHAR8)"); a Version 1
-        // in the data must not turn it into an MQRFH: the error names MQRFH2,
+        // Format MQHRF2 names an MQRFH2 (IBM MQ "Format (MQCHAR8)"); a Version
+        // 1 in the data must not turn it into an MQRFH: the error names MQRFH2,
         // 2334 MQRC_RFH_ERROR (IBM MQ "2334 (091E) (RC2334): MQRC_RFH_ERROR").
         let mut data = b"ZZZZ".to_vec();
         data.extend_from_slice(&1i32.to_le_bytes());

@@ -1,9 +1,9 @@
-//! Numeric and format constants (IBM MQ "Constants" reference; format names:
-//! "Format (MQCHAR8)").
+//! Numeric and format constants (IBM MQ "Constants" reference; format names: "Format
+//! (MQCHAR8)").
 //!
 //! Values are IBM's, as in pymqi `CMQC.py` and mq-golang `cmqc_linux_amd64.go`.
 
-/// MQENC_* encodings and masks (IBM MQ "Encoding (MQLONG)", "Machine encodings").
+/// MQENC_* encodings and masks (IBM MQ "Encoding (MQLONG)", "MQENC_* (Encoding)").
 pub mod enc {
     /// Big-endian integers, normal packed decimal, IEEE normal floats (AIX, s390x Linux).
     pub const NORMAL: i32 = 0x111;

@@ -1,5 +1,5 @@
-//! MQDLH, the dead-letter header (IBM MQ "MQDLH - Dead-letter header"): StrucId `DLH `,
-//! Version 1, 172 bytes, Format `MQDEAD  `. It has no StrucLength; its
+//! MQDLH, the dead-letter header (IBM MQ "MQDLH - Dead-letter header"): StrucId
+//! `DLH `, Version 1, 172 bytes, Format `MQDEAD  `. It has no StrucLength; its
 //! Encoding/CodedCharSetId/Format (at 108/112/116) describe the data after it.
 
 use super::chain::Descriptor;
@@ -189,7 +189,8 @@ mod tests {
             put_at: PutTimestamp::new(2020, 12, 31, 1, 2, 3, 44).unwrap(),
         };
         let (dlh, md) = Mqdlh::for_message(&original, &dl, Charset::Ascii).unwrap();
-        // The put instant 2020-12-31 01:02:03.44 as PutDate `20201231`, PutTime `01020344`.
+        // The put instant 2020-12-31 01:02:03.44 as PutDate `20201231`, PutTime
+        // `01020344`.
         assert_eq!(&dlh.put_date.0, b"20201231");
         assert_eq!(&dlh.put_time.0, b"01020344");
         // IBM MQ "MQDLH - Dead-letter header": the original Encoding/CCSID/Format move
@@ -207,8 +208,8 @@ mod tests {
             &mut out,
         );
         assert_eq!(out.len(), 172);
-        // A published dmpmqmsg dump of a dead-letter message (reason 2051, little-endian):
-        // 44 4C 48 20 | 01 00 00 00 | 03 08 00 00 | "DLQ.TARGET".
+        // A published dmpmqmsg dump of a dead-letter message (reason 2051,
+        // little-endian): 44 4C 48 20 | 01 00 00 00 | 03 08 00 00 | "DLQ.TARGET".
         assert_eq!(&out[0..22], b"DLH \x01\0\0\0\x03\x08\0\0DLQ.TARGET");
         assert_eq!(&out[156..172], b"2020123101020344");
         assert_eq!(

@@ -1,6 +1,7 @@
 //! In-place edits of fixed character fields in a message buffer (`&mut [u8]`,
 //! so also `bytes::BytesMut`): no allocation, no reallocation, every other byte
-//! left as it was (mqgate's byte-fidelity rule: an edit touches only its field).
+//! left as it was (mqgate's byte-fidelity rule: an edit touches only its
+//! field).
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::field::{Charset, FieldError};

@@ -1,5 +1,5 @@
 //! Integer byte order of MQ structures, decided by the MQENC Encoding value
-//! (IBM MQ "Encoding (MQLONG)", "Machine encodings"), never by the platform.
+//! (IBM MQ "Encoding (MQLONG)", "MQENC_* (Encoding)"), never by the platform.
 
 use super::constants::enc;
 
@@ -14,7 +14,7 @@ pub enum ByteOrder {
 
 impl ByteOrder {
     /// The byte order an MQENC Encoding value selects: `enc & 0xF == 2` is
-    /// little-endian, anything else big-endian (IBM MQ "Machine encodings").
+    /// little-endian, anything else big-endian (IBM MQ "MQENC_* (Encoding)").
     pub fn from_encoding(encoding: i32) -> ByteOrder {
         if encoding & enc::INTEGER_MASK == enc::INTEGER_REVERSED {
             ByteOrder::Little
@@ -84,8 +84,9 @@ impl ByteOrder {
 /// Reads fields at fixed offsets of a structure whose length was checked first.
 ///
 /// Every structure parser checks the input length once, then reads at the
-/// offsets of IBM's structure layouts (e.g. "MQMD - Message descriptor"); offsets past the
-/// checked length are a programming error caught by the tests and fuzzers.
+/// offsets of IBM's structure layouts (e.g. "MQMD - Message descriptor");
+/// offsets past the checked length are a programming error caught by the tests
+/// and fuzzers.
 #[derive(Clone, Copy)]
 pub(crate) struct Fixed<'a> {
     pub(crate) b: &'a [u8],
@@ -114,7 +115,7 @@ mod tests {
 
     #[test]
     fn encoding_values_select_byte_order() {
-        // IBM MQ "Machine encodings": 546 reversed, 273 / 785 / 1041 normal; 0 is
+        // IBM MQ "MQENC_* (Encoding)": 546 reversed, 273 / 785 / 1041 normal; 0 is
         // treated as normal (mqgate's rule).
         assert_eq!(ByteOrder::from_encoding(546), ByteOrder::Little);
         assert_eq!(ByteOrder::from_encoding(273), ByteOrder::Big);

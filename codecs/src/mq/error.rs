@@ -1,5 +1,6 @@
 //! The one error type of the MQ header codecs: which structure, at which byte
-//! offset, what was wrong, and the MQRC reason that applies (IBM MQ "API reason codes").
+//! offset, what was wrong, and the MQRC reason that applies (IBM MQ "API reason
+//! codes").
 
 use std::fmt;
 
@@ -126,8 +127,9 @@ impl DecodeError {
     /// The MQRC reason MQ gives for this fault: 2026 MQRC_MD_ERROR for the
     /// MQMD; for MQRFH/MQRFH2 2335 MQRC_RFH_STRING_ERROR when the name/value
     /// text is malformed, else 2334 MQRC_RFH_ERROR; 2142 MQRC_HEADER_ERROR for
-    /// every other header (IBM MQ "2334 (091E) (RC2334): MQRC_RFH_ERROR", "2335 (091F)
-    /// (RC2335): MQRC_RFH_STRING_ERROR", "2142 (085E) (RC2142): MQRC_HEADER_ERROR").
+    /// every other header (IBM MQ "2334 (091E) (RC2334): MQRC_RFH_ERROR", "2335
+    /// (091F) (RC2335): MQRC_RFH_STRING_ERROR", "2142 (085E) (RC2142):
+    /// MQRC_HEADER_ERROR").
     pub fn mqrc(&self) -> Mqrc {
         match self.structure {
             Structure::Md => Mqrc::MD_ERROR,

@@ -1,7 +1,7 @@
 //! Fixed-length MQ character fields (names, Format, dates) in ASCII or EBCDIC.
 //!
-//! A field keeps its raw bytes so that a parse/write round trip is byte-exact,
-//! NUL padding included (IBM MQ "ObjectName (MQCHAR48)": a NUL ends the significant
+//! A field keeps its raw bytes so that a parse/write round trip is byte-exact, NUL
+//! padding included (IBM MQ "ObjectName (MQCHAR48)": a NUL ends the significant
 //! data and everything after it counts as blanks; mqgate writers pad with blanks).
 
 use std::fmt;
@@ -253,8 +253,8 @@ mod tests {
 
     #[test]
     fn invariant_characters_map_to_their_ebcdic_code_points() {
-        // EBCDIC StrucIds (the Wireshark MQ dissector, packet-mq.c): "MD  " is D4 C4 40 40;
-        // "XQH " is E7 D8 C8 40.
+        // EBCDIC StrucIds (the Wireshark MQ dissector, packet-mq.c): "MD  " is D4 C4 40
+        // 40; "XQH " is E7 D8 C8 40.
         assert_eq!(
             Charset::Ebcdic.encode_field::<4>("MD").unwrap(),
             [0xD4, 0xC4, 0x40, 0x40]

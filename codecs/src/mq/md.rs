@@ -1,5 +1,5 @@
-//! MQMD, the message descriptor (IBM MQ "MQMD - Message descriptor"): the data model,
-//! [`parse_md`] and [`write_md`].
+//! MQMD, the message descriptor (IBM MQ "MQMD - Message descriptor"): the data
+//! model, [`parse_md`] and [`write_md`].
 
 use super::chain::Descriptor;
 use super::constants::{ccsi, enc, md, mt, per};

@@ -1,7 +1,6 @@
 //! MQMDE, the message descriptor extension (IBM MQ "MQMDE - Message descriptor
-//! extension"):
-//! StrucId `MDE `, Version 2, 72 bytes, Format `MQHMDE  `. It carries the
-//! MQMD v2 fields when only a v1 MD is available (inside an MQXQH).
+//! extension"): StrucId `MDE `, Version 2, 72 bytes, Format `MQHMDE  `. It
+//! carries the MQMD v2 fields when only a v1 MD is available (inside an MQXQH).
 
 use super::chain::Descriptor;
 use super::constants::md;

@@ -1,5 +1,5 @@
-//! IBM MQ message structures and constants (IBM MQ documentation; each module
-//! names the page it follows).
+//! IBM MQ message structures and constants (IBM MQ documentation; each module names the
+//! page it follows).
 //!
 //! Every structure is read with the integer encoding and character set of the
 //! structure before it (MQ docs: MQRFH2, "chaining"), never of the platform.

@@ -1,8 +1,8 @@
 //! Chained headers mqgate passes through without looking inside: MQIIH (IMS
-//! bridge, 84 bytes, Format `MQIMS   `) and MQCIH (CICS bridge, 164 bytes v1
-//! / 180 bytes v2, Format `MQCICS  `) (IBM MQ "MQIIH - IMS information header", "MQCIH - CICS
-//! bridge header"). Only the
-//! common 32-byte prefix is decoded; the rest is kept as bytes.
+//! bridge, 84 bytes, Format `MQIMS   `) and MQCIH (CICS bridge, 164 bytes v1 /
+//! 180 bytes v2, Format `MQCICS  `) (IBM MQ "MQIIH - IMS information header",
+//! "MQCIH - CICS bridge header"). Only the common 32-byte prefix is decoded;
+//! the rest is kept as bytes.
 
 use std::borrow::Cow;
 

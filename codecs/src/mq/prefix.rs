@@ -1,7 +1,7 @@
-//! The 32-byte prefix shared by MQMDE, MQRFH, MQRFH2, MQIIH, MQCIH, ...
-//! (IBM MQ "MQRFH2 - Rules and formatting header 2", the Wireshark MQ dissector
-//! packet-mq.c): StrucId, Version, StrucLength, then the
-//! Encoding, CodedCharSetId and Format of the next item, and Flags.
+//! The 32-byte prefix shared by MQMDE, MQRFH, MQRFH2, MQIIH, MQCIH, ... (IBM MQ
+//! "MQRFH2 - Rules and formatting header 2", the Wireshark MQ dissector
+//! packet-mq.c): StrucId, Version, StrucLength, then the Encoding,
+//! CodedCharSetId and Format of the next item, and Flags.
 
 use super::chain::Descriptor;
 use super::enc::{ByteOrder, Fixed};
@@ -89,8 +89,8 @@ pub(crate) fn scan_prefix(
     })
 }
 
-/// The values a structure writes into its common prefix (the fields listed
-/// above); StrucId comes from `structure` in the output charset.
+/// The values a structure writes into its common prefix (the fields listed above);
+/// StrucId comes from `structure` in the output charset.
 pub(crate) struct PrefixFields<'a> {
     pub(crate) structure: Structure,
     pub(crate) version: i32,

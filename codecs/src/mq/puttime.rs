@@ -1,6 +1,6 @@
-//! PutDate / PutTime values (IBM MQ "PutDate (MQCHAR8)", "PutTime (MQCHAR8)": PutDate `YYYYMMDD`,
-//! PutTime `HHMMSSTH`, GMT, hundredths of a second). Pure: the caller passes
-//! the instant; nothing here reads a clock.
+//! PutDate / PutTime values (IBM MQ "PutDate (MQCHAR8)", "PutTime (MQCHAR8)":
+//! PutDate `YYYYMMDD`, PutTime `HHMMSSTH`, GMT, hundredths of a second). Pure:
+//! the caller passes the instant; nothing here reads a clock.
 
 use super::field::{CharField, Charset};
 

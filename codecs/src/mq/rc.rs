@@ -1,5 +1,5 @@
-//! MQRC reason codes and MQCC completion codes (IBM MQ "API reason codes",
-//! "API completion and reason codes").
+//! MQRC reason codes and MQCC completion codes (IBM MQ "API reason codes", "API
+//! completion and reason codes").
 
 use std::fmt;
 

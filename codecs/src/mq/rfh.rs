@@ -1,6 +1,6 @@
-//! MQRFH version 1 (IBM MQ "MQRFH - Rules and formatting header"): StrucId `RFH `, Version 1,
-//! Format `MQHRF   `; the 32-byte prefix, then a NameValueString up to
-//! StrucLength in the charset of the structure before it.
+//! MQRFH version 1 (IBM MQ "MQRFH - Rules and formatting header"): StrucId `RFH
+//! `, Version 1, Format `MQHRF   `; the 32-byte prefix, then a NameValueString
+//! up to StrucLength in the charset of the structure before it.
 //!
 //! NameValueString rules (IBM docs MQRFH and MQRC 2335): tokens `name value
 //! name value ...` separated by one or more blanks; a token with blanks is

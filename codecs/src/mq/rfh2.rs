@@ -1,6 +1,6 @@
-//! MQRFH2 (IBM MQ "MQRFH2 - Rules and formatting header 2"): StrucId `RFH `, Version 2, Format
-//! `MQHRF2  `; the 32-byte prefix, NameValueCCSID at 32, then folders
-//! `{ NameValueLength; NameValueData }` up to StrucLength.
+//! MQRFH2 (IBM MQ "MQRFH2 - Rules and formatting header 2"): StrucId `RFH `,
+//! Version 2, Format `MQHRF2  `; the 32-byte prefix, NameValueCCSID at 32, then
+//! folders `{ NameValueLength; NameValueData }` up to StrucLength.
 //!
 //! All integers (NameValueLength too) are 4-byte MQLONGs in the RFH2's own
 //! encoding, inherited from the structure before it. Folder text is in

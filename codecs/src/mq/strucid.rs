@@ -1,6 +1,6 @@
-//! Which MQ structure a StrucId or a Format name announces
-//! (ASCII and EBCDIC StrucIds: the Wireshark MQ dissector, packet-mq.c; format
-//! names: IBM MQ "Format (MQCHAR8)").
+//! Which MQ structure a StrucId or a Format name announces (ASCII and EBCDIC
+//! StrucIds: the Wireshark MQ dissector, packet-mq.c; format names: IBM MQ
+//! "Format (MQCHAR8)").
 
 use std::fmt;
 
@@ -148,9 +148,9 @@ impl Structure {
         }
     }
 
-    /// The structure a Format field (in `cs`) announces, compared on the
-    /// 8-byte blank-padded form with a NUL ending the name (IBM MQ "Format
-    /// (MQCHAR8)", "ObjectName (MQCHAR48)"), so `MQHRF2\0\0` names the MQRFH2.
+    /// The structure a Format field (in `cs`) announces, compared on the 8-byte
+    /// blank-padded form with a NUL ending the name (IBM MQ "Format (MQCHAR8)",
+    /// "ObjectName (MQCHAR48)"), so `MQHRF2\0\0` names the MQRFH2.
     #[inline]
     pub fn from_format(format: &CharField<8>, cs: Charset) -> Option<Structure> {
         // Fast path: the blank-padded ASCII names as they almost always come.
@@ -289,7 +289,8 @@ mod tests {
 
     #[test]
     fn format_names_with_nul_padding_match() {
-        // Format bytes 4D 51 48 52 46 32 00 00 are read as `MQHRF2  ` (a NUL ends the name).
+        // Format bytes 4D 51 48 52 46 32 00 00 are read as `MQHRF2  ` (a NUL ends the
+        // name).
         let f = CharField([0x4D, 0x51, 0x48, 0x52, 0x46, 0x32, 0x00, 0x00]);
         assert_eq!(
             Structure::from_format(&f, Charset::Ascii),

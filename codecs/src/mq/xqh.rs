@@ -1,5 +1,6 @@
-//! MQXQH, the transmission queue header (IBM MQ "MQXQH - Transmission-queue header"):
-//! StrucId `XQH `, Version 1, 428 bytes, with an embedded MQMD version 1.
+//! MQXQH, the transmission queue header (IBM MQ "MQXQH - Transmission-queue
+//! header"): StrucId `XQH `, Version 1, 428 bytes, with an embedded MQMD
+//! version 1.
 
 use super::chain::Descriptor;
 use super::enc::{ByteOrder, Fixed};

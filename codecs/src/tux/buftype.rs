@@ -1,13 +1,14 @@
-//! Buffer types the TEDG accepts and the RTQ size limit (BEA Tuxedo "Using the BEA Tuxedo TOP END
-//! Domain Gateway", "How BEA Tuxedo Clients Enqueue Messages to RTQ" and its error table).
+//! Buffer types the TEDG accepts and the RTQ size limit (BEA Tuxedo "Using the BEA Tuxedo
+//! TOP END Domain Gateway", "How BEA Tuxedo Clients Enqueue Messages to RTQ" and its
+//! error table).
 
 use std::fmt;
 
 use super::rtq::RTQ_MAX_MESSAGE;
 use super::tedg::TedgFailure;
 
-/// A typed-buffer type the TEDG carries: FML32 (marshalled), CARRAY and
-/// X_OCTET (raw bytes) (the TEDG guide: "FML32, CARRAY, and X_OCTET buffer types are
+/// A typed-buffer type the TEDG carries: FML32 (marshalled), CARRAY and X_OCTET
+/// (raw bytes) (the TEDG guide: "FML32, CARRAY, and X_OCTET buffer types are
 /// supported").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BufferType {
@@ -46,9 +47,10 @@ impl fmt::Display for BufferType {
     }
 }
 
-/// Checks a client's buffer type against the TEDG's list and the QNAME
-/// entry's INBUFTYPE (`type[:subtype]`, compared whole). Any other type, or a
-/// type different from INBUFTYPE → TPEDIAGNOSTIC/QMEINVAL (the TEDG guide's error table).
+/// Checks a client's buffer type against the TEDG's list and the QNAME entry's
+/// INBUFTYPE (`type[:subtype]`, compared whole). Any other type, or a type
+/// different from INBUFTYPE → TPEDIAGNOSTIC/QMEINVAL (the TEDG guide's error
+/// table).
 pub fn check_buffer_type(
     buftype: &str,
     inbuftype: Option<&str>,
@@ -65,8 +67,8 @@ pub fn check_buffer_type(
 }
 
 /// Checks a message size in bytes (FML32: index stripped) against the
-/// 30,000-byte RTQ limit; above it → TPEDIAGNOSTIC/QMEINVAL (the TEDG guide's error
-/// table).
+/// 30,000-byte RTQ limit; above it → TPEDIAGNOSTIC/QMEINVAL (the TEDG guide's
+/// error table).
 pub fn check_message_size(size: usize) -> Result<(), TedgFailure> {
     if size > RTQ_MAX_MESSAGE {
         Err(TedgFailure::TooLarge { size })

@@ -1,6 +1,7 @@
 //! The text syntax shared by DMCONFIG and UBBCONFIG: a lexer and a parser to
-//! sections, entries and `KEYWORD=value` parameters (Oracle Tuxedo "UBBCONFIG(5)",
-//! "DMCONFIG(5)"; mqgate's reading: docs/tuxedo.md "DMCONFIG and UBBCONFIG text").
+//! sections, entries and `KEYWORD=value` parameters (Oracle Tuxedo
+//! "UBBCONFIG(5)", "DMCONFIG(5)"; mqgate's reading: docs/tuxedo.md "DMCONFIG
+//! and UBBCONFIG text").
 //!
 //! Rules (with mqgate's choices where the sources differ):
 //! - `*NAME` as the first non-blank text of a line starts a section; NAME is

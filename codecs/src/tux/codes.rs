@@ -5,14 +5,14 @@ use std::fmt;
 
 /// A Tuxedo `tperrno` value, an open set: unknown values survive a round trip.
 ///
-/// Names and numbers as Oracle Tuxedo `atmi.h` ("tperrno(5)"). Enduro/X
-/// adds values above TPMAXVAL 26 (TPINITFAIL = 30); they are carried as unknown.
+/// Names and numbers as Oracle Tuxedo `atmi.h` ("tperrno(5)"). Enduro/X adds
+/// values above TPMAXVAL 26 (TPINITFAIL = 30); they are carried as unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Tperrno(pub i32);
 
 /// A QME diagnostic value as found in TPQCTL `diagnostic` (a C `long`), an open
-/// set: unknown values survive a round trip (tpenqueue(3c) diagnostics; values of
-/// `atmi.h`).
+/// set: unknown values survive a round trip (tpenqueue(3c) diagnostics; values
+/// of `atmi.h`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Qme(pub i64);
 
@@ -129,8 +129,8 @@ impl Qme {
 }
 
 /// The failure a tpenqueue call returns: `tperrno`, plus the TPQCTL
-/// `diagnostic` when tperrno is TPEDIAGNOSTIC (tpenqueue(3c): a
-/// queue-specific failure is TPEDIAGNOSTIC with the reason in ctl->diagnostic).
+/// `diagnostic` when tperrno is TPEDIAGNOSTIC (tpenqueue(3c): a queue-specific
+/// failure is TPEDIAGNOSTIC with the reason in ctl->diagnostic).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TpError {
     /// The tperrno value.

@@ -1,6 +1,6 @@
-//! DMCONFIG for the TOP END Domain Gateway as typed configuration (Oracle Tuxedo "DMCONFIG(5)",
-//! "DM_MIB(5)"; BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway"). The text syntax is
-//! [`super::cfgtext`].
+//! DMCONFIG for the TOP END Domain Gateway as typed configuration (Oracle Tuxedo
+//! "DMCONFIG(5)", "DM_MIB(5)"; BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway").
+//! The text syntax is [`super::cfgtext`].
 //!
 //! Sections (aliases of Tuxedo 7.1+ accepted): DM_LOCAL_DOMAINS (DM_LOCAL),
 //! DM_REMOTE_DOMAINS (DM_REMOTE), DM_TOPEND, DM_LOCAL_SERVICES (DM_EXPORT),
@@ -8,11 +8,11 @@
 //! DM_ACCESS_CONTROL, DM_ROUTING, DM_RESOURCES. Any other section is an error.
 //!
 //! mqgate's choices where those pages are silent: TYPE=TOPEND is required on
-//! domains; TE_PRODUCT is required on QNAME and SERVICE entries (RTQ
-//! addresses a service by product and function and no default exists);
-//! TE_QUALIFIER's MAXLONG is 2147483647 (a 32-bit FML32 long in DM_MIB); a
-//! QNAME's INBUFTYPE must be one the TEDG carries (FML32, CARRAY, X_OCTET);
-//! two entries of the same TYPE and name in one section are an error.
+//! domains; TE_PRODUCT is required on QNAME and SERVICE entries (RTQ addresses
+//! a service by product and function and no default exists); TE_QUALIFIER's
+//! MAXLONG is 2147483647 (a 32-bit FML32 long in DM_MIB); a QNAME's INBUFTYPE
+//! must be one the TEDG carries (FML32, CARRAY, X_OCTET); two entries of the
+//! same TYPE and name in one section are an error.
 
 use std::fmt;
 
@@ -580,8 +580,8 @@ fn parse_domains(entries: &[Entry], local: bool) -> Result<Vec<Domain>, DmConfig
 }
 
 impl DmConfig {
-    /// Parses DMCONFIG text and checks it against "DMCONFIG(5)" and "DM_MIB(5)".
-    /// Stops at the first error, naming its line and column.
+    /// Parses DMCONFIG text and checks it against "DMCONFIG(5)" and
+    /// "DM_MIB(5)". Stops at the first error, naming its line and column.
     pub fn parse(text: &str) -> Result<Self, DmConfigError> {
         let raw = ConfigText::parse(text)?;
         let mut cfg = DmConfig::default();
@@ -635,7 +635,8 @@ impl DmConfig {
                             ));
                         }
                         let r = EntryReader { entry: e };
-                        // NWADDR and TP_SYSTEM bounds are mqgate's (the manuals give none).
+                        // NWADDR and TP_SYSTEM bounds are mqgate's (the manuals give
+                        // none).
                         cfg.topend.push(TopendAddress {
                             name: e.name.clone(),
                             nwaddr: r.req("NWADDR", 1, 256)?,
@@ -691,14 +692,14 @@ impl DmConfig {
         Ok(())
     }
 
-    /// The DM_REMOTE_SERVICES QSPACE entry for a tpenqueue qspace (the TEDG
-    /// guide's QSPACE lookup; none → TPENOENT).
+    /// The DM_REMOTE_SERVICES QSPACE entry for a tpenqueue qspace (the TEDG guide's
+    /// QSPACE lookup; none → TPENOENT).
     pub fn qspace(&self, name: &str) -> Option<&QspaceEntry> {
         self.remote_services.qspace(name)
     }
 
-    /// The DM_REMOTE_SERVICES QNAME entry for a tpenqueue qname (the TEDG
-    /// guide's QNAME lookup; none → TPEDIAGNOSTIC/QMEBADQUEUE).
+    /// The DM_REMOTE_SERVICES QNAME entry for a tpenqueue qname (the TEDG guide's QNAME
+    /// lookup; none → TPEDIAGNOSTIC/QMEBADQUEUE).
     pub fn qname(&self, name: &str) -> Option<&QnameEntry> {
         self.remote_services.qname(name)
     }

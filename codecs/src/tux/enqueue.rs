@@ -1,10 +1,11 @@
-//! A tpenqueue request checked against DMCONFIG and the tables of BEA Tuxedo "Using the BEA Tuxedo
-//! TOP END Domain Gateway", as a pure function: the gateway (`src/tedg/`) calls [`plan_enqueue`],
-//! performs the RTQ put it returns, and writes the outcome back with [`complete_ctl`].
+//! A tpenqueue request checked against DMCONFIG and the tables of BEA Tuxedo "Using the
+//! BEA Tuxedo TOP END Domain Gateway", as a pure function: the gateway (`src/tedg/`)
+//! calls [`plan_enqueue`], performs the RTQ put it returns, and writes the outcome back
+//! with [`complete_ctl`].
 //!
-//! Check order (mqgate; the TEDG guide gives the checks, not their order): QSPACE
-//! lookup, QNAME lookup, call flags and TPQ* flags, buffer type, size. This
-//! follows the TEDG's path: the qspace routes the call to the gateway, the
+//! Check order (mqgate; the TEDG guide gives the checks, not their order):
+//! QSPACE lookup, QNAME lookup, call flags and TPQ* flags, buffer type, size.
+//! This follows the TEDG's path: the qspace routes the call to the gateway, the
 //! qname names the service, then the request itself is examined.
 
 use super::buftype::{BufferType, check_buffer_type, check_message_size};
@@ -92,10 +93,9 @@ pub fn plan_enqueue(cfg: &DmConfig, req: &EnqueueRequest<'_>) -> Result<RtqPut, 
 }
 
 /// Writes a tpenqueue outcome into the caller's TPQCTL, as a TMQUEUE server
-/// does: on success with TPQMSGID the request id goes into msgid (the TEDG guide:
-/// TPQMSGID);
-/// on TPEDIAGNOSTIC the QME value goes into diagnostic. Returns the tperrno
-/// to report (`None` on success).
+/// does: on success with TPQMSGID the request id goes into msgid (the TEDG
+/// guide: TPQMSGID); on TPEDIAGNOSTIC the QME value goes into diagnostic.
+/// Returns the tperrno to report (`None` on success).
 pub fn complete_ctl(
     ctl: &mut Tpqctl,
     outcome: Result<RequestId, TpError>,

@@ -10,8 +10,8 @@ use std::fmt;
 
 use super::fml32::{FieldId, FieldType, MAX_FIELD_NUMBER};
 
-/// Longest field name Tuxedo accepts (Oracle Tuxedo "field_tables(5)"; one source,
-/// not cross-checked).
+/// Longest field name Tuxedo accepts (Oracle Tuxedo "field_tables(5)"; one source, not
+/// cross-checked).
 pub const MAX_FIELD_NAME: usize = 30;
 
 /// One field definition.
@@ -118,10 +118,10 @@ fn describe(k: &FieldTableErrorKind) -> String {
     }
 }
 
-/// The type for a field-table type name ("field_tables(5)"): the Tuxedo
-/// names short, long, char, float, double, string, carray, ptr, fml32,
-/// view32, mbstring, fml, and the Enduro/X aliases ubf (= fml32) and view
-/// (= view32). `int` and `decimal` are VIEW-only and refused.
+/// The type for a field-table type name ("field_tables(5)"): the Tuxedo names
+/// short, long, char, float, double, string, carray, ptr, fml32, view32,
+/// mbstring, fml, and the Enduro/X aliases ubf (= fml32) and view (= view32).
+/// `int` and `decimal` are VIEW-only and refused.
 pub fn type_from_table_name(name: &str) -> Option<FieldType> {
     Some(match name {
         "short" => FieldType::Short,

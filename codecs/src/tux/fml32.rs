@@ -1,13 +1,13 @@
-//! FML32: field ids, field types, Ferror32 codes, and FML32 buffers
-//! (Oracle Tuxedo FML reference; ids, types and limits as in Tuxedo's `fml32.h`).
+//! FML32: field ids, field types, Ferror32 codes, and FML32 buffers (Oracle
+//! Tuxedo FML reference; ids, types and limits as in Tuxedo's `fml32.h`).
 //!
 //! Buffer encoding: big-endian, 24-byte header, fields sorted by id, no index
 //! entries. No public document gives Oracle's layout, so mqgate owns this
-//! encoding (docs/tuxedo.md "FML32"): it is the one used in
-//! mqgate's store and front ends, not a claim about Oracle's native form.
-//! FLD_FML32 and FLD_VIEW32 have no known form; mqgate's forms are given on
-//! [`FieldValue`]. FLD_PTR cannot travel (a pointer), FLD_INT/FLD_DECIMAL are
-//! VIEW-only and FLD_FML (embedded FML16) is not carried: all are refused.
+//! encoding (docs/tuxedo.md "FML32"): it is the one used in mqgate's store and
+//! front ends, not a claim about Oracle's native form. FLD_FML32 and FLD_VIEW32
+//! have no known form; mqgate's forms are given on [`FieldValue`]. FLD_PTR
+//! cannot travel (a pointer), FLD_INT/FLD_DECIMAL are VIEW-only and FLD_FML
+//! (embedded FML16) is not carried: all are refused.
 
 use std::fmt;
 
@@ -136,8 +136,8 @@ impl fmt::Display for FieldType {
     }
 }
 
-/// An FML32 field id: `(type << 25) | number` (`fml32.h`). Any
-/// 32-bit value is representable; [`FieldId::new`] builds only valid ones.
+/// An FML32 field id: `(type << 25) | number` (`fml32.h`). Any 32-bit value is
+/// representable; [`FieldId::new`] builds only valid ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FieldId(pub u32);
 
@@ -257,8 +257,8 @@ impl Ferror32 {
     }
 }
 
-/// A field value. Wire forms of mqgate's encoding (docs/tuxedo.md "FML32";
-/// big-endian, each padded with zeros to 4 bytes):
+/// A field value. Wire forms of mqgate's encoding (docs/tuxedo.md "FML32"; big-endian,
+/// each padded with zeros to 4 bytes):
 ///
 /// - Short, Char, Long: one int32 (Char is the byte value 0..=255, Long must
 ///   fit 32 bits); Float 4 bytes; Double 8 bytes (IEEE, bits kept).
@@ -513,9 +513,10 @@ impl Fml32Buffer {
             .map(|(_, v)| v)
     }
 
-    /// The encoded (index stripped) length in bytes: header plus fields, what Fused32 reports and
-    /// what counts toward the 30,000-byte RTQ limit (FML reference Funindex32; BEA Tuxedo "Using
-    /// the BEA Tuxedo TOP END Domain Gateway"). Saturates at `usize::MAX`.
+    /// The encoded (index stripped) length in bytes: header plus fields, what Fused32
+    /// reports and what counts toward the 30,000-byte RTQ limit (FML reference
+    /// Funindex32; BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway"). Saturates
+    /// at `usize::MAX`.
     pub fn encoded_len(&self) -> usize {
         self.fields.iter().fold(FML32_HEADER_LEN, |n, (_, v)| {
             n.saturating_add(4 + v.wire_len())
@@ -585,9 +586,9 @@ impl Fml32Buffer {
     }
 }
 
-/// The index-stripped size of an encoded FML32 buffer (FML reference Funindex32):
-/// the buffer is decoded and its encoded length returned, so stale index
-/// counts in the header do not count.
+/// The index-stripped size of an encoded FML32 buffer (FML reference
+/// Funindex32): the buffer is decoded and its encoded length returned, so stale
+/// index counts in the header do not count.
 pub fn index_stripped_size(input: &[u8]) -> Result<usize, Fml32Error> {
     Fml32Buffer::decode(input).map(|(b, _)| b.encoded_len())
 }

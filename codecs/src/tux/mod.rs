@@ -1,8 +1,8 @@
-//! Tuxedo formats: TPQCTL, tperrno/QME codes, FML32, field tables, DMCONFIG
-//! (Oracle Tuxedo manual pages, named per module; docs/tuxedo.md).
+//! Tuxedo formats: TPQCTL, tperrno/QME codes, FML32, field tables, DMCONFIG (Oracle
+//! Tuxedo manual pages, named per module; docs/tuxedo.md).
 //!
-//! Pure codecs for the TOP END Domain Gateway (BEA Tuxedo "Using the BEA Tuxedo TOP END Domain
-//! Gateway"): the gateway in the service (`src/tedg/`) builds on these.
+//! Pure codecs for the TOP END Domain Gateway (BEA Tuxedo "Using the BEA Tuxedo TOP END
+//! Domain Gateway"): the gateway in the service (`src/tedg/`) builds on these.
 //!
 //! - [`codes`]: tperrno, QME diagnostics, [`codes::TpError`].
 //! - [`tpqctl`]: TPQCTL layout, TPQ* flags, tpenqueue call flags, flag names.

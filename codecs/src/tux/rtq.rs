@@ -1,5 +1,5 @@
-//! The TOP END RTQ side as mqgate defines it (docs/tuxedo.md "RTQ codes mqgate
-//! defines"): schedule times, RTQ return codes, request ids and the message size limit.
+//! The TOP END RTQ side as mqgate defines it (docs/tuxedo.md "RTQ codes mqgate defines"):
+//! schedule times, RTQ return codes, request ids and the message size limit.
 //!
 //! No public TOP END API reference exists, so these are mqgate definitions;
 //! numeric values of the TP_* codes are deliberately not assigned.
@@ -7,12 +7,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// Largest RTQ message in bytes, after FML32 index stripping (BEA Tuxedo "Using the BEA Tuxedo TOP
-/// END Domain Gateway": "RTQ messages are limited to 30,000 bytes").
+/// Largest RTQ message in bytes, after FML32 index stripping (BEA Tuxedo "Using the BEA
+/// Tuxedo TOP END Domain Gateway": "RTQ messages are limited to 30,000 bytes").
 pub const RTQ_MAX_MESSAGE: usize = 30_000;
 
-/// Largest TPQTIME_REL deq_time the TEDG accepts, in seconds (24 h; the TEDG
-/// guide's error table).
+/// Largest TPQTIME_REL deq_time the TEDG accepts, in seconds (24 h; the TEDG guide's
+/// error table).
 pub const MAX_RELATIVE_SECONDS: i64 = 86_400;
 
 /// Largest TPQTIME_ABS deq_time the TEDG accepts, in UNIX seconds:
@@ -58,7 +58,8 @@ impl fmt::Display for ScheduleTime {
 }
 
 /// An RTQ relative schedule time `R:HH:MM`: HH 00-24, MM 00-59, at most
-/// `R:24:00` (the TEDG guide names `R:HH:MM`; bounds are mqgate's, docs/tuxedo.md).
+/// `R:24:00` (the TEDG guide names `R:HH:MM`; bounds are mqgate's,
+/// docs/tuxedo.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RelativeTime {
     minutes: u16,
@@ -79,9 +80,9 @@ impl RelativeTime {
     /// The longest relative time, `R:24:00`.
     pub const MAX: RelativeTime = RelativeTime { minutes: 24 * 60 };
 
-    /// From TPQTIME_REL seconds: rejects values above 86400 (the TEDG guide's error
-    /// table) and below 0; minutes = ceil(seconds / 60) so delivery is never
-    /// earlier than asked (mqgate's rule, docs/tuxedo.md).
+    /// From TPQTIME_REL seconds: rejects values above 86400 (the TEDG guide's
+    /// error table) and below 0; minutes = ceil(seconds / 60) so delivery is
+    /// never earlier than asked (mqgate's rule, docs/tuxedo.md).
     pub fn from_seconds(seconds: i64) -> Result<Self, RelativeTimeError> {
         if !(0..=MAX_RELATIVE_SECONDS).contains(&seconds) {
             return Err(RelativeTimeError::OutOfRange(seconds));
@@ -139,9 +140,9 @@ impl FromStr for RelativeTime {
     }
 }
 
-/// A failure status returned by the RTQ side of a put (names from the TEDG guide's error table;
-/// docs/tuxedo.md "RTQ codes mqgate defines"; success is the `Ok` side of a `Result`). Numeric
-/// values are not public and are not assigned.
+/// A failure status returned by the RTQ side of a put (names from the TEDG guide's error
+/// table; docs/tuxedo.md "RTQ codes mqgate defines"; success is the `Ok` side of a
+/// `Result`). Numeric values are not public and are not assigned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RtqStatus {
     /// TP_RTQ_EOF: the queue file is full.

@@ -1,7 +1,7 @@
-//! The TEDG tables of BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway"
-//! as pure functions: tpenqueue flags → RTQ put parameters ("BEA Tuxedo Client
-//! Flag Mapping") and failure cause → tperrno/QME ("Error Values Returned to a
-//! BEA Tuxedo Client"); the RTQ side is mqgate's (docs/tuxedo.md).
+//! The TEDG tables of BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway" as pure
+//! functions: tpenqueue flags → RTQ put parameters ("BEA Tuxedo Client Flag Mapping") and
+//! failure cause → tperrno/QME ("Error Values Returned to a BEA Tuxedo Client"); the RTQ
+//! side is mqgate's (docs/tuxedo.md).
 
 use std::fmt;
 
@@ -9,13 +9,13 @@ use super::codes::{Qme, TpError, Tperrno};
 use super::rtq::{MAX_ABSOLUTE_SECONDS, RelativeTime, RtqStatus, ScheduleTime};
 use super::tpqctl::{NamedFlags, TpFlags, TpqFlags};
 
-/// The TPQ* flags the TEDG maps (the TEDG guide's flag mapping table): TPQTIME_ABS,
-/// TPQTIME_REL, TPQMSGID. Every other bit is unsupported.
+/// The TPQ* flags the TEDG maps (the TEDG guide's flag mapping table):
+/// TPQTIME_ABS, TPQTIME_REL, TPQMSGID. Every other bit is unsupported.
 pub const SUPPORTED_TPQ_FLAGS: TpqFlags = TpqFlags(0x200 | 0x400 | 0x10);
 
-/// A reason a tpenqueue through the TEDG fails: one per row of the TEDG
-/// guide's error table, plus the call-flag check tpenqueue
-/// itself makes. [`TedgFailure::tp_error`] gives the tperrno/diagnostic.
+/// A reason a tpenqueue through the TEDG fails: one per row of the TEDG guide's
+/// error table, plus the call-flag check tpenqueue itself makes.
+/// [`TedgFailure::tp_error`] gives the tperrno/diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TedgFailure {
     /// No QSPACE entry matches qspace → TPENOENT.
@@ -62,8 +62,8 @@ pub enum TedgFailure {
     },
     /// TPQTIME_ABS with deq_time outside 0..=[`MAX_ABSOLUTE_SECONDS`] (negative,
     /// or after 9999-12-31T23:59:59Z) → TPEDIAGNOSTIC/QMEINVAL (mqgate: an
-    /// invalid argument, the same diagnostic the TEDG guide gives an out-of-range
-    /// TPQTIME_REL; such a time can never be a real schedule).
+    /// invalid argument, the same diagnostic the TEDG guide gives an
+    /// out-of-range TPQTIME_REL; such a time can never be a real schedule).
     #[error(
         "TPQTIME_ABS deq_time {deq_time} is outside 0..={MAX_ABSOLUTE_SECONDS} (1970-01-01 to 9999-12-31T23:59:59Z, UNIX seconds)"
     )]
@@ -95,8 +95,8 @@ pub enum TedgFailure {
     #[error("RTQ returned {0}")]
     Rtq(RtqStatus),
     /// Call flags other than TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT →
-    /// TPEINVAL (tpenqueue(3c): invalid flags; that page lists the
-    /// accepted ones). Checked before anything reaches the TEDG.
+    /// TPEINVAL (tpenqueue(3c): invalid flags; that page lists the accepted
+    /// ones). Checked before anything reaches the TEDG.
     #[error("tpenqueue flags {flags:#x} include {}, which tpenqueue does not accept (only TPNOTRAN, TPNOBLOCK, TPNOTIME, TPSIGRSTRT)", describe_call_flags(*.flags))]
     InvalidCallFlags {
         /// The whole flags argument.
@@ -143,8 +143,8 @@ impl TedgFailure {
     }
 }
 
-/// The tperrno/diagnostic for an RTQ failure status (the TEDG guide's error table):
-/// TP_SERVICE → TPENOENT; TP_RTQ_EOF, TP_RTQ_NO_SPACE → QMENOSPACE;
+/// The tperrno/diagnostic for an RTQ failure status (the TEDG guide's error
+/// table): TP_SERVICE → TPENOENT; TP_RTQ_EOF, TP_RTQ_NO_SPACE → QMENOSPACE;
 /// TP_RTQ_ERROR, TP_RTQ_MEMERR, TP_RTQ_QDISABLED, TP_RESET → QMESYSTEM.
 pub fn rtq_status_error(status: RtqStatus) -> TpError {
     match status {
@@ -183,8 +183,8 @@ impl fmt::Display for RtqPutParams {
     }
 }
 
-/// The TEDG guide's flag mapping table as a pure function (`R:HH:MM` and the
-/// time bounds: docs/tuxedo.md):
+/// The TEDG guide's flag mapping table as a pure function (`R:HH:MM` and the time bounds:
+/// docs/tuxedo.md):
 ///
 /// - call flags beyond TPNOTRAN/TPNOBLOCK/TPNOTIME/TPSIGRSTRT → TPEINVAL;
 /// - any TPQ* bit other than TPQTIME_ABS, TPQTIME_REL, TPQMSGID → QMEINVAL,
@@ -239,8 +239,8 @@ pub fn map_flags(
 }
 
 /// [`map_flags`] for flags given by name (the JSON and CLI front ends): QOS
-/// value names (TPQOSPERSISTENT...) are on the TEDG guide's unsupported list, so any
-/// → QMEINVAL together with any unsupported TPQ* flags.
+/// value names (TPQOSPERSISTENT...) are on the TEDG guide's unsupported list,
+/// so any → QMEINVAL together with any unsupported TPQ* flags.
 pub fn map_named_flags(named: &NamedFlags, deq_time: i64) -> Result<RtqPutParams, TedgFailure> {
     match map_flags(named.ctl, deq_time, named.call) {
         Err(TedgFailure::UnsupportedFlags {

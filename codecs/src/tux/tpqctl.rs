@@ -1,6 +1,6 @@
 //! TPQCTL: the control structure of tpenqueue, its `flags` bits (TPQ*), the
-//! delivery QOS values, and the tpenqueue call flags (Oracle Tuxedo "tpenqueue(3c)";
-//! values of Tuxedo's `atmi.h`, as in fuxedo `atmidefs.h`).
+//! delivery QOS values, and the tpenqueue call flags (Oracle Tuxedo
+//! "tpenqueue(3c)"; values of Tuxedo's `atmi.h`, as in fuxedo `atmidefs.h`).
 //!
 //! The binary layout is the C structure of `atmi.h` with TMMSGIDLEN 32,
 //! TMCORRIDLEN 32 and TMQNAMELEN 15 (arrays of 16) by default, for LP64 or
@@ -94,8 +94,8 @@ impl TpqFlags {
         TPQ_FLAG_NAMES.iter().map(|&(n, v)| (n, TpqFlags(v)))
     }
 
-    /// The value for a flag name. Accepts the `atmi.h` spellings and the
-    /// TEDG page's `TPQEXPTIME_NEVER` (= TPQEXPTIME_NONE).
+    /// The value for a flag name. Accepts the `atmi.h` spellings and the TEDG
+    /// page's `TPQEXPTIME_NEVER` (= TPQEXPTIME_NONE).
     pub fn from_name(name: &str) -> Option<TpqFlags> {
         if name == "TPQEXPTIME_NEVER" {
             return Some(TpqFlags::TPQEXPTIME_NONE);
@@ -147,8 +147,8 @@ impl fmt::Display for TpqFlags {
     }
 }
 
-/// A delivery_qos / reply_qos value (tpenqueue(3c): these are values of
-/// the TPQCTL fields, not `flags` bits). The TEDG page spells them TPQOS*.
+/// A delivery_qos / reply_qos value (tpenqueue(3c): these are values of the
+/// TPQCTL fields, not `flags` bits). The TEDG page spells them TPQOS*.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TpqQos(pub i64);
 
@@ -259,9 +259,9 @@ pub struct NamedFlags {
     pub ctl: TpqFlags,
     /// Bits for the tpenqueue `flags` argument.
     pub call: TpFlags,
-    /// QOS value names given in the list (TPQOSPERSISTENT...), in order. They are not flag bits;
-    /// the TEDG rejects them (BEA Tuxedo "Using the BEA Tuxedo TOP END Domain Gateway": the error
-    /// table).
+    /// QOS value names given in the list (TPQOSPERSISTENT...), in order. They are not
+    /// flag bits; the TEDG rejects them (BEA Tuxedo "Using the BEA Tuxedo TOP END Domain
+    /// Gateway": the error table).
     pub qos: Vec<&'static str>,
 }
 
@@ -363,8 +363,8 @@ pub struct TpqctlLayout {
 
 /// Byte offsets of the TPQCTL members for one layout. For TMQNAMELEN 15 they
 /// are the C layout of the tpenqueue(3c) TPQCTL (LP64 size 200, ILP32 148, as
-/// gcc lays it out); other lengths follow the same C
-/// alignment rules (arrays of char, then `long` members aligned to their size).
+/// gcc lays it out); other lengths follow the same C alignment rules (arrays of
+/// char, then `long` members aligned to their size).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TpqctlOffsets {
     /// flags
@@ -457,8 +457,9 @@ impl TpqctlLayout {
     }
 }
 
-/// A TPQCTL (Oracle Tuxedo "tpenqueue(3c)"). Character arrays are kept whole (including
-/// bytes after the NUL) so a decoded structure encodes to the same bytes.
+/// A TPQCTL (Oracle Tuxedo "tpenqueue(3c)"). Character arrays are kept whole
+/// (including bytes after the NUL) so a decoded structure encodes to the same
+/// bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tpqctl {
     /// flags: which members count (TPQ*).

@@ -23,9 +23,9 @@ pub fn bytes<const N: usize>() -> impl Strategy<Value = [u8; N]> {
     prop::collection::vec(any::<u8>(), N).prop_map(|v| v.try_into().expect("N bytes"))
 }
 
-/// A character field as real senders fill them: a name padded with blanks,
-/// a name padded with NULs (spec: mq-structures.md §4 "Real clients send
-/// NUL-filled character fields"), or arbitrary bytes.
+/// A character field as real senders fill them: a name padded with blanks, a
+/// name padded with NULs (real MQ clients send NUL-filled character fields, as
+/// seen in captured client traffic), or arbitrary bytes.
 pub fn char_field<const N: usize>() -> impl Strategy<Value = CharField<N>> {
     let name = "[A-Za-z0-9./_%]{0,12}";
     prop_oneof![
@@ -316,7 +316,7 @@ pub fn set_next(h: &mut Header<'_>, encoding: i32, ccsid: i32, format: CharField
 }
 
 /// The Format naming `s` in `cs`, its trailing blanks turned into NULs when
-/// `nul_padded` (spec: mq-structures.md §2: compare on the padded form).
+/// `nul_padded` (IBM MQ "Format (MQCHAR8)": compare on the padded form).
 pub fn format_of(s: Structure, cs: Charset, nul_padded: bool) -> CharField<8> {
     let name = String::from_utf8_lossy(s.format().expect("a chained header"))
         .trim_end()
