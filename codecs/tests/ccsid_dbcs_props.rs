@@ -76,7 +76,7 @@ fn well_formed(bytes: &[u8]) -> bool {
                 return false;
             };
             let run = &bytes[i + 1..i + 1 + end];
-            if run.is_empty() || run.len() % 2 != 0 || run.contains(&0x0E) {
+            if run.is_empty() || !run.len().is_multiple_of(2) || run.contains(&0x0E) {
                 return false;
             }
             i += end + 2;

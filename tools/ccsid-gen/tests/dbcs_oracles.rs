@@ -135,7 +135,7 @@ fn all_characters(c: Ccsid) -> String {
             text.push_str(&d.text);
         }
     }
-    let mut n = 0;
+    let mut n = 0usize;
     for lead in 0..=255u8 {
         for trail in 0..=255u8 {
             if lead == 0x0E || lead == 0x0F || trail == 0x0E || trail == 0x0F {
@@ -147,7 +147,7 @@ fn all_characters(c: Ccsid) -> String {
                 None => continue,
             }
             n += 1;
-            if n % 7 == 0 {
+            if n.is_multiple_of(7) {
                 text.push_str("A\n");
             }
         }
@@ -214,7 +214,7 @@ fn unmappable_characters_get_uconvs_substitution() {
         let c = Ccsid::new(i32::from(spec.ccsid)).unwrap();
         // Every BMP scalar the set cannot write, and a few above.
         let unmapped: Vec<Vec<u32>> = probe::all_scalars()
-            .filter(|&u| u <= 0xFFFF || u % 4099 == 0)
+            .filter(|&u| u <= 0xFFFF || u.is_multiple_of(4099))
             .filter(|&u| ours_code(c, &text_of(&[u]), &TABLE, &mut buf).is_none())
             .map(|u| vec![u])
             .collect();
@@ -236,7 +236,10 @@ fn unmappable_characters_get_uconvs_substitution() {
 /// (CCSID, scalars glibc writes that mqgate (= ICU) refuses, scalars written
 /// to other bytes: (scalar, mqgate, glibc)). Measured with glibc 2.36 and
 /// ICU 72 (Debian 12); listed in docs/ccsid.md.
-const ICONV_ENCODE_DEVIATIONS: &[(u16, usize, &[(u32, Code, Code)])] = &[
+/// (scalar, mqgate's code, glibc's code)
+type Moved = (u32, Code, Code);
+
+const ICONV_ENCODE_DEVIATIONS: &[(u16, usize, &[Moved])] = &[
     (
         930,
         152,
