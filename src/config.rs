@@ -6,8 +6,8 @@
 //! top-level sections. Every error carries the line and column it refers to.
 
 mod channels;
-mod listeners;
 mod exit_names;
+mod listeners;
 mod locate;
 mod raw;
 mod raw_channel;

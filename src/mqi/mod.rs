@@ -69,18 +69,6 @@ pub struct Object {
     chains: Option<Arc<QueuePointChains>>,
 }
 
-impl Object {
-    /// ObjectName as the application gave it.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// ObjectQMgrName as the application gave it (empty = this queue manager).
-    pub fn q_mgr(&self) -> &str {
-        &self.q_mgr
-    }
-}
-
 impl Mqi {
     /// The queue interface over `qm`, running the queue exits of `exits`
     /// (the `exits:` section) per queue name.
@@ -153,21 +141,10 @@ impl Mqi {
         self.qm.max_msg_length()
     }
 
-    /// MQINQ CurrentQDepth of local queue `q`; `None` when `q` is not a local
-    /// queue. O(1) in the number of queues.
-    pub fn depth(&self, q: &str) -> Option<usize> {
-        self.qm.depth(q)
-    }
-
     /// Every queue object with its type and, for local queues, CURDEPTH, in
     /// name order (the HTTP queue list, status).
     pub fn queues(&self) -> Vec<QueueInfo> {
         self.qm.queues()
-    }
-
-    /// True when `q_mgr` is a device queue manager (`devices.queue_managers`).
-    pub fn is_device(&self, q_mgr: &str) -> bool {
-        self.qm.is_device(q_mgr)
     }
 
     /// Runs `f` — a sequence of synchronous queue calls, e.g. a channel's
@@ -188,11 +165,5 @@ impl Mqi {
     /// (a call, a connection) there, so stopping the gateway waits for them.
     pub(crate) fn tasks(&self) -> crate::tasks::Tasks {
         self.qm.tasks()
-    }
-
-    /// The queue manager, for the service wiring and the synchronous calls of
-    /// this module only; front ends use the methods of [`Mqi`].
-    pub(crate) fn queue_manager(&self) -> &Arc<QueueManager> {
-        &self.qm
     }
 }

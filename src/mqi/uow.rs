@@ -41,18 +41,6 @@ impl Mqi {
         Mqi::blocking(move || qm.backout(uow)).await
     }
 
-    /// [`Mqi::commit`] on the caller's thread (callers on a blocking thread).
-    pub fn commit_now(&self, uow: u64) -> Result<(), QmError> {
-        self.check_not_lease(uow)?;
-        self.qm.commit(uow)
-    }
-
-    /// [`Mqi::backout`] on the caller's thread.
-    pub fn backout_now(&self, uow: u64) -> Result<(), QmError> {
-        self.check_not_lease(uow)?;
-        self.qm.backout(uow)
-    }
-
     fn check_not_lease(&self, uow: u64) -> Result<(), QmError> {
         match self.qm.lease_queue(uow) {
             None => Ok(()),
