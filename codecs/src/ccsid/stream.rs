@@ -135,6 +135,9 @@ impl StreamConverter {
         let (source, via) = match &conv.path {
             Path::Direct(_) | Path::SbcsToUtf8(_) => (Source::Bytes, None),
             Path::Utf8ToSbcs(_) => (Source::Utf8, None),
+            // Mixed EBCDIC output closes each call's DBCS run with SI, so a
+            // stream into it is converted whole too.
+            Path::Via(via) if matches!(via.to, Side::Dbcs(_)) => (Source::Whole, Some(via.state())),
             Path::Via(via) => (Source::of(&via.from), Some(via.state())),
         };
         StreamConverter {
