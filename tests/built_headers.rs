@@ -1,9 +1,9 @@
 //! Structures mqgate builds itself are blank padded even when the fields they
-//! come from were NUL padded (spec: mq-structures.md §11: a NUL ends a name;
+//! come from were NUL padded (IBM MQ "Rules for naming IBM MQ objects": a NUL ends a name;
 //! mqgate writers pad with blanks), against the built binary: a transmission
 //! message with NUL-padded MQXQH names arrives on a receiver channel, cannot be
 //! delivered and is dead-lettered behind an MQDLH. MQDLH layout:
-//! spec: mq-structures.md §7; MQRC values: spec: mq-constants.md.
+//! IBM MQ "MQDLH - Dead-letter header"; MQRC values: IBM MQ "Constants".
 #![cfg(unix)]
 
 mod common;
@@ -63,7 +63,7 @@ fn a_dead_lettered_message_with_nul_padded_xqh_names_gets_a_blank_padded_mqdlh()
     assert_eq!(st, 200, "{m}");
     assert_eq!(m["md"]["Format"], "MQDEAD", "{m}");
     let d = data(&m);
-    // spec: mq-structures.md §7: StrucId "DLH " @0, Reason @8, DestQName @12
+    // IBM MQ "MQDLH - Dead-letter header": StrucId "DLH " @0, Reason @8, DestQName @12
     // (48), DestQMgrName @60 (48), Format @116 (8), PutApplName @128 (28),
     // PutDate @156, PutTime @164; integers in the MD's Encoding 546.
     assert_eq!(&d[..4], b"DLH ");

@@ -1,4 +1,4 @@
-//! Message channels end to end with the built binary (issue 6, seed 001):
+//! Message channels end to end with the built binary (docs/channel-protocol.md, the WebSphere MQ Everyplace gateway article):
 //! the main job, routing, destination rewrite, the undelivered rules, many
 //! devices, bad input on the channel and sender channels between gateways.
 
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-/// A transmission message (spec: mq-structures.md §6: MQXQH 428 bytes, then data).
+/// A transmission message (IBM MQ "MQXQH - Transmission-queue header": MQXQH 428 bytes, then data).
 fn xmit(rq: &str, rqm: &str, persistent: bool, format: &str, body: &[u8]) -> Vec<u8> {
     let cs = Charset::Ascii;
     let xqh = Mqxqh {
@@ -175,11 +175,11 @@ fn main_job_on_real_input() {
     }
     assert_eq!(&received[..4], b"RFH ");
     assert!(text(&received).contains("<psc><Command>RegSub</Command>"));
-    // The MQMD as sent: Format MQHRF2, Encoding 273, persistent (issue 6 step 2).
+    // The MQMD as sent: Format MQHRF2, Encoding 273, persistent (docs/channel-protocol.md step 2).
     assert_eq!(md["Format"], "MQHRF2", "{md}");
     assert_eq!(md["Encoding"], 273, "{md}");
     assert_eq!(md["Persistence"], 1, "{md}");
-    // Nothing more: exit status 3 (issue 6 device-pull).
+    // Nothing more: exit status 3 (docs/channel-protocol.md device-pull).
     let o = pull(&["--wait", "50"]);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
 }
@@ -216,7 +216,7 @@ channels:
 ";
 
 /// RemoteQName and RemoteQMgrName of a transmission-queue message's MQXQH
-/// (spec: mq-structures.md §6: offsets 8 and 56, 48 bytes each).
+/// (IBM MQ "MQXQH - Transmission-queue header": offsets 8 and 56, 48 bytes each).
 fn xqh_names(d: &[u8]) -> (String, String) {
     let f = |o: usize| text(&d[o..o + 48]).trim_end().to_string();
     (f(8), f(56))
@@ -272,7 +272,7 @@ fn routing_to_each_kind_of_target() {
 fn destination_rewrite_with_percent_and_slash() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(dir.path(), ROUTING);
-    // Seed 001: RemoteQName "QUEUE%QMGR" (prose) and "QMGR/QUEUE"-style
+    // the WebSphere MQ Everyplace gateway article: RemoteQName "QUEUE%QMGR" (prose) and "QMGR/QUEUE"-style
     // separator "/" (its sample code), addressed to the gateway queue manager.
     let pct = write_files(
         &dir.path().join("pct"),
@@ -322,10 +322,10 @@ fn dead_letter_rule_puts_an_mqdlh_and_goes_on() {
     let (st, v) = g.get_ack("SYSTEM.DEAD.LETTER.QUEUE", "");
     assert_eq!(st, 200, "{v}");
     let d = data(&v);
-    // spec: mq-structures.md §7: MQDLH 172 bytes; the MD gets Format MQDEAD.
+    // IBM MQ "MQDLH - Dead-letter header": MQDLH 172 bytes; the MD gets Format MQDEAD.
     assert_eq!(v["md"]["Format"], "MQDEAD", "{v}");
     let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
-    // Issue 6: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, the original destination, the
+    // docs/channel-protocol.md: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, the original destination, the
     // channel name as PutApplName (PutApplType 7 MQAT_QMGR, spec §7).
     assert_eq!(dlh.reason, 2087);
     assert_eq!(dlh.dest_q_name.text(cs), "Q1");
@@ -774,7 +774,7 @@ channels:
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    // Seed 001 "Unhandled Messages": after the retries the channel stops.
+    // the WebSphere MQ Everyplace gateway article "Unhandled Messages": after the retries the channel stops.
     assert_eq!(receiver["state"], "stopped", "{receiver}");
     assert_eq!(receiver["reason"], 2087, "{receiver}");
     // Both messages stay on the sender's transmission queue, visible in its status.
@@ -838,9 +838,9 @@ fn exits_section_receive_chains_run_before_the_channels_own() {
     );
     let out = send(&g, "OWN.CHL", &[], &slash);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    // Seed 001 destination rewrite from exits.channels (EXITS.CHL) and from the
+    // the WebSphere MQ Everyplace gateway article destination rewrite from exits.channels (EXITS.CHL) and from the
     // channel's own receive_exits (OWN.CHL); both after the global
-    // rfh-properties, which put an MQRFH v1 (spec: mq-structures.md §8,
+    // rfh-properties, which put an MQRFH v1 (IBM MQ "MQRFH - Rules and formatting header",
     // StrucId "RFH ", MQMD Format "MQHRF") with the pair "Via gateway" first.
     for (qm, q, body) in [
         ("DEV0002", "INBOX", &b"percent"[..]),
@@ -955,7 +955,7 @@ fn an_undeliverable_message_in_a_pipelined_group_keeps_the_batches_before_it() {
     let (seen, close) = confirms_until(&mut s, 4);
     // Batches 1 and 2 are committed and confirmed; batch 3 holds a message
     // for an unknown queue manager: retry rule, 2 attempts, then the channel
-    // stops with 2087 MQRC_UNKNOWN_REMOTE_Q_MGR (seed 001 "Unhandled
+    // stops with 2087 MQRC_UNKNOWN_REMOTE_Q_MGR (the WebSphere MQ Everyplace gateway article "Unhandled
     // Messages"); batch 3 and 4 stay with the sender.
     assert_eq!(seen.last(), Some(&2), "{seen:?}");
     assert_eq!(close, Some(2087));
@@ -1134,7 +1134,7 @@ fn a_sender_channels_message_exit_changes_the_message_and_a_suppressed_one_stays
     assert_eq!(st, 200, "{v}");
     let d = data(&v);
     let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
-    // spec: mq-structures.md §7: MQDLH Reason, DestQName/DestQMgrName = the
+    // IBM MQ "MQDLH - Dead-letter header": MQDLH Reason, DestQName/DestQMgrName = the
     // MQXQH's RemoteQName/RemoteQMgrName, PutApplName = the channel name.
     assert_eq!(dlh.reason, 2087);
     assert_eq!(dlh.dest_q_name.text(cs), "BAD%");
@@ -1210,7 +1210,7 @@ fn a_send_exit_adds_data_in_its_exit_space_once_per_buffer() {
         ),
     );
     // A transmission message is the 428-byte MQXQH and the data
-    // (spec: mq-structures.md §6). 428 + 1564 + 8 = 2000 fits exactly;
+    // (IBM MQ "MQXQH - Transmission-queue header"). 428 + 1564 + 8 = 2000 fits exactly;
     // 428 + 1565 + 8 does not: the exit space is kept free, so that one is
     // dead-lettered by the sender with 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL.
     let fits = vec![b'f'; 1564];

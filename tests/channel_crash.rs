@@ -1,4 +1,4 @@
-//! Crash safety of message channels (issue 6; DESIGN.md "a confirmed batch
+//! Crash safety of message channels (docs/channel-protocol.md; DESIGN.md "a confirmed batch
 //! survives kill -9; a batch is never applied twice after a reconnect"):
 //! 10,000 persistent messages sent in batches while the receiving gateway is
 //! killed with SIGKILL at random points and restarted; at the end every

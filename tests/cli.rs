@@ -1,4 +1,4 @@
-//! The CLI against a running gateway, and `check-config` (issue 5).
+//! The CLI against a running gateway, and `check-config` (docs/config.md).
 
 mod common;
 
@@ -79,7 +79,7 @@ fn put_browse_and_get_with_the_cli() {
 
     let out = mqgate(&["get", "--queue", "CLI.Q", "--gateway", gw], None);
     assert_eq!(out.stdout, b"from stdin");
-    // Nothing left: exit status 3 after the wait (issue 5).
+    // Nothing left: exit status 3 after the wait (docs/config.md).
     let out = mqgate(
         &["get", "--queue", "CLI.Q", "--gateway", gw, "--wait", "200"],
         None,

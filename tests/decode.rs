@@ -114,7 +114,7 @@ fn xqh(le: bool, remote_q: &str, remote_q_mgr: &str, inner_md: &[u8]) -> Vec<u8>
     b
 }
 
-/// Issue 2 "must hold": RFH2 with Encoding 546, CCSID 1208, NameValueCCSID 1208,
+/// docs/decode-json.md "must hold": RFH2 with Encoding 546, CCSID 1208, NameValueCCSID 1208,
 /// Format MQSTR and the 52-byte folder below; StrucLength 92.
 const USR_FOLDER: &str = "<usr><SomeExtraHeader>abc123</SomeExtraHeader></usr>";
 
@@ -137,7 +137,7 @@ fn rfh2_usr() -> Vec<u8> {
     b
 }
 
-/// Issue 2 MsgId with 0x00 bytes.
+/// docs/decode-json.md MsgId with 0x00 bytes.
 const MSG_ID: &str = "414D5120514D544553543030312020205F5500962E17AF43";
 
 /// MD (MQXMIT) + XQH (its MD: MQHRF2) + RFH2 + `SOME BODY`, little-endian.
@@ -432,7 +432,7 @@ fn dmpmqmsg_input_with_several_messages() {
 
 #[test]
 fn bad_rfh2_exits_2_names_structure_offset_mqrc_and_keeps_partial_output() {
-    // Issue 2: NameValueLength 26 (not a multiple of 4) with 28 bytes of folder data,
+    // docs/decode-json.md: NameValueLength 26 (not a multiple of 4) with 28 bytes of folder data,
     // after an MQMD (364 bytes) with Encoding 546: the field is at 364 + 36 = 400.
     let mut msg = md(2, true, 546, 1208, b"MQHRF2  ", &[0; 24]);
     let mut r = vec![0u8; 40];

@@ -141,7 +141,7 @@ fn before_put_rfh_properties_adds_a_pair_seen_on_get() {
     assert_eq!(st, 201, "{put}");
     let (st, m) = g.next("APP.IN", "browse=true");
     assert_eq!(st, 200, "{m}");
-    // spec: mq-structures.md §8: the MQRFH v1 goes before the body, the MQMD
+    // IBM MQ "MQRFH - Rules and formatting header": the MQRFH v1 goes before the body, the MQMD
     // Format becomes MQFMT_RF_HEADER "MQHRF" and the MQRFH's Format the body's.
     assert_eq!(m["md"]["Format"], "MQHRF");
     let body = data(&m);
@@ -166,7 +166,7 @@ fn global_before_put_convert_changes_the_stored_ccsid() {
     let (st, put) = g.put("APP.IN", "format=MQSTR&ccsid=819", b"ABC");
     assert_eq!(st, 201, "{put}");
     let (_, m) = g.next("APP.IN", "");
-    // spec: ccsid.md: 'A' 'B' 'C' are 0xC1 0xC2 0xC3 in EBCDIC CCSID 500.
+    // docs/ccsid.md: 'A' 'B' 'C' are 0xC1 0xC2 0xC3 in EBCDIC CCSID 500.
     assert_eq!(m["md"]["CodedCharSetId"], 500);
     assert_eq!(data(&m), [0xC1, 0xC2, 0xC3]);
 }
@@ -184,7 +184,7 @@ fn after_get_changes_what_is_returned_not_what_is_stored() {
     assert_eq!(st, 201, "{put}");
     let (st, m) = g.next("VIEW", "browse=true");
     assert_eq!(st, 200, "{m}");
-    // spec: ccsid.md: "ABC" in CCSID 1047 is C1 C2 C3.
+    // docs/ccsid.md: "ABC" in CCSID 1047 is C1 C2 C3.
     assert_eq!(m["md"]["CodedCharSetId"], 1047);
     assert_eq!(data(&m), [0xC1, 0xC2, 0xC3]);
     let (_, stored) = g.next("APP.Q", "browse=true");
@@ -213,7 +213,7 @@ fn before_get_changes_the_get_options() {
         assert_eq!(st, 201, "{r}");
     }
     // Without the exit, MQMO_MATCH_CORREL_ID finds nothing: 2033
-    // MQRC_NO_MSG_AVAILABLE (spec: mq-constants.md).
+    // MQRC_NO_MSG_AVAILABLE (IBM MQ "Constants").
     let (_, r) = g.next("EXACT", &format!("correl_id={b}"));
     assert_eq!(r["mqrc"], 2033, "{r}");
     // The exit cleared the match options: the get takes the message anyway.
@@ -234,7 +234,7 @@ fn a_suppressing_before_put_fails_the_put_and_stores_nothing() {
         ),
     );
     let (st, r) = g.put("LOCKED", "", b"secret");
-    // The exit's feedback is the reason: 2035 MQRC_NOT_AUTHORIZED (spec: mq-constants.md).
+    // The exit's feedback is the reason: 2035 MQRC_NOT_AUTHORIZED (IBM MQ "Constants").
     assert_eq!(r["mqrc"], 2035, "{r}");
     assert!(st >= 400, "{st}");
     assert!(
@@ -262,7 +262,7 @@ fn a_convert_that_cannot_convert_refuses_the_put_and_chains_end_at_shutdown() {
         ),
     );
     // Bytes that are not UTF-8 in a message that says 1208: convert cannot
-    // convert it and suppresses it (2119 MQRC_NOT_CONVERTED, spec: ccsid.md).
+    // convert it and suppresses it (2119 MQRC_NOT_CONVERTED, docs/ccsid.md).
     let (_, r) = g.put("APP.IN", "format=MQSTR&ccsid=1208", &[0xFF, 0xFE]);
     assert_eq!(r["mqrc"], 2119, "{r}");
     assert_eq!(g.depth("APP.IN"), 0);
@@ -329,7 +329,7 @@ fn queue_points_run_exactly_once_per_message_on_the_queue_api_and_device_pulls()
     let (st, r) = g.get_ack("APP.IN", "");
     assert_eq!(st, 200, "{r}");
     // The before_put exit's MQRFH v1 pair is in what the consumer got
-    // (Format MQHRF, spec: mq-structures.md MQRFH).
+    // (Format MQHRF, the IBM MQ structure reference (IBM MQ "MQI data types") MQRFH).
     assert_eq!(r["md"]["Format"], "MQHRF");
     let got = data(&r);
     assert_eq!(&got[..4], b"RFH ", "{r}");
@@ -343,7 +343,7 @@ fn queue_points_run_exactly_once_per_message_on_the_queue_api_and_device_pulls()
         "a get runs no put exit"
     );
     // A device pull: the message reaches DEV0001's queue INBOX by a put
-    // naming the device queue manager (seed 001 resolution), then is pulled.
+    // naming the device queue manager (the WebSphere MQ Everyplace gateway article resolution), then is pulled.
     let (st, r) = g.put("INBOX", "q_mgr=DEV0001", b"two");
     assert_eq!(st, 201, "{r}");
     let (st, r) = g.call(
@@ -387,7 +387,7 @@ fn the_readme_example_gives_the_consumer_ebcdic_1047_with_the_origin_pair() {
     assert_eq!(m["md"]["CodedCharSetId"], 1047, "{m}");
     assert_eq!(m["md"]["Format"], "MQHRF", "{m}");
     let got = data(&m);
-    // spec: mq-structures.md §8.2: StrucId "RFH " at 0, Version 1, StrucLength
+    // IBM MQ "MQRFH2 - Rules and formatting header 2": StrucId "RFH " at 0, Version 1, StrucLength
     // at 8, Encoding at 12, CodedCharSetId at 16, Format at 20, Flags at 28,
     // NameValueString from 32. Integers in Encoding 546 (little-endian), the
     // convert exit's default. Expected EBCDIC bytes are what
@@ -444,7 +444,7 @@ fn check_config_refuses_exits_for_channels_and_queues_that_do_not_exist() {
     ] {
         assert!(err.contains(&expected), "missing {expected:?} in:\n{err}");
     }
-    // 2085 MQRC_UNKNOWN_OBJECT_NAME (spec: mq-constants.md).
+    // 2085 MQRC_UNKNOWN_OBJECT_NAME (IBM MQ "Constants").
     assert!(err.contains("MQRC 2085"), "{err}");
     assert!(err.contains("2 error(s)"), "{err}");
 }

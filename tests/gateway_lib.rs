@@ -102,7 +102,7 @@ async fn two_gateways_in_one_process_on_port_zero() {
         let (st, got) = call("GET", url(g, "/v1/queues/APP.Q/messages/next"), None).await;
         assert_eq!(st, 200, "{got}");
         assert_eq!(data(&got), text);
-        // spec: mq-structures.md §4: MsgId = "AMQ " + the queue manager name
+        // IBM MQ "MQMD - Message descriptor": MsgId = "AMQ " + the queue manager name
         // padded to 12: each gateway generated its own message's MsgId.
         let prefix = hex::encode_upper(format!("AMQ {qm:<12}"));
         let msg_id = got["md"]["MsgId"].as_str().unwrap();

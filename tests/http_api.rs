@@ -264,7 +264,7 @@ fn bad_requests_get_the_documented_error_and_store_nothing() {
     let (st, e) = g.put("APP.IN", "colour=blue", b"x");
     assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2046)));
     // Report bits no MQRO_* option has: 2061 MQRC_REPORT_OPTIONS_ERROR (IBM
-    // MQ "MQMD - Report"; spec: mq-constants.md MQRO). -1 has them all,
+    // MQ "MQMD - Report"; IBM MQ "Constants" MQRO). -1 has them all,
     // 0x10000000 (268435456) is in MQRO_REJECT_UNSUP_MASK 0x101C0000,
     // 0x80000000 is bit 31 alone.
     for report in ["-1", "268435456", "-2147483648"] {

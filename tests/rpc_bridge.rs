@@ -1,5 +1,5 @@
-//! End-to-end tests of the RPC bridge (issue 8 "These must hold"; seed 004;
-//! spec: rpc-bridge.md) against the built binary, with fixtures/rpc/demo.idl.
+//! End-to-end tests of the RPC bridge (docs/rpc.md "These must hold"; the EntireX WebSphere MQ RPC Server documentation;
+//! docs/rpc.md) against the built binary, with fixtures/rpc/demo.idl.
 
 mod common;
 
@@ -56,7 +56,7 @@ fn browse(g: &Gateway, q: &str) -> (u16, Value) {
 
 /// A test responder: gets `n` requests from RPC.REQUEST, answers each with
 /// `reply(request data)` on its ReplyToQ, carrying the request's CorrelId
-/// (spec: rpc-bridge.md §2, replier side).
+/// (docs/rpc.md, replier side).
 fn responder(
     base: String,
     n: usize,
@@ -92,7 +92,7 @@ fn responder(
 }
 
 /// CALC's request text: OPERATOR (A1), LEFT (I4), RIGHT (I4) → the result (I4)
-/// (spec: rpc-bridge.md §4: I4 = sign + 10 digits).
+/// (docs/rpc.md: I4 = sign + 10 digits).
 fn calc(req: &[u8]) -> Vec<u8> {
     let text = std::str::from_utf8(req).unwrap();
     let left: i64 = text[1..12].parse().unwrap();
@@ -108,7 +108,7 @@ fn calc(req: &[u8]) -> Vec<u8> {
 #[test]
 fn correl_id_hex_rules_end_to_end() {
     let (_d, g) = start("");
-    // Issue 8: `0102030405` sets CorrelId 01 02 03 04 05 and 19 zero bytes.
+    // docs/rpc.md: `0102030405` sets CorrelId 01 02 03 04 05 and 19 zero bytes.
     let (st, v) = rpc(
         &g,
         "SEND",
@@ -121,7 +121,7 @@ fn correl_id_hex_rules_end_to_end() {
     let (_, m) = g.get_ack("APP.QUEUE", "");
     assert_eq!(m["md"]["CorrelId"], expected.as_str());
 
-    // Upper and lower case give the same bytes (spec: rpc-bridge.md §3.1).
+    // Upper and lower case give the same bytes (docs/rpc.md).
     let upper = "ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789";
     for id in [upper, &upper.to_lowercase()] {
         let (st, v) = rpc(
@@ -193,7 +193,7 @@ fn request_reply_takes_only_its_reply() {
     assert_ne!(correl, "0".repeat(48));
     let requests = resp.join().unwrap();
     let md = &requests[0]["md"];
-    // spec: rpc-bridge.md §2 — MsgType REQUEST (1), ReplyToQ = the input queue.
+    // docs/rpc.md — MsgType REQUEST (1), ReplyToQ = the input queue.
     assert_eq!(md["MsgType"], 1);
     assert_eq!(md["ReplyToQ"], "RPC.REPLY");
     assert_eq!(md["Format"], "MQSTR");
@@ -239,7 +239,7 @@ fn no_reply_within_wait_interval_is_2033() {
         "{v}"
     );
     assert!(started.elapsed() >= Duration::from_millis(300));
-    // The request itself was put (non-transactional, seed 004).
+    // The request itself was put (non-transactional, the EntireX WebSphere MQ RPC Server documentation).
     let (st, m) = browse(&g, "RPC.REQUEST");
     assert_eq!(st, 200);
     assert_eq!(m["md"]["MsgType"], 1);
@@ -256,13 +256,13 @@ fn mq_rfh_parameters_build_one_mqrfh_v1() {
     );
     assert_eq!(st, 200, "{v}");
     let (_, m) = g.get_ack("APP.QUEUE", "");
-    // spec: rpc-bridge.md §2/§5 — MQMD Format MQHRF, the RFH's Format MQSTR.
+    // docs/rpc.md/§5 — MQMD Format MQHRF, the RFH's Format MQSTR.
     assert_eq!(m["md"]["Format"], "MQHRF");
     let bytes = data(&m);
     let (rfh, cs) = parse_rfh(&bytes, ByteOrder::Little).unwrap();
     assert_eq!(rfh.version, 1);
     assert_eq!(&rfh.format.0, b"MQSTR   ");
-    // Seed 004: "the resulting MQRFH header will have two name value pairs,
+    // the EntireX WebSphere MQ RPC Server documentation: "the resulting MQRFH header will have two name value pairs,
     // H1 v1 and H2 v2" — 11 characters, blank padded to 12.
     assert_eq!(&rfh.name_value_string[..], b"H1 v1 H2 v2 ");
     let pairs: Vec<(String, String)> = rfh
@@ -282,7 +282,7 @@ fn mq_rfh_parameters_build_one_mqrfh_v1() {
     );
     assert_eq!(&bytes[rfh.struc_length()..], b"hello               ");
 
-    // Blanks and quotes follow MQRFH quoting (spec: rpc-bridge.md §5).
+    // Blanks and quotes follow MQRFH quoting (docs/rpc.md).
     let (st, _) = rpc(
         &g,
         "SEND",
@@ -317,7 +317,7 @@ fn rfh_message(pairs: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
 #[test]
 fn received_mqrfh_fills_matching_out_parameters() {
     let (_d, g) = start("");
-    // Seed 004's example: pairs H1 v11 and H3 v22.
+    // the EntireX WebSphere MQ RPC Server documentation's example: pairs H1 v11 and H3 v22.
     let msg = rfh_message(&[("H1", "v11"), ("H3", "v22")], b"body");
     let (st, _) = g.put(
         "APP.QUEUE",
@@ -339,7 +339,7 @@ fn received_mqrfh_fills_matching_out_parameters() {
     assert!(v.get("MQ_RFH_H3").is_none() && v.get("H3").is_none(), "{v}");
     assert_eq!(v["MQ_REPLY_QUEUE"], "SOME.Q");
     assert_eq!(v["TEXT"], "body");
-    // Outside a conversation the get removed the message at once (seed 004).
+    // Outside a conversation the get removed the message at once (the EntireX WebSphere MQ RPC Server documentation).
     assert_eq!(browse(&g, "APP.QUEUE").0, 404);
 
     // Quoted values come back unquoted.
@@ -567,7 +567,7 @@ fn check_config_refuses_equal_queues_for_request_reply() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    // Seed 004: "the input queue must be different from the output queue".
+    // the EntireX WebSphere MQ RPC Server documentation: "the input queue must be different from the output queue".
     assert!(
         err.contains("rpc.input_queue: must differ from rpc.output_queue")
             && err.contains("DEMO/CALC"),
@@ -627,7 +627,7 @@ fn cli_calls_through_the_gateway() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["code"], "NO_MESSAGE");
     assert_eq!(v["mqrc"], 2033);
-    // stderr names the code and the MQRC once (defect report, seed 004).
+    // stderr names the code and the MQRC once (defect report, the EntireX WebSphere MQ RPC Server documentation).
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("2033").count(), 1, "{stderr}");
     assert!(stderr.starts_with("mqgate rpc: NO_MESSAGE: "), "{stderr}");
@@ -658,7 +658,7 @@ fn cli_calls_through_the_gateway() {
 #[test]
 fn decoupled_request_reply_in_two_calls() {
     let (_d, g) = start("");
-    // Call 1: a put with MQ_REPLY_QUEUE becomes a Request (spec: rpc-bridge.md
+    // Call 1: a put with MQ_REPLY_QUEUE becomes a Request (docs/rpc.md
     // §3) and returns the CorrelId MQ generated.
     let (st, v) = rpc(
         &g,
@@ -736,7 +736,7 @@ fn before_put_exit_changes_the_message_or_stops_the_call() {
     assert_eq!(st, 200, "{v}");
     let (_, m) = browse(&g, "APP.QUEUE");
     // What the exit left is what was put: CCSID 500, A = 0xC1, B = 0xC2,
-    // blank = 0x40 (spec: ccsid.md).
+    // blank = 0x40 (docs/ccsid.md).
     assert_eq!(m["md"]["CodedCharSetId"], 500);
     let mut want = vec![0xC1, 0xC2];
     want.resize(20, 0x40);
@@ -760,7 +760,7 @@ fn before_put_exit_changes_the_message_or_stops_the_call() {
 
 #[test]
 fn client_gone_during_a_get_loses_no_message() {
-    // Defect report (seed 004, tester): a client that gave up during a waiting
+    // Defect report (the EntireX WebSphere MQ RPC Server documentation, tester): a client that gave up during a waiting
     // get must not take the next message off the queue. Its wait is 3000 ms.
     let (_d, g) = start("");
     let started = Instant::now();
@@ -786,7 +786,7 @@ fn client_gone_during_a_get_loses_no_message() {
 
 #[test]
 fn repeated_parameters_are_bad_parameters() {
-    // Defect report (seed 004, tester): a repeated name (case-insensitive) is
+    // Defect report (the EntireX WebSphere MQ RPC Server documentation, tester): a repeated name (case-insensitive) is
     // BAD_PARAMETERS (docs/rpc.md "Errors"), not "last wins".
     let (_d, g) = start("");
     let (st, v) = g.call(
@@ -824,7 +824,7 @@ fn repeated_parameters_are_bad_parameters() {
 
 #[test]
 fn bad_bodies_and_conversation_ids_are_bad_parameters() {
-    // Defect report (seed 004, tester); docs/rpc.md "Errors" and "HTTP".
+    // Defect report (the EntireX WebSphere MQ RPC Server documentation, tester); docs/rpc.md "Errors" and "HTTP".
     let (_d, g) = start("");
     // An empty body for a program with IN parameters (CALC) is refused...
     let (st, v) = g.call("POST", "/v1/rpc/DEMO/CALC", Some(("application/json", b"")));
@@ -883,7 +883,7 @@ fn cli_refuses_values_that_do_not_fit_their_idl_type_before_sending() {
     // Defect report: `mqgate rpc` sent these and exited 1 after the round
     // trip; docs/rpc.md "CLI" says a value that does not fit is refused
     // before anything is sent, exit 2. fixtures/rpc/demo.idl: TEXT (A20) in
-    // SEND, LEFT (I4) in CALC; spec: rpc-bridge.md §4 (I4 = sign + 10
+    // SEND, LEFT (I4) in CALC; docs/rpc.md (I4 = sign + 10
     // digits, so 2147483648 = 2^31 is outside a 4-byte integer).
     let (_d, g) = start("");
     let run = |args: &[&str]| {

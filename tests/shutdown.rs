@@ -181,7 +181,7 @@ fn sigterm_with_everything_in_flight_drains_loses_nothing_and_applies_nothing_tw
         })
         .collect();
 
-    // 4. An RPC get (seed 004 RECEIVE) waiting 30 s on an empty queue.
+    // 4. An RPC get (the EntireX WebSphere MQ RPC Server documentation RECEIVE) waiting 30 s on an empty queue.
     let rpc_url = format!("{}/v1/rpc/DEMO/RECEIVE", a.base);
     let rpc = std::thread::spawn(move || {
         let params = json!({"MQ_QUEUE_NAME": "APP.QUEUE", "MQ_WAIT_INTERVAL": 30000});

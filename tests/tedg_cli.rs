@@ -1,6 +1,6 @@
 //! The Tuxedo gateway with the built binary: DMCONFIG errors at start-up and
 //! in check-config, `mqgate tpenqueue` and `mqgate rtq get`, and requests
-//! surviving kill -9 (issue 7). Expected values: seed 003's tables, spec:
+//! surviving kill -9 (docs/tuxedo.md). Expected values: the TOP END Domain Gateway guide's tables, spec:
 //! tuxedo.md §1.3/§1.4, and the line numbers each fixture's first comment gives.
 
 mod common;
@@ -96,7 +96,7 @@ fn tpenqueue_and_rtq_get_with_the_cli() {
     let msgid = v["msgid"].as_str().unwrap().to_string();
     assert_eq!(msgid.len(), 64);
 
-    // seed 003 error table: an unsupported flag → TPEDIAGNOSTIC (24) / QMEINVAL (-1); exit 1.
+    // the TOP END Domain Gateway guide error table: an unsupported flag → TPEDIAGNOSTIC (24) / QMEINVAL (-1); exit 1.
     let out = mqgate(
         &[&["tpenqueue"], &common[..], &["--flags", "TPQPRIORITY"]].concat(),
         Some(b"x"),
@@ -303,7 +303,7 @@ fn fml32_json_implies_buftype_fml32_and_flag_messages_are_clear() {
         "the contradicting call enqueued nothing"
     );
 
-    // `--flags ""`: TPEINVAL (4, spec: tuxedo.md §1.3), saying the name is empty.
+    // `--flags ""`: TPEINVAL (4, docs/tuxedo.md), saying the name is empty.
     let raw = ["--gateway", gw, "--qspace", "BILLING", "--qname", "RAWDATA"];
     let out = mqgate(
         &[&["tpenqueue"], &raw[..], &["--flags", "", "-"]].concat(),

@@ -1,5 +1,5 @@
 //! CCSID conversion speed next to glibc iconv on the same input, same run
-//! (issue 3 benchmark; results in docs/performance.md "CCSID conversion").
+//! (benchmark; results in docs/performance.md "CCSID conversion").
 //!
 //! Run: cargo bench -p mqgate-codecs --bench ccsid -- --warm-up-time 1 --measurement-time 3
 

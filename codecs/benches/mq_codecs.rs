@@ -1,4 +1,4 @@
-//! MQ header codec benchmarks (issue 2 "Benchmark"): (a) parse the header
+//! MQ header codec benchmarks (docs/performance.md): (a) parse the header
 //! chain of a 4 KiB transmission message (MQXQH with its MQMD + MQRFH2 +
 //! body) and (b) rewrite RemoteQName/RemoteQMgrName in place, each next to a
 //! memcpy of the same 4 KiB buffer measured in the same run.

@@ -73,7 +73,7 @@ fn programs_without_a_text_layout_are_named() {
     let err = BridgeProgram::bind(&file, "SECOND", "ONLY").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "line 35, column 5: parameter X: format B8 has no confirmed text layout (spec: rpc-bridge.md §9 #9)"
+        "line 35, column 5: parameter X: format B8 has no confirmed text layout (docs/rpc.md)"
     );
 }
 

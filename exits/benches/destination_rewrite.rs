@@ -1,6 +1,6 @@
 //! destination-rewrite on a 4 KiB transmission message next to a memcpy of
 //! the same 4 KiB, in the same run; allocations counted with a counting
-//! global allocator (issue 4 benchmark; results in docs/performance.md).
+//! global allocator (benchmark; results in docs/performance.md).
 //!
 //! Time is the benchmark thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not
 //! wall time: the machine is shared, and time spent preempted is not the

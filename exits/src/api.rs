@@ -1,6 +1,6 @@
 //! The exit API: exit points, reasons, the context every call gets, the data an
-//! exit may change, and its response (spec: mq-constants.md "Channel exits";
-//! seed 004: beforePut / beforeGet / afterGet).
+//! exit may change, and its response (IBM MQ "Constants" "Channel exits";
+//! the EntireX WebSphere MQ RPC Server documentation: beforePut / beforeGet / afterGet).
 
 use bytes::BytesMut;
 use mqgate_codecs::mq::constants::{xcc, xr, xt};
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Length of the exit user area in bytes (MQ_EXIT_USER_AREA_LENGTH = 16,
-/// spec: mq-constants.md "Name and field lengths").
+/// IBM MQ "Constants" "Name and field lengths").
 pub const EXIT_USER_AREA_LENGTH: usize = 16;
 
 /// The exit user area: 16 bytes that mqgate keeps for one exit instance from
@@ -27,7 +27,7 @@ pub const Q_MGR_CCSID: i32 = 1208;
 ///
 /// Channel points follow MQ's message channel exits (MQXT_CHANNEL_RCV,
 /// MQXT_CHANNEL_SEND, MQXT_CHANNEL_MSG); the queue points follow the EntireX
-/// WebSphere MQ RPC Server exit (seed 004: beforePut, beforeGet, afterGet).
+/// WebSphere MQ RPC Server exit (the EntireX WebSphere MQ RPC Server documentation: beforePut, beforeGet, afterGet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExitPoint {
@@ -124,7 +124,7 @@ impl fmt::Display for ExitPoint {
     }
 }
 
-/// Why an exit is called (MQXR_*, spec: mq-constants.md "Channel exits").
+/// Why an exit is called (MQXR_*, IBM MQ "Constants" "Channel exits").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExitReason {
     /// MQXR_INIT (11): once, when the channel starts or the queue is opened,
@@ -183,14 +183,14 @@ impl ExitResponse {
 /// Put options an exit may change before a put (the MQPMO fields mqgate uses).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct PutOptions {
-    /// MQPMO_* flags (spec: mq-constants.md "MQPMO").
+    /// MQPMO_* flags (IBM MQ "Constants" "MQPMO").
     pub options: i32,
 }
 
 /// Get options an exit may change before a get (the MQGMO fields mqgate uses).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct GetOptions {
-    /// MQGMO_* flags (spec: mq-constants.md "MQGMO").
+    /// MQGMO_* flags (IBM MQ "Constants" "MQGMO").
     pub options: i32,
     /// Milliseconds; 0 = no wait, -1 = MQWI_UNLIMITED.
     pub wait_interval: i32,
@@ -360,7 +360,7 @@ mod tests {
 
     #[test]
     fn exit_ids_and_reasons_are_mqs() {
-        // spec: mq-constants.md "Channel exits": MQXT CHANNEL_RCV 14, CHANNEL_SEND 13,
+        // IBM MQ "Constants" "Channel exits": MQXT CHANNEL_RCV 14, CHANNEL_SEND 13,
         // CHANNEL_MSG 12, API 2; MQXR INIT 11, TERM 12, MSG 13, XMIT 14.
         assert_eq!(ExitPoint::Receive.exit_id(), 14);
         assert_eq!(ExitPoint::Send.exit_id(), 13);

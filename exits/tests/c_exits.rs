@@ -139,7 +139,7 @@ fn c_exit_rewrites_remote_q_mgr_name() {
     let before = xmit_message("INBOX", "GATEWAY");
     let mut buf = BytesMut::from(&before[..]);
     assert_eq!(chain.run_buffer(&mut buf), Verdict::Continue);
-    // spec: mq-structures.md §6: RemoteQMgrName is bytes 56..104, blank padded.
+    // IBM MQ "MQXQH - Transmission-queue header": RemoteQMgrName is bytes 56..104, blank padded.
     let mut want = before.clone();
     want[56..104].fill(b' ');
     want[56..64].copy_from_slice(b"DEVICE01");
@@ -309,7 +309,7 @@ fn c_exit_changes_the_get_options() {
         "APP.IN",
         "",
     );
-    // spec: mq-constants.md MQGMO: WAIT 0x1, FAIL_IF_QUIESCING 0x2000.
+    // IBM MQ "Constants" MQGMO: WAIT 0x1, FAIL_IF_QUIESCING 0x2000.
     let mut gmo = GetOptions {
         options: 0x2001,
         wait_interval: 30_000,

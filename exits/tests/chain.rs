@@ -1,4 +1,4 @@
-//! Exit chains and isolation against issue 4's "These must hold" list:
+//! Exit chains and isolation against docs/exits.md's "These must hold" list:
 //! a chain of three exits (order, exit data, user area, INIT/TERM once each),
 //! a panicking and a too-slow exit (caller survives, policy applied, message
 //! neither lost nor duplicated).
@@ -94,7 +94,7 @@ channels:
     drop(chain); // TERM is not called a second time.
     let log = log.lock().unwrap().clone();
     // User area byte 0 counts calls: INIT = 1, three messages 2..4, TERM 5;
-    // receive exits get MQXR_XMIT (spec: mq-constants.md "Channel exits").
+    // receive exits get MQXR_XMIT (IBM MQ "Constants" "Channel exits").
     let want: Vec<String> = [
         "first:INIT:A:1",
         "second:INIT:B:1",
@@ -279,7 +279,7 @@ fn panicking_exit_at_a_queue_point_fails_the_put_with_2374() {
     let mut data = BytesMut::from(&b"payload"[..]);
     let mut pmo = PutOptions { options: 0x2 };
     let v = chain.run_before_put(&mut md, Charset::Ascii, &mut data, &mut pmo);
-    // spec: mq-constants.md / issue 4: 2374 MQRC_API_EXIT_ERROR.
+    // IBM MQ "Constants" / docs/exits.md: 2374 MQRC_API_EXIT_ERROR.
     assert!(
         matches!(
             v,

@@ -1,5 +1,5 @@
-//! The `convert` built-in exit (issue 4 built-in exits; conversion by the
-//! codecs' ccsid module, spec: ccsid.md §3).
+//! The `convert` built-in exit (docs/exits.md built-in exits; conversion by the
+//! codecs' ccsid module, docs/ccsid.md).
 
 use bytes::BytesMut;
 use mqgate_codecs::mq::chain::{ChainOptions, Header, parse_chain};
@@ -73,7 +73,7 @@ fn transmission_message_is_converted_headers_and_body() {
     let mut c = chain("ccsid=500 encoding=785", ExitPoint::Message, "TO.GW");
     let mut buf = BytesMut::from(&v[..]);
     assert_eq!(c.run_buffer(&mut buf), Verdict::Continue);
-    // spec: mq-structures.md §3: XQH in EBCDIC is E7 D8 C8 40.
+    // IBM MQ "StrucId (MQCHAR4)": XQH in EBCDIC is E7 D8 C8 40.
     assert_eq!(&buf[..4], &[0xE7, 0xD8, 0xC8, 0x40]);
     let parsed = parse_chain(&buf, &ChainOptions::default()).unwrap();
     assert_eq!(parsed.links[0].structure, Structure::Xqh);
@@ -90,7 +90,7 @@ fn transmission_message_is_converted_headers_and_body() {
 
 #[test]
 fn unconvertible_format_passes_or_is_suppressed_with_2110() {
-    // MQFMT_NONE data cannot be converted: 2110 MQRC_FORMAT_ERROR (spec: ccsid.md §3).
+    // MQFMT_NONE data cannot be converted: 2110 MQRC_FORMAT_ERROR (docs/ccsid.md).
     for (data, want) in [
         ("ccsid=500", None),
         ("ccsid=500 on_error=suppress", Some(Mqrc(2110))),

@@ -1,4 +1,4 @@
-//! destination-rewrite against issue 4's "These must hold" list (seed 001's
+//! destination-rewrite against docs/exits.md's "These must hold" list (the WebSphere MQ Everyplace gateway article's
 //! receive exit). Every test compares the whole buffer before and after.
 
 use bytes::BytesMut;
@@ -48,9 +48,9 @@ fn rewrite(data: &str) -> DestinationRewrite {
 
 #[test]
 fn percent_separator_ascii_big_and_little_endian() {
-    // Issue 4: RemoteQName `INBOX%DEV0001`, RemoteQMgrName `GATEWAY` ->
+    // docs/exits.md: RemoteQName `INBOX%DEV0001`, RemoteQMgrName `GATEWAY` ->
     // `INBOX` / `DEV0001`, every other byte unchanged.
-    // spec: mq-structures.md §6: RemoteQName @8, RemoteQMgrName @56, 48 bytes, blank padded.
+    // IBM MQ "MQXQH - Transmission-queue header": RemoteQName @8, RemoteQMgrName @56, 48 bytes, blank padded.
     for order in [ByteOrder::Big, ByteOrder::Little] {
         let before = xmit_message("INBOX%DEV0001", "GATEWAY", order, Charset::Ascii);
         let want = with_field(&before, 8, b"INBOX", b' ');
@@ -67,7 +67,7 @@ fn percent_separator_ascii_big_and_little_endian() {
 
 #[test]
 fn percent_separator_ebcdic_header() {
-    // spec: mq-structures.md §3: XQH StrucId in EBCDIC is E7 D8 C8 40; blank 0x40.
+    // IBM MQ "StrucId (MQCHAR4)": XQH StrucId in EBCDIC is E7 D8 C8 40; blank 0x40.
     // EBCDIC (CCSID 500/037 invariant) code points: I=C9 N=D5 B=C2 O=D6 X=E7,
     // D=C4 E=C5 V=E5, 0=F0 1=F1, %=6C.
     let before = xmit_message("INBOX%DEV0001", "GATEWAY", ByteOrder::Big, Charset::Ebcdic);
@@ -95,8 +95,8 @@ fn percent_separator_ebcdic_header() {
 
 #[test]
 fn slash_separator_with_dev_prefix() {
-    // Issue 4: separator `/`, prefix `DEV`, RemoteQName `INBOX/0001` -> RemoteQMgrName `DEV0001`
-    // (seed 001: sample code uses '/'; prefix added in the exit).
+    // docs/exits.md: separator `/`, prefix `DEV`, RemoteQName `INBOX/0001` -> RemoteQMgrName `DEV0001`
+    // (the WebSphere MQ Everyplace gateway article: sample code uses '/'; prefix added in the exit).
     let before = xmit_message("INBOX/0001", "GATEWAY", ByteOrder::Little, Charset::Ascii);
     let want = with_field(&before, 8, b"INBOX", b' ');
     let want = with_field(&want, 56, b"DEV0001", b' ');
@@ -108,7 +108,7 @@ fn slash_separator_with_dev_prefix() {
 
 #[test]
 fn fifty_character_queue_manager_name_is_never_truncated() {
-    // Issue 4: `Q%` + 40-character qmgr + 10-character prefix = 50 > 48.
+    // docs/exits.md: `Q%` + 40-character qmgr + 10-character prefix = 50 > 48.
     let qm40 = "ABCDEFGHIJ".repeat(4);
     let q = format!("Q%{qm40}");
     let before = xmit_message(&q, "GATEWAY", ByteOrder::Big, Charset::Ascii);
@@ -124,7 +124,7 @@ fn fifty_character_queue_manager_name_is_never_truncated() {
     assert_eq!(buf, before);
 
     // Through a chain: policy `suppress` (default) -> 2087 MQRC_UNKNOWN_REMOTE_Q_MGR
-    // (spec: mq-constants.md MQRC table), buffer unchanged; policy `pass` -> unchanged, continue.
+    // (IBM MQ "Constants" MQRC table), buffer unchanged; policy `pass` -> unchanged, continue.
     for (data, want) in [
         (
             "prefix=PREFIX.ABC",
@@ -151,7 +151,7 @@ fn fifty_character_queue_manager_name_is_never_truncated() {
 
 #[test]
 fn characters_outside_mq_name_rules_apply_the_policy() {
-    // spec: mq-structures.md §11: names use A-Z a-z 0-9 . / _ % only.
+    // IBM MQ "Rules for naming IBM MQ objects": names use A-Z a-z 0-9 . / _ % only.
     let base = xmit_message("X", "GATEWAY", ByteOrder::Little, Charset::Ascii);
     let cases: [(&[u8], NamePart, NameProblem); 4] = [
         (
@@ -220,7 +220,7 @@ fn without_separator_or_xqh_the_message_passes_unchanged() {
     let mut buf = before.clone();
     assert_eq!(rewrite("").rewrite(&mut buf), RewriteOutcome::NoSeparator);
     assert_eq!(buf, before);
-    // Separator after a NUL is not part of the name (spec: mq-structures.md §11).
+    // Separator after a NUL is not part of the name (IBM MQ "Rules for naming IBM MQ objects").
     let nul = with_field(&before, 8, b"INBOX\0%DEV1", b' ');
     let mut buf = nul.clone();
     assert_eq!(rewrite("").rewrite(&mut buf), RewriteOutcome::NoSeparator);
@@ -240,7 +240,7 @@ fn without_separator_or_xqh_the_message_passes_unchanged() {
 
 #[test]
 fn nul_padded_names_are_read_to_the_nul() {
-    // spec: mq-structures.md §11: a NUL ends the significant data (mq-golang pads with NULs).
+    // IBM MQ "Rules for naming IBM MQ objects": a NUL ends the significant data (mq-golang pads with NULs).
     let base = xmit_message("X", "GATEWAY", ByteOrder::Little, Charset::Ascii);
     let mut raw = [0u8; 48];
     raw[..13].copy_from_slice(b"INBOX%DEV0001");

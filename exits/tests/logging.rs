@@ -1,4 +1,4 @@
-//! The failure log line names the exit (issue 4: "Logged with the exit's
+//! The failure log line names the exit (docs/exits.md: "Logged with the exit's
 //! name"). Alone in its own test binary: tracing caches callsite interest
 //! process-wide, so a scoped subscriber can miss events that other tests'
 //! threads registered first.

@@ -1,5 +1,5 @@
 //! rfh-properties: add, override and remove MQRFH v1 pairs and MQRFH2 <usr>
-//! properties (issue 4 built-in exits; spec: mq-structures.md §8).
+//! properties (docs/exits.md built-in exits; IBM MQ "MQRFH - Rules and formatting header").
 
 use bytes::BytesMut;
 use mqgate_codecs::mq::chain::{ChainOptions, Descriptor, Header, parse_chain};
@@ -75,7 +75,7 @@ fn headers_are_added_before_the_body_when_missing() {
     let exit = RfhProperties::from_exit_data("rfh.App=GW usr.Region=EU").unwrap();
     let mut m = md("MQSTR");
     let out = exit.edit_message(&mut m, Charset::Ascii, b"hello").unwrap();
-    // MD -> MQRFH (v1) -> MQRFH2 -> body, Formats chained (spec: mq-structures.md §2).
+    // MD -> MQRFH (v1) -> MQRFH2 -> body, Formats chained (IBM MQ "Format (MQCHAR8)").
     assert_eq!(m.format.text(Charset::Ascii), "MQHRF");
     let c = chain_of(&m, &out);
     assert_eq!(c.len(), 2);
@@ -122,7 +122,7 @@ fn usr_properties_are_overridden_added_and_removed() {
         "<usr><Region>EU</Region><Keep>x</Keep><Empty></Empty><New>a&amp;b</New></usr>"
     );
     assert!(out.ends_with(b"body"));
-    // NameValueLength multiple of 4 (spec: mq-structures.md §8.3).
+    // NameValueLength multiple of 4 (IBM MQ "MQRFH2 - Rules and formatting header 2").
     assert_eq!(r.folders[1].data.len() % 4, 0);
 }
 
@@ -160,7 +160,7 @@ fn rfh_v1_pairs_are_overridden_and_removed() {
             ("KEEP".to_string(), "x".to_string())
         ]
     );
-    // StrucLength a multiple of 4 (spec: mq-structures.md §8.2).
+    // StrucLength a multiple of 4 (IBM MQ "MQRFH2 - Rules and formatting header 2").
     assert_eq!((out.len() - 4) % 4, 0);
 }
 
@@ -206,7 +206,7 @@ fn transmission_message_gets_the_rfh2_after_the_xqh() {
     };
     assert_eq!(usr_text(r, 0), "<usr><Via>mqgate</Via></usr>");
     // The XQH's routing fields are unchanged; only the embedded MD's Format
-    // (offset 104 + 32, spec: mq-structures.md §4, §6) now names the RFH2.
+    // (offset 104 + 32, IBM MQ "MQMD - Message descriptor", §6) now names the RFH2.
     assert_eq!(&buf[..136], &v[..136]);
     assert_eq!(&buf[136..144], b"MQHRF2  ");
     assert_eq!(&buf[144..428], &v[144..428]);
@@ -259,7 +259,7 @@ fn bad_exit_data_is_refused() {
 fn an_ebcdic_mqmd_gets_its_format_in_ebcdic() {
     // MQMD character fields in EBCDIC (qmgr keeps the MD's charset): Format
     // `MQSTR` read in EBCDIC, and the new Format `MQHRF2  ` written in EBCDIC:
-    // M=D4 Q=D8 H=C8 R=D9 F=C6 2=F2 blank=40 (spec: mq-structures.md §3 code points).
+    // M=D4 Q=D8 H=C8 R=D9 F=C6 2=F2 blank=40 (IBM MQ "StrucId (MQCHAR4)" code points).
     let mut m = Mqmd {
         format: CharField::new("MQSTR", Charset::Ebcdic).unwrap(),
         ..md("MQSTR")
@@ -270,7 +270,7 @@ fn an_ebcdic_mqmd_gets_its_format_in_ebcdic() {
         .unwrap();
     assert_eq!(m.format.0, [0xD4, 0xD8, 0xC8, 0xD9, 0xC6, 0xF2, 0x40, 0x40]);
     // The new RFH2 is in the CCSID the MD declares for the data (1208, ASCII
-    // family; spec: mq-structures.md §2), its StrucId `RFH ` in ASCII, and it
+    // family; IBM MQ "Format (MQCHAR8)"), its StrucId `RFH ` in ASCII, and it
     // takes over the MD's old Format, re-encoded in ASCII.
     assert_eq!(&out[..4], b"RFH ");
     let c = chain_of(&md("MQHRF2"), &out);
@@ -292,7 +292,7 @@ fn a_header_inserted_for_a_q_mgr_ccsid_message_takes_the_queue_managers_ccsid() 
     };
     let out = exit.edit_message(&mut m, Charset::Ascii, b"hello").unwrap();
     assert_eq!(m.format.text(Charset::Ascii), "MQHRF");
-    // spec: mq-structures.md §8.2: the MQRFH's CodedCharSetId at offset 16,
+    // IBM MQ "MQRFH2 - Rules and formatting header 2": the MQRFH's CodedCharSetId at offset 16,
     // Encoding at 12, Format at 20 (integers little-endian, Encoding 546).
     assert_eq!(&out[..4], b"RFH ");
     assert_eq!(i32::from_le_bytes(out[16..20].try_into().unwrap()), 1208);

@@ -1,6 +1,6 @@
 //! Applying received transmission messages to the queue manager: receive
-//! exits, MQXQH parse, message exits, resolution (spec: mq-structures.md
-//! §12, devices per seed 001) and the undelivered rule. Runs on a blocking
+//! exits, MQXQH parse, message exits, resolution (the IBM MQ structure reference (IBM MQ "MQI data types")
+//! §12, devices per the WebSphere MQ Everyplace gateway article) and the undelivered rule. Runs on a blocking
 //! thread: exits and store commits may take time.
 
 use super::xmit;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub enum ApplyError {
     /// Message `index` of the batch has no destination and the rule is
-    /// `retry` (seed 001 "Unhandled Messages").
+    /// `retry` (the WebSphere MQ Everyplace gateway article "Unhandled Messages").
     Undelivered {
         index: usize,
         reason: Mqrc,

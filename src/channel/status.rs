@@ -1,4 +1,4 @@
-//! What each channel is doing, for `GET /v1/status` (seed 001: a channel
+//! What each channel is doing, for `GET /v1/status` (the WebSphere MQ Everyplace gateway article: a channel
 //! stopped by the undelivered rule must be visible).
 
 use serde::Serialize;

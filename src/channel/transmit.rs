@@ -321,7 +321,7 @@ mod tests {
         }
         exits.terminate();
         exits.terminate();
-        // spec: mq-constants.md "Channel exits": MQXR_INIT 11, MQXR_TERM 12,
+        // IBM MQ "Constants" "Channel exits": MQXR_INIT 11, MQXR_TERM 12,
         // MQXR_MSG 13 for the message exit, MQXR_XMIT 14 for the send exit;
         // INIT and TERM once each, one data call per message. The send exit
         // sees the message as the message exit left it (432 = 428 + 4, + 1).

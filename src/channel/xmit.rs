@@ -1,4 +1,4 @@
-//! Transmission messages (MQXQH + data; spec: mq-structures.md §6): byte
+//! Transmission messages (MQXQH + data; IBM MQ "MQXQH - Transmission-queue header"): byte
 //! order detection and building one from a plain message.
 
 use mqgate_codecs::mq::xqh::{XQH_LENGTH, parse_xqh, write_xqh};
@@ -56,7 +56,7 @@ mod tests {
             ..Mqmd::default()
         };
         let t = wrap("INBOX%DEV0001", "MQGATE", md, b"body").unwrap();
-        // spec: mq-structures.md §6: StrucId "XQH ", RemoteQName at 8,
+        // IBM MQ "MQXQH - Transmission-queue header": StrucId "XQH ", RemoteQName at 8,
         // RemoteQMgrName at 56, MD at 104, 428 bytes in all.
         assert_eq!(&t[..4], b"XQH ");
         assert_eq!(

@@ -1,5 +1,5 @@
 //! `mqgate convert`: converts stdin from one CCSID to another on stdout
-//! (issue 3; conversion in `mqgate_codecs::ccsid`).
+//! (docs/ccsid.md; conversion in `mqgate_codecs::ccsid`).
 
 use clap::{Args, ValueEnum};
 use mqgate_codecs::ccsid::{Ccsid, NewlinePolicy, OnUnmappable, Options, convert};
@@ -68,7 +68,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
     ] {
         if !valid_encoding(e) {
             eprintln!(
-                "mqgate convert: {flag} {e} is not an MQ Encoding: reserved bits must be 0 and the integer part 1 (normal, 273) or 2 (reversed, 546) (spec: mq-structures.md §1; 2112/2116 MQRC_SOURCE/TARGET_INTEGER_ENC_ERROR)"
+                "mqgate convert: {flag} {e} is not an MQ Encoding: reserved bits must be 0 and the integer part 1 (normal, 273) or 2 (reversed, 546) (IBM MQ 'Encoding (MQLONG)'; 2112/2116 MQRC_SOURCE/TARGET_INTEGER_ENC_ERROR)"
             );
             return ExitCode::from(1);
         }
@@ -109,7 +109,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
 
 /// An Encoding mqgate can read integers by: reserved bits clear and the
 /// integer part undefined (0, read as normal), normal (1) or reversed (2)
-/// (spec: mq-structures.md §1).
+/// (IBM MQ "Encoding (MQLONG)").
 fn valid_encoding(e: i32) -> bool {
     use mqgate_codecs::mq::constants::enc;
     e & enc::RESERVED_MASK == 0 && e & enc::INTEGER_MASK <= 2

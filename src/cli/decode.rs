@@ -1,6 +1,6 @@
 //! `mqgate decode`: print every MQ structure and field of a message, then its body.
 //!
-//! Input (issue 2): a raw message (starting with an MQMD, an MQXQH or any other
+//! Input (docs/decode-json.md): a raw message (starting with an MQMD, an MQXQH or any other
 //! header, detected by StrucId), the same as hex text, or a dmpmqmsg/qload file
 //! with one or more messages. Output: amqsbcg-like text, or one JSON document
 //! (docs/decode-json.md). Bad input: a message naming the structure, offset and
@@ -53,7 +53,7 @@ pub struct DecodeArgs {
     pub format: Option<String>,
 }
 
-/// Exit status for bad input (issue 2).
+/// Exit status for bad input (docs/decode-json.md).
 const EXIT_BAD_INPUT: u8 = 2;
 /// Exit status when the input cannot be read at all.
 const EXIT_IO: u8 = 1;
@@ -116,7 +116,7 @@ pub fn run(args: DecodeArgs) -> ExitCode {
 }
 
 /// Checks an `--encoding` value: the reserved bits 0xFFFFF000 must be 0 and
-/// the integer part (mask 0xF) 0, 1 or 2 (spec: mq-structures.md §1).
+/// the integer part (mask 0xF) 0, 1 or 2 (IBM MQ "Encoding (MQLONG)").
 fn check_encoding(enc: i32) -> Result<(), String> {
     // Bit pattern, so that a negative number shows its reserved bits.
     let bits = enc as u32;

@@ -1,4 +1,4 @@
-//! `mqgate device-pull`: what a device does when it comes online (seed 001
+//! `mqgate device-pull`: what a device does when it comes online (the WebSphere MQ Everyplace gateway article
 //! store-and-forward): pull the messages waiting for its queue, acknowledge
 //! each once it is safely written.
 

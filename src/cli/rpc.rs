@@ -127,7 +127,7 @@ fn params_object(items: &[String]) -> Result<Map<String, Value>, String> {
 /// (docs/rpc.md "CLI", exit 2): names and shapes, the dynamic parameters
 /// (MQ_CORREL_ID, MQ_WAIT_INTERVAL, queue names, MQ_RFH_<name>), and every
 /// IN value against its IDL format by laying out the request text
-/// (spec: rpc-bridge.md §4), e.g. `TEXT at offset 0: 5000 characters, at
+/// (docs/rpc.md), e.g. `TEXT at offset 0: 5000 characters, at
 /// most 20 allowed` for an A20, or `LEFT at offset 1: 2147483648 does not fit
 /// format I4`. Characters the gateway's CCSID lacks are found only there.
 fn check_values(program: &BridgeProgram, params: &Map<String, Value>) -> Result<(), String> {
@@ -208,7 +208,7 @@ mod tests {
 
     #[test]
     fn repeated_and_empty_names_are_refused() {
-        // Defect report (seed 004, tester): a repeat must not silently win;
+        // Defect report (the EntireX WebSphere MQ RPC Server documentation, tester): a repeat must not silently win;
         // names are case-insensitive (docs/rpc.md "HTTP").
         assert_eq!(err(&["TEXT=a", "TEXT=b"]), "--param TEXT: TEXT given twice");
         assert_eq!(err(&["LEFT=1", "left=5"]), "--param left: left given twice");

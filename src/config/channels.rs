@@ -1,11 +1,11 @@
 //! Message channels and device queue managers (docs/config.md "channels",
-//! "devices"; docs/channel-protocol.md; seed 001).
+//! "devices"; docs/channel-protocol.md; the WebSphere MQ Everyplace gateway article).
 
 use mqgate_exits::{ExitDef, ExitRef, FailurePolicy};
 use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr};
 
-/// Name of the receiver channel of the embedded default (seed 001: the MQ
+/// Name of the receiver channel of the embedded default (the WebSphere MQ Everyplace gateway article: the MQ
 /// network sends to the gateway queue manager over this channel).
 pub const DEFAULT_RECEIVER_CHANNEL: &str = "TO.MQGATE";
 
@@ -44,7 +44,7 @@ impl ChannelDef {
 }
 
 /// What a receiver channel does with a message whose destination cannot be
-/// resolved (seed 001 "Unhandled Messages": the undelivered rule).
+/// resolved (the WebSphere MQ Everyplace gateway article "Unhandled Messages": the undelivered rule).
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum UndeliveredRule {
@@ -202,7 +202,7 @@ impl Default for DevicesConfig {
 }
 
 /// The channels of the embedded default: receiver `TO.MQGATE` running the
-/// `destination-rewrite` exit with separator `%` (seed 001).
+/// `destination-rewrite` exit with separator `%` (the WebSphere MQ Everyplace gateway article).
 pub fn default_channels() -> Vec<ChannelDef> {
     vec![ChannelDef::Receiver(ReceiverChannelDef {
         name: DEFAULT_RECEIVER_CHANNEL.into(),

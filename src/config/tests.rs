@@ -4,7 +4,7 @@ const EXAMPLE: &str = include_str!("../../fixtures/gateway.yaml");
 
 #[test]
 fn no_file_gives_the_embedded_default() {
-    // Issue 5: MQGATE, HTTP 127.0.0.1:8080, listener 127.0.0.1:1414, ./mqgate-data,
+    // docs/config.md: MQGATE, HTTP 127.0.0.1:8080, listener 127.0.0.1:1414, ./mqgate-data,
     // SYSTEM.DEAD.LETTER.QUEUE, a default transmission queue.
     let c = Config::from_yaml("# nothing\n", "empty.yaml").unwrap();
     assert_eq!(c.queue_manager.name, "MQGATE");
@@ -429,7 +429,7 @@ exits:
         .iter()
         .find(|e| e.message.starts_with("exits.queues.NOPE:"))
         .unwrap();
-    // 2085 MQRC_UNKNOWN_OBJECT_NAME (spec: mq-constants.md).
+    // 2085 MQRC_UNKNOWN_OBJECT_NAME (IBM MQ "Constants").
     assert!(nope.message.contains("MQRC 2085"), "{}", nope.message);
     assert!(
         e.errors[0]

@@ -104,7 +104,7 @@ pub(super) fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
 }
 
 /// Every MQRO_* report option bit IBM MQ defines (IBM MQ "MQMD - Report";
-/// spec: mq-constants.md MQRO): PAN 0x1, NAN 0x2, ACTIVITY 0x4,
+/// IBM MQ "Constants" MQRO): PAN 0x1, NAN 0x2, ACTIVITY 0x4,
 /// PASS_CORREL_ID 0x40, PASS_MSG_ID 0x80, COA(_WITH_(FULL_)DATA) 0x700,
 /// COD(...) 0x3800, PASS_DISCARD_AND_EXPIRY 0x4000, EXPIRATION(...)
 /// 0x00E00000, EXCEPTION(...) 0x07000000, DISCARD_MSG 0x08000000.

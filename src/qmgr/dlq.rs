@@ -204,7 +204,7 @@ mod tests {
             )
             .unwrap();
         let d = &got.data;
-        // spec: mq-structures.md §7: DestQName @12 (48), DestQMgrName @60
+        // IBM MQ "MQDLH - Dead-letter header": DestQName @12 (48), DestQMgrName @60
         // (48), Format @116 (8), PutApplName @128 (28), PutDate @156,
         // PutTime @164; §11: mqgate writers pad with blanks, never NUL.
         let blank_after = |at: usize, len: usize, text: &[u8]| {

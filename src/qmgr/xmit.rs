@@ -106,7 +106,7 @@ mod tests {
             )
             .unwrap();
         let x = &got.data;
-        // spec: mq-structures.md §6: RemoteQName @8, RemoteQMgrName @56,
+        // IBM MQ "MQXQH - Transmission-queue header": RemoteQName @8, RemoteQMgrName @56,
         // MsgDesc @104; §4 MD offsets: Format @32, ReplyToQ @100, ReplyToQMgr
         // @148, UserIdentifier @196 (12), ApplIdentityData @240 (32),
         // PutApplName @276 (28), PutDate @304, PutTime @312, ApplOriginData

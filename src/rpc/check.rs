@@ -123,7 +123,7 @@ mod tests {
 
     #[test]
     fn equal_queues_are_refused_only_with_request_reply_programs() {
-        // Seed 004: "for this scenario the input queue must be different from
+        // the EntireX WebSphere MQ RPC Server documentation: "for this scenario the input queue must be different from
         // the output queue"; demo.idl has the request/reply programs CALC and ORDER.
         let e = errors("  output_queue: Q\n  input_queue: Q\n");
         assert_eq!(e.len(), 1, "{e:?}");

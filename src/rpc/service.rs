@@ -488,7 +488,7 @@ impl RpcService {
             reply_to_q: md.reply_to_q.text(got.charset),
             rfh_pairs: reply.rfh_pairs,
         });
-        // Seed 004: "the parameter MQ_RFH_H2 gets no value assigned" — it is
+        // the EntireX WebSphere MQ RPC Server documentation: "the parameter MQ_RFH_H2 gets no value assigned" — it is
         // answered empty rather than left out.
         for p in &prog.dynamic.params {
             if matches!(p.kind, DynamicKind::Rfh(_))

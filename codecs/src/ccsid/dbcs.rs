@@ -26,7 +26,7 @@ pub const SO: u8 = 0x0E;
 /// Shift-in: back to single bytes.
 pub const SI: u8 = 0x0F;
 
-/// EBCDIC NL and LF, swapped by the NL_TO_LF policy (spec: ccsid.md §2).
+/// EBCDIC NL and LF, swapped by the NL_TO_LF policy (docs/ccsid.md).
 const EBCDIC_NL: u8 = 0x15;
 const EBCDIC_LF: u8 = 0x25;
 /// Decode page values from here up stand for `specials[value - SPECIAL]`.

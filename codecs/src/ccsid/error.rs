@@ -6,7 +6,7 @@ use crate::mq::Mqrc;
 /// Why a conversion failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConvertError {
-    /// The CCSID is not one mqgate supports (spec: ccsid.md §1).
+    /// The CCSID is not one mqgate supports (docs/ccsid.md).
     #[error("CCSID {ccsid} is not supported")]
     UnknownCcsid {
         /// The number asked for.
@@ -61,7 +61,7 @@ pub enum ConvertError {
 
 impl ConvertError {
     /// The MQ reason for a message whose data cannot be converted:
-    /// MQRC_NOT_CONVERTED (2119) (spec: ccsid.md §3).
+    /// MQRC_NOT_CONVERTED (2119) (docs/ccsid.md).
     pub fn mqrc(&self) -> Mqrc {
         Mqrc::NOT_CONVERTED
     }

@@ -1,4 +1,4 @@
-//! ASCII-based CJK multi-byte sets through `encoding_rs` (spec: ccsid.md §1).
+//! ASCII-based CJK multi-byte sets through `encoding_rs` (docs/ccsid.md).
 
 use super::error::ConvertError;
 use super::options::OnUnmappable;

@@ -1,4 +1,4 @@
-//! MQ message data conversion, what MQGMO_CONVERT does (issue 3; spec:
+//! MQ message data conversion, what MQGMO_CONVERT does (docs/ccsid.md; spec:
 //! ccsid.md §3): every structure's character fields go to the target CCSID,
 //! integers to the target Encoding, an MQSTR body is converted, and binary
 //! fields (MsgId, CorrelId, GroupId, AccountingToken) are never touched.

@@ -1,4 +1,4 @@
-//! Character conversion by IBM CCSID (spec: ccsid.md; issue 3).
+//! Character conversion by IBM CCSID (docs/ccsid.md).
 //!
 //! - [`Ccsid`] is a supported CCSID, found with [`Ccsid::new`] (unknown numbers
 //!   are an error naming them) and, for UTF-16, [`Ccsid::with_encoding`].

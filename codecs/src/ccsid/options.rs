@@ -3,7 +3,7 @@
 use super::registry::{Ccsid, Family};
 
 /// How EBCDIC NL (0x15) and LF (0x25) map to Unicode, like IBM MQ's
-/// ConvEBCDICNewline (spec: ccsid.md §2; MQ docs "AllQueueManagers stanza").
+/// ConvEBCDICNewline (docs/ccsid.md; MQ docs "AllQueueManagers stanza").
 ///
 /// The generated tables (ICU and glibc alike) map 0x15 ↔ U+0085 (NEL) and
 /// 0x25 ↔ U+000A (LF). When the policy applies, mqgate swaps the two, exactly

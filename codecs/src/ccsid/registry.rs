@@ -1,4 +1,4 @@
-//! The CCSID registry: which numbers mqgate converts and how (spec: ccsid.md §1).
+//! The CCSID registry: which numbers mqgate converts and how (docs/ccsid.md).
 
 use super::dbcs::DbcsTable;
 use super::dbcs_tables;
@@ -47,7 +47,7 @@ pub struct Ccsid {
     pub(crate) repr: Repr,
 }
 
-/// CJK CCSIDs served by `encoding_rs` (spec: ccsid.md §1, CJK table).
+/// CJK CCSIDs served by `encoding_rs` (docs/ccsid.md, CJK table).
 const CJK: &[(u16, &Encoding)] = &[
     (932, encoding_rs::SHIFT_JIS),
     (943, encoding_rs::SHIFT_JIS),
@@ -64,7 +64,7 @@ const CJK: &[(u16, &Encoding)] = &[
 ];
 
 /// Windows CCSIDs 5346-5354 are 1250-1258 with the euro; ICU's tables for
-/// them are the ones generated under 1250-1258 (spec: ccsid.md §1, Windows).
+/// them are the ones generated under 1250-1258 (docs/ccsid.md, Windows).
 const WINDOWS_EURO_ALIAS: core::ops::RangeInclusive<u16> = 5346..=5354;
 
 impl Ccsid {
@@ -101,7 +101,7 @@ impl Ccsid {
 
     /// Looks a CCSID up with the MQ Encoding of the data: for UTF-16 the byte
     /// order is little-endian when `encoding & 0xF == 2` (MQENC_INTEGER_REVERSED,
-    /// spec: mq-structures.md §1), big-endian otherwise. Other CCSIDs ignore it.
+    /// IBM MQ "Encoding (MQLONG)"), big-endian otherwise. Other CCSIDs ignore it.
     pub fn with_encoding(ccsid: i32, encoding: i32) -> Result<Ccsid, ConvertError> {
         let mut c = Ccsid::new(ccsid)?;
         if let Repr::Utf16 { little } = &mut c.repr {
@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn every_ccsid_of_issue_3_is_known() {
-        // issue 3 scope list.
+        // docs/ccsid.md scope list.
         let listed = [
             1208, 1200, 13488, 17584, 819, 912, 913, 914, 915, 1089, 813, 916, 920, 923, 1250,
             1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 437, 850, 852, 858, 37, 273, 277, 278,
@@ -187,7 +187,7 @@ mod tests {
 
     #[test]
     fn unknown_ccsid_is_an_error_naming_it() {
-        // issue 3: "An unknown CCSID is an error that names it."
+        // docs/ccsid.md: "An unknown CCSID is an error that names it."
         for n in [0, -1, -2, 1025, 70000, 300] {
             let e = Ccsid::new(n).unwrap_err();
             assert_eq!(e, ConvertError::UnknownCcsid { ccsid: n });
@@ -201,7 +201,7 @@ mod tests {
         assert_eq!(Ccsid::new(819).unwrap().family(), Family::Iso8859);
         assert_eq!(Ccsid::new(5348).unwrap().sbcs_table().unwrap().ccsid, 1252);
         assert_eq!(Ccsid::new(943).unwrap().family(), Family::Cjk);
-        // spec: mq-structures.md §1: Encoding 546 has integer field 2 (reversed).
+        // IBM MQ "Encoding (MQLONG)": Encoding 546 has integer field 2 (reversed).
         assert_eq!(Ccsid::with_encoding(1200, 546).unwrap().name(), "UTF-16LE");
         assert_eq!(Ccsid::with_encoding(1200, 273).unwrap().name(), "UTF-16BE");
     }

@@ -9,7 +9,7 @@ use super::unicode;
 /// Marks a byte a set leaves undefined in [`SbcsTable::to_unicode`].
 pub const UNDEFINED: u16 = 0xFFFF;
 
-/// EBCDIC NL and LF, swapped by the NL_TO_LF policy (spec: ccsid.md §2).
+/// EBCDIC NL and LF, swapped by the NL_TO_LF policy (docs/ccsid.md).
 const EBCDIC_NL: u8 = 0x15;
 const EBCDIC_LF: u8 = 0x25;
 

@@ -1,4 +1,4 @@
-//! Bulk kernels for the single-byte hot paths (issue 3 benchmark): a
+//! Bulk kernels for the single-byte hot paths (docs/ccsid.md benchmark): a
 //! 256-entry byte table applied to a slice, single-byte → UTF-8 for sets
 //! whose every byte is a Latin-1 character, and UTF-8 → single-byte for
 //! sets that hold every Latin-1 character.

@@ -1,4 +1,4 @@
-//! The parsed form of a Software AG IDL file (spec: rpc-bridge.md §1.2).
+//! The parsed form of a Software AG IDL file (docs/rpc.md).
 
 use std::fmt;
 
@@ -17,7 +17,7 @@ impl fmt::Display for Position {
     }
 }
 
-/// A whole IDL file: one or more libraries (spec: rpc-bridge.md §1.2 `file := library+`).
+/// A whole IDL file: one or more libraries (docs/rpc.md `file := library+`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IdlFile {
     /// The libraries in file order.
@@ -26,7 +26,7 @@ pub struct IdlFile {
 
 impl IdlFile {
     /// The library with this name (case-insensitive, names are unique after case
-    /// folding — spec: rpc-bridge.md §1.2 "Names").
+    /// folding — docs/rpc.md "Names").
     pub fn library(&self, name: &str) -> Option<&Library> {
         self.libraries
             .iter()
@@ -35,7 +35,7 @@ impl IdlFile {
 }
 
 /// `LIBRARY 'name' [: 'alias'] IS ...`. The library name (not the alias) goes on
-/// the wire (spec: rpc-bridge.md §1.2).
+/// the wire (docs/rpc.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Library {
     /// Library name as written between the apostrophes.
@@ -106,7 +106,7 @@ pub struct Parameter {
     /// Direction written on this line, if any.
     pub declared_direction: Option<Direction>,
     /// Direction that applies: the declared one at level 1 (none = In Out), the
-    /// level-1 parent's for members (spec: rpc-bridge.md §1.2 "Attributes").
+    /// level-1 parent's for members (docs/rpc.md "Attributes").
     pub direction: Direction,
     /// `ALIGNED` was given (no effect on the text layout).
     pub aligned: bool,
@@ -145,7 +145,7 @@ pub enum ParamKind {
     StructRef(String),
 }
 
-/// Parameter direction (spec: rpc-bridge.md §1.2; none written = In Out).
+/// Parameter direction (docs/rpc.md; none written = In Out).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {
     /// `IN`: client to server only.
@@ -198,7 +198,7 @@ pub struct NumericSpec {
     pub signed: bool,
 }
 
-/// A field format (spec: rpc-bridge.md §1.3).
+/// A field format (docs/rpc.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// `An`, `AV`, `AVn`: alphanumeric.
@@ -288,7 +288,7 @@ impl ArraySpec {
     }
 }
 
-/// One array dimension (spec: rpc-bridge.md §1.2 `fixed-dim`, `unb-dim`).
+/// One array dimension (docs/rpc.md `fixed-dim`, `unb-dim`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dimension {
     /// `[lower:]upper`, lower defaults to 1, upper ≥ lower.

@@ -1,6 +1,6 @@
 //! One IDL program prepared for the MQ RPC bridge: its operation, dynamic
 //! parameters and both text layouts, checked once when the IDL is loaded
-//! (spec: rpc-bridge.md §2-§4).
+//! (docs/rpc.md-§4).
 
 use std::fmt;
 

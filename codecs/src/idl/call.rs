@@ -1,4 +1,4 @@
-//! Which MQ operation an RPC program maps to (spec: rpc-bridge.md §2; seed 004
+//! Which MQ operation an RPC program maps to (docs/rpc.md; the EntireX WebSphere MQ RPC Server documentation
 //! "the remote procedure call has to have both INPUT and OUTPUT parameters, or
 //! an INOUT parameter").
 

@@ -1,5 +1,5 @@
 //! MQ_CORREL_ID: 48 hex characters in an A48 field ↔ the 24-byte CorrelId
-//! (spec: rpc-bridge.md §3.1; seed 004 "hexadecimal encoded binary array").
+//! (docs/rpc.md; the EntireX WebSphere MQ RPC Server documentation "hexadecimal encoded binary array").
 
 use std::fmt;
 
@@ -52,7 +52,7 @@ impl std::error::Error for CorrelIdError {}
 /// Reads an MQ_CORREL_ID value: hex digits in either case, trailing blanks
 /// trimmed, fewer than 48 digits padded on the right with 0x00 to 24 bytes.
 /// All blanks (or empty) gives `None`: MQ generates the CorrelId
-/// (MQPMO_NEW_CORREL_ID). Spec: rpc-bridge.md §3.1.
+/// (MQPMO_NEW_CORREL_ID). docs/rpc.md
 ///
 /// Errors: [`CorrelIdError`] for more than 48 digits, an odd count, or a non-hex
 /// character.

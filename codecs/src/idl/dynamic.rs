@@ -1,5 +1,5 @@
 //! Dynamic parameters of the MQ RPC bridge: MQ_QUEUE_NAME, MQ_REPLY_QUEUE,
-//! MQ_CORREL_ID, MQ_WAIT_INTERVAL, MQ_RFH_<name> (spec: rpc-bridge.md §3; seed
+//! MQ_CORREL_ID, MQ_WAIT_INTERVAL, MQ_RFH_<name> (docs/rpc.md; seed
 //! 004 "Dynamic parameters have a fixed name; they can be defined only on level
 //! 1 ... and before any variable length parameter").
 //!
@@ -14,7 +14,7 @@ use super::error::{IdlError, IdlErrorKind, IdlErrors};
 use super::value::{Record, Value};
 use crate::mq::Mqrc;
 
-/// Prefix of the MQRFH name/value parameters (seed 004 "MQ_RFH_*").
+/// Prefix of the MQRFH name/value parameters (the EntireX WebSphere MQ RPC Server documentation "MQ_RFH_*").
 pub const RFH_PREFIX: &str = "MQ_RFH_";
 
 /// Longest queue name in MQ_QUEUE_NAME / MQ_REPLY_QUEUE (MQ_Q_NAME_LENGTH).
@@ -93,7 +93,7 @@ impl WaitInterval {
         }
     }
 
-    /// From milliseconds: ≥ 0, or -1 for unlimited (spec: rpc-bridge.md §3.2).
+    /// From milliseconds: ≥ 0, or -1 for unlimited (docs/rpc.md).
     /// Other negatives (and values above i32::MAX) give `None` (MQ: 2090
     /// WAIT_INTERVAL_ERROR).
     pub fn from_millis(ms: i64) -> Option<WaitInterval> {
@@ -160,7 +160,7 @@ impl std::error::Error for DynamicValueError {}
 
 impl DynamicParams {
     /// Finds and checks the dynamic parameters of `program` (structs resolve in
-    /// `library`). Rules (spec: rpc-bridge.md §3): level 1 only; before any
+    /// `library`). Rules (docs/rpc.md): level 1 only; before any
     /// variable-length parameter; MQ_QUEUE_NAME, MQ_REPLY_QUEUE, MQ_CORREL_ID
     /// are A48; MQ_WAIT_INTERVAL is A with a fixed length or I4; MQ_RFH_<name>
     /// is A with a fixed length and a non-empty `<name>`; MQ_QUEUE_NAME and
@@ -266,7 +266,7 @@ impl DynamicParams {
     }
 
     /// True when the program has any MQ_RFH_ parameter: then a put carries one
-    /// MQRFH v1 built from the IN ones (seed 004 "a MQRFH header is built if at
+    /// MQRFH v1 built from the IN ones (the EntireX WebSphere MQ RPC Server documentation "a MQRFH header is built if at
     /// least one parameter in the IDL file has a name with prefix MQ_RFH_").
     pub fn has_rfh(&self) -> bool {
         self.params
@@ -355,7 +355,7 @@ impl DynamicParams {
     /// Values for the OUT dynamic parameters from a received message:
     /// MQ_CORREL_ID as 48 upper-case hex digits, MQ_REPLY_QUEUE trimmed, and each
     /// MQ_RFH_<name> from the first pair named `<name>`. Pairs without a
-    /// parameter are ignored; parameters without a pair are left out (seed 004).
+    /// parameter are ignored; parameters without a pair are left out (the EntireX WebSphere MQ RPC Server documentation).
     pub fn outputs(&self, received: &ReceivedMessage) -> Record {
         let mut out = Record::new();
         for p in self.params.iter().filter(|p| p.direction.is_out()) {
@@ -382,7 +382,7 @@ impl DynamicParams {
     }
 }
 
-/// A dynamic name below level 1 is an error (seed 004: "only on level 1").
+/// A dynamic name below level 1 is an error (the EntireX WebSphere MQ RPC Server documentation: "only on level 1").
 fn check_members(members: &[Parameter], errors: &mut Vec<IdlError>) {
     let mut pending: Vec<&Parameter> = members.iter().collect();
     while let Some(p) = pending.pop() {

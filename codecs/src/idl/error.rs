@@ -1,7 +1,7 @@
 //! Errors found while reading an IDL file, each with line and column.
 //!
 //! Where the EntireX IDL parser has a message of class 2001 for the same fault,
-//! [`IdlErrorKind::message_number`] gives it (spec: rpc-bridge.md §1.3 "Parser
+//! [`IdlErrorKind::message_number`] gives it (docs/rpc.md "Parser
 //! messages to mirror").
 
 use std::fmt;
@@ -201,7 +201,7 @@ pub enum IdlErrorKind {
         name: String,
     },
     /// A dynamic parameter (MQ_QUEUE_NAME, MQ_CORREL_ID, ...) breaks its rules
-    /// (spec: rpc-bridge.md §3).
+    /// (docs/rpc.md).
     DynamicParameter {
         /// Parameter name.
         name: String,
@@ -212,7 +212,7 @@ pub enum IdlErrorKind {
 
 impl IdlErrorKind {
     /// The EntireX message number of class 2001 for this fault, where one exists
-    /// (spec: rpc-bridge.md §1.3).
+    /// (docs/rpc.md).
     pub fn message_number(&self) -> Option<u32> {
         Some(match self {
             IdlErrorKind::SelfReferencingStruct { .. } => 20010003,

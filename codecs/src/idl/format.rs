@@ -1,4 +1,4 @@
-//! Reading a format word such as `A32`, `AV`, `NU8.3`, `I4` (spec: rpc-bridge.md §1.3):
+//! Reading a format word such as `A32`, `AV`, `NU8.3`, `I4` (docs/rpc.md):
 //! nom splits it into letters, length and decimals; the rules of the format
 //! table then check them.
 
@@ -15,10 +15,10 @@ use super::error::IdlErrorKind;
 /// alphanumeric field. Keeps layouts from sizing buffers by absurd numbers.
 pub const MAX_FIELD_LENGTH: u32 = 1 << 30;
 
-/// Largest n + m of an N/NU/P/PU format (spec: rpc-bridge.md §1.3).
+/// Largest n + m of an N/NU/P/PU format (docs/rpc.md).
 pub const MAX_NUMERIC_DIGITS: u32 = 29;
 
-/// Largest m of an N/NU/P/PU format (spec: rpc-bridge.md §1.3).
+/// Largest m of an N/NU/P/PU format (docs/rpc.md).
 pub const MAX_NUMERIC_DECIMALS: u32 = 7;
 
 fn invalid(word: &str, reason: impl Into<String>) -> IdlErrorKind {
@@ -62,7 +62,7 @@ fn number(word: &str, digits: &str) -> Result<u32, IdlErrorKind> {
 }
 
 /// Parses a format word. `extended` admits the UNCONFIRMED `U`/`UV` and `I8`
-/// formats (spec: rpc-bridge.md §9 #8).
+/// formats (docs/rpc.md).
 ///
 /// Errors: [`IdlErrorKind::LengthRequired`] (20010005) for `A`, `N` ...;
 /// [`IdlErrorKind::LengthNotAllowed`] (20010004) for `D8`, `I4.2`, `A10.2` ...;
@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn formats_of_the_sheet() {
-        // spec: rpc-bridge.md §1.3 table
+        // docs/rpc.md table
         assert_eq!(
             parse_format("A32", false),
             Ok(Format::Alpha(Length::Fixed(32)))
@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn length_rules() {
-        // spec: rpc-bridge.md §1.3: A needs a length (20010005); I/F/D/T/L take none (20010004).
+        // docs/rpc.md: A needs a length (20010005); I/F/D/T/L take none (20010004).
         assert_eq!(
             parse_format("A", false).unwrap_err().message_number(),
             Some(20010005)
@@ -297,7 +297,7 @@ mod tests {
 
     #[test]
     fn extended_formats_only_on_request() {
-        // spec: rpc-bridge.md §9 #8: U/UV/I8 behind a flag.
+        // docs/rpc.md: U/UV/I8 behind a flag.
         assert!(parse_format("U10", false).is_err());
         assert_eq!(
             parse_format("U10", true),

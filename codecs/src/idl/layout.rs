@@ -1,4 +1,4 @@
-//! The fixed-position text layout of a program's payload (spec: rpc-bridge.md
+//! The fixed-position text layout of a program's payload (docs/rpc.md
 //! §4, EntireX `mqRpc/map.htm`): one field after another, no separators, groups
 //! and arrays flattened in order (row-major), a variable-length value only at
 //! the very end.
@@ -109,7 +109,7 @@ impl fmt::Display for LayoutError {
 
 impl std::error::Error for LayoutError {}
 
-/// Text width of a format (spec: rpc-bridge.md §4 table). `Ok(None)` for
+/// Text width of a format (docs/rpc.md table). `Ok(None)` for
 /// formats with no confirmed text form (B, BV, F4, F8, U, UV — spec §9 #9).
 pub fn text_width(format: &Format) -> Option<Width> {
     fn numeric(s: &NumericSpec) -> usize {
@@ -248,7 +248,7 @@ impl Builder<'_> {
             ParamKind::Field(format) => {
                 let width = text_width(format).ok_or_else(|| {
                     fault(format!(
-                        "format {format} has no confirmed text layout (spec: rpc-bridge.md §9 #9)"
+                        "format {format} has no confirmed text layout (docs/rpc.md)"
                     ))
                 })?;
                 match width {

@@ -1,4 +1,4 @@
-//! Parameter lines → a tree by level number (spec: rpc-bridge.md §1.2 "Level":
+//! Parameter lines → a tree by level number (docs/rpc.md "Level":
 //! a deeper level belongs to the nearest preceding lower one; levels must not
 //! be skipped).
 

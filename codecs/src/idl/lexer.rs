@@ -1,4 +1,4 @@
-//! Tokens of Software AG IDL as nom parsers (spec: rpc-bridge.md §1.1).
+//! Tokens of Software AG IDL as nom parsers (docs/rpc.md).
 //!
 //! The grammar reads differently inside a parameter's parentheses: `A20/V` is a
 //! format, a slash and a dimension there, while outside `/` may be part of a
@@ -122,7 +122,7 @@ impl<'a> TokenKind<'a> {
         (*self == TokenKind::Eof).then_some(())
     }
 
-    /// Keywords are words compared without ASCII case (spec: rpc-bridge.md §1.1).
+    /// Keywords are words compared without ASCII case (docs/rpc.md).
     pub(crate) fn is_keyword(&self, keyword: &str) -> bool {
         matches!(self, TokenKind::Word(w) if w.eq_ignore_ascii_case(keyword))
     }
@@ -135,7 +135,7 @@ pub(crate) struct Token<'a> {
     pub at: &'a str,
 }
 
-/// Characters allowed in names besides letters and digits (spec: rpc-bridge.md §1.1).
+/// Characters allowed in names besides letters and digits (docs/rpc.md).
 fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '-' | '_' | '$' | '#' | '&' | '@' | '+' | '/' | '£')
 }
@@ -144,12 +144,12 @@ fn is_name_start(c: char) -> bool {
     c.is_alphabetic() || matches!(c, '_' | '$' | '#' | '&' | '@' | '+' | '£')
 }
 
-/// `/*` to the end of the line; the closing `*/` is optional (spec: rpc-bridge.md §1.1).
+/// `/*` to the end of the line; the closing `*/` is optional (docs/rpc.md).
 fn slash_comment(i: &str) -> PResult<'_, &str> {
     recognize(pair(tag("/*"), take_till(|c| c == '\n'))).parse(i)
 }
 
-/// A line whose first non-blank character is `*` (spec: rpc-bridge.md §1.1, §9 #2).
+/// A line whose first non-blank character is `*` (docs/rpc.md, §9 #2).
 fn star_comment(i: &str) -> PResult<'_, &str> {
     recognize(pair(char('*'), take_till(|c| c == '\n'))).parse(i)
 }
@@ -364,7 +364,7 @@ mod tests {
 
     #[test]
     fn comments_run_to_end_of_line() {
-        // spec: rpc-bridge.md §1.1 — `/*` to end of line, closing `*/` optional;
+        // docs/rpc.md — `/*` to end of line, closing `*/` optional;
         // a line starting with `*` is a comment.
         let toks = words(
             "/* head\r\nlibrary 'X' is /*trail */ program\n  ** End of file\nend-define",
@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn type_mode_splits_format_and_array() {
-        // spec: rpc-bridge.md §1.2 `simple := level name '(' type-length ['/' array] ')'`
+        // docs/rpc.md `simple := level name '(' type-length ['/' array] ')'`
         let toks = words("A20/1:4,V10)", Mode::Type);
         assert_eq!(
             toks,
@@ -420,7 +420,7 @@ mod tests {
 
     #[test]
     fn unclosed_string_is_expected_apostrophe() {
-        // spec: rpc-bridge.md §1.3 message 20010007 "expected apostrophe"
+        // docs/rpc.md message 20010007 "expected apostrophe"
         let err = Lexer::new("'abc\n'").next_token(Mode::Normal).unwrap_err();
         assert_eq!(err.kind, IdlErrorKind::ExpectedApostrophe);
         assert_eq!(err.position, Position { line: 1, column: 5 });

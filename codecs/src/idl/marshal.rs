@@ -1,4 +1,4 @@
-//! Parameters → fixed-position text (spec: rpc-bridge.md §4); the way back is
+//! Parameters → fixed-position text (docs/rpc.md); the way back is
 //! in [`super::unmarshal`].
 //!
 //! Widths count characters; the service converts the text to the payload's

@@ -1,5 +1,5 @@
-//! Software AG IDL and the pure half of the MQ RPC bridge (spec: rpc-bridge.md;
-//! seed 004).
+//! Software AG IDL and the pure half of the MQ RPC bridge (docs/rpc.md;
+//! the EntireX WebSphere MQ RPC Server documentation).
 //!
 //! - [`parse`] / [`parse_with`]: IDL text → [`IdlFile`], or every fault with line
 //!   and column ([`IdlErrors`]).

@@ -1,14 +1,14 @@
 //! Checks across a parsed file: name rules, struct references, struct cycles
-//! (spec: rpc-bridge.md §1.2 "Struct", "Names").
+//! (docs/rpc.md "Struct", "Names").
 
 use std::collections::HashMap;
 
 use super::ast::{IdlFile, Library, ParamKind, Parameter, Position};
 use super::error::{IdlError, IdlErrorKind};
 
-/// Longest struct name in characters (spec: rpc-bridge.md §1.2).
+/// Longest struct name in characters (docs/rpc.md).
 pub const MAX_STRUCT_NAME: usize = 31;
-/// Longest library, program or alias name in characters (spec: rpc-bridge.md §1.2).
+/// Longest library, program or alias name in characters (docs/rpc.md).
 pub const MAX_NAME: usize = 128;
 
 fn fold(name: &str) -> String {

@@ -1,4 +1,4 @@
-//! nom parser for one parameter line of Software AG IDL (spec: rpc-bridge.md
+//! nom parser for one parameter line of Software AG IDL (docs/rpc.md
 //! §1.2): `level name ['(' type ['/' array] ')'] attribute*`.
 
 use nom::Parser;

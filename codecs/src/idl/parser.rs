@@ -1,4 +1,4 @@
-//! nom parser for Software AG IDL (spec: rpc-bridge.md §1.2): file, library,
+//! nom parser for Software AG IDL (docs/rpc.md): file, library,
 //! program, struct and parameter block; the parameter lines are in `param.rs`.
 //!
 //! A syntax error stops the parse (nom's `Failure`); rule violations on
@@ -25,7 +25,7 @@ use super::position::Positions;
 /// Choices for [`parse_with`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParseOptions {
-    /// Accept the UNCONFIRMED formats `U`, `UV`, `I8` (spec: rpc-bridge.md §9 #8).
+    /// Accept the UNCONFIRMED formats `U`, `UV`, `I8` (docs/rpc.md).
     /// Default false.
     pub extended_formats: bool,
     /// Check the dynamic-parameter rules of the MQ RPC bridge (spec:

@@ -1,4 +1,4 @@
-//! Fixed-position text → parameters (spec: rpc-bridge.md §4). Every length is
+//! Fixed-position text → parameters (docs/rpc.md). Every length is
 //! checked against what is left before a field is read.
 
 use super::ast::{Format, Length};

@@ -1,5 +1,5 @@
 //! Parameter values of one RPC call, by IDL name (groups and structs as
-//! records, arrays as lists — issue 8 "Front ends").
+//! records, arrays as lists — docs/rpc.md "Front ends").
 
 use std::fmt;
 use std::str::FromStr;
@@ -151,7 +151,7 @@ impl Date {
 }
 
 /// A timestamp (IDL `T`): date and time to tenths of a second. 1.1.0000
-/// 0:00:00.0 means "no time" (spec: rpc-bridge.md §1.3).
+/// 0:00:00.0 means "no time" (docs/rpc.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Timestamp {
     /// The date part.
@@ -209,7 +209,7 @@ impl Value {
     /// marshalling.
     ///
     /// Errors: [`ValueTextError`] for text of another form, and for B and F
-    /// formats, which have no text form here (spec: rpc-bridge.md §9 #9).
+    /// formats, which have no text form here (docs/rpc.md).
     pub fn from_text(format: &Format, text: &str) -> Result<Value, ValueTextError> {
         let err = |expected: &'static str| ValueTextError {
             text: text.to_string(),

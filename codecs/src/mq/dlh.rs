@@ -68,7 +68,7 @@ impl Mqdlh {
     /// ([`CharField::name`]) and the Format taken from `original` is
     /// rebuilt ([`CharField::normalized`]), because a NUL ends a name in MQ
     /// and other queue managers read what follows it as part of nothing
-    /// (spec: mq-structures.md §11). The DLH is to be written in the byte
+    /// (IBM MQ "Rules for naming IBM MQ objects"). The DLH is to be written in the byte
     /// order of the returned MD's Encoding.
     ///
     /// Errors: a name longer than its field or with non-invariant characters.
@@ -221,7 +221,7 @@ mod tests {
     #[test]
     fn a_dlh_built_from_nul_padded_fields_is_blank_padded() {
         // The original MD's Format is NUL padded, the names were read from
-        // NUL-padded fields. spec: mq-structures.md §11: a NUL ends the
+        // NUL-padded fields. IBM MQ "Rules for naming IBM MQ objects": a NUL ends the
         // data; mqgate writers pad with blanks. §7: DestQName @12 (48),
         // DestQMgrName @60 (48), Format @116 (8), PutApplName @128 (28).
         let original = Mqmd {

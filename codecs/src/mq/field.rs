@@ -178,7 +178,7 @@ impl<const N: usize> CharField<N> {
     }
 
     /// A name field for a structure mqgate builds: `s` up to its first NUL
-    /// (a NUL ends a name in MQ, spec: mq-structures.md §11) without
+    /// (a NUL ends a name in MQ, IBM MQ "Rules for naming IBM MQ objects") without
     /// trailing blanks, written in `cs` and blank padded, so no NUL is ever
     /// copied into the new structure. Errors as [`Charset::encode_field`]
     /// for the part kept.
@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn a_built_name_ends_at_the_first_nul_and_is_blank_padded() {
-        // spec: mq-structures.md §11: a NUL ends the significant data;
+        // IBM MQ "Rules for naming IBM MQ objects": a NUL ends the significant data;
         // mqgate writers pad with blanks (0x20 ASCII, 0x40 EBCDIC).
         let f = CharField::<8>::name("APP.IN\0\0", Charset::Ascii).unwrap();
         assert_eq!(f.0, *b"APP.IN  ");

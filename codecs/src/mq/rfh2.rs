@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn a_built_rfh2_takes_a_nul_padded_format_blank_padded() {
-        // spec: mq-structures.md §11 (a NUL ends the data, mqgate writers
+        // IBM MQ "Rules for naming IBM MQ objects" (a NUL ends the data, mqgate writers
         // pad with blanks); §8.3: the MQRFH2's Format at offset 20.
         let next = Descriptor {
             format: CharField(*b"MQSTR\0\0\0"),

@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn an_xqh_built_from_nul_padded_fields_is_blank_padded() {
         // The names were read from NUL-padded fields, the MD's ReplyToQ,
-        // ReplyToQMgr and Format are NUL padded. spec: mq-structures.md §11
+        // ReplyToQMgr and Format are NUL padded. IBM MQ "Rules for naming IBM MQ objects"
         // (a NUL ends the data, mqgate writers pad with blanks); §6:
         // RemoteQName @8, RemoteQMgrName @56, MsgDesc @104; §4: MD Format
         // @32, ReplyToQ @100, ReplyToQMgr @148 (from the MD's start).

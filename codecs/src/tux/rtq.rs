@@ -69,7 +69,9 @@ pub struct RelativeTime {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RelativeTimeError {
     /// TPQTIME_REL seconds outside 0..=86400.
-    #[error("relative deq_time {0} s is outside 0..=86400 (seed 003: TPEDIAGNOSTIC/QMEINVAL)")]
+    #[error(
+        "relative deq_time {0} s is outside 0..=86400 (the TOP END Domain Gateway guide: TPEDIAGNOSTIC/QMEINVAL)"
+    )]
     OutOfRange(i64),
     /// Text that is not `R:HH:MM` within `R:00:00`..=`R:24:00`.
     #[error("schedule time {0:?} is not R:HH:MM within R:00:00..=R:24:00")]

@@ -1,6 +1,6 @@
 //! `convert`: converts a message to a target CCSID and Encoding with the
 //! codecs' MQ data conversion (`mqgate_codecs::ccsid::convert_message`, what
-//! MQGMO_CONVERT does; spec: ccsid.md §3), e.g. at `after_get` for a consumer
+//! MQGMO_CONVERT does; docs/ccsid.md), e.g. at `after_get` for a consumer
 //! that wants EBCDIC, or at `message` on a channel (like MQ's CONVERT(YES)).
 //!
 //! Exit data (`key=value` items):
@@ -27,7 +27,7 @@ use mqgate_codecs::mq::constants::{enc, md::LENGTH_2 as MD_V2_LENGTH};
 use mqgate_codecs::mq::md::write_md;
 use mqgate_codecs::mq::{ByteOrder, Charset, Mqmd, Mqrc};
 
-/// Offsets of Encoding and CodedCharSetId in an MQMD (spec: mq-structures.md §4).
+/// Offsets of Encoding and CodedCharSetId in an MQMD (IBM MQ "MQMD - Message descriptor").
 const MD_ENCODING_OFFSET: usize = 24;
 const MD_CCSID_OFFSET: usize = 28;
 

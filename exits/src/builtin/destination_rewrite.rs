@@ -1,4 +1,4 @@
-//! `destination-rewrite`: the receive exit of seed 001 (IBM developerWorks,
+//! `destination-rewrite`: the receive exit of the WebSphere MQ Everyplace gateway article (IBM developerWorks,
 //! "Configuring WebSphere MQ for large-scale deployment of WebSphere MQ
 //! Everyplace devices", 2006).
 //!
@@ -35,7 +35,7 @@ use mqgate_codecs::mq::{ByteOrder, Charset, Mqrc, Structure};
 use std::fmt;
 
 /// Length of RemoteQName and RemoteQMgrName in bytes (MQ_Q_NAME_LENGTH,
-/// MQ_Q_MGR_NAME_LENGTH; spec: mq-constants.md).
+/// MQ_Q_MGR_NAME_LENGTH; IBM MQ "Constants").
 pub const NAME_LENGTH: usize = 48;
 
 /// What to do with a name that breaks MQ's rules.
@@ -75,7 +75,7 @@ impl NamePart {
     }
 }
 
-/// Why a resulting name breaks MQ's naming rules (spec: mq-structures.md §11).
+/// Why a resulting name breaks MQ's naming rules (IBM MQ "Rules for naming IBM MQ objects").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NameProblem {
     Empty,
@@ -137,7 +137,7 @@ pub enum DataError {
     UnknownKey(String),
 }
 
-/// MQ object name characters: `A-Z a-z 0-9 . / _ %` (spec: mq-structures.md §11).
+/// MQ object name characters: `A-Z a-z 0-9 . / _ %` (IBM MQ "Rules for naming IBM MQ objects").
 pub fn is_name_char(c: u8) -> bool {
     NAME_CHAR[c as usize]
 }
@@ -235,7 +235,7 @@ impl DestinationRewrite {
             return RewriteOutcome::NoSeparator;
         }
         // The queue name is already in place: RemoteQName = QUEUE only needs
-        // the separator and what follows blanked (seed 001: "deleting the
+        // the separator and what follows blanked (the WebSphere MQ Everyplace gateway article: "deleting the
         // characters following the first occurrence of %").
         if let Err(problem) = check_name(&field[..at], cs, base) {
             return RewriteOutcome::Invalid {

@@ -1,6 +1,6 @@
 //! The built-in exits, registered by name in [`crate::registry::ExitRegistry::with_builtins`].
 //!
-//! - `destination-rewrite` ([`destination_rewrite`]): seed 001's receive exit.
+//! - `destination-rewrite` ([`destination_rewrite`]): the WebSphere MQ Everyplace gateway article's receive exit.
 //! - `rfh-properties` ([`rfh_properties`]): MQRFH v1 pairs and MQRFH2 `<usr>` properties.
 //! - `convert` ([`convert`]): MQ data conversion to a target CCSID/Encoding.
 

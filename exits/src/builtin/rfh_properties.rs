@@ -1,6 +1,6 @@
 //! `rfh-properties`: adds, overrides or removes MQRFH version 1 name/value
-//! pairs and MQRFH2 `<usr>` folder properties (spec: mq-structures.md §8;
-//! seed 004: the EntireX MQ RPC Server builds MQRFH name/value pairs from
+//! pairs and MQRFH2 `<usr>` folder properties (IBM MQ "MQRFH - Rules and formatting header";
+//! the EntireX WebSphere MQ RPC Server documentation: the EntireX MQ RPC Server builds MQRFH name/value pairs from
 //! `MQ_RFH_*` parameters).
 //!
 //! Exit data (`key=value` items, blank or comma separated; values cannot

@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn whitespace_is_ignored_and_errors_have_positions() {
-        // The RFH2 StrucId 52 46 48 20 (spec: mq-structures.md §3), split over lines.
+        // The RFH2 StrucId 52 46 48 20 (IBM MQ "StrucId (MQCHAR4)"), split over lines.
         assert_eq!(parse_hex(b"52 46\n4 8\t20\n").unwrap(), b"RFH ");
         assert_eq!(parse_hex(b"ab").unwrap(), [0xAB]);
         assert_eq!(

@@ -1,5 +1,5 @@
 //! Decodes a message's header chain with mqcodec's chain walker and collects a
-//! [`MessageView`] (spec: mq-structures.md §2, the chaining rule).
+//! [`MessageView`] (IBM MQ "Format (MQCHAR8)", the chaining rule).
 //!
 //! [`chain::parse_chain`] finds the structures (detecting a bare first one by
 //! its StrucId and the byte order of its Version) and keeps the part read
@@ -102,7 +102,7 @@ pub fn decode<'a>(
 }
 
 /// Fixed part of an MQRFH2 (StrucId to NameValueCCSID), in bytes
-/// (spec: mq-structures.md §8.3).
+/// (IBM MQ "MQRFH2 - Rules and formatting header 2").
 const RFH2_FIXED: usize = 36;
 
 /// For an MQRFH2 whose StrucLength runs past the data: its fixed fields, read
@@ -119,7 +119,7 @@ fn fixed_rfh2_before_length_error(e: &DecodeError, data: &[u8]) -> Option<Struct
     // The error names the StrucLength field, 8 bytes into the structure.
     let start = e.offset.checked_sub(8)?;
     let fixed = data.get(start..start.checked_add(RFH2_FIXED)?)?;
-    // Version 2 tells the byte order (spec: mq-structures.md §1, §8.3).
+    // Version 2 tells the byte order (IBM MQ "Encoding (MQLONG)", §8.3).
     let order = [ByteOrder::Little, ByteOrder::Big]
         .into_iter()
         .find(|o| o.read_i32(fixed, 4) == Some(2))?;
@@ -239,7 +239,7 @@ mod tests {
 
     #[test]
     fn dead_letter_header_after_an_mqmd() {
-        // spec: mq-structures.md §7: Reason 2051 (PUT_INHIBITED), DestQName "DLQ.TARGET",
+        // IBM MQ "MQDLH - Dead-letter header": Reason 2051 (PUT_INHIBITED), DestQName "DLQ.TARGET",
         // little-endian (Encoding 546); DLH 172 bytes; its Encoding/CCSID/Format describe the body.
         let mut data = md_for("MQDEAD", 546);
         let d = Mqdlh {
@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn mqrfh_v1_pairs_with_quotes() {
-        // spec: mq-structures.md §8.2: a quoted token keeps its blanks, "" is one quote.
+        // IBM MQ "MQRFH2 - Rules and formatting header 2": a quoted token keeps its blanks, "" is one quote.
         let nvs = br#"OPT_LVL 1 greeting "say ""hi""""#;
         let r = Mqrfh {
             version: 1,
@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn ebcdic_transmission_header_is_detected_and_decoded() {
-        // spec: mq-structures.md §3: EBCDIC "XQH " is E7 D8 C8 40; big-endian (z/OS, 785).
+        // IBM MQ "StrucId (MQCHAR4)": EBCDIC "XQH " is E7 D8 C8 40; big-endian (z/OS, 785).
         let x = Mqxqh {
             version: 1,
             remote_q_name: CharField::new("QUEUE.A", Charset::Ebcdic).unwrap(),
@@ -339,7 +339,7 @@ mod tests {
     #[test]
     fn bad_folder_text_keeps_the_structures_before_it_and_its_fixed_fields() {
         // NameValueCCSID 1208 with bytes that are not UTF-8: 2335 MQRC_RFH_STRING_ERROR
-        // (spec: mq-structures.md §8.2 error list), the MQMD before it still shown.
+        // (IBM MQ "MQRFH2 - Rules and formatting header 2" error list), the MQMD before it still shown.
         let mut data = md_for("MQHRF2", 546);
         let next = Descriptor {
             encoding: 546,
@@ -354,7 +354,7 @@ mod tests {
         });
         rfh2::write_rfh2(&r, ByteOrder::Little, Charset::Ascii, &mut data);
         let v = decode(&data, None, Start::Detect, &Overrides::default());
-        // The RFH2's fixed fields are kept too, marked incomplete (issue 2 fix list).
+        // The RFH2's fixed fields are kept too, marked incomplete (docs/decode-json.md fix list).
         assert_eq!(v.structures.len(), 2);
         assert_eq!(v.structures[0].name, "MQMD");
         assert_eq!(v.structures[1].name, "MQRFH2");
@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn file_md_describes_the_data_and_overrides_win() {
-        // A dmpmqmsg MD with Format MQHRF2 leads into an RFH2 (spec: mq-wire.md §B.3);
+        // A dmpmqmsg MD with Format MQHRF2 leads into an RFH2 (IBM MQ "dmpmqmsg" §B.3);
         // --format MQSTR makes the same bytes a plain body.
         let next = Descriptor {
             encoding: 546,

@@ -1,5 +1,5 @@
 //! The single-byte CCSIDs mqgate supports, with the converter name each
-//! oracle knows them by (spec: ccsid.md §1, names checked with `iconv -l` and
+//! oracle knows them by (docs/ccsid.md, names checked with `iconv -l` and
 //! `uconv -l` on Debian 12).
 
 /// The family of a single-byte set; EBCDIC sets get the newline policy.
@@ -60,7 +60,7 @@ const fn s(
 
 use Family::{Ebcdic, Iso8859, Pc, Windows};
 
-/// Every single-byte CCSID of issue 3, in CCSID order within each family.
+/// Every single-byte CCSID of docs/ccsid.md, in CCSID order within each family.
 pub const SBCS: &[SbcsSpec] = &[
     s(819, "ISO-8859-1", Iso8859, "ISO-8859-1", "ISO-8859-1"),
     s(

@@ -1,4 +1,4 @@
-//! issue 3: the generated Rust (and the mixed EBCDIC blob) is checked in,
+//! docs/ccsid.md: the generated Rust (and the mixed EBCDIC blob) is checked in,
 //! and a test regenerates and diffs it when the tool (ICU uconv) is present.
 
 use mqgate_ccsid_gen::{dbcs, list, oracle::Tool, render};

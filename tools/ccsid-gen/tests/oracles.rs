@@ -1,4 +1,4 @@
-//! issue 3: for every single-byte CCSID, all 256 byte values converted to
+//! docs/ccsid.md: for every single-byte CCSID, all 256 byte values converted to
 //! Unicode and back match glibc iconv and ICU uconv, with the newline policy
 //! that matches each tool; deliberate differences are listed here and in
 //! docs/ccsid.md.
@@ -82,7 +82,7 @@ fn every_sbcs_matches_uconv_under_table_and_swaplfnl() {
             "{}",
             spec.icu
         );
-        // NL_TO_LF = ICU's `,swaplfnl` converter (EBCDIC only; spec: ccsid.md §2).
+        // NL_TO_LF = ICU's `,swaplfnl` converter (EBCDIC only; docs/ccsid.md).
         if spec.family == Family::Ebcdic {
             let swapped = format!("{},swaplfnl", spec.icu);
             assert_eq!(
