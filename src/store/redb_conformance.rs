@@ -48,16 +48,12 @@ fn queue_manager_crash_at_every_store_write() {
 
 #[test]
 fn kill_9_leaves_every_batch_whole_or_absent() {
-    let writer = concat!(module_path!(), "::kill_9_writer");
-    crash::kill_9_leaves_every_batch_whole_or_absent(open, writer);
-}
-
-/// The child process of `kill_9_leaves_every_batch_whole_or_absent`, which
-/// runs it with the writer's environment variable set.
-#[test]
-#[ignore = "the child process of kill_9_leaves_every_batch_whole_or_absent"]
-fn kill_9_writer() {
-    crash::kill_9_writer(open);
+    // The test runs itself again as the writer child (see the function).
+    let this = concat!(
+        module_path!(),
+        "::kill_9_leaves_every_batch_whole_or_absent"
+    );
+    crash::kill_9_leaves_every_batch_whole_or_absent(open, this);
 }
 
 #[test]

@@ -277,15 +277,11 @@ fn last_batch(store: &dyn Store) -> u64 {
         .map_or(0, u64::from_be_bytes)
 }
 
-/// The child of [`kill_9_leaves_every_batch_whole_or_absent`]: when
-/// [`WRITER_DIR`] is set, opens the store there and applies
-/// [`writer_batch`]es after the last one stored, printing `durable N` on
-/// stdout once batch N's apply returned `Ok`, until it is killed (or after
-/// 60 s, or when stdout is closed). Without the variable it does nothing.
-pub fn kill_9_writer<F: Fn(&Path) -> Arc<dyn Store>>(open: F) {
-    let Some(dir) = std::env::var_os(WRITER_DIR) else {
-        return;
-    };
+/// The child of [`kill_9_leaves_every_batch_whole_or_absent`]: opens the
+/// store in `dir` and applies [`writer_batch`]es after the last one stored,
+/// printing `durable N` on stdout once batch N's apply returned `Ok`, until
+/// it is killed (or after 60 s, or when stdout is closed).
+fn kill_9_writer<F: Fn(&Path) -> Arc<dyn Store>>(open: F, dir: &std::ffi::OsStr) {
     let store = open(Path::new(&dir));
     let mut out = std::io::stdout();
     let started = Instant::now();
@@ -307,9 +303,7 @@ pub fn kill_9_writer<F: Fn(&Path) -> Arc<dyn Store>>(open: F) {
 /// Kill rounds: the child is SIGKILLed this many times.
 const ROUNDS: usize = 12;
 
-/// Runs [`kill_9_writer`] in a child process (this test binary again,
-/// running the `#[test]` named `writer_test`, a full path from
-/// `module_path!()`) and SIGKILLs it at random points: half the rounds
+/// Runs [`kill_9_writer`] in a child process and SIGKILLs it at random points: half the rounds
 /// 0-100 ms after its first durable batch, half 0-200 ms after it started
 /// (during start-up, open and recovery too). After each kill the store is
 /// reopened: its last batch number N is the last the child reported durable
@@ -317,15 +311,24 @@ const ROUNDS: usize = 12;
 /// are exactly those of batches 1 to N — no batch in part, none reported
 /// durable missing. The kill points are random (seed printed), the
 /// assertions do not depend on them.
+///
+/// The child is this test binary again, running the same `#[test]` (named by
+/// `this_test`, a full path from `module_path!()`) with [`WRITER_DIR`] set:
+/// in that process this function is the writer instead, so no test is
+/// ignored or needs a flag to run.
 pub fn kill_9_leaves_every_batch_whole_or_absent<F: Fn(&Path) -> Arc<dyn Store>>(
     open: F,
-    writer_test: &str,
+    this_test: &str,
 ) {
+    if let Some(dir) = std::env::var_os(WRITER_DIR) {
+        kill_9_writer(open, &dir);
+        return;
+    }
     let exe = std::env::current_exe().expect("the test binary");
     // Test names leave out the crate name module_path!() starts with.
-    let name = writer_test
+    let name = this_test
         .split_once("::")
-        .map_or(writer_test, |(_, rest)| rest);
+        .map_or(this_test, |(_, rest)| rest);
     let mut rng = Rng::from_clock();
     println!("kill-point seed {}", rng.0);
     let dir = tempfile::tempdir().expect("temporary directory");
@@ -333,13 +336,7 @@ pub fn kill_9_leaves_every_batch_whole_or_absent<F: Fn(&Path) -> Arc<dyn Store>>
     let mut applied = 0u64;
     for round in 0..ROUNDS {
         let mut child = Command::new(&exe)
-            .args([
-                name,
-                "--exact",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
             .env(WRITER_DIR, dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
