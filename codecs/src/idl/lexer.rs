@@ -149,7 +149,8 @@ fn slash_comment(i: &str) -> PResult<'_, &str> {
     recognize(pair(tag("/*"), take_till(|c| c == '\n'))).parse(i)
 }
 
-/// A line whose first non-blank character is `*` (docs/rpc.md, §9 #2).
+/// A line whose first non-blank character is `*` (docs/rpc.md "Reading an IDL
+/// file"; an mqgate choice, the IDL grammar does not define it).
 fn star_comment(i: &str) -> PResult<'_, &str> {
     recognize(pair(char('*'), take_till(|c| c == '\n'))).parse(i)
 }
