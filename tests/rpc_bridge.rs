@@ -1,5 +1,5 @@
-//! End-to-end tests of the RPC bridge (docs/rpc.md "These must hold"; the EntireX WebSphere MQ RPC Server documentation;
-//! docs/rpc.md) against the built binary, with fixtures/rpc/demo.idl.
+//! End-to-end tests of the RPC bridge (docs/rpc.md; the EntireX WebSphere MQ RPC
+//! Server documentation) against the built binary, with fixtures/rpc/demo.idl.
 
 mod common;
 
@@ -56,7 +56,7 @@ fn browse(g: &Gateway, q: &str) -> (u16, Value) {
 
 /// A test responder: gets `n` requests from RPC.REQUEST, answers each with
 /// `reply(request data)` on its ReplyToQ, carrying the request's CorrelId
-/// (docs/rpc.md, replier side).
+/// (docs/rpc.md "Mapping rules": replies carry the request's CorrelId).
 fn responder(
     base: String,
     n: usize,

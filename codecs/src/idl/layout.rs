@@ -109,8 +109,8 @@ impl fmt::Display for LayoutError {
 
 impl std::error::Error for LayoutError {}
 
-/// Text width of a format (docs/rpc.md table). `Ok(None)` for
-/// formats with no confirmed text form (B, BV, F4, F8, U, UV — docs/rpc.md "Text payload").
+/// Text width of a format (docs/rpc.md "Text payload" table). `Ok(None)` for
+/// formats with no confirmed text form (B, BV, F4, F8, U, UV).
 pub fn text_width(format: &Format) -> Option<Width> {
     fn numeric(s: &NumericSpec) -> usize {
         usize::from(s.signed) + usize::from(s.digits) + usize::from(s.decimals)

@@ -1,5 +1,5 @@
-//! Parameter lines → a tree by level number (docs/rpc.md "Level":
-//! a deeper level belongs to the nearest preceding lower one; levels must not
+//! Parameter lines → a tree by level number (docs/rpc.md "Reading an IDL
+//! file", levels: a deeper level belongs to the nearest preceding lower one; levels must not
 //! be skipped).
 
 use super::ast::{ParamKind, Parameter};

@@ -355,7 +355,8 @@ mod tests {
         });
         rfh2::write_rfh2(&r, ByteOrder::Little, Charset::Ascii, &mut data);
         let v = decode(&data, None, Start::Detect, &Overrides::default());
-        // The RFH2's fixed fields are kept too, marked incomplete (docs/decode-json.md fix list).
+        // The RFH2's fixed fields are kept too, marked incomplete (docs/decode-json.md:
+        // a structure whose later part is bad "is still listed in `structures`").
         assert_eq!(v.structures.len(), 2);
         assert_eq!(v.structures[0].name, "MQMD");
         assert_eq!(v.structures[1].name, "MQRFH2");
