@@ -111,7 +111,8 @@ fn main_job_on_real_input() {
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/fixtures/mq/pymqi/single_rfh2.dat"
     );
-    // A missing prerequisite is a failure, not a skip (DESIGN.md).
+    // A missing prerequisite is a failure, not a skip (docs/architecture.md
+    // "Rules every part keeps").
     assert!(Path::new(fixture).exists(), "{fixture} is missing");
     let original = std::fs::read(fixture).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -326,7 +327,8 @@ fn dead_letter_rule_puts_an_mqdlh_and_goes_on() {
     assert_eq!(v["md"]["Format"], "MQDEAD", "{v}");
     let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
     // docs/channel-protocol.md: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, the original destination, the
-    // channel name as PutApplName (PutApplType 7 MQAT_QMGR, spec §7).
+    // channel name as PutApplName (PutApplType 7 MQAT_QMGR, IBM MQ "MQDLH - Dead-letter
+    // header" and "Constants").
     assert_eq!(dlh.reason, 2087);
     assert_eq!(dlh.dest_q_name.text(cs), "Q1");
     assert_eq!(dlh.dest_q_mgr_name.text(cs), "NOWHERE");

@@ -1,5 +1,6 @@
-//! Crash safety of message channels (docs/channel-protocol.md; DESIGN.md "a confirmed batch
-//! survives kill -9; a batch is never applied twice after a reconnect"):
+//! Crash safety of message channels (docs/channel-protocol.md; docs/architecture.md
+//! "Rules every part keeps": "a confirmed batch survives kill -9, and a batch is never
+//! applied twice after a reconnect"):
 //! 10,000 persistent messages sent in batches while the receiving gateway is
 //! killed with SIGKILL at random points and restarted; at the end every
 //! message is on its device queue exactly once, in order per queue.

@@ -255,8 +255,8 @@ fn client_commands_exit_2_when_the_gateway_is_unreachable() {
 }
 
 /// A transmission message to `INBOX%DEV0001` at the embedded default's
-/// gateway MQGATE (README "Message channels and devices"; layout spec:
-/// mq-structures.md §6: MQXQH, then the data).
+/// gateway MQGATE (README "Message channels and devices"; layout: IBM MQ
+/// "MQXQH - Transmission-queue header", MQXQH then the data).
 fn xmit_to_device(persistent: bool, body: &[u8]) -> Vec<u8> {
     use mqgate_codecs::mq::xqh::write_xqh;
     use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqxqh};
@@ -437,7 +437,8 @@ fn wait_for_progress(journal: &std::path::Path, child: &mut std::process::Child)
 }
 
 /// Every persistent message exactly once, every non-persistent at most once
-/// (DESIGN.md "Core rules"); returns how many non-persistent ones arrived.
+/// (docs/architecture.md "Rules every part keeps"); returns how many
+/// non-persistent ones arrived.
 fn check_exactly_once(got: &[Vec<u8>], n: usize) -> usize {
     let mut seen = vec![0u32; n];
     for body in got {

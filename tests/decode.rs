@@ -114,8 +114,9 @@ fn xqh(le: bool, remote_q: &str, remote_q_mgr: &str, inner_md: &[u8]) -> Vec<u8>
     b
 }
 
-/// docs/decode-json.md "must hold": RFH2 with Encoding 546, CCSID 1208, NameValueCCSID 1208,
-/// Format MQSTR and the 52-byte folder below; StrucLength 92.
+/// An RFH2 with Encoding 546, CCSID 1208, NameValueCCSID 1208, Format MQSTR and the
+/// 52-byte folder below; StrucLength 92 = 36 + 4 + 52 (IBM MQ "MQRFH2 - Rules and
+/// formatting header 2").
 const USR_FOLDER: &str = "<usr><SomeExtraHeader>abc123</SomeExtraHeader></usr>";
 
 fn rfh2_usr() -> Vec<u8> {
@@ -137,7 +138,7 @@ fn rfh2_usr() -> Vec<u8> {
     b
 }
 
-/// docs/decode-json.md MsgId with 0x00 bytes.
+/// The MsgId of docs/decode-json.md's byte-field example, 0x00 bytes included.
 const MSG_ID: &str = "414D5120514D544553543030312020205F5500962E17AF43";
 
 /// MD (MQXMIT) + XQH (its MD: MQHRF2) + RFH2 + `SOME BODY`, little-endian.

@@ -1,7 +1,8 @@
 //! The gateway's `exits:` section (docs/exits.md "Registering exits (YAML)")
 //! against the built binary: `check-config` validates it, and the HTTP queue
 //! API runs the queue points (before_put, before_get, after_get).
-//! MQRC values: spec/mq-constants.md; MQMD/MQRFH layouts: spec/mq-structures.md.
+//! MQRC values: IBM MQ "API reason codes"; MQMD/MQRFH layouts: IBM MQ "MQMD -
+//! Message descriptor", "MQRFH - Rules and formatting header".
 #![cfg(unix)]
 
 mod common;

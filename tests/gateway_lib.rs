@@ -2,7 +2,8 @@
 //! `Gateway::start` on port 0, and what `Handle::stop` guarantees (no task of
 //! the gateway outlives it, the listeners refuse connections, the store is
 //! released). HTTP statuses and MQRC values come from docs/http-api.md and
-//! spec/mq-constants.md; MsgId layout from spec/mq-structures.md §4.
+//! IBM MQ "API reason codes"; MsgId layout from docs/http-api.md (`AMQ ` + queue
+//! manager name padded to 12 + 8 unique bytes).
 
 use mqgate::config::Config;
 use mqgate::gateway::{Gateway, Handle};

@@ -1,5 +1,5 @@
-//! End-to-end tests of the RPC bridge (docs/rpc.md "These must hold"; the EntireX WebSphere MQ RPC Server documentation;
-//! docs/rpc.md) against the built binary, with fixtures/rpc/demo.idl.
+//! End-to-end tests of the RPC bridge (docs/rpc.md; the EntireX WebSphere MQ RPC
+//! Server documentation) against the built binary, with fixtures/rpc/demo.idl.
 
 mod common;
 
@@ -56,7 +56,7 @@ fn browse(g: &Gateway, q: &str) -> (u16, Value) {
 
 /// A test responder: gets `n` requests from RPC.REQUEST, answers each with
 /// `reply(request data)` on its ReplyToQ, carrying the request's CorrelId
-/// (docs/rpc.md, replier side).
+/// (docs/rpc.md "Mapping rules": replies carry the request's CorrelId).
 fn responder(
     base: String,
     n: usize,
@@ -256,7 +256,7 @@ fn mq_rfh_parameters_build_one_mqrfh_v1() {
     );
     assert_eq!(st, 200, "{v}");
     let (_, m) = g.get_ack("APP.QUEUE", "");
-    // docs/rpc.md/§5 — MQMD Format MQHRF, the RFH's Format MQSTR.
+    // docs/rpc.md "MQRFH name/value pairs" — MQMD Format MQHRF, the RFH's Format MQSTR.
     assert_eq!(m["md"]["Format"], "MQHRF");
     let bytes = data(&m);
     let (rfh, cs) = parse_rfh(&bytes, ByteOrder::Little).unwrap();
@@ -659,7 +659,7 @@ fn cli_calls_through_the_gateway() {
 fn decoupled_request_reply_in_two_calls() {
     let (_d, g) = start("");
     // Call 1: a put with MQ_REPLY_QUEUE becomes a Request (docs/rpc.md
-    // §3) and returns the CorrelId MQ generated.
+    // "Dynamic parameters") and returns the CorrelId MQ generated.
     let (st, v) = rpc(
         &g,
         "SEND",
@@ -873,7 +873,7 @@ fn bad_bodies_and_conversation_ids_are_bad_parameters() {
     );
     assert_eq!(st, 413, "{v}");
     assert_eq!(v["code"], "BAD_PARAMETERS");
-    // mq-constants.md: 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR, as the queue API answers.
+    // IBM MQ "API reason codes": 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR, as the queue API answers.
     assert_eq!(v["mqrc"], 2031);
     assert!(v["error"].as_str().unwrap().contains("2 MiB"), "{v}");
 }

@@ -1,12 +1,13 @@
-//! Stopping `mqgate run` with SIGTERM while everything is busy (DESIGN.md
-//! "a confirmed batch survives kill -9; a batch is never applied twice after
-//! a reconnect"; docs/config.md "Stopping"): a receiver channel streaming
+//! Stopping `mqgate run` with SIGTERM while everything is busy
+//! (docs/architecture.md "Rules every part keeps": a confirmed batch survives
+//! kill -9, and a batch is never applied twice after a reconnect; docs/config.md
+//! "Stopping"): a receiver channel streaming
 //! persistent messages from `mqgate send`, a sender channel delivering to
 //! another gateway, HTTP puts, device pulls waiting and an RPC get waiting.
 //! The gateway exits 0 within the drain bound; after a restart every
 //! confirmed message is there exactly once, in order, and the senders finish.
 //! HTTP statuses and MQRC values come from docs/http-api.md and
-//! spec/mq-constants.md (2161 MQRC_Q_MGR_QUIESCING).
+//! IBM MQ "API reason codes" (2161 MQRC_Q_MGR_QUIESCING).
 
 mod common;
 

@@ -1,7 +1,9 @@
 //! The Tuxedo gateway with the built binary: DMCONFIG errors at start-up and
 //! in check-config, `mqgate tpenqueue` and `mqgate rtq get`, and requests
-//! surviving kill -9 (docs/tuxedo.md). Expected values: the TOP END Domain Gateway guide's tables, spec:
-//! tuxedo.md §1.3/§1.4, and the line numbers each fixture's first comment gives.
+//! surviving kill -9 (docs/tuxedo.md). Expected values: the TOP END Domain
+//! Gateway guide's tables, the tperrno and QME diagnostic values of Oracle
+//! Tuxedo `atmi.h` ("tperrno(5)", "tpenqueue(3c)"), and the line numbers each
+//! fixture's first comment gives.
 
 mod common;
 

@@ -1,7 +1,9 @@
 //! Pure codecs for mqgate: bytes and text in, typed values out.
 //!
 //! Nothing in this crate does I/O, spawns tasks or keeps global state, so every
-//! entry point can be fuzzed. Layouts and constants follow `shared/spec/`.
+//! entry point can be fuzzed. Layouts and constants follow the IBM MQ,
+//! Oracle Tuxedo, Software AG, BEA MessageQ and TIBCO Rendezvous documentation
+//! each module names.
 
 pub mod ccsid;
 pub mod dump;

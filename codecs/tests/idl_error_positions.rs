@@ -3,9 +3,9 @@
 //! multi-byte characters, with CR LF line ends and a byte order mark.
 //!
 //! Lines count from 1 at each line feed; columns count characters from 1, so a
-//! CR is a column and `ß` is one column though two bytes (docs/rpc.md
-//! §1.1). Every expected position is counted by hand in the test's text, as the
-//! comment next to it shows.
+//! CR is a column and `ß` is one column though two bytes (docs/rpc.md "Reading
+//! an IDL file"). Every expected position is counted by hand in the test's
+//! text, as the comment next to it shows.
 
 use mqgate_codecs::idl::{IdlError, IdlErrorKind, parse};
 

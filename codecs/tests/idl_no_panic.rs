@@ -100,8 +100,8 @@ proptest! {
 
 /// Checks that every error of `text` stands inside the text: line 1 up to the
 /// last line, column 1 up to one past that line's last character (the end of
-/// the text or of a line is a place too). Lines and columns as in
-/// rpc-bridge.md §1.1: lines end at a line feed, columns count characters, a
+/// the text or of a line is a place too). Lines and columns as docs/rpc.md
+/// "Reading an IDL file" counts them: lines end at a line feed, columns count characters, a
 /// byte order mark takes none.
 fn assert_positions_inside(text: &str, errors: &IdlErrors) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);

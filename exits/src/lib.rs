@@ -1,6 +1,7 @@
 //! mqgate user exits: the exit API, exit chains, built-in exits and the loader
-//! for external C exits (DESIGN.md; IBM MQ "Constants" "Channel exits";
-//! the WebSphere MQ Everyplace gateway article: the receive exit; the EntireX WebSphere MQ RPC Server documentation: beforePut / beforeGet / afterGet).
+//! for external C exits (docs/exits.md; IBM MQ "Constants" "Channel exits";
+//! the WebSphere MQ Everyplace gateway article: the receive exit; the EntireX
+//! WebSphere MQ RPC Server documentation: beforePut / beforeGet / afterGet).
 //!
 //! - [`api`]: exit points, context, payloads, responses, the [`Exit`] trait.
 //! - [`config`]: the YAML model for registering exits.

@@ -1,4 +1,5 @@
-//! Exit chains and isolation against docs/exits.md's "These must hold" list:
+//! Exit chains and isolation against docs/exits.md "Isolation: what is
+//! guaranteed and what is not":
 //! a chain of three exits (order, exit data, user area, INIT/TERM once each),
 //! a panicking and a too-slow exit (caller survives, policy applied, message
 //! neither lost nor duplicated).

@@ -1,5 +1,6 @@
-//! destination-rewrite against docs/exits.md's "These must hold" list (the WebSphere MQ Everyplace gateway article's
-//! receive exit). Every test compares the whole buffer before and after.
+//! destination-rewrite against docs/exits.md "`destination-rewrite`" (the
+//! WebSphere MQ Everyplace gateway article's receive exit). Every test compares
+//! the whole buffer before and after.
 
 use bytes::BytesMut;
 use mqgate_codecs::mq::xqh::{Mqxqh, parse_xqh, write_xqh};

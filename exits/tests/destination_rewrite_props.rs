@@ -1,6 +1,6 @@
 //! destination-rewrite on arbitrary RemoteQName bytes: never panics, changes
-//! nothing outside RemoteQName/RemoteQMgrName (bytes 8..104, spec:
-//! mq-structures.md §6), and either leaves the buffer exactly as it was or
+//! nothing outside RemoteQName/RemoteQMgrName (bytes 8..104, IBM MQ
+//! "MQXQH - Transmission-queue header"), and either leaves the buffer exactly as it was or
 //! leaves two valid, blank-padded MQ names whose concatenation with the
 //! separator was the original name.
 

@@ -1,7 +1,7 @@
-//! The failure log line names the exit (docs/exits.md: "Logged with the exit's
-//! name"). Alone in its own test binary: tracing caches callsite interest
-//! process-wide, so a scoped subscriber can miss events that other tests'
-//! threads registered first.
+//! The failure log line names the exit (docs/exits.md: a failure "is logged
+//! through `tracing` at ERROR with the exit's name"). Alone in its own test
+//! binary: tracing caches callsite interest process-wide, so a scoped
+//! subscriber can miss events that other tests' threads registered first.
 
 use bytes::BytesMut;
 use mqgate_exits::{

@@ -206,7 +206,8 @@ fn transmission_message_gets_the_rfh2_after_the_xqh() {
     };
     assert_eq!(usr_text(r, 0), "<usr><Via>mqgate</Via></usr>");
     // The XQH's routing fields are unchanged; only the embedded MD's Format
-    // (offset 104 + 32, IBM MQ "MQMD - Message descriptor", §6) now names the RFH2.
+    // (offset 104 + 32: IBM MQ "MQXQH - Transmission-queue header", MsgDesc @104;
+    // "MQMD - Message descriptor", Format @32) now names the RFH2.
     assert_eq!(&buf[..136], &v[..136]);
     assert_eq!(&buf[136..144], b"MQHRF2  ");
     assert_eq!(&buf[144..428], &v[144..428]);

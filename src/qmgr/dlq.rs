@@ -206,7 +206,8 @@ mod tests {
         let d = &got.data;
         // IBM MQ "MQDLH - Dead-letter header": DestQName @12 (48), DestQMgrName @60
         // (48), Format @116 (8), PutApplName @128 (28), PutDate @156,
-        // PutTime @164; §11: mqgate writers pad with blanks, never NUL.
+        // PutTime @164; IBM MQ "Rules for naming IBM MQ objects": mqgate writers
+        // pad with blanks, never NUL.
         let blank_after = |at: usize, len: usize, text: &[u8]| {
             let f = &d[at..at + len];
             assert_eq!(&f[..text.len()], text, "field at {at}");

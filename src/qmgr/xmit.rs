@@ -107,10 +107,11 @@ mod tests {
             .unwrap();
         let x = &got.data;
         // IBM MQ "MQXQH - Transmission-queue header": RemoteQName @8, RemoteQMgrName @56,
-        // MsgDesc @104; §4 MD offsets: Format @32, ReplyToQ @100, ReplyToQMgr
-        // @148, UserIdentifier @196 (12), ApplIdentityData @240 (32),
-        // PutApplName @276 (28), PutDate @304, PutTime @312, ApplOriginData
-        // @320 (4). §11: mqgate writers pad with blanks, never NUL.
+        // MsgDesc @104; "MQMD - Message descriptor" offsets: Format @32, ReplyToQ
+        // @100, ReplyToQMgr @148, UserIdentifier @196 (12), ApplIdentityData
+        // @240 (32), PutApplName @276 (28), PutDate @304, PutTime @312,
+        // ApplOriginData @320 (4). "Rules for naming IBM MQ objects": mqgate
+        // writers pad with blanks, never NUL.
         let blank_after = |at: usize, len: usize, text: &[u8]| {
             let f = &x[at..at + len];
             assert_eq!(&f[..text.len()], text, "field at {at}");

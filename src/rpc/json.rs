@@ -284,7 +284,7 @@ PROGRAM 'P' IS
             })),
         )
         .unwrap();
-        // docs/rpc.md "Front ends": groups as objects, arrays as lists; names by IDL
+        // docs/rpc.md "HTTP": groups as objects, arrays as lists; names by IDL
         // name without case.
         assert_eq!(r.get("MQ_WAIT_INTERVAL"), Some(&Value::Integer(250)));
         let Some(Value::Record(person)) = r.get("PERSON") else {

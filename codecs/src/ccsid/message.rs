@@ -1,7 +1,8 @@
-//! MQ message data conversion, what MQGMO_CONVERT does (docs/ccsid.md; spec:
-//! ccsid.md §3): every structure's character fields go to the target CCSID,
-//! integers to the target Encoding, an MQSTR body is converted, and binary
-//! fields (MsgId, CorrelId, GroupId, AccountingToken) are never touched.
+//! MQ message data conversion, what MQGMO_CONVERT does (docs/ccsid.md; IBM MQ
+//! "Application data conversion"): every structure's character fields go to
+//! the target CCSID, integers to the target Encoding, an MQSTR body is
+//! converted, and binary fields (MsgId, CorrelId, GroupId, AccountingToken)
+//! are never touched.
 //!
 //! - MQMD / MQXQH (with its MD) / MQDLH / MQMDE: character fields converted,
 //!   integers re-encoded.

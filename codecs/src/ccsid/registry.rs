@@ -187,7 +187,8 @@ mod tests {
 
     #[test]
     fn unknown_ccsid_is_an_error_naming_it() {
-        // docs/ccsid.md: "An unknown CCSID is an error that names it."
+        // docs/ccsid.md "Supported CCSIDs": any other number is
+        // ConvertError::UnknownCcsid naming it.
         for n in [0, -1, -2, 1025, 70000, 300] {
             let e = Ccsid::new(n).unwrap_err();
             assert_eq!(e, ConvertError::UnknownCcsid { ccsid: n });

@@ -17,7 +17,7 @@ impl fmt::Display for Position {
     }
 }
 
-/// A whole IDL file: one or more libraries (docs/rpc.md `file := library+`).
+/// A whole IDL file: one or more libraries (Software AG "Software AG IDL Grammar").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IdlFile {
     /// The libraries in file order.
@@ -26,7 +26,7 @@ pub struct IdlFile {
 
 impl IdlFile {
     /// The library with this name (case-insensitive, names are unique after case
-    /// folding — docs/rpc.md "Names").
+    /// folding — Software AG "Software AG IDL Grammar").
     pub fn library(&self, name: &str) -> Option<&Library> {
         self.libraries
             .iter()
@@ -106,7 +106,7 @@ pub struct Parameter {
     /// Direction written on this line, if any.
     pub declared_direction: Option<Direction>,
     /// Direction that applies: the declared one at level 1 (none = In Out), the
-    /// level-1 parent's for members (docs/rpc.md "Attributes").
+    /// level-1 parent's for members (docs/rpc.md "Reading an IDL file").
     pub direction: Direction,
     /// `ALIGNED` was given (no effect on the text layout).
     pub aligned: bool,
@@ -288,7 +288,7 @@ impl ArraySpec {
     }
 }
 
-/// One array dimension (docs/rpc.md `fixed-dim`, `unb-dim`).
+/// One array dimension, fixed or unbounded (Software AG "Software AG IDL Grammar").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dimension {
     /// `[lower:]upper`, lower defaults to 1, upper ≥ lower.

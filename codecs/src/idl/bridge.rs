@@ -1,6 +1,6 @@
 //! One IDL program prepared for the MQ RPC bridge: its operation, dynamic
 //! parameters and both text layouts, checked once when the IDL is loaded
-//! (docs/rpc.md-§4).
+//! (docs/rpc.md "IDL and payload").
 
 use std::fmt;
 

@@ -23,9 +23,9 @@ pub enum CallKind {
 /// Dynamic parameters (MQ_*) and IMS parameters are not payload and do not
 /// count, so a program whose data is all OUT but that passes MQ_CORREL_ID IN is
 /// a get by CorrelId, and one whose data is all IN but asks for MQ_CORREL_ID OUT
-/// is a put that returns the CorrelId (decoupled request/reply, spec:
-/// rpc-bridge.md §2). Only when a program has nothing but dynamic parameters do
-/// their directions decide.
+/// is a put that returns the CorrelId (decoupled request/reply, docs/rpc.md
+/// "Which MQ operation a program becomes"). Only when a program has nothing
+/// but dynamic parameters do their directions decide.
 pub fn call_kind(program: &Program) -> CallKind {
     let payload: Vec<&Parameter> = program
         .params

@@ -84,8 +84,8 @@ pub fn correl_id_from_hex(text: &str) -> Result<Option<[u8; CORREL_ID_LENGTH]>, 
     Ok(Some(id))
 }
 
-/// Writes a CorrelId (or MsgId) as 48 upper-case hex digits (spec:
-/// rpc-bridge.md §3.1, JMS convention). Every byte, 0x00 included, is written.
+/// Writes a CorrelId (or MsgId) as 48 upper-case hex digits (docs/rpc.md
+/// "Dynamic parameters", the JMS convention). Every byte, 0x00 included, is written.
 pub fn correl_id_to_hex(id: &[u8; CORREL_ID_LENGTH]) -> String {
     hex::encode_upper(id)
 }

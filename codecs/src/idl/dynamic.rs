@@ -1,7 +1,8 @@
 //! Dynamic parameters of the MQ RPC bridge: MQ_QUEUE_NAME, MQ_REPLY_QUEUE,
-//! MQ_CORREL_ID, MQ_WAIT_INTERVAL, MQ_RFH_<name> (docs/rpc.md; seed
-//! 004 "Dynamic parameters have a fixed name; they can be defined only on level
-//! 1 ... and before any variable length parameter").
+//! MQ_CORREL_ID, MQ_WAIT_INTERVAL, MQ_RFH_<name> (docs/rpc.md; the EntireX
+//! WebSphere MQ RPC Server documentation: "Dynamic parameters have a fixed
+//! name; they can be defined only on level 1 ... and before any variable
+//! length parameter").
 //!
 //! They are evaluated by the bridge and are not part of the payload.
 

@@ -1,8 +1,8 @@
 //! Errors found while reading an IDL file, each with line and column.
 //!
 //! Where the EntireX IDL parser has a message of class 2001 for the same fault,
-//! [`IdlErrorKind::message_number`] gives it (docs/rpc.md "Parser
-//! messages to mirror").
+//! [`IdlErrorKind::message_number`] gives it (EntireX "Message Class 2001";
+//! docs/rpc.md "Reading an IDL file").
 
 use std::fmt;
 

@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn formats_of_the_sheet() {
-        // docs/rpc.md table
+        // docs/rpc.md "Reading an IDL file", formats; Software AG "Software AG IDL Grammar"
         assert_eq!(
             parse_format("A32", false),
             Ok(Format::Alpha(Length::Fixed(32)))

@@ -1,7 +1,7 @@
-//! The fixed-position text layout of a program's payload (docs/rpc.md
-//! §4, EntireX `mqRpc/map.htm`): one field after another, no separators, groups
-//! and arrays flattened in order (row-major), a variable-length value only at
-//! the very end.
+//! The fixed-position text layout of a program's payload (docs/rpc.md "Text
+//! payload"; EntireX "Mapping RPC Data to the MQ Message Buffer"): one field
+//! after another, no separators, groups and arrays flattened in order
+//! (row-major), a variable-length value only at the very end.
 
 use std::fmt;
 
@@ -109,8 +109,8 @@ impl fmt::Display for LayoutError {
 
 impl std::error::Error for LayoutError {}
 
-/// Text width of a format (docs/rpc.md table). `Ok(None)` for
-/// formats with no confirmed text form (B, BV, F4, F8, U, UV — spec §9 #9).
+/// Text width of a format (docs/rpc.md "Text payload" table). `Ok(None)` for
+/// formats with no confirmed text form (B, BV, F4, F8, U, UV).
 pub fn text_width(format: &Format) -> Option<Width> {
     fn numeric(s: &NumericSpec) -> usize {
         usize::from(s.signed) + usize::from(s.digits) + usize::from(s.decimals)

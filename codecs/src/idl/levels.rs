@@ -1,14 +1,14 @@
-//! Parameter lines → a tree by level number (docs/rpc.md "Level":
-//! a deeper level belongs to the nearest preceding lower one; levels must not
+//! Parameter lines → a tree by level number (docs/rpc.md "Reading an IDL
+//! file", levels: a deeper level belongs to the nearest preceding lower one; levels must not
 //! be skipped).
 
 use super::ast::{ParamKind, Parameter};
 use super::error::{IdlError, IdlErrorKind};
 
 /// Turns the parameter lines of one block into a tree by level number; checks
-/// that levels are not skipped and that only groups get members (spec:
-/// rpc-bridge.md §1.2 "Level"). Members take the direction of their level-1
-/// parent.
+/// that levels are not skipped and that only groups get members (Software
+/// AG "Software AG IDL Grammar"; docs/rpc.md "Reading an IDL file"). Members
+/// take the direction of their level-1 parent.
 pub(crate) fn build_tree(flat: Vec<Parameter>, errors: &mut Vec<IdlError>) -> Vec<Parameter> {
     let mut roots: Vec<Parameter> = Vec::new();
     let mut stack: Vec<Parameter> = Vec::new();

@@ -149,7 +149,8 @@ fn slash_comment(i: &str) -> PResult<'_, &str> {
     recognize(pair(tag("/*"), take_till(|c| c == '\n'))).parse(i)
 }
 
-/// A line whose first non-blank character is `*` (docs/rpc.md, §9 #2).
+/// A line whose first non-blank character is `*` (docs/rpc.md "Reading an IDL
+/// file"; an mqgate choice, the IDL grammar does not define it).
 fn star_comment(i: &str) -> PResult<'_, &str> {
     recognize(pair(char('*'), take_till(|c| c == '\n'))).parse(i)
 }
@@ -384,7 +385,8 @@ mod tests {
 
     #[test]
     fn type_mode_splits_format_and_array() {
-        // docs/rpc.md `simple := level name '(' type-length ['/' array] ')'`
+        // Software AG "Software AG IDL Grammar": a simple parameter is
+        // `level name '(' type-length ['/' array] ')'`
         let toks = words("A20/1:4,V10)", Mode::Type);
         assert_eq!(
             toks,
@@ -420,7 +422,7 @@ mod tests {
 
     #[test]
     fn unclosed_string_is_expected_apostrophe() {
-        // docs/rpc.md message 20010007 "expected apostrophe"
+        // EntireX "Message Class 2001": 20010007 "expected apostrophe"
         let err = Lexer::new("'abc\n'").next_token(Mode::Normal).unwrap_err();
         assert_eq!(err.kind, IdlErrorKind::ExpectedApostrophe);
         assert_eq!(err.position, Position { line: 1, column: 5 });

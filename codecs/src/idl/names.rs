@@ -1,5 +1,5 @@
 //! Checks across a parsed file: name rules, struct references, struct cycles
-//! (docs/rpc.md "Struct", "Names").
+//! (Software AG "Software AG IDL Grammar"; docs/rpc.md "Reading an IDL file").
 
 use std::collections::HashMap;
 

@@ -1,5 +1,6 @@
-//! nom parser for one parameter line of Software AG IDL (docs/rpc.md
-//! §1.2): `level name ['(' type ['/' array] ')'] attribute*`.
+//! nom parser for one parameter line of Software AG IDL (Software AG
+//! "Software AG IDL Grammar"; docs/rpc.md):
+//! `level name ['(' type ['/' array] ')'] attribute*`.
 
 use nom::Parser;
 use nom::character::complete::{one_of, u32 as decimal};

@@ -28,8 +28,8 @@ pub struct ParseOptions {
     /// Accept the UNCONFIRMED formats `U`, `UV`, `I8` (docs/rpc.md).
     /// Default false.
     pub extended_formats: bool,
-    /// Check the dynamic-parameter rules of the MQ RPC bridge (spec:
-    /// rpc-bridge.md §3) on every program. Default true.
+    /// Check the dynamic-parameter rules of the MQ RPC bridge (docs/rpc.md
+    /// "Dynamic parameters") on every program. Default true.
     pub dynamic_parameters: bool,
 }
 

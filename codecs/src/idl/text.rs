@@ -1,7 +1,7 @@
 //! nom parsers for values written as text: decimals, signs, digit runs, dates
 //! and timestamps, both as a caller writes them ([`super::value::Value::from_text`])
-//! and as fixed-position payload text holds them (`unmarshal.rs`; spec:
-//! rpc-bridge.md §4).
+//! and as fixed-position payload text holds them (`unmarshal.rs`; docs/rpc.md
+//! "Text payload").
 //!
 //! Digits are ASCII digits only. Dates and timestamps out of range (a 30
 //! February, hour 24) are refused here, so a caller gets `None` for them too.

@@ -1,5 +1,5 @@
 //! Parameter values of one RPC call, by IDL name (groups and structs as
-//! records, arrays as lists — docs/rpc.md "Front ends").
+//! records, arrays as lists — docs/rpc.md "Text payload").
 
 use std::fmt;
 use std::str::FromStr;

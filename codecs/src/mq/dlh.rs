@@ -222,8 +222,9 @@ mod tests {
     fn a_dlh_built_from_nul_padded_fields_is_blank_padded() {
         // The original MD's Format is NUL padded, the names were read from
         // NUL-padded fields. IBM MQ "Rules for naming IBM MQ objects": a NUL ends the
-        // data; mqgate writers pad with blanks. §7: DestQName @12 (48),
-        // DestQMgrName @60 (48), Format @116 (8), PutApplName @128 (28).
+        // data; mqgate writers pad with blanks. IBM MQ "MQDLH - Dead-letter
+        // header": DestQName @12 (48), DestQMgrName @60 (48), Format @116 (8),
+        // PutApplName @128 (28).
         let original = Mqmd {
             format: CharField(*b"MQSTR\0\0\0"),
             ..Mqmd::default()

@@ -393,7 +393,8 @@ mod tests {
     #[test]
     fn a_built_rfh_takes_a_nul_padded_format_blank_padded() {
         // IBM MQ "Rules for naming IBM MQ objects" (a NUL ends the data, mqgate writers
-        // pad with blanks); §8.2: the MQRFH's Format at offset 20.
+        // pad with blanks); IBM MQ "MQRFH - Rules and formatting header": the
+        // MQRFH's Format at offset 20.
         let next = Descriptor {
             encoding: 546,
             coded_char_set_id: 1208,

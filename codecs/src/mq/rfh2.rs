@@ -316,7 +316,8 @@ mod tests {
     #[test]
     fn a_built_rfh2_takes_a_nul_padded_format_blank_padded() {
         // IBM MQ "Rules for naming IBM MQ objects" (a NUL ends the data, mqgate writers
-        // pad with blanks); §8.3: the MQRFH2's Format at offset 20.
+        // pad with blanks); IBM MQ "MQRFH2 - Rules and formatting header 2": the
+        // MQRFH2's Format at offset 20.
         let next = Descriptor {
             format: CharField(*b"MQSTR\0\0\0"),
             ..next_str()

@@ -40,8 +40,8 @@ impl Mqxqh {
     /// `md`'s fields) and blank padded: a name ends at its first NUL
     /// ([`CharField::name`]) and the MD's character fields are rebuilt
     /// without NULs ([`CharField::normalized`]), because a NUL ends a name
-    /// in MQ and the next queue manager must not see one (spec:
-    /// mq-structures.md §11). An XQH that is forwarded unchanged keeps its
+    /// in MQ and the next queue manager must not see one (IBM MQ
+    /// "Rules for naming IBM MQ objects"). An XQH that is forwarded unchanged keeps its
     /// bytes ([`parse_xqh`] / [`write_xqh`]).
     ///
     /// Errors: a name longer than its field or with non-invariant characters.
@@ -225,9 +225,10 @@ mod tests {
     fn an_xqh_built_from_nul_padded_fields_is_blank_padded() {
         // The names were read from NUL-padded fields, the MD's ReplyToQ,
         // ReplyToQMgr and Format are NUL padded. IBM MQ "Rules for naming IBM MQ objects"
-        // (a NUL ends the data, mqgate writers pad with blanks); §6:
-        // RemoteQName @8, RemoteQMgrName @56, MsgDesc @104; §4: MD Format
-        // @32, ReplyToQ @100, ReplyToQMgr @148 (from the MD's start).
+        // (a NUL ends the data, mqgate writers pad with blanks); IBM MQ
+        // "MQXQH - Transmission-queue header": RemoteQName @8, RemoteQMgrName
+        // @56, MsgDesc @104; "MQMD - Message descriptor": Format @32, ReplyToQ
+        // @100, ReplyToQMgr @148 (from the MD's start).
         let mut reply_to_q = [0u8; 48];
         reply_to_q[..8].copy_from_slice(b"REPLY.TO");
         let md = Mqmd {

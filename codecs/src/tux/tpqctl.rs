@@ -520,7 +520,7 @@ pub enum TpqctlError {
 
 impl TpqctlError {
     /// The tpenqueue failure for a bad TPQCTL: TPEINVAL (invalid arguments,
-    /// tpenqueue(3c) as cited in tuxedo.md).
+    /// Oracle Tuxedo reference "tpenqueue(3c)").
     pub fn tp_error(&self) -> super::codes::TpError {
         super::codes::TpError::tperrno(super::codes::Tperrno::TPEINVAL)
     }

@@ -14,10 +14,10 @@
 //! byte order.
 //!
 //! Exit data (`key=value`, blank or comma separated):
-//! - `separator=C`: one MQ name character, default `%` (the seed's prose; its
+//! - `separator=C`: one MQ name character, default `%` (the article's prose; its
 //!   sample code uses `/`);
-//! - `prefix=P`: prepended to the queue manager part, default none (the seed:
-//!   "add the prefix as part of the receive exit processing");
+//! - `prefix=P`: prepended to the queue manager part, default none (the
+//!   article: "add the prefix as part of the receive exit processing");
 //! - `invalid=suppress|pass`: what to do when a resulting name is empty,
 //!   longer than 48, or has a character outside `A-Z a-z 0-9 . / _ %`:
 //!   `suppress` (default) answers SuppressFunction with 2085
@@ -227,7 +227,8 @@ impl DestinationRewrite {
         let blank = cs.blank();
         let base = REMOTE_Q_NAME_OFFSET;
         // The name ends at the first NUL and trailing blanks do not count
-        // (mq-structures.md §11); the first separator before that splits it.
+        // (IBM MQ "Rules for naming IBM MQ objects"); the first separator before
+        // that splits it.
         let Some(at) = field.iter().position(|&b| b == sep || b == 0) else {
             return RewriteOutcome::NoSeparator;
         };

@@ -450,8 +450,8 @@ fn resolved_ccsid(ccsid: i32) -> i32 {
 }
 
 /// The charset a new header is written in: that of the CCSID the structure
-/// before it declared for what follows (MQ's chaining rule, spec:
-/// mq-structures.md §2), or `fallback` when the CCSID is unknown here
+/// before it declared for what follows (MQ's chaining rule, IBM MQ "MQRFH2 -
+/// Rules and formatting header 2"), or `fallback` when the CCSID is unknown here
 /// (-2 = inherit, or not in the ccsid registry; 0 is resolved before).
 fn charset_of(ccsid: i32, fallback: Charset) -> Charset {
     match Ccsid::new(ccsid).map(|c| c.family()) {

@@ -119,7 +119,8 @@ fn fixed_rfh2_before_length_error(e: &DecodeError, data: &[u8]) -> Option<Struct
     // The error names the StrucLength field, 8 bytes into the structure.
     let start = e.offset.checked_sub(8)?;
     let fixed = data.get(start..start.checked_add(RFH2_FIXED)?)?;
-    // Version 2 tells the byte order (IBM MQ "Encoding (MQLONG)", §8.3).
+    // Version 2 tells the byte order (IBM MQ "Encoding (MQLONG)"; "MQRFH2 -
+    // Rules and formatting header 2": Version @4).
     let order = [ByteOrder::Little, ByteOrder::Big]
         .into_iter()
         .find(|o| o.read_i32(fixed, 4) == Some(2))?;
@@ -354,7 +355,8 @@ mod tests {
         });
         rfh2::write_rfh2(&r, ByteOrder::Little, Charset::Ascii, &mut data);
         let v = decode(&data, None, Start::Detect, &Overrides::default());
-        // The RFH2's fixed fields are kept too, marked incomplete (docs/decode-json.md fix list).
+        // The RFH2's fixed fields are kept too, marked incomplete (docs/decode-json.md:
+        // a structure whose later part is bad "is still listed in `structures`").
         assert_eq!(v.structures.len(), 2);
         assert_eq!(v.structures[0].name, "MQMD");
         assert_eq!(v.structures[1].name, "MQRFH2");
@@ -368,7 +370,8 @@ mod tests {
 
     #[test]
     fn file_md_describes_the_data_and_overrides_win() {
-        // A dmpmqmsg MD with Format MQHRF2 leads into an RFH2 (IBM MQ "dmpmqmsg" §B.3);
+        // A dmpmqmsg MD with Format MQHRF2 leads into an RFH2 (the body is dumped as
+        // is: the qload source, ibm-messaging/mq-q-qload `qloadfnc.c`);
         // --format MQSTR makes the same bytes a plain body.
         let next = Descriptor {
             encoding: 546,
@@ -407,7 +410,8 @@ mod tests {
 
     #[test]
     fn every_truncation_and_byte_flip_decodes_without_panic() {
-        // Core rule (DESIGN.md): bad input never panics. An MD + DLH + RFH2 message, cut at
+        // Bad input never panics (docs/architecture.md "Rules every part keeps"). An
+        // MD + DLH + RFH2 message, cut at
         // every length and with every byte flipped, is decoded and rendered both ways.
         let mut data = md_for("MQDEAD", 546);
         let d = Mqdlh {
