@@ -107,18 +107,22 @@ fn status_channel(g: &Gateway, name: &str) -> Value {
 
 #[test]
 fn main_job_on_real_input() {
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/mq/pymqi/single_rfh2.dat"
-    );
-    // A missing prerequisite is a failure, not a skip (docs/architecture.md
-    // "Rules every part keeps").
-    assert!(Path::new(fixture).exists(), "{fixture} is missing");
-    let original = std::fs::read(fixture).unwrap();
+    // The project's own device message (fixtures/mq/README.md; made by
+    // tests/mq_fixtures.rs): one MQRFH2 and a text body, no MQMD. It is in
+    // the repository, so a missing file is a failure.
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/mq/device_rfh2.dat");
+    let original = std::fs::read(fixture).unwrap_or_else(|e| panic!("{fixture}: {e}"));
+    // fixtures/mq/README.md: 251 bytes, the body at offset 188.
+    assert_eq!(original.len(), 251);
+    let body = "Meter reading 2026-12-01T20:00:00Z: 1234.5 kWh (device DEV0001)";
     let dir = tempfile::tempdir().unwrap();
     // Step 1: the embedded default (empty config file).
     let g = Gateway::start(dir.path(), "");
-    // Step 2: README "Main job" command line.
+    // Step 2: the command line of README "Message channels and devices: the
+    // main job": `mqgate send` wraps the file in an MQXQH with RemoteQName
+    // `INBOX%DEV0001`, RemoteQMgrName MQGATE and an MQMD saying Format
+    // MQHRF2, Encoding 273, persistent; the default channel's
+    // destination-rewrite exit turns it into INBOX at DEV0001.
     let out = send(
         &g,
         "TO.MQGATE",
@@ -136,7 +140,8 @@ fn main_job_on_real_input() {
         &[PathBuf::from(fixture)],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    // Step 3: device-pull, JSON form first to see the MQMD.
+    // Step 3: device-pull from DEV0001 queue INBOX (where the rewrite put
+    // it), into files: the data and its MQMD as JSON.
     let pull = |args: &[&str]| {
         Command::new(BIN)
             .args(["device-pull", "--gateway", &g.base, "--qmgr", "DEV0001"])
@@ -153,34 +158,82 @@ fn main_job_on_real_input() {
         serde_json::from_slice(&std::fs::read(out_dir.join("000001.json")).unwrap()).unwrap();
     // The RFH2 header (folders) and the body arrive byte for byte.
     assert_eq!(received, original);
+    // The fields at their offsets (IBM MQ "MQRFH2 - Rules and formatting
+    // header 2": StrucId 0, Version 4, StrucLength 8, Encoding 12,
+    // CodedCharSetId 16, Format 20, Flags 28, NameValueCCSID 32, then
+    // NameValueLength/NameValueData pairs from 36), big-endian as the MQMD's
+    // Encoding 273 says; the values are those of fixtures/mq/README.md.
+    let long = |o: usize| i32::from_be_bytes(received[o..o + 4].try_into().unwrap());
+    assert_eq!(&received[..4], b"RFH ");
+    assert_eq!(long(4), 2);
+    assert_eq!(long(8), 188);
+    assert_eq!(long(12), 273);
+    assert_eq!(long(16), 1208);
+    assert_eq!(&received[20..28], b"MQSTR   ");
+    assert_eq!(long(28), 0);
+    assert_eq!(long(32), 1208);
+    // Folder lengths 32, 48 and 60 at 36, 72 and 124 (README: `<mcd>` and
+    // `<usr>` padded with two blanks to a multiple of four).
+    assert_eq!((long(36), long(72), long(124)), (32, 48, 60));
+    assert_eq!(&received[40..72], b"<mcd><Msd>jms_text</Msd></mcd>  ");
+    assert_eq!(&received[188..], body.as_bytes());
     // `mqgate decode` of what the device received, with the Format and
-    // Encoding of its MQMD, shows the RFH2 folders and the body unchanged.
-    let decode = |file: &Path| {
+    // Encoding of its MQMD, shows the same RFH2 (docs/decode-json.md).
+    let decode = |file: &Path, json: bool| {
         let o = Command::new(BIN)
             .args(["decode", "--format", "MQHRF2", "--encoding", "273"])
+            .args(if json { &["--json"][..] } else { &[][..] })
             .arg(file)
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", text(&o.stderr));
         text(&o.stdout)
     };
-    let shown = decode(&out_dir.join("000001.dat"));
-    assert_eq!(shown, decode(Path::new(fixture)));
-    for folder in [
-        "<psc><Command>RegSub</Command>",
-        "<testFolder><testVar>testValue</testVar></testFolder>",
-        "<mcd><Msd>xmlnsc</Msd></mcd>",
-        "'<testData><testV'",
-    ] {
-        assert!(shown.contains(folder), "{folder} not in:\n{shown}");
-    }
-    assert_eq!(&received[..4], b"RFH ");
-    assert!(text(&received).contains("<psc><Command>RegSub</Command>"));
-    // The MQMD as sent: Format MQHRF2, Encoding 273, persistent (docs/channel-protocol.md step 2).
+    let pulled = out_dir.join("000001.dat");
+    assert_eq!(decode(&pulled, false), decode(Path::new(fixture), false));
+    let shown: Value = serde_json::from_str(&decode(&pulled, true)).unwrap();
+    let rfh2 = &shown["structures"][0];
+    assert_eq!(
+        shown["structures"].as_array().map(Vec::len),
+        Some(1),
+        "{shown}"
+    );
+    assert_eq!(rfh2["type"], "MQRFH2", "{shown}");
+    assert_eq!(rfh2["offset"], 0, "{shown}");
+    assert_eq!(rfh2["length"], 188, "{shown}");
+    assert_eq!(
+        rfh2["fields"],
+        serde_json::json!({
+            "StrucId": "RFH", "Version": 2, "StrucLength": 188, "Encoding": 273,
+            "CodedCharSetId": 1208, "Format": "MQSTR", "Flags": 0, "NameValueCCSID": 1208
+        }),
+        "{shown}"
+    );
+    assert_eq!(
+        rfh2["folders"],
+        serde_json::json!([
+            "<mcd><Msd>jms_text</Msd></mcd>",
+            "<jms><Dst>queue:///INBOX</Dst><Pri>4</Pri></jms>",
+            "<usr><Device>DEV0001</Device><Sequence>42</Sequence></usr>"
+        ]),
+        "{shown}"
+    );
+    assert_eq!(
+        shown["body"],
+        serde_json::json!({
+            "offset": 188, "length": 63, "format": "MQSTR", "ccsid": 1208, "encoding": 273,
+            "hex": hex::encode_upper(body)
+        }),
+        "{shown}"
+    );
+    // The MQMD as sent: Format MQHRF2, Encoding 273, persistent (the send
+    // command line above; README: `mqgate send` wraps plain files in an MQXQH
+    // built from `--persistent`, `--format` and `--encoding`).
     assert_eq!(md["Format"], "MQHRF2", "{md}");
     assert_eq!(md["Encoding"], 273, "{md}");
     assert_eq!(md["Persistence"], 1, "{md}");
-    // Nothing more: exit status 3 (docs/channel-protocol.md device-pull).
+    // Nothing more: exit status 3, "no message within `--wait`" (README,
+    // the exit codes of `device-pull`).
     let o = pull(&["--wait", "50"]);
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
 }

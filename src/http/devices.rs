@@ -2,9 +2,8 @@
 //! Everyplace gateway article; docs/http-api.md "Devices"): a device pulls the
 //! messages waiting for it with a lease and acknowledges each.
 
-use super::messages::{id_param, message_json, parse_lease, parse_wait_ms, query_error};
+use super::messages::{id_selector, leased_json, parse_lease, parse_wait_ms, query_error};
 use super::{ApiError, AppState};
-use crate::qmgr::Selector;
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
@@ -56,20 +55,7 @@ async fn pull(
             format!("wait_ms {wait_ms} is above http.max_wait_ms {max_wait}"),
         ));
     }
-    let selector = Selector {
-        msg_id: p
-            .msg_id
-            .as_deref()
-            .map(|t| id_param(t, "msg_id", Mqrc::MSG_ID_ERROR))
-            .transpose()?,
-        correl_id: p
-            .correl_id
-            .as_deref()
-            .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
-            .transpose()?,
-        group_id: None,
-        filter: None,
-    };
+    let selector = id_selector(p.msg_id.as_deref(), p.correl_id.as_deref())?;
     let Some(leased) = s
         .devices
         .pull(&obj, selector, Duration::from_millis(wait_ms))
@@ -77,13 +63,7 @@ async fn pull(
     else {
         return Ok(None);
     };
-    let mut m = message_json(&leased.got.message);
-    m.insert("lease".into(), json!(leased.lease));
-    m.insert(
-        "lease_expires_in_ms".into(),
-        json!(leased.expires_in.as_millis() as u64),
-    );
-    Ok(Some(Json(Value::Object(m))))
+    Ok(Some(Json(leased_json(&leased))))
 }
 
 /// `POST /v1/devices/{qmgr}/queues/{queue}/messages/ack/{lease}`: removes the

@@ -3,7 +3,7 @@
 
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState};
-use crate::mqi::{GetRequest, Object, Outgoing};
+use crate::mqi::{GetRequest, Leased, Object, Outgoing};
 use crate::qmgr::{GetMode, GetResult, Position, PutOptions, Selector};
 use axum::Json;
 use axum::body::Bytes;
@@ -58,6 +58,27 @@ pub(super) fn query_error(e: QueryRejection) -> ApiError {
 
 pub(super) fn id_param(text: &str, which: &str, mqrc: Mqrc) -> Result<[u8; 24], ApiError> {
     parse_id(text).map_err(|e| ApiError::new(mqrc, format!("{which}: {e}")))
+}
+
+/// The [`Selector`] of a get's `msg_id` and `correl_id` query parameters
+/// (48 hex digits each, docs/http-api.md; MQMO_MATCH_MSG_ID /
+/// MQMO_MATCH_CORREL_ID), for the queue get and the device pull alike.
+/// `msg_id` is checked first: a bad one is 2206 MQRC_MSG_ID_ERROR, then a bad
+/// `correl_id` 2207 MQRC_CORREL_ID_ERROR, each message naming the parameter.
+pub(super) fn id_selector(
+    msg_id: Option<&str>,
+    correl_id: Option<&str>,
+) -> Result<Selector, ApiError> {
+    Ok(Selector {
+        msg_id: msg_id
+            .map(|t| id_param(t, "msg_id", Mqrc::MSG_ID_ERROR))
+            .transpose()?,
+        correl_id: correl_id
+            .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
+            .transpose()?,
+        group_id: None,
+        filter: None,
+    })
 }
 
 pub(super) fn md_error(msg: String) -> ApiError {
@@ -282,6 +303,20 @@ pub(super) fn message_json(r: &GetResult) -> Map<String, Value> {
     m
 }
 
+/// The answer of a get under a lease (docs/http-api.md): [`message_json`]
+/// plus `lease` (the id to acknowledge or back out) and `lease_expires_in_ms`
+/// (how long the lease lasts while its holder is silent, in ms); the queue get
+/// and the device pull answer alike.
+pub(super) fn leased_json(leased: &Leased) -> Value {
+    let mut m = message_json(&leased.got.message);
+    m.insert("lease".into(), json!(leased.lease));
+    m.insert(
+        "lease_expires_in_ms".into(),
+        json!(leased.expires_in.as_millis() as u64),
+    );
+    Value::Object(m)
+}
+
 /// `GET /v1/queues/{q}/messages/next`: the next matching message. Destructive
 /// gets return a lease to acknowledge; browse returns a cursor for the next one.
 pub async fn next(
@@ -312,20 +347,7 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
             format!("wait_ms {wait_ms} is above http.max_wait_ms {max_wait}"),
         ));
     }
-    let selector = Selector {
-        msg_id: p
-            .msg_id
-            .as_deref()
-            .map(|t| id_param(t, "msg_id", Mqrc::MSG_ID_ERROR))
-            .transpose()?,
-        correl_id: p
-            .correl_id
-            .as_deref()
-            .map(|t| id_param(t, "correl_id", Mqrc::CORREL_ID_ERROR))
-            .transpose()?,
-        group_id: None,
-        filter: None,
-    };
+    let selector = id_selector(p.msg_id.as_deref(), p.correl_id.as_deref())?;
     let req = GetRequest {
         selector,
         wait: Duration::from_millis(wait_ms),
@@ -345,13 +367,7 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
     }
     let lease = Duration::from_millis(s.config.http.lease_ms);
     let leased = s.mqi.get_leased(obj, req, lease).await?;
-    let mut m = message_json(&leased.got.message);
-    m.insert("lease".into(), json!(leased.lease));
-    m.insert(
-        "lease_expires_in_ms".into(),
-        json!(leased.expires_in.as_millis() as u64),
-    );
-    Ok(Json(Value::Object(m)))
+    Ok(Json(leased_json(&leased)))
 }
 
 /// A lease id from a path: a number from a get's answer; anything else is a
@@ -412,4 +428,27 @@ pub async fn status(State(s): State<AppState>) -> Json<Value> {
         "uptime_ms": s.started.elapsed().as_millis() as u64,
         "channels": s.channels.all(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_selector_checks_msg_id_then_correl_id() {
+        // 48 hex digits are 24 bytes (docs/http-api.md "MsgId (48 hex)").
+        let id = "414D5120".to_string() + &"00".repeat(20);
+        let s = id_selector(Some(&id), None).unwrap();
+        assert_eq!(s.msg_id.map(|m| m[..4].to_vec()), Some(b"AMQ ".to_vec()));
+        assert_eq!((s.correl_id, s.group_id), (None, None));
+        assert!(s.filter.is_none());
+        // Both bad: the msg_id is named, 2206 MQRC_MSG_ID_ERROR.
+        let e = id_selector(Some("zz"), Some("zz")).unwrap_err().0;
+        assert_eq!(e.mqrc, Mqrc::MSG_ID_ERROR);
+        assert!(e.message.starts_with("msg_id: "), "{}", e.message);
+        // A good msg_id and a bad correl_id: 2207 MQRC_CORREL_ID_ERROR.
+        let e = id_selector(Some(&id), Some("zz")).unwrap_err().0;
+        assert_eq!(e.mqrc, Mqrc::CORREL_ID_ERROR);
+        assert!(e.message.starts_with("correl_id: "), "{}", e.message);
+    }
 }
