@@ -95,3 +95,32 @@ fn bad_encodings_and_negative_ccsids_are_named() {
     assert_eq!(code, 1);
     assert!(err.contains("CCSID -1 is not supported"), "{err}");
 }
+
+#[test]
+fn big5_sequence_of_two_characters_is_named_at_its_first_byte() {
+    // `printf 'b\x88b' | mqgate convert --from 950 --to 1026`: Big5 0x88 0x62 is
+    // U+00CA U+0304 (WHATWG Encoding Standard "index Big5", pointer 1133) and EBCDIC
+    // 1026 has no U+0304 (ICU ibm-1026), so the error names offset 1, where 0x88
+    // starts (a tester saw offset 3, past the end of the 3-byte input).
+    let (out, err, code) = run(&["--from", "950", "--to", "1026"], b"b\x88b");
+    assert_eq!((out.len(), code), (0, 1));
+    assert!(
+        err.contains("U+0304 at offset 1 ") && err.contains("CCSID 1026") && err.contains("2119"),
+        "{err}"
+    );
+}
+
+#[test]
+fn utf16_errors_name_offsets_inside_the_input() {
+    // RFC 2781: an odd byte count leaves a lone final byte (offset 2 of 3); a low
+    // surrogate DC00 with no high one before it is unpaired (offset 2 of 4).
+    let (_, err, code) = run(&["--from", "1200", "--to", "37"], b"\x00a\x00");
+    assert_eq!(code, 1);
+    assert!(err.contains("lone byte is left at offset 2"), "{err}");
+    let (_, err, code) = run(&["--from", "1200", "--to", "37"], b"\x00a\xDC\x00");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("unpaired surrogate U+DC00 at offset 2"),
+        "{err}"
+    );
+}
