@@ -1,17 +1,32 @@
 #!/usr/bin/env python3
-"""Writes seed inputs for the MQ fuzz targets into corpus/<target>/.
+"""Writes seed inputs for every fuzz target into corpus/<target>/ (docs/fuzzing.md).
 
-Run from codecs/fuzz: `python3 make_seeds.py`. The first byte of every input
-selects the chain options (fuzz_targets/common.rs); 0 = detect. Seeds: MQMD +
-MQXQH + MQMDE + MQRFH2 and MQMD + MQDLH + MQRFH + MQCIH + MQIIH chains in
-both byte orders, an XQH with a NUL-padded Format and a UTF-16 folder, and
-the pymqi RFH2 fixtures when ../../../shared is present (never copied into
-the repository: corpus/ is ignored by git).
+Run from codecs/fuzz: `python3 make_seeds.py`. Seeds are hand-made valid
+inputs and the project's own fixtures (fixtures/ at the repository root):
+
+- mq_chain_parse, mq_round_trip, ccsid_message: MQMD + MQXQH + MQMDE +
+  MQRFH2 and MQMD + MQDLH + MQRFH + MQCIH + MQIIH chains in both byte
+  orders, an XQH with a NUL-padded Format and a UTF-16 folder,
+  fixtures/mq/device_rfh2.dat, and the pymqi RFH2 fixtures when
+  ../../../shared is present (read there, never copied into the repository:
+  corpus/ is ignored by git). The first byte of every input selects the
+  chain options (fuzz_targets/common.rs); 0 = detect.
+- ccsid_convert: text in UTF-8, UTF-16, EBCDIC, Shift_JIS, Big5, GB18030 and
+  mixed EBCDIC behind the four selector bytes (CCSID pair, policy, cut).
+- dump_reader: fixtures/dmpmqmsg/*.dmp.
+- tux_fml32: buffers of every carried field type, an embedded buffer, a
+  VIEW32 field (mqgate's encoding, docs/tuxedo.md "FML32").
+- tux_tpqctl: TPQCTLs in the LP64 and ILP32 layouts, both byte orders.
+- tux_dmconfig: fixtures/tuxedo/*.dmconfig; tux_fieldtbl:
+  fixtures/tuxedo/*.fml.
+- idl_parse: fixtures/idl/**/*.idl and fixtures/rpc/demo.idl.
+- idl_payload: blank, digit and mixed payload text for each program.
 """
 import os
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, '..', '..')
 SHARED = os.path.join(HERE, '..', '..', '..', 'shared', 'fixtures', 'mq', 'pymqi')
 def i(v, le): return struct.pack('<i' if le else '>i', v)
 def pad(s, n): return s.ljust(n, b' ')
@@ -47,16 +62,121 @@ for le in (True, False):
     seeds['xmit_' + t] = md(le, b'MQXMIT') + xqh(le, b'MQHMDE') + mde(le, b'MQHRF2') + rfh2(le, b'MQSTR', [b'<mcd><Msd>jms_text</Msd></mcd>', b'<usr><a>1</a></usr>']) + b'hello'
     seeds['dlq_' + t] = md(le, b'MQDEAD') + dlh(le, b'MQHRF') + rfh1(le, b'MQCICS', b'name "a b" x "say ""hi"""') + cih(le, b'MQIMS') + iih(le, b'MQSTR') + b'data'
     seeds['xqh_' + t] = xqh(le, b'MQHRF2\0\0') + rfh2(le, b'MQSTR', ['<usr/>'.encode('utf-16-le') if le else '<usr/>'.encode('utf-16-be')], 1200) + b'x'
+with open(os.path.join(ROOT, 'fixtures', 'mq', 'device_rfh2.dat'), 'rb') as src:
+    seeds['device_rfh2'] = src.read()
+if os.path.isdir(SHARED):
+    for f in ('single_rfh2.dat', 'multiple_rfh2.dat'):
+        with open(os.path.join(SHARED, f), 'rb') as src:
+            seeds[f] = src.read()
+
+def put(target, name, data):
+    d = os.path.join(HERE, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'seed_' + name), 'wb') as f:
+        f.write(data)
+
 for k, v in seeds.items():
     for target in ('mq_chain_parse', 'mq_round_trip'):
-        d = os.path.join(HERE, 'corpus', target)
-        os.makedirs(d, exist_ok=True)
-        open(d + '/seed_' + k, 'wb').write(b'\0' + v)
-if os.path.isdir(SHARED):
-    for target in ('mq_chain_parse', 'mq_round_trip'):
-        for f in ('single_rfh2.dat', 'multiple_rfh2.dat'):
-            with open(os.path.join(SHARED, f), 'rb') as src:
-                data = src.read()
-            with open(os.path.join(HERE, 'corpus', target, 'seed_' + f), 'wb') as dst:
-                dst.write(b'\0' + data)
+        put(target, k, b'\0' + v)
+    # ccsid_message: target selector, then the chain options byte.
+    for t in range(6):
+        put('ccsid_message', '%s_%d' % (k, t), bytes([t, 0]) + v)
+
+# ccsid_convert: [from, to, policy, cut] + text. The CCSID bytes index
+# ccsid::supported(), so the fuzzer picks the pair; the texts make each
+# family's multi-byte sequences likely.
+texts = {
+    'ascii': b'Hello, World!\n',
+    'utf8': 'Grüße, €, 日本語, 𝄞\n'.encode('utf-8'),
+    'utf16be': 'Grüße €𝄞'.encode('utf-16-be'),
+    'utf16le': 'Grüße €𝄞'.encode('utf-16-le'),
+    'ebcdic037': 'Hello, World!'.encode('cp037') + b'\x15',
+    'sjis': '日本語テキスト'.encode('shift_jis'),
+    'big5': '中文字元'.encode('big5') + b'b\x88b',
+    'gb18030': '中文€'.encode('gb18030') + b'\x81\x30\x81\x30',
+    'euckr': '한국어'.encode('euc_kr'),
+    'mixed_ebcdic': b'\xc1\x0e\x41\x41\x45\x41\x0f\xc2',
+}
+for i, (k, v) in enumerate(texts.items()):
+    put('ccsid_convert', k, bytes([i * 7, i * 13 + 3, i, len(v) // 2]) + v)
+
+for f in sorted(os.listdir(os.path.join(ROOT, 'fixtures', 'dmpmqmsg'))):
+    with open(os.path.join(ROOT, 'fixtures', 'dmpmqmsg', f), 'rb') as src:
+        put('dump_reader', f, src.read())
+
+# FML32, mqgate's encoding (docs/tuxedo.md "FML32"): big-endian header of
+# six int32 (F_MAGIC32 -10000, len, maxlen, nfields, nie, indxintvl), then
+# fields sorted by id = (type << 25) | number, each value padded to 4.
+def be(v): return struct.pack('>i', v)
+def p4(b): return b + bytes((-len(b)) % 4)
+SHORT, LONG, CHAR, FLOAT, DOUBLE, STRING, CARRAY = 0, 1, 2, 3, 4, 5, 6
+FML32, VIEW32, MBSTRING = 10, 11, 12
+def fid(t, n): return struct.pack('>I', (t << 25) | n)
+def value(t, v):
+    if t in (SHORT, LONG, CHAR): return be(v)
+    if t == FLOAT: return struct.pack('>f', v)
+    if t == DOUBLE: return struct.pack('>d', v)
+    if t == STRING: return be(len(v) + 9) + be(len(v) + 1) + p4(v + b'\0')
+    if t == CARRAY: return be(len(v) + 8) + be(len(v)) + p4(v)
+    if t == MBSTRING: return be(len(v) + 12) + be(len(v)) + be(len(v)) + p4(v)
+    if t == FML32: return be(len(v) + 8) + be(len(v)) + p4(v)
+    if t == VIEW32: return be(len(v[0])) + p4(v[0]) + be(len(v[1])) + p4(v[1])
+def fml(fields, maxlen=None):
+    body = b''.join(fid(t, n) + value(t, v) for (t, n, v) in sorted(fields, key=lambda f: (f[0] << 25) | f[1]))
+    n = 24 + len(body)
+    return be(-10000) + be(n) + be(maxlen or n) + be(len(fields)) + be(0) + be(16) + body
+inner = fml([(LONG, 1, 42), (STRING, 2, b'inner')])
+put('tux_fml32', 'empty', fml([]))
+put('tux_fml32', 'scalars', fml([(SHORT, 1, -7), (LONG, 2, 100000), (CHAR, 3, 65),
+                                 (FLOAT, 4, 1.5), (DOUBLE, 5, -2.25)]))
+put('tux_fml32', 'texts', fml([(STRING, 10, b'hello'), (STRING, 10, b''), (CARRAY, 11, b'\0\1\2'),
+                               (MBSTRING, 12, b'\x1b$B')]))
+put('tux_fml32', 'nested', fml([(LONG, 1, 1), (FML32, 20, inner), (VIEW32, 21, (b'MYVIEW', b'\0' * 6))], maxlen=1024))
+
+# TPQCTL (Oracle Tuxedo "tpenqueue(3c)"), TMQNAMELEN 15: flags, deq_time,
+# priority, diagnostic, msgid[32], corrid[32], replyqueue[16],
+# failurequeue[16], padding to the long size, cltid[4], urcode, appkey,
+# delivery_qos, reply_qos, exp_time. Selector byte: bit 0 ILP32, bit 1
+# little-endian, bits 2-7 0 = TMQNAMELEN 15; then the call flags byte.
+def tpqctl(lp64, little, flags, deq):
+    l = 8 if lp64 else 4
+    fmt = ('<' if little else '>') + ('q' if lp64 else 'i')
+    lg = lambda v: struct.pack(fmt, v)
+    b = lg(flags) + lg(deq) + lg(5) + lg(0) + b'MSGID'.ljust(32, b'\0') + b'CORRID'.ljust(32, b'\0')
+    b += b'REPLYQ'.ljust(16, b'\0') + b'FAILQ'.ljust(16, b'\0')
+    b += bytes((-len(b)) % l)
+    b += b''.join(lg(v) for v in (1, 2, 3, 4, 0, 0, 0, 0, 0))
+    return b
+for lp64 in (True, False):
+    for little in (True, False):
+        sel = (0 if lp64 else 1) | (2 if little else 0)
+        # TPQTIME_REL (0x400) | TPQMSGID (0x10), 90 s; TPQTIME_ABS (0x200).
+        put('tux_tpqctl', 'rel_%d_%d' % (lp64, little), bytes([sel, 0]) + tpqctl(lp64, little, 0x410, 90))
+        put('tux_tpqctl', 'abs_%d_%d' % (lp64, little), bytes([sel, 1]) + tpqctl(lp64, little, 0x200, 1700000000))
+
+tux = os.path.join(ROOT, 'fixtures', 'tuxedo')
+for f in sorted(os.listdir(tux)):
+    target = {'.dmconfig': 'tux_dmconfig', '.fml': 'tux_fieldtbl'}.get(os.path.splitext(f)[1])
+    if target:
+        with open(os.path.join(tux, f), 'rb') as src:
+            put(target, f, src.read())
+
+idl = [os.path.join(ROOT, 'fixtures', 'rpc', 'demo.idl')]
+for sub in ('valid', 'invalid'):
+    d = os.path.join(ROOT, 'fixtures', 'idl', sub)
+    idl += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith('.idl')]
+for path in idl:
+    with open(path, 'rb') as src:
+        data = src.read()
+    name = os.path.basename(os.path.dirname(path)) + '_' + os.path.basename(path)
+    put('idl_parse', name, b'\0' + data)
+    put('idl_parse', 'ext_' + name, b'\1' + data)
+
+# idl_payload: first byte = program index << 1 | (1 = request, 0 = reply).
+payloads = [b' ' * 40, b'+0000000001+0000000002', b'A+0000000005-0000000003', b'0' * 30,
+            b'NAME      CITY      ITEM1ITEM2ITEM3', b'20240131X', b'Y' + b' ' * 20]
+for prog in range(12):
+    for d in (0, 1):
+        for i, pl in enumerate(payloads):
+            put('idl_payload', '%d_%d_%d' % (prog, d, i), bytes([prog << 1 | d]) + pl)
 print('seeds written')
