@@ -21,6 +21,7 @@ if [ $# -lt 1 ]; then
 fi
 SECS=$1
 shift
+NAMED=$#
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 LOGS=$HERE/logs
@@ -38,8 +39,10 @@ all_targets() {
     for t in $(cd "$ROOT/fuzz" && cargo fuzz list); do echo "$ROOT/fuzz $t"; done
 }
 
+# wanted TARGET [TARGET...]: true when the first is among the others, or
+# when no target was named on the command line.
 wanted() {
-    [ $# -eq 0 ] && return 0
+    [ "$NAMED" -eq 0 ] && return 0
     want=$1
     shift
     for w in "$@"; do [ "$w" = "$want" ] && return 0; done
