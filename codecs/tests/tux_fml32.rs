@@ -249,12 +249,17 @@ fn kind(bytes: &[u8]) -> (usize, Fml32ErrorKind) {
 #[test]
 fn bad_buffers_are_named_with_their_offset() {
     let (_, good) = sample();
+    // The 24-byte header (docs/tuxedo.md "FML32") cut at 10 bytes: named at
+    // its start, counted from there.
     assert_eq!(
-        kind(&good[..10]).1,
-        Fml32ErrorKind::Truncated {
-            needed: 20,
-            available: 6
-        }
+        kind(&good[..10]),
+        (
+            0,
+            Fml32ErrorKind::Truncated {
+                needed: 24,
+                available: 10
+            }
+        )
     );
     let mut b = good.clone();
     b[0] = 0;
@@ -450,4 +455,87 @@ fn missing(what: &str) {
         "{what}, and CI is set: .ci/run installs every tool and clones ../shared beside the repository"
     );
     println!("SKIP: {what}");
+}
+
+/// A buffer of `fields` (id, value bytes) with a header whose len is the
+/// bytes given (docs/tuxedo.md "FML32": six big-endian int32, F_MAGIC32,
+/// len, maxlen, nfields, nie, indxintvl).
+fn raw_buffer(nfields: i32, body: &[u8]) -> Vec<u8> {
+    let len = 24 + body.len() as i32;
+    let mut b = Vec::new();
+    for v in [F_MAGIC32, len, len, nfields, 0, 16] {
+        b.extend_from_slice(&v.to_be_bytes());
+    }
+    b.extend_from_slice(body);
+    b
+}
+
+#[test]
+fn a_truncated_item_is_named_where_it_starts_inside_the_input() {
+    // Found by fuzzing (codecs/fuzz tux_fml32): F_MAGIC32 alone named offset
+    // 4 of a 4-byte input. The header is the item cut short: offset 0, 24
+    // bytes needed from there, 4 available.
+    assert_eq!(
+        kind(&F_MAGIC32.to_be_bytes()),
+        (
+            0,
+            Fml32ErrorKind::Truncated {
+                needed: 24,
+                available: 4
+            }
+        )
+    );
+    // A FLD_LONG id as the buffer's last 4 bytes, no value: the field at
+    // offset 24 needs 8 bytes (id + int32), 4 are there.
+    let long = id(FieldType::Long, 1).0.to_be_bytes();
+    let b = raw_buffer(1, &long);
+    let e = Fml32Buffer::decode(&b).unwrap_err();
+    assert_eq!(
+        (e.offset, e.field, e.kind),
+        (
+            24,
+            Some(id(FieldType::Long, 1).0),
+            Fml32ErrorKind::Truncated {
+                needed: 8,
+                available: 4
+            }
+        )
+    );
+    assert!(e.offset < b.len());
+    // A FLD_CARRAY of 2 bytes whose 2 padding bytes are missing at the end:
+    // the field at 24 needs 4 + 8 + 4 = 16 bytes, 14 are there.
+    let mut body = id(FieldType::Carray, 2).0.to_be_bytes().to_vec();
+    body.extend_from_slice(&10i32.to_be_bytes());
+    body.extend_from_slice(&2i32.to_be_bytes());
+    body.extend_from_slice(b"ab");
+    let b = raw_buffer(1, &body);
+    assert_eq!(
+        kind(&b),
+        (
+            24,
+            Fml32ErrorKind::Truncated {
+                needed: 16,
+                available: 14
+            }
+        )
+    );
+}
+
+#[test]
+fn an_embedded_buffer_shorter_than_its_header_is_a_bad_value() {
+    // A FLD_FML32 field whose embedded length is 0 (docs/tuxedo.md "FML32":
+    // int32 len+8, int32 len, the buffer): no buffer fits in 0 bytes, so
+    // the value at offset 28 (after the id) is bad, FEINVAL; it named the
+    // end of the input before.
+    let mut body = id(FieldType::Fml32, 3).0.to_be_bytes().to_vec();
+    body.extend_from_slice(&8i32.to_be_bytes());
+    body.extend_from_slice(&0i32.to_be_bytes());
+    let b = raw_buffer(1, &body);
+    let e = Fml32Buffer::decode(&b).unwrap_err();
+    assert_eq!(e.offset, 28);
+    assert!(
+        matches!(&e.kind, Fml32ErrorKind::BadValue(m) if m.contains("24-byte header")),
+        "{e}"
+    );
+    assert_eq!(e.ferror(), Ferror32::FEINVAL);
 }

@@ -335,7 +335,9 @@ fn pad4(n: usize) -> usize {
 /// What was wrong in an FML32 buffer or field.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fml32ErrorKind {
-    /// Fewer bytes than the header or a length field needs.
+    /// Fewer bytes than the header or a field needs. The error's offset is
+    /// where the header or the field (its id) starts, so it is inside the
+    /// input (0 for an empty input).
     Truncated {
         /// Bytes needed from the offset.
         needed: usize,
@@ -668,6 +670,9 @@ struct Reader<'a> {
     pos: usize,
     base: usize,
     field: Option<u32>,
+    /// Where the item being read starts in `b` (the header, or the field's
+    /// id): a read past the end names it, so the offset is inside the input.
+    item: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -675,15 +680,17 @@ impl<'a> Reader<'a> {
         self.base + self.pos
     }
 
+    /// Takes `n` bytes. When fewer are left the error names the start of
+    /// the item being read, with the bytes it needs and has from there.
     fn take(&mut self, n: usize) -> Result<&'a [u8], Fml32Error> {
         let available = self.b.len() - self.pos;
         if n > available {
             return Err(err(
-                self.offset(),
+                self.base + self.item,
                 self.field,
                 Fml32ErrorKind::Truncated {
-                    needed: n,
-                    available,
+                    needed: self.pos - self.item + n,
+                    available: self.b.len() - self.item,
                 },
             ));
         }
@@ -739,6 +746,7 @@ fn decode_at(input: &[u8], base: usize, depth: usize) -> Result<(Fml32Buffer, us
         pos: 0,
         base,
         field: None,
+        item: 0,
     };
     let magic = r.i32()?;
     if magic != F_MAGIC32 {
@@ -772,12 +780,14 @@ fn decode_at(input: &[u8], base: usize, depth: usize) -> Result<(Fml32Buffer, us
         pos: FML32_HEADER_LEN,
         base,
         field: None,
+        item: FML32_HEADER_LEN,
     };
     // Each field takes at least 8 bytes, which bounds the allocation below.
     let mut fields = Vec::with_capacity(nfields.min(len / 8));
     let mut prev: Option<FieldId> = None;
     while r.pos < len {
         let at = r.offset();
+        r.item = r.pos;
         let id = FieldId(r.i32()? as u32);
         r.field = Some(id.0);
         if let Some(p) = prev
@@ -881,6 +891,12 @@ fn decode_value(r: &mut Reader<'_>, t: FieldType, depth: usize) -> Result<FieldV
             let l = r.len("fml32 length")?;
             if total != l.saturating_add(8) {
                 return Err(r.bad(at, format!("fml32 lengths {total}/{l} inconsistent")));
+            }
+            if l < FML32_HEADER_LEN {
+                return Err(r.bad(
+                    at,
+                    format!("embedded FML32 of {l} bytes is shorter than the 24-byte header"),
+                ));
             }
             let inner_at = r.offset();
             let bytes = r.padded(l)?;
