@@ -44,7 +44,9 @@ fn codec(max: usize) -> FrameCodec {
 
 /// Checks an error against the frame whose header starts `at` in `stream`.
 fn check_error(e: &FrameError, stream: &[u8], at: usize, max: usize) {
-    let header = stream.get(at..at + 4).map(|h| u32::from_be_bytes([h[0], h[1], h[2], h[3]]));
+    let header = stream
+        .get(at..at + 4)
+        .map(|h| u32::from_be_bytes([h[0], h[1], h[2], h[3]]));
     match e {
         FrameError::Oversize { length, max: m } => {
             assert_eq!((Some(*length as u32), *m), (header, max), "{e}");
@@ -90,7 +92,9 @@ fn read(stream: &[u8], piece: usize, max: usize) -> Outcome {
                 Ok(Some(f)) => {
                     let used = before - buf.len();
                     let mut out = BytesMut::new();
-                    codec(max).encode(f.clone(), &mut out).expect("a frame read encodes");
+                    codec(max)
+                        .encode(f.clone(), &mut out)
+                        .expect("a frame read encodes");
                     assert!(
                         out[..] == stream[at..at + used],
                         "{} frame does not encode to the bytes it was read from",
@@ -108,7 +112,11 @@ fn read(stream: &[u8], piece: usize, max: usize) -> Outcome {
         }
     }
     if n == 0 {
-        assert!(c.decode_eof(&mut buf).expect("no bytes, no error").is_none());
+        assert!(
+            c.decode_eof(&mut buf)
+                .expect("no bytes, no error")
+                .is_none()
+        );
     }
     assert!(buf.is_empty(), "bytes left after the end of the stream");
     (frames, None)

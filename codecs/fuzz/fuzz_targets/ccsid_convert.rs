@@ -13,8 +13,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mqgate_codecs::ccsid::{
-    Ccsid, ConvertError, NewlinePolicy, OnUnmappable, Options, StreamConverter, convert,
-    supported,
+    Ccsid, ConvertError, NewlinePolicy, OnUnmappable, Options, StreamConverter, convert, supported,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -50,7 +49,11 @@ fuzz_target!(|data: &[u8]| {
         let Some(at) = e.offset() else {
             panic!("an error without an offset for a supported pair: {e}");
         };
-        assert!(at < rest.len(), "{e}: offset outside the {}-byte input", rest.len());
+        assert!(
+            at < rest.len(),
+            "{e}: offset outside the {}-byte input",
+            rest.len()
+        );
         assert!(
             convert(&rest[..at], from, to, &options).is_ok(),
             "{e}: the input before the offset fails too"

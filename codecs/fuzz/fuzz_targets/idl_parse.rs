@@ -11,18 +11,20 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mqgate_codecs::idl::{BridgeProgram, ParseOptions, Parameter, Position, Record, parse_with};
+use mqgate_codecs::idl::{BridgeProgram, Parameter, ParseOptions, Position, Record, parse_with};
 
 mod text_pos;
 
-fn inside(text: &str, p: Position, what: &str) {
+use text_pos::Lines;
+
+fn inside(text: &Lines<'_>, p: Position, what: &str) {
     assert!(
-        text_pos::at(text, p.line as usize, p.column as usize).is_some(),
+        text.at(p.line as usize, p.column as usize).is_some(),
         "{what} at {p} is not in the text"
     );
 }
 
-fn params(text: &str, ps: &[Parameter]) {
+fn params(text: &Lines<'_>, ps: &[Parameter]) {
     for p in ps {
         inside(text, p.position, &p.name);
         params(text, &p.members);
@@ -38,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         dynamic_parameters: sel & 2 == 0,
     };
     let src = String::from_utf8_lossy(rest);
-    let text = src.strip_prefix('\u{feff}').unwrap_or(&src);
+    let text = &Lines::new(src.strip_prefix('\u{feff}').unwrap_or(&src));
     let file = match parse_with(&src, &options) {
         Err(errors) => {
             assert!(!errors.0.is_empty(), "an error list with no fault");
@@ -46,7 +48,11 @@ fuzz_target!(|data: &[u8]| {
             for e in &errors.0 {
                 inside(text, e.position, &e.kind.to_string());
                 let here = (e.position.line, e.position.column);
-                assert!(last <= Some(here), "faults out of text order at {}", e.position);
+                assert!(
+                    last <= Some(here),
+                    "faults out of text order at {}",
+                    e.position
+                );
                 last = Some(here);
             }
             let _ = errors.to_string();

@@ -62,8 +62,14 @@ fuzz_target!(|data: &[u8]| {
         Ok(Some(id)) => {
             let digits = text.trim_end_matches(' ');
             let hex = correl_id_to_hex(&id);
-            assert!(hex[..digits.len()].eq_ignore_ascii_case(digits), "{hex} for {digits:?}");
-            assert!(hex[digits.len()..].bytes().all(|b| b == b'0'), "{hex} for {digits:?}");
+            assert!(
+                hex[..digits.len()].eq_ignore_ascii_case(digits),
+                "{hex} for {digits:?}"
+            );
+            assert!(
+                hex[digits.len()..].bytes().all(|b| b == b'0'),
+                "{hex} for {digits:?}"
+            );
         }
         Ok(None) => {}
         Err(e) => {

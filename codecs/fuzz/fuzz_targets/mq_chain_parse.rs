@@ -26,7 +26,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(pos <= msg.len());
         match l.decode(msg).expect("a link parse_chain accepted decodes") {
             Header::Rfh(r) => {
-                let _ = r.pairs(l.charset).expect("a scanned NameValueString tokenizes");
+                let _ = r
+                    .pairs(l.charset)
+                    .expect("a scanned NameValueString tokenizes");
             }
             Header::Rfh2(r) => {
                 for f in &r.folders {

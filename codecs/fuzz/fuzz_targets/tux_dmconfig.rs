@@ -14,8 +14,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mqgate_codecs::tux::cfgtext::{ConfigText, ConfigTextErrorKind, Pos, Token, tokenize};
 use mqgate_codecs::tux::buftype::BufferType;
+use mqgate_codecs::tux::cfgtext::{ConfigText, ConfigTextErrorKind, Pos, Token, tokenize};
 use mqgate_codecs::tux::dmconfig::DmConfig;
 use mqgate_codecs::tux::enqueue::{EnqueueRequest, plan_enqueue};
 use mqgate_codecs::tux::fml32::Fml32Buffer;
@@ -23,13 +23,15 @@ use mqgate_codecs::tux::tpqctl::NamedFlags;
 
 mod text_pos;
 
-fn rest(text: &str, pos: Pos) -> &str {
-    text_pos::at(text, pos.line, pos.column)
+use text_pos::Lines;
+
+fn rest<'a>(text: &Lines<'a>, pos: Pos) -> &'a str {
+    text.at(pos.line, pos.column)
         .unwrap_or_else(|| panic!("position {pos} is not in the text"))
 }
 
 /// The text at `pos` starts with the word, or with `"` when it was quoted.
-fn word_at(text: &str, pos: Pos, word: &str, quoted: bool) {
+fn word_at(text: &Lines<'_>, pos: Pos, word: &str, quoted: bool) {
     let r = rest(text, pos);
     if quoted {
         assert!(r.starts_with('"'), "{pos}: no quote for {word:?}");
@@ -39,9 +41,9 @@ fn word_at(text: &str, pos: Pos, word: &str, quoted: bool) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    let text = text.as_ref();
-    match tokenize(text) {
+    let source = String::from_utf8_lossy(data);
+    let text = &Lines::new(&source);
+    match tokenize(&source) {
         Ok(tokens) => {
             let mut last: Option<Pos> = None;
             for (pos, t) in &tokens {
@@ -63,7 +65,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    match ConfigText::parse(text) {
+    match ConfigText::parse(&source) {
         Err(e) => {
             let _ = rest(text, e.pos);
             let _ = e.to_string();
@@ -83,7 +85,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    match DmConfig::parse(text) {
+    match DmConfig::parse(&source) {
         Err(e) => {
             if let Some(pos) = e.pos {
                 let _ = rest(text, pos);
@@ -92,12 +94,18 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok(cfg) => {
             let mut fml = Vec::new();
-            Fml32Buffer::new().encode(&mut fml).expect("an empty buffer encodes");
+            Fml32Buffer::new()
+                .encode(&mut fml)
+                .expect("an empty buffer encodes");
             let flags = NamedFlags::default();
             for qs in cfg.remote_services.qspaces.iter().take(8) {
                 for qn in cfg.remote_services.qnames.iter().take(8) {
                     let buftype = qn.inbuftype.unwrap_or(BufferType::Carray);
-                    let data: &[u8] = if buftype == BufferType::Fml32 { &fml } else { b"" };
+                    let data: &[u8] = if buftype == BufferType::Fml32 {
+                        &fml
+                    } else {
+                        b""
+                    };
                     let req = EnqueueRequest {
                         qspace: &qs.name,
                         qname: &qn.name,

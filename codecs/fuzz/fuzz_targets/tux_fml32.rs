@@ -25,7 +25,11 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok((buf, used)) => {
             assert!(used <= data.len());
-            assert_eq!(buf.encoded_len(), used, "encoded_len differs from the bytes read");
+            assert_eq!(
+                buf.encoded_len(),
+                used,
+                "encoded_len differs from the bytes read"
+            );
             let mut out = Vec::new();
             buf.encode(&mut out).expect("a decoded buffer encodes");
             assert!(out == data[..used], "encode(decode(b)) changed the bytes");

@@ -22,7 +22,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let layout = TpqctlLayout {
         abi: if sel & 1 == 0 { Abi::Lp64 } else { Abi::Ilp32 },
-        endian: if sel & 2 == 0 { Endian::Big } else { Endian::Little },
+        endian: if sel & 2 == 0 {
+            Endian::Big
+        } else {
+            Endian::Little
+        },
         qname_len: match sel >> 2 {
             0..=31 => TMQNAMELEN,
             32..=47 => TMQNAMELEN_LONG,
@@ -37,7 +41,8 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => panic!("decode failed other than TooShort: {e}"),
         Ok(ctl) => {
             let mut out = Vec::new();
-            ctl.encode(&layout, &mut out).expect("a decoded TPQCTL encodes");
+            ctl.encode(&layout, &mut out)
+                .expect("a decoded TPQCTL encodes");
             assert!(out == rest[..size], "encode(decode(b)) changed the bytes");
             assert!(ctl.replyqueue_name().len() <= layout.qname_len + 1);
             let call_flags = TpFlags(i64::from(*call) << ((call & 7) * 4));
