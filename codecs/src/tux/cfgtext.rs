@@ -11,7 +11,8 @@
 //!   a word followed by `=` is a keyword, a word not followed by `=` starts a
 //!   new entry. Whitespace is allowed around `=`.
 //! - In the UBBCONFIG `*RESOURCES` section, items are `KEYWORD value` pairs
-//!   (an `=` between them is accepted too).
+//!   (an `=` between them is accepted too); a keyword is a bare word, as
+//!   before `=` anywhere.
 //! - `DEFAULT:` is a pseudo-entry: its parameters apply to the following
 //!   entries of the section (later `DEFAULT:` values override earlier ones;
 //!   an entry's own value overrides a default).
@@ -78,6 +79,9 @@ pub enum ConfigTextErrorKind {
     UnexpectedEquals,
     /// A `*RESOURCES` keyword with no value after it.
     MissingResourceValue(String),
+    /// A double-quoted word where a `*RESOURCES` keyword belongs (keywords
+    /// are words, UBBCONFIG(5)).
+    QuotedKeyword(String),
 }
 
 /// A syntax error, with the position where it was found.
@@ -108,6 +112,9 @@ fn describe(k: &ConfigTextErrorKind) -> String {
         ConfigTextErrorKind::UnexpectedEquals => "'=' without a keyword before it".into(),
         ConfigTextErrorKind::MissingResourceValue(k) => {
             format!("*RESOURCES keyword {k} has no value")
+        }
+        ConfigTextErrorKind::QuotedKeyword(k) => {
+            format!("*RESOURCES keyword \"{k}\" is quoted (a keyword is a bare word)")
         }
     }
 }

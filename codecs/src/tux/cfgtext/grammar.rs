@@ -5,7 +5,7 @@
 //! section   = SECTION item*       (`*RESOURCES`: resource*)
 //! item      = WORD "=" WORD       a parameter (the keyword unquoted)
 //!           | WORD                an entry name, or `DEFAULT:`
-//! resource  = WORD ["="] WORD
+//! resource  = WORD ["="] WORD   (the keyword unquoted)
 //! ```
 
 use std::iter::Enumerate;
@@ -189,10 +189,13 @@ fn stray_equals(i: Tokens<'_>) -> Parsed<'_, Item> {
     fail(pos, ConfigTextErrorKind::UnexpectedEquals)
 }
 
-/// `KEYWORD value` (or `KEYWORD=value`) in `*RESOURCES`; no value is an error
-/// at the keyword.
+/// `KEYWORD value` (or `KEYWORD=value`) in `*RESOURCES`; a quoted keyword or
+/// no value is an error at the keyword.
 fn resource(i: Tokens<'_>) -> Parsed<'_, Item> {
-    let (i, (pos, key, _)) = terminated(word, opt(equals)).parse(i)?;
+    let (i, (pos, key, quoted)) = terminated(word, opt(equals)).parse(i)?;
+    if quoted {
+        return fail(pos, ConfigTextErrorKind::QuotedKeyword(key));
+    }
     match word(i) {
         Ok((i, (_, value, quoted))) => Ok((
             i,

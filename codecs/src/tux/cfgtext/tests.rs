@@ -126,6 +126,27 @@ fn resources_errors_are_at_the_keyword() {
     );
 }
 
+#[test]
+fn a_quoted_resources_keyword_is_refused_at_its_quote() {
+    // Found by fuzzing (codecs/fuzz tux_dmconfig): `*RESOURCES"~"2` was read
+    // as the keyword `~` with the quotes dropped, while a quoted keyword
+    // before `=` is refused. UBBCONFIG(5) keywords (IPCKEY, MASTER, ...) are
+    // words; a quoted one is an error at its opening quote, with or without
+    // the `=`.
+    assert_eq!(
+        error_at("*RESOURCES\"~\"2"),
+        (pos(1, 11), ConfigTextErrorKind::QuotedKeyword("~".into()))
+    );
+    assert_eq!(
+        error_at("*RESOURCES\nMASTER site1\n\"IPCKEY\" = 123456\n"),
+        (pos(3, 1), ConfigTextErrorKind::QuotedKeyword("IPCKEY".into()))
+    );
+    // A quoted value stays a value.
+    let cfg = ConfigText::parse("*RESOURCES\nDOMAINID \"dom 1\"\n").unwrap();
+    let p = &cfg.sections[0].params[0];
+    assert_eq!((p.key.as_str(), p.value.as_str(), p.quoted), ("DOMAINID", "dom 1", true));
+}
+
 /// Text made mostly of the characters the lexer and grammar decide on.
 fn config_like() -> impl Strategy<Value = String> {
     proptest::collection::vec(
