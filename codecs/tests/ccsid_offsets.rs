@@ -190,15 +190,15 @@ proptest! {
         cut in 0usize..40,
     ) {
         let o = Options { newline, on_unmappable: OnUnmappable::Fail };
-        if let Err(e) = convert(&input, from, to, &o) {
-            if let Err(m) = check(&e, &input, from, Some(to), &o) {
-                prop_assert!(false, "{} -> {}: {}", from.number(), to.number(), m);
-            }
+        if let Err(e) = convert(&input, from, to, &o)
+            && let Err(m) = check(&e, &input, from, Some(to), &o)
+        {
+            prop_assert!(false, "{} -> {}: {}", from.number(), to.number(), m);
         }
-        if let Err(e) = decode(&input, from, &o) {
-            if let Err(m) = check(&e, &input, from, None, &o) {
-                prop_assert!(false, "decode {}: {}", from.number(), m);
-            }
+        if let Err(e) = decode(&input, from, &o)
+            && let Err(m) = check(&e, &input, from, None, &o)
+        {
+            prop_assert!(false, "decode {}: {}", from.number(), m);
         }
         // The same in two blocks (the stream names offsets in the whole input).
         let mut s = StreamConverter::new(from, to, &o);
@@ -208,10 +208,10 @@ proptest! {
             .feed(&input[..cut], &mut out)
             .and_then(|()| s.feed(&input[cut..], &mut out))
             .and_then(|()| s.finish(&mut out));
-        if let Err(e) = r {
-            if let Err(m) = check(&e, &input, from, Some(to), &o) {
-                prop_assert!(false, "stream {} -> {}: {}", from.number(), to.number(), m);
-            }
+        if let Err(e) = r
+            && let Err(m) = check(&e, &input, from, Some(to), &o)
+        {
+            prop_assert!(false, "stream {} -> {}: {}", from.number(), to.number(), m);
         }
     }
 

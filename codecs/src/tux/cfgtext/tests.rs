@@ -139,12 +139,18 @@ fn a_quoted_resources_keyword_is_refused_at_its_quote() {
     );
     assert_eq!(
         error_at("*RESOURCES\nMASTER site1\n\"IPCKEY\" = 123456\n"),
-        (pos(3, 1), ConfigTextErrorKind::QuotedKeyword("IPCKEY".into()))
+        (
+            pos(3, 1),
+            ConfigTextErrorKind::QuotedKeyword("IPCKEY".into())
+        )
     );
     // A quoted value stays a value.
     let cfg = ConfigText::parse("*RESOURCES\nDOMAINID \"dom 1\"\n").unwrap();
     let p = &cfg.sections[0].params[0];
-    assert_eq!((p.key.as_str(), p.value.as_str(), p.quoted), ("DOMAINID", "dom 1", true));
+    assert_eq!(
+        (p.key.as_str(), p.value.as_str(), p.quoted),
+        ("DOMAINID", "dom 1", true)
+    );
 }
 
 /// Text made mostly of the characters the lexer and grammar decide on.
