@@ -36,6 +36,8 @@ pub mod exits;
 mod get;
 mod put;
 mod state;
+#[cfg(test)]
+mod tests;
 mod uow;
 
 /// The queue manager's value types the calls of this module take and give
