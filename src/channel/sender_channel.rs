@@ -270,6 +270,11 @@ impl SenderChannel {
         let obj = self.mqi.open_xmit_queue(&xmitq).map_err(internal)?;
         let any = Selector::default();
         loop {
+            // The gateway is stopping: no new batch once the last one is
+            // confirmed (a waiting get below ends with the stop too).
+            if *stop.borrow() {
+                return Ok(());
+            }
             let uow = self.mqi.begin(None).map_err(internal)?;
             // A message ready now is taken at once; only an empty queue
             // waits (up to one heartbeat interval, without polling).
