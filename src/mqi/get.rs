@@ -224,8 +224,11 @@ impl Mqi {
     /// then FIFO; IBM MQ "MQGET") is held by `uow` until it is committed
     /// or backed out. When `obj` has exits, before_get and after_get run
     /// here too (as in [`Mqi::get`]), so call it from a blocking thread
-    /// then; without exits it is in-memory work (under a unit of work
-    /// nothing is written until commit) and the message is not copied.
+    /// then. Without exits the message is not copied and the call is
+    /// short: under a unit of work nothing is written until commit, except
+    /// that expired messages met on the way are removed from the store
+    /// (IBM MQ "MQMD - Expiry"), as a sender channel's gets have always
+    /// done on its own task.
     ///
     /// Returns the message as after_get left it (without exits, as stored).
     ///
