@@ -9,6 +9,7 @@ use crate::channel::receiver::Receivers;
 use crate::channel::sender::{Offer, PIPELINE_BATCHES, SenderConn};
 use crate::channel::xmit;
 use crate::config::{ChannelDef, ChannelLimits, Config, default_channels};
+use crate::mqi::{Mqi, QueueExits};
 use crate::qmgr::QueueManager;
 use crate::store::redb::RedbStore;
 use bytes::Bytes;
@@ -137,6 +138,12 @@ async fn mqgate_scenario(
     config.devices.max_depth = n + 1;
     let store = RedbStore::open(dir).map_err(|e| e.to_string())?;
     let qm = Arc::new(QueueManager::open(&config, Arc::new(store)).map_err(|e| e.to_string())?);
+    // As `mqgate run` wires it: the receiver puts through the queue
+    // interface (no queue exits are configured here).
+    let mqi = Mqi::new(
+        Arc::clone(&qm),
+        Arc::new(QueueExits::new(&config.exits, qm.name())),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
@@ -149,7 +156,7 @@ async fn mqgate_scenario(
         })
         .collect();
     let receivers = Arc::new(Receivers::new(
-        Arc::clone(&qm),
+        mqi.clone(),
         Arc::new(StatusBoard::default()),
         &defs,
     ));
@@ -223,7 +230,7 @@ async fn mqgate_scenario(
         conn.close("bench done").await.map_err(|e| e.to_string())?;
     }
     let total = start.elapsed();
-    let depth = qm.depth("DEV0001/INBOX").unwrap_or(0);
+    let depth = mqi.depth("DEV0001/INBOX").unwrap_or(0);
     let _ = stop_tx.send(true);
     if depth != n {
         return Err(format!("{depth} messages on the device queue, {n} sent"));

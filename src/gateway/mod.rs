@@ -173,10 +173,10 @@ impl Gateway {
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
-        let tasks = qm.tasks();
+        let tasks = mqi.tasks();
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
-        let channel_listener = start_channels(&config, &qm, &board, channel_listener, &stop_rx);
+        let channel_listener = start_channels(&config, &mqi, &board, channel_listener, &stop_rx);
         tracing::info!(
             queue_manager = %qm.name(),
             http = %config.http.listen,
@@ -227,15 +227,16 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 }
 
 /// Starts the channel listener with the receiver channels of `config`, and
-/// every sender channel; returns the listener's task.
+/// every sender channel, all working through `mqi` (so the queue exits of
+/// the `exits:` section run for their puts); returns the listener's task.
 fn start_channels(
     config: &Config,
-    qm: &Arc<QueueManager>,
+    mqi: &Mqi,
     board: &Arc<StatusBoard>,
     listener: TcpListener,
     stop: &watch::Receiver<bool>,
 ) -> JoinHandle<Option<()>> {
-    let tasks = qm.tasks();
+    let tasks = mqi.tasks();
     let receivers: Vec<_> = config
         .channels
         .iter()
@@ -245,12 +246,12 @@ fn start_channels(
         })
         .collect();
     let receivers = Arc::new(
-        Receivers::new(Arc::clone(qm), Arc::clone(board), &receivers).with_exits(&config.exits),
+        Receivers::new(mqi.clone(), Arc::clone(board), &receivers).with_exits(&config.exits),
     );
     let listener_task = tasks.spawn(TaskGroup::Channels, receivers.serve(listener, stop.clone()));
     for c in &config.channels {
         if let ChannelDef::Sender(def) = c {
-            let channel = SenderChannel::new(Arc::clone(qm), Arc::clone(board), def.clone())
+            let channel = SenderChannel::new(mqi.clone(), Arc::clone(board), def.clone())
                 .with_exits(&config.exits);
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
         }

@@ -2,7 +2,7 @@
 //! is ready (no polling), after_get over the copy handed back; and gets under
 //! a lease, a unit of work that is backed out when its holder stays silent.
 
-use super::{CallError, Mqi, Object};
+use super::{CallError, Mqi, Object, QueuePointChains};
 use crate::qmgr::{GetMode, GetResult, QmError, QueueManager, Selector};
 use bytes::BytesMut;
 use mqgate_codecs::mq::Mqrc;
@@ -216,6 +216,52 @@ impl Mqi {
         }
     }
 
+    /// A destructive MQGET from `obj` under unit of work `uow`, without
+    /// waiting (MQGMO_SYNCPOINT, MQGMO_NO_WAIT), on the caller's thread: a
+    /// sender channel filling a batch from its transmission queue
+    /// ([`Mqi::open_xmit_queue`]), or a sequence of calls inside
+    /// [`Mqi::blocking`]. The first message matching `selector` (priority,
+    /// then FIFO; IBM MQ "MQGET") is held by `uow` until it is committed
+    /// or backed out. When `obj` has exits, before_get and after_get run
+    /// here too (as in [`Mqi::get`]), so call it from a blocking thread
+    /// then. Without exits the message is not copied and the call is
+    /// short: under a unit of work nothing is written until commit, except
+    /// that expired messages met on the way are removed from the store
+    /// (IBM MQ "MQMD - Expiry"), as a sender channel's gets have always
+    /// done on its own task.
+    ///
+    /// Returns the message as after_get left it (without exits, as stored).
+    ///
+    /// Errors: [`CallError::Queue`] with 2033 MQRC_NO_MSG_AVAILABLE when no
+    /// message matches now, 2003 MQRC_BACKED_OUT when `uow` is not open,
+    /// 2085 MQRC_UNKNOWN_OBJECT_NAME, 2016 MQRC_GET_INHIBITED, 2161
+    /// MQRC_Q_MGR_QUIESCING; [`CallError::Exit`] when an exit stopped the
+    /// call (before_get: nothing taken; after_get: the message as stored is
+    /// in the error and stays in `uow` for the caller to back out or
+    /// dead-letter).
+    pub fn get_now_detailed(
+        &self,
+        obj: &Object,
+        selector: &Selector,
+        uow: u64,
+    ) -> Result<GetResult, CallError> {
+        let mode = GetMode::Destructive { uow: Some(uow) };
+        let Some(chains) = obj.chains.as_deref() else {
+            return Ok(self.qm.get(&obj.name, selector, mode)?);
+        };
+        let req = GetRequest {
+            selector: selector.clone(),
+            wait: Duration::ZERO,
+            max_wait: Duration::ZERO,
+        };
+        let mut gmo_exit = gmo_for(&req, gmo::SYNCPOINT);
+        chains.before_get(&mut gmo_exit).map_err(CallError::exit)?;
+        // A wait an exit asks for is not applied: this get never waits.
+        let req = apply_gmo(req, &gmo_exit)?;
+        let got = self.qm.get(&obj.name, &req.selector, mode)?;
+        after_get_with(chains, got).map(|g| g.message)
+    }
+
     /// Runs before_get (when `obj` has exits) and applies what the exits
     /// left: MQGMO_WAIT and WaitInterval (MQWI_UNLIMITED and longer waits are
     /// capped at `max_wait`), MQMO_MATCH_MSG_ID / MATCH_CORREL_ID /
@@ -227,61 +273,17 @@ impl Mqi {
         &self,
         obj: &Object,
         req: GetRequest,
-        mut options: i32,
+        options: i32,
     ) -> Result<GetRequest, CallError> {
         let Some(chains) = obj.chains.clone() else {
             return Ok(req);
         };
-        if !req.wait.is_zero() {
-            options |= gmo::WAIT;
-        }
-        let sel = &req.selector;
-        let mut match_options = mo::NONE;
-        if sel.msg_id.is_some() {
-            match_options |= mo::MATCH_MSG_ID;
-        }
-        if sel.correl_id.is_some() {
-            match_options |= mo::MATCH_CORREL_ID;
-        }
-        let mut gmo_exit = mqgate_exits::GetOptions {
-            options,
-            // A wait longer than WaitInterval can hold (about 24.8 days) is
-            // shown as MQWI_UNLIMITED, which comes back as `max_wait`.
-            wait_interval: i32::try_from(req.wait.as_millis()).unwrap_or(gmo::WI_UNLIMITED),
-            match_options,
-        };
+        let mut gmo_exit = gmo_for(&req, options);
         let gmo_exit =
             Mqi::blocking(move || Ok(chains.before_get(&mut gmo_exit).map(|()| gmo_exit)))
                 .await?
                 .map_err(CallError::exit)?;
-        let wait = if gmo_exit.options & gmo::WAIT == 0 {
-            Duration::ZERO
-        } else {
-            match gmo_exit.wait_interval {
-                gmo::WI_UNLIMITED => req.max_wait,
-                ms if ms >= 0 => Duration::from_millis(ms as u64).min(req.max_wait),
-                ms => {
-                    return Err(CallError::Queue(QmError::new(
-                        Mqrc::WAIT_INTERVAL_ERROR,
-                        format!(
-                            "a before_get exit set WaitInterval {ms} ms: expected 0 or more, or -1 (MQWI_UNLIMITED)"
-                        ),
-                    )));
-                }
-            }
-        };
-        let mut selector = req.selector;
-        if gmo_exit.match_options & mo::MATCH_MSG_ID == 0 {
-            selector.msg_id = None;
-        }
-        if gmo_exit.match_options & mo::MATCH_CORREL_ID == 0 {
-            selector.correl_id = None;
-        }
-        Ok(GetRequest {
-            selector,
-            wait,
-            max_wait: req.max_wait,
-        })
+        apply_gmo(req, &gmo_exit)
     }
 
     /// Runs after_get (when `obj` has exits) over a copy of `got`.
@@ -292,25 +294,86 @@ impl Mqi {
                 stored: got,
             });
         };
-        Mqi::blocking(move || {
-            let mut message = got.clone();
-            let mut buf = BytesMut::from(&message.data[..]);
-            Ok(
-                match chains.after_get(&mut message.md, message.charset, &mut buf) {
-                    Ok(()) => {
-                        message.data = buf.freeze();
-                        Ok(Got {
-                            message,
-                            stored: got,
-                        })
-                    }
-                    Err(stop) => Err(CallError::Exit {
-                        stop,
-                        stored: Some(Box::new(got)),
-                    }),
-                },
-            )
-        })
-        .await?
+        Mqi::blocking(move || Ok(after_get_with(&chains, got))).await?
+    }
+}
+
+/// The MQGMO and MatchOptions before_get sees for `req` with the get's kind
+/// `options` (browse / syncpoint): MQGMO_WAIT when it waits, WaitInterval,
+/// MQMO_MATCH_MSG_ID / MATCH_CORREL_ID for the selectors given.
+fn gmo_for(req: &GetRequest, mut options: i32) -> mqgate_exits::GetOptions {
+    if !req.wait.is_zero() {
+        options |= gmo::WAIT;
+    }
+    let sel = &req.selector;
+    let mut match_options = mo::NONE;
+    if sel.msg_id.is_some() {
+        match_options |= mo::MATCH_MSG_ID;
+    }
+    if sel.correl_id.is_some() {
+        match_options |= mo::MATCH_CORREL_ID;
+    }
+    mqgate_exits::GetOptions {
+        options,
+        // A wait longer than WaitInterval can hold (about 24.8 days) is
+        // shown as MQWI_UNLIMITED, which comes back as `max_wait`.
+        wait_interval: i32::try_from(req.wait.as_millis()).unwrap_or(gmo::WI_UNLIMITED),
+        match_options,
+    }
+}
+
+/// `req` as the before_get exits left `gmo_exit` (see [`Mqi::get`]).
+/// Errors: 2090 MQRC_WAIT_INTERVAL_ERROR for a negative WaitInterval other
+/// than MQWI_UNLIMITED.
+fn apply_gmo(
+    req: GetRequest,
+    gmo_exit: &mqgate_exits::GetOptions,
+) -> Result<GetRequest, CallError> {
+    let wait = if gmo_exit.options & gmo::WAIT == 0 {
+        Duration::ZERO
+    } else {
+        match gmo_exit.wait_interval {
+            gmo::WI_UNLIMITED => req.max_wait,
+            ms if ms >= 0 => Duration::from_millis(ms as u64).min(req.max_wait),
+            ms => {
+                return Err(CallError::Queue(QmError::new(
+                    Mqrc::WAIT_INTERVAL_ERROR,
+                    format!(
+                        "a before_get exit set WaitInterval {ms} ms: expected 0 or more, or -1 (MQWI_UNLIMITED)"
+                    ),
+                )));
+            }
+        }
+    };
+    let mut selector = req.selector;
+    if gmo_exit.match_options & mo::MATCH_MSG_ID == 0 {
+        selector.msg_id = None;
+    }
+    if gmo_exit.match_options & mo::MATCH_CORREL_ID == 0 {
+        selector.correl_id = None;
+    }
+    Ok(GetRequest {
+        selector,
+        wait,
+        max_wait: req.max_wait,
+    })
+}
+
+/// Runs the after_get chain over a copy of `got`, on the caller's thread.
+fn after_get_with(chains: &QueuePointChains, got: GetResult) -> Result<Got, CallError> {
+    let mut message = got.clone();
+    let mut buf = BytesMut::from(&message.data[..]);
+    match chains.after_get(&mut message.md, message.charset, &mut buf) {
+        Ok(()) => {
+            message.data = buf.freeze();
+            Ok(Got {
+                message,
+                stored: got,
+            })
+        }
+        Err(stop) => Err(CallError::Exit {
+            stop,
+            stored: Some(Box::new(got)),
+        }),
     }
 }

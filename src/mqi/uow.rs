@@ -2,7 +2,7 @@
 //! one are stored in one transaction at commit, or undone at backout.
 
 use super::Mqi;
-use crate::qmgr::QmError;
+use super::{QmError, SealedUow};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,6 +39,68 @@ impl Mqi {
         self.check_not_lease(uow)?;
         let qm = Arc::clone(&self.qm);
         Mqi::blocking(move || qm.backout(uow)).await
+    }
+
+    /// [`Mqi::backout`] on the caller's thread. A unit holding persistent
+    /// gets writes their BackoutCount to the store; one holding only puts,
+    /// or nothing (a get that found no message), writes nothing. Errors: as
+    /// [`Mqi::backout`].
+    pub fn backout_now(&self, uow: u64) -> Result<(), QmError> {
+        self.check_not_lease(uow)?;
+        self.qm.backout(uow)
+    }
+
+    /// MQCMIT of `uow` together with named state records `meta` (name,
+    /// bytes; a record is replaced, and empty bytes leave it empty), in one
+    /// store transaction, on
+    /// the caller's thread: a sender channel removes the messages of a batch
+    /// the receiver confirmed and clears its in-flight record at once, so a
+    /// crash leaves both or neither (IBM MQ "Units of work";
+    /// docs/channel-protocol.md "Sender channels"). Errors: 2003
+    /// MQRC_BACKED_OUT when `uow` is not open (or is a lease), or the store
+    /// failed and the unit was backed out.
+    pub fn commit_with_meta_now(
+        &self,
+        uow: u64,
+        meta: Vec<(String, Vec<u8>)>,
+    ) -> Result<(), QmError> {
+        self.check_not_lease(uow)?;
+        self.qm.commit_with_meta(uow, meta)
+    }
+
+    /// The first half of a commit, on the caller's thread: closes `uow` to
+    /// further calls and prepares its store changes together with the state
+    /// records `meta` (name, bytes) — a receiver channel's last committed
+    /// batch sequence number, so the batch and its number are durable
+    /// together or not at all (docs/channel-protocol.md "Batches", exactly
+    /// once). Nothing is visible or durable yet: finish with
+    /// [`Mqi::commit_seal`] or [`Mqi::backout_seal`]. Sealing one unit while
+    /// another one commits lets a channel apply its next group of batches
+    /// during the previous group's fsync (docs/channel-protocol.md
+    /// "Pipelining and group commit"; IBM MQ "Units of work", the prepare
+    /// phase of a two-phase commit).
+    ///
+    /// Errors: 2003 MQRC_BACKED_OUT when `uow` is not open (committed,
+    /// backed out, expired, never begun) or is a lease.
+    pub fn seal(&self, uow: u64, meta: Vec<(String, Vec<u8>)>) -> Result<SealedUow, QmError> {
+        self.check_not_lease(uow)?;
+        self.qm.seal(uow, meta)
+    }
+
+    /// The second half of a commit, on the caller's thread: the sealed
+    /// unit's changes and state records go to the store in one transaction
+    /// (durable when this returns), then its puts become visible and its
+    /// gets are gone. Errors: 2003 MQRC_BACKED_OUT when the store failed;
+    /// the unit was backed out then (its puts discarded, its gets back on
+    /// their queues).
+    pub fn commit_seal(&self, sealed: SealedUow) -> Result<(), QmError> {
+        self.qm.commit_sealed(sealed)
+    }
+
+    /// Backs out a sealed unit of work that will not be committed (as
+    /// [`Mqi::backout`]: puts discarded, gets returned with BackoutCount + 1).
+    pub fn backout_seal(&self, sealed: SealedUow) {
+        self.qm.backout_sealed(sealed);
     }
 
     fn check_not_lease(&self, uow: u64) -> Result<(), QmError> {
