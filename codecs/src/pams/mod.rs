@@ -4,14 +4,27 @@
 //!
 //! - [`address`]: `group.queue` addresses, MOT ranges, well-known queues.
 //! - [`status`]: PAMS return codes (`PAMS__*`) and SBS status values.
+//! - [`show_buffer`]: the 100-byte show buffer of `pams_get_msg`.
+//! - [`rules`]: selection rules and their evaluation against a broadcast.
+//! - [`symbols`]: delivery modes, UMAs, symbols that differ by header generation.
 //!
 //! Everything is pure: bytes and text in, typed values out, no I/O, no panic on
 //! any input. Binary structures take the byte order as a parameter ([`Endian`]).
 
 pub mod address;
 pub mod endian;
+pub mod error;
+pub mod rules;
+pub mod show_buffer;
 pub mod status;
+pub mod symbols;
+mod wire;
 
 pub use address::{AddressError, Mot, MotKind, QAddress};
 pub use endian::Endian;
+pub use error::{Field, Structure, WireError, WireErrorKind};
+pub use rules::{Broadcast, Conjunction, Operator, OperandLength, RuleSet, SelectionRule, Selector};
+pub use show_buffer::ShowBuffer;
 pub use status::{PamsStatus, SbsStatus};
+pub use symbols::HeaderGeneration;
+pub use wire::WireField;
