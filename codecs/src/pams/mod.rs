@@ -11,6 +11,8 @@
 //! - [`sbs`]: SBS message types and every SBS message body, new and obsolete.
 //! - [`rules`]: selection rules and their evaluation against a broadcast.
 //! - [`symbols`]: delivery modes, UMAs, symbols that differ by header generation.
+//! - [`init_file`]: the group initialization file (%PROFILE, %QCT, %GNT,
+//!   %XGROUP, %SBS) as a typed model, with line and column errors.
 //!
 //! Everything is pure: bytes and text in, typed values out, no I/O, no panic on
 //! any input. Binary structures take the byte order as a parameter
@@ -19,6 +21,7 @@
 pub mod address;
 pub mod endian;
 pub mod error;
+pub mod init_file;
 pub mod rules;
 pub mod sbs;
 pub mod show_buffer;
