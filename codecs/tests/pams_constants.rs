@@ -126,7 +126,14 @@ fn layouts_of_p_msg_h() {
     }
     assert_eq!(
         names(DeregisterReq::LAYOUT),
-        ["version", "user_tag", "mot", "distribution_q", "reg_id", "req_ack"]
+        [
+            "version",
+            "user_tag",
+            "mot",
+            "distribution_q",
+            "reg_id",
+            "req_ack"
+        ]
     );
     assert_eq!(
         names(DeregisterResp::LAYOUT),
@@ -166,7 +173,11 @@ fn selection_symbols_of_p_symbol_h() {
     };
     assert_eq!(
         pairs(&PSEL_PRI),
-        [("PSEL_PRI_P0", 1, -6), ("PSEL_PRI_P1", 2, -7), ("PSEL_PRI_ANY", 3, -8)]
+        [
+            ("PSEL_PRI_P0", 1, -6),
+            ("PSEL_PRI_P1", 2, -7),
+            ("PSEL_PRI_ANY", 3, -8)
+        ]
     );
     assert_eq!(
         pairs(&PSEL_ORDER),

@@ -5,8 +5,9 @@
 //! Syntax expected: BEA MessageQ 5.0 Programmer's Guide, "Broadcasting
 //! Messages" (Listing 3-1 "Configuring a Named MOT", Listing 3-2 "Setting the
 //! COMM_SERVICE for SBS on OpenVMS", Listing 3-3 "Configuring Ethernet"); what
-//! mqgate refuses: docs/messageq.md, "Group initialization file". The shared
-//! fixture prints `SKIP:` when ../shared is absent and fails when `CI` is set.
+//! mqgate refuses: docs/messageq.md, "Choices mqgate made". The shared fixture
+//! folder sits beside the repository; without it the fixture test prints
+//! `SKIP:`, and fails when `CI` is set.
 
 use mqgate_codecs::pams::init_file::{
     InitFile, InitFileError, InitFileErrorKind, Pos, ProfileKey, QuotaEnable, Scope, SectionName,
@@ -32,7 +33,10 @@ fn listing_3_1_named_mots() {
     assert_eq!(alarm.scope, Scope::Global);
     assert!(alarm.is_mot() && alarm.address.is_local_group());
     let op = f.gnt_entry("Operator_events").unwrap();
-    assert_eq!((op.address, op.scope), (QAddress::new(0, 4810), Scope::Local));
+    assert_eq!(
+        (op.address, op.scope),
+        (QAddress::new(0, 4810), Scope::Local)
+    );
     assert_eq!(op.pos, Pos { line: 6, column: 1 });
     assert_eq!(f.sections, [(SectionName::Gnt, Pos { line: 1, column: 1 })]);
     // No %PROFILE: ENABLE_SBS defaults to YES.
@@ -126,7 +130,10 @@ AUDIT_Q  3  .     .   none .   .    .     .    n    l     .
     assert!(!f.enable_sbs());
     let p = f.profile.as_ref().unwrap();
     assert_eq!(
-        p.entries.iter().map(|e| (e.key, e.value)).collect::<Vec<_>>(),
+        p.entries
+            .iter()
+            .map(|e| (e.key, e.value))
+            .collect::<Vec<_>>(),
         [
             (ProfileKey::EnableSbs, false),
             (ProfileKey::EnableMrs, false),
@@ -134,14 +141,32 @@ AUDIT_Q  3  .     .   none .   .    .     .    n    l     .
         ]
     );
     let q = f.queue("FEED_IN").unwrap();
-    assert_eq!((q.number, q.byte_quota, q.msg_quota), (1, Some(64000), Some(100)));
+    assert_eq!(
+        (q.number, q.byte_quota, q.msg_quota),
+        (1, Some(64000), Some(100))
+    );
     assert_eq!(q.quota_enable, Some(QuotaEnable::All));
-    assert_eq!((q.ucb_send.as_deref(), q.queue_type.as_deref()), (None, None));
-    assert_eq!((q.owner_queue, q.confirm_style.as_deref()), (Some(0), Some("II")));
-    assert_eq!((q.perm_active, q.scope, q.security), (Some(true), Some(Scope::Global), Some(false)));
+    assert_eq!(
+        (q.ucb_send.as_deref(), q.queue_type.as_deref()),
+        (None, None)
+    );
+    assert_eq!(
+        (q.owner_queue, q.confirm_style.as_deref()),
+        (Some(0), Some("II"))
+    );
+    assert_eq!(
+        (q.perm_active, q.scope, q.security),
+        (Some(true), Some(Scope::Global), Some(false))
+    );
     let a = f.queue("AUDIT_Q").unwrap();
-    assert_eq!((a.byte_quota, a.quota_enable, a.owner_queue), (None, Some(QuotaEnable::None), None));
-    assert_eq!((a.perm_active, a.scope, a.security), (Some(false), Some(Scope::Local), None));
+    assert_eq!(
+        (a.byte_quota, a.quota_enable, a.owner_queue),
+        (None, Some(QuotaEnable::None), None)
+    );
+    assert_eq!(
+        (a.perm_active, a.scope, a.security),
+        (Some(false), Some(Scope::Local), None)
+    );
     assert_eq!(a.pos, Pos { line: 9, column: 1 });
 }
 
@@ -153,7 +178,13 @@ fn cross_group_columns_are_kept_as_written() {
     assert_eq!(x.name, "GROUP_TEN");
     let cols: Vec<Option<&str>> = x.columns.iter().map(|c| c.value.as_deref()).collect();
     assert_eq!(cols, [Some("10"), Some("host-a"), None, Some("5000")]);
-    assert_eq!(x.columns[3].pos, Pos { line: 2, column: 23 });
+    assert_eq!(
+        x.columns[3].pos,
+        Pos {
+            line: 2,
+            column: 23
+        }
+    );
 }
 
 #[test]
@@ -192,41 +223,153 @@ fn garbage_files_name_line_and_column() {
     let cases: &[(&str, (usize, usize), &str)] = &[
         ("hello\n", (1, 1), "outside a section"),
         ("! ok\n\n   stray words\n", (3, 4), "outside a section"),
-        ("%GNT\nA 0.5110 G\n", (3, 1), "expected %EOS, found end of file (section %GNT opened at line 1)"),
-        ("%GNT\nA 0.5110 G", (2, 11), "expected %EOS, found end of file"),
+        (
+            "%GNT\nA 0.5110 G\n",
+            (3, 1),
+            "expected %EOS, found end of file (section %GNT opened at line 1)",
+        ),
+        (
+            "%GNT\nA 0.5110 G",
+            (2, 11),
+            "expected %EOS, found end of file",
+        ),
         ("%EOS\n", (1, 1), "%EOS without an open section"),
         ("%GNT\n%QCT\n%EOS\n", (2, 1), "%QCT inside %GNT"),
         ("%FOO\n%EOS\n", (1, 1), "unknown section %FOO"),
         ("%MRS\n%EOS\n", (1, 1), "section %MRS is not supported"),
-        ("%GNT\n%EOS\n%gnt\n%EOS\n", (3, 1), "section %GNT appears twice (first at line 1)"),
-        ("%GNT junk\n%EOS\n", (1, 6), "unexpected \"junk\" after the section line"),
+        (
+            "%GNT\n%EOS\n%gnt\n%EOS\n",
+            (3, 1),
+            "section %GNT appears twice (first at line 1)",
+        ),
+        (
+            "%GNT junk\n%EOS\n",
+            (1, 6),
+            "unexpected \"junk\" after the section line",
+        ),
         ("%\n", (1, 1), "bad section name"),
-        ("%GNT\nA 0.5110\n%EOS\n", (2, 9), "missing column: expected scope"),
-        ("%GNT\nA 0.5110 G extra\n%EOS\n", (2, 12), "unexpected extra column \"extra\""),
-        ("%GNT\nA 0.5110 X\n%EOS\n", (2, 10), "scope \"X\": expected G or L"),
+        (
+            "%GNT\nA 0.5110\n%EOS\n",
+            (2, 9),
+            "missing column: expected scope",
+        ),
+        (
+            "%GNT\nA 0.5110 G extra\n%EOS\n",
+            (2, 12),
+            "unexpected extra column \"extra\"",
+        ),
+        (
+            "%GNT\nA 0.5110 X\n%EOS\n",
+            (2, 10),
+            "scope \"X\": expected G or L",
+        ),
         ("%GNT\nA 10x20 G\n%EOS\n", (2, 5), "bad queue address"),
         ("%GNT\nA 1.70000 G\n%EOS\n", (2, 5), "out of range"),
-        ("%GNT\nA . G\n%EOS\n", (2, 3), "'.' (default) is not allowed"),
-        ("%GNT\nA 0.1 G\n  A 0.2 L\n%EOS\n", (3, 3), "name \"A\" is defined twice (first at line 2)"),
-        ("%PROFILE\nENABLE_SBS MAYBE\n%EOS\n", (2, 12), "expected YES or NO"),
-        ("%PROFILE\nENABLE_MRS YES\n%EOS\n", (2, 12), "ENABLE_MRS YES is not supported"),
-        ("%PROFILE\nENABLE_JRN YES\n%EOS\n", (2, 12), "journal server"),
-        ("%PROFILE\nGROUP_SIZE 10\n%EOS\n", (2, 1), "unknown %PROFILE keyword"),
-        ("%PROFILE\nENABLE_SBS\n%EOS\n", (2, 11), "missing column: expected YES or NO"),
-        ("%PROFILE\nENABLE_SBS YES\nenable_sbs NO\n%EOS\n", (3, 1), "ENABLE_SBS is given twice"),
-        ("%QCT\nQ1 1 100 10 ALL . . 0 . Y G\n%EOS\n", (2, 28), "missing column: expected security"),
-        ("%QCT\nQ1 x 100 10 ALL . . 0 . Y G N\n%EOS\n", (2, 4), "queue number \"x\" is not a decimal number"),
-        ("%QCT\nQ1 70000 100 10 ALL . . 0 . Y G N\n%EOS\n", (2, 4), "from 0 to 65535"),
-        ("%QCT\nQ1 1 100 10 SOME . . 0 . Y G N\n%EOS\n", (2, 13), "ALL, MSG, BYTE or NONE"),
-        ("%QCT\nQ1 1 . . . . . . . Y G N\nQ2 1 . . . . . . . Y G N\n%EOS\n", (3, 4), "queue number 1 is defined twice"),
-        ("%SBS\nHEARTBEAT soon\n%EOS\n", (2, 11), "heartbeat interval"),
-        ("%SBS\nCOMM_SERVICE 10 DG/DMQ\nGROUPS *\n%EOS\n", (4, 1), "expected END_COMM_SERVICE before %EOS (COMM_SERVICE at line 2)"),
-        ("%SBS\nGROUPS *\n%EOS\n", (2, 1), "GROUPS belongs inside a COMM_SERVICE block"),
-        ("%SBS\nEND_COMM_SERVICE\n%EOS\n", (2, 1), "END_COMM_SERVICE belongs after a COMM_SERVICE line"),
-        ("%SBS\nCOMM_SERVICE 1 DG/DMQ\nREGISTER 5101\nEND_COMM_SERVICE\n%EOS\n", (3, 10), "REGISTER 5101 is not supported"),
-        ("%SBS\nCOMM_SERVICE 1 TCP/IP\n%EOS\n", (2, 16), "expected DG/DMQ"),
-        ("%SBS\nRETRANSMIT_LIST 100\n%EOS\n", (2, 1), "unknown %SBS keyword"),
-        ("%SBS\nCOMM_SERVICE 1 DG/DMQ\nCOMM_SERVICE 2 DG/DMQ\n%EOS\n", (3, 1), "COMM_SERVICE at line 2"),
+        (
+            "%GNT\nA . G\n%EOS\n",
+            (2, 3),
+            "'.' (default) is not allowed",
+        ),
+        (
+            "%GNT\nA 0.1 G\n  A 0.2 L\n%EOS\n",
+            (3, 3),
+            "name \"A\" is defined twice (first at line 2)",
+        ),
+        (
+            "%PROFILE\nENABLE_SBS MAYBE\n%EOS\n",
+            (2, 12),
+            "expected YES or NO",
+        ),
+        (
+            "%PROFILE\nENABLE_MRS YES\n%EOS\n",
+            (2, 12),
+            "ENABLE_MRS YES is not supported",
+        ),
+        (
+            "%PROFILE\nENABLE_JRN YES\n%EOS\n",
+            (2, 12),
+            "journal server",
+        ),
+        (
+            "%PROFILE\nGROUP_SIZE 10\n%EOS\n",
+            (2, 1),
+            "unknown %PROFILE keyword",
+        ),
+        (
+            "%PROFILE\nENABLE_SBS\n%EOS\n",
+            (2, 11),
+            "missing column: expected YES or NO",
+        ),
+        (
+            "%PROFILE\nENABLE_SBS YES\nenable_sbs NO\n%EOS\n",
+            (3, 1),
+            "ENABLE_SBS is given twice",
+        ),
+        (
+            "%QCT\nQ1 1 100 10 ALL . . 0 . Y G\n%EOS\n",
+            (2, 28),
+            "missing column: expected security",
+        ),
+        (
+            "%QCT\nQ1 x 100 10 ALL . . 0 . Y G N\n%EOS\n",
+            (2, 4),
+            "queue number \"x\" is not a decimal number",
+        ),
+        (
+            "%QCT\nQ1 70000 100 10 ALL . . 0 . Y G N\n%EOS\n",
+            (2, 4),
+            "from 0 to 65535",
+        ),
+        (
+            "%QCT\nQ1 1 100 10 SOME . . 0 . Y G N\n%EOS\n",
+            (2, 13),
+            "ALL, MSG, BYTE or NONE",
+        ),
+        (
+            "%QCT\nQ1 1 . . . . . . . Y G N\nQ2 1 . . . . . . . Y G N\n%EOS\n",
+            (3, 4),
+            "queue number 1 is defined twice",
+        ),
+        (
+            "%SBS\nHEARTBEAT soon\n%EOS\n",
+            (2, 11),
+            "heartbeat interval",
+        ),
+        (
+            "%SBS\nCOMM_SERVICE 10 DG/DMQ\nGROUPS *\n%EOS\n",
+            (4, 1),
+            "expected END_COMM_SERVICE before %EOS (COMM_SERVICE at line 2)",
+        ),
+        (
+            "%SBS\nGROUPS *\n%EOS\n",
+            (2, 1),
+            "GROUPS belongs inside a COMM_SERVICE block",
+        ),
+        (
+            "%SBS\nEND_COMM_SERVICE\n%EOS\n",
+            (2, 1),
+            "END_COMM_SERVICE belongs after a COMM_SERVICE line",
+        ),
+        (
+            "%SBS\nCOMM_SERVICE 1 DG/DMQ\nREGISTER 5101\nEND_COMM_SERVICE\n%EOS\n",
+            (3, 10),
+            "REGISTER 5101 is not supported",
+        ),
+        (
+            "%SBS\nCOMM_SERVICE 1 TCP/IP\n%EOS\n",
+            (2, 16),
+            "expected DG/DMQ",
+        ),
+        (
+            "%SBS\nRETRANSMIT_LIST 100\n%EOS\n",
+            (2, 1),
+            "unknown %SBS keyword",
+        ),
+        (
+            "%SBS\nCOMM_SERVICE 1 DG/DMQ\nCOMM_SERVICE 2 DG/DMQ\n%EOS\n",
+            (3, 1),
+            "COMM_SERVICE at line 2",
+        ),
     ];
     for &(text, (line, column), message) in cases {
         let e = err(text);

@@ -74,7 +74,13 @@ fn round_trip(t: i16, body: &[u8], e: Endian) {
     match m.encode(e) {
         Ok(bytes) => assert_eq!(bytes, body, "{:?}", m.sbs_type()),
         Err(err) => assert!(
-            matches!(err.kind, WireErrorKind::RuleCountOutOfRange { rule_count: 256, .. }),
+            matches!(
+                err.kind,
+                WireErrorKind::RuleCountOutOfRange {
+                    rule_count: 256,
+                    ..
+                }
+            ),
             "{err}"
         ),
     }

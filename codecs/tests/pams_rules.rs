@@ -153,8 +153,10 @@ fn class_and_type_compare_as_16_bits() {
     assert!(rule(Selector::Type, Operator::Gtre, -1196));
     // Other lengths compare the same 16 bits.
     for length in [OperandLength::One, OperandLength::Two] {
-        assert!(SelectionRule::new(Selector::Type, Operator::Eq, length, -1196)
-            .matches(&msg, Endian::Little));
+        assert!(
+            SelectionRule::new(Selector::Type, Operator::Eq, length, -1196)
+                .matches(&msg, Endian::Little)
+        );
     }
 }
 
@@ -174,7 +176,12 @@ fn source_is_the_original_source_as_a_q_address() {
         assert!(rule(Operator::And, all));
     }
     // Little-endian all = group << 16 | queue: 7.1 is 0x0007_0001.
-    let rule = SelectionRule::new(Selector::Source, Operator::Eq, OperandLength::Four, 0x0007_0001);
+    let rule = SelectionRule::new(
+        Selector::Source,
+        Operator::Eq,
+        OperandLength::Four,
+        0x0007_0001,
+    );
     assert!(rule.matches(&msg, Endian::Little));
     assert!(!rule.matches(&msg, Endian::Big));
 }
@@ -201,8 +208,16 @@ fn all_versus_any_and_no_rules() {
         (vec![t, t], true, true),
         (vec![f, f], false, false),
     ] {
-        assert_eq!(set(Conjunction::All, &rules).matches(&msg), all, "{rules:?}");
-        assert_eq!(set(Conjunction::Any, &rules).matches(&msg), any, "{rules:?}");
+        assert_eq!(
+            set(Conjunction::All, &rules).matches(&msg),
+            all,
+            "{rules:?}"
+        );
+        assert_eq!(
+            set(Conjunction::Any, &rules).matches(&msg),
+            any,
+            "{rules:?}"
+        );
     }
     let mut many = vec![t; 255];
     assert!(set(Conjunction::All, &many).matches(&msg));
@@ -235,7 +250,25 @@ fn generation_does_not_change_evaluation() {
 fn a_decoded_registration_selects_broadcasts() {
     // The sample's registration: PSEL_TYPE EQ 25 and PSEL_CLASS GTR 50, all rules.
     let mut body = Vec::new();
-    for v in [40, 5155, 5100, 0x0001_0007, 1, 1, 0, 2, 1, -3, -1, 4, 25, -2, -3, 4, 50] {
+    for v in [
+        40,
+        5155,
+        5100,
+        0x0001_0007,
+        1,
+        1,
+        0,
+        2,
+        1,
+        -3,
+        -1,
+        4,
+        25,
+        -2,
+        -3,
+        4,
+        50,
+    ] {
         body.extend(i32::to_le_bytes(v));
     }
     let reg = RegisterReq::decode(&body, Endian::Little).unwrap();

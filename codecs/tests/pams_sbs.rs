@@ -240,7 +240,10 @@ fn truncated_and_oversize_requests() {
     assert_eq!(e.offset, 4132);
     assert_eq!(e.pams_status(), PamsStatus::MSGTOBIG);
     assert_eq!(e.sbs_status(), SbsStatus(20));
-    assert!(e.to_string().starts_with("SBS_REGISTER_REQ length at offset 4132: too long"));
+    assert!(
+        e.to_string()
+            .starts_with("SBS_REGISTER_REQ length at offset 4132: too long")
+    );
 }
 
 fn with_word(offset: usize, v: i32) -> Vec<u8> {
@@ -403,9 +406,21 @@ fn register_resp_hand_built() {
         reg_id: 9,
         number_reg: 2,
     };
-    check_fixed(be, Endian::Big, RegisterResp::decode, RegisterResp::encode, expected);
+    check_fixed(
+        be,
+        Endian::Big,
+        RegisterResp::decode,
+        RegisterResp::encode,
+        expected,
+    );
     let le: [u8; 20] = other_order(&be, &[]).try_into().unwrap();
-    check_fixed(le, Endian::Little, RegisterResp::decode, RegisterResp::encode, expected);
+    check_fixed(
+        le,
+        Endian::Little,
+        RegisterResp::decode,
+        RegisterResp::encode,
+        expected,
+    );
 }
 
 #[test]
@@ -427,10 +442,22 @@ fn deregister_req_and_resp_hand_built() {
         reg_id: 1,
         req_ack: 1,
     };
-    check_fixed(be, Endian::Big, DeregisterReq::decode, DeregisterReq::encode, expected);
+    check_fixed(
+        be,
+        Endian::Big,
+        DeregisterReq::decode,
+        DeregisterReq::encode,
+        expected,
+    );
     let le: [u8; 24] = other_order(&be, &[12]).try_into().unwrap();
     assert_eq!(&le[12..16], &[1, 0, 7, 0]);
-    check_fixed(le, Endian::Little, DeregisterReq::decode, DeregisterReq::encode, expected);
+    check_fixed(
+        le,
+        Endian::Little,
+        DeregisterReq::decode,
+        DeregisterReq::encode,
+        expected,
+    );
     let mut bad = be;
     bad[8..12].copy_from_slice(&6001i32.to_be_bytes());
     let e = DeregisterReq::decode(&bad, Endian::Big).unwrap_err();
@@ -451,7 +478,13 @@ fn deregister_req_and_resp_hand_built() {
         user_tag: 5155,
         number_reg: 0,
     };
-    check_fixed(resp, Endian::Big, DeregisterResp::decode, DeregisterResp::encode, expected);
+    check_fixed(
+        resp,
+        Endian::Big,
+        DeregisterResp::decode,
+        DeregisterResp::encode,
+        expected,
+    );
     let e = DeregisterResp::decode(&resp[..12], Endian::Big).unwrap_err();
     assert_eq!(e.user_tag, Some(5155));
 }
@@ -473,7 +506,13 @@ fn status_req_resp_and_records_hand_built() {
         end_mot: 5200,
         reset: 0,
     };
-    check_fixed(req, Endian::Big, StatusReq::decode, StatusReq::encode, expected);
+    check_fixed(
+        req,
+        Endian::Big,
+        StatusReq::decode,
+        StatusReq::encode,
+        expected,
+    );
 
     // One MOT record, little-endian, Ethernet transport.
     let mut mot = Vec::new();
@@ -498,9 +537,19 @@ fn status_req_resp_and_records_hand_built() {
     let record = StatusRespMot::decode(&mot, Endian::Little).unwrap();
     assert_eq!(record.mot, 5101);
     assert_eq!(record.ethernet(), (*b"AB1234567890", *b"81F1"));
-    assert_eq!((record.heartbeat_timer, record.num_reg, record.whole_silo_gap), (1, 5, 10));
+    assert_eq!(
+        (
+            record.heartbeat_timer,
+            record.num_reg,
+            record.whole_silo_gap
+        ),
+        (1, 5, 10)
+    );
     assert_eq!(&record.rail_b.device_name[..5], b"ESA0:");
-    assert_eq!((record.rail_b.fail_tod_sec, record.rail_b.dupl_pkts_disc), (1001, 104));
+    assert_eq!(
+        (record.rail_b.fail_tod_sec, record.rail_b.dupl_pkts_disc),
+        (1001, 104)
+    );
     assert_eq!(record.encode(Endian::Little).to_vec(), mot);
 
     let mut body = Vec::new();
@@ -514,7 +563,10 @@ fn status_req_resp_and_records_hand_built() {
         .collect::<Vec<u8>>();
     body.extend(&group);
     let resp = StatusResp::decode(&body, Endian::Little).unwrap();
-    assert_eq!((resp.user_tag, resp.status, resp.num_rec), (5520, SbsStatus::SUCCESS, 1));
+    assert_eq!(
+        (resp.user_tag, resp.status, resp.num_rec),
+        (5520, SbsStatus::SUCCESS, 1)
+    );
     assert_eq!(resp.mot_record(0, Endian::Little).unwrap(), record);
     let g: StatusRespGroup = resp
         .record_at(152, Structure::StatusRespGroup, Endian::Little)
@@ -530,8 +582,14 @@ fn status_req_resp_and_records_hand_built() {
     let mut bad = body.clone();
     bad[12..16].copy_from_slice(&2i32.to_le_bytes());
     let e = StatusResp::decode(&bad, Endian::Little).unwrap_err();
-    assert_eq!(e.kind, WireErrorKind::NumRecOutOfRange { num_rec: 2, max: 1 });
-    assert_eq!((e.field, e.offset, e.user_tag), (Field::Named("num_rec"), 12, Some(5520)));
+    assert_eq!(
+        e.kind,
+        WireErrorKind::NumRecOutOfRange { num_rec: 2, max: 1 }
+    );
+    assert_eq!(
+        (e.field, e.offset, e.user_tag),
+        (Field::Named("num_rec"), 12, Some(5520))
+    );
     bad[12..16].copy_from_slice(&(-1i32).to_le_bytes());
     assert!(StatusResp::decode(&bad, Endian::Little).is_err());
     let mut huge = body.clone();
@@ -539,7 +597,13 @@ fn status_req_resp_and_records_hand_built() {
     let e = StatusResp::decode(&huge, Endian::Little).unwrap_err();
     assert_eq!(e.pams_status(), PamsStatus::MSGTOBIG);
     huge.truncate(STATUS_RESP_MAX_SIZE);
-    assert_eq!(StatusResp::decode(&huge, Endian::Little).unwrap().data.len(), 31988);
+    assert_eq!(
+        StatusResp::decode(&huge, Endian::Little)
+            .unwrap()
+            .data
+            .len(),
+        31988
+    );
 }
 
 #[test]
@@ -557,9 +621,18 @@ fn sequence_gap_hand_built() {
         mot: 5110,
         channel: 99,
     };
-    check_fixed(le, Endian::Little, SequenceGap::decode, SequenceGap::encode, expected);
+    check_fixed(
+        le,
+        Endian::Little,
+        SequenceGap::decode,
+        SequenceGap::encode,
+        expected,
+    );
     assert_eq!(detect_endian(-1199, &le), Some(Endian::Little));
-    assert_eq!(detect_endian(-1199, &expected.encode(Endian::Big)), Some(Endian::Big));
+    assert_eq!(
+        detect_endian(-1199, &expected.encode(Endian::Big)),
+        Some(Endian::Big)
+    );
 }
 
 #[test]
@@ -592,7 +665,14 @@ fn obsolete_messages_hand_built_packed() {
     let mut bad = reg;
     bad[2..4].copy_from_slice(&100u16.to_be_bytes());
     let e = SbsReg::decode(&bad, Endian::Big).unwrap_err();
-    assert_eq!((e.field, e.offset, e.kind), (Field::Named("mot"), 2, WireErrorKind::NotAMot { value: 100 }));
+    assert_eq!(
+        (e.field, e.offset, e.kind),
+        (
+            Field::Named("mot"),
+            2,
+            WireErrorKind::NotAMot { value: 100 }
+        )
+    );
 
     let reply = [0x01, 0x00, 0x05, 0x00, 0x01, 0x00]; // status 1, reg_id 5, number_reg 1 (LE)
     let expected = SbsRegReply {
@@ -600,13 +680,25 @@ fn obsolete_messages_hand_built_packed() {
         reg_id: 5,
         number_reg: 1,
     };
-    check_fixed(reply, Endian::Little, SbsRegReply::decode, SbsRegReply::encode, expected);
+    check_fixed(
+        reply,
+        Endian::Little,
+        SbsRegReply::decode,
+        SbsRegReply::encode,
+        expected,
+    );
     let expected = SbsRegEzReply {
         status: 1,
         reg_id: 5,
         number_reg: 1,
     };
-    check_fixed(reply, Endian::Little, SbsRegEzReply::decode, SbsRegEzReply::encode, expected);
+    check_fixed(
+        reply,
+        Endian::Little,
+        SbsRegEzReply::decode,
+        SbsRegEzReply::encode,
+        expected,
+    );
 
     let ez = [0x14, 0x00, 0xA0, 0x0F, 0x03, 0x00, 0x07, 0x00]; // version 20, mot 4000, 7.3 (LE)
     let expected = SbsRegEz {
@@ -614,7 +706,13 @@ fn obsolete_messages_hand_built_packed() {
         mot: 4000,
         distribution_q: QAddress::new(7, 3),
     };
-    check_fixed(ez, Endian::Little, SbsRegEz::decode, SbsRegEz::encode, expected);
+    check_fixed(
+        ez,
+        Endian::Little,
+        SbsRegEz::decode,
+        SbsRegEz::encode,
+        expected,
+    );
     assert_eq!(detect_endian(-1173, &ez), Some(Endian::Little));
 
     let dereg = [0x00, 0x14, 0x13, 0xF6, 0x00, 0x02, 0x00, 0x07, 0x01]; // 20, 5110, 7.2, req_ack 1
@@ -624,14 +722,26 @@ fn obsolete_messages_hand_built_packed() {
         distribution_q: QAddress::new(7, 2),
         req_ack: 1,
     };
-    check_fixed(dereg, Endian::Big, SbsDereg::decode, SbsDereg::encode, expected);
+    check_fixed(
+        dereg,
+        Endian::Big,
+        SbsDereg::decode,
+        SbsDereg::encode,
+        expected,
+    );
 
     let ack = [0x00, 0x01, 0x00, 0x00]; // status 1, number_reg 0
     let expected = SbsDeregAck {
         status: 1,
         number_reg: 0,
     };
-    check_fixed(ack, Endian::Big, SbsDeregAck::decode, SbsDeregAck::encode, expected);
+    check_fixed(
+        ack,
+        Endian::Big,
+        SbsDeregAck::decode,
+        SbsDeregAck::encode,
+        expected,
+    );
 
     let by_id = [0x00, 0x0A, 0x00, 0x05, 0x01]; // version 10, reg_id 5, req_ack 1
     let expected = SbsDeregById {
@@ -639,7 +749,13 @@ fn obsolete_messages_hand_built_packed() {
         reg_id: 5,
         req_ack: 1,
     };
-    check_fixed(by_id, Endian::Big, SbsDeregById::decode, SbsDeregById::encode, expected);
+    check_fixed(
+        by_id,
+        Endian::Big,
+        SbsDeregById::decode,
+        SbsDeregById::encode,
+        expected,
+    );
     assert_eq!(detect_endian(-1154, &by_id), Some(Endian::Big));
 
     #[rustfmt::skip]
@@ -655,7 +771,13 @@ fn obsolete_messages_hand_built_packed() {
         mot: 5110,
         channel: 1,
     };
-    check_fixed(gap, Endian::Big, SbsBsSeqgap::decode, SbsBsSeqgap::encode, expected);
+    check_fixed(
+        gap,
+        Endian::Big,
+        SbsBsSeqgap::decode,
+        SbsBsSeqgap::encode,
+        expected,
+    );
     assert_eq!(detect_endian(-1166, &gap), Some(Endian::Big));
 }
 
@@ -666,7 +788,10 @@ fn dispatch_by_message_type() {
     assert_eq!(m.encode(Endian::Big).unwrap(), REGISTER_REQ_BE.to_vec());
     for t in SbsType::ALL {
         let m = SbsMessage::decode(t.code(), &[], Endian::Big).unwrap_err();
-        assert!(matches!(m.kind, WireErrorKind::Truncated { .. }), "{t}: {m}");
+        assert!(
+            matches!(m.kind, WireErrorKind::Truncated { .. }),
+            "{t}: {m}"
+        );
         assert_eq!(m.structure, t.structure());
     }
     let e = SbsMessage::decode(-1157, &[0, 10, 1], Endian::Big).unwrap_err();

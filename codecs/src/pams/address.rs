@@ -181,9 +181,7 @@ fn describe(kind: &AddressErrorKind) -> String {
 
 /// One 16-bit decimal number: the digits and their value (`None` above 65535).
 fn number(i: &str) -> nom::IResult<&str, (&str, Option<u16>)> {
-    digit1
-        .map(|d: &str| (d, d.parse::<u16>().ok()))
-        .parse(i)
+    digit1.map(|d: &str| (d, d.parse::<u16>().ok())).parse(i)
 }
 
 fn parse_address(text: &str) -> Result<QAddress, AddressError> {
@@ -334,9 +332,18 @@ mod tests {
     fn bad_text_names_the_column() {
         let e = |t: &str| QAddress::parse(t).unwrap_err();
         assert_eq!(e("").kind, AddressErrorKind::Empty);
-        assert_eq!((e("x.1").column, e("x.1").kind), (1, AddressErrorKind::ExpectedDigit));
-        assert_eq!((e("10").column, e("10").kind), (3, AddressErrorKind::ExpectedDot));
-        assert_eq!((e("10.").column, e("10.").kind), (4, AddressErrorKind::ExpectedDigit));
+        assert_eq!(
+            (e("x.1").column, e("x.1").kind),
+            (1, AddressErrorKind::ExpectedDigit)
+        );
+        assert_eq!(
+            (e("10").column, e("10").kind),
+            (3, AddressErrorKind::ExpectedDot)
+        );
+        assert_eq!(
+            (e("10.").column, e("10.").kind),
+            (4, AddressErrorKind::ExpectedDigit)
+        );
         assert_eq!(e("10.20x").column, 6);
         assert_eq!(e("10.20x").kind, AddressErrorKind::TrailingText);
         assert_eq!(
@@ -386,6 +393,9 @@ mod tests {
         assert_eq!(QAddress::new(0, 5110).mot(), Mot::new(5110).ok());
         assert_eq!(QAddress::new(0, 99).mot(), None);
         assert!(is_mot(4000) && is_mot(6000) && !is_mot(99));
-        assert_eq!(Mot::new(7000).unwrap_err().to_string(), "7000 is not a MOT: MOT numbers are 4000 to 6000");
+        assert_eq!(
+            Mot::new(7000).unwrap_err().to_string(),
+            "7000 is not a MOT: MOT numbers are 4000 to 6000"
+        );
     }
 }

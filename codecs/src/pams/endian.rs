@@ -130,7 +130,10 @@ mod tests {
         assert_eq!(Endian::Big.i32_to(40), [0, 0, 0, 0x28]);
         assert_eq!(Endian::Big.i32_from([0xFF, 0xFF, 0xFB, 0x54]), -1196);
         assert_eq!(Endian::Little.u16_from([0x63, 0x00]), 99);
-        assert_eq!(Endian::Big.read_i32(&[0, 0, 0, 1, 0, 0], 2), Some(0x0001_0000));
+        assert_eq!(
+            Endian::Big.read_i32(&[0, 0, 0, 1, 0, 0], 2),
+            Some(0x0001_0000)
+        );
         assert_eq!(Endian::Big.read_i32(&[0, 0, 0], 0), None);
         assert_eq!(Endian::Big.read_i32(&[0; 4], usize::MAX), None);
     }

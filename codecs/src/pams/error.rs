@@ -14,8 +14,8 @@ use std::fmt;
 
 use super::endian::Endian;
 use super::rules::Operator;
-use super::symbols::HeaderGeneration;
 use super::status::{PamsStatus, SbsStatus};
+use super::symbols::HeaderGeneration;
 
 /// A PAMS structure mqgate reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -370,8 +370,13 @@ mod tests {
         assert_eq!(tagged(Structure::RegisterReq), Some(5155));
         assert_eq!(tagged(Structure::DeregisterResp), Some(7));
         assert_eq!(tagged(Structure::SequenceGap), None);
-        let short = WireError::new(Structure::StatusReq, Field::Whole, 0, WireErrorKind::BadConjunct { value: 0 })
-            .with_user_tag_from(&body[..6], Endian::Big);
+        let short = WireError::new(
+            Structure::StatusReq,
+            Field::Whole,
+            0,
+            WireErrorKind::BadConjunct { value: 0 },
+        )
+        .with_user_tag_from(&body[..6], Endian::Big);
         assert_eq!(short.user_tag, None);
     }
 }

@@ -32,7 +32,9 @@ mod wire;
 pub use address::{AddressError, Mot, MotKind, QAddress};
 pub use endian::Endian;
 pub use error::{Field, Structure, WireError, WireErrorKind};
-pub use rules::{Broadcast, Conjunction, Operator, OperandLength, RuleSet, SelectionRule, Selector};
+pub use rules::{
+    Broadcast, Conjunction, OperandLength, Operator, RuleSet, SelectionRule, Selector,
+};
 pub use sbs::{SbsMessage, SbsType};
 pub use show_buffer::ShowBuffer;
 pub use status::{PamsStatus, SbsStatus};

@@ -321,7 +321,12 @@ pub const RULE_SIZE: usize = 16;
 
 impl SelectionRule {
     /// A rule written with the BEA MessageQ 5.0 operator values.
-    pub fn new(selector: Selector, operator: Operator, length: OperandLength, operand: i32) -> Self {
+    pub fn new(
+        selector: Selector,
+        operator: Operator,
+        length: OperandLength,
+        operand: i32,
+    ) -> Self {
         SelectionRule {
             selector,
             operator,
@@ -487,17 +492,24 @@ mod tests {
             .iter()
             .map(|o| o.value(HeaderGeneration::Bea50))
             .collect();
-        assert_eq!(
-            bea,
-            [0, -1, -2, -3, -4, -5, -6, 7].map(Some).to_vec()
-        );
+        assert_eq!(bea, [0, -1, -2, -3, -4, -5, -6, 7].map(Some).to_vec());
         let dmq: Vec<_> = Operator::ALL
             .iter()
             .map(|o| o.value(HeaderGeneration::DmqV10))
             .collect();
         assert_eq!(
             dmq,
-            [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5), Some(6), None].to_vec()
+            [
+                Some(0),
+                Some(1),
+                Some(2),
+                Some(3),
+                Some(4),
+                Some(5),
+                Some(6),
+                None
+            ]
+            .to_vec()
         );
         for op in Operator::ALL {
             for g in [HeaderGeneration::DmqV10, HeaderGeneration::Bea50] {
@@ -519,7 +531,10 @@ mod tests {
         assert_eq!(Selector::from_offset(-3), Some(Selector::Type));
         assert_eq!(Selector::from_offset(PSEL_CORRELATION_ID), None);
         assert_eq!(Selector::from_offset(PSEL_SEQUENCE_NUMBER), None);
-        assert_eq!(Selector::from_offset(i32::MAX).map(|s| s.offset()), Some(i32::MAX));
+        assert_eq!(
+            Selector::from_offset(i32::MAX).map(|s| s.offset()),
+            Some(i32::MAX)
+        );
         assert_eq!(BodyOffset::new(1 << 31), None);
         assert_eq!(OperandLength::from_value(3), None);
         assert_eq!(OperandLength::One.narrow(0x1FF), -1);

@@ -197,7 +197,10 @@ mod tests {
         assert_eq!(PamsStatus(-56).to_string(), "-56 PAMS__EXCEEDQUOTA");
         assert_eq!(PamsStatus(1).name(), "PAMS__SUCCESS");
         assert_eq!(PamsStatus(-9999).name(), "PAMS__-9999");
-        assert_eq!(PamsStatus::from_name("PAMS__BADPARAM"), Some(PamsStatus(-186)));
+        assert_eq!(
+            PamsStatus::from_name("PAMS__BADPARAM"),
+            Some(PamsStatus(-186))
+        );
         assert_eq!(PamsStatus::from_name("TIMEOUT"), Some(PamsStatus(-14)));
         assert_eq!(PamsStatus::from_name("pams__timeout"), None);
         assert_eq!(PamsStatus::NOMOREMSG.severity(), Severity::Success);

@@ -151,7 +151,11 @@ pub const PSYM_MSG_LARGE: i32 = -2;
 /// The `pams_put_msg` timeout in tenths of a second; 0 means the default of
 /// 30 seconds. Returns tenths of a second.
 pub fn put_timeout_tenths(timeout: i32) -> i64 {
-    if timeout == 0 { 300 } else { i64::from(timeout) }
+    if timeout == 0 {
+        300
+    } else {
+        i64::from(timeout)
+    }
 }
 
 #[cfg(test)]

@@ -189,7 +189,10 @@ impl fmt::Display for InitFileErrorKind {
                 write!(f, "section %{name} is not supported: {reason}")
             }
             K::DuplicateSection { name, first_line } => {
-                write!(f, "section %{name} appears twice (first at line {first_line})")
+                write!(
+                    f,
+                    "section %{name} appears twice (first at line {first_line})"
+                )
             }
             K::NestedSection {
                 name,
@@ -226,7 +229,10 @@ impl fmt::Display for InitFileErrorKind {
             K::MissingColumn { column } => write!(f, "missing column: expected {column}"),
             K::ExtraColumn { found } => write!(f, "unexpected extra column {found:?}"),
             K::DefaultNotAllowed { column } => {
-                write!(f, "{column} needs a value: '.' (default) is not allowed here")
+                write!(
+                    f,
+                    "{column} needs a value: '.' (default) is not allowed here"
+                )
             }
             K::BadNumber { column, found, max } => write!(
                 f,
@@ -239,7 +245,10 @@ impl fmt::Display for InitFileErrorKind {
             } => write!(f, "{column} {found:?}: expected {allowed}"),
             K::BadAddress { reason } => write!(f, "bad queue address: {reason}"),
             K::DuplicateName { name, first_line } => {
-                write!(f, "name {name:?} is defined twice (first at line {first_line})")
+                write!(
+                    f,
+                    "name {name:?} is defined twice (first at line {first_line})"
+                )
             }
             K::DuplicateQueueNumber { number, first_line } => write!(
                 f,

@@ -308,7 +308,10 @@ fn parse(text: &str) -> Result<InitFile, InitFileError> {
         let (name, pos) = match line {
             Line::Section { name, pos } => (name, pos),
             Line::Eos { pos } => {
-                return Err(InitFileError::new(pos, InitFileErrorKind::EosOutsideSection));
+                return Err(InitFileError::new(
+                    pos,
+                    InitFileErrorKind::EosOutsideSection,
+                ));
             }
             Line::Words(words) => {
                 let (pos, found) = words
@@ -355,7 +358,10 @@ fn parse(text: &str) -> Result<InitFile, InitFileError> {
                     closed = Some(pos);
                     break;
                 }
-                Line::Section { name: inner, pos: at } => {
+                Line::Section {
+                    name: inner,
+                    pos: at,
+                } => {
                     return Err(InitFileError::new(
                         at,
                         InitFileErrorKind::NestedSection {

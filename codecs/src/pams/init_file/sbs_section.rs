@@ -34,7 +34,11 @@ struct Open {
     register_line: Option<usize>,
 }
 
-pub(crate) fn sbs(pos: Pos, eos: Pos, lines: &[Vec<Word<'_>>]) -> Result<SbsSection, InitFileError> {
+pub(crate) fn sbs(
+    pos: Pos,
+    eos: Pos,
+    lines: &[Vec<Word<'_>>],
+) -> Result<SbsSection, InitFileError> {
     let mut section = SbsSection {
         pos,
         heartbeat_ms: None,
@@ -75,7 +79,11 @@ pub(crate) fn sbs(pos: Pos, eos: Pos, lines: &[Vec<Word<'_>>]) -> Result<SbsSect
                         },
                     ));
                 }
-                let ms = number(c.required("heartbeat interval")?, "heartbeat interval", u64::from(u32::MAX))?;
+                let ms = number(
+                    c.required("heartbeat interval")?,
+                    "heartbeat interval",
+                    u64::from(u32::MAX),
+                )?;
                 c.finish()?;
                 section.heartbeat_ms = Some(ms as u32);
                 heartbeat_line = Some(kw.pos.line);

@@ -37,7 +37,9 @@ impl<'w, 'a> Columns<'w, 'a> {
 
     /// Where the line starts.
     pub(crate) fn start(&self) -> Pos {
-        self.words.first().map_or(Pos { line: 1, column: 1 }, |w| w.pos)
+        self.words
+            .first()
+            .map_or(Pos { line: 1, column: 1 }, |w| w.pos)
     }
 
     fn end(&self) -> Pos {

@@ -5,7 +5,7 @@
 //! - [`register`]: SBS_REGISTER_REQ (rules included), SBS_REGISTER_RESP.
 //! - [`deregister`]: SBS_DEREGISTER_REQ, SBS_DEREGISTER_RESP.
 //! - [`status_msg`]: SBS_STATUS_REQ, SBS_STATUS_RESP and its records.
-//! - [`gap`]: SBS_SEQUENCE_GAP.
+//! - [`gap`]: the SBS_SEQUENCE_GAP notice.
 //! - [`obsolete`]: SBS_REG, SBS_REG_REPLY, SBS_REG_EZ, SBS_REG_EZ_REPLY,
 //!   SBS_DEREG, SBS_DEREG_ACK, SBS_DEREG_BY_ID, SBS_BS_SEQGAP (packed).
 //!
@@ -24,8 +24,7 @@ pub mod types;
 pub use deregister::{DeregisterReq, DeregisterResp};
 pub use gap::SequenceGap;
 pub use obsolete::{
-    SbsBsSeqgap, SbsDereg, SbsDeregAck, SbsDeregById, SbsReg, SbsRegEz, SbsRegEzReply,
-    SbsRegReply,
+    SbsBsSeqgap, SbsDereg, SbsDeregAck, SbsDeregById, SbsReg, SbsRegEz, SbsRegEzReply, SbsRegReply,
 };
 pub use register::{RegisterReq, RegisterResp};
 pub use status_msg::{RailStats, StatusReq, StatusResp, StatusRespGroup, StatusRespMot};
@@ -192,9 +191,7 @@ pub fn detect_endian(msg_type: i16, body: &[u8]) -> Option<Endian> {
         SbsType::Reg | SbsType::RegEz | SbsType::Dereg => {
             only(&|e| u16_at(e, 0) == Some(obsolete::OBSOLETE_VERSION as u16))
         }
-        SbsType::DeregById => {
-            only(&|e| u16_at(e, 0) == Some(obsolete::DEREG_BY_ID_VERSION as u16))
-        }
+        SbsType::DeregById => only(&|e| u16_at(e, 0) == Some(obsolete::DEREG_BY_ID_VERSION as u16)),
         SbsType::RegReply | SbsType::RegEzReply | SbsType::DeregAck => None,
     }
 }

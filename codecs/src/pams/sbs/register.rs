@@ -15,7 +15,7 @@
 //! | 24 | auto_dereg | 1 = deregister when the owner leaves the bus |
 //! | 28 | rule_count | 0..=256; 0 = every message |
 //! | 32 | rule_conjunct | PSEL_ALL_RULES 1 / PSEL_ANY_RULE 2 |
-//! | 36 | rule[256] | offset, data_operator, length, operand (`int32` each) |
+//! | 36 | `rule[256]` | offset, data_operator, length, operand (`int32` each) |
 //!
 //! The header declares `rule[256]` (MAX_SEL_RULES), so the full message is
 //! 4132 bytes and the samples always send it whole, with whatever the unused
@@ -152,23 +152,19 @@ impl RegisterReq {
         let mut rules = Vec::with_capacity(count);
         for index in 0..count {
             let base = REGISTER_HEAD_SIZE + index * RULE_SIZE;
-            let rule = SelectionRule::from_wire(
-                int(base),
-                int(base + 4),
-                int(base + 8),
-                int(base + 12),
-            )
-            .map_err(|f| {
-                tag(WireError::new(
-                    s,
-                    Field::Rule {
-                        index,
-                        field: f.field,
-                    },
-                    base + f.offset_in_rule,
-                    f.kind,
-                ))
-            })?;
+            let rule =
+                SelectionRule::from_wire(int(base), int(base + 4), int(base + 8), int(base + 12))
+                    .map_err(|f| {
+                    tag(WireError::new(
+                        s,
+                        Field::Rule {
+                            index,
+                            field: f.field,
+                        },
+                        base + f.offset_in_rule,
+                        f.kind,
+                    ))
+                })?;
             rules.push(rule);
         }
         Ok(RegisterReq {
@@ -330,6 +326,9 @@ mod tests {
         assert_eq!(REGISTER_REQ_FULL_SIZE, 4132);
         assert_contiguous(RegisterResp::LAYOUT, 20);
         let names: Vec<_> = RegisterResp::LAYOUT.iter().map(|f| f.0).collect();
-        assert_eq!(names, ["version", "user_tag", "status", "reg_id", "number_reg"]);
+        assert_eq!(
+            names,
+            ["version", "user_tag", "status", "reg_id", "number_reg"]
+        );
     }
 }

@@ -225,10 +225,7 @@ impl StatusRespMot {
     /// in `endian`.
     pub fn udp(&self, endian: Endian) -> ([u8; 4], u16) {
         let t = &self.transport;
-        (
-            [t[0], t[1], t[2], t[3]],
-            endian.u16_from([t[4], t[5]]),
-        )
+        ([t[0], t[1], t[2], t[3]], endian.u16_from([t[4], t[5]]))
     }
 
     /// The Ethernet view of `transport`: the multicast address text (12
