@@ -271,10 +271,14 @@ fn bad_requests_get_the_documented_error_and_store_nothing() {
         let (st, e) = g.put("APP.IN", &format!("report={report}"), b"x");
         assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2061)), "{report}: {e}");
         assert_eq!(e["reason"], "MQRC_REPORT_OPTIONS_ERROR");
-        assert!(e["message"].as_str().unwrap().contains("report="), "{e}");
+        let m = e["message"].as_str().unwrap();
+        assert!(m.starts_with(&format!("report {report}: ")), "{e}");
     }
+    // In a JSON body the field is named by its path, md.Report.
     let (st, e) = json(r#"{"md": {"Report": -1}, "data": "x"}"#);
     assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2061)), "{e}");
+    let m = e["message"].as_str().unwrap();
+    assert!(m.starts_with("md.Report -1: "), "{e}");
     assert_eq!(g.depth("APP.IN"), 0);
     // Every defined option together is accepted: MQRO_EXCEPTION_WITH_FULL_DATA
     // 0x07000000 | MQRO_EXPIRATION_WITH_FULL_DATA 0x00E00000 | MQRO_DISCARD_MSG

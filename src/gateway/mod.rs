@@ -161,6 +161,10 @@ impl Gateway {
             .await
             .map_err(|e| StartError::Store(format!("opening the store failed: {e}")))??;
         let qm = Arc::new(qm);
+        if let Some(loaded) = &tedg {
+            // RTQ queues hold RTQ requests only, whoever puts (docs/tuxedo.md).
+            qm.set_put_check(Arc::new(crate::tedg::RtqQueues::new(loaded)));
+        }
         let (http_listener, http_addr) = bind(config.http.listen)
             .await
             .map_err(|(addr, source)| StartError::Http { addr, source })?;

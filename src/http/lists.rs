@@ -3,7 +3,7 @@
 //! lists"): every copy is stored, or none is.
 
 use super::md_json::apply_md_json;
-use super::messages::{PutQuery, body_data, md_error, md_from_query, query_error};
+use super::messages::{PutQuery, body_data, check_report, md_error, md_from_query, query_error};
 use super::{ApiError, AppState};
 use crate::mqi::Outgoing;
 use crate::qmgr::PutOptions;
@@ -45,7 +45,9 @@ struct ListBody {
 /// order given. Errors: the first destination that fails (its index, name
 /// and MQRC) and nothing is stored; no destinations or more than
 /// [`MAX_DESTINATIONS`] is 2154 MQRC_RECS_PRESENT_ERROR (IBM MQ
-/// "RecsPresent (MQLONG)": a distribution list has at least one destination).
+/// "RecsPresent (MQLONG)": a distribution list has at least one destination);
+/// a Report with a bit no MQRO_* option has (`report` or `md.Report`) is
+/// 2061 MQRC_REPORT_OPTIONS_ERROR, as for a single put.
 pub async fn put_list(
     State(s): State<AppState>,
     query: Result<Query<PutQuery>, QueryRejection>,
@@ -75,6 +77,7 @@ pub async fn put_list(
         ));
     }
     apply_md_json(&mut md, &b.md).map_err(md_error)?;
+    check_report(md.report, "md.Report")?;
     let data = body_data(b.data_base64, b.data)?;
     let objs = b
         .destinations

@@ -120,7 +120,7 @@ pub(super) fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
     md.encoding = p.encoding.unwrap_or(md.encoding);
     md.msg_type = p.msg_type.unwrap_or(md.msg_type);
     md.report = p.report.unwrap_or(md.report);
-    check_report(md.report)?;
+    check_report(md.report, "report")?;
     Ok(md)
 }
 
@@ -135,15 +135,16 @@ const KNOWN_REPORT_BITS: u32 = 0x0FE0_7FC7;
 /// always has one, bit 31): 2061 MQRC_REPORT_OPTIONS_ERROR, as MQPUT does
 /// for options the queue manager does not recognise (IBM MQ "MQMD - Report",
 /// "Structure of the report field"); mqgate generates no report for them,
-/// so it accepts none.
-fn check_report(report: i32) -> Result<(), ApiError> {
+/// so it accepts none. `field` names where the value came from: the query
+/// parameter `report`, or `md.Report` of a JSON body (its path in the JSON).
+pub(super) fn check_report(report: i32, field: &str) -> Result<(), ApiError> {
     let unknown = (report as u32) & !KNOWN_REPORT_BITS;
     if unknown == 0 {
         return Ok(());
     }
     Err(ApiError::new(
         Mqrc::REPORT_OPTIONS_ERROR,
-        format!("report={report}: bits 0x{unknown:08X} are no MQRO_* report option"),
+        format!("{field} {report}: bits 0x{unknown:08X} are no MQRO_* report option"),
     ))
 }
 
@@ -209,7 +210,7 @@ pub async fn put(
             )
         })?;
         apply_md_json(&mut md, &b.md).map_err(md_error)?;
-        check_report(md.report)?;
+        check_report(md.report, "md.Report")?;
         body_data(b.data_base64, b.data)?
     } else {
         body

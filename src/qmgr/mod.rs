@@ -118,6 +118,18 @@ struct GetNotes {
     not_before: Option<Duration>,
 }
 
+/// A rule on what a local queue may hold, beyond MQ's own put checks: a
+/// front end that keeps its own records on queue-manager queues (the Tuxedo
+/// gateway's RTQ requests, docs/tuxedo.md) installs one with
+/// [`QueueManager::set_put_check`], so that every put — whichever front end
+/// and whatever name resolved to the queue — meets it.
+pub trait PutCheck: Send + Sync {
+    /// `Ok` lets the put of `md` and `data` (as the before_put exits left
+    /// them; `md`'s character fields in `charset`) onto local queue `queue`
+    /// go on; an error refuses it with its reason, and nothing is put.
+    fn check(&self, queue: &str, md: &Mqmd, charset: Charset, data: &[u8]) -> Result<(), QmError>;
+}
+
 /// The queue manager.
 pub struct QueueManager {
     name: String,
@@ -132,6 +144,8 @@ pub struct QueueManager {
     ids: MsgIdGenerator,
     quiescing: watch::Sender<bool>,
     tasks: crate::tasks::Tasks,
+    /// The [`PutCheck`] every put onto a local queue passes, if one is set.
+    put_check: std::sync::OnceLock<Arc<dyn PutCheck>>,
 }
 
 struct State {
@@ -241,7 +255,16 @@ impl QueueManager {
             ids: MsgIdGenerator::new(&qm.name),
             quiescing: watch::channel(false).0,
             tasks: crate::tasks::Tasks::default(),
+            put_check: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Installs `check`, run by every later [`QueueManager::put`] onto a
+    /// local queue (not onto a transmission queue for a remote destination)
+    /// after name resolution and before MAXMSGL and MAXDEPTH. One check per
+    /// queue manager: `false` when one was set already (it stays).
+    pub fn set_put_check(&self, check: Arc<dyn PutCheck>) -> bool {
+        self.put_check.set(check).is_ok()
     }
 
     /// The tasks of the gateway this queue manager serves (src/tasks.rs):
@@ -345,8 +368,10 @@ impl QueueManager {
     /// device queue manager, default transmission queue; IBM MQ "Name
     /// resolution", [`crate::route`]), fills MsgId and context, and enforces
     /// MAXMSGL (2030/2031), MAXDEPTH (2053), PUT(DISABLED) (2051), unknown
-    /// names (2085/2087) and device queue names that do not fit (2152); a store
-    /// failure is 2056 when the store's disk is full, 2102 otherwise.
+    /// names (2085/2087) and device queue names that do not fit (2152), and
+    /// the [`PutCheck`] if one is set (e.g. 2110 for a message that is no RTQ
+    /// request on an RTQ queue); a store failure is 2056 when the store's
+    /// disk is full, 2102 otherwise.
     ///
     /// A persistent message put outside a unit of work is in the store when
     /// this returns `Ok`; under a unit of work it is stored at commit.
@@ -426,6 +451,11 @@ impl QueueManager {
                     Mqrc::PUT_INHIBITED,
                     format!("puts to queue {} are inhibited", def.name),
                 ));
+            }
+            if remote.is_none()
+                && let Some(check) = self.put_check.get()
+            {
+                check.check(&def.name, &md, charset, &data)?;
             }
             if md.priority == -1 {
                 md.priority = def.default_priority;

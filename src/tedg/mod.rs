@@ -15,9 +15,11 @@ pub mod clock;
 pub mod config;
 pub mod envelope;
 pub mod fmljson;
+mod guard;
 pub mod http;
 mod load;
 
+pub use guard::RtqQueues;
 pub use load::{Loaded, load, queue_defs};
 
 use crate::mqi::{GetRequest, Mqi, Outgoing};
@@ -159,8 +161,9 @@ impl ServiceFilter {
 }
 
 /// The message filter of an RTQ server's get: a message is wanted when it is
-/// an RTQ request (its data reads as an [`envelope`]; anything else put on
-/// the queue through the queue API is skipped), is for the server's service
+/// an RTQ request (its data reads as an [`envelope`]; puts of anything else
+/// are refused by [`RtqQueues`], and such a message stored before that
+/// check existed is skipped), is for the server's service
 /// ([`ServiceFilter`]), and its schedule time has come on the gateway's
 /// clock; a request scheduled later is [`Match::NotBefore`] its due time, so
 /// a waiting server wakes when it falls due.

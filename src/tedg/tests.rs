@@ -109,6 +109,8 @@ fn build_with(setup: Setup) -> H {
         .store
         .unwrap_or_else(|| Arc::new(RedbStore::open(dir.path()).unwrap()));
     let qm = Arc::new(QueueManager::open(&config, store).unwrap());
+    // As the gateway does (src/gateway/mod.rs).
+    assert!(qm.set_put_check(Arc::new(super::RtqQueues::new(&loaded))));
     let clock = Arc::new(ManualClock::new(T0));
     let exits = Arc::new(crate::mqi::QueueExits::with_registry(
         &config.exits,
@@ -1162,4 +1164,48 @@ async fn a_waiting_server_wakes_when_a_request_falls_due_on_the_system_clock() {
     // the timer fired a millisecond before the system clock reached it).
     let scans = clock.reads() - before;
     assert!((2..=3).contains(&scans), "{scans} scans");
+}
+
+#[tokio::test]
+async fn a_before_put_exit_that_leaves_no_rtq_request_fails_the_tpenqueue() {
+    // docs/tuxedo.md "Queue exits": rfh-properties puts an MQRFH2 in front of
+    // the data (docs/exits.md), so what would be stored is no RTQ request.
+    // It is refused (2110 MQRC_FORMAT_ERROR, src/tedg/guard.rs) rather than
+    // stored where no RTQ server would ever see it: TP_RTQ_ERROR, which the
+    // TEDG guide's error table gives as TPEDIAGNOSTIC/QMESYSTEM (-6).
+    let exits = mqgate_exits::ExitsConfig::from_yaml_str(
+        "queues:\n  RTQ.BILLING_GROUP.BILLQ:\n    before_put: [{exit: rfh-properties, data: \"rfh.A=1\"}]\n",
+    )
+    .unwrap();
+    let h = build_with(Setup {
+        create: true,
+        exits: Some((exits, mqgate_exits::ExitRegistry::with_builtins())),
+        ..Setup::default()
+    });
+    let v = h.enq(invoice(&[], 0, b"job")).await;
+    diag(&v, "QMESYSTEM", -6);
+    let m = v["message"].as_str().unwrap();
+    assert!(m.contains("TP_RTQ_ERROR") && m.contains("MQGRTQ"), "{m}");
+    assert_eq!(h.qm.depth("RTQ.BILLING_GROUP.BILLQ"), Some(0));
+    // A raw HTTP queue put onto the RTQ queue: 400 / 2110.
+    let req = Request::builder()
+        .method("POST")
+        .uri("/v1/queues/RTQ.ORDGRP.ORDQ/messages")
+        .body(Body::from("raw"))
+        .unwrap();
+    let res = h.app.clone().oneshot(req).await.unwrap();
+    assert_eq!(res.status().as_u16(), 400);
+    let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let e: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(e["mqrc"], 2110, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("RTQ queue of QSPACE ORDERS"),
+        "{e}"
+    );
+    assert_eq!(h.qm.depth("RTQ.ORDGRP.ORDQ"), Some(0));
 }
