@@ -35,7 +35,8 @@ impl Devices {
 
     /// The device queue `queue` of device queue manager `device`, opened.
     /// Errors: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR when `device` is not a device
-    /// queue manager; 2085 when `queue` is not a valid queue name.
+    /// queue manager; 2152 MQRC_OBJECT_NAME_ERROR when `queue` is not a valid
+    /// queue name.
     pub fn open(&self, device: &str, queue: &str) -> Result<Object, QmError> {
         self.mqi.open_device(device, queue)
     }

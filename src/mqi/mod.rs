@@ -114,7 +114,7 @@ impl Mqi {
     /// MQOPEN of queue `queue` of device queue manager `device` (the WebSphere
     /// MQ Everyplace gateway article's store-and-forward): the device's local
     /// queue `DEVICE/QUEUE`, created on first use. Errors: 2087 when `device`
-    /// is not a device queue manager, 2085 when `queue` is not a valid queue
+    /// is not a device queue manager, 2152 when `queue` is not a valid queue
     /// name.
     pub fn open_device(&self, device: &str, queue: &str) -> Result<Object, QmError> {
         let local = self.qm.device_queue(device, queue)?;

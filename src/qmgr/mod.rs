@@ -275,8 +275,8 @@ impl QueueManager {
 
     /// The local queue `QMGR/QUEUE` holding queue `q` of device queue manager
     /// `q_mgr`, created on first use. 2058 when `q_mgr` is empty or malformed,
-    /// 2087 when it is not a device queue manager, 2085 when `q` is not a
-    /// valid queue name, 2152 when the local name would be longer than 48
+    /// 2087 when it is not a device queue manager, 2152 when `q` is not a
+    /// valid queue name or the local name would be longer than 48
     /// characters ([`crate::route::DeviceQueueManagers`]).
     pub fn device_queue(&self, q_mgr: &str, q: &str) -> Result<String, QmError> {
         DeviceQueueManagers::check_name(q_mgr)?;
