@@ -2,7 +2,7 @@
 //! `devices.queue_managers` are devices behind this gateway, whose queues wait here until
 //! the device pulls them (the IBM developerWorks article "Configuring WebSphere MQ for
 //! large-scale deployment of WebSphere MQ Everyplace devices"; docs/config.md `devices`).
-//! Queue `QUEUE` of device `QMGR` is the local queue `QMGR/QUEUE`, created on first use;
+//! Queue `QUEUE` of device `QMGR` is the local queue `QMGR/QUEUE`, created by the first message for it;
 //! no device is defined one by one.
 
 use super::view::Objects;
