@@ -131,3 +131,151 @@ fn a_pull_waiting_on_a_device_queue_not_yet_created_gets_the_first_message() {
     assert_eq!(common::data(&m), b"for the device");
     assert!(m["lease"].as_u64().is_some(), "{m}");
 }
+
+/// Sends `request` as is over a new connection and reads the answer until
+/// the server closes it (send `Connection: close`): (status, headers, body).
+fn raw(g: &Gateway, request: &[u8]) -> (u16, String, Vec<u8>) {
+    use std::io::{Read, Write};
+    let addr = g.base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    // The server may answer and close before reading all of it.
+    let _ = s.write_all(request);
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let at = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no answer head in {:?}", String::from_utf8_lossy(&buf)));
+    let head = String::from_utf8_lossy(&buf[..at]).into_owned();
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, head, buf[at + 4..].to_vec())
+}
+
+/// `raw`'s answer as an error: the status, and the body as JSON with a
+/// JSON Content-Type.
+fn raw_error(g: &Gateway, request: &[u8]) -> (u16, Value) {
+    let (st, head, body) = raw(g, request);
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("\r\ncontent-type: application/json"),
+        "{head}"
+    );
+    let v = serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(&body)));
+    (st, v)
+}
+
+#[test]
+fn a_json_put_is_recognised_whatever_the_case_of_its_media_type() {
+    let (_d, g) = start();
+    // RFC 9110 §8.3.1 "Media Type": type and subtype compare without regard
+    // to case, and parameters may follow. docs/http-api.md "put": with
+    // application/json the body is {"md", "data"}.
+    for ctype in [
+        "APPLICATION/JSON",
+        "Application/Json; charset=utf-8",
+        "application/json;charset=UTF-8",
+    ] {
+        let body = br#"{"md": {"Priority": 3, "Format": "MQSTR"}, "data": "hello"}"#;
+        let (st, v) = g.call(
+            "POST",
+            "/v1/queues/APP.IN/messages",
+            Some((ctype, &body[..])),
+        );
+        assert_eq!(st, 201, "{ctype}: {v}");
+        let (st, m) = g.get_ack("APP.IN", "");
+        assert_eq!(st, 200, "{m}");
+        // Before the fix the whole JSON text was stored as the data.
+        assert_eq!(common::data(&m), b"hello", "{ctype}");
+        assert_eq!(m["md"]["Priority"], 3, "{ctype}");
+        assert_eq!(m["md"]["Format"], "MQSTR", "{ctype}");
+    }
+    // A type that only starts like it is data, not a JSON put.
+    let (st, _) = g.call(
+        "POST",
+        "/v1/queues/APP.IN/messages",
+        Some(("application/jsonx", b"{\"data\": \"x\"}")),
+    );
+    assert_eq!(st, 201);
+    assert_eq!(
+        common::data(&g.get_ack("APP.IN", "").1),
+        b"{\"data\": \"x\"}"
+    );
+}
+
+#[test]
+fn requests_the_server_cannot_parse_get_a_json_error() {
+    let (_d, g) = start();
+    let host = g.base.trim_start_matches("http://").to_string();
+    // docs/http-api.md: every answer is JSON; a request the server could not
+    // read is 400 / 2004 MQRC_BUFFER_ERROR. Before the fix these answers
+    // (written by hyper itself) had an empty body.
+    let bad_header = format!("GET /v1/status HTTP/1.1\r\nHost: {host}\r\nno colon here\r\n\r\n");
+    let (st, v) = raw_error(&g, bad_header.as_bytes());
+    assert_mq_error(st, &v, 400, 2004, "MQRC_BUFFER_ERROR");
+    let (st, v) = raw_error(&g, b"NOT A REQUEST LINE\r\n\r\n");
+    assert_mq_error(st, &v, 400, 2004, "MQRC_BUFFER_ERROR");
+    // RFC 9110 §15.5.15 414 URI Too Long and RFC 6585 §5 431 Request Header
+    // Fields Too Large keep their status, with the same JSON body.
+    let long_uri = format!(
+        "GET /{} HTTP/1.1\r\nHost: {host}\r\n\r\n",
+        "a".repeat(70_000)
+    );
+    let (st, v) = raw_error(&g, long_uri.as_bytes());
+    assert_mq_error(st, &v, 414, 2004, "MQRC_BUFFER_ERROR");
+    let big_header = format!(
+        "GET /v1/status HTTP/1.1\r\nHost: {host}\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(500_000)
+    );
+    let (st, v) = raw_error(&g, big_header.as_bytes());
+    assert_mq_error(st, &v, 431, 2004, "MQRC_BUFFER_ERROR");
+    // A well-formed request on the same server still works.
+    let ok = format!("GET /v1/status HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    let (st, _, body) = raw(&g, ok.as_bytes());
+    assert_eq!(st, 200);
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["queue_manager"], "QMHARD");
+}
+
+#[test]
+fn overlong_names_and_ids_are_cut_in_error_messages() {
+    let (_d, g) = start();
+    let long = "Q".repeat(5000);
+    // IBM MQ "Rules for naming IBM MQ objects": 48 characters at most,
+    // 2152 MQRC_OBJECT_NAME_ERROR; the message quotes the first 64
+    // characters and the length, not all 5000.
+    for (st, v) in [g.next(&long, ""), g.put(&long, "", b"x")] {
+        assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+        let m = v["message"].as_str().unwrap();
+        assert!(
+            m.contains(&format!("\"{}\"… (5000 bytes)", "Q".repeat(64))),
+            "{m}"
+        );
+        assert!(m.len() < 300, "{} bytes: {m}", m.len());
+    }
+    // docs/http-api.md "Errors": a lease id that is not a number is 400 /
+    // 2046 MQRC_OPTIONS_ERROR; an unknown route 404 / 2298.
+    let (st, v) = g.call(
+        "POST",
+        &format!("/v1/queues/APP.IN/messages/ack/{}", "9x".repeat(3000)),
+        Some(("application/octet-stream", b"")),
+    );
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    assert!(v["message"].as_str().unwrap().len() < 300, "{v}");
+    let (st, v) = g.call("GET", &format!("/v1/{}", "z".repeat(5000)), None);
+    assert_mq_error(st, &v, 404, 2298, "MQRC_FUNCTION_NOT_SUPPORTED");
+    let m = v["message"].as_str().unwrap();
+    assert!(m.contains("… (5004 bytes)"), "{m}");
+    assert!(m.len() < 300, "{m}");
+    // An unknown query parameter's name is cut too (the message as a whole
+    // is at most 1024 bytes and then says how long it was).
+    let (st, v) = g.next("APP.IN", &format!("{}=1", "p".repeat(5000)));
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    assert!(v["message"].as_str().unwrap().len() < 1100, "{v}");
+}

@@ -4,7 +4,9 @@
 //! counts it as running until the connection is dropped, and once the group
 //! is ended the stream fails every read and write, which ends a connection
 //! stalled on a client. A request still running then is answered at once by
-//! [`end_requests`].
+//! [`end_requests`]. The stream also rewrites the answers hyper writes
+//! itself for a request it cannot parse (an empty 400, 414 or 431) as the
+//! JSON error of docs/http-api.md.
 
 use crate::http::ApiError;
 use crate::tasks::{Membership, TaskGroup, Tasks};
@@ -17,7 +19,7 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -68,6 +70,11 @@ pub(super) struct TrackedStream {
     ended: Pin<Box<WaitForCancellationFutureOwned>>,
     /// Held for the connection's lifetime: the gateway counts it until dropped.
     _member: tokio_util::task::task_tracker::TaskTrackerToken,
+    /// An answer of hyper's own rewritten as JSON
+    /// ([`crate::http::json_for_automatic_answer`]) and the bytes of it
+    /// already sent: written before anything else.
+    rewritten: Vec<u8>,
+    sent: usize,
 }
 
 impl TrackedStream {
@@ -77,7 +84,35 @@ impl TrackedStream {
             ended: Box::pin(member.cancel.clone().cancelled_owned()),
             cancel: member.cancel,
             _member: member.token,
+            rewritten: Vec::new(),
+            sent: 0,
         }
+    }
+
+    /// Writes what is left of a rewritten answer; ready once all is sent.
+    fn poll_rewritten(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.sent < self.rewritten.len() {
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &self.rewritten[self.sent..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.sent += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Takes `buf` as written when it is an answer hyper made itself for a
+    /// request it could not parse (an empty 400, 414 or 431): the JSON form
+    /// goes out instead (docs/http-api.md: every answer is JSON).
+    fn rewrite(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Option<Poll<io::Result<usize>>> {
+        let json = crate::http::json_for_automatic_answer(buf)?;
+        self.rewritten = json;
+        self.sent = 0;
+        Some(match self.poll_rewritten(cx) {
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            // The rest goes out on the next write, flush or shutdown.
+            _ => Poll::Ready(Ok(buf.len())),
+        })
     }
 
     /// An error once the gateway ended its requests; otherwise registers
@@ -118,6 +153,10 @@ impl AsyncWrite for TrackedStream {
         if let Err(e) = this.check(cx) {
             return Poll::Ready(Err(e));
         }
+        ready!(this.poll_rewritten(cx))?;
+        if let Some(done) = this.rewrite(cx, buf) {
+            return done;
+        }
         Pin::new(&mut this.inner).poll_write(cx, buf)
     }
 
@@ -129,6 +168,13 @@ impl AsyncWrite for TrackedStream {
         let this = self.get_mut();
         if let Err(e) = this.check(cx) {
             return Poll::Ready(Err(e));
+        }
+        ready!(this.poll_rewritten(cx))?;
+        let mut nonempty = bufs.iter().filter(|b| !b.is_empty());
+        if let (Some(only), None) = (nonempty.next(), nonempty.next())
+            && let Some(done) = this.rewrite(cx, only)
+        {
+            return done;
         }
         Pin::new(&mut this.inner).poll_write_vectored(cx, bufs)
     }
@@ -142,11 +188,16 @@ impl AsyncWrite for TrackedStream {
         if let Err(e) = this.check(cx) {
             return Poll::Ready(Err(e));
         }
+        ready!(this.poll_rewritten(cx))?;
         Pin::new(&mut this.inner).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+        let this = self.get_mut();
+        if this.check(cx).is_ok() {
+            ready!(this.poll_rewritten(cx))?;
+        }
+        Pin::new(&mut this.inner).poll_shutdown(cx)
     }
 }
 

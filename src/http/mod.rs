@@ -10,8 +10,8 @@ mod messages;
 mod names;
 mod uow;
 
-pub use error::{ApiError, status_for};
-pub use fallback::with_json_errors;
+pub use error::{ApiError, error_body, is_json_media_type, status_for};
+pub use fallback::{json_for_automatic_answer, with_json_errors};
 
 use crate::config::Config;
 use crate::devices::Devices;
