@@ -184,6 +184,15 @@ pub struct HttpConfig {
     pub uow_timeout_ms: u64,
     /// Largest `wait_ms` a get may ask for, in ms.
     pub max_wait_ms: u64,
+    /// Origins (`scheme://host[:port]`, RFC 6454) whose cross-origin browser
+    /// requests are accepted; a request with any other `Origin` is refused
+    /// with 403 (docs/http-api.md "Origins and hosts"). Default: none.
+    pub allowed_origins: Vec<String>,
+    /// More names (`host`: any port, or `host:port`) the gateway answers
+    /// to in the `Host` header, besides its listen address and `localhost`
+    /// on loopback; any other Host is refused with 403 (DNS rebinding).
+    /// Default: none.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for HttpConfig {
@@ -193,6 +202,8 @@ impl Default for HttpConfig {
             lease_ms: 30_000,
             uow_timeout_ms: 60_000,
             max_wait_ms: 60_000,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
         }
     }
 }

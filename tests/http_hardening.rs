@@ -279,3 +279,130 @@ fn overlong_names_and_ids_are_cut_in_error_messages() {
     assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
     assert!(v["message"].as_str().unwrap().len() < 1100, "{v}");
 }
+
+/// A raw HTTP/1.1 request to `path` with `headers` (each `Name: value`),
+/// `Connection: close` and `body` as text/plain.
+fn request(method: &str, path: &str, headers: &[&str], body: &str) -> Vec<u8> {
+    let mut r = format!("{method} {path} HTTP/1.1\r\n");
+    for h in headers {
+        r.push_str(h);
+        r.push_str("\r\n");
+    }
+    r.push_str(&format!(
+        "Connection: close\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    r.into_bytes()
+}
+
+#[test]
+fn cross_origin_and_foreign_host_requests_are_refused() {
+    let (_d, g) = start();
+    let host = g.base.trim_start_matches("http://").to_string();
+    let port = host.rsplit_once(':').unwrap().1.to_string();
+    let own = format!("Host: {host}");
+    let put = "/v1/queues/APP.IN/messages";
+    // A web page's "simple" cross-origin POST (text/plain, no preflight):
+    // 201 before the fix. Now 403 with 2035 MQRC_NOT_AUTHORIZED (IBM MQ
+    // "API reason codes"; status from docs/http-api.md "Errors"), naming
+    // the origin. RFC 6454 §7: browsers send Origin, `null` for opaque ones.
+    for origin in ["http://evil.example", "null", &format!("http://{host}")] {
+        let req = request("POST", put, &[&own, &format!("Origin: {origin}")], "x");
+        let (st, v) = raw_error(&g, &req);
+        assert_mq_error(st, &v, 403, 2035, "MQRC_NOT_AUTHORIZED");
+        assert!(v["message"].as_str().unwrap().contains(origin), "{v}");
+    }
+    // DNS rebinding: evil.example resolved to 127.0.0.1; the browser sends
+    // its own name as Host (RFC 9110 §7.2). Refused, naming the Host.
+    for foreign in [
+        format!("evil.example:{port}"),
+        "127.0.0.1".to_string(),
+        format!("127.0.0.2:{port}"),
+    ] {
+        let req = request("POST", put, &[&format!("Host: {foreign}")], "x");
+        let (st, v) = raw_error(&g, &req);
+        assert_mq_error(st, &v, 403, 2035, "MQRC_NOT_AUTHORIZED");
+        assert!(v["message"].as_str().unwrap().contains(&foreign), "{v}");
+    }
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host, or with two, is 400.
+    let (st, v) = raw_error(&g, &request("GET", "/v1/status", &[], ""));
+    assert_mq_error(st, &v, 400, 2004, "MQRC_BUFFER_ERROR");
+    let (st, v) = raw_error(&g, &request("GET", "/v1/status", &[&own, &own], ""));
+    assert_mq_error(st, &v, 400, 2004, "MQRC_BUFFER_ERROR");
+    // Nothing of the above was stored.
+    assert_eq!(g.depth("APP.IN"), 0);
+    // The listen address and, on loopback, localhost with the port are this
+    // gateway's names; HTTP/1.0 needs no Host (RFC 9112 §3.2).
+    for name in [
+        host.clone(),
+        format!("localhost:{port}"),
+        format!("LOCALHOST:{port}"),
+    ] {
+        let (st, _, body) = raw(&g, &request("POST", put, &[&format!("Host: {name}")], "ok"));
+        assert_eq!(st, 201, "{name}: {}", String::from_utf8_lossy(&body));
+    }
+    let (st, _, _) = raw(&g, b"GET /v1/status HTTP/1.0\r\n\r\n");
+    assert_eq!(st, 200);
+    assert_eq!(g.depth("APP.IN"), 3);
+}
+
+#[test]
+fn allowed_origins_and_hosts_are_accepted_with_cors_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "{CONFIG}http:\n  allowed_origins: [\"http://app.example:3000\"]\n  allowed_hosts: [gw.example]\n"
+    );
+    let g = Gateway::start(dir.path(), &config);
+    let put = "/v1/queues/APP.IN/messages";
+    // RFC 6454 §5: scheme and host compare without case, so this is the
+    // configured origin; docs/http-api.md "Origins and hosts": its answers
+    // carry Access-Control-Allow-Origin (WHATWG Fetch Standard "CORS
+    // protocol") with the configured value.
+    let req = request(
+        "POST",
+        put,
+        &["Host: gw.example:9999", "Origin: HTTP://App.Example:3000"],
+        "from the app",
+    );
+    let (st, head, body) = raw(&g, &req);
+    assert_eq!(st, 201, "{}", String::from_utf8_lossy(&body));
+    let head = head.to_ascii_lowercase();
+    assert!(
+        head.contains("\r\naccess-control-allow-origin: http://app.example:3000"),
+        "{head}"
+    );
+    assert!(head.contains("\r\nvary: origin"), "{head}");
+    // Same host, another port of the origin: another origin (RFC 6454 §5).
+    let req = request(
+        "POST",
+        put,
+        &["Host: gw.example", "Origin: http://app.example:3001"],
+        "x",
+    );
+    let (st, v) = raw_error(&g, &req);
+    assert_mq_error(st, &v, 403, 2035, "MQRC_NOT_AUTHORIZED");
+    // A preflight from the allowed origin: 204 allowing GET and POST.
+    let req = request(
+        "OPTIONS",
+        put,
+        &[
+            "Host: gw.example",
+            "Origin: http://app.example:3000",
+            "Access-Control-Request-Method: POST",
+            "Access-Control-Request-Headers: content-type",
+        ],
+        "",
+    );
+    let (st, head, _) = raw(&g, &req);
+    assert_eq!(st, 204, "{head}");
+    let head = head.to_ascii_lowercase();
+    assert!(
+        head.contains("\r\naccess-control-allow-methods: get, post"),
+        "{head}"
+    );
+    assert!(
+        head.contains("\r\naccess-control-allow-headers: content-type"),
+        "{head}"
+    );
+    assert_eq!(g.depth("APP.IN"), 1);
+}

@@ -259,7 +259,8 @@ fn start_channels(
 }
 
 /// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,
-/// all answering errors as JSON.
+/// all answering errors as JSON, behind the origin and host checks of
+/// `http.allowed_origins` and `http.allowed_hosts` (src/http/guard.rs).
 fn routes(
     config: &Config,
     tedg: Option<crate::tedg::Loaded>,
@@ -285,7 +286,10 @@ fn routes(
         app = app.merge(r);
     }
     // After the merges, so RPC and Tuxedo routes answer JSON errors too.
-    crate::http::with_json_errors(app)
+    let app = crate::http::with_json_errors(app);
+    // Outermost: nothing runs for a refused origin or host.
+    let guard = crate::http::guard::Guard::new(&config.http);
+    crate::http::guard::with_origin_and_host_checks(app, guard)
 }
 
 impl Handle {

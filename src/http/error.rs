@@ -32,7 +32,7 @@ pub fn status_for(mqrc: Mqrc) -> StatusCode {
         | Mqrc::UNKNOWN_XMIT_Q
         | Mqrc::NO_MSG_AVAILABLE => StatusCode::NOT_FOUND,
         Mqrc::MSG_TOO_BIG_FOR_Q | Mqrc::MSG_TOO_BIG_FOR_Q_MGR => StatusCode::PAYLOAD_TOO_LARGE,
-        Mqrc::PUT_INHIBITED | Mqrc::GET_INHIBITED => StatusCode::FORBIDDEN,
+        Mqrc::PUT_INHIBITED | Mqrc::GET_INHIBITED | Mqrc::NOT_AUTHORIZED => StatusCode::FORBIDDEN,
         Mqrc::Q_FULL | Mqrc::Q_MGR_QUIESCING | Mqrc::Q_MGR_STOPPING => {
             StatusCode::SERVICE_UNAVAILABLE
         }

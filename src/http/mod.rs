@@ -4,6 +4,7 @@
 mod devices;
 mod error;
 mod fallback;
+pub mod guard;
 mod lists;
 pub mod md_json;
 mod messages;
