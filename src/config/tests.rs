@@ -481,3 +481,27 @@ fn allowed_origins_and_hosts_are_checked_with_their_places() {
         "{e}"
     );
 }
+
+#[test]
+fn http_connection_timeouts_have_defaults_and_must_be_positive() {
+    // docs/config.md `http`: header_read_timeout_ms 10000, idle_timeout_ms
+    // 60000, each at least 1.
+    let c = Config::from_yaml("", "c.yaml").unwrap();
+    assert_eq!(
+        (c.http.header_read_timeout_ms, c.http.idle_timeout_ms),
+        (10_000, 60_000)
+    );
+    let text = "http:\n  header_read_timeout_ms: 0\n  idle_timeout_ms: 0\n";
+    let e = Config::from_yaml(text, "c.yaml").unwrap_err();
+    assert_eq!(e.errors.len(), 2, "{e}");
+    assert_eq!((e.errors[0].line, e.errors[0].column), (2, 27), "{e}");
+    assert_eq!(
+        e.errors[0].message,
+        "http.header_read_timeout_ms: must be at least 1 ms"
+    );
+    assert_eq!((e.errors[1].line, e.errors[1].column), (3, 20), "{e}");
+    assert_eq!(
+        e.errors[1].message,
+        "http.idle_timeout_ms: must be at least 1 ms"
+    );
+}
