@@ -8,11 +8,10 @@
 //! (src/tasks.rs): the channel listener, each receiver connection and each
 //! sender channel (`Channels`); the HTTP server, each HTTP connection and
 //! each RPC call (`Requests`); each unit of work's expiry timer (`Timers`).
-//! HTTP connections are spawned by axum itself; each holds a membership of
-//! `Requests` through its stream (src/gateway/http.rs). Not owned: work on
-//! the blocking pool (store writes, exits), which the task that started it
-//! awaits and which ends on its own, and axum's graceful-shutdown watcher,
-//! which ends when the stop begins. [`Handle::stop`] returns only when every
+//! HTTP connections are spawned by the HTTP server loop; each holds a
+//! membership of `Requests` through its stream (src/gateway/http.rs). Not
+//! owned: work on the blocking pool (store writes, exits), which the task
+//! that started it awaits and which ends on its own. [`Handle::stop`] returns only when every
 //! owned task has ended (docs/config.md "Stopping").
 
 mod http;
@@ -192,12 +191,11 @@ impl Gateway {
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
         let listener = http::TrackedListener::new(http_listener, tasks.clone());
-        let graceful = stop_http.clone().cancelled_owned();
-        let http = tasks.spawn(TaskGroup::Requests, async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(graceful)
-                .await
-        });
+        let timeouts = http::Timeouts::of(&config.http);
+        let http = tasks.spawn(
+            TaskGroup::Requests,
+            http::serve(listener, app, timeouts, stop_http.clone()),
+        );
         Ok(Handle {
             http_addr,
             channel_addr,
@@ -264,7 +262,8 @@ fn start_channels(
 }
 
 /// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,
-/// all answering errors as JSON.
+/// all answering errors as JSON, behind the origin and host checks of
+/// `http.allowed_origins` and `http.allowed_hosts` (src/http/guard.rs).
 fn routes(
     config: &Config,
     tedg: Option<crate::tedg::Loaded>,
@@ -290,7 +289,10 @@ fn routes(
         app = app.merge(r);
     }
     // After the merges, so RPC and Tuxedo routes answer JSON errors too.
-    crate::http::with_json_errors(app)
+    let app = crate::http::with_json_errors(app);
+    // Outermost: nothing runs for a refused origin or host.
+    let guard = crate::http::guard::Guard::new(&config.http);
+    crate::http::guard::with_origin_and_host_checks(app, guard)
 }
 
 impl Handle {

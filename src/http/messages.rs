@@ -4,6 +4,7 @@
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState};
 use crate::mqi::{GetRequest, Leased, Object, Outgoing};
+use crate::qmgr::names::shown;
 use crate::qmgr::{GetMode, GetResult, Position, PutOptions, Selector};
 use axum::Json;
 use axum::body::Bytes;
@@ -196,8 +197,7 @@ pub async fn put(
     let mut md = md_from_query(&p)?;
     let is_json = headers
         .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
+        .is_some_and(|v| super::is_json_media_type(v.as_bytes()));
     let data = if is_json {
         let b: PutBody = serde_json::from_slice(&body).map_err(|e| {
             ApiError::new(
@@ -269,8 +269,12 @@ pub struct NextQuery {
 /// HTTP).
 pub(super) fn parse_wait_ms(text: Option<&str>, max_wait: u64) -> Result<u64, ApiError> {
     let Some(t) = text else { return Ok(0) };
-    let err =
-        |why: String| ApiError::new(Mqrc::WAIT_INTERVAL_ERROR, format!("wait_ms {t:?}: {why}"));
+    let err = |why: String| {
+        ApiError::new(
+            Mqrc::WAIT_INTERVAL_ERROR,
+            format!("wait_ms {}: {why}", shown(t)),
+        )
+    };
     match t.parse::<i64>() {
         Ok(-1) => Err(err(format!(
             "an unlimited wait (MQWI_UNLIMITED) is not offered over HTTP; give 0 to {max_wait} ms"
@@ -291,7 +295,7 @@ fn parse_cursor(c: &str) -> Result<Position, ApiError> {
         .ok_or_else(|| {
             ApiError::new(
                 Mqrc::OPTIONS_ERROR,
-                format!("cursor {c:?} is not one returned by a browse"),
+                format!("cursor {} is not one returned by a browse", shown(c)),
             )
         })
 }
@@ -377,7 +381,10 @@ pub fn parse_lease(lease: &str) -> Result<u64, ApiError> {
     lease.parse().map_err(|_| {
         ApiError::new(
             Mqrc::OPTIONS_ERROR,
-            format!("lease {lease:?} is not a lease id (the `lease` number of a get's answer)"),
+            format!(
+                "lease {} is not a lease id (the `lease` number of a get's answer)",
+                shown(lease)
+            ),
         )
     })
 }

@@ -1,6 +1,7 @@
 //! `POST /v1/uow`, `/v1/uow/{id}/commit`, `/v1/uow/{id}/backout`.
 
 use super::{ApiError, AppState};
+use crate::qmgr::names::shown;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -13,7 +14,10 @@ fn parse_uow(id: &str) -> Result<u64, ApiError> {
     id.parse().map_err(|_| {
         ApiError::new(
             Mqrc::OPTIONS_ERROR,
-            format!("{id:?} is not a unit of work id (the `uow` number of POST /v1/uow)"),
+            format!(
+                "{} is not a unit of work id (the `uow` number of POST /v1/uow)",
+                shown(id)
+            ),
         )
     })
 }

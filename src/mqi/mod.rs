@@ -153,13 +153,24 @@ impl Mqi {
     }
 
     /// MQOPEN of queue `queue` of device queue manager `device` (the WebSphere
-    /// MQ Everyplace gateway article's store-and-forward): the device's local
-    /// queue `DEVICE/QUEUE`, created on first use. Errors: 2087 when `device`
-    /// is not a device queue manager, 2085 when `queue` is not a valid queue
-    /// name.
-    pub fn open_device(&self, device: &str, queue: &str) -> Result<Object, QmError> {
-        let local = self.qm.device_queue(device, queue)?;
-        self.open(&local, "")
+    /// MQ Everyplace gateway article's store-and-forward) for a get: the
+    /// device's local queue `DEVICE/QUEUE`, never created here (the first
+    /// message for the device creates it). Waits up to `wait` for it to
+    /// exist; `Ok(None)` when it does not by then. Errors: 2058 when `device`
+    /// is malformed, 2087 when it is not a device queue manager, 2152 when
+    /// `queue` is not a valid queue name; 2161 when the queue manager stops
+    /// meanwhile.
+    pub async fn open_device_for_get(
+        &self,
+        device: &str,
+        queue: &str,
+        wait: std::time::Duration,
+    ) -> Result<Option<Object>, QmError> {
+        let local = self.qm.device_queue_name(device, queue)?;
+        if !self.qm.wait_for_object(&local, wait).await? {
+            return Ok(None);
+        }
+        self.open(&local, "").map(Some)
     }
 
     /// The queue manager's name.

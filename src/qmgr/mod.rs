@@ -153,6 +153,9 @@ struct State {
     /// Model queues in definition order: the first whose pattern matches wins.
     models: Vec<LocalQueueDef>,
     uows: HashMap<u64, Uow>,
+    /// Notified whenever a queue is created on first use (a device or
+    /// dynamic queue): what [`QueueManager::wait_for_object`] sleeps on.
+    created: Arc<tokio::sync::Notify>,
 }
 
 impl State {
@@ -198,6 +201,7 @@ impl QueueManager {
             objects,
             models,
             uows: HashMap::new(),
+            created: Arc::new(tokio::sync::Notify::new()),
         };
         let mut max_seq = 0;
         let records = store.load().map_err(store_error)?;
@@ -296,19 +300,48 @@ impl QueueManager {
         self.router.devices().is_device(q_mgr)
     }
 
-    /// The local queue `QMGR/QUEUE` holding queue `q` of device queue manager
-    /// `q_mgr`, created on first use. 2058 when `q_mgr` is empty or malformed,
-    /// 2087 when it is not a device queue manager, 2085 when `q` is not a
-    /// valid queue name, 2152 when the local name would be longer than 48
-    /// characters ([`crate::route::DeviceQueueManagers`]).
-    pub fn device_queue(&self, q_mgr: &str, q: &str) -> Result<String, QmError> {
+    /// The local queue name `QMGR/QUEUE` of queue `q` of device queue
+    /// manager `q_mgr`, without creating the queue (gets never create one;
+    /// the first message for the device does, through the router). 2058 when
+    /// `q_mgr` is empty or malformed, 2087 when it is not a device queue
+    /// manager, 2152 when `q` is not a valid queue name or the local name
+    /// would be longer than 48 characters ([`crate::route::DeviceQueueManagers`]).
+    pub fn device_queue_name(&self, q_mgr: &str, q: &str) -> Result<String, QmError> {
         DeviceQueueManagers::check_name(q_mgr)?;
         if !self.is_device(q_mgr) {
             return Err(DeviceQueueManagers::not_a_device(q_mgr));
         }
-        let mut st = self.lock();
-        let dest = self.router.devices().destination(&*st, q_mgr, q)?;
-        Ok(st.place(dest).0)
+        DeviceQueueManagers::local_name(q_mgr, q)
+    }
+
+    /// Waits up to `wait` for an object named `name` to exist, without
+    /// creating it (a device queue is created by the first message for it).
+    /// True when it exists. Sleeps until a queue is created or the wait
+    /// ends — no polling; `Duration::ZERO` only looks. Errors: 2161
+    /// MQRC_Q_MGR_QUIESCING when the queue manager starts to stop meanwhile.
+    pub async fn wait_for_object(&self, name: &str, wait: Duration) -> Result<bool, QmError> {
+        let created = Arc::clone(&self.lock().created);
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut quiescing = self.quiescing.subscribe();
+        loop {
+            let notified = created.notified();
+            tokio::pin!(notified);
+            // Enabled before looking, so a creation in between is not missed.
+            notified.as_mut().enable();
+            if self.has_object(name) {
+                return Ok(true);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Ok(false);
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep_until(deadline) => {}
+                _ = quiescing.wait_for(|q| *q) => {
+                    return Err(QmError::new(Mqrc::Q_MGR_QUIESCING, "the queue manager is stopping"));
+                }
+            }
+        }
     }
 
     /// A named state record written by [`QueueManager::commit_with_meta`].

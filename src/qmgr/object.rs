@@ -65,6 +65,7 @@ impl State {
                     }
                     self.objects
                         .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
+                    self.created.notify_waiters();
                 }
                 (queue, None)
             }

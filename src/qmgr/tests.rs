@@ -584,16 +584,16 @@ fn device_names_cannot_reach_another_device() {
     let qm = open(dir.path());
     assert!(qm.is_device("DEV1"));
     assert!(!qm.is_device("DEV1/A"));
-    assert_eq!(qm.device_queue("DEV1", "A/B").unwrap(), "DEV1/A/B");
+    assert_eq!(qm.device_queue_name("DEV1", "A/B").unwrap(), "DEV1/A/B");
     assert_eq!(
-        qm.device_queue("DEV1/A", "B").unwrap_err().mqrc,
+        qm.device_queue_name("DEV1/A", "B").unwrap_err().mqrc,
         Mqrc::UNKNOWN_REMOTE_Q_MGR
     );
     // A malformed device queue manager name is 2058, naming the queue manager.
-    let e = qm.device_queue("DEV bad!", "INBOX").unwrap_err();
+    let e = qm.device_queue_name("DEV bad!", "INBOX").unwrap_err();
     assert_eq!(e.mqrc, Mqrc::Q_MGR_NAME_ERROR, "{e:?}");
     assert_eq!(
-        qm.device_queue("", "INBOX").unwrap_err().mqrc,
+        qm.device_queue_name("", "INBOX").unwrap_err().mqrc,
         Mqrc::Q_MGR_NAME_ERROR
     );
 }
@@ -639,7 +639,7 @@ devices:
         let e = put_to(&qm, &long_q, "DEV00001").unwrap_err();
         assert_eq!(e.mqrc, Mqrc::OBJECT_NAME_ERROR, "{e:?}");
         assert_eq!(
-            qm.device_queue("DEV00001", &long_q).unwrap_err().mqrc,
+            qm.device_queue_name("DEV00001", &long_q).unwrap_err().mqrc,
             Mqrc::OBJECT_NAME_ERROR
         );
         assert!(qm.queues().iter().all(|q| !q.name.starts_with("DEV00001/")));

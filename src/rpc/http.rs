@@ -154,7 +154,8 @@ async fn open(State(svc): State<Arc<RpcService>>) -> Result<(StatusCode, Json<Va
 fn conversation_id(id: &str) -> Result<u64, RpcError> {
     id.parse().map_err(|_| {
         RpcError::bad(format!(
-            "conversation id {id:?} is not a number (ids come from POST /v1/rpc/conversations)"
+            "conversation id {} is not a number (ids come from POST /v1/rpc/conversations)",
+            crate::qmgr::names::shown(id)
         ))
     })
 }
