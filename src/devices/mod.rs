@@ -9,7 +9,7 @@
 //! protocol.
 
 use crate::mqi::{GetRequest, Leased, Mqi, Object};
-use crate::qmgr::{QmError, Selector};
+use crate::mqi::{QmError, Selector};
 use std::time::Duration;
 
 /// The device protocol of one gateway.

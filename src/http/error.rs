@@ -1,6 +1,6 @@
 //! HTTP errors as JSON: `{"mqrc": 2085, "reason": "MQRC_UNKNOWN_OBJECT_NAME", "message": "..."}`.
 
-use crate::qmgr::QmError;
+use crate::mqi::QmError;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

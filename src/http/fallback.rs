@@ -4,7 +4,7 @@
 //! large 413), which axum writes as plain text or an empty body.
 
 use super::ApiError;
-use crate::qmgr::names::shown;
+use crate::mqi::names::shown;
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{StatusCode, header};

@@ -25,7 +25,7 @@
 
 use super::ApiError;
 use crate::config::HttpConfig;
-use crate::qmgr::names::shown;
+use crate::mqi::names::shown;
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Version, header};

@@ -6,7 +6,7 @@ use super::md_json::apply_md_json;
 use super::messages::{PutQuery, body_data, check_report, md_error, md_from_query, query_error};
 use super::{ApiError, AppState};
 use crate::mqi::Outgoing;
-use crate::qmgr::PutOptions;
+use crate::mqi::PutOptions;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};

@@ -6,7 +6,7 @@
 //! (and anything after a NUL) removed (IBM MQ "MQMD - Message descriptor",
 //! "ObjectName (MQCHAR48)": a NUL ends the significant data).
 
-use crate::qmgr::names::shown;
+use crate::mqi::names::shown;
 use mqgate_codecs::mq::md::Id24;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd};
 use serde_json::{Map, Value};

@@ -3,9 +3,9 @@
 
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState};
+use crate::mqi::names::shown;
+use crate::mqi::{GetMode, GetResult, Position, PutOptions, Selector};
 use crate::mqi::{GetRequest, Leased, Object, Outgoing};
-use crate::qmgr::names::shown;
-use crate::qmgr::{GetMode, GetResult, Position, PutOptions, Selector};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};

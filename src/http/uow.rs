@@ -1,7 +1,7 @@
 //! `POST /v1/uow`, `/v1/uow/{id}/commit`, `/v1/uow/{id}/backout`.
 
 use super::{ApiError, AppState};
-use crate::qmgr::names::shown;
+use crate::mqi::names::shown;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -43,7 +43,12 @@ mod uow;
 /// The queue manager's value types the calls of this module take and give
 /// (options, results, selectors, errors, a sealed unit of work), so a front
 /// end needs nothing from `crate::qmgr`.
-pub use crate::qmgr::{DeadLetter, GetMode, PutOptions, PutResult, QmError, SealedUow, Selector};
+// The queue manager's value types and name rules, as front ends see them.
+pub use crate::qmgr::names;
+pub use crate::qmgr::{
+    DeadLetter, GetMode, GetResult, Match, MessageFilter, Position, PutCheck, PutOptions,
+    PutResult, QmError, SealedUow, Selector,
+};
 pub use dead_letter::DeadLetterPut;
 pub use error::CallError;
 pub use exits::{ExitStop, QueueExits, QueuePointChains};

@@ -155,7 +155,7 @@ fn conversation_id(id: &str) -> Result<u64, RpcError> {
     id.parse().map_err(|_| {
         RpcError::bad(format!(
             "conversation id {} is not a number (ids come from POST /v1/rpc/conversations)",
-            crate::qmgr::names::shown(id)
+            crate::mqi::names::shown(id)
         ))
     })
 }

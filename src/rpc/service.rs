@@ -23,7 +23,7 @@ use super::payload::{self, Described};
 use super::programs::Programs;
 use crate::config::RpcConfig;
 use crate::mqi::{CallError, DeadLetterPut, GetRequest, Got, Mqi, Outgoing};
-use crate::qmgr::{GetMode, GetResult, PutOptions, PutResult, Selector};
+use crate::mqi::{GetMode, GetResult, PutOptions, PutResult, Selector};
 use mqgate_codecs::ccsid::Ccsid;
 use mqgate_codecs::idl::{
     BridgeProgram, CallInputs, CallKind, DynamicKind, ReceivedMessage, Record, Value, WaitInterval,

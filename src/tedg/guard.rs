@@ -8,7 +8,7 @@
 use super::envelope;
 use super::load::Loaded;
 use super::qm_queue_name;
-use crate::qmgr::{PutCheck, QmError};
+use crate::mqi::{PutCheck, QmError};
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use std::collections::HashMap;
 

@@ -6,7 +6,7 @@
 use super::config::RtqState;
 use super::{ServiceFilter, Taken, Tedg, TpFailure, Tpenqueue, fmljson, qm_queue_name};
 use crate::http::ApiError;
-use crate::qmgr::QmError;
+use crate::mqi::QmError;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;

@@ -23,7 +23,7 @@ pub use guard::RtqQueues;
 pub use load::{Loaded, load, queue_defs};
 
 use crate::mqi::{GetRequest, Mqi, Outgoing};
-use crate::qmgr::{Match, MessageFilter, PutOptions, QmError, Selector};
+use crate::mqi::{Match, MessageFilter, PutOptions, QmError, Selector};
 use bytes::Bytes;
 use clock::Clock;
 use config::RtqState;
