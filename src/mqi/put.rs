@@ -3,6 +3,7 @@
 
 use super::{CallError, Mqi, Object, QueuePointChains};
 use crate::qmgr::{PutOptions, PutResult, QmError};
+use crate::route::ObjectRecord;
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::constants::pmo;
 use mqgate_codecs::mq::md::ID_NONE;
@@ -167,6 +168,23 @@ impl Mqi {
         msg: Outgoing,
         pmo: PutOptions,
     ) -> Result<Vec<PutResult>, QmError> {
+        // As MQOPEN of a distribution list: every record is resolved first,
+        // so a list with a destination that cannot be reached puts nothing.
+        let list = objs
+            .iter()
+            .map(|o| ObjectRecord::new(&o.name, &o.q_mgr))
+            .collect();
+        for (index, (obj, resolved)) in objs.iter().zip(self.qm.resolve_list(&list)).enumerate() {
+            if let Err(e) = resolved {
+                return Err(QmError::new(
+                    e.mqrc,
+                    format!(
+                        "destination {index} ({}): {}; nothing was put",
+                        obj.name, e.message
+                    ),
+                ));
+            }
+        }
         let private = match pmo.uow {
             Some(_) => None,
             None => Some(self.qm.begin_uow(None, None)?),

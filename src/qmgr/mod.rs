@@ -26,7 +26,7 @@ pub use queue::{Match, MessageFilter, Position, Selector};
 pub use uow::SealedUow;
 
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
-use crate::route::{self, DestinationList, DeviceQueueManagers, ObjectRecord, Router};
+use crate::route::{self, DeviceQueueManagers, Router};
 use crate::store::{Batch, Store};
 use bytes::Bytes;
 use mqgate_codecs::mq::constants::{at, ccsi, md as mdc, mt, per};
@@ -396,6 +396,16 @@ impl QueueManager {
         }
     }
 
+    /// Resolves every record of `list` as a put would now (IBM MQ "Opening
+    /// distribution lists": MQOPEN resolves each object record and answers
+    /// one response record per record): one result per record, in order,
+    /// creating nothing. Queues a put would create (device and dynamic
+    /// queues) come back as [`route::Destination::Create`] decisions.
+    pub fn resolve_list(&self, list: &route::DestinationList) -> Vec<route::list::Resolved> {
+        let st = self.lock();
+        self.router.resolve(&*st, list)
+    }
+
     /// Puts a message on queue `q` (MQPUT1). Resolves `q` as MQ does (local,
     /// alias, remote definition, queue manager alias, transmission queue,
     /// device queue manager, default transmission queue; IBM MQ "Name
@@ -463,13 +473,9 @@ impl QueueManager {
         if let Some(id) = opts.uow {
             self.uow_mut(&mut st, id)?;
         }
-        // A put is a destination list of one (route::list).
-        let list = DestinationList::from(ObjectRecord::new(q, &opts.q_mgr_name));
-        let dest = self
-            .router
-            .resolve(&*st, &list)
-            .pop()
-            .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "no routing result"))??;
+        // A put is a destination list of one (route::list), resolved
+        // without building the list.
+        let dest = self.router.resolve_one(&*st, q, &opts.q_mgr_name)?;
         let (target, remote) = st.place(dest);
         let (queue_name, msg) = {
             let lq = st.local_mut(&target).ok_or_else(|| {
