@@ -296,7 +296,7 @@ fn drain_inbox(g: &Gateway) -> Vec<Vec<u8>> {
             "POST",
             &format!(
                 "/v1/devices/DEV0001/queues/INBOX/messages/ack/{}",
-                v["lease"]
+                common::token(&v["lease"])
             ),
             Some(("application/octet-stream", b"")),
         );

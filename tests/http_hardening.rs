@@ -86,10 +86,11 @@ fn gets_and_acks_on_unknown_device_queues_create_nothing() {
             // MQRC_WAIT_INTERVAL_ERROR, 400 (docs/http-api.md "Errors").
             1 => g.call("GET", &format!("{base}/next?wait_ms=-5"), None),
             // No lease can be open on a queue that never had a message: 409
-            // / 2003 MQRC_BACKED_OUT (docs/http-api.md "Devices").
+            // / 2003 MQRC_BACKED_OUT (docs/http-api.md "Devices"), for a
+            // well-formed token (32 hex digits, "Leases").
             _ => g.call(
                 "POST",
-                &format!("{base}/ack/7"),
+                &format!("{base}/ack/{}", "7".repeat(32)),
                 Some(("application/octet-stream", b"")),
             ),
         };
@@ -129,7 +130,7 @@ fn a_pull_waiting_on_a_device_queue_not_yet_created_gets_the_first_message() {
     let (st, m) = waiter.join().unwrap();
     assert_eq!(st, 200, "{m}");
     assert_eq!(common::data(&m), b"for the device");
-    assert!(m["lease"].as_u64().is_some(), "{m}");
+    common::token(&m["lease"]);
 }
 
 /// Sends `request` as is over a new connection and reads the answer until
@@ -259,7 +260,7 @@ fn overlong_names_and_ids_are_cut_in_error_messages() {
         );
         assert!(m.len() < 300, "{} bytes: {m}", m.len());
     }
-    // docs/http-api.md "Errors": a lease id that is not a number is 400 /
+    // docs/http-api.md "Errors": a lease id that is not 32 hex digits is 400 /
     // 2046 MQRC_OPTIONS_ERROR; an unknown route 404 / 2298.
     let (st, v) = g.call(
         "POST",

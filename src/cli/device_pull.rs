@@ -133,9 +133,14 @@ pub fn run(args: DevicePullArgs) -> ExitCode {
                 }
             }
         }
-        let lease = msg["lease"].to_string();
+        let Some(lease) = super::client::lease_of(&msg) else {
+            eprintln!(
+                "mqgate device-pull: the gateway's answer has no lease to acknowledge; the message is given out again when its lease expires: {msg}"
+            );
+            return ExitCode::FAILURE;
+        };
         if let Err(e) = gw.call(
-            gw.request("POST", &format!("{base}/ack/{lease}")),
+            gw.request("POST", &format!("{base}/ack/{}", segment(lease))),
             Some(b""),
         ) {
             eprintln!(

@@ -61,8 +61,16 @@ pub fn run(args: GetArgs) -> ExitCode {
             return e.exit_code();
         }
     };
-    let lease = msg["lease"].to_string();
-    let ack = gw.request("POST", &format!("/v1/queues/{q}/messages/ack/{lease}"));
+    let Some(lease) = super::client::lease_of(&msg) else {
+        eprintln!(
+            "mqgate get: the gateway's answer has no lease to acknowledge; the message stays on the queue until its lease expires: {msg}"
+        );
+        return ExitCode::FAILURE;
+    };
+    let ack = gw.request(
+        "POST",
+        &format!("/v1/queues/{q}/messages/ack/{}", segment(lease)),
+    );
     if let Err(e) = gw.call(ack, Some(b"")) {
         eprintln!("mqgate get: acknowledge failed, the message stays on the queue: {e}");
         return e.exit_code();

@@ -80,7 +80,13 @@ fn get(args: RtqGetArgs) -> ExitCode {
             return e.exit_code();
         }
     };
-    let ack = gw.request("POST", &format!("{base}/ack/{}", v["lease"]));
+    let Some(lease) = super::client::lease_of(&v) else {
+        eprintln!(
+            "mqgate rtq get: the gateway's answer has no lease to acknowledge; the request returns when its lease expires: {v}"
+        );
+        return ExitCode::FAILURE;
+    };
+    let ack = gw.request("POST", &format!("{base}/ack/{}", segment(lease)));
     if let Err(e) = gw.call(ack, Some(b"")) {
         eprintln!("mqgate rtq get: acknowledge failed, the request stays on the queue: {e}");
         return e.exit_code();

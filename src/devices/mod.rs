@@ -9,7 +9,7 @@
 //! protocol.
 
 use crate::mqi::{GetRequest, Leased, Mqi, Object};
-use crate::mqi::{QmError, Selector};
+use crate::mqi::{QmError, Selector, Token};
 use std::time::Duration;
 
 /// The device protocol of one gateway.
@@ -78,8 +78,10 @@ impl Devices {
     /// Acknowledges a pulled message: it is removed, durably, when this
     /// returns. Errors: as [`Devices::find`]; 2003 MQRC_BACKED_OUT when the
     /// lease is not open on that device queue (acknowledged already,
-    /// expired, or the queue never had a message).
-    pub async fn ack(&self, device: &str, queue: &str, lease: u64) -> Result<(), QmError> {
+    /// expired, another queue's or not issued since the gateway started —
+    /// e.g. from before a restart; nothing changes then), or the queue never
+    /// had a message.
+    pub async fn ack(&self, device: &str, queue: &str, lease: Token) -> Result<(), QmError> {
         let Some(obj) = self.find(device, queue).await? else {
             return Err(QmError::new(
                 mqgate_codecs::mq::Mqrc::BACKED_OUT,

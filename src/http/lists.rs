@@ -54,6 +54,8 @@ pub async fn put_list(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let Query(p) = query.map_err(query_error)?;
+    // As for a single put, a unit of work that is not open comes first.
+    let uow = super::uow::uow_param(&s, p.uow.as_deref())?;
     let body =
         body.map_err(|e| ApiError::new(Mqrc::BUFFER_ERROR, format!("cannot read the body: {e}")))?;
     let mut md = md_from_query(&p)?;
@@ -90,7 +92,7 @@ pub async fn put_list(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let opts = PutOptions {
-        uow: p.uow,
+        uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
         new_correl_id: p.new_correl_id.unwrap_or(false),
         ..PutOptions::default()

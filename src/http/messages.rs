@@ -5,7 +5,7 @@ use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState};
 use crate::mqi::names::shown;
 use crate::mqi::{GetMode, GetResult, Position, PutOptions, Selector};
-use crate::mqi::{GetRequest, Leased, Object, Outgoing};
+use crate::mqi::{GetRequest, Leased, Object, Outgoing, Token};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -37,7 +37,8 @@ pub struct PutQuery {
     pub(super) reply_to_q: Option<String>,
     pub(super) reply_to_q_mgr: Option<String>,
     pub(super) q_mgr: Option<String>,
-    pub(super) uow: Option<u64>,
+    /// A unit-of-work token (32 hex digits, `POST /v1/uow`).
+    pub(super) uow: Option<String>,
 }
 
 /// A JSON put body.
@@ -181,6 +182,9 @@ pub async fn put(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let Query(p) = query.map_err(query_error)?;
+    // The unit of work first: one that is not open is 409 whatever else
+    // is wrong with the put (docs/http-api.md "Errors").
+    let uow = super::uow::uow_param(&s, p.uow.as_deref())?;
     let body = body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(
@@ -222,7 +226,7 @@ pub async fn put(
         ));
     }
     let opts = PutOptions {
-        uow: p.uow,
+        uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
         new_correl_id: p.new_correl_id.unwrap_or(false),
         ..PutOptions::default()
@@ -261,7 +265,8 @@ pub struct NextQuery {
     msg_id: Option<String>,
     browse: Option<bool>,
     cursor: Option<String>,
-    uow: Option<u64>,
+    /// A unit-of-work token (32 hex digits, `POST /v1/uow`).
+    uow: Option<String>,
 }
 
 /// `wait_ms`: 0 to `max_wait` ms (IBM MQ "WaitInterval (MQLONG)": negatives
@@ -309,7 +314,8 @@ pub(super) fn message_json(r: &GetResult) -> Map<String, Value> {
 }
 
 /// The answer of a get under a lease (docs/http-api.md): [`message_json`]
-/// plus `lease` (the id to acknowledge or back out) and `lease_expires_in_ms`
+/// plus `lease` (the token to acknowledge or back out with: 32 hex digits)
+/// and `lease_expires_in_ms`
 /// (how long the lease lasts while its holder is silent, in ms); the queue get
 /// and the device pull answer alike.
 pub(super) fn leased_json(leased: &Leased) -> Value {
@@ -365,7 +371,7 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
         m.insert("cursor".into(), json!(cursor_text(got.stored.position)));
         return Ok(Json(Value::Object(m)));
     }
-    if let Some(uow) = p.uow {
+    if let Some(uow) = super::uow::uow_param(s, p.uow.as_deref())? {
         let mode = GetMode::Destructive { uow: Some(uow) };
         let got = s.mqi.get(obj, req, mode).await?;
         return Ok(Json(Value::Object(message_json(&got.message))));
@@ -375,14 +381,15 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
     Ok(Json(leased_json(&leased)))
 }
 
-/// A lease id from a path: a number from a get's answer; anything else is a
-/// bad request (400), not a lease that expired (409).
-pub fn parse_lease(lease: &str) -> Result<u64, ApiError> {
-    lease.parse().map_err(|_| {
+/// A lease token from a path: the 32 hex digits of a get's `lease`
+/// (src/qmgr/token.rs); anything else is a bad request (400, 2046
+/// MQRC_OPTIONS_ERROR), not a lease that expired (409).
+pub fn parse_lease(lease: &str) -> Result<Token, ApiError> {
+    Token::parse(lease).ok_or_else(|| {
         ApiError::new(
             Mqrc::OPTIONS_ERROR,
             format!(
-                "lease {} is not a lease id (the `lease` number of a get's answer)",
+                "lease {} is not a lease id (the 32 hex digits of `lease` in a get's answer)",
                 shown(lease)
             ),
         )
@@ -390,7 +397,8 @@ pub fn parse_lease(lease: &str) -> Result<u64, ApiError> {
 }
 
 /// `POST /v1/queues/{q}/messages/ack/{lease}`: removes the leased message
-/// (commits the lease's unit of work; durable when it returns).
+/// (commits the lease's unit of work; durable when it returns). 409 / 2003,
+/// with nothing changed, when `lease` is no open lease of queue `q`.
 pub async fn ack(
     State(s): State<AppState>,
     Path((q, lease)): Path<(String, String)>,

@@ -3,7 +3,7 @@
 //! a lease, a unit of work that is backed out when its holder stays silent.
 
 use super::{CallError, Mqi, Object, QueuePointChains};
-use crate::qmgr::{GetMode, GetResult, QmError, QueueManager, Selector};
+use crate::qmgr::{GetMode, GetResult, QmError, QueueManager, Selector, Token};
 use bytes::BytesMut;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::constants::{gmo, mo};
@@ -39,8 +39,10 @@ pub struct Got {
 #[derive(Clone, Debug)]
 pub struct Leased {
     pub got: Got,
-    /// The lease's id (the unit of work holding the message).
-    pub lease: u64,
+    /// The lease's token (src/qmgr/token.rs): 128 random bits naming the
+    /// unit of work that holds the message, for this run of the gateway
+    /// only; what the holder gives back to acknowledge or back out.
+    pub lease: Token,
     /// How long the lease lasts when idle.
     pub expires_in: Duration,
 }
@@ -139,7 +141,8 @@ impl Mqi {
     /// A destructive get from `obj` under a lease of `lease` idle time (the
     /// clock starts when the message is handed out, not while waiting). If
     /// nothing comes, the caller goes away while waiting, or after_get fails,
-    /// no message stays held. Errors: as [`Mqi::get`].
+    /// no message stays held. Errors: as [`Mqi::get`]; 2195 when no random
+    /// token could be drawn.
     pub async fn get_leased(
         &self,
         obj: &Object,
@@ -147,9 +150,10 @@ impl Mqi {
         lease: Duration,
     ) -> Result<Leased, QmError> {
         let req = self.before_get(obj, req, gmo::SYNCPOINT).await?;
+        let (id, token) = self.qm.begin_uow_token(None, Some(obj.name.clone()))?;
         let mut guard = LeaseGuard {
             qm: Arc::clone(&self.qm),
-            id: self.qm.begin_uow(None, Some(obj.name.clone()))?,
+            id,
             armed: false,
         };
         let mode = GetMode::Destructive {
@@ -165,55 +169,64 @@ impl Mqi {
         guard.armed = true;
         Ok(Leased {
             got,
-            lease: guard.id,
+            lease: token,
             expires_in: lease,
         })
     }
 
     /// Acknowledges lease `lease` on `obj`: the message is removed (durable
     /// when this returns). Errors: 2085 when `obj` names no object; 2003
-    /// MQRC_BACKED_OUT when the lease is not open on that queue (acknowledged
-    /// already, expired, or another queue's).
-    pub async fn ack(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
-        self.check_lease(obj, lease)?;
+    /// MQRC_BACKED_OUT, with nothing changed, when `lease` is no open lease
+    /// on that queue: acknowledged or backed out already, expired, another
+    /// queue's lease, a unit-of-work token, or a token this run of the
+    /// gateway never issued (from before a restart, or a guess).
+    pub async fn ack(&self, obj: &Object, lease: Token) -> Result<(), QmError> {
+        let id = self.lease_id(obj, lease)?;
         let qm = Arc::clone(&self.qm);
-        Mqi::blocking(move || qm.commit(lease)).await
+        Mqi::blocking(move || qm.commit(id)).await
     }
 
     /// Backs out lease `lease` on `obj` now: the message returns with
     /// BackoutCount + 1. Errors: as [`Mqi::ack`].
-    pub async fn backout_lease(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
-        self.check_lease(obj, lease)?;
+    pub async fn backout_lease(&self, obj: &Object, lease: Token) -> Result<(), QmError> {
+        let id = self.lease_id(obj, lease)?;
         let qm = Arc::clone(&self.qm);
-        Mqi::blocking(move || qm.backout(lease)).await
+        Mqi::blocking(move || qm.backout(id)).await
     }
 
     /// True when `lease` is an open lease on `obj` (not yet acknowledged,
-    /// backed out or expired): for a front end that answers a closed lease
-    /// in its own words before calling [`Mqi::ack`] or
-    /// [`Mqi::backout_lease`].
-    pub fn lease_is_open(&self, obj: &Object, lease: u64) -> bool {
-        self.qm.lease_queue(lease).as_deref() == Some(obj.name.as_str())
+    /// backed out or expired, and issued by this run of the gateway): for a
+    /// front end that answers a closed lease in its own words before
+    /// calling [`Mqi::ack`] or [`Mqi::backout_lease`].
+    pub fn lease_is_open(&self, obj: &Object, lease: Token) -> bool {
+        self.open_lease(obj, lease).is_some()
     }
 
-    fn check_lease(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
+    /// The unit of work of `lease` when it is an open lease on `obj`.
+    fn open_lease(&self, obj: &Object, lease: Token) -> Option<u64> {
+        match self.qm.token_uow(&lease) {
+            Some((id, Some(q))) if q == obj.name => Some(id),
+            _ => None,
+        }
+    }
+
+    /// [`Mqi::open_lease`], or the error [`Mqi::ack`] documents.
+    fn lease_id(&self, obj: &Object, lease: Token) -> Result<u64, QmError> {
         if !self.qm.has_object(&obj.name) {
             return Err(QmError::new(
                 Mqrc::UNKNOWN_OBJECT_NAME,
                 format!("queue {} is not defined", obj.name),
             ));
         }
-        if self.lease_is_open(obj, lease) {
-            Ok(())
-        } else {
-            Err(QmError::new(
+        self.open_lease(obj, lease).ok_or_else(|| {
+            QmError::new(
                 Mqrc::BACKED_OUT,
                 format!(
-                    "lease {lease} on queue {} is not open: it was acknowledged, or it expired and the message was backed out",
+                    "lease {lease} is not open on queue {}: it was acknowledged or backed out, it expired and the message was backed out, or it is not a lease of this queue issued since the gateway started",
                     obj.name
                 ),
-            ))
-        }
+            )
+        })
     }
 
     /// A destructive MQGET from `obj` under unit of work `uow`, without

@@ -11,7 +11,11 @@
 //!   polling, then after_get on the copy handed back;
 //! - leases ([`Mqi::ack`], [`Mqi::backout_lease`]) are units of work that
 //!   expire when idle, so a consumer that goes away never loses a message;
+//!   the holder names its lease by a random [`Token`], never by the unit's
+//!   number;
 //! - units of work ([`Mqi::begin`], [`Mqi::commit`], [`Mqi::backout`]);
+//!   one handed to a client is named by a [`Token`] too
+//!   ([`Mqi::begin_token`], [`Mqi::uow_for_token`]);
 //! - the dead-letter queue ([`Mqi::dead_letter`], [`Mqi::dead_letter_as`])
 //!   for a message a front end took but cannot deliver;
 //! - what message channels need besides (IBM MQ "Channel exit programs for
@@ -47,7 +51,7 @@ mod uow;
 pub use crate::qmgr::names;
 pub use crate::qmgr::{
     DeadLetter, GetMode, GetResult, Match, MessageFilter, Position, PutCheck, PutOptions,
-    PutResult, QmError, SealedUow, Selector,
+    PutResult, QmError, SealedUow, Selector, Token,
 };
 pub use dead_letter::DeadLetterPut;
 pub use error::CallError;

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{Charset, Mqmd};
 use mqgate_exits::{Exit, ExitContext, ExitReason, ExitRegistry, ExitResponse, Payload};
+use std::time::Duration;
 
 /// Three local queues of queue manager QM1.
 const CONFIG: &str = "
@@ -217,4 +218,65 @@ async fn a_sealed_unit_and_its_state_record_are_committed_together() {
     // A record written on its own.
     mqi.put_meta(vec![(key.clone(), vec![1, 2])]).await.unwrap();
     assert_eq!(mqi.meta(&key).await.unwrap(), Some(vec![1, 2]));
+}
+
+/// A lease is acknowledged only with its own token on its own queue: a
+/// random token, a unit-of-work token and the lease's token on another queue
+/// are each 2003 MQRC_BACKED_OUT (IBM MQ "API reason codes": 2003 "The
+/// current unit of work ... was backed out", here: the unit named is not
+/// open) and leave the message held; a lease token is no unit of work
+/// either. Then the right acknowledge removes the message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_a_leases_own_token_on_its_queue_acknowledges_it() {
+    let (_dir, mqi) = mqi();
+    let plain = mqi.open("PLAIN", "").unwrap();
+    let other = mqi.open("LOCKED", "").unwrap();
+    mqi.put(&plain, msg(b"held"), PutOptions::default())
+        .await
+        .unwrap();
+    let req = GetRequest::default();
+    let leased = mqi
+        .get_leased(&plain, req, Duration::from_secs(600))
+        .await
+        .unwrap();
+    assert_eq!(&leased.got.message.data[..], b"held");
+    assert_eq!(leased.lease.to_string().len(), 32);
+    let uow = mqi.begin_token(None).unwrap();
+    let guess = Token::random().unwrap();
+    for (what, obj, token) in [
+        ("a random token", &plain, guess),
+        ("a unit-of-work token", &plain, uow),
+        ("the lease's token on another queue", &other, leased.lease),
+    ] {
+        let e = mqi.ack(obj, token).await.unwrap_err();
+        assert_eq!(e.mqrc, Mqrc::BACKED_OUT, "ack with {what}: {e}");
+        let e = mqi.backout_lease(obj, token).await.unwrap_err();
+        assert_eq!(e.mqrc, Mqrc::BACKED_OUT, "backout with {what}: {e}");
+        assert!(!mqi.lease_is_open(obj, token), "{what}");
+    }
+    // Nothing was touched: the lease still holds the message (depth 1, and
+    // nothing available to another getter), and the unit of work is open.
+    assert_eq!(mqi.depth("PLAIN"), Some(1));
+    let none = mqi
+        .get(
+            &plain,
+            GetRequest::default(),
+            GetMode::Browse { after: None },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(none.mqrc, Mqrc::NO_MSG_AVAILABLE);
+    assert!(mqi.lease_is_open(&plain, leased.lease));
+    // A lease token is no unit of work; a unit-of-work token is one.
+    let e = mqi.uow_for_token(leased.lease).unwrap_err();
+    assert_eq!(e.mqrc, Mqrc::BACKED_OUT, "{e}");
+    assert_eq!(mqi.uow_for_token(guess).unwrap_err().mqrc, Mqrc::BACKED_OUT);
+    let id = mqi.uow_for_token(uow).unwrap();
+    mqi.commit(id).await.unwrap();
+    assert_eq!(mqi.uow_for_token(uow).unwrap_err().mqrc, Mqrc::BACKED_OUT);
+    // The lease's own token on its queue.
+    mqi.ack(&plain, leased.lease).await.unwrap();
+    assert_eq!(mqi.depth("PLAIN"), Some(0));
+    let e = mqi.ack(&plain, leased.lease).await.unwrap_err();
+    assert_eq!(e.mqrc, Mqrc::BACKED_OUT, "acknowledged already: {e}");
 }

@@ -1,8 +1,15 @@
 //! Units of work (MQBEGIN / MQCMIT / MQBACK): the puts and gets made under
 //! one are stored in one transaction at commit, or undone at backout.
+//!
+//! A unit of work is a number inside the gateway (the calls below take it).
+//! A front end that hands a unit to a client — the HTTP API's `POST
+//! /v1/uow`, an RPC conversation — begins it with [`Mqi::begin_token`] and
+//! gives the client the [`Token`] only; each later request's token is turned
+//! back into the unit with [`Mqi::uow_for_token`], which refuses a token it
+//! does not know (src/qmgr/token.rs).
 
 use super::Mqi;
-use super::{QmError, SealedUow};
+use super::{QmError, SealedUow, Token};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,11 +21,38 @@ impl Mqi {
         self.qm.begin_uow(timeout, None)
     }
 
-    /// Checks that unit of work `uow` is open without touching it. Errors:
-    /// 2003 MQRC_BACKED_OUT when it was committed, backed out, expired or
-    /// never begun.
-    pub fn check_uow_open(&self, uow: u64) -> Result<(), QmError> {
-        self.qm.check_uow_open(uow)
+    /// Opens a unit of work for a client, as [`Mqi::begin`], named by a new
+    /// random [`Token`] (128 bits) that the client gives back with each call
+    /// under it. Errors: 2161 MQRC_Q_MGR_QUIESCING while the gateway stops;
+    /// 2195 MQRC_UNEXPECTED_ERROR when no random token could be drawn.
+    pub fn begin_token(&self, timeout: Option<Duration>) -> Result<Token, QmError> {
+        self.qm
+            .begin_uow_token(timeout, None)
+            .map(|(_, token)| token)
+    }
+
+    /// The open unit of work `token` names (one begun by
+    /// [`Mqi::begin_token`]), for the calls that take a unit. Errors: 2003
+    /// MQRC_BACKED_OUT when the token names no open unit of work: it was
+    /// committed, backed out or expired, it is a lease's token (a lease is
+    /// acknowledged on its queue, [`Mqi::ack`]), or this run of the gateway
+    /// never issued it (from before a restart, or a guess). Nothing changes.
+    pub fn uow_for_token(&self, token: Token) -> Result<u64, QmError> {
+        match self.qm.token_uow(&token) {
+            Some((id, None)) => Ok(id),
+            Some((_, Some(q))) => Err(QmError::new(
+                Mqrc::BACKED_OUT,
+                format!(
+                    "{token} is a lease on queue {q}, not a unit of work: acknowledge or back it out on its queue"
+                ),
+            )),
+            None => Err(QmError::new(
+                Mqrc::BACKED_OUT,
+                format!(
+                    "unit of work {token} is not open: it was committed, backed out or expired, or it was not begun since the gateway started"
+                ),
+            )),
+        }
     }
 
     /// MQCMIT: the unit's persistent puts and gets go to the store in one

@@ -16,6 +16,7 @@ pub mod names;
 mod object;
 pub mod queue;
 mod record;
+pub mod token;
 mod uow;
 mod xmit;
 
@@ -23,6 +24,7 @@ pub use dlq::DeadLetter;
 pub use error::QmError;
 pub use message::Message;
 pub use queue::{Match, MessageFilter, Position, Selector};
+pub use token::Token;
 pub use uow::SealedUow;
 
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
@@ -140,6 +142,8 @@ pub struct QueueManager {
     store: Arc<dyn Store>,
     state: Mutex<State>,
     next_seq: AtomicU64,
+    /// The next unit-of-work id. It starts again at 1 in every run, so an id
+    /// is never handed to a client: clients get a [`Token`].
     next_uow: AtomicU64,
     ids: MsgIdGenerator,
     quiescing: watch::Sender<bool>,
@@ -153,6 +157,9 @@ struct State {
     /// Model queues in definition order: the first whose pattern matches wins.
     models: Vec<LocalQueueDef>,
     uows: HashMap<u64, Uow>,
+    /// The token of each unit of work handed to a client (src/qmgr/token.rs)
+    /// -> its id; an entry lives exactly as long as its unit is open.
+    tokens: HashMap<Token, u64>,
     /// Notified whenever a queue is created on first use (a device or
     /// dynamic queue): what [`QueueManager::wait_for_object`] sleeps on.
     created: Arc<tokio::sync::Notify>,
@@ -164,6 +171,15 @@ impl State {
             Some(Object::Local(q)) => Some(q),
             _ => None,
         }
+    }
+
+    /// Removes open unit of work `id` and its token, if it has one.
+    fn take_uow(&mut self, id: u64) -> Option<Uow> {
+        let uow = self.uows.remove(&id)?;
+        if let Some(token) = &uow.token {
+            self.tokens.remove(token);
+        }
+        Some(uow)
     }
 }
 
@@ -201,6 +217,7 @@ impl QueueManager {
             objects,
             models,
             uows: HashMap::new(),
+            tokens: HashMap::new(),
             created: Arc::new(tokio::sync::Notify::new()),
         };
         let mut max_seq = 0;

@@ -493,6 +493,44 @@ async fn an_expired_lease_returns_the_message_with_backout_count_plus_one() {
     assert_eq!(qm.commit(lease).unwrap_err().mqrc, Mqrc::BACKED_OUT);
 }
 
+/// A token names its open unit of work (src/qmgr/token.rs): the id and, for a
+/// lease, its queue; once the unit is committed, backed out or expired the
+/// token is unknown, and a token never issued is unknown from the start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_name_open_units_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let (uow, uow_token) = qm.begin_uow_token(None, None).unwrap();
+    let (lease, lease_token) = qm.begin_uow_token(None, Some("Q".into())).unwrap();
+    assert_ne!(uow_token, lease_token);
+    assert_eq!(qm.token_uow(&uow_token), Some((uow, None)));
+    assert_eq!(qm.token_uow(&lease_token), Some((lease, Some("Q".into()))));
+    assert_eq!(qm.token_uow(&Token::random().unwrap()), None, "a guess");
+    qm.commit(uow).unwrap();
+    assert_eq!(qm.token_uow(&uow_token), None, "committed");
+    qm.backout(lease).unwrap();
+    assert_eq!(qm.token_uow(&lease_token), None, "backed out");
+    // Sealed: closed to further calls, so its token is gone too.
+    let (sealed, sealed_token) = qm.begin_uow_token(None, None).unwrap();
+    let s = qm.seal(sealed, Vec::new()).unwrap();
+    assert_eq!(qm.token_uow(&sealed_token), None, "sealed");
+    qm.backout_sealed(s);
+    // Expired: backed out by its timer.
+    let (_, expiring) = qm
+        .begin_uow_token(Some(Duration::from_millis(50)), Some("Q".into()))
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while qm.token_uow(&expiring).is_some() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the unit never expired"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Nothing is left behind in the token map.
+    assert!(qm.lock().tokens.is_empty());
+}
+
 /// A store whose every write fails, as a broken disk would (EIO).
 struct FailingStore;
 

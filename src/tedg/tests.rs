@@ -174,10 +174,25 @@ impl H {
             .await
     }
 
+    /// Acknowledges `lease`: the `lease` of a `next` answer, a token string
+    /// (docs/tuxedo.md "HTTP").
     async fn ack(&self, lease: &Value) -> (u16, Value) {
+        let lease = token(lease);
         self.call("POST", &format!("/v1/rtq/{BG}/{BQ}/ack/{lease}"), None)
             .await
     }
+}
+
+/// A lease or unit-of-work token of an answer: 32 hex digits (src/qmgr/token.rs).
+fn token(v: &Value) -> String {
+    let t = v
+        .as_str()
+        .unwrap_or_else(|| panic!("{v} is not a token string"));
+    assert_eq!(
+        crate::mqi::Token::parse(t).map(|k| k.to_string()),
+        Some(t.to_string())
+    );
+    t.to_string()
 }
 
 fn invoice(flags: &[&str], deq_time: i64, data: &[u8]) -> Value {
@@ -256,7 +271,7 @@ async fn flag_tpqtime_rel_maps_to_r_hh_mm() {
 async fn flag_tpnotran_puts_outside_the_callers_unit_of_work() {
     let h = harness();
     let (_, u) = h.call("POST", "/v1/uow", None).await;
-    let uow = u["uow"].as_u64().unwrap();
+    let uow = token(&u["uow"]);
     let mut body = invoice(&["TPNOTRAN"], 0, b"notran");
     body["uow"] = json!(uow);
     ok(&h.enq(body).await);
@@ -594,7 +609,7 @@ async fn transactional_put_commits_and_aborts_with_the_callers_unit_of_work() {
     let h = harness();
     for commit in [true, false] {
         let (_, u) = h.call("POST", "/v1/uow", None).await;
-        let uow = u["uow"].as_u64().unwrap();
+        let uow = token(&u["uow"]);
         let mut body = invoice(&[], 0, b"tx");
         body["uow"] = json!(uow);
         ok(&h.enq(body).await);
@@ -619,7 +634,8 @@ async fn transactional_put_commits_and_aborts_with_the_callers_unit_of_work() {
     }
     // A unit of work that is not open cannot be joined.
     let mut body = invoice(&[], 0, b"tx");
-    body["uow"] = json!(999_999);
+    // A token no unit of work has (32 hex digits; src/qmgr/token.rs).
+    body["uow"] = json!("0".repeat(32));
     tperrno(&h.enq(body).await, "TPETRAN", 14);
 }
 
@@ -632,7 +648,7 @@ async fn lease_backout_returns_the_request_and_ack_removes_it() {
     let (st, _) = h
         .call(
             "POST",
-            &format!("/v1/rtq/{BG}/{BQ}/backout/{}", r["lease"]),
+            &format!("/v1/rtq/{BG}/{BQ}/backout/{}", token(&r["lease"])),
             None,
         )
         .await;
@@ -892,7 +908,8 @@ async fn closed_unit_of_work_is_tpetran_before_queue_full() {
     let h = build(vec![queue_cfg(1, 30_000)], None, true);
     ok(&h.enq(invoice(&[], 0, b"fills the queue")).await);
     let mut body = invoice(&[], 0, b"tx");
-    body["uow"] = json!(999);
+    // Not even a token (earlier versions' numbers): not open either.
+    body["uow"] = json!("999");
     let v = h.enq(body).await;
     tperrno(&v, "TPETRAN", 14);
     assert!(v["message"].as_str().unwrap().contains("999"), "{v}");
