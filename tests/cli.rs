@@ -296,7 +296,7 @@ fn drain_inbox(g: &Gateway) -> Vec<Vec<u8>> {
             "POST",
             &format!(
                 "/v1/devices/DEV0001/queues/INBOX/messages/ack/{}",
-                v["lease"]
+                common::token(&v["lease"])
             ),
             Some(("application/octet-stream", b"")),
         );
@@ -556,4 +556,100 @@ fn exit_codes_are_in_the_help_of_send_and_device_pull() {
     }
     let out = mqgate(&["send", "--help"], None);
     assert!(String::from_utf8_lossy(&out.stdout).contains("--journal <FILE>"));
+}
+
+#[test]
+fn numeric_options_out_of_range_are_usage_errors() {
+    // Defect report: `send --batch 0` was accepted (docs/channel-protocol.md
+    // "Batches": a batch is 1 to batch_size messages), and `get --wait` with
+    // a value near u64::MAX overflowed. A refused value is a usage error:
+    // clap's exit status 2, the message naming the option.
+    let (_held, addr) = common::refused_addr();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.xmit");
+    std::fs::write(&file, xmit_to_device(true, b"x")).unwrap();
+    let (to, gw) = (addr.to_string(), format!("http://{addr}"));
+    let file = file.to_str().unwrap();
+    let send = |opt: &'static str, value: &'static str| -> Vec<String> {
+        [
+            "send",
+            "--to",
+            &to,
+            "--channel",
+            "TO.MQGATE",
+            opt,
+            value,
+            file,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let runs: Vec<(Vec<String>, &str)> = vec![
+        (send("--batch", "0"), "--batch"),
+        // 2147483648 = the largest MQLONG + 1 (IBM MQ "WaitInterval (MQLONG)").
+        (send("--retry-ms", "2147483648"), "--retry-ms"),
+        (
+            [
+                "get",
+                "--queue",
+                "Q",
+                "--gateway",
+                &gw,
+                "--wait",
+                "18446744073709551615",
+            ]
+            .map(String::from)
+            .to_vec(),
+            "--wait",
+        ),
+        (
+            [
+                "device-pull",
+                "--qmgr",
+                "DEV1",
+                "--queue",
+                "Q",
+                "--gateway",
+                &gw,
+            ]
+            .into_iter()
+            .chain(["--wait", "2147483648"])
+            .map(String::from)
+            .collect(),
+            "--wait",
+        ),
+        (
+            [
+                "rtq",
+                "get",
+                "--group",
+                "G",
+                "--queue",
+                "Q",
+                "--gateway",
+                &gw,
+            ]
+            .into_iter()
+            .chain(["--wait", "18446744073709551615"])
+            .map(String::from)
+            .collect(),
+            "--wait",
+        ),
+        (
+            ["bench", "queue", "--messages", "0"]
+                .map(String::from)
+                .to_vec(),
+            "--messages",
+        ),
+    ];
+    for (args, named) in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = mqgate(&args, None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("invalid value") && err.contains(named),
+            "{args:?}: {err}"
+        );
+    }
 }

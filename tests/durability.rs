@@ -42,7 +42,7 @@ fn kill_9_keeps_persistent_messages_and_backs_out_open_work() {
 
     // An open unit of work: a persistent put and a get, never committed.
     let (_, u) = g.call("POST", "/v1/uow", None);
-    let uow = u["uow"].as_u64().unwrap();
+    let uow = common::token(&u["uow"]).to_string();
     assert_eq!(
         g.put(
             "APP.IN",

@@ -1,6 +1,7 @@
 //! The gateway's `exits:` section (docs/exits.md "Registering exits (YAML)")
-//! against the built binary: `check-config` validates it, and the HTTP queue
-//! API runs the queue points (before_put, before_get, after_get).
+//! against the built binary: `check-config` validates it, the HTTP queue
+//! API runs the queue points (before_put, before_get, after_get), and
+//! receiver channels run before_put on each message they put.
 //! MQRC values: IBM MQ "API reason codes"; MQMD/MQRFH layouts: IBM MQ "MQMD -
 //! Message descriptor", "MQRFH - Rules and formatting header".
 #![cfg(unix)]
@@ -194,7 +195,7 @@ fn after_get_changes_what_is_returned_not_what_is_stored() {
     // A destructive get through VIEW is converted too.
     let (_, got) = g.next("VIEW", "");
     assert_eq!(got["md"]["CodedCharSetId"], 1047);
-    assert!(got["lease"].is_u64(), "{got}");
+    common::token(&got["lease"]);
 }
 
 #[test]
@@ -353,7 +354,7 @@ fn queue_points_run_exactly_once_per_message_on_the_queue_api_and_device_pulls()
         None,
     );
     assert_eq!(st, 200, "{r}");
-    let lease = r["lease"].as_u64().unwrap();
+    let lease = common::token(&r["lease"]);
     let (st, a) = g.call(
         "POST",
         &format!("/v1/devices/DEV0001/queues/INBOX/messages/ack/{lease}"),
@@ -448,4 +449,230 @@ fn check_config_refuses_exits_for_channels_and_queues_that_do_not_exist() {
     // 2085 MQRC_UNKNOWN_OBJECT_NAME (IBM MQ "Constants").
     assert!(err.contains("MQRC 2085"), "{err}");
     assert!(err.contains("2 error(s)"), "{err}");
+}
+
+/// A transmission message (IBM MQ "MQXQH - Transmission-queue header":
+/// the 428-byte MQXQH with the MQMD inside, then the data), ASCII and
+/// little-endian, with PutApplName `test.sender` and Format MQSTR.
+fn xmit(rq: &str, rqm: &str, persistent: bool, body: &[u8]) -> Vec<u8> {
+    use mqgate_codecs::mq::xqh::write_xqh;
+    use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqxqh};
+    let cs = Charset::Ascii;
+    let xqh = Mqxqh {
+        version: 1,
+        remote_q_name: CharField::new(rq, cs).unwrap(),
+        remote_q_mgr_name: CharField::new(rqm, cs).unwrap(),
+        msg_desc: Mqmd {
+            version: 1,
+            persistence: i32::from(persistent),
+            format: CharField::new("MQSTR", cs).unwrap(),
+            put_appl_name: CharField::new("test.sender", cs).unwrap(),
+            ..Mqmd::default()
+        },
+    };
+    let mut out = Vec::new();
+    write_xqh(&xqh, ByteOrder::Little, cs, &mut out);
+    out.extend_from_slice(body);
+    out
+}
+
+/// `mqgate send` of `msgs` (one file each, in order) to channel `channel`
+/// of `g`: persistent messages in confirmed batches, the others on the fast
+/// path; it returns once the receiver confirmed the batches and answered
+/// its CLOSE, i.e. once every message was applied (docs/channel-protocol.md
+/// "Non-persistent fast path").
+fn send(g: &Gateway, channel: &str, name: &str, msgs: &[Vec<u8>]) -> Output {
+    let dir = g.dir.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<PathBuf> = msgs
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let f = dir.join(format!("{i:03}.xmit"));
+            std::fs::write(&f, m).unwrap();
+            f
+        })
+        .collect();
+    Command::new(BIN)
+        .arg("send")
+        .arg("--to")
+        .arg(g.listen_addr())
+        .arg("--channel")
+        .arg(channel)
+        .args(&files)
+        .output()
+        .unwrap()
+}
+
+/// MQGATE_POINT_MESSAGE (exits/include/mqgate_exit.h).
+const MESSAGE: i32 = 3;
+
+#[test]
+fn before_put_runs_once_per_message_on_a_receiver_channel_after_the_message_exit() {
+    let lib = c_exits().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.log");
+    let log = log.display();
+    // The message exits log, then turn RemoteQName `APP.IN/MQGATE` into
+    // `APP.IN` at `MQGATE` (destination-rewrite, docs/exits.md); APP.IN's
+    // before_put chain logs, then adds the MQRFH pair Seen=yes.
+    let g = Gateway::start(
+        dir.path(),
+        &format!(
+            "queue_manager:\n  name: MQGATE\nqueues:\n  - type: local\n    name: APP.IN\nchannels:\n  - type: receiver\n    name: EXIT.CHL\n    undelivered: retry\n    retry:\n      first_interval_ms: 20\n      attempts: 1\nexits:\n  channels:\n    EXIT.CHL:\n      message:\n        - exit: \"{lib}(CountExit)\"\n          data: \"{log}\"\n        - exit: destination-rewrite\n          data: separator=/\n  queues:\n    APP.IN:\n      before_put:\n        - exit: \"{lib}(CountExit)\"\n          data: \"{log}\"\n        - exit: rfh-properties\n          data: \"rfh.Seen=yes\"\n"
+        ),
+    );
+    // Three persistent messages (one batch) and two non-persistent ones
+    // (the fast path, outside any unit of work).
+    let msgs: Vec<Vec<u8>> = [
+        ("p1", true),
+        ("p2", true),
+        ("p3", true),
+        ("n1", false),
+        ("n2", false),
+    ]
+    .iter()
+    .map(|(body, persistent)| xmit("APP.IN/MQGATE", "ELSEWHERE", *persistent, body.as_bytes()))
+    .collect();
+    let out = send(&g, "EXIT.CHL", "msgs", &msgs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = dir.path().join("calls.log");
+    // Exactly once per message: 5 messages sent, 5 before_put calls on
+    // APP.IN (the chain of the name the message exit left, so before_put
+    // ran after it; `APP.IN/MQGATE` has no chain).
+    assert_eq!(calls(&log, MESSAGE, "EXIT.CHL"), 5);
+    assert_eq!(calls(&log, BEFORE_PUT, "APP.IN"), 5);
+    // And in that order for each message: the message exit, then before_put
+    // (the applier handles one message at a time).
+    let order: Vec<i32> = counted(&log)
+        .into_iter()
+        .filter(|(_, r, _)| *r == MQXR_MSG)
+        .map(|(p, _, _)| p)
+        .collect();
+    assert_eq!(order, [MESSAGE, BEFORE_PUT].repeat(5), "{order:?}");
+    // The consumer sees what before_put left: the MQRFH v1 with Seen=yes in
+    // front of the data (Format MQHRF; IBM MQ "MQRFH - Rules and formatting
+    // header"), and the context the sender put (PutApplName of the MQMD in
+    // the MQXQH above), passed with MQPMO_PASS_ALL_CONTEXT.
+    let mut bodies = Vec::new();
+    for _ in 0..5 {
+        let (st, r) = g.get_ack("APP.IN", "");
+        assert_eq!(st, 200, "{r}");
+        assert_eq!(r["md"]["Format"], "MQHRF", "{r}");
+        assert_eq!(r["md"]["PutApplName"], "test.sender", "{r}");
+        let got = data(&r);
+        assert_eq!(&got[..4], b"RFH ", "{r}");
+        assert!(got.windows(8).any(|w| w == b"Seen yes"), "{r}");
+        bodies.push(String::from_utf8_lossy(&got[got.len() - 2..]).into_owned());
+    }
+    bodies.sort();
+    assert_eq!(bodies, ["n1", "n2", "p1", "p2", "p3"]);
+    assert_eq!(
+        g.depth("SYSTEM.DEAD.LETTER.QUEUE"),
+        0,
+        "nothing dead-lettered"
+    );
+    assert_eq!(
+        calls(&log, BEFORE_PUT, "APP.IN"),
+        5,
+        "the consumer's gets ran no put exit"
+    );
+}
+
+#[test]
+fn a_before_put_refusal_on_a_receiver_channel_dead_letters_the_message_and_the_channel_goes_on() {
+    use mqgate_codecs::mq::ByteOrder;
+    use mqgate_codecs::mq::dlh::parse_dlh;
+    let lib = c_exits().display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.log");
+    // RefusePutExit answers MQXCC_SUPPRESS_FUNCTION with its exit data as
+    // the reason (tests/c/queue_exits.c): 2035 MQRC_NOT_AUTHORIZED. The
+    // channel's rule is `retry`: were the refusal treated as an undelivered
+    // message, the batch would be retried once and the channel stopped.
+    let g = Gateway::start(
+        dir.path(),
+        &format!(
+            "queue_manager:\n  name: MQGATE\nqueues:\n  - type: local\n    name: LOCKED\n  - type: local\n    name: APP.OK\nchannels:\n  - type: receiver\n    name: EXIT.CHL\n    undelivered: retry\n    retry:\n      first_interval_ms: 20\n      attempts: 1\nexits:\n  queues:\n    LOCKED:\n      before_put:\n        - exit: \"{lib}(CountExit)\"\n          data: \"{}\"\n        - exit: \"{lib}(RefusePutExit)\"\n          data: \"2035\"\n",
+            log.display()
+        ),
+    );
+    // One batch: the refused message first, one behind it.
+    let out = send(
+        &g,
+        "EXIT.CHL",
+        "first",
+        &[
+            xmit("LOCKED", "MQGATE", true, b"refused"),
+            xmit("APP.OK", "MQGATE", true, b"behind-1"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The channel was not stopped: a second connection is accepted (a
+    // stopped channel refuses it with 2279, docs/channel-protocol.md
+    // "Handshake"). Its fast-path message to LOCKED is refused too.
+    assert_ne!(status_of(&g, "EXIT.CHL")["state"], "stopped");
+    let out = send(
+        &g,
+        "EXIT.CHL",
+        "second",
+        &[
+            xmit("LOCKED", "MQGATE", false, b"refused-fast"),
+            xmit("APP.OK", "MQGATE", true, b"behind-2"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Both refused messages are on the dead-letter queue, unchanged, behind
+    // an MQDLH (IBM MQ "MQDLH - Dead-letter header": 172 bytes, integers in
+    // the MQMD's Encoding 546, little-endian) with the exit's reason 2035,
+    // the MQXQH's destination, PutApplType 7 MQAT_QMGR and the channel name
+    // as PutApplName (docs/channel-protocol.md "Applying one message").
+    for body in [&b"refused"[..], b"refused-fast"] {
+        let (st, v) = g.get_ack("SYSTEM.DEAD.LETTER.QUEUE", "");
+        assert_eq!(st, 200, "{v}");
+        assert_eq!(v["md"]["Format"], "MQDEAD", "{v}");
+        let d = data(&v);
+        let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
+        assert_eq!(dlh.reason, 2035);
+        assert_eq!(dlh.dest_q_name.text(cs), "LOCKED");
+        assert_eq!(dlh.dest_q_mgr_name.text(cs), "MQGATE");
+        assert_eq!(dlh.put_appl_name.text(cs), "EXIT.CHL");
+        assert_eq!(dlh.put_appl_type, 7);
+        assert_eq!(dlh.format.0, *b"MQSTR   ");
+        assert_eq!(&d[172..], body);
+    }
+    assert_eq!(g.depth("SYSTEM.DEAD.LETTER.QUEUE"), 0);
+    assert_eq!(g.depth("LOCKED"), 0, "a refused put stores nothing");
+    // The messages behind the refused ones were delivered.
+    for body in ["behind-1", "behind-2"] {
+        let (st, r) = g.get_ack("APP.OK", "");
+        assert_eq!(st, 200, "{r}");
+        assert_eq!(data(&r), body.as_bytes());
+    }
+    // before_put ran once for each refused message: not again for a retry.
+    assert_eq!(calls(&log, BEFORE_PUT, "LOCKED"), 2);
+}
+
+/// The channel `name` in `GET /v1/status`.
+fn status_of(g: &Gateway, name: &str) -> serde_json::Value {
+    let (_, v) = g.call("GET", "/v1/status", None);
+    v["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("channel {name} not in status: {v}"))
 }

@@ -152,3 +152,52 @@ fn a_list_put_with_one_bad_destination_stores_nothing() {
     );
     assert_eq!((st, v["mqrc"].clone()), (400, json!(2154)), "{v}");
 }
+
+#[test]
+fn a_list_put_with_report_bits_no_option_has_is_refused() {
+    // Defect report: `"md": {"Report": -1}` in a list put was accepted.
+    // IBM MQ "MQMD - Report": a bit no MQRO_* option has is 2061
+    // MQRC_REPORT_OPTIONS_ERROR (IBM MQ "API reason codes"); -1 has them
+    // all, 0x10000000 (268435456) is in MQRO_REJECT_UNSUP_MASK 0x101C0000,
+    // -2147483648 is bit 31 alone. HTTP 400 as docs/http-api.md says.
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        "queues:\n  - type: local\n    name: A\n  - type: local\n    name: B\n",
+    );
+    let post = |body: &Value| {
+        g.call(
+            "POST",
+            "/v1/messages",
+            Some(("application/json", &serde_json::to_vec(body).unwrap())),
+        )
+    };
+    let dests = json!([{"queue": "A"}, {"queue": "B"}]);
+    for report in [-1i64, 268_435_456, -2_147_483_648] {
+        let (st, v) = post(&json!({"destinations": dests, "md": {"Report": report}, "data": "x"}));
+        assert_eq!((st, v["mqrc"].clone()), (400, json!(2061)), "{report}: {v}");
+        assert_eq!(v["reason"], "MQRC_REPORT_OPTIONS_ERROR", "{v}");
+        let m = v["message"].as_str().unwrap();
+        assert!(m.starts_with(&format!("md.Report {report}: ")), "{m}");
+    }
+    // The query parameter of the list put names itself.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/messages?report=-1",
+        Some((
+            "application/json",
+            &serde_json::to_vec(&json!({"destinations": dests, "data": "x"})).unwrap(),
+        )),
+    );
+    assert_eq!((st, v["mqrc"].clone()), (400, json!(2061)), "{v}");
+    assert!(
+        v["message"].as_str().unwrap().starts_with("report -1: "),
+        "{v}"
+    );
+    assert_eq!((g.depth("A"), g.depth("B")), (0, 0), "nothing stored");
+    // Every defined MQRO_* bit together, 0x0FE07FC7 (the sum of the
+    // options listed in IBM MQ "MQMD - Report"), is accepted on both copies.
+    let (st, v) = post(&json!({"destinations": dests, "md": {"Report": 0x0FE0_7FC7}, "data": "x"}));
+    assert_eq!(st, 201, "{v}");
+    assert_eq!((g.depth("A"), g.depth("B")), (1, 1));
+}

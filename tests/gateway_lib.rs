@@ -108,7 +108,9 @@ async fn two_gateways_in_one_process_on_port_zero() {
         let prefix = hex::encode_upper(format!("AMQ {qm:<12}"));
         let msg_id = got["md"]["MsgId"].as_str().unwrap();
         assert!(msg_id.starts_with(&prefix), "{msg_id}");
-        let lease = &got["lease"];
+        // docs/http-api.md "Leases": a string of 32 hex digits.
+        let lease = got["lease"].as_str().unwrap_or_else(|| panic!("{got}"));
+        assert_eq!(lease.len(), 32, "{got}");
         let (st, ack) = call(
             "POST",
             url(g, &format!("/v1/queues/APP.Q/messages/ack/{lease}")),

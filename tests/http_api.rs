@@ -157,7 +157,7 @@ fn unit_of_work_commit_and_backout() {
     let (_d, g) = start();
     let (st, u) = g.call("POST", "/v1/uow", None);
     assert_eq!(st, 201);
-    let uow = u["uow"].as_u64().unwrap();
+    let uow = common::token(&u["uow"]).to_string();
     g.put("APP.IN", &format!("uow={uow}&persistent=true"), b"a");
     g.put("APP.IN", &format!("uow={uow}"), b"b");
     // Not visible before commit.
@@ -169,7 +169,7 @@ fn unit_of_work_commit_and_backout() {
     assert_eq!(g.depth("APP.IN"), 2);
 
     let (_, u) = g.call("POST", "/v1/uow", None);
-    let uow = u["uow"].as_u64().unwrap();
+    let uow = common::token(&u["uow"]).to_string();
     let (st, m) = g.next("APP.IN", &format!("uow={uow}"));
     assert_eq!((st, data(&m)), (200, b"a".to_vec()));
     g.put("APP.IN", &format!("uow={uow}"), b"discarded");
@@ -271,10 +271,14 @@ fn bad_requests_get_the_documented_error_and_store_nothing() {
         let (st, e) = g.put("APP.IN", &format!("report={report}"), b"x");
         assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2061)), "{report}: {e}");
         assert_eq!(e["reason"], "MQRC_REPORT_OPTIONS_ERROR");
-        assert!(e["message"].as_str().unwrap().contains("report="), "{e}");
+        let m = e["message"].as_str().unwrap();
+        assert!(m.starts_with(&format!("report {report}: ")), "{e}");
     }
+    // In a JSON body the field is named by its path, md.Report.
     let (st, e) = json(r#"{"md": {"Report": -1}, "data": "x"}"#);
     assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2061)), "{e}");
+    let m = e["message"].as_str().unwrap();
+    assert!(m.starts_with("md.Report -1: "), "{e}");
     assert_eq!(g.depth("APP.IN"), 0);
     // Every defined option together is accepted: MQRO_EXCEPTION_WITH_FULL_DATA
     // 0x07000000 | MQRO_EXPIRATION_WITH_FULL_DATA 0x00E00000 | MQRO_DISCARD_MSG
@@ -510,27 +514,31 @@ fn cursor_wait_and_ids_are_checked_before_anything_is_taken() {
     }
     assert_eq!(g.depth("APP.IN"), 1);
     // Malformed lease and uow ids: 400 (was 409/2003 like an expired lease).
+    // A number, as earlier versions handed out, is malformed too: ids are
+    // 32 hex digits (docs/http-api.md).
     for path in [
         "/v1/queues/APP.IN/messages/ack/abc",
         "/v1/queues/APP.IN/messages/ack/-1",
+        "/v1/queues/APP.IN/messages/ack/17",
         "/v1/queues/APP.IN/messages/backout/abc",
         "/v1/uow/abc/commit",
         "/v1/uow/abc/backout",
+        "/v1/uow/5/commit",
     ] {
         let (st, v) = g.call("POST", path, Some(("application/octet-stream", b"")));
         assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
     }
-    // An id that is well formed but not open stays 409/2003 (docs/http-api.md).
+    // A token that is well formed but not open stays 409/2003 (docs/http-api.md).
     let (st, v) = g.call(
         "POST",
-        "/v1/queues/APP.IN/messages/ack/999",
+        &format!("/v1/queues/APP.IN/messages/ack/{}", "0".repeat(32)),
         Some(("application/octet-stream", b"")),
     );
     assert_mq_error(st, &v, 409, 2003, "MQRC_BACKED_OUT");
     // ack on a queue that is not defined: 2085 (was 409/2003).
     let (st, v) = g.call(
         "POST",
-        "/v1/queues/NOT.DEFINED/messages/ack/1",
+        &format!("/v1/queues/NOT.DEFINED/messages/ack/{}", "0".repeat(32)),
         Some(("application/octet-stream", b"")),
     );
     assert_mq_error(st, &v, 404, 2085, "MQRC_UNKNOWN_OBJECT_NAME");
@@ -545,7 +553,7 @@ fn a_put_under_a_unit_of_work_that_is_not_open_is_2003_even_on_a_full_queue() {
     }
     // Before the fix: 503/2053 Q_FULL. The unit of work is checked first:
     // 409/2003 (docs/http-api.md: a unit of work that is not open).
-    let (st, v) = g.put("SMALL", "uow=999", b"x");
+    let (st, v) = g.put("SMALL", &format!("uow={}", "9".repeat(32)), b"x");
     assert_mq_error(st, &v, 409, 2003, "MQRC_BACKED_OUT");
 }
 

@@ -81,7 +81,7 @@ fn responder(
             .unwrap();
             ureq::post(&format!(
                 "{base}/v1/queues/RPC.REQUEST/messages/ack/{}",
-                v["lease"]
+                common::token(&v["lease"])
             ))
             .send_bytes(b"")
             .unwrap();
@@ -368,7 +368,8 @@ fn conversations_commit_and_back_out() {
             Some(("application/json", b"")),
         );
         assert_eq!(st, 201, "{v}");
-        v["conversation"].to_string()
+        // docs/rpc.md "HTTP": a token of 32 hex digits.
+        common::token(&v["conversation"]).to_string()
     };
     // Backed-out puts leave nothing.
     let c = open();
@@ -839,7 +840,8 @@ fn bad_bodies_and_conversation_ids_are_bad_parameters() {
         Some(("application/json", br#"{"MQ_QUEUE_NAME":"APP.QUEUE"}"#)),
     );
     assert_eq!(st, 200, "{v}");
-    // A non-numeric conversation id: 400 BAD_PARAMETERS in the path and the query.
+    // A conversation id that is not 32 hex digits: 400 BAD_PARAMETERS in the
+    // path and the query (docs/rpc.md "Errors").
     for (path, body) in [
         ("/v1/rpc/conversations/abc/commit", &b""[..]),
         ("/v1/rpc/conversations/abc/backout", &b""[..]),
@@ -855,12 +857,16 @@ fn bad_bodies_and_conversation_ids_are_bad_parameters() {
             v["error"]
                 .as_str()
                 .unwrap()
-                .contains("conversation id \"abc\" is not a number"),
+                .contains("conversation id \"abc\" is not 32 hex digits"),
             "{path}: {v}"
         );
     }
-    // A number that is no open conversation stays CONVERSATION_ENDED (2003).
-    let (st, v) = g.call("POST", "/v1/rpc/conversations/99/commit", None);
+    // A token that is no open conversation stays CONVERSATION_ENDED (2003).
+    let (st, v) = g.call(
+        "POST",
+        &format!("/v1/rpc/conversations/{}/commit", "9".repeat(32)),
+        None,
+    );
     assert_eq!(st, 404, "{v}");
     assert_eq!(v["code"], "CONVERSATION_ENDED");
     assert_eq!(v["mqrc"], 2003);

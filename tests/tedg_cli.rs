@@ -414,3 +414,120 @@ fn tpenqueue_exits_1_on_an_error_answer_without_a_tperrno() {
         "{err}"
     );
 }
+
+#[test]
+fn queue_api_puts_onto_an_rtq_queue_must_be_rtq_requests() {
+    // Defect report: a raw put onto an RTQ queue counted toward its depth and
+    // capacity but was never handed out by the RTQ API. docs/tuxedo.md "How
+    // it works": an RTQ request is Format MQGRTQ with the request envelope;
+    // anything else is refused with 2110 MQRC_FORMAT_ERROR (IBM MQ "API
+    // reason codes"), HTTP 400 (docs/http-api.md: any reason not listed).
+    use base64::Engine;
+    use mqgate_codecs::mq::ByteOrder;
+    use mqgate_codecs::mq::dlh::parse_dlh;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "{}channels:\n  - type: receiver\n    name: TO.MQGATE\n    undelivered: dead-letter\n",
+        config()
+    );
+    let g = Gateway::start(dir.path(), &cfg);
+    let gw = g.base.as_str();
+    let q = "RTQ.BILLING_GROUP.BILLQ";
+    let refused = |v: &Value, what: &str| {
+        assert_eq!(v["mqrc"], 2110, "{what}: {v}");
+        assert_eq!(v["reason"], "MQRC_FORMAT_ERROR", "{what}: {v}");
+        let m = v["message"].as_str().unwrap();
+        assert!(m.contains(q) && m.contains("MQGRTQ"), "{what}: {m}");
+    };
+    // mqgate put: exit 1 (an MQ error from the gateway), the reason on stderr.
+    let out = mqgate(&["put", "--queue", q, "--gateway", gw, "-"], Some(b"raw"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("2110 MQRC_FORMAT_ERROR"), "{err}");
+    // HTTP put, raw data and a JSON body with Format MQGRTQ but no envelope.
+    let (st, v) = g.put(q, "format=MQSTR", b"raw");
+    assert_eq!(st, 400, "{v}");
+    refused(&v, "raw put");
+    let body = br#"{"md": {"Format": "MQGRTQ"}, "data": "no envelope"}"#;
+    let (st, v) = g.call(
+        "POST",
+        &format!("/v1/queues/{q}/messages"),
+        Some(("application/json", body)),
+    );
+    assert_eq!(st, 400, "{v}");
+    refused(&v, "MQGRTQ without an envelope");
+    assert!(v["message"].as_str().unwrap().contains("envelope"), "{v}");
+    // A distribution list naming the RTQ queue stores no copy anywhere.
+    let body = br#"{"destinations": [{"queue": "SYSTEM.DEAD.LETTER.QUEUE"}, {"queue": "RTQ.BILLING_GROUP.BILLQ"}], "data": "x"}"#;
+    let (st, v) = g.call("POST", "/v1/messages", Some(("application/json", body)));
+    assert_eq!(st, 400, "{v}");
+    refused(&v, "list put");
+    assert_eq!(g.depth(q), 0);
+    assert_eq!(g.depth("SYSTEM.DEAD.LETTER.QUEUE"), 0);
+
+    // A message channel's message for the RTQ queue: the channel's
+    // undelivered rule (dead-letter here) puts it on the dead-letter queue
+    // with MQDLH Reason 2110 (IBM MQ "MQDLH - Dead-letter header").
+    let file = dir.path().join("raw.dat");
+    std::fs::write(&file, b"raw over a channel").unwrap();
+    let out = Command::new(BIN)
+        .args(["send", "--to", &g.listen_addr(), "--channel", "TO.MQGATE"])
+        .args(["--rqmname", "MQGATE", "--rname", q, "--persistent"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(g.depth(q), 0);
+    let (st, m) = g.get_ack("SYSTEM.DEAD.LETTER.QUEUE", "");
+    assert_eq!(st, 200, "{m}");
+    let d = common::data(&m);
+    let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
+    assert_eq!(dlh.reason, 2110);
+    assert_eq!(dlh.dest_q_name.text(cs), q);
+
+    // An RTQ request in its stored form (docs/tuxedo.md: 4-byte big-endian
+    // header length, the JSON header, the buffer; Format MQGRTQ) is an RTQ
+    // request whichever way it arrives: accepted, and handed out by
+    // `rtq get` with its header and buffer.
+    let header = serde_json::json!({
+        "request_id": "00112233445566778899aabbccddeeff",
+        "qspace": "BILLING", "qname": "RAWDATA",
+        "product": "BILLAPP", "function": "RAWIN", "target": null,
+        "qualifier": 0, "queue_target": null, "schedule_time": "",
+        "due_at": 0, "put_time": 0, "buftype": "CARRAY", "client_id": "TEDG1"
+    });
+    let json = serde_json::to_vec(&header).unwrap();
+    let mut stored = (json.len() as u32).to_be_bytes().to_vec();
+    stored.extend_from_slice(&json);
+    stored.extend_from_slice(b"requeued");
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&stored);
+    let body = serde_json::json!({"md": {"Format": "MQGRTQ"}, "data_base64": b64});
+    let (st, v) = g.call(
+        "POST",
+        &format!("/v1/queues/{q}/messages"),
+        Some(("application/json", &serde_json::to_vec(&body).unwrap())),
+    );
+    assert_eq!(st, 201, "{v}");
+    let out = mqgate(
+        &["rtq", "get", "--gateway", gw, "--group", "BILLING_GROUP"]
+            .into_iter()
+            .chain(["--queue", "BILLQ", "--json"])
+            .collect::<Vec<_>>(),
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        r["request"]["request_id"],
+        "00112233445566778899aabbccddeeff"
+    );
+    assert_eq!(r["data_base64"], "cmVxdWV1ZWQ="); // base64 of "requeued"
+}

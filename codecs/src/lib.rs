@@ -9,4 +9,5 @@ pub mod ccsid;
 pub mod dump;
 pub mod idl;
 pub mod mq;
+pub mod pams;
 pub mod tux;

@@ -1,16 +1,17 @@
-//! Applying received transmission messages to the queue manager: receive
-//! exits, MQXQH parse, message exits, resolution (the IBM MQ structure reference (IBM MQ "MQI data types")
-//! §12, devices per the WebSphere MQ Everyplace gateway article) and the undelivered rule. Runs on a blocking
-//! thread: exits and store commits may take time.
+//! Applying received transmission messages through the queue interface:
+//! receive exits, MQXQH parse, message exits, then the put through
+//! [`Mqi::put1_now`] — before_put, resolution (IBM MQ "Name resolution",
+//! devices per the WebSphere MQ Everyplace gateway article) — and the
+//! undelivered rule (docs/channel-protocol.md "Applying one message"). Runs
+//! on a blocking thread: exits and store commits may take time.
 
 use super::xmit;
 use crate::config::UndeliveredRule;
-use crate::qmgr::{DeadLetter, PutOptions, QueueManager, SealedUow};
+use crate::mqi::{CallError, DeadLetter, Mqi, Outgoing, PutOptions, QmError, SealedUow};
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::xqh::XQH_LENGTH;
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use mqgate_exits::{ExitChain, Verdict};
-use std::sync::Arc;
 
 /// Why a batch (or fast-path message) was not applied. Nothing of it was committed.
 #[derive(Debug)]
@@ -22,14 +23,14 @@ pub enum ApplyError {
         reason: Mqrc,
         text: String,
     },
-    /// The channel must close with `reason` (exit failure, store failure,
-    /// dead-letter queue unusable).
+    /// The channel must close with `reason` (receive or message exit
+    /// failure, store failure, dead-letter queue unusable).
     Close { reason: Mqrc, text: String },
 }
 
 /// Applies messages for one receiver channel.
 pub struct Applier {
-    qm: Arc<QueueManager>,
+    mqi: Mqi,
     channel: String,
     rule: UndeliveredRule,
     /// Receive exits: on the raw transmission message.
@@ -72,7 +73,7 @@ struct Undeliverable<'a> {
     force_dlq: bool,
 }
 
-fn close(e: crate::qmgr::QmError) -> ApplyError {
+fn close(e: QmError) -> ApplyError {
     ApplyError::Close {
         reason: e.mqrc,
         text: e.message,
@@ -83,7 +84,7 @@ fn close(e: crate::qmgr::QmError) -> ApplyError {
 /// sequence number (docs/channel-protocol.md "Pipelining and group commit").
 #[derive(Clone)]
 pub struct GroupCommit {
-    qm: Arc<QueueManager>,
+    mqi: Mqi,
 }
 
 impl GroupCommit {
@@ -91,12 +92,12 @@ impl GroupCommit {
     /// transaction. Errors: the store failed (the unit of work is backed
     /// out; MQRC 2003 MQRC_BACKED_OUT).
     pub fn commit(&self, sealed: SealedUow) -> Result<(), ApplyError> {
-        self.qm.commit_sealed(sealed).map_err(close)
+        self.mqi.commit_seal(sealed).map_err(close)
     }
 
     /// Backs out a prepared group that will not be committed.
     pub fn backout(&self, sealed: SealedUow) {
-        self.qm.backout_sealed(sealed);
+        self.mqi.backout_seal(sealed);
     }
 }
 
@@ -107,15 +108,12 @@ enum Placed {
 }
 
 impl Applier {
-    /// An applier for `channel` with its receive exit chain (already started).
-    pub fn new(
-        qm: Arc<QueueManager>,
-        channel: &str,
-        rule: UndeliveredRule,
-        chain: Option<ExitChain>,
-    ) -> Self {
+    /// An applier for `channel` putting through `mqi` (whose queue exits
+    /// run: before_put, by the RemoteQName each message names), with its
+    /// receive exit chain (already started).
+    pub fn new(mqi: Mqi, channel: &str, rule: UndeliveredRule, chain: Option<ExitChain>) -> Self {
         Applier {
-            qm,
+            mqi,
             channel: channel.to_string(),
             rule,
             chain,
@@ -153,14 +151,14 @@ impl Applier {
         batches: &[&[Bytes]],
         seq: u64,
     ) -> Result<(SealedUow, usize), ApplyError> {
-        let uow = self.qm.begin_uow(None, None).map_err(close)?;
+        let uow = self.mqi.begin(None).map_err(close)?;
         let mut dead = 0;
         for (index, raw) in batches.iter().flat_map(|b| b.iter()).enumerate() {
             match self.one(raw, Some(uow), false) {
                 Ok(Placed::Delivered) => {}
                 Ok(Placed::DeadLettered) => dead += 1,
                 Err(e) => {
-                    let _ = self.qm.backout(uow);
+                    let _ = self.mqi.backout_now(uow);
                     return Err(match e {
                         ApplyError::Undelivered { reason, text, .. } => ApplyError::Undelivered {
                             index,
@@ -173,7 +171,7 @@ impl Applier {
             }
         }
         let meta = vec![(super::seq_key(&self.channel), seq.to_be_bytes().to_vec())];
-        let sealed = self.qm.seal(uow, meta).map_err(close)?;
+        let sealed = self.mqi.seal(uow, meta).map_err(close)?;
         Ok((sealed, dead))
     }
 
@@ -181,7 +179,7 @@ impl Applier {
     /// another thread while the applier prepares the next group.
     pub fn group_commit(&self) -> GroupCommit {
         GroupCommit {
-            qm: Arc::clone(&self.qm),
+            mqi: self.mqi.clone(),
         }
     }
 
@@ -272,13 +270,28 @@ impl Applier {
             q_mgr_name: rqm.clone(),
             ..PutOptions::default()
         };
-        match self.qm.put(&rq, md.clone(), cs, data.clone(), &opts) {
+        let msg = Outgoing {
+            md: md.clone(),
+            charset: cs,
+            data: data.clone(),
+        };
+        // MQPUT1 through the queue interface: before_put of RemoteQName runs
+        // once, then resolution and the put in the batch's unit of work.
+        match self.mqi.put1_now(&rq, msg, opts) {
             Ok(r) => {
                 tracing::debug!(channel = %self.channel, queue = %r.queue,
                     msg_id = %hex::encode_upper(r.msg_id), "received");
                 Ok(Placed::Delivered)
             }
-            Err(e) => {
+            Err(CallError::Exit { stop, .. }) => {
+                // A before_put that stops the put: the message, as it
+                // arrived (after the message exits), goes to the dead-letter
+                // queue with the exit's reason whatever the rule, like a
+                // suppressing receive or message exit; the channel goes on.
+                let text = format!("{stop}: the put to {rq} at {rqm} was refused");
+                self.undelivered(&undeliverable(stop.reason, true), text)
+            }
+            Err(CallError::Queue(e)) => {
                 let text = format!("no destination for {rq} at {rqm}: {}", e.message);
                 self.undelivered(&undeliverable(e.mqrc, force_dlq), text)
             }
@@ -301,7 +314,7 @@ impl Applier {
                 text,
             });
         }
-        self.qm
+        self.mqi
             .dead_letter_as(m, &self.channel, u.uow)
             .map_err(|e| ApplyError::Close {
                 reason: e.mqrc,

@@ -11,7 +11,7 @@ use super::reader::Conn;
 use super::session::Session;
 use super::{ChannelState, Frame, FrameCodec, StatusBoard};
 use crate::config::ReceiverChannelDef;
-use crate::qmgr::QueueManager;
+use crate::mqi::Mqi;
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::{ExitChain, ExitPoint, ExitsConfig};
@@ -34,7 +34,8 @@ struct Receiver {
 
 /// The receiver channels of a gateway.
 pub struct Receivers {
-    qm: Arc<QueueManager>,
+    /// The queue interface every connection applies its messages through.
+    mqi: Mqi,
     board: Arc<StatusBoard>,
     channels: HashMap<String, Arc<Receiver>>,
     /// The gateway's `exits:` section: its global and per-channel receive
@@ -44,12 +45,10 @@ pub struct Receivers {
 }
 
 impl Receivers {
-    /// The receiver channels of `defs`, registered on `board`.
-    pub fn new(
-        qm: Arc<QueueManager>,
-        board: Arc<StatusBoard>,
-        defs: &[ReceiverChannelDef],
-    ) -> Self {
+    /// The receiver channels of `defs`, registered on `board`, putting the
+    /// messages they receive through `mqi` (so its queue exits run:
+    /// before_put of each message's RemoteQName).
+    pub fn new(mqi: Mqi, board: Arc<StatusBoard>, defs: &[ReceiverChannelDef]) -> Self {
         let mut channels = HashMap::new();
         for d in defs {
             board.add(&d.name, "receiver");
@@ -62,7 +61,7 @@ impl Receivers {
             );
         }
         Receivers {
-            qm,
+            mqi,
             board,
             channels,
             exits: ExitsConfig::default(),
@@ -88,7 +87,7 @@ impl Receivers {
                     Ok((stream, peer)) => {
                         let me = Arc::clone(&self);
                         let stop = stop.clone();
-                        me.qm.tasks().spawn_channel(async move { me.connection(stream, peer, stop).await });
+                        me.mqi.tasks().spawn_channel(async move { me.connection(stream, peer, stop).await });
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "channel listener: accept failed");
@@ -122,7 +121,7 @@ impl Receivers {
         let name = hello.channel.clone();
         let rcv = self.channels.get(&name).cloned();
         let receiving = Receiving {
-            q_mgr_name: self.qm.name(),
+            q_mgr_name: self.mqi.q_mgr_name(),
             def: rcv.as_ref().map(|r| &r.def),
             peer: peer.ip(),
             stopped: self.board.state(&name) == Some(ChannelState::Stopped),
@@ -138,7 +137,7 @@ impl Receivers {
             let r = Refusal::busy(&name);
             return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await;
         };
-        let last = match self.qm.meta(&super::seq_key(&name)) {
+        let last = match self.mqi.meta(&super::seq_key(&name)).await {
             Ok(v) => v
                 .and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok())
                 .map_or(0, u64::from_be_bytes),
@@ -171,7 +170,7 @@ impl Receivers {
             s.last_seq = last;
         });
         let (receive, message) = chains;
-        let applier = Applier::new(Arc::clone(&self.qm), &name, def.undelivered, receive)
+        let applier = Applier::new(self.mqi.clone(), &name, def.undelivered, receive)
             .with_message_exits(message);
         let session = Session {
             board: &self.board,
@@ -200,9 +199,10 @@ impl Receivers {
             .into_iter()
             .chain(def.receive_exits.iter())
             .collect();
-        let receive = super::start_chain(ExitPoint::Receive, &def.name, self.qm.name(), receive)?;
+        let q_mgr = self.mqi.q_mgr_name();
+        let receive = super::start_chain(ExitPoint::Receive, &def.name, q_mgr, receive)?;
         let message = self.exits.chain_defs(ExitPoint::Message, &def.name);
-        let message = super::start_chain(ExitPoint::Message, &def.name, self.qm.name(), message)?;
+        let message = super::start_chain(ExitPoint::Message, &def.name, q_mgr, message)?;
         Ok((receive, message))
     }
 }

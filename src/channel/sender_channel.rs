@@ -24,7 +24,7 @@ use super::sender::{Offer, SendError, SenderConn};
 use super::transmit::{self, SenderExits, Transmit};
 use super::{ChannelState, StatusBoard};
 use crate::config::SenderChannelDef;
-use crate::qmgr::{GetMode, QmError, QueueManager, Selector};
+use crate::mqi::{CallError, GetMode, GetRequest, Mqi, QmError, Selector};
 use bytes::Bytes;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::ExitsConfig;
@@ -34,7 +34,9 @@ use tokio::sync::watch;
 
 /// One configured sender channel.
 pub struct SenderChannel {
-    qm: Arc<QueueManager>,
+    /// The queue interface: gets from the transmission queue, units of
+    /// work, the in-flight record, dead-letters.
+    mqi: Mqi,
     board: Arc<StatusBoard>,
     def: SenderChannelDef,
     /// The gateway's `exits:` section: the channel's message and send exits.
@@ -51,11 +53,12 @@ struct Taken {
 }
 
 impl SenderChannel {
-    /// A sender channel for `def`, registered on `board`.
-    pub fn new(qm: Arc<QueueManager>, board: Arc<StatusBoard>, def: SenderChannelDef) -> Self {
+    /// A sender channel for `def`, registered on `board`, serving its
+    /// transmission queue through `mqi`.
+    pub fn new(mqi: Mqi, board: Arc<StatusBoard>, def: SenderChannelDef) -> Self {
         board.add(&def.name, "sender");
         SenderChannel {
-            qm,
+            mqi,
             board,
             def,
             exits: ExitsConfig::default(),
@@ -78,7 +81,7 @@ impl SenderChannel {
     fn offer(&self) -> Offer {
         Offer {
             channel: self.def.name.clone(),
-            sending_q_mgr: self.qm.name().to_string(),
+            sending_q_mgr: self.mqi.q_mgr_name().to_string(),
             receiving_q_mgr: String::new(),
             limits: self.def.limits,
             last_confirmed_seq: self.last_confirmed,
@@ -86,7 +89,7 @@ impl SenderChannel {
     }
 
     fn show(&self, state: ChannelState, reason: i32, message: String) {
-        let depth = self.qm.depth(&self.def.xmit_queue);
+        let depth = self.mqi.depth(&self.def.xmit_queue);
         let last = self.last_confirmed;
         let peer = self.def.connect.to_string();
         self.board.update(&self.def.name, |s| {
@@ -103,17 +106,14 @@ impl SenderChannel {
 
     async fn finish(&mut self, commit: bool) {
         if let Some((_, uow)) = self.in_flight.take() {
-            let qm = Arc::clone(&self.qm);
-            let done = tokio::task::spawn_blocking(move || {
-                if commit {
-                    qm.commit(uow)
-                } else {
-                    qm.backout(uow)
-                }
-            })
-            .await;
-            if !matches!(done, Ok(Ok(()))) {
-                tracing::error!(channel = %self.def.name, commit, "could not end the in-flight unit of work");
+            let done = if commit {
+                self.mqi.commit(uow).await
+            } else {
+                self.mqi.backout(uow).await
+            };
+            if let Err(e) = done {
+                tracing::error!(channel = %self.def.name, commit, error = %e,
+                    "could not end the in-flight unit of work");
             }
         }
     }
@@ -124,9 +124,9 @@ impl SenderChannel {
 
     /// After a restart: settles the batch recorded as in flight by the
     /// previous run, given the receiver's last committed sequence number.
-    async fn settle_recorded(&mut self, last_committed: u64) -> Result<(), crate::qmgr::QmError> {
+    async fn settle_recorded(&mut self, last_committed: u64) -> Result<(), QmError> {
         let key = self.in_flight_key();
-        let Some(rec) = self.qm.meta(&key)? else {
+        let Some(rec) = self.mqi.meta(&key).await? else {
             return Ok(());
         };
         if rec.len() < 8 || (rec.len() - 8) % 24 != 0 {
@@ -135,11 +135,11 @@ impl SenderChannel {
         let mut seq = [0u8; 8];
         seq.copy_from_slice(&rec[..8]);
         let seq = u64::from_be_bytes(seq);
-        let qm = Arc::clone(&self.qm);
-        let xmitq = self.def.xmit_queue.clone();
+        let mqi = self.mqi.clone();
+        let xmitq = self.mqi.open_xmit_queue(&self.def.xmit_queue)?;
         let name = self.def.name.clone();
-        tokio::task::spawn_blocking(move || {
-            let uow = qm.begin_uow(None, None)?;
+        Mqi::blocking(move || {
+            let uow = mqi.begin(None)?;
             if last_committed >= seq {
                 let mut removed = 0;
                 for id in rec[8..].chunks_exact(24) {
@@ -151,20 +151,16 @@ impl SenderChannel {
                         group_id: None,
                         filter: None,
                     };
-                    if qm
-                        .get(&xmitq, &sel, GetMode::Destructive { uow: Some(uow) })
-                        .is_ok()
-                    {
+                    if mqi.get_now_detailed(&xmitq, &sel, uow).is_ok() {
                         removed += 1;
                     }
                 }
                 tracing::info!(channel = %name, seq, removed,
                     "batch committed by the receiver before a restart; removed, not resent");
             }
-            qm.commit_with_meta(uow, vec![(key, Vec::new())])
+            mqi.commit_with_meta_now(uow, vec![(key, Vec::new())])
         })
-        .await
-        .map_err(|e| crate::qmgr::QmError::new(Mqrc::UNEXPECTED_ERROR, e.to_string()))??;
+        .await?;
         if last_committed >= seq {
             self.last_confirmed = seq;
         }
@@ -245,7 +241,7 @@ impl SenderChannel {
     async fn start_exits(&self, max_msg_length: u32) -> Result<SenderExits, SendError> {
         let exits = self.exits.clone();
         let name = self.def.name.clone();
-        let q_mgr = self.qm.name().to_string();
+        let q_mgr = self.mqi.q_mgr_name().to_string();
         let started = tokio::task::spawn_blocking(move || {
             let e = SenderExits::start(&exits, &name, &q_mgr)?;
             e.check_room(max_msg_length).map(|()| e)
@@ -271,23 +267,42 @@ impl SenderChannel {
             hb => hb as u64,
         });
         let internal = |e: QmError| SendError::Protocol(format!("transmission queue {xmitq}: {e}"));
+        let obj = self.mqi.open_xmit_queue(&xmitq).map_err(internal)?;
+        let any = Selector::default();
         loop {
-            let uow = self.qm.begin_uow(None, None).map_err(internal)?;
-            let mode = GetMode::Destructive { uow: Some(uow) };
-            let first = tokio::select! {
-                r = self.qm.get_wait(&xmitq, Selector::default(), mode, wait) => r,
-                _ = super::stopped(stop) => {
-                    let _ = self.qm.backout(uow);
-                    return Ok(());
+            // The gateway is stopping: no new batch once the last one is
+            // confirmed (a waiting get below ends with the stop too).
+            if *stop.borrow() {
+                return Ok(());
+            }
+            let uow = self.mqi.begin(None).map_err(internal)?;
+            // A message ready now is taken at once; only an empty queue
+            // waits (up to one heartbeat interval, without polling).
+            let first = match self.mqi.get_now_detailed(&obj, &any, uow) {
+                Err(CallError::Queue(e)) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {
+                    let req = GetRequest {
+                        selector: Selector::default(),
+                        wait,
+                        max_wait: wait,
+                    };
+                    let mode = GetMode::Destructive { uow: Some(uow) };
+                    tokio::select! {
+                        r = self.mqi.get_detailed(&obj, req, mode) => r.map(|g| g.message),
+                        _ = super::stopped(stop) => {
+                            let _ = self.mqi.backout_now(uow);
+                            return Ok(());
+                        }
+                    }
                 }
+                other => other,
             };
             let mut taken = match first {
                 Ok(m) => vec![Taken {
                     msg_id: m.md.msg_id,
                     data: m.data,
                 }],
-                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {
-                    let _ = self.qm.backout(uow);
+                Err(CallError::Queue(e)) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {
+                    let _ = self.mqi.backout_now(uow);
                     self.show(ChannelState::Running, 0, String::new());
                     if conn.agreed.limits.heartbeat_ms > 0 {
                         conn.heartbeat().await?;
@@ -295,12 +310,12 @@ impl SenderChannel {
                     continue;
                 }
                 Err(e) => {
-                    let _ = self.qm.backout(uow);
-                    return Err(internal(e));
+                    let _ = self.mqi.backout_now(uow);
+                    return Err(internal(e.into()));
                 }
             };
             while taken.len() < batch_size {
-                match self.qm.get(&xmitq, &Selector::default(), mode) {
+                match self.mqi.get_now_detailed(&obj, &any, uow) {
                     Ok(m) => taken.push(Taken {
                         msg_id: m.md.msg_id,
                         data: m.data,
@@ -313,17 +328,13 @@ impl SenderChannel {
                 Ok(s) => s,
                 Err(e) => {
                     // Nothing sent: every message returns to the transmission queue.
-                    let _ = self.qm.backout(uow);
+                    let _ = self.mqi.backout_now(uow);
                     return Err(e);
                 }
             };
             if sendable.is_empty() {
                 // Every message was dead-lettered: commit that, send nothing.
-                let qm = Arc::clone(&self.qm);
-                tokio::task::spawn_blocking(move || qm.commit(uow))
-                    .await
-                    .map_err(|e| SendError::Protocol(e.to_string()))?
-                    .map_err(internal)?;
+                self.mqi.commit(uow).await.map_err(internal)?;
                 self.show(ChannelState::Running, 0, String::new());
                 continue;
             }
@@ -334,12 +345,8 @@ impl SenderChannel {
                 msgs.push(t.data);
             }
             self.in_flight = Some((conn.next_seq(), uow));
-            let qm = Arc::clone(&self.qm);
             let meta = vec![(self.in_flight_key(), record)];
-            tokio::task::spawn_blocking(move || qm.put_meta(meta))
-                .await
-                .map_err(|e| SendError::Protocol(e.to_string()))?
-                .map_err(internal)?;
+            self.mqi.put_meta(meta).await.map_err(internal)?;
             let seq = conn.send_batch(&msgs).await?;
             self.last_confirmed = seq;
             self.finish(true).await;
@@ -402,7 +409,7 @@ impl SenderChannel {
                     tracing::warn!(channel = %self.def.name, reason = reason.0,
                         msg_id = %hex::encode_upper(t.msg_id), %text,
                         "message not sent; it goes to the dead-letter queue");
-                    transmit::dead_letter(&self.qm, &self.def.name, &buffer, reason, uow).map_err(
+                    transmit::dead_letter(&self.mqi, &self.def.name, &buffer, reason, uow).map_err(
                         |e| SendError::Closed {
                             reason: e.mqrc,
                             text: format!(

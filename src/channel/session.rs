@@ -9,7 +9,7 @@ use super::apply::{Applier, ApplyError, GroupCommit};
 use super::reader::{Conn, End, FrameReader, Work};
 use super::{ChannelState, Frame, StatusBoard};
 use crate::config::{ChannelLimits, ReceiverChannelDef, UndeliveredRule};
-use crate::qmgr::SealedUow;
+use crate::mqi::SealedUow;
 use bytes::Bytes;
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};

@@ -17,7 +17,7 @@
 //! stays on the transmission queue. Synchronous: run it on a blocking thread.
 
 use super::xmit;
-use crate::qmgr::{DeadLetter, QmError, QueueManager};
+use crate::mqi::{DeadLetter, Mqi, QmError};
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::xqh::XQH_LENGTH;
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
@@ -193,9 +193,11 @@ fn refusal(verdict: Verdict, what: &str, buf: &BytesMut) -> Option<Transmit> {
 /// queue under unit of work `uow`: the MQDLH carries `reason`, the MQXQH's
 /// RemoteQName and RemoteQMgrName as the destination and the channel name as
 /// PutApplName; the MQXQH's MQMD and the data after it follow (a buffer
-/// without an MQXQH goes as it is, behind a default MQMD).
+/// without an MQXQH goes as it is, behind a default MQMD). Through
+/// [`Mqi::dead_letter_as`]; errors are its own (2085 when there is no
+/// dead-letter queue, 2003 when `uow` is not open, the put's errors).
 pub fn dead_letter(
-    qm: &QueueManager,
+    mqi: &Mqi,
     channel: &str,
     buffer: &[u8],
     reason: Mqrc,
@@ -227,7 +229,7 @@ pub fn dead_letter(
         dest_q: &rq,
         dest_q_mgr: &rqm,
     };
-    qm.dead_letter_as(&msg, channel, Some(uow)).map(|_| ())
+    mqi.dead_letter_as(&msg, channel, Some(uow)).map(|_| ())
 }
 
 #[cfg(test)]

@@ -2,11 +2,13 @@
 //! with the same workload on the raw store (and on a bare in-memory queue) as
 //! the reference, in the same run. Results: docs/performance.md.
 
+use crate::config::DEFAULT_MAX_MSG_LENGTH;
 use crate::config::{Config, LocalQueueDef, QueueDef, Usage};
 use crate::qmgr::{GetMode, PutOptions, QueueManager, Selector};
 use crate::store::redb::RedbStore;
 use crate::store::{Batch, Store};
 use bytes::Bytes;
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Subcommand};
 use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{Charset, Mqmd};
@@ -28,11 +30,12 @@ pub enum BenchKind {
 /// Options of `mqgate bench queue`.
 #[derive(Args, Debug)]
 pub struct QueueBenchArgs {
-    /// Messages per scenario.
-    #[arg(long, default_value_t = 2000)]
+    /// Messages per scenario (at least 1).
+    #[arg(long, default_value_t = 2000, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
     pub messages: usize,
-    /// Message size in bytes.
-    #[arg(long, default_value_t = 1024)]
+    /// Message size in bytes: 0 to 4194304, the default MAXMSGL of the
+    /// benchmark's queues (docs/config.md).
+    #[arg(long, default_value_t = 1024, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(0..=DEFAULT_MAX_MSG_LENGTH as u64))]
     pub size: usize,
     /// Directory for the store files (a fresh subdirectory is created and removed).
     #[arg(long)]

@@ -8,12 +8,16 @@ use crate::channel::StatusBoard;
 use crate::channel::receiver::Receivers;
 use crate::channel::sender::{Offer, PIPELINE_BATCHES, SenderConn};
 use crate::channel::xmit;
+use crate::config::DEFAULT_CHANNEL_MAX_MSG_LENGTH;
 use crate::config::{ChannelDef, ChannelLimits, Config, default_channels};
+use crate::mqi::{Mqi, QueueExits};
 use crate::qmgr::QueueManager;
 use crate::store::redb::RedbStore;
 use bytes::Bytes;
 use clap::Args;
+use clap::builder::RangedU64ValueParser;
 use mqgate_codecs::mq::constants::per;
+use mqgate_codecs::mq::xqh::XQH_LENGTH;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -22,18 +26,28 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The largest `--size`: the channel's default max_msg_length less the
+/// MQXQH (IBM MQ "MQXQH - Transmission-queue header": 428 bytes).
+const MAX_DATA: u64 = DEFAULT_CHANNEL_MAX_MSG_LENGTH as u64 - XQH_LENGTH as u64;
+
+/// The largest `--batch`: IBM MQ's BATCHSZ range is 1 through 9999 (IBM MQ
+/// "Batch size (BATCHSZ)").
+const MAX_BATCH: u64 = 9999;
+
 /// Options of `mqgate bench channel`.
 #[derive(Args, Debug)]
 pub struct ChannelBenchArgs {
-    /// Messages per scenario.
-    #[arg(long, default_value_t = 5000)]
+    /// Messages per scenario (at least 1; fewer than 100 are raised to 100).
+    #[arg(long, default_value_t = 5000, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
     pub messages: usize,
-    /// Message data size in bytes (the MQXQH's 428 bytes come on top).
-    #[arg(long, default_value_t = 1024)]
+    /// Message data size in bytes (the MQXQH's 428 bytes come on top): 0 to
+    /// the channel's default max_msg_length 4194304 less those 428.
+    #[arg(long, default_value_t = 1024, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_DATA))]
     pub size: usize,
-    /// Batch size of the persistent scenario; NATS keeps this many times
-    /// PIPELINE_BATCHES publishes in flight, as many as mqgate may have unconfirmed.
-    #[arg(long, default_value_t = 50)]
+    /// Batch size of the persistent scenario, 1 to 9999; NATS keeps this many
+    /// times PIPELINE_BATCHES publishes in flight, as many as mqgate may have
+    /// unconfirmed.
+    #[arg(long, default_value_t = 50, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_BATCH))]
     pub batch: usize,
     /// The nats-server program of the reference.
     #[arg(long, default_value = "nats-server")]
@@ -137,6 +151,12 @@ async fn mqgate_scenario(
     config.devices.max_depth = n + 1;
     let store = RedbStore::open(dir).map_err(|e| e.to_string())?;
     let qm = Arc::new(QueueManager::open(&config, Arc::new(store)).map_err(|e| e.to_string())?);
+    // As `mqgate run` wires it: the receiver puts through the queue
+    // interface (no queue exits are configured here).
+    let mqi = Mqi::new(
+        Arc::clone(&qm),
+        Arc::new(QueueExits::new(&config.exits, qm.name())),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
@@ -149,7 +169,7 @@ async fn mqgate_scenario(
         })
         .collect();
     let receivers = Arc::new(Receivers::new(
-        Arc::clone(&qm),
+        mqi.clone(),
         Arc::new(StatusBoard::default()),
         &defs,
     ));
@@ -223,7 +243,7 @@ async fn mqgate_scenario(
         conn.close("bench done").await.map_err(|e| e.to_string())?;
     }
     let total = start.elapsed();
-    let depth = qm.depth("DEV0001/INBOX").unwrap_or(0);
+    let depth = mqi.depth("DEV0001/INBOX").unwrap_or(0);
     let _ = stop_tx.send(true);
     if depth != n {
         return Err(format!("{depth} messages on the device queue, {n} sent"));

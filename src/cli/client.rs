@@ -61,6 +61,23 @@ pub fn segment(s: &str) -> String {
         .collect()
 }
 
+/// A `--uow` / `--conversation` argument: the token of 32 hex digits the
+/// gateway handed out (docs/http-api.md "Units of work", docs/rpc.md); the
+/// clap error names what is expected.
+pub fn token_arg(s: &str) -> Result<crate::mqi::Token, String> {
+    crate::mqi::Token::parse(s).ok_or_else(|| {
+        format!(
+            "{s:?} is not a token: expected the 32 hex digits the gateway answered (`uow` of POST /v1/uow, `conversation` of POST /v1/rpc/conversations)"
+        )
+    })
+}
+
+/// The `lease` of a get's answer as text for a path: the token string
+/// (docs/http-api.md "Leases"). `None` when the answer has no string lease.
+pub fn lease_of(answer: &Value) -> Option<&str> {
+    answer["lease"].as_str()
+}
+
 /// A gateway at a base URL.
 pub struct Gateway {
     base: String,

@@ -37,8 +37,9 @@ pub struct DevicePullArgs {
     /// The device's queue name.
     #[arg(long)]
     pub queue: String,
-    /// How long to wait for a message, in ms.
-    #[arg(long, default_value_t = 0)]
+    /// How long to wait for a message, in ms (0 to 2147483647, the largest
+    /// MQLONG; the gateway's http.max_wait_ms may be lower).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
     pub wait: u64,
     /// Print `{"lease", "md", "data_base64"}` instead of the data.
     #[arg(long, conflicts_with = "out")]
@@ -132,9 +133,14 @@ pub fn run(args: DevicePullArgs) -> ExitCode {
                 }
             }
         }
-        let lease = msg["lease"].to_string();
+        let Some(lease) = super::client::lease_of(&msg) else {
+            eprintln!(
+                "mqgate device-pull: the gateway's answer has no lease to acknowledge; the message is given out again when its lease expires: {msg}"
+            );
+            return ExitCode::FAILURE;
+        };
         if let Err(e) = gw.call(
-            gw.request("POST", &format!("{base}/ack/{lease}")),
+            gw.request("POST", &format!("{base}/ack/{}", segment(lease))),
             Some(b""),
         ) {
             eprintln!(

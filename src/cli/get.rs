@@ -21,8 +21,9 @@ pub struct GetArgs {
     /// Queue name.
     #[arg(long)]
     pub queue: String,
-    /// How long to wait for a message, in ms.
-    #[arg(long, default_value_t = 0)]
+    /// How long to wait for a message, in ms (0 to 2147483647, the largest
+    /// MQLONG; the gateway's http.max_wait_ms may be lower).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
     pub wait: u64,
     /// Only a message with this CorrelId (48 hex characters).
     #[arg(long)]
@@ -60,8 +61,16 @@ pub fn run(args: GetArgs) -> ExitCode {
             return e.exit_code();
         }
     };
-    let lease = msg["lease"].to_string();
-    let ack = gw.request("POST", &format!("/v1/queues/{q}/messages/ack/{lease}"));
+    let Some(lease) = super::client::lease_of(&msg) else {
+        eprintln!(
+            "mqgate get: the gateway's answer has no lease to acknowledge; the message stays on the queue until its lease expires: {msg}"
+        );
+        return ExitCode::FAILURE;
+    };
+    let ack = gw.request(
+        "POST",
+        &format!("/v1/queues/{q}/messages/ack/{}", segment(lease)),
+    );
     if let Err(e) = gw.call(ack, Some(b"")) {
         eprintln!("mqgate get: acknowledge failed, the message stays on the queue: {e}");
         return e.exit_code();

@@ -17,6 +17,13 @@ mod tpenqueue;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// The longest `--wait`, `--retry-ms` or `--drain-ms`, in ms: 2147483647, the
+/// largest MQLONG (IBM MQ "WaitInterval (MQLONG)": a wait is a number of ms
+/// in an MQLONG), about 24.8 days. A larger value is a usage error (exit 2)
+/// rather than an overflow; the gateway refuses a `wait_ms` above its
+/// `http.max_wait_ms` anyway (docs/http-api.md).
+pub(crate) const MAX_MS: u64 = i32::MAX as u64;
+
 mod convert;
 mod decode;
 mod device_pull;
@@ -91,6 +98,94 @@ impl Cli {
             Command::Rpc(args) => rpc::run(args),
             Command::Send(args) => send::run(args),
             Command::DevicePull(args) => device_pull::run(args),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::Parser;
+
+    /// `args` parsed: `Ok` or clap's error text (exit status 2 asserted).
+    fn parse(args: &[&str]) -> Result<(), String> {
+        let mut all = vec!["mqgate"];
+        all.extend_from_slice(args);
+        Cli::try_parse_from(all).map(|_| ()).map_err(|e| {
+            assert_eq!(e.exit_code(), 2, "{e}");
+            e.to_string()
+        })
+    }
+
+    #[test]
+    fn numeric_options_refuse_values_that_make_no_sense() {
+        let send = ["send", "--to", "127.0.0.1:1414", "--channel", "C", "f"];
+        let with = |base: &[&str], extra: &[&str]| -> Vec<String> {
+            base.iter().chain(extra).map(|s| s.to_string()).collect()
+        };
+        let refused: Vec<(Vec<String>, &str)> = vec![
+            // docs/channel-protocol.md "Batches": 1 to batch_size messages.
+            (with(&send, &["--batch", "0"]), "--batch"),
+            (with(&send, &["--batch", "-1"]), "--batch"),
+            (with(&["get", "--queue", "Q"], &["--wait", "-1"]), "--wait"),
+            // One past the HELLO batch_size field (u32).
+            (with(&send, &["--batch", "4294967296"]), "--batch"),
+            // One past the largest MQLONG 2147483647 (IBM MQ "WaitInterval").
+            (with(&send, &["--retry-ms", "2147483648"]), "--retry-ms"),
+            (
+                with(&["run"], &["--drain-ms", "18446744073709551615"]),
+                "--drain-ms",
+            ),
+            (
+                with(&["get", "--queue", "Q"], &["--wait", "2147483648"]),
+                "--wait",
+            ),
+            (
+                with(&["bench", "queue"], &["--messages", "0"]),
+                "--messages",
+            ),
+            // One past the default MAXMSGL 4194304 (docs/config.md).
+            (with(&["bench", "queue"], &["--size", "4194305"]), "--size"),
+            (with(&["bench", "channel"], &["--batch", "0"]), "--batch"),
+            // IBM MQ "Batch size (BATCHSZ)": 1 through 9999.
+            (
+                with(&["bench", "channel"], &["--batch", "10000"]),
+                "--batch",
+            ),
+            (
+                with(&["bench", "channel"], &["--messages", "0"]),
+                "--messages",
+            ),
+            // 4194304 - 428 (MQXQH) + 1.
+            (
+                with(&["bench", "channel"], &["--size", "4193877"]),
+                "--size",
+            ),
+        ];
+        for (args, named) in refused {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let e = parse(&args).expect_err(&format!("{args:?} was accepted"));
+            assert!(e.contains(named), "{args:?}: {e}");
+        }
+        // The limits themselves, and 0 where it means "none", are accepted.
+        for args in [
+            with(&send, &["--batch", "1", "--retry-ms", "0"]),
+            with(
+                &send,
+                &["--batch", "4294967295", "--retry-ms", "2147483647"],
+            ),
+            with(&["run"], &["--drain-ms", "0"]),
+            with(&["get", "--queue", "Q"], &["--wait", "0"]),
+            with(&["get", "--queue", "Q"], &["--wait", "2147483647"]),
+            with(&["bench", "queue"], &["--messages", "1", "--size", "0"]),
+            with(&["bench", "queue"], &["--size", "4194304"]),
+            with(
+                &["bench", "channel"],
+                &["--batch", "9999", "--size", "4193876"],
+            ),
+        ] {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            assert_eq!(parse(&args), Ok(()), "{args:?}");
         }
     }
 }

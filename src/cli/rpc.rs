@@ -30,8 +30,9 @@ pub struct RpcArgs {
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
     /// Run the call inside this conversation (from `POST /v1/rpc/conversations`).
-    #[arg(long)]
-    pub conversation: Option<u64>,
+    /// A token of 32 hex digits.
+    #[arg(long, value_parser = super::client::token_arg)]
+    pub conversation: Option<crate::mqi::Token>,
     /// The gateway's base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
     pub gateway: String,

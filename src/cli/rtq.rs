@@ -32,8 +32,9 @@ pub struct RtqGetArgs {
     /// TE_RTQNAME.
     #[arg(long)]
     pub queue: String,
-    /// How long to wait for a due request, in ms.
-    #[arg(long, default_value_t = 0)]
+    /// How long to wait for a due request, in ms (0 to 2147483647, the
+    /// largest MQLONG; the gateway's http.max_wait_ms may be lower).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
     pub wait: u64,
     /// Only requests for this TE_PRODUCT.
     #[arg(long)]
@@ -79,7 +80,13 @@ fn get(args: RtqGetArgs) -> ExitCode {
             return e.exit_code();
         }
     };
-    let ack = gw.request("POST", &format!("{base}/ack/{}", v["lease"]));
+    let Some(lease) = super::client::lease_of(&v) else {
+        eprintln!(
+            "mqgate rtq get: the gateway's answer has no lease to acknowledge; the request returns when its lease expires: {v}"
+        );
+        return ExitCode::FAILURE;
+    };
+    let ack = gw.request("POST", &format!("{base}/ack/{}", segment(lease)));
     if let Err(e) = gw.call(ack, Some(b"")) {
         eprintln!("mqgate rtq get: acknowledge failed, the request stays on the queue: {e}");
         return e.exit_code();

@@ -42,8 +42,8 @@ pub struct RunArgs {
     pub log_format: LogFormat,
     /// On SIGINT/SIGTERM: how long channel batches and requests in flight
     /// may take to finish, in ms, before they are ended (docs/config.md
-    /// "Stopping").
-    #[arg(long, default_value_t = 5000)]
+    /// "Stopping"); 0 to 2147483647.
+    #[arg(long, default_value_t = 5000, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
     pub drain_ms: u64,
 }
 

@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 /// Exit codes of `mqgate send` (also in its --help and the README).
 pub const EXIT_CODES_HELP: &str = "Exit codes: 0 every batch was confirmed (or, with --journal, \
 already confirmed by an earlier run); 1 the send failed (the reason and how many messages were \
-confirmed, with their file positions, are on stderr); 2 an unreadable or unusable file, or a \
-journal written for another send (nothing is sent).";
+confirmed, with their file positions, are on stderr); 2 a usage error (e.g. --batch 0), an \
+unreadable or unusable file, or a journal written for another send (nothing is sent).";
 
 /// Options of `mqgate send`.
 #[derive(Args, Debug)]
@@ -41,8 +41,10 @@ pub struct SendArgs {
     /// Receiver channel name.
     #[arg(long)]
     pub channel: String,
-    /// Batch size offered (the receiver may agree a lower one).
-    #[arg(long, default_value_t = DEFAULT_BATCH_SIZE)]
+    /// Batch size offered (the receiver may agree a lower one): 1 to
+    /// 4294967295, the HELLO batch_size field's range (a batch holds 1 to
+    /// batch_size messages, docs/channel-protocol.md "Batches").
+    #[arg(long, default_value_t = DEFAULT_BATCH_SIZE, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
     /// Wrap plain files: RemoteQMgrName of the MQXQH.
     #[arg(long)]
@@ -68,8 +70,9 @@ pub struct SendArgs {
     pub sending_qmgr: String,
     /// Keep reconnecting and resending for this long (ms) when the
     /// connection breaks or the receiving gateway is stopping (2202, 2161,
-    /// 2162); batches are resynchronised, never applied twice.
-    #[arg(long, default_value_t = 0)]
+    /// 2162); batches are resynchronised, never applied twice. 0 (no retry)
+    /// to 2147483647.
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
     pub retry_ms: u64,
     /// Keep the progress in FILE (created when missing or empty), written
     /// durably after every confirmed batch: the same command run again after
@@ -197,7 +200,7 @@ async fn send_all(
         sending_q_mgr: args.sending_qmgr.clone(),
         receiving_q_mgr: String::new(),
         limits: ChannelLimits {
-            batch_size: args.batch.max(1),
+            batch_size: args.batch,
             max_msg_length: DEFAULT_CHANNEL_MAX_MSG_LENGTH,
             heartbeat_ms: 0,
         },

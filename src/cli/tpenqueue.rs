@@ -40,9 +40,10 @@ pub struct TpenqueueArgs {
     /// FML32; any other --buftype is a usage error.
     #[arg(long)]
     pub fml32_json: bool,
-    /// Enqueue inside this unit of work (an id from `POST /v1/uow`).
-    #[arg(long)]
-    pub uow: Option<u64>,
+    /// Enqueue inside this unit of work (the token of 32 hex digits from
+    /// `POST /v1/uow`).
+    #[arg(long, value_parser = super::client::token_arg)]
+    pub uow: Option<crate::mqi::Token>,
     /// The buffer: a file, or `-` (the default) for stdin.
     pub file: Option<PathBuf>,
 }
@@ -108,7 +109,7 @@ pub fn run(args: TpenqueueArgs) -> ExitCode {
         body["data_base64"] = json!(BASE64.encode(&data));
     }
     if let Some(u) = args.uow {
-        body["uow"] = json!(u);
+        body["uow"] = json!(u.to_string());
     }
     let gw = Gateway::new(&args.gateway, Duration::from_secs(60));
     let res = gw

@@ -451,3 +451,57 @@ exits:
         "{e}"
     );
 }
+
+#[test]
+fn allowed_origins_and_hosts_are_checked_with_their_places() {
+    // docs/config.md `http`: origins are `scheme://host[:port]` of http or
+    // https (RFC 6454 §6.2), hosts `host` or `host:port`; both default to
+    // none. Columns counted in the text below: `    - ` is 6 characters.
+    let c = Config::from_yaml("", "c.yaml").unwrap();
+    assert!(c.http.allowed_origins.is_empty() && c.http.allowed_hosts.is_empty());
+    let ok = "http:\n  allowed_origins: [\"https://app.example\", \"http://[::1]:3000\"]\n  allowed_hosts: [gw.example, \"gw.example:8443\", \"192.0.2.1\"]\n";
+    let c = Config::from_yaml(ok, "c.yaml").unwrap();
+    assert_eq!(c.http.allowed_origins.len(), 2);
+    assert_eq!(c.http.allowed_hosts.len(), 3);
+    let text = "http:\n  allowed_origins:\n    - https://app.example\n    - https://app.example/path\n  allowed_hosts:\n    - \"gw example\"\n";
+    let e = Config::from_yaml(text, "c.yaml").unwrap_err();
+    assert_eq!(e.errors.len(), 2, "{e}");
+    assert_eq!((e.errors[0].line, e.errors[0].column), (4, 7), "{e}");
+    assert!(
+        e.errors[0]
+            .message
+            .starts_with("http.allowed_origins[1]: \"https://app.example/path\" is not an origin"),
+        "{e}"
+    );
+    assert_eq!((e.errors[1].line, e.errors[1].column), (6, 7), "{e}");
+    assert!(
+        e.errors[1]
+            .message
+            .starts_with("http.allowed_hosts[0]: \"gw example\" is not a host name"),
+        "{e}"
+    );
+}
+
+#[test]
+fn http_connection_timeouts_have_defaults_and_must_be_positive() {
+    // docs/config.md `http`: header_read_timeout_ms 10000, idle_timeout_ms
+    // 60000, each at least 1.
+    let c = Config::from_yaml("", "c.yaml").unwrap();
+    assert_eq!(
+        (c.http.header_read_timeout_ms, c.http.idle_timeout_ms),
+        (10_000, 60_000)
+    );
+    let text = "http:\n  header_read_timeout_ms: 0\n  idle_timeout_ms: 0\n";
+    let e = Config::from_yaml(text, "c.yaml").unwrap_err();
+    assert_eq!(e.errors.len(), 2, "{e}");
+    assert_eq!((e.errors[0].line, e.errors[0].column), (2, 27), "{e}");
+    assert_eq!(
+        e.errors[0].message,
+        "http.header_read_timeout_ms: must be at least 1 ms"
+    );
+    assert_eq!((e.errors[1].line, e.errors[1].column), (3, 20), "{e}");
+    assert_eq!(
+        e.errors[1].message,
+        "http.idle_timeout_ms: must be at least 1 ms"
+    );
+}

@@ -39,6 +39,25 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     if config.http.uow_timeout_ms == 0 {
         err("http.uow_timeout_ms", "must be at least 1 ms".into());
     }
+    if config.http.header_read_timeout_ms == 0 {
+        err(
+            "http.header_read_timeout_ms",
+            "must be at least 1 ms".into(),
+        );
+    }
+    if config.http.idle_timeout_ms == 0 {
+        err("http.idle_timeout_ms", "must be at least 1 ms".into());
+    }
+    for (i, o) in config.http.allowed_origins.iter().enumerate() {
+        if let Err(e) = crate::http::guard::parse_origin(o) {
+            err(&format!("http.allowed_origins[{i}]"), e);
+        }
+    }
+    for (i, h) in config.http.allowed_hosts.iter().enumerate() {
+        if let Err(e) = crate::http::guard::parse_allowed_host(h) {
+            err(&format!("http.allowed_hosts[{i}]"), e);
+        }
+    }
     crate::rpc::check::check_config(&config.rpc, &mut err);
     check_exits(&config.exits, &mut err);
 

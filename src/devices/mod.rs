@@ -9,7 +9,7 @@
 //! protocol.
 
 use crate::mqi::{GetRequest, Leased, Mqi, Object};
-use crate::qmgr::{QmError, Selector};
+use crate::mqi::{QmError, Selector, Token};
 use std::time::Duration;
 
 /// The device protocol of one gateway.
@@ -33,28 +33,42 @@ impl Devices {
         }
     }
 
-    /// The device queue `queue` of device queue manager `device`, opened.
-    /// Errors: 2087 MQRC_UNKNOWN_REMOTE_Q_MGR when `device` is not a device
-    /// queue manager; 2085 when `queue` is not a valid queue name.
-    pub fn open(&self, device: &str, queue: &str) -> Result<Object, QmError> {
-        self.mqi.open_device(device, queue)
+    /// The device queue `queue` of device queue manager `device`, opened,
+    /// when it exists: a pull or acknowledge never creates it (the first
+    /// message for the device does; docs/http-api.md "Devices"). Errors:
+    /// 2058 MQRC_Q_MGR_NAME_ERROR for a malformed `device`, 2087
+    /// MQRC_UNKNOWN_REMOTE_Q_MGR when it is not a device queue manager, 2152
+    /// MQRC_OBJECT_NAME_ERROR when `queue` is not a valid queue name.
+    pub async fn find(&self, device: &str, queue: &str) -> Result<Option<Object>, QmError> {
+        self.mqi
+            .open_device_for_get(device, queue, Duration::ZERO)
+            .await
     }
 
     /// Pulls the next message for `device`'s `queue`, waiting up to `wait`
-    /// (capped at the maximum), under a lease. `Ok(None)` when nothing
-    /// arrived in time.
+    /// (capped at the maximum), under a lease. A device queue that does not
+    /// exist yet is an empty queue: the pull waits for the first message for
+    /// it without creating it. `Ok(None)` when nothing arrived in time.
+    /// Errors: as [`Devices::find`]; 2161 when the queue manager stops while
+    /// waiting; the get's errors.
     pub async fn pull(
         &self,
-        obj: &Object,
+        device: &str,
+        queue: &str,
         selector: Selector,
         wait: Duration,
     ) -> Result<Option<Leased>, QmError> {
+        let wait = wait.min(self.max_wait);
+        let started = tokio::time::Instant::now();
+        let Some(obj) = self.mqi.open_device_for_get(device, queue, wait).await? else {
+            return Ok(None);
+        };
         let req = GetRequest {
             selector,
-            wait: wait.min(self.max_wait),
+            wait: wait.saturating_sub(started.elapsed()),
             max_wait: self.max_wait,
         };
-        match self.mqi.get_leased(obj, req, self.lease).await {
+        match self.mqi.get_leased(&obj, req, self.lease).await {
             Ok(l) => Ok(Some(l)),
             Err(e) if e.mqrc == mqgate_codecs::mq::Mqrc::NO_MSG_AVAILABLE => Ok(None),
             Err(e) => Err(e),
@@ -62,9 +76,20 @@ impl Devices {
     }
 
     /// Acknowledges a pulled message: it is removed, durably, when this
-    /// returns. Errors: 2003 MQRC_BACKED_OUT when the lease is not open on
-    /// that device queue (acknowledged already or expired).
-    pub async fn ack(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
-        self.mqi.ack(obj, lease).await
+    /// returns. Errors: as [`Devices::find`]; 2003 MQRC_BACKED_OUT when the
+    /// lease is not open on that device queue (acknowledged already,
+    /// expired, another queue's or not issued since the gateway started —
+    /// e.g. from before a restart; nothing changes then), or the queue never
+    /// had a message.
+    pub async fn ack(&self, device: &str, queue: &str, lease: Token) -> Result<(), QmError> {
+        let Some(obj) = self.find(device, queue).await? else {
+            return Err(QmError::new(
+                mqgate_codecs::mq::Mqrc::BACKED_OUT,
+                format!(
+                    "lease {lease} is not open on queue {queue} of device {device}: no message ever reached it"
+                ),
+            ));
+        };
+        self.mqi.ack(&obj, lease).await
     }
 }

@@ -1,10 +1,22 @@
-//! The HTTP server's share of a gateway's tasks. axum spawns one task per
-//! connection itself, so each accepted connection joins the gateway's
-//! `Requests` group through its stream ([`TrackedListener`]): the gateway
+//! The HTTP server ([`serve`]: hyper's HTTP/1 connections over the axum
+//! router) and its share of a gateway's tasks. Each connection is a task of
+//! its own, and joins the gateway's `Requests` group through its stream
+//! ([`TrackedListener`]): the gateway
 //! counts it as running until the connection is dropped, and once the group
 //! is ended the stream fails every read and write, which ends a connection
 //! stalled on a client. A request still running then is answered at once by
-//! [`end_requests`].
+//! [`end_requests`]. The stream also rewrites the answers hyper writes
+//! itself for a request it cannot parse (an empty 400, 414 or 431) as the
+//! JSON error of docs/http-api.md.
+//!
+//! Connection timeouts (docs/config.md `http`, against slow-header
+//! "slowloris" clients that hold connections open with a request that never
+//! ends): hyper's header read timeout, which runs from the moment a
+//! connection waits for a request (accepted, or the previous answer sent)
+//! until the request head is complete, is `http.idle_timeout_ms`; the
+//! stream adds `http.header_read_timeout_ms` from the first byte of a
+//! request head to its end ([`Phase`]). Either closes the connection without
+//! an answer.
 
 use crate::http::ApiError;
 use crate::tasks::{Membership, TaskGroup, Tasks};
@@ -17,11 +29,126 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+/// The connection timeouts of `http` (docs/config.md).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Timeouts {
+    /// From the first byte of a request head to its end.
+    pub header_read: Duration,
+    /// From waiting for a request to its head being complete.
+    pub idle: Duration,
+}
+
+impl Timeouts {
+    pub(super) fn of(http: &crate::config::HttpConfig) -> Timeouts {
+        Timeouts {
+            header_read: Duration::from_millis(http.header_read_timeout_ms),
+            idle: Duration::from_millis(http.idle_timeout_ms),
+        }
+    }
+}
+
+/// Serves `app` on `listener` until `stop` fires, one task per connection
+/// (HTTP/1.1 with keep-alive, as axum's own server). Once `stop` fires no
+/// connection is accepted any more, and each open one finishes the request
+/// it is handling and closes (hyper's graceful shutdown). Never fails: a
+/// failed accept is retried by the listener.
+pub(super) async fn serve(
+    mut listener: TrackedListener,
+    app: Router,
+    timeouts: Timeouts,
+    stop: CancellationToken,
+) -> io::Result<()> {
+    use axum::serve::Listener;
+    loop {
+        let (mut stream, _peer) = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = stop.cancelled() => return Ok(()),
+        };
+        let phase = Arc::new(Phase::default());
+        stream.watch_heads(Arc::clone(&phase), timeouts.header_read);
+        let service = Counted {
+            inner: hyper_util::service::TowerToHyperService::new(app.clone()),
+            phase,
+        };
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(timeouts.idle);
+            let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                r = conn.as_mut() => {
+                    if let Err(e) = r {
+                        tracing::debug!(error = %e, "HTTP connection ended");
+                    }
+                    return;
+                }
+                () = stop.cancelled() => conn.as_mut().graceful_shutdown(),
+            }
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "HTTP connection ended");
+            }
+        });
+    }
+}
+
+/// Where a connection is between requests, shared by its stream and its
+/// service: the stream starts the header read clock at the first byte of a
+/// request head and stops it once the service was called for it.
+#[derive(Debug, Default)]
+pub(super) struct Phase {
+    /// Requests handed to the service so far.
+    started: AtomicU64,
+    /// Requests whose answer is not yet made.
+    busy: AtomicU64,
+}
+
+/// The router as hyper's service, counting requests in its [`Phase`].
+struct Counted<S> {
+    inner: S,
+    phase: Arc<Phase>,
+}
+
+/// Marks a request's answer as made when dropped (done or abandoned).
+struct Answered(Arc<Phase>);
+
+impl Drop for Answered {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl<S, B> hyper::service::Service<hyper::Request<B>> for Counted<S>
+where
+    S: hyper::service::Service<hyper::Request<B>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn call(&self, req: hyper::Request<B>) -> Self::Future {
+        self.phase.busy.fetch_add(1, Ordering::SeqCst);
+        self.phase.started.fetch_add(1, Ordering::SeqCst);
+        let answered = Answered(Arc::clone(&self.phase));
+        let fut = self.inner.call(req);
+        Box::pin(async move {
+            let r = fut.await;
+            drop(answered);
+            r
+        })
+    }
+}
 
 /// The HTTP listener: accepts like a `TcpListener`, each connection a
 /// member of the gateway's `Requests` group.
@@ -68,6 +195,16 @@ pub(super) struct TrackedStream {
     ended: Pin<Box<WaitForCancellationFutureOwned>>,
     /// Held for the connection's lifetime: the gateway counts it until dropped.
     _member: tokio_util::task::task_tracker::TaskTrackerToken,
+    /// An answer of hyper's own rewritten as JSON
+    /// ([`crate::http::json_for_automatic_answer`]) and the bytes of it
+    /// already sent: written before anything else.
+    rewritten: Vec<u8>,
+    sent: usize,
+    /// The connection's [`Phase`] and header read timeout, once served.
+    heads: Option<(Arc<Phase>, Duration)>,
+    /// While a request head is being read: the `started` count it waits to
+    /// pass, and when the head must be complete.
+    head: Option<(u64, Pin<Box<tokio::time::Sleep>>)>,
 }
 
 impl TrackedStream {
@@ -77,7 +214,82 @@ impl TrackedStream {
             ended: Box::pin(member.cancel.clone().cancelled_owned()),
             cancel: member.cancel,
             _member: member.token,
+            rewritten: Vec::new(),
+            sent: 0,
+            heads: None,
+            head: None,
         }
+    }
+
+    /// Times request heads on this connection: one whose first byte came
+    /// must end (the service be called for it) within `header_read`.
+    fn watch_heads(&mut self, phase: Arc<Phase>, header_read: Duration) {
+        self.heads = Some((phase, header_read));
+    }
+
+    /// After a read of `got` bytes (or none, `Pending`): starts the header
+    /// read clock at the first byte read while no request is being handled,
+    /// stops it once the service took the request, and fails the read with
+    /// `TimedOut` when the head is late.
+    fn time_head(&mut self, cx: &mut Context<'_>, got: Option<usize>) -> io::Result<()> {
+        let Some((phase, header_read)) = &self.heads else {
+            return Ok(());
+        };
+        let started = phase.started.load(Ordering::SeqCst);
+        if self.head.as_ref().is_some_and(|(n, _)| *n != started) {
+            self.head = None;
+        }
+        match got {
+            Some(n) if n > 0 => {
+                if self.head.is_none() && phase.busy.load(Ordering::SeqCst) == 0 {
+                    let sleep = Box::pin(tokio::time::sleep(*header_read));
+                    self.head = Some((started, sleep));
+                }
+                Ok(())
+            }
+            _ => {
+                let late = self
+                    .head
+                    .as_mut()
+                    .is_some_and(|(_, sleep)| sleep.as_mut().poll(cx).is_ready());
+                if late {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!(
+                            "the request head did not end within http.header_read_timeout_ms {}",
+                            header_read.as_millis()
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes what is left of a rewritten answer; ready once all is sent.
+    fn poll_rewritten(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.sent < self.rewritten.len() {
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &self.rewritten[self.sent..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.sent += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Takes `buf` as written when it is an answer hyper made itself for a
+    /// request it could not parse (an empty 400, 414 or 431): the JSON form
+    /// goes out instead (docs/http-api.md: every answer is JSON).
+    fn rewrite(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Option<Poll<io::Result<usize>>> {
+        let json = crate::http::json_for_automatic_answer(buf)?;
+        self.rewritten = json;
+        self.sent = 0;
+        Some(match self.poll_rewritten(cx) {
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            // The rest goes out on the next write, flush or shutdown.
+            _ => Poll::Ready(Ok(buf.len())),
+        })
     }
 
     /// An error once the gateway ended its requests; otherwise registers
@@ -104,7 +316,17 @@ impl AsyncRead for TrackedStream {
         if let Err(e) = this.check(cx) {
             return Poll::Ready(Err(e));
         }
-        Pin::new(&mut this.inner).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let read = Pin::new(&mut this.inner).poll_read(cx, buf);
+        let got = match &read {
+            Poll::Ready(Ok(())) => Some(buf.filled().len() - before),
+            Poll::Ready(Err(_)) => return read,
+            Poll::Pending => None,
+        };
+        if let Err(e) = this.time_head(cx, got) {
+            return Poll::Ready(Err(e));
+        }
+        read
     }
 }
 
@@ -118,6 +340,10 @@ impl AsyncWrite for TrackedStream {
         if let Err(e) = this.check(cx) {
             return Poll::Ready(Err(e));
         }
+        ready!(this.poll_rewritten(cx))?;
+        if let Some(done) = this.rewrite(cx, buf) {
+            return done;
+        }
         Pin::new(&mut this.inner).poll_write(cx, buf)
     }
 
@@ -129,6 +355,13 @@ impl AsyncWrite for TrackedStream {
         let this = self.get_mut();
         if let Err(e) = this.check(cx) {
             return Poll::Ready(Err(e));
+        }
+        ready!(this.poll_rewritten(cx))?;
+        let mut nonempty = bufs.iter().filter(|b| !b.is_empty());
+        if let (Some(only), None) = (nonempty.next(), nonempty.next())
+            && let Some(done) = this.rewrite(cx, only)
+        {
+            return done;
         }
         Pin::new(&mut this.inner).poll_write_vectored(cx, bufs)
     }
@@ -142,11 +375,16 @@ impl AsyncWrite for TrackedStream {
         if let Err(e) = this.check(cx) {
             return Poll::Ready(Err(e));
         }
+        ready!(this.poll_rewritten(cx))?;
         Pin::new(&mut this.inner).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+        let this = self.get_mut();
+        if this.check(cx).is_ok() {
+            ready!(this.poll_rewritten(cx))?;
+        }
+        Pin::new(&mut this.inner).poll_shutdown(cx)
     }
 }
 

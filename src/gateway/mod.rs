@@ -8,11 +8,10 @@
 //! (src/tasks.rs): the channel listener, each receiver connection and each
 //! sender channel (`Channels`); the HTTP server, each HTTP connection and
 //! each RPC call (`Requests`); each unit of work's expiry timer (`Timers`).
-//! HTTP connections are spawned by axum itself; each holds a membership of
-//! `Requests` through its stream (src/gateway/http.rs). Not owned: work on
-//! the blocking pool (store writes, exits), which the task that started it
-//! awaits and which ends on its own, and axum's graceful-shutdown watcher,
-//! which ends when the stop begins. [`Handle::stop`] returns only when every
+//! HTTP connections are spawned by the HTTP server loop; each holds a
+//! membership of `Requests` through its stream (src/gateway/http.rs). Not
+//! owned: work on the blocking pool (store writes, exits), which the task
+//! that started it awaits and which ends on its own. [`Handle::stop`] returns only when every
 //! owned task has ended (docs/config.md "Stopping").
 
 mod http;
@@ -161,6 +160,10 @@ impl Gateway {
             .await
             .map_err(|e| StartError::Store(format!("opening the store failed: {e}")))??;
         let qm = Arc::new(qm);
+        if let Some(loaded) = &tedg {
+            // RTQ queues hold RTQ requests only, whoever puts (docs/tuxedo.md).
+            qm.set_put_check(Arc::new(crate::tedg::RtqQueues::new(loaded)));
+        }
         let (http_listener, http_addr) = bind(config.http.listen)
             .await
             .map_err(|(addr, source)| StartError::Http { addr, source })?;
@@ -173,10 +176,10 @@ impl Gateway {
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
-        let tasks = qm.tasks();
+        let tasks = mqi.tasks();
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
-        let channel_listener = start_channels(&config, &qm, &board, channel_listener, &stop_rx);
+        let channel_listener = start_channels(&config, &mqi, &board, channel_listener, &stop_rx);
         tracing::info!(
             queue_manager = %qm.name(),
             http = %config.http.listen,
@@ -188,12 +191,11 @@ impl Gateway {
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
         let listener = http::TrackedListener::new(http_listener, tasks.clone());
-        let graceful = stop_http.clone().cancelled_owned();
-        let http = tasks.spawn(TaskGroup::Requests, async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(graceful)
-                .await
-        });
+        let timeouts = http::Timeouts::of(&config.http);
+        let http = tasks.spawn(
+            TaskGroup::Requests,
+            http::serve(listener, app, timeouts, stop_http.clone()),
+        );
         Ok(Handle {
             http_addr,
             channel_addr,
@@ -227,15 +229,16 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 }
 
 /// Starts the channel listener with the receiver channels of `config`, and
-/// every sender channel; returns the listener's task.
+/// every sender channel, all working through `mqi` (so the queue exits of
+/// the `exits:` section run for their puts); returns the listener's task.
 fn start_channels(
     config: &Config,
-    qm: &Arc<QueueManager>,
+    mqi: &Mqi,
     board: &Arc<StatusBoard>,
     listener: TcpListener,
     stop: &watch::Receiver<bool>,
 ) -> JoinHandle<Option<()>> {
-    let tasks = qm.tasks();
+    let tasks = mqi.tasks();
     let receivers: Vec<_> = config
         .channels
         .iter()
@@ -245,12 +248,12 @@ fn start_channels(
         })
         .collect();
     let receivers = Arc::new(
-        Receivers::new(Arc::clone(qm), Arc::clone(board), &receivers).with_exits(&config.exits),
+        Receivers::new(mqi.clone(), Arc::clone(board), &receivers).with_exits(&config.exits),
     );
     let listener_task = tasks.spawn(TaskGroup::Channels, receivers.serve(listener, stop.clone()));
     for c in &config.channels {
         if let ChannelDef::Sender(def) = c {
-            let channel = SenderChannel::new(Arc::clone(qm), Arc::clone(board), def.clone())
+            let channel = SenderChannel::new(mqi.clone(), Arc::clone(board), def.clone())
                 .with_exits(&config.exits);
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
         }
@@ -259,7 +262,8 @@ fn start_channels(
 }
 
 /// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,
-/// all answering errors as JSON.
+/// all answering errors as JSON, behind the origin and host checks of
+/// `http.allowed_origins` and `http.allowed_hosts` (src/http/guard.rs).
 fn routes(
     config: &Config,
     tedg: Option<crate::tedg::Loaded>,
@@ -285,7 +289,10 @@ fn routes(
         app = app.merge(r);
     }
     // After the merges, so RPC and Tuxedo routes answer JSON errors too.
-    crate::http::with_json_errors(app)
+    let app = crate::http::with_json_errors(app);
+    // Outermost: nothing runs for a refused origin or host.
+    let guard = crate::http::guard::Guard::new(&config.http);
+    crate::http::guard::with_origin_and_host_checks(app, guard)
 }
 
 impl Handle {

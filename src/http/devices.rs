@@ -26,7 +26,9 @@ pub struct PullQuery {
 
 /// `GET /v1/devices/{qmgr}/queues/{queue}/messages/next?wait_ms=N`: the next
 /// message for the device with a lease, as `{"lease", "md", "data_base64"}`
-/// (plus `queue` and `lease_expires_in_ms`); 204 when none arrived in the wait.
+/// (plus `queue` and `lease_expires_in_ms`); 204 when none arrived in the
+/// wait, also for a device queue no message has reached yet (never created
+/// by a get).
 pub async fn next(
     State(s): State<AppState>,
     Path((q_mgr, queue)): Path<(String, String)>,
@@ -45,7 +47,8 @@ async fn pull(
     queue: &str,
     query: Result<Query<PullQuery>, QueryRejection>,
 ) -> Result<Option<Json<Value>>, ApiError> {
-    let obj = s.devices.open(q_mgr, queue)?;
+    // Names first (2058, 2087, 2152), then the query; nothing is created.
+    s.devices.find(q_mgr, queue).await?;
     let Query(p) = query.map_err(query_error)?;
     let max_wait = s.config.http.max_wait_ms;
     let wait_ms = parse_wait_ms(p.wait_ms.as_deref(), max_wait)?;
@@ -58,7 +61,7 @@ async fn pull(
     let selector = id_selector(p.msg_id.as_deref(), p.correl_id.as_deref())?;
     let Some(leased) = s
         .devices
-        .pull(&obj, selector, Duration::from_millis(wait_ms))
+        .pull(q_mgr, queue, selector, Duration::from_millis(wait_ms))
         .await?
     else {
         return Ok(None);
@@ -72,8 +75,8 @@ pub async fn ack(
     State(s): State<AppState>,
     Path((q_mgr, queue, lease)): Path<(String, String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let obj = s.devices.open(&q_mgr, &queue)?;
+    s.devices.find(&q_mgr, &queue).await?;
     let id = parse_lease(&lease)?;
-    s.devices.ack(&obj, id).await?;
+    s.devices.ack(&q_mgr, &queue, id).await?;
     Ok(Json(json!({"lease": id, "acknowledged": true})))
 }

@@ -1,6 +1,6 @@
 //! HTTP errors as JSON: `{"mqrc": 2085, "reason": "MQRC_UNKNOWN_OBJECT_NAME", "message": "..."}`.
 
-use crate::qmgr::QmError;
+use crate::mqi::QmError;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -32,7 +32,7 @@ pub fn status_for(mqrc: Mqrc) -> StatusCode {
         | Mqrc::UNKNOWN_XMIT_Q
         | Mqrc::NO_MSG_AVAILABLE => StatusCode::NOT_FOUND,
         Mqrc::MSG_TOO_BIG_FOR_Q | Mqrc::MSG_TOO_BIG_FOR_Q_MGR => StatusCode::PAYLOAD_TOO_LARGE,
-        Mqrc::PUT_INHIBITED | Mqrc::GET_INHIBITED => StatusCode::FORBIDDEN,
+        Mqrc::PUT_INHIBITED | Mqrc::GET_INHIBITED | Mqrc::NOT_AUTHORIZED => StatusCode::FORBIDDEN,
         Mqrc::Q_FULL | Mqrc::Q_MGR_QUIESCING | Mqrc::Q_MGR_STOPPING => {
             StatusCode::SERVICE_UNAVAILABLE
         }
@@ -45,14 +45,79 @@ pub fn status_for(mqrc: Mqrc) -> StatusCode {
     }
 }
 
+/// Most bytes of an error's `message`; a longer one is cut (at a character
+/// boundary) and ends with `… (N bytes)`, so no request is echoed whole.
+pub const MAX_MESSAGE: usize = 1024;
+
+/// The JSON error body `{"mqrc", "reason", "message"}` (docs/http-api.md
+/// "Errors"), `message` cut to [`MAX_MESSAGE`] bytes.
+pub fn error_body(mqrc: Mqrc, message: &str) -> serde_json::Value {
+    let message = if message.len() <= MAX_MESSAGE {
+        message.to_string()
+    } else {
+        let mut cut = MAX_MESSAGE;
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}… ({} bytes)", &message[..cut], message.len())
+    };
+    serde_json::json!({
+        "mqrc": mqrc.0,
+        "reason": mqrc.name(),
+        "message": message,
+    })
+}
+
+/// True when a Content-Type value names `application/json`: media types
+/// compare case-insensitively and may carry parameters such as
+/// `; charset=utf-8` (RFC 9110 §8.3.1 "Media Type").
+pub fn is_json_media_type(value: &[u8]) -> bool {
+    let essence = value.split(|&b| b == b';').next().unwrap_or_default();
+    essence
+        .trim_ascii()
+        .eq_ignore_ascii_case(b"application/json")
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let e = self.0;
-        let body = serde_json::json!({
-            "mqrc": e.mqrc.0,
-            "reason": e.mqrc.name(),
-            "message": e.message,
-        });
-        (status_for(e.mqrc), Json(body)).into_response()
+        (status_for(e.mqrc), Json(error_body(e.mqrc, &e.message))).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_media_types_compare_without_case_and_allow_parameters() {
+        // RFC 9110 §8.3.1: type and subtype are case-insensitive; parameters
+        // follow a `;`.
+        for yes in [
+            "application/json",
+            "APPLICATION/JSON",
+            "Application/Json; charset=utf-8",
+            " application/json ;charset=UTF-8",
+        ] {
+            assert!(is_json_media_type(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "application/jsonx",
+            "text/plain",
+            "application/octet-stream",
+            "",
+        ] {
+            assert!(!is_json_media_type(no.as_bytes()), "{no}");
+        }
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let v = error_body(Mqrc::OPTIONS_ERROR, &"x".repeat(5000));
+        let m = v["message"].as_str().unwrap();
+        assert!(m.ends_with("… (5000 bytes)"), "{m}");
+        assert!(m.len() < MAX_MESSAGE + 32, "{}", m.len());
+        assert_eq!(v["mqrc"], 2046);
+        assert_eq!(v["reason"], "MQRC_OPTIONS_ERROR");
     }
 }

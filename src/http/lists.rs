@@ -3,10 +3,10 @@
 //! lists"): every copy is stored, or none is.
 
 use super::md_json::apply_md_json;
-use super::messages::{PutQuery, body_data, md_error, md_from_query, query_error};
+use super::messages::{PutQuery, body_data, check_report, md_error, md_from_query, query_error};
 use super::{ApiError, AppState};
 use crate::mqi::Outgoing;
-use crate::qmgr::PutOptions;
+use crate::mqi::PutOptions;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -45,13 +45,17 @@ struct ListBody {
 /// order given. Errors: the first destination that fails (its index, name
 /// and MQRC) and nothing is stored; no destinations or more than
 /// [`MAX_DESTINATIONS`] is 2154 MQRC_RECS_PRESENT_ERROR (IBM MQ
-/// "RecsPresent (MQLONG)": a distribution list has at least one destination).
+/// "RecsPresent (MQLONG)": a distribution list has at least one destination);
+/// a Report with a bit no MQRO_* option has (`report` or `md.Report`) is
+/// 2061 MQRC_REPORT_OPTIONS_ERROR, as for a single put.
 pub async fn put_list(
     State(s): State<AppState>,
     query: Result<Query<PutQuery>, QueryRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let Query(p) = query.map_err(query_error)?;
+    // As for a single put, a unit of work that is not open comes first.
+    let uow = super::uow::uow_param(&s, p.uow.as_deref())?;
     let body =
         body.map_err(|e| ApiError::new(Mqrc::BUFFER_ERROR, format!("cannot read the body: {e}")))?;
     let mut md = md_from_query(&p)?;
@@ -75,6 +79,7 @@ pub async fn put_list(
         ));
     }
     apply_md_json(&mut md, &b.md).map_err(md_error)?;
+    check_report(md.report, "md.Report")?;
     let data = body_data(b.data_base64, b.data)?;
     let objs = b
         .destinations
@@ -87,7 +92,7 @@ pub async fn put_list(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let opts = PutOptions {
-        uow: p.uow,
+        uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
         new_correl_id: p.new_correl_id.unwrap_or(false),
         ..PutOptions::default()

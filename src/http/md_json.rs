@@ -6,6 +6,7 @@
 //! (and anything after a NUL) removed (IBM MQ "MQMD - Message descriptor",
 //! "ObjectName (MQCHAR48)": a NUL ends the significant data).
 
+use crate::mqi::names::shown;
 use mqgate_codecs::mq::md::Id24;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd};
 use serde_json::{Map, Value};
@@ -17,12 +18,13 @@ pub use crate::mqjson::md_to_json;
 pub fn parse_id(text: &str) -> Result<Id24, String> {
     if text.len() != 48 {
         return Err(format!(
-            "{text:?} has {} characters; an id is 48 hex characters (24 bytes)",
+            "{} has {} characters; an id is 48 hex characters (24 bytes)",
+            shown(text),
             text.len()
         ));
     }
     let mut id = [0u8; 24];
-    hex::decode_to_slice(text, &mut id).map_err(|e| format!("{text:?} is not hex: {e}"))?;
+    hex::decode_to_slice(text, &mut id).map_err(|e| format!("{} is not hex: {e}", shown(text)))?;
     Ok(id)
 }
 

@@ -3,8 +3,9 @@
 
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState};
-use crate::mqi::{GetRequest, Leased, Object, Outgoing};
-use crate::qmgr::{GetMode, GetResult, Position, PutOptions, Selector};
+use crate::mqi::names::shown;
+use crate::mqi::{GetMode, GetResult, Position, PutOptions, Selector};
+use crate::mqi::{GetRequest, Leased, Object, Outgoing, Token};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -36,7 +37,8 @@ pub struct PutQuery {
     pub(super) reply_to_q: Option<String>,
     pub(super) reply_to_q_mgr: Option<String>,
     pub(super) q_mgr: Option<String>,
-    pub(super) uow: Option<u64>,
+    /// A unit-of-work token (32 hex digits, `POST /v1/uow`).
+    pub(super) uow: Option<String>,
 }
 
 /// A JSON put body.
@@ -120,7 +122,7 @@ pub(super) fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
     md.encoding = p.encoding.unwrap_or(md.encoding);
     md.msg_type = p.msg_type.unwrap_or(md.msg_type);
     md.report = p.report.unwrap_or(md.report);
-    check_report(md.report)?;
+    check_report(md.report, "report")?;
     Ok(md)
 }
 
@@ -135,15 +137,16 @@ const KNOWN_REPORT_BITS: u32 = 0x0FE0_7FC7;
 /// always has one, bit 31): 2061 MQRC_REPORT_OPTIONS_ERROR, as MQPUT does
 /// for options the queue manager does not recognise (IBM MQ "MQMD - Report",
 /// "Structure of the report field"); mqgate generates no report for them,
-/// so it accepts none.
-fn check_report(report: i32) -> Result<(), ApiError> {
+/// so it accepts none. `field` names where the value came from: the query
+/// parameter `report`, or `md.Report` of a JSON body (its path in the JSON).
+pub(super) fn check_report(report: i32, field: &str) -> Result<(), ApiError> {
     let unknown = (report as u32) & !KNOWN_REPORT_BITS;
     if unknown == 0 {
         return Ok(());
     }
     Err(ApiError::new(
         Mqrc::REPORT_OPTIONS_ERROR,
-        format!("report={report}: bits 0x{unknown:08X} are no MQRO_* report option"),
+        format!("{field} {report}: bits 0x{unknown:08X} are no MQRO_* report option"),
     ))
 }
 
@@ -179,6 +182,9 @@ pub async fn put(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let Query(p) = query.map_err(query_error)?;
+    // The unit of work first: one that is not open is 409 whatever else
+    // is wrong with the put (docs/http-api.md "Errors").
+    let uow = super::uow::uow_param(&s, p.uow.as_deref())?;
     let body = body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(
@@ -195,8 +201,7 @@ pub async fn put(
     let mut md = md_from_query(&p)?;
     let is_json = headers
         .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
+        .is_some_and(|v| super::is_json_media_type(v.as_bytes()));
     let data = if is_json {
         let b: PutBody = serde_json::from_slice(&body).map_err(|e| {
             ApiError::new(
@@ -209,7 +214,7 @@ pub async fn put(
             )
         })?;
         apply_md_json(&mut md, &b.md).map_err(md_error)?;
-        check_report(md.report)?;
+        check_report(md.report, "md.Report")?;
         body_data(b.data_base64, b.data)?
     } else {
         body
@@ -221,7 +226,7 @@ pub async fn put(
         ));
     }
     let opts = PutOptions {
-        uow: p.uow,
+        uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
         new_correl_id: p.new_correl_id.unwrap_or(false),
         ..PutOptions::default()
@@ -260,7 +265,8 @@ pub struct NextQuery {
     msg_id: Option<String>,
     browse: Option<bool>,
     cursor: Option<String>,
-    uow: Option<u64>,
+    /// A unit-of-work token (32 hex digits, `POST /v1/uow`).
+    uow: Option<String>,
 }
 
 /// `wait_ms`: 0 to `max_wait` ms (IBM MQ "WaitInterval (MQLONG)": negatives
@@ -268,8 +274,12 @@ pub struct NextQuery {
 /// HTTP).
 pub(super) fn parse_wait_ms(text: Option<&str>, max_wait: u64) -> Result<u64, ApiError> {
     let Some(t) = text else { return Ok(0) };
-    let err =
-        |why: String| ApiError::new(Mqrc::WAIT_INTERVAL_ERROR, format!("wait_ms {t:?}: {why}"));
+    let err = |why: String| {
+        ApiError::new(
+            Mqrc::WAIT_INTERVAL_ERROR,
+            format!("wait_ms {}: {why}", shown(t)),
+        )
+    };
     match t.parse::<i64>() {
         Ok(-1) => Err(err(format!(
             "an unlimited wait (MQWI_UNLIMITED) is not offered over HTTP; give 0 to {max_wait} ms"
@@ -290,7 +300,7 @@ fn parse_cursor(c: &str) -> Result<Position, ApiError> {
         .ok_or_else(|| {
             ApiError::new(
                 Mqrc::OPTIONS_ERROR,
-                format!("cursor {c:?} is not one returned by a browse"),
+                format!("cursor {} is not one returned by a browse", shown(c)),
             )
         })
 }
@@ -304,7 +314,8 @@ pub(super) fn message_json(r: &GetResult) -> Map<String, Value> {
 }
 
 /// The answer of a get under a lease (docs/http-api.md): [`message_json`]
-/// plus `lease` (the id to acknowledge or back out) and `lease_expires_in_ms`
+/// plus `lease` (the token to acknowledge or back out with: 32 hex digits)
+/// and `lease_expires_in_ms`
 /// (how long the lease lasts while its holder is silent, in ms); the queue get
 /// and the device pull answer alike.
 pub(super) fn leased_json(leased: &Leased) -> Value {
@@ -360,7 +371,7 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
         m.insert("cursor".into(), json!(cursor_text(got.stored.position)));
         return Ok(Json(Value::Object(m)));
     }
-    if let Some(uow) = p.uow {
+    if let Some(uow) = super::uow::uow_param(s, p.uow.as_deref())? {
         let mode = GetMode::Destructive { uow: Some(uow) };
         let got = s.mqi.get(obj, req, mode).await?;
         return Ok(Json(Value::Object(message_json(&got.message))));
@@ -370,19 +381,24 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
     Ok(Json(leased_json(&leased)))
 }
 
-/// A lease id from a path: a number from a get's answer; anything else is a
-/// bad request (400), not a lease that expired (409).
-pub fn parse_lease(lease: &str) -> Result<u64, ApiError> {
-    lease.parse().map_err(|_| {
+/// A lease token from a path: the 32 hex digits of a get's `lease`
+/// (src/qmgr/token.rs); anything else is a bad request (400, 2046
+/// MQRC_OPTIONS_ERROR), not a lease that expired (409).
+pub fn parse_lease(lease: &str) -> Result<Token, ApiError> {
+    Token::parse(lease).ok_or_else(|| {
         ApiError::new(
             Mqrc::OPTIONS_ERROR,
-            format!("lease {lease:?} is not a lease id (the `lease` number of a get's answer)"),
+            format!(
+                "lease {} is not a lease id (the 32 hex digits of `lease` in a get's answer)",
+                shown(lease)
+            ),
         )
     })
 }
 
 /// `POST /v1/queues/{q}/messages/ack/{lease}`: removes the leased message
-/// (commits the lease's unit of work; durable when it returns).
+/// (commits the lease's unit of work; durable when it returns). 409 / 2003,
+/// with nothing changed, when `lease` is no open lease of queue `q`.
 pub async fn ack(
     State(s): State<AppState>,
     Path((q, lease)): Path<(String, String)>,

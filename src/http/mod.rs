@@ -4,14 +4,15 @@
 mod devices;
 mod error;
 mod fallback;
+pub mod guard;
 mod lists;
 pub mod md_json;
 mod messages;
 mod names;
 mod uow;
 
-pub use error::{ApiError, status_for};
-pub use fallback::with_json_errors;
+pub use error::{ApiError, error_body, is_json_media_type, status_for};
+pub use fallback::{json_for_automatic_answer, with_json_errors};
 
 use crate::config::Config;
 use crate::devices::Devices;

@@ -1,8 +1,7 @@
 //! Putting a message the front end cannot deliver on the dead-letter queue,
 //! behind an MQDLH (IBM MQ "MQDLH - Dead-letter header"; src/qmgr/dlq.rs).
 
-use super::{Mqi, Outgoing};
-use crate::qmgr::{PutResult, QmError};
+use super::{DeadLetter, Mqi, Outgoing, PutResult, QmError};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 
@@ -41,5 +40,31 @@ impl Mqi {
             )
         })
         .await
+    }
+
+    /// Puts `msg` on the dead-letter queue on the caller's thread, with the
+    /// MQDLH PutApplName `put_appl_name` and under unit of work `uow`: a
+    /// channel puts its channel name there, as IBM MQ's channel agents do,
+    /// and dead-letters a message of a batch in the batch's unit of work, so
+    /// it is committed with the batch or not at all (IBM MQ "MQDLH -
+    /// Dead-letter header"; docs/channel-protocol.md "Applying one
+    /// message"). The MQDLH carries `msg.reason` (any MQRC: the reason the
+    /// put failed, or the one an exit gave), DestQName / DestQMgrName, the
+    /// original Encoding, CodedCharSetId and Format, PutApplType 7
+    /// MQAT_QMGR; the MQMD keeps its MsgId, CorrelId and context with Format
+    /// MQDEAD. No exits run. Borrowed, so a channel copies nothing to
+    /// dead-letter a message it holds.
+    ///
+    /// Errors: no dead-letter queue is configured (2085
+    /// MQRC_UNKNOWN_OBJECT_NAME), a name does not fit the MQDLH (2152
+    /// MQRC_OBJECT_NAME_ERROR), `uow` is not open (2003 MQRC_BACKED_OUT), or
+    /// the put to the dead-letter queue fails (2053 MQRC_Q_FULL, ...).
+    pub fn dead_letter_as(
+        &self,
+        msg: &DeadLetter<'_>,
+        put_appl_name: &str,
+        uow: Option<u64>,
+    ) -> Result<PutResult, QmError> {
+        self.qm.dead_letter_as(msg, put_appl_name, uow)
     }
 }

@@ -2,8 +2,8 @@
 //! is ready (no polling), after_get over the copy handed back; and gets under
 //! a lease, a unit of work that is backed out when its holder stays silent.
 
-use super::{CallError, Mqi, Object};
-use crate::qmgr::{GetMode, GetResult, QmError, QueueManager, Selector};
+use super::{CallError, Mqi, Object, QueuePointChains};
+use crate::qmgr::{GetMode, GetResult, QmError, QueueManager, Selector, Token};
 use bytes::BytesMut;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::constants::{gmo, mo};
@@ -39,8 +39,10 @@ pub struct Got {
 #[derive(Clone, Debug)]
 pub struct Leased {
     pub got: Got,
-    /// The lease's id (the unit of work holding the message).
-    pub lease: u64,
+    /// The lease's token (src/qmgr/token.rs): 128 random bits naming the
+    /// unit of work that holds the message, for this run of the gateway
+    /// only; what the holder gives back to acknowledge or back out.
+    pub lease: Token,
     /// How long the lease lasts when idle.
     pub expires_in: Duration,
 }
@@ -139,7 +141,8 @@ impl Mqi {
     /// A destructive get from `obj` under a lease of `lease` idle time (the
     /// clock starts when the message is handed out, not while waiting). If
     /// nothing comes, the caller goes away while waiting, or after_get fails,
-    /// no message stays held. Errors: as [`Mqi::get`].
+    /// no message stays held. Errors: as [`Mqi::get`]; 2195 when no random
+    /// token could be drawn.
     pub async fn get_leased(
         &self,
         obj: &Object,
@@ -147,9 +150,10 @@ impl Mqi {
         lease: Duration,
     ) -> Result<Leased, QmError> {
         let req = self.before_get(obj, req, gmo::SYNCPOINT).await?;
+        let (id, token) = self.qm.begin_uow_token(None, Some(obj.name.clone()))?;
         let mut guard = LeaseGuard {
             qm: Arc::clone(&self.qm),
-            id: self.qm.begin_uow(None, Some(obj.name.clone()))?,
+            id,
             armed: false,
         };
         let mode = GetMode::Destructive {
@@ -165,55 +169,110 @@ impl Mqi {
         guard.armed = true;
         Ok(Leased {
             got,
-            lease: guard.id,
+            lease: token,
             expires_in: lease,
         })
     }
 
     /// Acknowledges lease `lease` on `obj`: the message is removed (durable
     /// when this returns). Errors: 2085 when `obj` names no object; 2003
-    /// MQRC_BACKED_OUT when the lease is not open on that queue (acknowledged
-    /// already, expired, or another queue's).
-    pub async fn ack(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
-        self.check_lease(obj, lease)?;
+    /// MQRC_BACKED_OUT, with nothing changed, when `lease` is no open lease
+    /// on that queue: acknowledged or backed out already, expired, another
+    /// queue's lease, a unit-of-work token, or a token this run of the
+    /// gateway never issued (from before a restart, or a guess).
+    pub async fn ack(&self, obj: &Object, lease: Token) -> Result<(), QmError> {
+        let id = self.lease_id(obj, lease)?;
         let qm = Arc::clone(&self.qm);
-        Mqi::blocking(move || qm.commit(lease)).await
+        Mqi::blocking(move || qm.commit(id)).await
     }
 
     /// Backs out lease `lease` on `obj` now: the message returns with
     /// BackoutCount + 1. Errors: as [`Mqi::ack`].
-    pub async fn backout_lease(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
-        self.check_lease(obj, lease)?;
+    pub async fn backout_lease(&self, obj: &Object, lease: Token) -> Result<(), QmError> {
+        let id = self.lease_id(obj, lease)?;
         let qm = Arc::clone(&self.qm);
-        Mqi::blocking(move || qm.backout(lease)).await
+        Mqi::blocking(move || qm.backout(id)).await
     }
 
     /// True when `lease` is an open lease on `obj` (not yet acknowledged,
-    /// backed out or expired): for a front end that answers a closed lease
-    /// in its own words before calling [`Mqi::ack`] or
-    /// [`Mqi::backout_lease`].
-    pub fn lease_is_open(&self, obj: &Object, lease: u64) -> bool {
-        self.qm.lease_queue(lease).as_deref() == Some(obj.name.as_str())
+    /// backed out or expired, and issued by this run of the gateway): for a
+    /// front end that answers a closed lease in its own words before
+    /// calling [`Mqi::ack`] or [`Mqi::backout_lease`].
+    pub fn lease_is_open(&self, obj: &Object, lease: Token) -> bool {
+        self.open_lease(obj, lease).is_some()
     }
 
-    fn check_lease(&self, obj: &Object, lease: u64) -> Result<(), QmError> {
+    /// The unit of work of `lease` when it is an open lease on `obj`.
+    fn open_lease(&self, obj: &Object, lease: Token) -> Option<u64> {
+        match self.qm.token_uow(&lease) {
+            Some((id, Some(q))) if q == obj.name => Some(id),
+            _ => None,
+        }
+    }
+
+    /// [`Mqi::open_lease`], or the error [`Mqi::ack`] documents.
+    fn lease_id(&self, obj: &Object, lease: Token) -> Result<u64, QmError> {
         if !self.qm.has_object(&obj.name) {
             return Err(QmError::new(
                 Mqrc::UNKNOWN_OBJECT_NAME,
                 format!("queue {} is not defined", obj.name),
             ));
         }
-        if self.lease_is_open(obj, lease) {
-            Ok(())
-        } else {
-            Err(QmError::new(
+        self.open_lease(obj, lease).ok_or_else(|| {
+            QmError::new(
                 Mqrc::BACKED_OUT,
                 format!(
-                    "lease {lease} on queue {} is not open: it was acknowledged, or it expired and the message was backed out",
+                    "lease {lease} is not open on queue {}: it was acknowledged or backed out, it expired and the message was backed out, or it is not a lease of this queue issued since the gateway started",
                     obj.name
                 ),
-            ))
-        }
+            )
+        })
+    }
+
+    /// A destructive MQGET from `obj` under unit of work `uow`, without
+    /// waiting (MQGMO_SYNCPOINT, MQGMO_NO_WAIT), on the caller's thread: a
+    /// sender channel filling a batch from its transmission queue
+    /// ([`Mqi::open_xmit_queue`]), or a sequence of calls inside
+    /// [`Mqi::blocking`]. The first message matching `selector` (priority,
+    /// then FIFO; IBM MQ "MQGET") is held by `uow` until it is committed
+    /// or backed out. When `obj` has exits, before_get and after_get run
+    /// here too (as in [`Mqi::get`]), so call it from a blocking thread
+    /// then. Without exits the message is not copied and the call is
+    /// short: under a unit of work nothing is written until commit, except
+    /// that expired messages met on the way are removed from the store
+    /// (IBM MQ "MQMD - Expiry"), as a sender channel's gets have always
+    /// done on its own task.
+    ///
+    /// Returns the message as after_get left it (without exits, as stored).
+    ///
+    /// Errors: [`CallError::Queue`] with 2033 MQRC_NO_MSG_AVAILABLE when no
+    /// message matches now, 2003 MQRC_BACKED_OUT when `uow` is not open,
+    /// 2085 MQRC_UNKNOWN_OBJECT_NAME, 2016 MQRC_GET_INHIBITED, 2161
+    /// MQRC_Q_MGR_QUIESCING; [`CallError::Exit`] when an exit stopped the
+    /// call (before_get: nothing taken; after_get: the message as stored is
+    /// in the error and stays in `uow` for the caller to back out or
+    /// dead-letter).
+    pub fn get_now_detailed(
+        &self,
+        obj: &Object,
+        selector: &Selector,
+        uow: u64,
+    ) -> Result<GetResult, CallError> {
+        let mode = GetMode::Destructive { uow: Some(uow) };
+        let Some(chains) = obj.chains.as_deref() else {
+            return Ok(self.qm.get(&obj.name, selector, mode)?);
+        };
+        let req = GetRequest {
+            selector: selector.clone(),
+            wait: Duration::ZERO,
+            max_wait: Duration::ZERO,
+        };
+        let mut gmo_exit = gmo_for(&req, gmo::SYNCPOINT);
+        chains.before_get(&mut gmo_exit).map_err(CallError::exit)?;
+        // A wait an exit asks for is not applied: this get never waits.
+        let req = apply_gmo(req, &gmo_exit)?;
+        let got = self.qm.get(&obj.name, &req.selector, mode)?;
+        after_get_with(chains, got).map(|g| g.message)
     }
 
     /// Runs before_get (when `obj` has exits) and applies what the exits
@@ -227,61 +286,17 @@ impl Mqi {
         &self,
         obj: &Object,
         req: GetRequest,
-        mut options: i32,
+        options: i32,
     ) -> Result<GetRequest, CallError> {
         let Some(chains) = obj.chains.clone() else {
             return Ok(req);
         };
-        if !req.wait.is_zero() {
-            options |= gmo::WAIT;
-        }
-        let sel = &req.selector;
-        let mut match_options = mo::NONE;
-        if sel.msg_id.is_some() {
-            match_options |= mo::MATCH_MSG_ID;
-        }
-        if sel.correl_id.is_some() {
-            match_options |= mo::MATCH_CORREL_ID;
-        }
-        let mut gmo_exit = mqgate_exits::GetOptions {
-            options,
-            // A wait longer than WaitInterval can hold (about 24.8 days) is
-            // shown as MQWI_UNLIMITED, which comes back as `max_wait`.
-            wait_interval: i32::try_from(req.wait.as_millis()).unwrap_or(gmo::WI_UNLIMITED),
-            match_options,
-        };
+        let mut gmo_exit = gmo_for(&req, options);
         let gmo_exit =
             Mqi::blocking(move || Ok(chains.before_get(&mut gmo_exit).map(|()| gmo_exit)))
                 .await?
                 .map_err(CallError::exit)?;
-        let wait = if gmo_exit.options & gmo::WAIT == 0 {
-            Duration::ZERO
-        } else {
-            match gmo_exit.wait_interval {
-                gmo::WI_UNLIMITED => req.max_wait,
-                ms if ms >= 0 => Duration::from_millis(ms as u64).min(req.max_wait),
-                ms => {
-                    return Err(CallError::Queue(QmError::new(
-                        Mqrc::WAIT_INTERVAL_ERROR,
-                        format!(
-                            "a before_get exit set WaitInterval {ms} ms: expected 0 or more, or -1 (MQWI_UNLIMITED)"
-                        ),
-                    )));
-                }
-            }
-        };
-        let mut selector = req.selector;
-        if gmo_exit.match_options & mo::MATCH_MSG_ID == 0 {
-            selector.msg_id = None;
-        }
-        if gmo_exit.match_options & mo::MATCH_CORREL_ID == 0 {
-            selector.correl_id = None;
-        }
-        Ok(GetRequest {
-            selector,
-            wait,
-            max_wait: req.max_wait,
-        })
+        apply_gmo(req, &gmo_exit)
     }
 
     /// Runs after_get (when `obj` has exits) over a copy of `got`.
@@ -292,25 +307,86 @@ impl Mqi {
                 stored: got,
             });
         };
-        Mqi::blocking(move || {
-            let mut message = got.clone();
-            let mut buf = BytesMut::from(&message.data[..]);
-            Ok(
-                match chains.after_get(&mut message.md, message.charset, &mut buf) {
-                    Ok(()) => {
-                        message.data = buf.freeze();
-                        Ok(Got {
-                            message,
-                            stored: got,
-                        })
-                    }
-                    Err(stop) => Err(CallError::Exit {
-                        stop,
-                        stored: Some(Box::new(got)),
-                    }),
-                },
-            )
-        })
-        .await?
+        Mqi::blocking(move || Ok(after_get_with(&chains, got))).await?
+    }
+}
+
+/// The MQGMO and MatchOptions before_get sees for `req` with the get's kind
+/// `options` (browse / syncpoint): MQGMO_WAIT when it waits, WaitInterval,
+/// MQMO_MATCH_MSG_ID / MATCH_CORREL_ID for the selectors given.
+fn gmo_for(req: &GetRequest, mut options: i32) -> mqgate_exits::GetOptions {
+    if !req.wait.is_zero() {
+        options |= gmo::WAIT;
+    }
+    let sel = &req.selector;
+    let mut match_options = mo::NONE;
+    if sel.msg_id.is_some() {
+        match_options |= mo::MATCH_MSG_ID;
+    }
+    if sel.correl_id.is_some() {
+        match_options |= mo::MATCH_CORREL_ID;
+    }
+    mqgate_exits::GetOptions {
+        options,
+        // A wait longer than WaitInterval can hold (about 24.8 days) is
+        // shown as MQWI_UNLIMITED, which comes back as `max_wait`.
+        wait_interval: i32::try_from(req.wait.as_millis()).unwrap_or(gmo::WI_UNLIMITED),
+        match_options,
+    }
+}
+
+/// `req` as the before_get exits left `gmo_exit` (see [`Mqi::get`]).
+/// Errors: 2090 MQRC_WAIT_INTERVAL_ERROR for a negative WaitInterval other
+/// than MQWI_UNLIMITED.
+fn apply_gmo(
+    req: GetRequest,
+    gmo_exit: &mqgate_exits::GetOptions,
+) -> Result<GetRequest, CallError> {
+    let wait = if gmo_exit.options & gmo::WAIT == 0 {
+        Duration::ZERO
+    } else {
+        match gmo_exit.wait_interval {
+            gmo::WI_UNLIMITED => req.max_wait,
+            ms if ms >= 0 => Duration::from_millis(ms as u64).min(req.max_wait),
+            ms => {
+                return Err(CallError::Queue(QmError::new(
+                    Mqrc::WAIT_INTERVAL_ERROR,
+                    format!(
+                        "a before_get exit set WaitInterval {ms} ms: expected 0 or more, or -1 (MQWI_UNLIMITED)"
+                    ),
+                )));
+            }
+        }
+    };
+    let mut selector = req.selector;
+    if gmo_exit.match_options & mo::MATCH_MSG_ID == 0 {
+        selector.msg_id = None;
+    }
+    if gmo_exit.match_options & mo::MATCH_CORREL_ID == 0 {
+        selector.correl_id = None;
+    }
+    Ok(GetRequest {
+        selector,
+        wait,
+        max_wait: req.max_wait,
+    })
+}
+
+/// Runs the after_get chain over a copy of `got`, on the caller's thread.
+fn after_get_with(chains: &QueuePointChains, got: GetResult) -> Result<Got, CallError> {
+    let mut message = got.clone();
+    let mut buf = BytesMut::from(&message.data[..]);
+    match chains.after_get(&mut message.md, message.charset, &mut buf) {
+        Ok(()) => {
+            message.data = buf.freeze();
+            Ok(Got {
+                message,
+                stored: got,
+            })
+        }
+        Err(stop) => Err(CallError::Exit {
+            stop,
+            stored: Some(Box::new(got)),
+        }),
     }
 }

@@ -11,9 +11,21 @@
 //!   polling, then after_get on the copy handed back;
 //! - leases ([`Mqi::ack`], [`Mqi::backout_lease`]) are units of work that
 //!   expire when idle, so a consumer that goes away never loses a message;
+//!   the holder names its lease by a random [`Token`], never by the unit's
+//!   number;
 //! - units of work ([`Mqi::begin`], [`Mqi::commit`], [`Mqi::backout`]);
-//! - the dead-letter queue ([`Mqi::dead_letter`]) for a message a front end
-//!   took but cannot deliver;
+//!   one handed to a client is named by a [`Token`] too
+//!   ([`Mqi::begin_token`], [`Mqi::uow_for_token`]);
+//! - the dead-letter queue ([`Mqi::dead_letter`], [`Mqi::dead_letter_as`])
+//!   for a message a front end took but cannot deliver;
+//! - what message channels need besides (IBM MQ "Channel exit programs for
+//!   messaging channels", "Units of work"): a put to each message's own
+//!   destination ([`Mqi::put1_now`]), units of work sealed with the
+//!   channel's sequence number and committed later ([`Mqi::seal`],
+//!   [`Mqi::commit_seal`]), the channels' state records ([`Mqi::meta`],
+//!   [`Mqi::put_meta`], [`Mqi::commit_with_meta_now`]), and no-wait gets
+//!   from a transmission queue ([`Mqi::open_xmit_queue`],
+//!   [`Mqi::get_now_detailed`]);
 //! - inquiries ([`Mqi::queues`], [`Mqi::depth`], ...).
 //!
 //! Calls that may touch the store or run exits (which have time budgets) are
@@ -27,15 +39,27 @@ mod error;
 pub mod exits;
 mod get;
 mod put;
+mod state;
+#[cfg(test)]
+mod tests;
 mod uow;
 
+/// The queue manager's value types the calls of this module take and give
+/// (options, results, selectors, errors, a sealed unit of work), so a front
+/// end needs nothing from `crate::qmgr`.
+// The queue manager's value types and name rules, as front ends see them.
+pub use crate::qmgr::names;
+pub use crate::qmgr::{
+    DeadLetter, GetMode, GetResult, Match, MessageFilter, Position, PutCheck, PutOptions,
+    PutResult, QmError, SealedUow, Selector, Token,
+};
 pub use dead_letter::DeadLetterPut;
 pub use error::CallError;
 pub use exits::{ExitStop, QueueExits, QueuePointChains};
 pub use get::{GetRequest, Got, Leased};
 pub use put::Outgoing;
 
-use crate::qmgr::{QmError, QueueInfo, QueueManager};
+use crate::qmgr::{QueueInfo, QueueManager};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 
@@ -98,12 +122,7 @@ impl Mqi {
     pub fn open(&self, name: &str, q_mgr: &str) -> Result<Object, QmError> {
         crate::qmgr::names::check_q_name(name)?;
         crate::qmgr::names::check_q_mgr_name(q_mgr)?;
-        let chains = match &self.exits {
-            ExitSource::PerQueue(e) => e
-                .for_queue(name)
-                .map_err(|e| QmError::new(Mqrc::API_EXIT_ERROR, e.to_string()))?,
-            ExitSource::Fixed(c) => Some(Arc::clone(c)),
-        };
+        let chains = self.chains_for(name)?;
         Ok(Object {
             name: name.to_string(),
             q_mgr: q_mgr.to_string(),
@@ -111,14 +130,56 @@ impl Mqi {
         })
     }
 
+    /// The queue-point chains that run for objects named `name` (started on
+    /// first use); `None` when no exit runs for it. Errors: exits that cannot
+    /// start (2374 MQRC_API_EXIT_ERROR).
+    fn chains_for(&self, name: &str) -> Result<Option<Arc<QueuePointChains>>, QmError> {
+        match &self.exits {
+            ExitSource::PerQueue(e) => e
+                .for_queue(name)
+                .map_err(|e| QmError::new(Mqrc::API_EXIT_ERROR, e.to_string())),
+            ExitSource::Fixed(c) => Ok(Some(Arc::clone(c))),
+        }
+    }
+
+    /// MQOPEN of transmission queue `name` by a sender channel, for its
+    /// destructive gets ([`Mqi::get_now_detailed`], [`Mqi::get`]). No
+    /// queue-point exits run for it: the point where an administrator's
+    /// code sees each message a sending channel takes from its transmission
+    /// queue is the channel's message exit (IBM MQ "Channel exit programs
+    /// for messaging channels": the sending MCA calls it after it got the
+    /// message from the transmission queue; docs/exits.md "Where each point
+    /// runs"). Errors: a name that is not a valid queue name (2152
+    /// MQRC_OBJECT_NAME_ERROR); a queue that is not defined fails the get
+    /// (2085 MQRC_UNKNOWN_OBJECT_NAME).
+    pub fn open_xmit_queue(&self, name: &str) -> Result<Object, QmError> {
+        crate::qmgr::names::check_q_name(name)?;
+        Ok(Object {
+            name: name.to_string(),
+            q_mgr: String::new(),
+            chains: None,
+        })
+    }
+
     /// MQOPEN of queue `queue` of device queue manager `device` (the WebSphere
-    /// MQ Everyplace gateway article's store-and-forward): the device's local
-    /// queue `DEVICE/QUEUE`, created on first use. Errors: 2087 when `device`
-    /// is not a device queue manager, 2085 when `queue` is not a valid queue
-    /// name.
-    pub fn open_device(&self, device: &str, queue: &str) -> Result<Object, QmError> {
-        let local = self.qm.device_queue(device, queue)?;
-        self.open(&local, "")
+    /// MQ Everyplace gateway article's store-and-forward) for a get: the
+    /// device's local queue `DEVICE/QUEUE`, never created here (the first
+    /// message for the device creates it). Waits up to `wait` for it to
+    /// exist; `Ok(None)` when it does not by then. Errors: 2058 when `device`
+    /// is malformed, 2087 when it is not a device queue manager, 2152 when
+    /// `queue` is not a valid queue name; 2161 when the queue manager stops
+    /// meanwhile.
+    pub async fn open_device_for_get(
+        &self,
+        device: &str,
+        queue: &str,
+        wait: std::time::Duration,
+    ) -> Result<Option<Object>, QmError> {
+        let local = self.qm.device_queue_name(device, queue)?;
+        if !self.qm.wait_for_object(&local, wait).await? {
+            return Ok(None);
+        }
+        self.open(&local, "").map(Some)
     }
 
     /// The queue manager's name.
@@ -139,6 +200,13 @@ impl Mqi {
     /// MAXMSGL of the queue manager, in bytes.
     pub fn max_msg_length(&self) -> usize {
         self.qm.max_msg_length()
+    }
+
+    /// MQINQ CurrentQDepth of local queue `q` (committed messages and those
+    /// held by units of work); `None` when `q` is not a local queue. O(1) in
+    /// the number of queues.
+    pub fn depth(&self, q: &str) -> Option<usize> {
+        self.qm.depth(q)
     }
 
     /// Every queue object with its type and, for local queues, CURDEPTH, in

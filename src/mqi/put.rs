@@ -1,8 +1,9 @@
 //! MQPUT / MQPUT1 and puts to a list of destinations (IBM MQ "Distribution
 //! lists"): before_put runs once per destination, then the queue manager's put.
 
-use super::{CallError, Mqi, Object};
+use super::{CallError, Mqi, Object, QueuePointChains};
 use crate::qmgr::{PutOptions, PutResult, QmError};
+use crate::route::ObjectRecord;
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::constants::pmo;
 use mqgate_codecs::mq::md::ID_NONE;
@@ -64,13 +65,57 @@ impl Mqi {
         msg: Outgoing,
         mut pmo: PutOptions,
     ) -> Result<PutResult, CallError> {
+        pmo.q_mgr_name = obj.q_mgr.clone();
+        self.put_with(&obj.name, obj.chains.as_deref(), msg, pmo)
+    }
+
+    /// MQPUT1 of `msg` to queue `name` at `pmo.q_mgr_name` (empty = this
+    /// queue manager), on the caller's thread: the object is opened, put to
+    /// and closed in one call, as a receiving channel puts each message to
+    /// the destination its MQXQH names (IBM MQ "MQPUT1"; "Channel exit
+    /// programs for messaging channels": the receiving MCA puts the message
+    /// after its message exit ran). The before_put chain of `name` (as
+    /// given, e.g. RemoteQName) runs first, exactly once, with the put
+    /// options MQPMO_SYNCPOINT (when `pmo.uow` is set) or NO_SYNCPOINT, and
+    /// PASS_ALL_CONTEXT, NEW_MSG_ID, NEW_CORREL_ID as `pmo` says; what it
+    /// leaves is put. Nothing is allocated besides what the put itself
+    /// stores (no [`Object`] is built), so a channel's batch pays no more
+    /// per message than the queue manager's put; without exits the data is
+    /// not copied.
+    ///
+    /// Errors: [`CallError::Exit`] when before_put stopped the put (its
+    /// reason, or 2374 MQRC_API_EXIT_ERROR; nothing was put, `stored` is
+    /// `None`); [`CallError::Queue`] for a name that is not a valid MQ name
+    /// (2152 MQRC_OBJECT_NAME_ERROR, 2058 MQRC_Q_MGR_NAME_ERROR), exits that
+    /// cannot start (2374), and the queue manager's put errors (2085, 2087,
+    /// 2053, 2030, 2051, 2003, 2161, ...).
+    pub fn put1_now(
+        &self,
+        name: &str,
+        msg: Outgoing,
+        pmo: PutOptions,
+    ) -> Result<PutResult, CallError> {
+        crate::qmgr::names::check_q_name(name)?;
+        crate::qmgr::names::check_q_mgr_name(&pmo.q_mgr_name)?;
+        let chains = self.chains_for(name)?;
+        self.put_with(name, chains.as_deref(), msg, pmo)
+    }
+
+    /// before_put (when `chains` has exits), then the queue manager's put
+    /// of `msg` to `name` at `pmo.q_mgr_name`.
+    fn put_with(
+        &self,
+        name: &str,
+        chains: Option<&QueuePointChains>,
+        msg: Outgoing,
+        mut pmo: PutOptions,
+    ) -> Result<PutResult, CallError> {
         let Outgoing {
             mut md,
             charset,
             mut data,
         } = msg;
-        pmo.q_mgr_name = obj.q_mgr.clone();
-        if let Some(chains) = &obj.chains {
+        if let Some(chains) = chains {
             let mut options = if pmo.uow.is_some() {
                 pmo::SYNCPOINT
             } else {
@@ -94,7 +139,7 @@ impl Mqi {
             pmo.new_msg_id = pmo_exit.options & pmo::NEW_MSG_ID != 0 || md.msg_id == ID_NONE;
             pmo.new_correl_id = pmo_exit.options & pmo::NEW_CORREL_ID != 0;
         }
-        Ok(self.qm.put(&obj.name, md, charset, data, &pmo)?)
+        Ok(self.qm.put(name, md, charset, data, &pmo)?)
     }
 
     /// Puts one message to every object of `objs` in one unit of work: the
@@ -123,6 +168,23 @@ impl Mqi {
         msg: Outgoing,
         pmo: PutOptions,
     ) -> Result<Vec<PutResult>, QmError> {
+        // As MQOPEN of a distribution list: every record is resolved first,
+        // so a list with a destination that cannot be reached puts nothing.
+        let list = objs
+            .iter()
+            .map(|o| ObjectRecord::new(&o.name, &o.q_mgr))
+            .collect();
+        for (index, (obj, resolved)) in objs.iter().zip(self.qm.resolve_list(&list)).enumerate() {
+            if let Err(e) = resolved {
+                return Err(QmError::new(
+                    e.mqrc,
+                    format!(
+                        "destination {index} ({}): {}; nothing was put",
+                        obj.name, e.message
+                    ),
+                ));
+            }
+        }
         let private = match pmo.uow {
             Some(_) => None,
             None => Some(self.qm.begin_uow(None, None)?),

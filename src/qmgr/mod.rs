@@ -16,6 +16,7 @@ pub mod names;
 mod object;
 pub mod queue;
 mod record;
+pub mod token;
 mod uow;
 mod xmit;
 
@@ -23,10 +24,11 @@ pub use dlq::DeadLetter;
 pub use error::QmError;
 pub use message::Message;
 pub use queue::{Match, MessageFilter, Position, Selector};
+pub use token::Token;
 pub use uow::SealedUow;
 
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};
-use crate::route::{self, DestinationList, DeviceQueueManagers, ObjectRecord, Router};
+use crate::route::{self, DeviceQueueManagers, Router};
 use crate::store::{Batch, Store};
 use bytes::Bytes;
 use mqgate_codecs::mq::constants::{at, ccsi, md as mdc, mt, per};
@@ -118,6 +120,18 @@ struct GetNotes {
     not_before: Option<Duration>,
 }
 
+/// A rule on what a local queue may hold, beyond MQ's own put checks: a
+/// front end that keeps its own records on queue-manager queues (the Tuxedo
+/// gateway's RTQ requests, docs/tuxedo.md) installs one with
+/// [`QueueManager::set_put_check`], so that every put — whichever front end
+/// and whatever name resolved to the queue — meets it.
+pub trait PutCheck: Send + Sync {
+    /// `Ok` lets the put of `md` and `data` (as the before_put exits left
+    /// them; `md`'s character fields in `charset`) onto local queue `queue`
+    /// go on; an error refuses it with its reason, and nothing is put.
+    fn check(&self, queue: &str, md: &Mqmd, charset: Charset, data: &[u8]) -> Result<(), QmError>;
+}
+
 /// The queue manager.
 pub struct QueueManager {
     name: String,
@@ -128,10 +142,14 @@ pub struct QueueManager {
     store: Arc<dyn Store>,
     state: Mutex<State>,
     next_seq: AtomicU64,
+    /// The next unit-of-work id. It starts again at 1 in every run, so an id
+    /// is never handed to a client: clients get a [`Token`].
     next_uow: AtomicU64,
     ids: MsgIdGenerator,
     quiescing: watch::Sender<bool>,
     tasks: crate::tasks::Tasks,
+    /// The [`PutCheck`] every put onto a local queue passes, if one is set.
+    put_check: std::sync::OnceLock<Arc<dyn PutCheck>>,
 }
 
 struct State {
@@ -139,6 +157,12 @@ struct State {
     /// Model queues in definition order: the first whose pattern matches wins.
     models: Vec<LocalQueueDef>,
     uows: HashMap<u64, Uow>,
+    /// The token of each unit of work handed to a client (src/qmgr/token.rs)
+    /// -> its id; an entry lives exactly as long as its unit is open.
+    tokens: HashMap<Token, u64>,
+    /// Notified whenever a queue is created on first use (a device or
+    /// dynamic queue): what [`QueueManager::wait_for_object`] sleeps on.
+    created: Arc<tokio::sync::Notify>,
 }
 
 impl State {
@@ -147,6 +171,15 @@ impl State {
             Some(Object::Local(q)) => Some(q),
             _ => None,
         }
+    }
+
+    /// Removes open unit of work `id` and its token, if it has one.
+    fn take_uow(&mut self, id: u64) -> Option<Uow> {
+        let uow = self.uows.remove(&id)?;
+        if let Some(token) = &uow.token {
+            self.tokens.remove(token);
+        }
+        Some(uow)
     }
 }
 
@@ -184,6 +217,8 @@ impl QueueManager {
             objects,
             models,
             uows: HashMap::new(),
+            tokens: HashMap::new(),
+            created: Arc::new(tokio::sync::Notify::new()),
         };
         let mut max_seq = 0;
         let records = store.load().map_err(store_error)?;
@@ -241,7 +276,16 @@ impl QueueManager {
             ids: MsgIdGenerator::new(&qm.name),
             quiescing: watch::channel(false).0,
             tasks: crate::tasks::Tasks::default(),
+            put_check: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Installs `check`, run by every later [`QueueManager::put`] onto a
+    /// local queue (not onto a transmission queue for a remote destination)
+    /// after name resolution and before MAXMSGL and MAXDEPTH. One check per
+    /// queue manager: `false` when one was set already (it stays).
+    pub fn set_put_check(&self, check: Arc<dyn PutCheck>) -> bool {
+        self.put_check.set(check).is_ok()
     }
 
     /// The tasks of the gateway this queue manager serves (src/tasks.rs):
@@ -273,19 +317,48 @@ impl QueueManager {
         self.router.devices().is_device(q_mgr)
     }
 
-    /// The local queue `QMGR/QUEUE` holding queue `q` of device queue manager
-    /// `q_mgr`, created on first use. 2058 when `q_mgr` is empty or malformed,
-    /// 2087 when it is not a device queue manager, 2085 when `q` is not a
-    /// valid queue name, 2152 when the local name would be longer than 48
-    /// characters ([`crate::route::DeviceQueueManagers`]).
-    pub fn device_queue(&self, q_mgr: &str, q: &str) -> Result<String, QmError> {
+    /// The local queue name `QMGR/QUEUE` of queue `q` of device queue
+    /// manager `q_mgr`, without creating the queue (gets never create one;
+    /// the first message for the device does, through the router). 2058 when
+    /// `q_mgr` is empty or malformed, 2087 when it is not a device queue
+    /// manager, 2152 when `q` is not a valid queue name or the local name
+    /// would be longer than 48 characters ([`crate::route::DeviceQueueManagers`]).
+    pub fn device_queue_name(&self, q_mgr: &str, q: &str) -> Result<String, QmError> {
         DeviceQueueManagers::check_name(q_mgr)?;
         if !self.is_device(q_mgr) {
             return Err(DeviceQueueManagers::not_a_device(q_mgr));
         }
-        let mut st = self.lock();
-        let dest = self.router.devices().destination(&*st, q_mgr, q)?;
-        Ok(st.place(dest).0)
+        DeviceQueueManagers::local_name(q_mgr, q)
+    }
+
+    /// Waits up to `wait` for an object named `name` to exist, without
+    /// creating it (a device queue is created by the first message for it).
+    /// True when it exists. Sleeps until a queue is created or the wait
+    /// ends — no polling; `Duration::ZERO` only looks. Errors: 2161
+    /// MQRC_Q_MGR_QUIESCING when the queue manager starts to stop meanwhile.
+    pub async fn wait_for_object(&self, name: &str, wait: Duration) -> Result<bool, QmError> {
+        let created = Arc::clone(&self.lock().created);
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut quiescing = self.quiescing.subscribe();
+        loop {
+            let notified = created.notified();
+            tokio::pin!(notified);
+            // Enabled before looking, so a creation in between is not missed.
+            notified.as_mut().enable();
+            if self.has_object(name) {
+                return Ok(true);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Ok(false);
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep_until(deadline) => {}
+                _ = quiescing.wait_for(|q| *q) => {
+                    return Err(QmError::new(Mqrc::Q_MGR_QUIESCING, "the queue manager is stopping"));
+                }
+            }
+        }
     }
 
     /// A named state record written by [`QueueManager::commit_with_meta`].
@@ -340,13 +413,25 @@ impl QueueManager {
         }
     }
 
+    /// Resolves every record of `list` as a put would now (IBM MQ "Opening
+    /// distribution lists": MQOPEN resolves each object record and answers
+    /// one response record per record): one result per record, in order,
+    /// creating nothing. Queues a put would create (device and dynamic
+    /// queues) come back as [`route::Destination::Create`] decisions.
+    pub fn resolve_list(&self, list: &route::DestinationList) -> Vec<route::list::Resolved> {
+        let st = self.lock();
+        self.router.resolve(&*st, list)
+    }
+
     /// Puts a message on queue `q` (MQPUT1). Resolves `q` as MQ does (local,
     /// alias, remote definition, queue manager alias, transmission queue,
     /// device queue manager, default transmission queue; IBM MQ "Name
     /// resolution", [`crate::route`]), fills MsgId and context, and enforces
     /// MAXMSGL (2030/2031), MAXDEPTH (2053), PUT(DISABLED) (2051), unknown
-    /// names (2085/2087) and device queue names that do not fit (2152); a store
-    /// failure is 2056 when the store's disk is full, 2102 otherwise.
+    /// names (2085/2087) and device queue names that do not fit (2152), and
+    /// the [`PutCheck`] if one is set (e.g. 2110 for a message that is no RTQ
+    /// request on an RTQ queue); a store failure is 2056 when the store's
+    /// disk is full, 2102 otherwise.
     ///
     /// A persistent message put outside a unit of work is in the store when
     /// this returns `Ok`; under a unit of work it is stored at commit.
@@ -405,13 +490,9 @@ impl QueueManager {
         if let Some(id) = opts.uow {
             self.uow_mut(&mut st, id)?;
         }
-        // A put is a destination list of one (route::list).
-        let list = DestinationList::from(ObjectRecord::new(q, &opts.q_mgr_name));
-        let dest = self
-            .router
-            .resolve(&*st, &list)
-            .pop()
-            .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "no routing result"))??;
+        // A put is a destination list of one (route::list), resolved
+        // without building the list.
+        let dest = self.router.resolve_one(&*st, q, &opts.q_mgr_name)?;
         let (target, remote) = st.place(dest);
         let (queue_name, msg) = {
             let lq = st.local_mut(&target).ok_or_else(|| {
@@ -426,6 +507,11 @@ impl QueueManager {
                     Mqrc::PUT_INHIBITED,
                     format!("puts to queue {} are inhibited", def.name),
                 ));
+            }
+            if remote.is_none()
+                && let Some(check) = self.put_check.get()
+            {
+                check.check(&def.name, &md, charset, &data)?;
             }
             if md.priority == -1 {
                 md.priority = def.default_priority;

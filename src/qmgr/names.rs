@@ -4,6 +4,20 @@ use super::QmError;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::constants::len;
 
+/// Most characters of a value that an error message repeats.
+pub const SHOWN_CHARS: usize = 64;
+
+/// `text` as an error message quotes it: in full (Rust string quoting) when
+/// it has at most [`SHOWN_CHARS`] characters, else its first
+/// [`SHOWN_CHARS`] characters, `…` and its length in bytes, e.g.
+/// `"QQQQ…"… (5000 bytes)`, so an overlong request is never echoed whole.
+pub fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
 /// Checks an object name: 1 to `max` characters from `A-Z a-z 0-9 . / _ %`, no
 /// blanks (IBM MQ "Rules for naming IBM MQ objects"). Returns what is wrong.
 pub fn check_object_name(name: &str, max: usize) -> Result<(), String> {
@@ -13,7 +27,8 @@ pub fn check_object_name(name: &str, max: usize) -> Result<(), String> {
     let count = name.chars().count();
     if count > max {
         return Err(format!(
-            "the name {name:?} has {count} characters; at most {max} are allowed"
+            "the name {} has {count} characters; at most {max} are allowed",
+            shown(name)
         ));
     }
     if let Some((i, c)) = name
@@ -21,7 +36,8 @@ pub fn check_object_name(name: &str, max: usize) -> Result<(), String> {
         .find(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | '%')))
     {
         return Err(format!(
-            "the name {name:?} has {c:?} at position {i}; MQ names use A-Z a-z 0-9 . / _ %"
+            "the name {} has {c:?} at position {i}; MQ names use A-Z a-z 0-9 . / _ %",
+            shown(name)
         ));
     }
     Ok(())
@@ -100,6 +116,19 @@ mod tests {
         assert_eq!(check_q_mgr_name("bad name").unwrap_err().mqrc, Mqrc(2058));
         assert!(check_q_mgr_name("").is_ok());
         assert!(check_q_mgr_name("QM1").is_ok());
+    }
+
+    #[test]
+    fn overlong_values_are_cut_in_errors() {
+        assert_eq!(shown("APP.IN"), "\"APP.IN\"");
+        let exact = "Q".repeat(SHOWN_CHARS);
+        assert_eq!(shown(&exact), format!("{exact:?}"));
+        let long = "é".repeat(300);
+        let cut = format!("{:?}… (600 bytes)", "é".repeat(SHOWN_CHARS));
+        assert_eq!(shown(&long), cut);
+        let e = check_object_name(&"Q".repeat(5000), 48).unwrap_err();
+        assert!(e.contains("… (5000 bytes) has 5000 characters"), "{e}");
+        assert!(e.len() < 200, "{e}");
     }
 
     #[test]

@@ -49,11 +49,11 @@ impl State {
     /// [`Destination::Create`] asks for (once), and returns the local queue
     /// the message goes to with the MQXQH names when it is a transmission queue.
     pub(super) fn place(&mut self, dest: Destination) -> (String, Option<RemoteName>) {
-        let queue = dest.queue().to_string();
         match dest {
-            Destination::Local { .. } => (queue, None),
-            Destination::Transmit { remote, .. } => (queue, Some(remote)),
+            Destination::Local { queue } => (queue, None),
+            Destination::Transmit { xmit_q, remote } => (xmit_q, Some(remote)),
             Destination::Create(NewQueue { def, origin }) => {
+                let queue = def.name.clone();
                 if !self.objects.contains_key(&queue) {
                     match &origin {
                         Origin::Model { model } => {
@@ -65,6 +65,7 @@ impl State {
                     }
                     self.objects
                         .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
+                    self.created.notify_waiters();
                 }
                 (queue, None)
             }

@@ -493,6 +493,44 @@ async fn an_expired_lease_returns_the_message_with_backout_count_plus_one() {
     assert_eq!(qm.commit(lease).unwrap_err().mqrc, Mqrc::BACKED_OUT);
 }
 
+/// A token names its open unit of work (src/qmgr/token.rs): the id and, for a
+/// lease, its queue; once the unit is committed, backed out or expired the
+/// token is unknown, and a token never issued is unknown from the start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_name_open_units_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let (uow, uow_token) = qm.begin_uow_token(None, None).unwrap();
+    let (lease, lease_token) = qm.begin_uow_token(None, Some("Q".into())).unwrap();
+    assert_ne!(uow_token, lease_token);
+    assert_eq!(qm.token_uow(&uow_token), Some((uow, None)));
+    assert_eq!(qm.token_uow(&lease_token), Some((lease, Some("Q".into()))));
+    assert_eq!(qm.token_uow(&Token::random().unwrap()), None, "a guess");
+    qm.commit(uow).unwrap();
+    assert_eq!(qm.token_uow(&uow_token), None, "committed");
+    qm.backout(lease).unwrap();
+    assert_eq!(qm.token_uow(&lease_token), None, "backed out");
+    // Sealed: closed to further calls, so its token is gone too.
+    let (sealed, sealed_token) = qm.begin_uow_token(None, None).unwrap();
+    let s = qm.seal(sealed, Vec::new()).unwrap();
+    assert_eq!(qm.token_uow(&sealed_token), None, "sealed");
+    qm.backout_sealed(s);
+    // Expired: backed out by its timer.
+    let (_, expiring) = qm
+        .begin_uow_token(Some(Duration::from_millis(50)), Some("Q".into()))
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while qm.token_uow(&expiring).is_some() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the unit never expired"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Nothing is left behind in the token map.
+    assert!(qm.lock().tokens.is_empty());
+}
+
 /// A store whose every write fails, as a broken disk would (EIO).
 struct FailingStore;
 
@@ -584,16 +622,16 @@ fn device_names_cannot_reach_another_device() {
     let qm = open(dir.path());
     assert!(qm.is_device("DEV1"));
     assert!(!qm.is_device("DEV1/A"));
-    assert_eq!(qm.device_queue("DEV1", "A/B").unwrap(), "DEV1/A/B");
+    assert_eq!(qm.device_queue_name("DEV1", "A/B").unwrap(), "DEV1/A/B");
     assert_eq!(
-        qm.device_queue("DEV1/A", "B").unwrap_err().mqrc,
+        qm.device_queue_name("DEV1/A", "B").unwrap_err().mqrc,
         Mqrc::UNKNOWN_REMOTE_Q_MGR
     );
     // A malformed device queue manager name is 2058, naming the queue manager.
-    let e = qm.device_queue("DEV bad!", "INBOX").unwrap_err();
+    let e = qm.device_queue_name("DEV bad!", "INBOX").unwrap_err();
     assert_eq!(e.mqrc, Mqrc::Q_MGR_NAME_ERROR, "{e:?}");
     assert_eq!(
-        qm.device_queue("", "INBOX").unwrap_err().mqrc,
+        qm.device_queue_name("", "INBOX").unwrap_err().mqrc,
         Mqrc::Q_MGR_NAME_ERROR
     );
 }
@@ -639,7 +677,7 @@ devices:
         let e = put_to(&qm, &long_q, "DEV00001").unwrap_err();
         assert_eq!(e.mqrc, Mqrc::OBJECT_NAME_ERROR, "{e:?}");
         assert_eq!(
-            qm.device_queue("DEV00001", &long_q).unwrap_err().mqrc,
+            qm.device_queue_name("DEV00001", &long_q).unwrap_err().mqrc,
             Mqrc::OBJECT_NAME_ERROR
         );
         assert!(qm.queues().iter().all(|q| !q.name.starts_with("DEV00001/")));

@@ -4,9 +4,10 @@
 //! is backed out: this is how an HTTP lease expires.
 
 use super::queue::{EntryState, Position};
-use super::{QmError, QueueManager, State, record};
+use super::{QmError, QueueManager, State, Token, record};
 use crate::store::Batch;
 use mqgate_codecs::mq::Mqrc;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -30,6 +31,9 @@ pub(super) struct Uow {
     deadline: Option<Instant>,
     /// The queue a lease was taken on (checked by acknowledge).
     pub lease_queue: Option<String>,
+    /// The token a client names this unit by, when it was begun for one
+    /// ([`QueueManager::begin_uow_token`]); registered in `State::tokens`.
+    pub token: Option<Token>,
 }
 
 impl Uow {
@@ -40,6 +44,7 @@ impl Uow {
             timeout,
             deadline: timeout.map(|t| Instant::now() + t),
             lease_queue,
+            token: None,
         }
     }
 
@@ -77,15 +82,51 @@ impl QueueManager {
         Ok(id)
     }
 
-    /// Checks that unit of work `id` is open, without touching it: 2003
-    /// MQRC_BACKED_OUT (as every call under a closed unit of work) when it
-    /// was committed, backed out, expired or never begun.
-    pub fn check_uow_open(&self, id: u64) -> Result<(), QmError> {
-        if self.lock().uows.contains_key(&id) {
-            Ok(())
-        } else {
-            Err(not_open(id))
+    /// Opens a unit of work as [`QueueManager::begin_uow`] does, for a
+    /// client: also returns a new random [`Token`] naming it, known until the
+    /// unit is committed, backed out or expires ([`QueueManager::token_uow`]).
+    /// The id stays inside the gateway. Errors: 2161 while stopping; 2195
+    /// when the random number generator failed (nothing was begun).
+    pub fn begin_uow_token(
+        self: &Arc<Self>,
+        timeout: Option<Duration>,
+        lease_queue: Option<String>,
+    ) -> Result<(u64, Token), QmError> {
+        self.check_running()?;
+        // Drawn outside the lock (a system call); a repeat of an open
+        // token (probability 2^-128 per open unit) draws again.
+        let mut token = Token::random()?;
+        let id = self
+            .next_uow
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        loop {
+            let mut guard = self.lock();
+            let st = &mut *guard;
+            if let Entry::Vacant(free) = st.tokens.entry(token) {
+                free.insert(id);
+                let mut uow = Uow::new(None, lease_queue);
+                uow.token = Some(token);
+                st.uows.insert(id, uow);
+                break;
+            }
+            drop(guard);
+            token = Token::random()?;
         }
+        if let Some(t) = timeout {
+            self.set_timeout(id, t)?;
+        }
+        Ok((id, token))
+    }
+
+    /// The open unit of work `token` names: its id and, for a lease, the
+    /// queue the lease is on. `None` when the token is unknown — never
+    /// issued by this run of the gateway (a token from before a restart, a
+    /// guess), or its unit was committed, backed out or expired.
+    pub fn token_uow(&self, token: &Token) -> Option<(u64, Option<String>)> {
+        let st = self.lock();
+        let id = *st.tokens.get(token)?;
+        let uow = st.uows.get(&id)?;
+        Some((id, uow.lease_queue.clone()))
     }
 
     /// Starts (or restarts) the idle timeout of unit of work `id`: backed out
@@ -164,7 +205,7 @@ impl QueueManager {
     /// previous group's fsync. 2003 when `id` is not open.
     pub fn seal(&self, id: u64, meta: Vec<(String, Vec<u8>)>) -> Result<SealedUow, QmError> {
         let mut st = self.lock();
-        let uow = st.uows.remove(&id).ok_or_else(|| not_open(id))?;
+        let uow = st.take_uow(id).ok_or_else(|| not_open(id))?;
         let mut batch = Batch {
             meta,
             ..Batch::default()
@@ -229,7 +270,7 @@ impl QueueManager {
     /// place with BackoutCount + 1 (kept in the store for persistent messages).
     /// 2003 when `id` is not open.
     pub fn backout(&self, id: u64) -> Result<(), QmError> {
-        let uow = self.lock().uows.remove(&id).ok_or_else(|| not_open(id))?;
+        let uow = self.lock().take_uow(id).ok_or_else(|| not_open(id))?;
         self.undo(uow);
         tracing::debug!(uow = id, "backed out");
         Ok(())

@@ -2,7 +2,7 @@
 //! `devices.queue_managers` are devices behind this gateway, whose queues wait here until
 //! the device pulls them (the IBM developerWorks article "Configuring WebSphere MQ for
 //! large-scale deployment of WebSphere MQ Everyplace devices"; docs/config.md `devices`).
-//! Queue `QUEUE` of device `QMGR` is the local queue `QMGR/QUEUE`, created on first use;
+//! Queue `QUEUE` of device `QMGR` is the local queue `QMGR/QUEUE`, created by the first message for it;
 //! no device is defined one by one.
 
 use super::view::Objects;
@@ -76,15 +76,16 @@ impl DeviceQueueManagers {
 
     /// The local name `QMGR/QUEUE` of queue `q` of device `q_mgr`.
     ///
-    /// Errors: 2085 MQRC_UNKNOWN_OBJECT_NAME when `q` is not a valid queue
-    /// name; 2152 MQRC_OBJECT_NAME_ERROR when the local name is longer than
-    /// MQ's 48 characters for a queue name (IBM MQ "Rules for naming IBM MQ
-    /// objects") — such a queue could never be read back through any API, so a
-    /// message for it is refused here rather than stored out of reach.
+    /// Errors: 2152 MQRC_OBJECT_NAME_ERROR when `q` is not a valid queue
+    /// name (as the queue API answers a malformed name), and when the local
+    /// name is longer than MQ's 48 characters for a queue name (IBM MQ "Rules
+    /// for naming IBM MQ objects") — such a queue could never be read back
+    /// through any API, so a message for it is refused here rather than
+    /// stored out of reach.
     pub fn local_name(q_mgr: &str, q: &str) -> Result<String, QmError> {
         check_object_name(q, len::Q_NAME).map_err(|e| {
             QmError::new(
-                Mqrc::UNKNOWN_OBJECT_NAME,
+                Mqrc::OBJECT_NAME_ERROR,
                 format!("device queue name {q:?}: {e}"),
             )
         })?;
@@ -193,7 +194,8 @@ mod tests {
     #[test]
     fn local_names_are_qmgr_slash_queue_and_fit_48_characters() {
         // IBM MQ "Rules for naming IBM MQ objects": queue names are 1-48 characters of
-        // A-Z a-z 0-9 . / _ %; reason codes 2085, 2152.
+        // A-Z a-z 0-9 . / _ %; reason code 2152 MQRC_OBJECT_NAME_ERROR for both
+        // a malformed queue name and a local name that does not fit.
         assert_eq!(
             DeviceQueueManagers::local_name("DEV0001", "INBOX").unwrap(),
             "DEV0001/INBOX"
@@ -203,7 +205,7 @@ mod tests {
             "DEV1/A/B"
         );
         let e = DeviceQueueManagers::local_name("DEV1", "BAD NAME").unwrap_err();
-        assert_eq!(e.mqrc, Mqrc::UNKNOWN_OBJECT_NAME);
+        assert_eq!(e.mqrc, Mqrc::OBJECT_NAME_ERROR);
         assert!(e.message.contains("position 3"), "{}", e.message);
         // 8 + 1 + 39 = 48 characters fit; one more does not.
         let q_mgr = "DEV00001";

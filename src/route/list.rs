@@ -79,8 +79,16 @@ impl Router {
     }
 
     fn resolve_record(&self, objs: &dyn Objects, record: &ObjectRecord) -> Resolved {
-        check_q_name(&record.object_name)?;
-        check_q_mgr_name(&record.object_q_mgr_name)?;
-        self.resolve_put(objs, &record.object_name, &record.object_q_mgr_name)
+        self.resolve_one(objs, &record.object_name, &record.object_q_mgr_name)
+    }
+
+    /// Resolves one destination, queue `q` at queue manager `q_mgr` (empty =
+    /// this one), exactly as a list of that one record: the same checks and
+    /// errors as [`Router::resolve`], without building the list (the path of
+    /// every ordinary put).
+    pub fn resolve_one(&self, objs: &dyn Objects, q: &str, q_mgr: &str) -> Resolved {
+        check_q_name(q)?;
+        check_q_mgr_name(q_mgr)?;
+        self.resolve_put(objs, q, q_mgr)
     }
 }

@@ -79,18 +79,6 @@ pub enum Destination {
     Transmit { xmit_q: String, remote: RemoteName },
 }
 
-impl Destination {
-    /// The local queue the message lands on (a transmission queue for
-    /// [`Destination::Transmit`]).
-    pub fn queue(&self) -> &str {
-        match self {
-            Destination::Local { queue } => queue,
-            Destination::Create(n) => &n.def.name,
-            Destination::Transmit { xmit_q, .. } => xmit_q,
-        }
-    }
-}
-
 /// The router: this queue manager's name, its default transmission queue
 /// (DEFXMITQ) and its device queue managers. Holds no queue objects; each
 /// call reads them through an [`Objects`] view.

@@ -387,9 +387,10 @@ fn device_queue_names_must_fit_48_characters() {
         created(put(&r, &d, &"Q".repeat(24), &q_mgr)).def.name.len(),
         48
     );
-    // A queue name that is no MQ name at all: 2085, as before.
+    // A queue name that is no MQ name at all: 2152 too, as the queue API
+    // answers a malformed name (IBM MQ "Rules for naming IBM MQ objects").
     let e = put(&r, &d, "BAD NAME", "DEV0001").unwrap_err();
-    assert_eq!(e.mqrc, Mqrc(2085));
+    assert_eq!(e.mqrc, Mqrc(2152));
     assert!(
         e.message.starts_with("device queue name \"BAD NAME\""),
         "{}",
@@ -497,6 +498,5 @@ fn a_list_of_one_is_an_ordinary_put() {
     let out = r.resolve(&d, &one);
     assert_eq!(out.len(), 1);
     let dest = out.into_iter().next().unwrap();
-    assert_eq!(dest.as_ref().map(|d| d.queue()).ok(), Some("XQ"));
     is_transmit(dest, "XQ", "APP.IN", "QM3");
 }

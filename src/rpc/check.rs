@@ -6,7 +6,7 @@
 
 use super::programs::Programs;
 use crate::config::RpcConfig;
-use crate::qmgr::names::check_object_name;
+use crate::mqi::names::check_object_name;
 use mqgate_codecs::ccsid::Ccsid;
 use mqgate_codecs::idl::CallKind;
 use mqgate_codecs::mq::constants::len;

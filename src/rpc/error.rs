@@ -1,8 +1,8 @@
 //! The errors an RPC call answers with (docs/rpc.md "Errors"): a stable code,
 //! the MQRC reason where MQ has one, and a message naming what was wrong.
 
+use crate::mqi::QmError;
 use crate::mqi::{CallError, ExitStop};
-use crate::qmgr::QmError;
 use mqgate_codecs::mq::Mqrc;
 use std::fmt;
 

@@ -2,7 +2,8 @@
 //! - `POST /v1/rpc/{library}/{program}[?conversation=ID]` with a JSON object
 //!   of IN parameters → 200 and a JSON object of OUT parameters, or an error
 //!   `{"error", "code", "mqrc", "reason"}`;
-//! - `POST /v1/rpc/conversations` → 201 `{"conversation": ID, "timeout_ms": N}`;
+//! - `POST /v1/rpc/conversations` → 201 `{"conversation": ID, "timeout_ms": N}`
+//!   (ID: a token of 32 hex digits);
 //! - `POST /v1/rpc/conversations/{id}/commit` and `.../backout`;
 //! - `GET /v1/rpc/programs`: the callable programs and their operation.
 
@@ -149,12 +150,14 @@ async fn open(State(svc): State<Arc<RpcService>>) -> Result<(StatusCode, Json<Va
     ))
 }
 
-/// A conversation id from the path or the query: a number, else
-/// BAD_PARAMETERS (an id that is a number but not open is CONVERSATION_ENDED).
-fn conversation_id(id: &str) -> Result<u64, RpcError> {
-    id.parse().map_err(|_| {
+/// A conversation id from the path or the query: a token of 32 hex digits
+/// (src/qmgr/token.rs), else BAD_PARAMETERS (a token that is not open is
+/// CONVERSATION_ENDED).
+fn conversation_id(id: &str) -> Result<crate::mqi::Token, RpcError> {
+    crate::mqi::Token::parse(id).ok_or_else(|| {
         RpcError::bad(format!(
-            "conversation id {id:?} is not a number (ids come from POST /v1/rpc/conversations)"
+            "conversation id {} is not 32 hex digits (ids come from POST /v1/rpc/conversations)",
+            crate::mqi::names::shown(id)
         ))
     })
 }

@@ -23,7 +23,7 @@ use super::payload::{self, Described};
 use super::programs::Programs;
 use crate::config::RpcConfig;
 use crate::mqi::{CallError, DeadLetterPut, GetRequest, Got, Mqi, Outgoing};
-use crate::qmgr::{GetMode, GetResult, PutOptions, PutResult, Selector};
+use crate::mqi::{GetMode, GetResult, PutOptions, PutResult, Selector, Token};
 use mqgate_codecs::ccsid::Ccsid;
 use mqgate_codecs::idl::{
     BridgeProgram, CallInputs, CallKind, DynamicKind, ReceivedMessage, Record, Value, WaitInterval,
@@ -47,7 +47,7 @@ pub struct RpcService {
     config: RpcConfig,
     ccsid: Ccsid,
     programs: Programs,
-    conversations: Mutex<HashSet<u64>>,
+    conversations: Mutex<HashSet<Token>>,
 }
 
 /// One put of a call: the program, its values, and where and how it goes.
@@ -120,7 +120,7 @@ impl RpcService {
         self.config.conversation_timeout_ms
     }
 
-    fn conversations(&self) -> std::sync::MutexGuard<'_, HashSet<u64>> {
+    fn conversations(&self) -> std::sync::MutexGuard<'_, HashSet<Token>> {
         self.conversations.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -145,7 +145,7 @@ impl RpcService {
         library: &str,
         program: &str,
         params: Record,
-        conversation: Option<u64>,
+        conversation: Option<Token>,
     ) -> Result<Record, RpcError> {
         let svc = Arc::clone(self);
         let (library, program) = (library.to_string(), program.to_string());
@@ -171,7 +171,7 @@ impl RpcService {
         library: &str,
         program: &str,
         params: Record,
-        conversation: Option<u64>,
+        conversation: Option<Token>,
         answer: &mut Answer,
     ) -> Result<Record, RpcError> {
         let prog = self.programs.find(library, program).ok_or_else(|| {
@@ -187,17 +187,9 @@ impl RpcService {
             mqrc: e.mqrc,
             message: e.to_string(),
         })?;
-        let uow = match conversation {
-            Some(id) if self.conversations().contains(&id) => Some(id),
-            Some(id) => {
-                return Err(RpcError::with_mqrc(
-                    RpcErrorKind::ConversationEnded,
-                    Mqrc::BACKED_OUT,
-                    format!("conversation {id} is not open"),
-                ));
-            }
-            None => None,
-        };
+        let uow = conversation
+            .map(|token| self.conversation_uow(token))
+            .transpose()?;
         let wait = match inputs.wait_interval {
             Some(w) => w,
             None => WaitInterval::from_millis(self.config.wait_interval_ms)
@@ -213,12 +205,33 @@ impl RpcService {
         let result = self
             .dispatch(&prog, &params, &inputs, uow, wait, answer)
             .await;
-        if let (Some(id), Err(e)) = (uow, &result)
+        if let (Some(token), Err(e)) = (conversation, &result)
             && e.kind == RpcErrorKind::ConversationEnded
         {
-            self.conversations().remove(&id);
+            self.conversations().remove(&token);
         }
         result
+    }
+
+    /// The unit of work of conversation `token`: CONVERSATION_ENDED (2003)
+    /// when it is no conversation this gateway run opened (a token from
+    /// before a restart, an HTTP unit of work, a guess), or its unit of work
+    /// is no longer open (ended, or backed out at its timeout; the token is
+    /// forgotten then).
+    fn conversation_uow(&self, token: Token) -> Result<u64, RpcError> {
+        let known = self.conversations().contains(&token);
+        let uow = if known {
+            self.mqi.uow_for_token(token).ok()
+        } else {
+            None
+        };
+        match uow {
+            Some(id) => Ok(id),
+            None => {
+                self.conversations().remove(&token);
+                Err(conversation_ended(token))
+            }
+        }
     }
 
     /// The MQ operations of one call (module docs); an error ends only this
@@ -588,32 +601,40 @@ impl RpcService {
     }
 
     /// Opens a conversation: a unit of work on the queue manager that is
-    /// backed out after `rpc.conversation_timeout_ms` idle. Returns its id.
-    pub fn open_conversation(self: &Arc<Self>) -> Result<u64, RpcError> {
+    /// backed out after `rpc.conversation_timeout_ms` idle. Returns its
+    /// token (128 random bits, src/qmgr/token.rs; docs/rpc.md "Conversations").
+    pub fn open_conversation(self: &Arc<Self>) -> Result<Token, RpcError> {
         let timeout = Duration::from_millis(self.config.conversation_timeout_ms);
-        let id = self.mqi.begin(Some(timeout))?;
-        self.conversations().insert(id);
-        tracing::info!(conversation = id, "RPC conversation opened");
-        Ok(id)
+        let token = self.mqi.begin_token(Some(timeout))?;
+        self.conversations().insert(token);
+        let uow = self.mqi.uow_for_token(token).ok();
+        tracing::info!(uow, "RPC conversation opened");
+        Ok(token)
     }
 
-    /// Ends conversation `id`: commit (MQCMIT) or backout (MQBACK) of its unit
-    /// of work. CONVERSATION_ENDED (2003) when it is not open, also when it
-    /// timed out and was backed out.
-    pub async fn end_conversation(self: &Arc<Self>, id: u64, commit: bool) -> Result<(), RpcError> {
-        if !self.conversations().remove(&id) {
-            return Err(RpcError::with_mqrc(
-                RpcErrorKind::ConversationEnded,
-                Mqrc::BACKED_OUT,
-                format!("conversation {id} is not open"),
-            ));
+    /// Ends conversation `token`: commit (MQCMIT) or backout (MQBACK) of its
+    /// unit of work. CONVERSATION_ENDED (2003) when it is not open, also
+    /// when it timed out and was backed out, or is no conversation this
+    /// gateway run opened (nothing changes then).
+    pub async fn end_conversation(
+        self: &Arc<Self>,
+        token: Token,
+        commit: bool,
+    ) -> Result<(), RpcError> {
+        // Forgotten first, so two ends of one conversation cannot both run.
+        if !self.conversations().remove(&token) {
+            return Err(conversation_ended(token));
         }
+        let id = self
+            .mqi
+            .uow_for_token(token)
+            .map_err(|_| conversation_ended(token))?;
         if commit {
             self.mqi.commit(id).await?;
         } else {
             self.mqi.backout(id).await?;
         }
-        tracing::info!(conversation = id, commit, "RPC conversation ended");
+        tracing::info!(uow = id, commit, "RPC conversation ended");
         Ok(())
     }
 }
@@ -632,5 +653,16 @@ fn client_gone(queue: &str) -> RpcError {
         RpcErrorKind::Mq,
         Mqrc::BACKED_OUT,
         format!("the client went away; the get from queue {queue} was backed out"),
+    )
+}
+
+/// CONVERSATION_ENDED (2003 MQRC_BACKED_OUT) for conversation `token`.
+fn conversation_ended(token: Token) -> RpcError {
+    RpcError::with_mqrc(
+        RpcErrorKind::ConversationEnded,
+        Mqrc::BACKED_OUT,
+        format!(
+            "conversation {token} is not open: it was committed or backed out, it timed out, or it was not opened since the gateway started"
+        ),
     )
 }

@@ -6,7 +6,7 @@
 use super::config::RtqState;
 use super::{ServiceFilter, Taken, Tedg, TpFailure, Tpenqueue, fmljson, qm_queue_name};
 use crate::http::ApiError;
-use crate::qmgr::QmError;
+use crate::mqi::QmError;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
@@ -72,8 +72,9 @@ struct TpenqueueBody {
     data_base64: Option<String>,
     #[serde(default)]
     fml32: Option<Map<String, Value>>,
+    /// A unit-of-work token (32 hex digits from `POST /v1/uow`).
     #[serde(default)]
-    uow: Option<u64>,
+    uow: Option<String>,
     #[serde(default)]
     encrypted: bool,
     #[serde(default)]
@@ -294,9 +295,10 @@ async fn finish(
     lease: String,
     ack: bool,
 ) -> Result<Json<Value>, ApiError> {
-    let id = lease
-        .parse::<u64>()
-        .map_err(|_| super::lease_not_open(&group, &queue, &lease))?;
+    // Anything but a lease token this gateway issued — malformed included —
+    // is a lease that is not open (docs/tuxedo.md).
+    let id = crate::mqi::Token::parse(&lease)
+        .ok_or_else(|| super::lease_not_open(&group, &queue, &lease))?;
     if ack {
         s.tedg.ack(&group, &queue, id).await?;
         Ok(Json(json!({"lease": id, "acknowledged": true})))

@@ -6,7 +6,7 @@ use super::{HEADER_ALLOWANCE, qm_queue_name};
 use crate::config::{
     DefaultPersistence, LIMIT_MAX_DEPTH, LIMIT_MAX_MSG_LENGTH, LocalQueueDef, QueueDef, Usage,
 };
-use crate::qmgr::names::check_object_name;
+use crate::mqi::names::check_object_name;
 use mqgate_codecs::tux::dmconfig::DmConfig;
 use mqgate_codecs::tux::fieldtbl::FieldTable;
 use std::path::Path;

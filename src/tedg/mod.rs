@@ -15,13 +15,15 @@ pub mod clock;
 pub mod config;
 pub mod envelope;
 pub mod fmljson;
+mod guard;
 pub mod http;
 mod load;
 
+pub use guard::RtqQueues;
 pub use load::{Loaded, load, queue_defs};
 
 use crate::mqi::{GetRequest, Mqi, Outgoing};
-use crate::qmgr::{Match, MessageFilter, PutOptions, QmError, Selector};
+use crate::mqi::{Match, MessageFilter, PutOptions, QmError, Selector, Token};
 use bytes::Bytes;
 use clock::Clock;
 use config::RtqState;
@@ -80,8 +82,9 @@ pub struct Tpenqueue {
     pub buftype: String,
     /// The buffer (FML32: encoded).
     pub data: Vec<u8>,
-    /// The caller's unit of work (the queue manager's id), if it is in one.
-    pub uow: Option<u64>,
+    /// The caller's unit of work, if it is in one: its token as the caller
+    /// wrote it (32 hex digits from `POST /v1/uow`, src/qmgr/token.rs).
+    pub uow: Option<String>,
     /// The client buffer is encrypted (mqgate holds no keys to decrypt it).
     pub encrypted: bool,
     /// The client buffer carries a digital signature (mqgate cannot remove it).
@@ -159,8 +162,9 @@ impl ServiceFilter {
 }
 
 /// The message filter of an RTQ server's get: a message is wanted when it is
-/// an RTQ request (its data reads as an [`envelope`]; anything else put on
-/// the queue through the queue API is skipped), is for the server's service
+/// an RTQ request (its data reads as an [`envelope`]; puts of anything else
+/// are refused by [`RtqQueues`], and such a message stored before that
+/// check existed is skipped), is for the server's service
 /// ([`ServiceFilter`]), and its schedule time has come on the gateway's
 /// clock; a request scheduled later is [`Match::NotBefore`] its due time, so
 /// a waiting server wakes when it falls due.
@@ -211,8 +215,9 @@ pub struct Taken {
     pub header: RequestHeader,
     /// The client's buffer.
     pub data: Bytes,
-    /// The lease (a queue-manager unit of work) to acknowledge or back out.
-    pub lease: u64,
+    /// The lease's token (128 random bits, src/qmgr/token.rs) to
+    /// acknowledge or back out with.
+    pub lease: Token,
     /// How many times it was handed out and backed out before.
     pub backout_count: i32,
 }
@@ -371,13 +376,10 @@ impl Tedg {
         })?;
         let request_id = self.next_request_id();
         let uow = if plan.params.in_caller_transaction {
-            req.uow
+            req.uow.as_deref().map(|t| self.open_uow(t)).transpose()?
         } else {
             None
         };
-        if let Some(uow) = uow {
-            self.check_uow_open(uow)?;
-        }
         let rtq = |status: RtqStatus, why: String| TpFailure {
             error: TedgFailure::Rtq(status).tp_error(),
             message: format!("RTQ returned {status}: {why}"),
@@ -466,17 +468,22 @@ impl Tedg {
         })
     }
 
-    /// TPETRAN when the caller's unit of work `uow` is not open (tpenqueue(3c):
-    /// the call cannot join the caller's transaction), checked before the
-    /// queue's state and room so a closed unit of work is never reported as
+    /// The caller's open unit of work named by token `text`, or TPETRAN
+    /// when there is none (tpenqueue(3c): the call cannot join the caller's
+    /// transaction): not a token, committed, backed out, expired, begun
+    /// before a restart, or a lease's token. Checked before the queue's
+    /// state and room so a closed unit of work is never reported as
     /// QMENOSPACE.
-    fn check_uow_open(&self, uow: u64) -> Result<(), TpFailure> {
-        self.mqi.check_uow_open(uow).map_err(|_| TpFailure {
-            error: TpError::tperrno(Tperrno::TPETRAN),
-            message: format!(
-                "unit of work {uow} is not open (committed, backed out or never begun): the tpenqueue cannot join it"
-            ),
-        })
+    fn open_uow(&self, text: &str) -> Result<u64, TpFailure> {
+        Token::parse(text)
+            .and_then(|t| self.mqi.uow_for_token(t).ok())
+            .ok_or_else(|| TpFailure {
+                error: TpError::tperrno(Tperrno::TPETRAN),
+                message: format!(
+                    "unit of work {} is not open (committed, backed out, expired or not begun since the gateway started): the tpenqueue cannot join it",
+                    crate::mqi::names::shown(text)
+                ),
+            })
     }
 
     fn put_failure(&self, e: QmError, transactional: bool) -> TpFailure {
@@ -553,7 +560,7 @@ impl Tedg {
                 // The stored request decoded (the filter took it), so an
                 // after_get exit changed it: hand nothing out.
                 if let Err(b) = self.mqi.backout_lease(&obj, leased.lease).await {
-                    tracing::warn!(lease = leased.lease, error = %b, "backout of an unreadable RTQ request failed; it returns when its lease expires");
+                    tracing::warn!(lease = %leased.lease, error = %b, "backout of an unreadable RTQ request failed; it returns when its lease expires");
                 }
                 Err(QmError::new(
                     Mqrc::UNEXPECTED_ERROR,
@@ -567,14 +574,14 @@ impl Tedg {
     /// is done and removed (durable when this returns). Errors: 2003
     /// MQRC_BACKED_OUT when the lease is not open on that queue; the store's
     /// errors.
-    pub async fn ack(&self, group: &str, name: &str, lease: u64) -> Result<(), QmError> {
+    pub async fn ack(&self, group: &str, name: &str, lease: Token) -> Result<(), QmError> {
         let obj = self.open_lease(group, name, lease)?;
         self.mqi.ack(&obj, lease).await
     }
 
     /// Backs out lease `lease` of RTQ queue `group`/`name`: the request
     /// returns now with its backout count + 1. Errors: as [`Tedg::ack`].
-    pub async fn backout(&self, group: &str, name: &str, lease: u64) -> Result<(), QmError> {
+    pub async fn backout(&self, group: &str, name: &str, lease: Token) -> Result<(), QmError> {
         let obj = self.open_lease(group, name, lease)?;
         self.mqi.backout_lease(&obj, lease).await
     }
@@ -583,7 +590,7 @@ impl Tedg {
         &self,
         group: &str,
         name: &str,
-        lease: u64,
+        lease: Token,
     ) -> Result<crate::mqi::Object, QmError> {
         self.mqi
             .open(&qm_queue_name(group, name), "")

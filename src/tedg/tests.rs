@@ -109,6 +109,8 @@ fn build_with(setup: Setup) -> H {
         .store
         .unwrap_or_else(|| Arc::new(RedbStore::open(dir.path()).unwrap()));
     let qm = Arc::new(QueueManager::open(&config, store).unwrap());
+    // As the gateway does (src/gateway/mod.rs).
+    assert!(qm.set_put_check(Arc::new(super::RtqQueues::new(&loaded))));
     let clock = Arc::new(ManualClock::new(T0));
     let exits = Arc::new(crate::mqi::QueueExits::with_registry(
         &config.exits,
@@ -172,10 +174,25 @@ impl H {
             .await
     }
 
+    /// Acknowledges `lease`: the `lease` of a `next` answer, a token string
+    /// (docs/tuxedo.md "HTTP").
     async fn ack(&self, lease: &Value) -> (u16, Value) {
+        let lease = token(lease);
         self.call("POST", &format!("/v1/rtq/{BG}/{BQ}/ack/{lease}"), None)
             .await
     }
+}
+
+/// A lease or unit-of-work token of an answer: 32 hex digits (src/qmgr/token.rs).
+fn token(v: &Value) -> String {
+    let t = v
+        .as_str()
+        .unwrap_or_else(|| panic!("{v} is not a token string"));
+    assert_eq!(
+        crate::mqi::Token::parse(t).map(|k| k.to_string()),
+        Some(t.to_string())
+    );
+    t.to_string()
 }
 
 fn invoice(flags: &[&str], deq_time: i64, data: &[u8]) -> Value {
@@ -254,7 +271,7 @@ async fn flag_tpqtime_rel_maps_to_r_hh_mm() {
 async fn flag_tpnotran_puts_outside_the_callers_unit_of_work() {
     let h = harness();
     let (_, u) = h.call("POST", "/v1/uow", None).await;
-    let uow = u["uow"].as_u64().unwrap();
+    let uow = token(&u["uow"]);
     let mut body = invoice(&["TPNOTRAN"], 0, b"notran");
     body["uow"] = json!(uow);
     ok(&h.enq(body).await);
@@ -592,7 +609,7 @@ async fn transactional_put_commits_and_aborts_with_the_callers_unit_of_work() {
     let h = harness();
     for commit in [true, false] {
         let (_, u) = h.call("POST", "/v1/uow", None).await;
-        let uow = u["uow"].as_u64().unwrap();
+        let uow = token(&u["uow"]);
         let mut body = invoice(&[], 0, b"tx");
         body["uow"] = json!(uow);
         ok(&h.enq(body).await);
@@ -617,7 +634,8 @@ async fn transactional_put_commits_and_aborts_with_the_callers_unit_of_work() {
     }
     // A unit of work that is not open cannot be joined.
     let mut body = invoice(&[], 0, b"tx");
-    body["uow"] = json!(999_999);
+    // A token no unit of work has (32 hex digits; src/qmgr/token.rs).
+    body["uow"] = json!("0".repeat(32));
     tperrno(&h.enq(body).await, "TPETRAN", 14);
 }
 
@@ -630,7 +648,7 @@ async fn lease_backout_returns_the_request_and_ack_removes_it() {
     let (st, _) = h
         .call(
             "POST",
-            &format!("/v1/rtq/{BG}/{BQ}/backout/{}", r["lease"]),
+            &format!("/v1/rtq/{BG}/{BQ}/backout/{}", token(&r["lease"])),
             None,
         )
         .await;
@@ -890,7 +908,8 @@ async fn closed_unit_of_work_is_tpetran_before_queue_full() {
     let h = build(vec![queue_cfg(1, 30_000)], None, true);
     ok(&h.enq(invoice(&[], 0, b"fills the queue")).await);
     let mut body = invoice(&[], 0, b"tx");
-    body["uow"] = json!(999);
+    // Not even a token (earlier versions' numbers): not open either.
+    body["uow"] = json!("999");
     let v = h.enq(body).await;
     tperrno(&v, "TPETRAN", 14);
     assert!(v["message"].as_str().unwrap().contains("999"), "{v}");
@@ -1162,4 +1181,48 @@ async fn a_waiting_server_wakes_when_a_request_falls_due_on_the_system_clock() {
     // the timer fired a millisecond before the system clock reached it).
     let scans = clock.reads() - before;
     assert!((2..=3).contains(&scans), "{scans} scans");
+}
+
+#[tokio::test]
+async fn a_before_put_exit_that_leaves_no_rtq_request_fails_the_tpenqueue() {
+    // docs/tuxedo.md "Queue exits": rfh-properties puts an MQRFH2 in front of
+    // the data (docs/exits.md), so what would be stored is no RTQ request.
+    // It is refused (2110 MQRC_FORMAT_ERROR, src/tedg/guard.rs) rather than
+    // stored where no RTQ server would ever see it: TP_RTQ_ERROR, which the
+    // TEDG guide's error table gives as TPEDIAGNOSTIC/QMESYSTEM (-6).
+    let exits = mqgate_exits::ExitsConfig::from_yaml_str(
+        "queues:\n  RTQ.BILLING_GROUP.BILLQ:\n    before_put: [{exit: rfh-properties, data: \"rfh.A=1\"}]\n",
+    )
+    .unwrap();
+    let h = build_with(Setup {
+        create: true,
+        exits: Some((exits, mqgate_exits::ExitRegistry::with_builtins())),
+        ..Setup::default()
+    });
+    let v = h.enq(invoice(&[], 0, b"job")).await;
+    diag(&v, "QMESYSTEM", -6);
+    let m = v["message"].as_str().unwrap();
+    assert!(m.contains("TP_RTQ_ERROR") && m.contains("MQGRTQ"), "{m}");
+    assert_eq!(h.qm.depth("RTQ.BILLING_GROUP.BILLQ"), Some(0));
+    // A raw HTTP queue put onto the RTQ queue: 400 / 2110.
+    let req = Request::builder()
+        .method("POST")
+        .uri("/v1/queues/RTQ.ORDGRP.ORDQ/messages")
+        .body(Body::from("raw"))
+        .unwrap();
+    let res = h.app.clone().oneshot(req).await.unwrap();
+    assert_eq!(res.status().as_u16(), 400);
+    let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let e: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(e["mqrc"], 2110, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("RTQ queue of QSPACE ORDERS"),
+        "{e}"
+    );
+    assert_eq!(h.qm.depth("RTQ.ORDGRP.ORDQ"), Some(0));
 }

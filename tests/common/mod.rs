@@ -259,7 +259,9 @@ impl Gateway {
         (st, v)
     }
 
+    /// Acknowledges lease `lease` (the `lease` of a get's answer) on `q`.
     pub fn ack(&self, q: &str, lease: &Value) -> (u16, Value) {
+        let lease = token(lease);
         self.call(
             "POST",
             &format!("/v1/queues/{q}/messages/ack/{lease}"),
@@ -294,4 +296,20 @@ pub fn data(v: &Value) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD
         .decode(v["data_base64"].as_str().unwrap())
         .unwrap()
+}
+
+/// The text of a lease or unit-of-work token from an answer: a JSON string of
+/// 32 lowercase hex digits (docs/http-api.md "Leases", "Units of work": 128
+/// random bits). Panics, naming the value, for anything else.
+pub fn token(v: &Value) -> &str {
+    let t = v
+        .as_str()
+        .unwrap_or_else(|| panic!("a token is a JSON string, not {v}"));
+    assert!(
+        t.len() == 32
+            && t.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+        "a token is 32 lowercase hex digits, not {t:?}"
+    );
+    t
 }

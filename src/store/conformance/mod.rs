@@ -17,7 +17,7 @@
 //! | [`records::concurrent_applies_are_each_kept`] | batches applied from several threads at once are all kept, none mixed |
 //! | [`crash::queue_manager_crash_at_every_store_write`] | a fault injected at the Nth apply (then nothing more written, as in a crash): the failing call reports 2056 / 2102 / 2003, and after a restart exactly the acknowledged work is there |
 //! | [`crash::kill_9_leaves_every_batch_whole_or_absent`] | a child process applying batches is SIGKILLed at random points: after reopening every batch is entirely present or absent, and every batch it reported durable is present |
-//! | [`queue_manager::leases_and_backouts_survive_a_restart`] | an uncommitted lease's message is back in its place after a restart, committed gets stay gone, BackoutCount stored by backout survives |
+//! | [`queue_manager::leases_and_backouts_survive_a_restart`] | an uncommitted lease's message is back in its place after a restart (the lease and its token are not), committed gets stay gone, BackoutCount stored by backout survives |
 
 pub mod crash;
 pub mod queue_manager;
