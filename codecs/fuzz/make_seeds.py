@@ -21,6 +21,12 @@ inputs and the project's own fixtures (fixtures/ at the repository root):
   fixtures/tuxedo/*.fml.
 - idl_parse: fixtures/idl/**/*.idl and fixtures/rpc/demo.idl.
 - idl_payload: blank, digit and mixed payload text for each program.
+- pams_sbs: zero bodies of the common lengths for every message-type
+  selector, both byte orders, and the packed SBS_REG_EZ, SBS_DEREG and
+  SBS_DEREG_BY_ID bodies of codecs/tests/pams_sbs.rs.
+- pams_init_file: group initialization files with %PROFILE, %GNT, %QCT,
+  %XGROUP and %SBS sections in the shape of the MessageQ Configuration
+  Guide's listings (docs/messageq.md).
 """
 import os
 import struct
@@ -179,4 +185,34 @@ for prog in range(12):
     for d in (0, 1):
         for i, pl in enumerate(payloads):
             put('idl_payload', '%d_%d_%d' % (prog, d, i), bytes([prog << 1 | d]) + pl)
+# pams_sbs: [type selector, byte order (bit 0: big-endian)] + body.
+for sel in range(24):
+    for order in (0, 1):
+        for n in (0, 8, 16, 68, 100):
+            put('pams_sbs', 'zero_%d_%d_%d' % (sel, order, n), bytes([sel, order]) + bytes(n))
+packed = {
+    'reg_ez_le': (0, b'\x14\x00\xa0\x0f\x03\x00\x07\x00'),
+    'dereg_be': (1, b'\x00\x14\x13\xf6\x00\x02\x00\x07\x01'),
+    'dereg_by_id_be': (1, b'\x00\x0a\x00\x05\x01'),
+}
+for name, (order, body) in packed.items():
+    for sel in range(24):
+        put('pams_sbs', '%s_%d' % (name, sel), bytes([sel, order]) + body)
+
+init_files = {
+    'gnt': "%GNT\n!\n! Name Group.Queue Scope\n------------------- ----------- -----\n"
+           "Alarm_events 0.5110 G\nOperator_events 0.4810 L\n!\n%EOS\n",
+    'sbs': "%SBS ******* SBS Server Initialization Section ************\n*\n"
+           "HEARTBEAT 1000\nCOMM_SERVICE 10 DG/DMQ ! default emulated broadcast path\n"
+           "GROUPS * ! all known server groups\nREGISTER * ! all universal MOTs\n"
+           "END_COMM_SERVICE\n%EOS\n",
+    'profile_qct': "%PROFILE   ***** Profile *****\nenable_sbs   no\nENABLE_MRS   NO\n"
+                   "ENABLE_JRN   NO\n%EOS\n%QCT\n"
+                   "!Name   Num Byte  Msg Enbl UCB Type Owner Conf Perm Scope Sec\n"
+                   "FEED_IN  1  64000 100 ALL  .   .    0     II   Y    G     N\n"
+                   "AUDIT_Q  3  .     .   none .   .    .     .    n    l     .\n%EOS\n",
+    'xgroup': "%XGROUP\nGROUP_TEN 10 host-a . 5000\n%EOS\n",
+}
+for name, text in init_files.items():
+    put('pams_init_file', name, text.encode('utf-8'))
 print('seeds written')

@@ -1,4 +1,5 @@
-//! Fuzz the MessageQ SBS codecs: no panic on any body, and every body a decoder
+//! Fuzz the MessageQ SBS codecs: no panic on any body, an error names an
+//! offset inside the body (0 for an empty one), and every body a decoder
 //! accepts encodes back to the same bytes. The first two input bytes pick the
 //! message type (one of the SBS types, or the raw value) and the byte order.
 #![no_main]
@@ -20,6 +21,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = detect_endian(msg_type, body);
     match SbsMessage::decode(msg_type, body, endian) {
         Err(e) => {
+            assert!(
+                e.offset < body.len() || e.offset == 0,
+                "{e}: offset outside the {}-byte body",
+                body.len()
+            );
             let _ = e.to_string();
             let _ = (e.sbs_status(), e.pams_status());
         }
@@ -31,7 +37,12 @@ fuzz_target!(|data: &[u8]| {
             )),
         },
     }
-    if let Ok(sb) = ShowBuffer::decode_prefix(body, endian) {
-        assert_eq!(sb.encode_prefix(endian, body.len()).unwrap(), body);
+    match ShowBuffer::decode_prefix(body, endian) {
+        Ok(sb) => assert_eq!(sb.encode_prefix(endian, body.len()).unwrap(), body),
+        Err(e) => assert!(
+            e.offset < body.len() || e.offset == 0,
+            "show buffer: {e}: offset outside the {}-byte body",
+            body.len()
+        ),
     }
 });
