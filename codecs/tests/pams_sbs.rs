@@ -213,7 +213,9 @@ fn truncated_and_oversize_requests() {
             available: 35
         }
     );
-    assert_eq!((e.field, e.offset), (Field::Whole, 35));
+    // Named where the structure starts (offset 0), 36 bytes needed from there:
+    // an offset inside the body (it named 35, the end of the 35-byte body).
+    assert_eq!((e.field, e.offset), (Field::Whole, 0));
     assert_eq!(e.user_tag, Some(5155));
     assert_eq!(e.sbs_status(), SbsStatus::BADPARAM);
     assert_eq!(e.pams_status(), PamsStatus::BADPARAM);
@@ -794,6 +796,26 @@ fn dispatch_by_message_type() {
         );
         assert_eq!(m.structure, t.structure());
     }
+    // Found by fuzzing (codecs/fuzz pams_sbs): a 5-byte SBS_REGISTER_REQ
+    // named "length at offset 5", the end of the body. Whatever a 5-byte
+    // body is to each message type, an error names an offset inside it.
+    let five = [0x00, 0x01, 0x00, 0x0A, 0x00];
+    for t in SbsType::ALL {
+        if let Err(m) = SbsMessage::decode(t.code(), &five, Endian::Big) {
+            assert!(m.offset < five.len(), "{t}: {m}");
+        }
+    }
+    let e = SbsMessage::decode(SbsType::RegisterReq.code(), &five, Endian::Big).unwrap_err();
+    assert_eq!(
+        (e.offset, e.kind),
+        (
+            0,
+            WireErrorKind::Truncated {
+                needed: 36,
+                available: 5
+            }
+        )
+    );
     let e = SbsMessage::decode(-1157, &[0, 10, 1], Endian::Big).unwrap_err();
     assert_eq!(
         e.kind,

@@ -196,10 +196,11 @@ impl ShowBuffer {
 
 fn check_prefix_len(len: usize) -> Result<(), WireError> {
     if len < SHOW_BUFFER_MIN_LEN {
+        // Named at the start of the buffer, as every structure cut short.
         return Err(WireError::new(
             Structure::ShowBuffer,
             Field::Whole,
-            len,
+            0,
             WireErrorKind::Truncated {
                 needed: SHOW_BUFFER_MIN_LEN,
                 available: len,

@@ -130,7 +130,9 @@ impl WireField for QAddress {
     }
 }
 
-/// `Truncated` unless `body` has at least `needed` bytes.
+/// `Truncated` unless `body` has at least `needed` bytes. The error names
+/// offset 0, where the structure starts (an offset inside the body, 0 for an
+/// empty one), with the bytes needed and given from there.
 pub(crate) fn at_least(
     structure: Structure,
     body: &[u8],
@@ -141,7 +143,7 @@ pub(crate) fn at_least(
         return Err(WireError::new(
             structure,
             Field::Whole,
-            body.len(),
+            0,
             WireErrorKind::Truncated {
                 needed,
                 available: body.len(),
