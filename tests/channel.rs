@@ -444,6 +444,167 @@ fn retry_rule_stops_the_channel_and_commits_nothing() {
 }
 
 #[test]
+fn a_message_that_can_never_be_delivered_is_dead_lettered_at_once_whatever_the_rule() {
+    // RETRY.CHL has the undelivered rule `retry`; none of these three can
+    // ever be delivered, so retrying would only stop the channel for the
+    // message behind them (docs/channel-protocol.md "Applying one message"
+    // step 5).
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), RETRY);
+    let junk = b"this frame's data does not start with an MQXQH".to_vec();
+    // IBM MQ "MQXQH - Transmission-queue header": the embedded MQMD starts
+    // at offset 104 with StrucId "MD  "; "MQMD - Message descriptor":
+    // MsgType at MD offset 12 (little-endian here, Encoding 546).
+    let mut bad_md = xmit("INBOX", "DEV0001", true, "MQSTR", b"bad md");
+    bad_md[104..108].copy_from_slice(b"XXXX");
+    let mut type_0 = xmit("INBOX", "DEV0001", true, "MQSTR", b"type 0");
+    type_0[104 + 12..104 + 16].copy_from_slice(&0i32.to_le_bytes());
+    let after = xmit("INBOX", "DEV0001", true, "MQSTR", b"after");
+    let mut bytes = hello("RETRY.CHL", 100_000);
+    bytes.extend_from_slice(&raw_batch(
+        1,
+        &[junk.clone(), bad_md.clone(), type_0.clone(), after],
+    ));
+    let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+    s.write_all(&bytes).unwrap();
+    // The batch is committed and confirmed: nothing stopped the channel.
+    let (seen, close) = confirms_until(&mut s, 1);
+    assert_eq!((seen, close), (vec![1], None));
+    s.write_all(&frame(0x07, &[0, 0, 0, 0, 0, 0])).unwrap();
+    assert_eq!(read_close(&mut s).0, 0);
+    assert_eq!(
+        drain_device(&g, "DEV0001", "INBOX"),
+        vec![b"after".to_vec()]
+    );
+    // IBM MQ "MQDLH - Dead-letter header": 172 bytes, then the data; its
+    // Format says what the data is. Each goes whole, as it arrived: what does
+    // not parse as an MQXQH with 2142 MQRC_HEADER_ERROR (Format blank: not
+    // known), the one whose MsgType the put refuses with the put's reason,
+    // 2029 MQRC_MSG_TYPE_ERROR (IBM MQ "MsgType (MQLONG)": 0 is no type),
+    // Format MQXMIT (the data starts with its MQXQH) and its destination.
+    let mut dead = Vec::new();
+    loop {
+        let (st, v) = g.get_ack("SYSTEM.DEAD.LETTER.QUEUE", "");
+        if st != 200 {
+            break;
+        }
+        let d = data(&v);
+        let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
+        assert_eq!(dlh.put_appl_name.text(cs), "RETRY.CHL");
+        let dest = (dlh.dest_q_name.text(cs), dlh.dest_q_mgr_name.text(cs));
+        dead.push((dlh.reason, dlh.format.0, dest, d[172..].to_vec()));
+    }
+    let none = (String::new(), String::new());
+    assert_eq!(
+        dead,
+        vec![
+            (2142, *b"        ", none.clone(), junk),
+            (2142, *b"        ", none, bad_md),
+            (
+                2029,
+                *b"MQXMIT  ",
+                ("INBOX".into(), "DEV0001".into()),
+                type_0
+            ),
+        ]
+    );
+    let c = status_channel(&g, "RETRY.CHL");
+    assert_ne!(c["state"], "stopped", "{c}");
+    assert_eq!(c["last_seq"], 1, "{c}");
+    // Each one is in the log with its reason and what was wrong.
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(log.contains("not a transmission message"), "{log}");
+    assert!(log.contains("MsgType 0"), "{log}");
+}
+
+#[test]
+fn a_stopped_channel_is_started_again_without_restarting_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), RETRY);
+    let stuck = write_files(
+        &dir.path().join("stuck"),
+        &[xmit("Q1", "NOWHERE", true, "MQSTR", b"undeliverable")],
+    );
+    let good = write_files(
+        &dir.path().join("good"),
+        &[xmit("INBOX", "DEV0001", true, "MQSTR", b"deliverable")],
+    );
+    let stop_it = || {
+        let out = send(&g, "RETRY.CHL", &[], &stuck);
+        assert!(!out.status.success());
+        assert!(text(&out.stderr).contains("2087"), "{}", text(&out.stderr));
+        assert_eq!(status_channel(&g, "RETRY.CHL")["state"], "stopped");
+    };
+    stop_it();
+    // Stopped: 2279, and the refusal says how to start it.
+    let out = send(&g, "RETRY.CHL", &[], &good);
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("2279") && err.contains("POST /v1/channels/RETRY.CHL/start"),
+        "{err}"
+    );
+    // docs/http-api.md "Channels": the channel becomes inactive.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/channels/RETRY.CHL/start",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["started"], true, "{v}");
+    assert_eq!(v["status"]["state"], "inactive", "{v}");
+    assert_eq!(
+        v["status"]["reason"], 2087,
+        "the last failure stays shown: {v}"
+    );
+    // Starting it again changes nothing.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/channels/RETRY.CHL/start",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!((st, &v["started"]), (200, &Value::Bool(false)), "{v}");
+    // A sender is accepted again.
+    let out = send(&g, "RETRY.CHL", &[], &good);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        drain_device(&g, "DEV0001", "INBOX"),
+        vec![b"deliverable".to_vec()]
+    );
+    // The same with the command line.
+    stop_it();
+    let cli = |name: &str| {
+        Command::new(BIN)
+            .args(["channel", "start", name, "--gateway", &g.base])
+            .output()
+            .unwrap()
+    };
+    let o = cli("RETRY.CHL");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "channel RETRY.CHL started: state inactive, senders are accepted again\n"
+    );
+    let out = send(&g, "RETRY.CHL", &[], &good);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // No such channel: 404 / 2540 MQRC_UNKNOWN_CHANNEL_NAME; the command
+    // exits 1 with the reason (an MQ error from the gateway).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/channels/NO.SUCH.CHL/start",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!((st, &v["mqrc"]), (404, &Value::from(2540)), "{v}");
+    let o = cli("NO.SUCH.CHL");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("2540 MQRC_UNKNOWN_CHANNEL_NAME"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
 fn a_thousand_device_queue_managers_need_no_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(dir.path(), "");

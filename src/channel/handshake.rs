@@ -32,6 +32,18 @@ impl Refusal {
         )
     }
 
+    /// The undelivered rule stopped the channel (2279
+    /// MQRC_CHANNEL_STOPPED_BY_USER); an administrator starts it again
+    /// (docs/channel-protocol.md "Starting a stopped channel").
+    pub fn stopped(channel: &str) -> Refusal {
+        Refusal::new(
+            Mqrc::CHANNEL_STOPPED_BY_USER,
+            format!(
+                "channel {channel} is stopped (undelivered rule); start it with POST /v1/channels/{channel}/start or `mqgate channel start {channel}`"
+            ),
+        )
+    }
+
     /// The channel's exits do not start (2539 MQRC_CHANNEL_CONFIG_ERROR).
     pub fn exits(text: String) -> Refusal {
         Refusal::new(Mqrc::CHANNEL_CONFIG_ERROR, text)
@@ -124,12 +136,7 @@ pub fn check_hello(hello: &Hello, at: &Receiving<'_>) -> Result<Terms, Refusal> 
         ));
     }
     if at.stopped {
-        return Err(Refusal::new(
-            Mqrc::CHANNEL_STOPPED_BY_USER,
-            format!(
-                "channel {name} is stopped (undelivered rule); restart the gateway to start it"
-            ),
-        ));
+        return Err(Refusal::stopped(name));
     }
     Ok(Terms {
         version: hello.version.min(PROTOCOL_VERSION),
@@ -272,7 +279,7 @@ mod tests {
                     ..at(&d)
                 },
                 2279,
-                "channel TO.GW is stopped (undelivered rule); restart the gateway to start it",
+                "channel TO.GW is stopped (undelivered rule); start it with POST /v1/channels/TO.GW/start or `mqgate channel start TO.GW`",
             ),
         ];
         for (h, r, reason, text) in cases {

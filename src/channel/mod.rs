@@ -10,6 +10,7 @@
 
 pub mod apply;
 pub mod batch;
+pub mod control;
 pub mod frame;
 pub mod handshake;
 mod reader;
@@ -21,6 +22,7 @@ pub mod status;
 pub mod transmit;
 pub mod xmit;
 
+pub use control::ChannelControl;
 pub use frame::{Frame, FrameCodec, FrameError, Hello, HelloAck, PROTOCOL_VERSION};
 pub use status::{ChannelState, StatusBoard};
 
