@@ -1373,6 +1373,47 @@ fn a_sender_channels_message_exit_changes_the_message_and_a_suppressed_one_stays
     assert_eq!(c["messages"], 3, "{c}");
 }
 
+#[test]
+fn a_put_straight_to_a_transmission_queue_must_carry_an_mqxqh() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:\n  name: GWB\nchannels:\n  - type: receiver\n    name: A.TO.B\n",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let a = Gateway::start(dir_a.path(), &sender_gateway_config(&b, "", ""));
+    // Data without an MQXQH (IBM MQ "MQXQH - Transmission-queue header": a
+    // message on a transmission queue starts with one) is refused with 400 /
+    // 2142 MQRC_HEADER_ERROR and never reaches the sender channel; so is an
+    // MQXQH whose embedded MQMD (offset 104, StrucId "MD  ") is damaged.
+    let mut bad_md = xmit("INBOX", "DEV0779", true, "MQSTR", b"bad md");
+    bad_md[104..108].copy_from_slice(b"XXXX");
+    for junk in [&b"junk"[..], &bad_md] {
+        let (st, v) = a.put("TO.GWB", "persistent=true", junk);
+        assert_eq!((st, &v["mqrc"]), (400, &Value::from(2142)), "{v}");
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("queue TO.GWB is a transmission queue"),
+            "{v}"
+        );
+    }
+    assert_eq!(a.depth("TO.GWB"), 0);
+    // A transmission message put straight on it is sent as it is and
+    // delivered by its MQXQH (RemoteQMgrName DEV0779: a device at GWB).
+    let m = xmit("INBOX", "DEV0779", true, "MQSTR", b"direct");
+    let (st, v) = a.put("TO.GWB", "persistent=true", &m);
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(
+        collect_device(&b, "DEV0779", "INBOX", 1),
+        vec![b"direct".to_vec()]
+    );
+    wait_depth(&a, "TO.GWB", 0);
+    let c = status_channel(&a, "A.TO.B");
+    assert_eq!(c["messages"], 1, "{c}");
+}
+
 /// exits/examples/rewrite_exit.c compiled once per test process with the
 /// system `cc` (.ci/run installs gcc when it is missing).
 #[cfg(unix)]
