@@ -1154,6 +1154,29 @@ fn pipelined_batches_are_committed_in_order_and_confirmed_cumulatively() {
 }
 
 #[test]
+fn after_a_restart_the_status_shows_the_stored_last_sequence_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = Gateway::start(dir.path(), "");
+    let m = |body: &str| xmit("INBOX%DEV0101", "MQGATE", true, "MQSTR", body.as_bytes());
+    let files = write_files(&dir.path().join("seq"), &[m("a"), m("b"), m("c")]);
+    // --batch 1: three batches, sequence numbers 1, 2, 3
+    // (docs/channel-protocol.md "Batches").
+    let out = send(&g, "TO.MQGATE", &["--batch", "1"], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 3);
+    g.kill9_and_restart();
+    // Before any sender connects, the status shows the sequence number kept
+    // in the store with the batches (the one HELLO_ACK would announce).
+    let c = status_channel(&g, "TO.MQGATE");
+    assert_eq!(c["state"], "inactive", "{c}");
+    assert_eq!(c["last_seq"], 3, "{c}");
+    // And the next sender continues from it.
+    let out = send(&g, "TO.MQGATE", &["--batch", "1"], &files[..1]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 4);
+}
+
+#[test]
 fn an_undeliverable_message_in_a_pipelined_group_keeps_the_batches_before_it() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(dir.path(), RETRY);

@@ -11,7 +11,7 @@ use super::reader::Conn;
 use super::session::Session;
 use super::{ChannelState, Frame, FrameCodec, StatusBoard};
 use crate::config::ReceiverChannelDef;
-use crate::mqi::Mqi;
+use crate::mqi::{Mqi, QmError};
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::{ExitChain, ExitPoint, ExitsConfig};
@@ -78,6 +78,30 @@ impl Receivers {
         self
     }
 
+    /// Channel `name`'s last committed batch sequence number from the store
+    /// (0 = none). Errors: the store cannot be read (as [`Mqi::meta`]).
+    async fn last_committed(&self, name: &str) -> Result<u64, QmError> {
+        let v = self.mqi.meta(&super::seq_key(name)).await?;
+        Ok(v.and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok())
+            .map_or(0, u64::from_be_bytes))
+    }
+
+    /// Shows each channel's last committed batch sequence number, read from
+    /// the store, as its `last_seq` on the status board, so that `GET
+    /// /v1/status` shows it from the start and not only after the first
+    /// handshake. Call it before serving. A record that cannot be read is
+    /// logged and shows 0; the handshake reads it again (and refuses the
+    /// sender with the store's reason if it still fails).
+    pub async fn show_stored_seqs(&self) {
+        for name in self.channels.keys() {
+            match self.last_committed(name).await {
+                Ok(last) => self.board.update(name, |s| s.last_seq = last),
+                Err(e) => tracing::warn!(channel = %name, reason = e.mqrc.0, error = %e.message,
+                    "cannot read the channel's last committed sequence number"),
+            }
+        }
+    }
+
     /// Accepts connections on `listener` until `stop` turns true.
     pub async fn serve(self: Arc<Self>, listener: TcpListener, stop: watch::Receiver<bool>) {
         let mut stopping = stop.clone();
@@ -137,10 +161,8 @@ impl Receivers {
             let r = Refusal::busy(&name);
             return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await;
         };
-        let last = match self.mqi.meta(&super::seq_key(&name)).await {
-            Ok(v) => v
-                .and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok())
-                .map_or(0, u64::from_be_bytes),
+        let last = match self.last_committed(&name).await {
+            Ok(last) => last,
             Err(e) => {
                 return refuse(&mut conn, peer, Some(&name), e.mqrc, e.message).await;
             }
