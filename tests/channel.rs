@@ -605,6 +605,126 @@ fn a_stopped_channel_is_started_again_without_restarting_the_gateway() {
 }
 
 #[test]
+fn fifty_back_to_back_sends_on_one_channel_all_succeed() {
+    // Each `mqgate send` closes the channel (CLOSE 0) and exits; the next
+    // connects while the receiver may still be ending the previous instance.
+    // It waits for it (docs/channel-protocol.md "Adopting a channel
+    // instance") instead of being refused with 2537.
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    for i in 0..50 {
+        let files = write_files(
+            &dir.path().join(format!("b2b{i}")),
+            &[xmit(
+                "INBOX%DEV0102",
+                "MQGATE",
+                true,
+                "MQSTR",
+                format!("m{i:02}").as_bytes(),
+            )],
+        );
+        let out = send(&g, "TO.MQGATE", &[], &files);
+        assert!(out.status.success(), "send {i}: {}", text(&out.stderr));
+    }
+    let want: Vec<Vec<u8>> = (0..50).map(|i| format!("m{i:02}").into_bytes()).collect();
+    assert_eq!(drain_device(&g, "DEV0102", "INBOX"), want);
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 50);
+    // The same without a process start in between, which widens the race:
+    // each sender connects the moment the previous one had its CLOSE
+    // answered, while the receiver may still be ending that instance
+    // (ending its exits, letting go of the channel). Batch numbers go on
+    // from 50 (docs/channel-protocol.md "Batches": last committed + 1).
+    for i in 0..50u64 {
+        let seq = 51 + i;
+        let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+        s.write_all(&hello("TO.MQGATE", 100_000)).unwrap();
+        let m = xmit(
+            "INBOX%DEV0102",
+            "MQGATE",
+            true,
+            "MQSTR",
+            format!("r{i:02}").as_bytes(),
+        );
+        s.write_all(&raw_batch(seq, &[m])).unwrap();
+        let (seen, close) = confirms_until(&mut s, seq);
+        assert_eq!((seen, close), (vec![seq], None), "session {i}");
+        s.write_all(&frame(0x07, &[0, 0, 0, 0, 0, 0])).unwrap();
+        assert_eq!(read_close(&mut s).0, 0);
+    }
+    let want: Vec<Vec<u8>> = (0..50).map(|i| format!("r{i:02}").into_bytes()).collect();
+    assert_eq!(drain_device(&g, "DEV0102", "INBOX"), want);
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 100);
+}
+
+#[test]
+fn a_silent_sender_is_adopted_by_its_reconnect_and_nothing_is_applied_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let m = |body: &str| xmit("INBOX%DEV0103", "MQGATE", true, "MQSTR", body.as_bytes());
+    // Sending queue manager QM1 agrees heartbeat 0 (no heartbeats: the
+    // receiver never times it out), sends batch 1 and the first message of
+    // batch 2, and goes silent without reading batch 1's CONFIRM.
+    let mut old = TcpStream::connect(g.listen_addr()).unwrap();
+    old.write_all(&hello_from("TO.MQGATE", "QM1", 0)).unwrap();
+    assert_eq!(read_frame(&mut old).0, 0x02, "HELLO_ACK");
+    old.write_all(&raw_batch(1, &[m("one")])).unwrap();
+    old.write_all(&frame(0x03, &[&[0u8][..], &m("two")].concat()))
+        .unwrap();
+    // Batch 1 is committed; for QM1 it is in doubt.
+    for _ in 0..200 {
+        if status_channel(&g, "TO.MQGATE")["last_seq"] == 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 1);
+    // Another sending queue manager is refused while QM1's instance runs:
+    // 2537 MQRC_CHANNEL_NOT_AVAILABLE (IBM MQ ADOPTCHK(ALL): the queue
+    // manager name must match).
+    let (r, t) = raw(&g, &hello_from("TO.MQGATE", "QM2", 0));
+    assert_eq!(r, 2537, "{t}");
+    assert!(
+        t.contains("sending queue manager \"QM1\" from 127.0.0.1"),
+        "{t}"
+    );
+    // QM1 reconnects from the same address: it adopts the channel.
+    let mut new = TcpStream::connect(g.listen_addr()).unwrap();
+    new.write_all(&hello_from("TO.MQGATE", "QM1", 0)).unwrap();
+    let (kind, ack) = read_frame(&mut new);
+    assert_eq!(kind, 0x02, "HELLO_ACK");
+    // HELLO_ACK: version u16, batch_size u32, max_msg_length u32,
+    // heartbeat_ms u32, then last_committed_seq u64 at payload offset 14.
+    assert_eq!(u64::from_be_bytes(ack[14..22].try_into().unwrap()), 1);
+    // The old instance was ended with CLOSE 2009 saying it was adopted, its
+    // open batch discarded.
+    let (r, t) = read_close(&mut old);
+    assert_eq!(r, 2009, "{t}");
+    assert!(
+        t.contains("adopted by a new connection of sending queue manager \"QM1\""),
+        "{t}"
+    );
+    // The sender resolves its in-doubt batch by the normal resync; here it
+    // even sends batch 1 again: it is confirmed, not applied again
+    // (docs/channel-protocol.md "Batches" step 1). Then batch 2, whole.
+    new.write_all(&raw_batch(1, &[m("one")])).unwrap();
+    new.write_all(&raw_batch(2, &[m("two")])).unwrap();
+    let (seen, close) = confirms_until(&mut new, 2);
+    assert_eq!((seen, close), (vec![1, 2], None));
+    new.write_all(&frame(0x07, &[0, 0, 0, 0, 0, 0])).unwrap();
+    assert_eq!(read_close(&mut new).0, 0);
+    let got: Vec<String> = drain_device(&g, "DEV0103", "INBOX")
+        .iter()
+        .map(|d| text(d))
+        .collect();
+    assert_eq!(got, ["one", "two"], "exactly once");
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(
+        log.contains("adopting the running channel instance"),
+        "{log}"
+    );
+}
+
+#[test]
 fn a_thousand_device_queue_managers_need_no_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(dir.path(), "");
@@ -651,6 +771,24 @@ fn hello_hb(channel: &str, max_msg_length: u32, heartbeat_ms: u32) -> Vec<u8> {
     p.extend_from_slice(&heartbeat_ms.to_be_bytes());
     p.extend_from_slice(&0u64.to_be_bytes());
     for s in [channel, "", ""] {
+        p.extend_from_slice(&(s.len() as u16).to_be_bytes());
+        p.extend_from_slice(s.as_bytes());
+    }
+    frame(0x01, &p)
+}
+
+/// A HELLO of protocol version 1 for `channel` from sending queue manager
+/// `sending_q_mgr` (docs/channel-protocol.md "Frames": version u16,
+/// batch_size u32, max_msg_length u32, heartbeat_ms u32, last_confirmed_seq
+/// u64, then the channel, sending and receiving queue manager strings).
+fn hello_from(channel: &str, sending_q_mgr: &str, heartbeat_ms: u32) -> Vec<u8> {
+    let mut p = Vec::new();
+    p.extend_from_slice(&1u16.to_be_bytes());
+    p.extend_from_slice(&50u32.to_be_bytes());
+    p.extend_from_slice(&100_000u32.to_be_bytes());
+    p.extend_from_slice(&heartbeat_ms.to_be_bytes());
+    p.extend_from_slice(&0u64.to_be_bytes());
+    for s in [channel, sending_q_mgr, ""] {
         p.extend_from_slice(&(s.len() as u16).to_be_bytes());
         p.extend_from_slice(s.as_bytes());
     }

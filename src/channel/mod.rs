@@ -13,6 +13,7 @@ pub mod batch;
 pub mod control;
 pub mod frame;
 pub mod handshake;
+mod instance;
 mod reader;
 pub mod receiver;
 pub mod sender;

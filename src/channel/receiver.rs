@@ -7,6 +7,7 @@
 use super::apply::Applier;
 use super::frame::{HANDSHAKE_MAX_FRAME, MESSAGE_OVERHEAD};
 use super::handshake::{Receiving, Refusal, check_hello};
+use super::instance::{ADOPT_WAIT, Origin, Slot};
 use super::reader::Conn;
 use super::session::Session;
 use super::{ChannelState, Frame, FrameCodec, StatusBoard};
@@ -28,8 +29,9 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 struct Receiver {
     def: ReceiverChannelDef,
-    /// Held while a sender is connected: one connection per channel at a time.
-    busy: tokio::sync::Mutex<()>,
+    /// The channel's one running instance: a new connection adopts it or is
+    /// refused ([`super::instance`]).
+    slot: Arc<Slot>,
 }
 
 /// The receiver channels of a gateway.
@@ -56,7 +58,7 @@ impl Receivers {
                 d.name.clone(),
                 Arc::new(Receiver {
                     def: d.clone(),
-                    busy: tokio::sync::Mutex::new(()),
+                    slot: Arc::default(),
                 }),
             );
         }
@@ -157,10 +159,26 @@ impl Receivers {
         // check_hello refuses a channel that is not defined (2540).
         let Some(rcv) = rcv else { return };
         let def = &rcv.def;
-        let Ok(_busy) = rcv.busy.try_lock() else {
-            let r = Refusal::busy(&name);
-            return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await;
+        // One instance per channel: an instance that is ending, or one of
+        // the same sending queue manager and address, is adopted (IBM MQ
+        // ADOPTMCA) — ended and waited for; any other refuses with 2537.
+        let origin = Origin {
+            sending_q_mgr: hello.sending_q_mgr.clone(),
+            addr: peer.ip(),
         };
+        let held = match rcv
+            .slot
+            .acquire(&name, &origin, &peer.to_string(), ADOPT_WAIT)
+            .await
+        {
+            Ok(h) => h,
+            Err(r) => return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await,
+        };
+        // The instance it waited for may have stopped the channel.
+        if self.board.state(&name) == Some(ChannelState::Stopped) {
+            let r = Refusal::stopped(&name);
+            return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await;
+        }
         let last = match self.last_committed(&name).await {
             Ok(last) => last,
             Err(e) => {
@@ -194,6 +212,7 @@ impl Receivers {
         let (receive, message) = chains;
         let applier = Applier::new(self.mqi.clone(), &name, def.undelivered, receive)
             .with_message_exits(message);
+        let instance = held.instance();
         let session = Session {
             board: &self.board,
             def,
@@ -202,9 +221,24 @@ impl Receivers {
             last,
             group_commit: applier.group_commit(),
             applier: Some(applier),
-            stop: stop.clone(),
+            halt: instance.halt(),
+            instance,
         };
-        session.run(conn, stop).await;
+        // The gateway's stop reaches the session through the instance's
+        // halt, beside an adoption.
+        let mut stop = stop;
+        let forward_stop = async {
+            super::stopped(&mut stop).await;
+            instance.stop();
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            () = session.run(conn, instance.halt()) => {}
+            () = forward_stop => {}
+        }
+        // Only now, with every commit of the session returned and its exits
+        // ended, does the channel become free (`held` dropped).
+        drop(held);
     }
 
     /// Starts (MQXR_INIT) the channel's receive chain — `exits.global.receive`,
