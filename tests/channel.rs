@@ -444,6 +444,287 @@ fn retry_rule_stops_the_channel_and_commits_nothing() {
 }
 
 #[test]
+fn a_message_that_can_never_be_delivered_is_dead_lettered_at_once_whatever_the_rule() {
+    // RETRY.CHL has the undelivered rule `retry`; none of these three can
+    // ever be delivered, so retrying would only stop the channel for the
+    // message behind them (docs/channel-protocol.md "Applying one message"
+    // step 5).
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), RETRY);
+    let junk = b"this frame's data does not start with an MQXQH".to_vec();
+    // IBM MQ "MQXQH - Transmission-queue header": the embedded MQMD starts
+    // at offset 104 with StrucId "MD  "; "MQMD - Message descriptor":
+    // MsgType at MD offset 12 (little-endian here, Encoding 546).
+    let mut bad_md = xmit("INBOX", "DEV0001", true, "MQSTR", b"bad md");
+    bad_md[104..108].copy_from_slice(b"XXXX");
+    let mut type_0 = xmit("INBOX", "DEV0001", true, "MQSTR", b"type 0");
+    type_0[104 + 12..104 + 16].copy_from_slice(&0i32.to_le_bytes());
+    let after = xmit("INBOX", "DEV0001", true, "MQSTR", b"after");
+    let mut bytes = hello("RETRY.CHL", 100_000);
+    bytes.extend_from_slice(&raw_batch(
+        1,
+        &[junk.clone(), bad_md.clone(), type_0.clone(), after],
+    ));
+    let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+    s.write_all(&bytes).unwrap();
+    // The batch is committed and confirmed: nothing stopped the channel.
+    let (seen, close) = confirms_until(&mut s, 1);
+    assert_eq!((seen, close), (vec![1], None));
+    s.write_all(&frame(0x07, &[0, 0, 0, 0, 0, 0])).unwrap();
+    assert_eq!(read_close(&mut s).0, 0);
+    assert_eq!(
+        drain_device(&g, "DEV0001", "INBOX"),
+        vec![b"after".to_vec()]
+    );
+    // IBM MQ "MQDLH - Dead-letter header": 172 bytes, then the data; its
+    // Format says what the data is. Each goes whole, as it arrived: what does
+    // not parse as an MQXQH with 2142 MQRC_HEADER_ERROR (Format blank: not
+    // known), the one whose MsgType the put refuses with the put's reason,
+    // 2029 MQRC_MSG_TYPE_ERROR (IBM MQ "MsgType (MQLONG)": 0 is no type),
+    // Format MQXMIT (the data starts with its MQXQH) and its destination.
+    let mut dead = Vec::new();
+    loop {
+        let (st, v) = g.get_ack("SYSTEM.DEAD.LETTER.QUEUE", "");
+        if st != 200 {
+            break;
+        }
+        let d = data(&v);
+        let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
+        assert_eq!(dlh.put_appl_name.text(cs), "RETRY.CHL");
+        let dest = (dlh.dest_q_name.text(cs), dlh.dest_q_mgr_name.text(cs));
+        dead.push((dlh.reason, dlh.format.0, dest, d[172..].to_vec()));
+    }
+    let none = (String::new(), String::new());
+    assert_eq!(
+        dead,
+        vec![
+            (2142, *b"        ", none.clone(), junk),
+            (2142, *b"        ", none, bad_md),
+            (
+                2029,
+                *b"MQXMIT  ",
+                ("INBOX".into(), "DEV0001".into()),
+                type_0
+            ),
+        ]
+    );
+    let c = status_channel(&g, "RETRY.CHL");
+    assert_ne!(c["state"], "stopped", "{c}");
+    assert_eq!(c["last_seq"], 1, "{c}");
+    // Each one is in the log with its reason and what was wrong.
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(log.contains("not a transmission message"), "{log}");
+    assert!(log.contains("MsgType 0"), "{log}");
+}
+
+#[test]
+fn a_stopped_channel_is_started_again_without_restarting_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), RETRY);
+    let stuck = write_files(
+        &dir.path().join("stuck"),
+        &[xmit("Q1", "NOWHERE", true, "MQSTR", b"undeliverable")],
+    );
+    let good = write_files(
+        &dir.path().join("good"),
+        &[xmit("INBOX", "DEV0001", true, "MQSTR", b"deliverable")],
+    );
+    let stop_it = || {
+        let out = send(&g, "RETRY.CHL", &[], &stuck);
+        assert!(!out.status.success());
+        assert!(text(&out.stderr).contains("2087"), "{}", text(&out.stderr));
+        assert_eq!(status_channel(&g, "RETRY.CHL")["state"], "stopped");
+    };
+    stop_it();
+    // Stopped: 2279, and the refusal says how to start it.
+    let out = send(&g, "RETRY.CHL", &[], &good);
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("2279") && err.contains("POST /v1/channels/RETRY.CHL/start"),
+        "{err}"
+    );
+    // docs/http-api.md "Channels": the channel becomes inactive.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/channels/RETRY.CHL/start",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["started"], true, "{v}");
+    assert_eq!(v["status"]["state"], "inactive", "{v}");
+    assert_eq!(
+        v["status"]["reason"], 2087,
+        "the last failure stays shown: {v}"
+    );
+    // Starting it again changes nothing.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/channels/RETRY.CHL/start",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!((st, &v["started"]), (200, &Value::Bool(false)), "{v}");
+    // A sender is accepted again.
+    let out = send(&g, "RETRY.CHL", &[], &good);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        drain_device(&g, "DEV0001", "INBOX"),
+        vec![b"deliverable".to_vec()]
+    );
+    // The same with the command line.
+    stop_it();
+    let cli = |name: &str| {
+        Command::new(BIN)
+            .args(["channel", "start", name, "--gateway", &g.base])
+            .output()
+            .unwrap()
+    };
+    let o = cli("RETRY.CHL");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "channel RETRY.CHL started: state inactive, senders are accepted again\n"
+    );
+    let out = send(&g, "RETRY.CHL", &[], &good);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // No such channel: 404 / 2540 MQRC_UNKNOWN_CHANNEL_NAME; the command
+    // exits 1 with the reason (an MQ error from the gateway).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/channels/NO.SUCH.CHL/start",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_eq!((st, &v["mqrc"]), (404, &Value::from(2540)), "{v}");
+    let o = cli("NO.SUCH.CHL");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("2540 MQRC_UNKNOWN_CHANNEL_NAME"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn fifty_back_to_back_sends_on_one_channel_all_succeed() {
+    // Each `mqgate send` closes the channel (CLOSE 0) and exits; the next
+    // connects while the receiver may still be ending the previous instance.
+    // It waits for it (docs/channel-protocol.md "Adopting a channel
+    // instance") instead of being refused with 2537.
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    for i in 0..50 {
+        let files = write_files(
+            &dir.path().join(format!("b2b{i}")),
+            &[xmit(
+                "INBOX%DEV0102",
+                "MQGATE",
+                true,
+                "MQSTR",
+                format!("m{i:02}").as_bytes(),
+            )],
+        );
+        let out = send(&g, "TO.MQGATE", &[], &files);
+        assert!(out.status.success(), "send {i}: {}", text(&out.stderr));
+    }
+    let want: Vec<Vec<u8>> = (0..50).map(|i| format!("m{i:02}").into_bytes()).collect();
+    assert_eq!(drain_device(&g, "DEV0102", "INBOX"), want);
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 50);
+    // The same without a process start in between, which widens the race:
+    // each sender connects the moment the previous one had its CLOSE
+    // answered, while the receiver may still be ending that instance
+    // (ending its exits, letting go of the channel). Batch numbers go on
+    // from 50 (docs/channel-protocol.md "Batches": last committed + 1).
+    for i in 0..50u64 {
+        let seq = 51 + i;
+        let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+        s.write_all(&hello("TO.MQGATE", 100_000)).unwrap();
+        let m = xmit(
+            "INBOX%DEV0102",
+            "MQGATE",
+            true,
+            "MQSTR",
+            format!("r{i:02}").as_bytes(),
+        );
+        s.write_all(&raw_batch(seq, &[m])).unwrap();
+        let (seen, close) = confirms_until(&mut s, seq);
+        assert_eq!((seen, close), (vec![seq], None), "session {i}");
+        s.write_all(&frame(0x07, &[0, 0, 0, 0, 0, 0])).unwrap();
+        assert_eq!(read_close(&mut s).0, 0);
+    }
+    let want: Vec<Vec<u8>> = (0..50).map(|i| format!("r{i:02}").into_bytes()).collect();
+    assert_eq!(drain_device(&g, "DEV0102", "INBOX"), want);
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 100);
+}
+
+#[test]
+fn a_silent_sender_is_adopted_by_its_reconnect_and_nothing_is_applied_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let m = |body: &str| xmit("INBOX%DEV0103", "MQGATE", true, "MQSTR", body.as_bytes());
+    // Sending queue manager QM1 agrees heartbeat 0 (no heartbeats: the
+    // receiver never times it out), sends batch 1 and the first message of
+    // batch 2, and goes silent without reading batch 1's CONFIRM.
+    let mut old = TcpStream::connect(g.listen_addr()).unwrap();
+    old.write_all(&hello_from("TO.MQGATE", "QM1", 0)).unwrap();
+    assert_eq!(read_frame(&mut old).0, 0x02, "HELLO_ACK");
+    old.write_all(&raw_batch(1, &[m("one")])).unwrap();
+    old.write_all(&frame(0x03, &[&[0u8][..], &m("two")].concat()))
+        .unwrap();
+    // Batch 1 is committed; for QM1 it is in doubt.
+    for _ in 0..200 {
+        if status_channel(&g, "TO.MQGATE")["last_seq"] == 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 1);
+    // Another sending queue manager is refused while QM1's instance runs:
+    // 2537 MQRC_CHANNEL_NOT_AVAILABLE (IBM MQ ADOPTCHK(ALL): the queue
+    // manager name must match).
+    let (r, t) = raw(&g, &hello_from("TO.MQGATE", "QM2", 0));
+    assert_eq!(r, 2537, "{t}");
+    assert!(
+        t.contains("sending queue manager \"QM1\" from 127.0.0.1"),
+        "{t}"
+    );
+    // QM1 reconnects from the same address: it adopts the channel.
+    let mut new = TcpStream::connect(g.listen_addr()).unwrap();
+    new.write_all(&hello_from("TO.MQGATE", "QM1", 0)).unwrap();
+    let (kind, ack) = read_frame(&mut new);
+    assert_eq!(kind, 0x02, "HELLO_ACK");
+    // HELLO_ACK: version u16, batch_size u32, max_msg_length u32,
+    // heartbeat_ms u32, then last_committed_seq u64 at payload offset 14.
+    assert_eq!(u64::from_be_bytes(ack[14..22].try_into().unwrap()), 1);
+    // The old instance was ended with CLOSE 2009 saying it was adopted, its
+    // open batch discarded.
+    let (r, t) = read_close(&mut old);
+    assert_eq!(r, 2009, "{t}");
+    assert!(
+        t.contains("adopted by a new connection of sending queue manager \"QM1\""),
+        "{t}"
+    );
+    // The sender resolves its in-doubt batch by the normal resync; here it
+    // even sends batch 1 again: it is confirmed, not applied again
+    // (docs/channel-protocol.md "Batches" step 1). Then batch 2, whole.
+    new.write_all(&raw_batch(1, &[m("one")])).unwrap();
+    new.write_all(&raw_batch(2, &[m("two")])).unwrap();
+    let (seen, close) = confirms_until(&mut new, 2);
+    assert_eq!((seen, close), (vec![1, 2], None));
+    new.write_all(&frame(0x07, &[0, 0, 0, 0, 0, 0])).unwrap();
+    assert_eq!(read_close(&mut new).0, 0);
+    let got: Vec<String> = drain_device(&g, "DEV0103", "INBOX")
+        .iter()
+        .map(|d| text(d))
+        .collect();
+    assert_eq!(got, ["one", "two"], "exactly once");
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(
+        log.contains("adopting the running channel instance"),
+        "{log}"
+    );
+}
+
+#[test]
 fn a_thousand_device_queue_managers_need_no_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(dir.path(), "");
@@ -490,6 +771,24 @@ fn hello_hb(channel: &str, max_msg_length: u32, heartbeat_ms: u32) -> Vec<u8> {
     p.extend_from_slice(&heartbeat_ms.to_be_bytes());
     p.extend_from_slice(&0u64.to_be_bytes());
     for s in [channel, "", ""] {
+        p.extend_from_slice(&(s.len() as u16).to_be_bytes());
+        p.extend_from_slice(s.as_bytes());
+    }
+    frame(0x01, &p)
+}
+
+/// A HELLO of protocol version 1 for `channel` from sending queue manager
+/// `sending_q_mgr` (docs/channel-protocol.md "Frames": version u16,
+/// batch_size u32, max_msg_length u32, heartbeat_ms u32, last_confirmed_seq
+/// u64, then the channel, sending and receiving queue manager strings).
+fn hello_from(channel: &str, sending_q_mgr: &str, heartbeat_ms: u32) -> Vec<u8> {
+    let mut p = Vec::new();
+    p.extend_from_slice(&1u16.to_be_bytes());
+    p.extend_from_slice(&50u32.to_be_bytes());
+    p.extend_from_slice(&100_000u32.to_be_bytes());
+    p.extend_from_slice(&heartbeat_ms.to_be_bytes());
+    p.extend_from_slice(&0u64.to_be_bytes());
+    for s in [channel, sending_q_mgr, ""] {
         p.extend_from_slice(&(s.len() as u16).to_be_bytes());
         p.extend_from_slice(s.as_bytes());
     }
@@ -993,6 +1292,29 @@ fn pipelined_batches_are_committed_in_order_and_confirmed_cumulatively() {
 }
 
 #[test]
+fn after_a_restart_the_status_shows_the_stored_last_sequence_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = Gateway::start(dir.path(), "");
+    let m = |body: &str| xmit("INBOX%DEV0101", "MQGATE", true, "MQSTR", body.as_bytes());
+    let files = write_files(&dir.path().join("seq"), &[m("a"), m("b"), m("c")]);
+    // --batch 1: three batches, sequence numbers 1, 2, 3
+    // (docs/channel-protocol.md "Batches").
+    let out = send(&g, "TO.MQGATE", &["--batch", "1"], &files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 3);
+    g.kill9_and_restart();
+    // Before any sender connects, the status shows the sequence number kept
+    // in the store with the batches (the one HELLO_ACK would announce).
+    let c = status_channel(&g, "TO.MQGATE");
+    assert_eq!(c["state"], "inactive", "{c}");
+    assert_eq!(c["last_seq"], 3, "{c}");
+    // And the next sender continues from it.
+    let out = send(&g, "TO.MQGATE", &["--batch", "1"], &files[..1]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(status_channel(&g, "TO.MQGATE")["last_seq"], 4);
+}
+
+#[test]
 fn an_undeliverable_message_in_a_pipelined_group_keeps_the_batches_before_it() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(dir.path(), RETRY);
@@ -1210,6 +1532,47 @@ fn a_sender_channels_message_exit_changes_the_message_and_a_suppressed_one_stays
     let c = status_channel(&a, "A.TO.B");
     assert_eq!(c["state"], "running", "{c}");
     assert_eq!(c["messages"], 3, "{c}");
+}
+
+#[test]
+fn a_put_straight_to_a_transmission_queue_must_carry_an_mqxqh() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:\n  name: GWB\nchannels:\n  - type: receiver\n    name: A.TO.B\n",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let a = Gateway::start(dir_a.path(), &sender_gateway_config(&b, "", ""));
+    // Data without an MQXQH (IBM MQ "MQXQH - Transmission-queue header": a
+    // message on a transmission queue starts with one) is refused with 400 /
+    // 2142 MQRC_HEADER_ERROR and never reaches the sender channel; so is an
+    // MQXQH whose embedded MQMD (offset 104, StrucId "MD  ") is damaged.
+    let mut bad_md = xmit("INBOX", "DEV0779", true, "MQSTR", b"bad md");
+    bad_md[104..108].copy_from_slice(b"XXXX");
+    for junk in [&b"junk"[..], &bad_md] {
+        let (st, v) = a.put("TO.GWB", "persistent=true", junk);
+        assert_eq!((st, &v["mqrc"]), (400, &Value::from(2142)), "{v}");
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("queue TO.GWB is a transmission queue"),
+            "{v}"
+        );
+    }
+    assert_eq!(a.depth("TO.GWB"), 0);
+    // A transmission message put straight on it is sent as it is and
+    // delivered by its MQXQH (RemoteQMgrName DEV0779: a device at GWB).
+    let m = xmit("INBOX", "DEV0779", true, "MQSTR", b"direct");
+    let (st, v) = a.put("TO.GWB", "persistent=true", &m);
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(
+        collect_device(&b, "DEV0779", "INBOX", 1),
+        vec![b"direct".to_vec()]
+    );
+    wait_depth(&a, "TO.GWB", 0);
+    let c = status_channel(&a, "A.TO.B");
+    assert_eq!(c["messages"], 1, "{c}");
 }
 
 /// exits/examples/rewrite_exit.c compiled once per test process with the

@@ -227,10 +227,11 @@ fn client_commands_exit_2_when_the_gateway_is_unreachable() {
     let gw = format!("http://{addr}");
     // Same status as `tpenqueue` (2: the gateway could not be asked); before
     // the fix put/get/browse exited 1 like an MQ error.
-    let runs: [&[&str]; 4] = [
+    let runs: [&[&str]; 5] = [
         &["put", "--queue", "Q", "--gateway", &gw, "-"],
         &["get", "--queue", "Q", "--gateway", &gw],
         &["browse", "--queue", "Q", "--gateway", &gw],
+        &["channel", "start", "TO.MQGATE", "--gateway", &gw],
         &[
             "tpenqueue",
             "--qspace",

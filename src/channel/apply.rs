@@ -9,8 +9,9 @@ use super::xmit;
 use crate::config::UndeliveredRule;
 use crate::mqi::{CallError, DeadLetter, Mqi, Outgoing, PutOptions, QmError, SealedUow};
 use bytes::{Bytes, BytesMut};
+use mqgate_codecs::mq::constants::{enc, per};
 use mqgate_codecs::mq::xqh::XQH_LENGTH;
-use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
+use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqrc};
 use mqgate_exits::{ExitChain, Verdict};
 
 /// Why a batch (or fast-path message) was not applied. Nothing of it was committed.
@@ -63,6 +64,30 @@ fn outcome(verdict: Verdict, what: &str) -> Result<Outcome, ApplyError> {
             })
         }
     }
+}
+
+/// True when a put refused with `reason` fails for what the message is, not
+/// for where it goes: a retry of the same bytes fails the same way, so the
+/// undelivered rule `retry` would only stop the channel for the messages
+/// behind it (docs/channel-protocol.md "Applying one message" step 5). These
+/// are the MQMD field errors of IBM MQ "MQPUT1 - Put one message" (2026
+/// MQRC_MD_ERROR, 2029 MQRC_MSG_TYPE_ERROR, 2047 MQRC_PERSISTENCE_ERROR, 2013
+/// MQRC_EXPIRY_ERROR, 2050 MQRC_PRIORITY_ERROR), names no queue manager could
+/// hold (2152 MQRC_OBJECT_NAME_ERROR, 2058 MQRC_Q_MGR_NAME_ERROR) and a header
+/// that is not valid (2142 MQRC_HEADER_ERROR, e.g. a put straight to a
+/// transmission queue of data without an MQXQH).
+pub fn never_deliverable(reason: Mqrc) -> bool {
+    matches!(
+        reason,
+        Mqrc::MD_ERROR
+            | Mqrc::MSG_TYPE_ERROR
+            | Mqrc::PERSISTENCE_ERROR
+            | Mqrc::EXPIRY_ERROR
+            | Mqrc::PRIORITY_ERROR
+            | Mqrc::OBJECT_NAME_ERROR
+            | Mqrc::Q_MGR_NAME_ERROR
+            | Mqrc::HEADER_ERROR
+    )
 }
 
 /// Where an undeliverable message was going and under which unit of work.
@@ -228,19 +253,33 @@ impl Applier {
         let (xqh, cs) = match xmit::parse(&buf) {
             Ok(v) => v,
             Err(e) => {
+                // Never deliverable, however often it is tried: dead-lettered
+                // at once whatever the rule, so it does not stop the channel
+                // for the messages behind it (docs/channel-protocol.md
+                // "Applying one message" step 5). The reason is 2142
+                // MQRC_HEADER_ERROR (the MQXQH, its MQMD included, is not
+                // valid); the log names the structure, offset and fault.
                 let text = format!("not a transmission message: {e}");
-                let md = Mqmd::default();
+                // A batch's message is kept as safely as the batch.
+                let md = Mqmd {
+                    persistence: if uow.is_some() {
+                        per::PERSISTENT
+                    } else {
+                        per::NOT_PERSISTENT
+                    },
+                    ..Mqmd::default()
+                };
                 let u = Undeliverable {
                     msg: DeadLetter {
                         md: &md,
                         charset: Charset::Ascii,
                         data: &buf,
-                        reason: e.mqrc(),
+                        reason: Mqrc::HEADER_ERROR,
                         dest_q: "",
                         dest_q_mgr: "",
                     },
                     uow,
-                    force_dlq,
+                    force_dlq: true,
                 };
                 return self.undelivered(&u, text);
             }
@@ -290,6 +329,50 @@ impl Applier {
                 // suppressing receive or message exit; the channel goes on.
                 let text = format!("{stop}: the put to {rq} at {rqm} was refused");
                 self.undelivered(&undeliverable(stop.reason, true), text)
+            }
+            Err(CallError::Queue(e)) if never_deliverable(e.mqrc) => {
+                // The message itself is at fault (its MQMD, its names, a
+                // transmission queue put without an MQXQH): retrying cannot
+                // help, so it is dead-lettered at once whatever the rule.
+                // Its MQMD or names may be what the put refused, so it goes
+                // whole, MQXQH included, behind an MQMD that only says so.
+                let text = format!("the put to {rq} at {rqm} was refused: {}", e.message);
+                let xmit_md = Mqmd {
+                    format: CharField::new("MQXMIT", cs).unwrap_or_default(),
+                    encoding: match xmit::xqh_order(&buf) {
+                        ByteOrder::Big => enc::NORMAL,
+                        ByteOrder::Little => enc::REVERSED,
+                    },
+                    msg_id: md.msg_id,
+                    correl_id: md.correl_id,
+                    // As safe as it came: persistent unless it said it is
+                    // not, or came outside a batch.
+                    persistence: if md.persistence == per::NOT_PERSISTENT || uow.is_none() {
+                        per::NOT_PERSISTENT
+                    } else {
+                        per::PERSISTENT
+                    },
+                    ..Mqmd::default()
+                };
+                let bad_names = matches!(e.mqrc, Mqrc::OBJECT_NAME_ERROR | Mqrc::Q_MGR_NAME_ERROR);
+                let (dest_q, dest_q_mgr) = if bad_names {
+                    ("", "")
+                } else {
+                    (&rq[..], &rqm[..])
+                };
+                let u = Undeliverable {
+                    msg: DeadLetter {
+                        md: &xmit_md,
+                        charset: cs,
+                        data: &buf,
+                        reason: e.mqrc,
+                        dest_q,
+                        dest_q_mgr,
+                    },
+                    uow,
+                    force_dlq: true,
+                };
+                self.undelivered(&u, text)
             }
             Err(CallError::Queue(e)) => {
                 let text = format!("no destination for {rq} at {rqm}: {}", e.message);

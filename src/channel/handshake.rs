@@ -24,11 +24,28 @@ impl Refusal {
         Refusal { reason, text }
     }
 
-    /// Another sender is connected on the channel (2537 MQRC_CHANNEL_NOT_AVAILABLE).
-    pub fn busy(channel: &str) -> Refusal {
+    /// The channel runs with another sender, from sending queue manager
+    /// `q_mgr` at `addr`, that a new connection may not adopt (2537
+    /// MQRC_CHANNEL_NOT_AVAILABLE; docs/channel-protocol.md "Adopting a
+    /// channel instance").
+    pub fn busy(channel: &str, q_mgr: &str, addr: IpAddr) -> Refusal {
         Refusal::new(
             Mqrc::CHANNEL_NOT_AVAILABLE,
-            format!("channel {channel} is already running with another sender"),
+            format!(
+                "channel {channel} is already running with another sender (sending queue manager {q_mgr:?} from {addr}); only a connection of the same sending queue manager from the same address adopts it"
+            ),
+        )
+    }
+
+    /// The undelivered rule stopped the channel (2279
+    /// MQRC_CHANNEL_STOPPED_BY_USER); an administrator starts it again
+    /// (docs/channel-protocol.md "Starting a stopped channel").
+    pub fn stopped(channel: &str) -> Refusal {
+        Refusal::new(
+            Mqrc::CHANNEL_STOPPED_BY_USER,
+            format!(
+                "channel {channel} is stopped (undelivered rule); start it with POST /v1/channels/{channel}/start or `mqgate channel start {channel}`"
+            ),
         )
     }
 
@@ -124,12 +141,7 @@ pub fn check_hello(hello: &Hello, at: &Receiving<'_>) -> Result<Terms, Refusal> 
         ));
     }
     if at.stopped {
-        return Err(Refusal::new(
-            Mqrc::CHANNEL_STOPPED_BY_USER,
-            format!(
-                "channel {name} is stopped (undelivered rule); restart the gateway to start it"
-            ),
-        ));
+        return Err(Refusal::stopped(name));
     }
     Ok(Terms {
         version: hello.version.min(PROTOCOL_VERSION),
@@ -272,7 +284,7 @@ mod tests {
                     ..at(&d)
                 },
                 2279,
-                "channel TO.GW is stopped (undelivered rule); restart the gateway to start it",
+                "channel TO.GW is stopped (undelivered rule); start it with POST /v1/channels/TO.GW/start or `mqgate channel start TO.GW`",
             ),
         ];
         for (h, r, reason, text) in cases {
@@ -280,7 +292,12 @@ mod tests {
             assert_eq!(refusal.reason, Mqrc(reason), "{refusal}");
             assert_eq!(refusal.text, text);
         }
-        assert_eq!(Refusal::busy("TO.GW").reason, Mqrc(2537));
+        let busy = Refusal::busy("TO.GW", "QM1", "10.0.0.1".parse().unwrap());
+        assert_eq!(busy.reason, Mqrc(2537));
+        assert_eq!(
+            busy.text,
+            "channel TO.GW is already running with another sender (sending queue manager \"QM1\" from 10.0.0.1); only a connection of the same sending queue manager from the same address adopts it"
+        );
         assert_eq!(Refusal::exits("x".into()).reason, Mqrc(2539));
     }
 

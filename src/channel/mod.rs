@@ -10,8 +10,10 @@
 
 pub mod apply;
 pub mod batch;
+pub mod control;
 pub mod frame;
 pub mod handshake;
+mod instance;
 mod reader;
 pub mod receiver;
 pub mod sender;
@@ -21,6 +23,7 @@ pub mod status;
 pub mod transmit;
 pub mod xmit;
 
+pub use control::ChannelControl;
 pub use frame::{Frame, FrameCodec, FrameError, Hello, HelloAck, PROTOCOL_VERSION};
 pub use status::{ChannelState, StatusBoard};
 

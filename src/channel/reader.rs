@@ -1,10 +1,11 @@
 //! The frame reader of one receiver connection: reads frames, feeds them to
 //! the batch state machine ([`super::batch`]) and hands what comes out to
 //! the committer in arrival order. Its own decisions are about the
-//! connection only: the heartbeat timeout, the gateway stopping, the
-//! read-ahead budget (docs/channel-protocol.md "Pipelining and group commit").
+//! connection only: the heartbeat timeout, the gateway stopping or the
+//! instance being adopted, the read-ahead budget (docs/channel-protocol.md "Pipelining and group commit").
 
 use super::batch::{BatchAssembler, Event};
+use super::instance::{Halt, halted};
 use super::{FrameCodec, FrameError};
 use crate::config::ChannelLimits;
 use bytes::Bytes;
@@ -101,7 +102,7 @@ impl FrameReader {
         mut self,
         stream: &mut SplitStream<Conn>,
         tx: &mpsc::Sender<Work>,
-        stop: &mut watch::Receiver<bool>,
+        halt: &mut watch::Receiver<Halt>,
     ) -> End {
         let idle = match self.heartbeat_ms {
             0 => None,
@@ -116,10 +117,17 @@ impl FrameReader {
             };
             let frame = tokio::select! {
                 f = next => f,
-                _ = super::stopped(stop) => {
-                    return End::Closed {
-                        reason: Mqrc::CONNECTION_QUIESCING,
-                        text: "the gateway is stopping".into(),
+                h = halted(halt) => {
+                    return match h {
+                        // docs/channel-protocol.md "Adopting a channel instance".
+                        Halt::Adopted(text) => End::Closed {
+                            reason: Mqrc::CONNECTION_BROKEN,
+                            text: format!("{text}; {}", self.uncommitted()),
+                        },
+                        _ => End::Closed {
+                            reason: Mqrc::CONNECTION_QUIESCING,
+                            text: "the gateway is stopping".into(),
+                        },
                     };
                 }
             };

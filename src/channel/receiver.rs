@@ -7,11 +7,12 @@
 use super::apply::Applier;
 use super::frame::{HANDSHAKE_MAX_FRAME, MESSAGE_OVERHEAD};
 use super::handshake::{Receiving, Refusal, check_hello};
+use super::instance::{ADOPT_WAIT, Origin, Slot};
 use super::reader::Conn;
 use super::session::Session;
 use super::{ChannelState, Frame, FrameCodec, StatusBoard};
 use crate::config::ReceiverChannelDef;
-use crate::mqi::Mqi;
+use crate::mqi::{Mqi, QmError};
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::{ExitChain, ExitPoint, ExitsConfig};
@@ -28,8 +29,9 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 struct Receiver {
     def: ReceiverChannelDef,
-    /// Held while a sender is connected: one connection per channel at a time.
-    busy: tokio::sync::Mutex<()>,
+    /// The channel's one running instance: a new connection adopts it or is
+    /// refused ([`super::instance`]).
+    slot: Arc<Slot>,
 }
 
 /// The receiver channels of a gateway.
@@ -56,7 +58,7 @@ impl Receivers {
                 d.name.clone(),
                 Arc::new(Receiver {
                     def: d.clone(),
-                    busy: tokio::sync::Mutex::new(()),
+                    slot: Arc::default(),
                 }),
             );
         }
@@ -76,6 +78,30 @@ impl Receivers {
     pub fn with_exits(mut self, exits: &ExitsConfig) -> Self {
         self.exits = exits.clone();
         self
+    }
+
+    /// Channel `name`'s last committed batch sequence number from the store
+    /// (0 = none). Errors: the store cannot be read (as [`Mqi::meta`]).
+    async fn last_committed(&self, name: &str) -> Result<u64, QmError> {
+        let v = self.mqi.meta(&super::seq_key(name)).await?;
+        Ok(v.and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok())
+            .map_or(0, u64::from_be_bytes))
+    }
+
+    /// Shows each channel's last committed batch sequence number, read from
+    /// the store, as its `last_seq` on the status board, so that `GET
+    /// /v1/status` shows it from the start and not only after the first
+    /// handshake. Call it before serving. A record that cannot be read is
+    /// logged and shows 0; the handshake reads it again (and refuses the
+    /// sender with the store's reason if it still fails).
+    pub async fn show_stored_seqs(&self) {
+        for name in self.channels.keys() {
+            match self.last_committed(name).await {
+                Ok(last) => self.board.update(name, |s| s.last_seq = last),
+                Err(e) => tracing::warn!(channel = %name, reason = e.mqrc.0, error = %e.message,
+                    "cannot read the channel's last committed sequence number"),
+            }
+        }
     }
 
     /// Accepts connections on `listener` until `stop` turns true.
@@ -133,14 +159,28 @@ impl Receivers {
         // check_hello refuses a channel that is not defined (2540).
         let Some(rcv) = rcv else { return };
         let def = &rcv.def;
-        let Ok(_busy) = rcv.busy.try_lock() else {
-            let r = Refusal::busy(&name);
-            return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await;
+        // One instance per channel: an instance that is ending, or one of
+        // the same sending queue manager and address, is adopted (IBM MQ
+        // ADOPTMCA) — ended and waited for; any other refuses with 2537.
+        let origin = Origin {
+            sending_q_mgr: hello.sending_q_mgr.clone(),
+            addr: peer.ip(),
         };
-        let last = match self.mqi.meta(&super::seq_key(&name)).await {
-            Ok(v) => v
-                .and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok())
-                .map_or(0, u64::from_be_bytes),
+        let held = match rcv
+            .slot
+            .acquire(&name, &origin, &peer.to_string(), ADOPT_WAIT)
+            .await
+        {
+            Ok(h) => h,
+            Err(r) => return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await,
+        };
+        // The instance it waited for may have stopped the channel.
+        if self.board.state(&name) == Some(ChannelState::Stopped) {
+            let r = Refusal::stopped(&name);
+            return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await;
+        }
+        let last = match self.last_committed(&name).await {
+            Ok(last) => last,
             Err(e) => {
                 return refuse(&mut conn, peer, Some(&name), e.mqrc, e.message).await;
             }
@@ -172,6 +212,7 @@ impl Receivers {
         let (receive, message) = chains;
         let applier = Applier::new(self.mqi.clone(), &name, def.undelivered, receive)
             .with_message_exits(message);
+        let instance = held.instance();
         let session = Session {
             board: &self.board,
             def,
@@ -180,9 +221,24 @@ impl Receivers {
             last,
             group_commit: applier.group_commit(),
             applier: Some(applier),
-            stop: stop.clone(),
+            halt: instance.halt(),
+            instance,
         };
-        session.run(conn, stop).await;
+        // The gateway's stop reaches the session through the instance's
+        // halt, beside an adoption.
+        let mut stop = stop;
+        let forward_stop = async {
+            super::stopped(&mut stop).await;
+            instance.stop();
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            () = session.run(conn, instance.halt()) => {}
+            () = forward_stop => {}
+        }
+        // Only now, with every commit of the session returned and its exits
+        // ended, does the channel become free (`held` dropped).
+        drop(held);
     }
 
     /// Starts (MQXR_INIT) the channel's receive chain — `exits.global.receive`,

@@ -16,9 +16,10 @@
 //! instead of being sent again.
 //!
 //! Each message taken from the transmission queue passes the channel's
-//! message and send exits first ([`super::transmit`]); one they refuse, or
-//! one too long for the channel, is dead-lettered in the batch's unit of work
-//! (committed with it) and the rest are sent.
+//! message and send exits first ([`super::transmit`]); one they refuse, one
+//! too long for the channel, or one that is no transmission message (no
+//! valid MQXQH: the receiver could never deliver it) is dead-lettered in the
+//! batch's unit of work (committed with it) and the rest are sent.
 
 use super::sender::{Offer, SendError, SenderConn};
 use super::transmit::{self, SenderExits, Transmit};

@@ -6,6 +6,7 @@
 //! also applies the undelivered rule's retries.
 
 use super::apply::{Applier, ApplyError, GroupCommit};
+use super::instance::{Halt, Instance, halted};
 use super::reader::{Conn, End, FrameReader, Work};
 use super::{ChannelState, Frame, StatusBoard};
 use crate::config::{ChannelLimits, ReceiverChannelDef, UndeliveredRule};
@@ -33,8 +34,11 @@ pub(super) struct Session<'a> {
     pub last: u64,
     pub applier: Option<Applier>,
     pub group_commit: GroupCommit,
-    /// Ends an undelivered-rule retry wait when the gateway stops.
-    pub stop: watch::Receiver<bool>,
+    /// Ends an undelivered-rule retry wait when the gateway stops or the
+    /// instance is adopted.
+    pub halt: watch::Receiver<Halt>,
+    /// The channel instance this session is; told when the session ends.
+    pub instance: &'a Instance,
 }
 
 impl Session<'_> {
@@ -43,14 +47,14 @@ impl Session<'_> {
     /// that arrived meanwhile are committed together (one store transaction,
     /// one fsync) and confirmed with one cumulative CONFIRM
     /// (docs/channel-protocol.md "Pipelining and group commit").
-    pub async fn run(mut self, conn: Conn, mut stop: watch::Receiver<bool>) {
+    pub async fn run(mut self, conn: Conn, mut halt: watch::Receiver<Halt>) {
         let name = self.def.name.clone();
         let (mut sink, mut stream) = conn.split();
         let (tx, rx) = mpsc::channel(QUEUE_ITEMS);
         let end = {
             let reader = FrameReader::new(&name, &self.limits, self.last);
             let reading = async move {
-                let end = reader.read(&mut stream, &tx, &mut stop).await;
+                let end = reader.read(&mut stream, &tx, &mut halt).await;
                 let _ = tx.send(Work::End(end)).await;
                 // The committer ends the session once it reaches End.
                 std::future::pending::<()>().await
@@ -60,27 +64,19 @@ impl Session<'_> {
                 () = reading => End::Lost("internal: the frame reader stopped".into()),
             }
         };
+        // Every commit of this session has returned: a new connection may
+        // now adopt the channel (docs/channel-protocol.md "Adopting a
+        // channel instance") rather than be refused while this one closes.
+        self.instance.set_ending();
         match end {
             End::Closed { reason, text } => {
                 if reason == Mqrc::NONE {
                     tracing::info!(channel = %name, peer = %self.peer, %text, "channel closed by the sender");
-                    let _ = sink
-                        .send(Frame::Close {
-                            reason: 0,
-                            text: "closed".into(),
-                        })
-                        .await;
-                    let _ = sink.close().await;
+                    close(&mut sink, Mqrc::NONE, "closed".into()).await;
                 } else {
                     tracing::warn!(channel = %name, peer = %self.peer, reason = reason.0, %text,
                         "channel closed with a reason");
-                    let _ = sink
-                        .send(Frame::Close {
-                            reason: reason.0,
-                            text: text.clone(),
-                        })
-                        .await;
-                    let _ = sink.close().await;
+                    close(&mut sink, reason, text.clone()).await;
                     self.board.update(&name, |s| {
                         s.reason = reason.0;
                         s.message = text;
@@ -369,10 +365,16 @@ impl Session<'_> {
                     });
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {}
-                        _ = super::stopped(&mut self.stop) => {
-                            return Err(End::Closed {
-                                reason: Mqrc::CONNECTION_QUIESCING,
-                                text: format!("the gateway is stopping; {text}"),
+                        h = halted(&mut self.halt) => {
+                            return Err(match h {
+                                Halt::Adopted(adopted) => End::Closed {
+                                    reason: Mqrc::CONNECTION_BROKEN,
+                                    text: format!("{adopted}; {text}"),
+                                },
+                                _ => End::Closed {
+                                    reason: Mqrc::CONNECTION_QUIESCING,
+                                    text: format!("the gateway is stopping; {text}"),
+                                },
                             });
                         }
                     }
@@ -384,6 +386,25 @@ impl Session<'_> {
 }
 
 type Sink = SplitSink<Conn, Frame>;
+
+/// How long the last CLOSE may take to go out: a peer that stopped reading
+/// (an adopted, silent sender) must not keep the channel.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Sends CLOSE(`reason`, `text`) and closes the connection, giving up after
+/// [`CLOSE_TIMEOUT`].
+async fn close(sink: &mut Sink, reason: Mqrc, text: String) {
+    let closing = async {
+        let _ = sink
+            .send(Frame::Close {
+                reason: reason.0,
+                text,
+            })
+            .await;
+        let _ = sink.close().await;
+    };
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, closing).await;
+}
 
 /// A group's store transaction running on the blocking pool.
 struct Running {

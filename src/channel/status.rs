@@ -15,8 +15,9 @@ pub enum ChannelState {
     Running,
     /// Waiting to retry (undelivered rule `retry`, or a sender's reconnect backoff).
     Retrying,
-    /// Stopped: the undelivered rule's threshold was reached; it stays stopped
-    /// until the gateway restarts.
+    /// Stopped: the undelivered rule's threshold was reached; it refuses
+    /// senders (2279) until an administrator starts it
+    /// ([`StatusBoard::start`]) or the gateway restarts.
     Stopped,
 }
 
@@ -77,6 +78,21 @@ impl StatusBoard {
         if let Some(s) = self.lock().get_mut(name) {
             f(s);
         }
+    }
+
+    /// Starts channel `name` if it is stopped: its state becomes inactive,
+    /// so the next sender is accepted; its last `reason` and `message` stay
+    /// as they were. Returns whether it was stopped and its status after
+    /// the call; `None` for a channel not on the board (IBM MQ "START
+    /// CHANNEL").
+    pub fn start(&self, name: &str) -> Option<(bool, ChannelStatus)> {
+        let mut channels = self.lock();
+        let s = channels.get_mut(name)?;
+        let was_stopped = s.state == ChannelState::Stopped;
+        if was_stopped {
+            s.state = ChannelState::Inactive;
+        }
+        Some((was_stopped, s.clone()))
     }
 
     /// The state of channel `name`.

@@ -2,8 +2,13 @@
 //! from its transmission queue, before the message is sent
 //! (docs/exits.md "Where each point runs"):
 //!
+//! 0. the MQXQH check: a buffer that does not parse as a transmission
+//!    message (no valid MQXQH, or a bad MQMD inside it) is not sent but
+//!    dead-lettered with 2142 MQRC_HEADER_ERROR — the receiver could never
+//!    deliver it, and it would block the messages behind it;
 //! 1. the message exits (MQXT_CHANNEL_MSG, MQXR_MSG) on the transmission
-//!    message (MQXQH + data), when it starts with an MQXQH;
+//!    message (MQXQH + data); what they leave must still be one (else 2142
+//!    as in step 0);
 //! 2. the length check: the message and the send exits' reserved ExitSpace
 //!    must fit the agreed maximum message length, else the message is
 //!    dead-lettered with 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL;
@@ -109,14 +114,18 @@ impl SenderExits {
     /// Runs the exits on one transmission message `raw` for a channel that
     /// agreed `max_msg_length` bytes (see the module rules).
     pub fn transmit(&mut self, raw: Bytes, max_msg_length: usize) -> Transmit {
+        if let Err(e) = xmit::parse(&raw) {
+            return not_sendable(raw, &e, "");
+        }
         let space = self.exit_space();
         let mut buf = None;
-        if let Some(chain) = self.message.as_mut()
-            && xmit::parse(&raw).is_ok()
-        {
+        if let Some(chain) = self.message.as_mut() {
             let mut b = BytesMut::from(&raw[..]);
             if let Some(refused) = refusal(chain.run_buffer(&mut b), "message exit", &b) {
                 return refused;
+            }
+            if let Err(e) = xmit::parse(&b) {
+                return not_sendable(b.freeze(), &e, " as the message exits left it");
             }
             buf = Some(b);
         }
@@ -165,6 +174,18 @@ impl SenderExits {
                 tracing::warn!(channel = %self.channel, %exit, %failure, "exit failed at MQXR_TERM");
             }
         }
+    }
+}
+
+/// A buffer that is no transmission message (no valid MQXQH, its MQMD
+/// included): the receiver could never deliver it, so it is dead-lettered on
+/// this side with 2142 MQRC_HEADER_ERROR instead of being sent
+/// (docs/channel-protocol.md "Sender channels").
+fn not_sendable(buffer: Bytes, e: &mqgate_codecs::mq::DecodeError, after: &str) -> Transmit {
+    Transmit::DeadLetter {
+        reason: Mqrc::HEADER_ERROR,
+        text: format!("not a transmission message{after}, not sent: {e}"),
+        buffer,
     }
 }
 
@@ -451,7 +472,9 @@ mod tests {
     }
 
     #[test]
-    fn message_exits_skip_a_buffer_without_an_mqxqh() {
+    fn a_buffer_without_an_mqxqh_is_dead_lettered_with_2142_and_not_sent() {
+        // docs/channel-protocol.md "Sender channels": the receiver could
+        // never deliver it (IBM MQ "MQXQH - Transmission-queue header").
         let log: Log = Arc::default();
         let mut exits = SenderExits::from_chains(
             "A.TO.B",
@@ -459,7 +482,27 @@ mod tests {
             None,
         );
         let junk = Bytes::from_static(b"not a transmission message");
-        assert_eq!(exits.transmit(junk.clone(), 4096), Transmit::Send(junk));
+        let want_2142 = |t: Transmit, buf: &Bytes| match t {
+            Transmit::DeadLetter {
+                reason,
+                text,
+                buffer,
+            } => {
+                assert_eq!(reason, Mqrc::HEADER_ERROR);
+                assert!(text.starts_with("not a transmission message"), "{text}");
+                assert_eq!(&buffer, buf);
+            }
+            other => panic!("{other:?}"),
+        };
+        want_2142(exits.transmit(junk.clone(), 4096), &junk);
+        // The message exit is not called for it (only MQXR_INIT was).
         assert_eq!(*log.lock().unwrap(), ["11:0"]);
+        // Without exits too; and an MQXQH whose MQMD (offset 104) is damaged.
+        let mut none = SenderExits::from_chains("A.TO.B", None, None);
+        want_2142(none.transmit(junk.clone(), 4096), &junk);
+        let mut bad_md = xmit_msg("INBOX", b"body").to_vec();
+        bad_md[104..108].copy_from_slice(b"XXXX");
+        let bad_md = Bytes::from(bad_md);
+        want_2142(none.transmit(bad_md.clone(), 4096), &bad_md);
     }
 }

@@ -5,6 +5,7 @@ mod bench_channel;
 #[cfg(feature = "nats")]
 mod bench_nats;
 mod browse;
+mod channel;
 mod check_config;
 mod client;
 mod get;
@@ -75,6 +76,9 @@ pub(crate) enum Command {
     Send(send::SendArgs),
     /// Pull (and acknowledge) messages waiting for a device queue manager; exit 3 when none came.
     DevicePull(device_pull::DevicePullArgs),
+    /// Channels of a running gateway: start a channel the undelivered rule stopped.
+    #[command(subcommand)]
+    Channel(channel::ChannelCommand),
 }
 
 impl Cli {
@@ -98,6 +102,7 @@ impl Cli {
             Command::Rpc(args) => rpc::run(args),
             Command::Send(args) => send::run(args),
             Command::DevicePull(args) => device_pull::run(args),
+            Command::Channel(cmd) => channel::run(cmd),
         }
     }
 }

@@ -179,7 +179,8 @@ impl Gateway {
         let tasks = mqi.tasks();
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
-        let channel_listener = start_channels(&config, &mqi, &board, channel_listener, &stop_rx);
+        let channel_listener =
+            start_channels(&config, &mqi, &board, channel_listener, &stop_rx).await;
         tracing::info!(
             queue_manager = %qm.name(),
             http = %config.http.listen,
@@ -231,7 +232,9 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 /// Starts the channel listener with the receiver channels of `config`, and
 /// every sender channel, all working through `mqi` (so the queue exits of
 /// the `exits:` section run for their puts); returns the listener's task.
-fn start_channels(
+/// The receiver channels' stored sequence numbers are on `board` when this
+/// returns (before the HTTP API serves `GET /v1/status`).
+async fn start_channels(
     config: &Config,
     mqi: &Mqi,
     board: &Arc<StatusBoard>,
@@ -250,6 +253,7 @@ fn start_channels(
     let receivers = Arc::new(
         Receivers::new(mqi.clone(), Arc::clone(board), &receivers).with_exits(&config.exits),
     );
+    receivers.show_stored_seqs().await;
     let listener_task = tasks.spawn(TaskGroup::Channels, receivers.serve(listener, stop.clone()));
     for c in &config.channels {
         if let ChannelDef::Sender(def) = c {

@@ -30,6 +30,7 @@ pub fn status_for(mqrc: Mqrc) -> StatusCode {
         | Mqrc::UNKNOWN_ALIAS_BASE_Q
         | Mqrc::UNKNOWN_REMOTE_Q_MGR
         | Mqrc::UNKNOWN_XMIT_Q
+        | Mqrc::UNKNOWN_CHANNEL_NAME
         | Mqrc::NO_MSG_AVAILABLE => StatusCode::NOT_FOUND,
         Mqrc::MSG_TOO_BIG_FOR_Q | Mqrc::MSG_TOO_BIG_FOR_Q_MGR => StatusCode::PAYLOAD_TOO_LARGE,
         Mqrc::PUT_INHIBITED | Mqrc::GET_INHIBITED | Mqrc::NOT_AUTHORIZED => StatusCode::FORBIDDEN,

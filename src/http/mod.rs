@@ -1,6 +1,7 @@
 //! The HTTP API (axum): put, get with lease and acknowledge, browse, units of
 //! work, queue list and status. Routes and errors: docs/http-api.md.
 
+mod channels;
 mod devices;
 mod error;
 mod fallback;
@@ -34,6 +35,8 @@ pub struct AppState {
     pub started: Instant,
     /// Channel status (receiver and sender channels).
     pub channels: Arc<crate::channel::StatusBoard>,
+    /// Starts stopped channels (`POST /v1/channels/{name}/start`).
+    pub control: crate::channel::ChannelControl,
 }
 
 impl AppState {
@@ -55,6 +58,7 @@ impl AppState {
             devices,
             config,
             started: Instant::now(),
+            control: crate::channel::ChannelControl::new(Arc::clone(&channels)),
             channels,
         }
     }
@@ -89,6 +93,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/uow", post(uow::begin))
         .route("/v1/uow/{id}/commit", post(uow::commit))
         .route("/v1/uow/{id}/backout", post(uow::backout))
+        .route("/v1/channels/{name}/start", post(channels::start))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
 }

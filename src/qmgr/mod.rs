@@ -428,7 +428,8 @@ impl QueueManager {
     /// device queue manager, default transmission queue; IBM MQ "Name
     /// resolution", [`crate::route`]), fills MsgId and context, and enforces
     /// MAXMSGL (2030/2031), MAXDEPTH (2053), PUT(DISABLED) (2051), unknown
-    /// names (2085/2087) and device queue names that do not fit (2152), and
+    /// names (2085/2087), device queue names that do not fit (2152), data
+    /// without a valid MQXQH put straight onto a transmission queue (2142), and
     /// the [`PutCheck`] if one is set (e.g. 2110 for a message that is no RTQ
     /// request on an RTQ queue); a store failure is 2056 when the store's
     /// disk is full, 2102 otherwise.
@@ -507,6 +508,9 @@ impl QueueManager {
                     Mqrc::PUT_INHIBITED,
                     format!("puts to queue {} are inhibited", def.name),
                 ));
+            }
+            if remote.is_none() && def.usage == Usage::Xmitq {
+                xmit::check_xqh(&def.name, &data)?;
             }
             if remote.is_none()
                 && let Some(check) = self.put_check.get()

@@ -6,7 +6,7 @@ use super::QmError;
 use super::message::Message;
 use crate::route::RemoteName;
 use mqgate_codecs::mq::constants::{enc, fmt};
-use mqgate_codecs::mq::xqh::write_xqh;
+use mqgate_codecs::mq::xqh::{parse_xqh, write_xqh};
 use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqrc, Mqxqh};
 
 /// CodedCharSetId of mqgate's own headers (MQXQH, MQDLH): the queue
@@ -56,6 +56,31 @@ pub(super) fn wrap(
         charset: cs,
         data: out.into(),
         expires_at_ms,
+    })
+}
+
+/// Checks a message put straight onto transmission queue `queue` (not
+/// through a remote destination, whose MQXQH the queue manager builds
+/// itself, [`wrap`]): its data must start with a valid MQXQH, its embedded
+/// MQMD included (IBM MQ "MQXQH - Transmission-queue header": an application
+/// that puts directly to a transmission queue prefixes the data with one).
+/// Integers are big-endian when the Version field reads `00 00 00 01`,
+/// little-endian otherwise; StrucIds in ASCII or EBCDIC. A message without
+/// one would be sent on the sender channel and could never be delivered.
+/// Errors: 2142 MQRC_HEADER_ERROR naming the queue, the structure, the
+/// offset and what was wrong.
+pub(super) fn check_xqh(queue: &str, data: &[u8]) -> Result<(), QmError> {
+    let order = match data.get(4..8) {
+        Some([0, 0, 0, 1]) => ByteOrder::Big,
+        _ => ByteOrder::Little,
+    };
+    parse_xqh(data, order).map(|_| ()).map_err(|e| {
+        QmError::new(
+            Mqrc::HEADER_ERROR,
+            format!(
+                "queue {queue} is a transmission queue: a message put on it must start with a valid MQXQH; {e}"
+            ),
+        )
     })
 }
 
@@ -136,5 +161,83 @@ mod tests {
             );
         }
         assert_eq!(&x[428..], b"payload");
+    }
+
+    #[test]
+    fn a_put_straight_to_a_transmission_queue_needs_an_mqxqh() {
+        let config = Config::from_yaml(
+            "queue_manager:\n  name: QM1\nqueues:\n  - type: local\n    name: QM2\n    usage: xmitq\n  - type: remote\n    name: REMOTE.Q\n    remote_q_name: APP.IN\n    remote_q_mgr_name: QM2\n",
+            "test",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(RedbStore::open(dir.path()).unwrap());
+        let qm = QueueManager::open(&config, store).unwrap();
+        let opts = PutOptions::default();
+        // Data that is no MQXQH: 2142 MQRC_HEADER_ERROR (IBM MQ "2142
+        // (08AE) (RC2142): MQRC_HEADER_ERROR": the message data holds a
+        // header structure that is not valid); nothing is queued.
+        let e = qm
+            .put(
+                "QM2",
+                Mqmd::default(),
+                Charset::Ascii,
+                Bytes::from_static(b"junk"),
+                &opts,
+            )
+            .unwrap_err();
+        assert_eq!(e.mqrc.0, 2142);
+        assert!(
+            e.message.starts_with("queue QM2 is a transmission queue"),
+            "{}",
+            e.message
+        );
+        // An MQXQH whose embedded MQMD (at offset 104, StrucId "MD  ") is
+        // damaged: the same.
+        qm.put(
+            "REMOTE.Q",
+            Mqmd::default(),
+            Charset::Ascii,
+            Bytes::from_static(b"p"),
+            &opts,
+        )
+        .unwrap();
+        let wrapped = qm
+            .get(
+                "QM2",
+                &Selector::default(),
+                GetMode::Destructive { uow: None },
+            )
+            .unwrap()
+            .data;
+        let mut bad = wrapped.to_vec();
+        bad[104..108].copy_from_slice(b"XXXX");
+        let e = qm
+            .put(
+                "QM2",
+                Mqmd::default(),
+                Charset::Ascii,
+                Bytes::from(bad),
+                &opts,
+            )
+            .unwrap_err();
+        assert_eq!(e.mqrc.0, 2142, "{}", e.message);
+        // A valid transmission message is taken as it is.
+        qm.put(
+            "QM2",
+            Mqmd::default(),
+            Charset::Ascii,
+            wrapped.clone(),
+            &opts,
+        )
+        .unwrap();
+        let got = qm
+            .get(
+                "QM2",
+                &Selector::default(),
+                GetMode::Destructive { uow: None },
+            )
+            .unwrap();
+        assert_eq!(got.data, wrapped);
     }
 }
