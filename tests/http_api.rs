@@ -596,3 +596,31 @@ fn priority_msg_type_ccsid_and_correl_options_are_checked_on_put() {
     // Only the msg_type=65536 message was stored.
     assert_eq!(g.depth("APP.IN"), 1);
 }
+
+#[test]
+fn a_list_put_body_above_the_limit_is_413_2031_like_a_single_put() {
+    // The body limit is MAXMSGL 4096 (CONFIG) / 3 * 4 + 64 KiB = 70996 bytes
+    // (src/http/mod.rs); docs/http-api.md "Errors": 413 / 2031
+    // MQRC_MSG_TOO_BIG_FOR_Q_MGR "also for a body larger than the queue
+    // manager's MAXMSGL".
+    let (_d, g) = start();
+    let body = serde_json::json!({
+        "destinations": [{"queue": "APP.IN"}],
+        "data": "x".repeat(80_000),
+    });
+    let (st, e) = g.call(
+        "POST",
+        "/v1/messages",
+        Some(("application/json", body.to_string().as_bytes())),
+    );
+    assert_eq!((st, e["mqrc"].as_i64()), (413, Some(2031)), "{e}");
+    assert_eq!(e["reason"], "MQRC_MSG_TOO_BIG_FOR_Q_MGR");
+    assert!(
+        e["message"].as_str().unwrap().contains("MAXMSGL 4096"),
+        "{e}"
+    );
+    // The single put answers alike.
+    let (st, e) = g.put("APP.IN", "", &[b'x'; 80_000]);
+    assert_eq!((st, e["mqrc"].as_i64()), (413, Some(2031)), "{e}");
+    assert_eq!(g.depth("APP.IN"), 0);
+}

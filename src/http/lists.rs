@@ -3,7 +3,9 @@
 //! lists"): every copy is stored, or none is.
 
 use super::md_json::apply_md_json;
-use super::messages::{PutQuery, body_data, check_report, md_error, md_from_query, query_error};
+use super::messages::{
+    PutQuery, body_data, body_error, check_report, md_error, md_from_query, query_error,
+};
 use super::{ApiError, AppState};
 use crate::mqi::Outgoing;
 use crate::mqi::PutOptions;
@@ -47,7 +49,9 @@ struct ListBody {
 /// [`MAX_DESTINATIONS`] is 2154 MQRC_RECS_PRESENT_ERROR (IBM MQ
 /// "RecsPresent (MQLONG)": a distribution list has at least one destination);
 /// a Report with a bit no MQRO_* option has (`report` or `md.Report`) is
-/// 2061 MQRC_REPORT_OPTIONS_ERROR, as for a single put.
+/// 2061 MQRC_REPORT_OPTIONS_ERROR, as for a single put; a body longer than
+/// the body limit is 413 / 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR, as for a single
+/// put.
 pub async fn put_list(
     State(s): State<AppState>,
     query: Result<Query<PutQuery>, QueryRejection>,
@@ -56,8 +60,7 @@ pub async fn put_list(
     let Query(p) = query.map_err(query_error)?;
     // As for a single put, a unit of work that is not open comes first.
     let uow = super::uow::uow_param(&s, p.uow.as_deref())?;
-    let body =
-        body.map_err(|e| ApiError::new(Mqrc::BUFFER_ERROR, format!("cannot read the body: {e}")))?;
+    let body = body.map_err(|e| body_error(&e, s.mqi.max_msg_length()))?;
     let mut md = md_from_query(&p)?;
     let b: ListBody = serde_json::from_slice(&body).map_err(|e| {
         ApiError::new(

@@ -172,6 +172,22 @@ pub(super) fn body_data(
     }
 }
 
+/// The error for a request body that could not be read: one longer than the
+/// body limit (the queue manager's MAXMSGL with room for base64 in JSON) is
+/// 413 / 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR, anything else 400 / 2004
+/// MQRC_BUFFER_ERROR (docs/http-api.md "Errors"); the single put and the
+/// list put answer alike.
+pub(super) fn body_error(e: &BytesRejection, max_msg_length: usize) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::new(
+            Mqrc::MSG_TOO_BIG_FOR_Q_MGR,
+            format!("the request body is longer than the queue manager's MAXMSGL {max_msg_length}"),
+        )
+    } else {
+        ApiError::new(Mqrc::BUFFER_ERROR, format!("cannot read the body: {e}"))
+    }
+}
+
 /// `POST /v1/queues/{q}/messages`: the body is the message data, or with
 /// `Content-Type: application/json` `{"md": {...}, "data_base64"|"data": ...}`.
 pub async fn put(
@@ -185,19 +201,7 @@ pub async fn put(
     // The unit of work first: one that is not open is 409 whatever else
     // is wrong with the put (docs/http-api.md "Errors").
     let uow = super::uow::uow_param(&s, p.uow.as_deref())?;
-    let body = body.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                Mqrc::MSG_TOO_BIG_FOR_Q_MGR,
-                format!(
-                    "the request body is longer than the queue manager's MAXMSGL {}",
-                    s.mqi.max_msg_length()
-                ),
-            )
-        } else {
-            ApiError::new(Mqrc::BUFFER_ERROR, format!("cannot read the body: {e}"))
-        }
-    })?;
+    let body = body.map_err(|e| body_error(&e, s.mqi.max_msg_length()))?;
     let mut md = md_from_query(&p)?;
     let is_json = headers
         .get(header::CONTENT_TYPE)
