@@ -456,7 +456,7 @@ fn a_message_that_can_never_be_delivered_is_dead_lettered_at_once_whatever_the_r
     // at offset 104 with StrucId "MD  "; "MQMD - Message descriptor":
     // MsgType at MD offset 12 (little-endian here, Encoding 546).
     let mut bad_md = xmit("INBOX", "DEV0001", true, "MQSTR", b"bad md");
-    bad_md[104..108].copy_from_slice(b"XXXX");
+    bad_md[104..108].copy_from_slice(b"BAD ");
     let mut type_0 = xmit("INBOX", "DEV0001", true, "MQSTR", b"type 0");
     type_0[104 + 12..104 + 16].copy_from_slice(&0i32.to_le_bytes());
     let after = xmit("INBOX", "DEV0001", true, "MQSTR", b"after");
@@ -1548,7 +1548,7 @@ fn a_put_straight_to_a_transmission_queue_must_carry_an_mqxqh() {
     // 2142 MQRC_HEADER_ERROR and never reaches the sender channel; so is an
     // MQXQH whose embedded MQMD (offset 104, StrucId "MD  ") is damaged.
     let mut bad_md = xmit("INBOX", "DEV0779", true, "MQSTR", b"bad md");
-    bad_md[104..108].copy_from_slice(b"XXXX");
+    bad_md[104..108].copy_from_slice(b"BAD ");
     for junk in [&b"junk"[..], &bad_md] {
         let (st, v) = a.put("TO.GWB", "persistent=true", junk);
         assert_eq!((st, &v["mqrc"]), (400, &Value::from(2142)), "{v}");

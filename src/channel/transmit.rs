@@ -501,7 +501,8 @@ mod tests {
         let mut none = SenderExits::from_chains("A.TO.B", None, None);
         want_2142(none.transmit(junk.clone(), 4096), &junk);
         let mut bad_md = xmit_msg("INBOX", b"body").to_vec();
-        bad_md[104..108].copy_from_slice(b"XXXX");
+        // StrucId "MD  " replaced (IBM MQ "MQMD - Message descriptor").
+        bad_md[104..108].copy_from_slice(b"BAD ");
         let bad_md = Bytes::from(bad_md);
         want_2142(none.transmit(bad_md.clone(), 4096), &bad_md);
     }

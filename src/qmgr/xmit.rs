@@ -93,16 +93,22 @@ mod tests {
     use mqgate_codecs::mq::{CharField, Charset, Mqmd};
     use std::sync::Arc;
 
-    #[test]
-    fn an_mqmd_with_nul_padded_fields_is_wrapped_into_a_blank_padded_mqxqh() {
+    /// Queue manager QM1 with transmission queue QM2 and remote queue
+    /// REMOTE.Q (APP.IN at QM2), its store in `dir`.
+    fn qm_with_xmitq(dir: &std::path::Path) -> Arc<QueueManager> {
         let config = Config::from_yaml(
             "queue_manager:\n  name: QM1\nqueues:\n  - type: local\n    name: QM2\n    usage: xmitq\n  - type: remote\n    name: REMOTE.Q\n    remote_q_name: APP.IN\n    remote_q_mgr_name: QM2\n",
             "test",
         )
         .unwrap();
+        let store = Arc::new(RedbStore::open(dir).unwrap());
+        Arc::new(QueueManager::open(&config, store).unwrap())
+    }
+
+    #[test]
+    fn an_mqmd_with_nul_padded_fields_is_wrapped_into_a_blank_padded_mqxqh() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(RedbStore::open(dir.path()).unwrap());
-        let qm = QueueManager::open(&config, store).unwrap();
+        let qm = qm_with_xmitq(dir.path());
         // An application's MQMD with NUL-padded ReplyToQ, ReplyToQMgr and
         // Format (MQ allows either padding on input; a NUL ends the name).
         let mut reply_to_q = [0u8; 48];
@@ -165,14 +171,8 @@ mod tests {
 
     #[test]
     fn a_put_straight_to_a_transmission_queue_needs_an_mqxqh() {
-        let config = Config::from_yaml(
-            "queue_manager:\n  name: QM1\nqueues:\n  - type: local\n    name: QM2\n    usage: xmitq\n  - type: remote\n    name: REMOTE.Q\n    remote_q_name: APP.IN\n    remote_q_mgr_name: QM2\n",
-            "test",
-        )
-        .unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(RedbStore::open(dir.path()).unwrap());
-        let qm = QueueManager::open(&config, store).unwrap();
+        let qm = qm_with_xmitq(dir.path());
         let opts = PutOptions::default();
         // Data that is no MQXQH: 2142 MQRC_HEADER_ERROR (IBM MQ "2142
         // (08AE) (RC2142): MQRC_HEADER_ERROR": the message data holds a
@@ -211,7 +211,8 @@ mod tests {
             .unwrap()
             .data;
         let mut bad = wrapped.to_vec();
-        bad[104..108].copy_from_slice(b"XXXX");
+        // The MQMD's StrucId "MD  " replaced (IBM MQ "MQMD - Message descriptor").
+        bad[104..108].copy_from_slice(b"BAD ");
         let e = qm
             .put(
                 "QM2",
