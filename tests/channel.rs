@@ -4,37 +4,15 @@
 
 mod common;
 
-use common::{BIN, Gateway, data};
+use common::{BIN, Gateway, data, xmit};
+use mqgate_codecs::mq::ByteOrder;
 use mqgate_codecs::mq::dlh::parse_dlh;
-use mqgate_codecs::mq::xqh::write_xqh;
-use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqxqh};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
-
-/// A transmission message (IBM MQ "MQXQH - Transmission-queue header": MQXQH 428 bytes, then data).
-fn xmit(rq: &str, rqm: &str, persistent: bool, format: &str, body: &[u8]) -> Vec<u8> {
-    let cs = Charset::Ascii;
-    let xqh = Mqxqh {
-        version: 1,
-        remote_q_name: CharField::new(rq, cs).unwrap(),
-        remote_q_mgr_name: CharField::new(rqm, cs).unwrap(),
-        msg_desc: Mqmd {
-            version: 1,
-            persistence: if persistent { 1 } else { 0 },
-            format: CharField::new(format, cs).unwrap(),
-            put_appl_name: CharField::new("test.sender", cs).unwrap(),
-            ..Mqmd::default()
-        },
-    };
-    let mut out = Vec::new();
-    write_xqh(&xqh, ByteOrder::Little, cs, &mut out);
-    out.extend_from_slice(body);
-    out
-}
 
 fn write_files(dir: &Path, msgs: &[Vec<u8>]) -> Vec<PathBuf> {
     std::fs::create_dir_all(dir).unwrap();

@@ -451,29 +451,9 @@ fn check_config_refuses_exits_for_channels_and_queues_that_do_not_exist() {
     assert!(err.contains("2 error(s)"), "{err}");
 }
 
-/// A transmission message (IBM MQ "MQXQH - Transmission-queue header":
-/// the 428-byte MQXQH with the MQMD inside, then the data), ASCII and
-/// little-endian, with PutApplName `test.sender` and Format MQSTR.
+/// A transmission message with Format MQSTR ([`common::xmit`]).
 fn xmit(rq: &str, rqm: &str, persistent: bool, body: &[u8]) -> Vec<u8> {
-    use mqgate_codecs::mq::xqh::write_xqh;
-    use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqxqh};
-    let cs = Charset::Ascii;
-    let xqh = Mqxqh {
-        version: 1,
-        remote_q_name: CharField::new(rq, cs).unwrap(),
-        remote_q_mgr_name: CharField::new(rqm, cs).unwrap(),
-        msg_desc: Mqmd {
-            version: 1,
-            persistence: i32::from(persistent),
-            format: CharField::new("MQSTR", cs).unwrap(),
-            put_appl_name: CharField::new("test.sender", cs).unwrap(),
-            ..Mqmd::default()
-        },
-    };
-    let mut out = Vec::new();
-    write_xqh(&xqh, ByteOrder::Little, cs, &mut out);
-    out.extend_from_slice(body);
-    out
+    common::xmit(rq, rqm, persistent, "MQSTR", body)
 }
 
 /// `mqgate send` of `msgs` (one file each, in order) to channel `channel`

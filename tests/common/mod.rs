@@ -313,3 +313,28 @@ pub fn token(v: &Value) -> &str {
     );
     t
 }
+
+/// A transmission message (IBM MQ "MQXQH - Transmission-queue header": the
+/// 428-byte MQXQH with the MQMD inside, then the data), ASCII and
+/// little-endian, with PutApplName `test.sender` and Format `format`.
+pub fn xmit(rq: &str, rqm: &str, persistent: bool, format: &str, body: &[u8]) -> Vec<u8> {
+    use mqgate_codecs::mq::xqh::write_xqh;
+    use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqxqh};
+    let cs = Charset::Ascii;
+    let xqh = Mqxqh {
+        version: 1,
+        remote_q_name: CharField::new(rq, cs).unwrap(),
+        remote_q_mgr_name: CharField::new(rqm, cs).unwrap(),
+        msg_desc: Mqmd {
+            version: 1,
+            persistence: if persistent { 1 } else { 0 },
+            format: CharField::new(format, cs).unwrap(),
+            put_appl_name: CharField::new("test.sender", cs).unwrap(),
+            ..Mqmd::default()
+        },
+    };
+    let mut out = Vec::new();
+    write_xqh(&xqh, ByteOrder::Little, cs, &mut out);
+    out.extend_from_slice(body);
+    out
+}
