@@ -19,6 +19,25 @@ fn err(pos: Pos, kind: InitFileErrorKind) -> InitFileError {
     InitFileError::new(pos, kind)
 }
 
+/// `name` (at `pos`) must not be one of the `earlier` names of its section
+/// (each with its position): a repeat is DuplicateName naming the first line.
+fn unique_name<'e>(
+    mut earlier: impl Iterator<Item = (&'e str, Pos)>,
+    name: &str,
+    pos: Pos,
+) -> Result<(), InitFileError> {
+    match earlier.find(|(n, _)| *n == name) {
+        Some((_, first)) => Err(err(
+            pos,
+            InitFileErrorKind::DuplicateName {
+                name: name.to_owned(),
+                first_line: first.line,
+            },
+        )),
+        None => Ok(()),
+    }
+}
+
 fn clip(s: &str) -> String {
     s.chars().take(40).collect()
 }
@@ -263,15 +282,11 @@ pub(crate) fn qct(lines: &Lines<'_>) -> Result<Vec<QueueEntry>, InitFileError> {
                 .transpose()?,
         };
         c.finish()?;
-        if let Some(first) = out.iter().find(|e| e.name == entry.name) {
-            return Err(err(
-                name_word.pos,
-                InitFileErrorKind::DuplicateName {
-                    name: entry.name,
-                    first_line: first.pos.line,
-                },
-            ));
-        }
+        unique_name(
+            out.iter().map(|e| (e.name.as_str(), e.pos)),
+            &entry.name,
+            name_word.pos,
+        )?;
         if let Some(first) = out.iter().find(|e| e.number == number) {
             return Err(err(
                 number_word.pos,
@@ -306,15 +321,11 @@ pub(crate) fn gnt(lines: &Lines<'_>) -> Result<Vec<GntEntry>, InitFileError> {
         })?;
         let scope = choice(c.required("scope")?, "scope", &SCOPES, "G or L")?;
         c.finish()?;
-        if let Some(first) = out.iter().find(|e| e.name == name.text) {
-            return Err(err(
-                name.pos,
-                InitFileErrorKind::DuplicateName {
-                    name: name.text.to_owned(),
-                    first_line: first.pos.line,
-                },
-            ));
-        }
+        unique_name(
+            out.iter().map(|e| (e.name.as_str(), e.pos)),
+            name.text,
+            name.pos,
+        )?;
         out.push(GntEntry {
             pos: name.pos,
             name: name.text.to_owned(),
@@ -331,15 +342,11 @@ pub(crate) fn xgroup(lines: &Lines<'_>) -> Result<Vec<XGroupEntry>, InitFileErro
     for words in lines {
         let mut c = Columns::new(words);
         let name = c.required("group name")?;
-        if let Some(first) = out.iter().find(|e| e.name == name.text) {
-            return Err(err(
-                name.pos,
-                InitFileErrorKind::DuplicateName {
-                    name: name.text.to_owned(),
-                    first_line: first.pos.line,
-                },
-            ));
-        }
+        unique_name(
+            out.iter().map(|e| (e.name.as_str(), e.pos)),
+            name.text,
+            name.pos,
+        )?;
         out.push(XGroupEntry {
             pos: name.pos,
             name: name.text.to_owned(),
