@@ -27,11 +27,9 @@ fn put_inhibited(name: &str) -> QmError {
 }
 
 /// The dynamic queue `q` from the first model whose DynamicQName matches,
-/// when no object is named `q` and `q` is a valid queue name.
+/// when `q` is a valid queue name. Callers ask only after finding no object
+/// named `q`, so a put or get costs one lookup of the name.
 fn dynamic(objs: &dyn Objects, q: &str) -> Option<Destination> {
-    if objs.object(q).is_some() {
-        return None;
-    }
     let model = model_for(objs.models(), q)?;
     check_object_name(q, len::Q_NAME).ok()?;
     Some(Destination::Create(NewQueue {
@@ -103,9 +101,6 @@ impl Router {
 
     /// Step 1: `q` at this queue manager.
     fn local_put(&self, objs: &dyn Objects, q: &str) -> Result<Destination, QmError> {
-        if let Some(d) = dynamic(objs, q) {
-            return Ok(d);
-        }
         match objs.object(q) {
             Some(ObjectDef::Local(_)) => Ok(local(q)),
             Some(ObjectDef::Alias(a)) => {
@@ -133,7 +128,7 @@ impl Router {
                 Mqrc::Q_TYPE_ERROR,
                 format!("{q} is a queue manager alias or model queue; put to a queue"),
             )),
-            None => Err(unknown(q)),
+            None => dynamic(objs, q).ok_or_else(|| unknown(q)),
         }
     }
 
@@ -196,9 +191,6 @@ impl Router {
     /// GET(DISABLED), 2045 when `q` is not something one can read, 2085 when
     /// undefined.
     pub fn resolve_get(&self, objs: &dyn Objects, q: &str) -> Result<Destination, QmError> {
-        if let Some(d) = dynamic(objs, q) {
-            return Ok(d);
-        }
         match objs.object(q) {
             Some(ObjectDef::Local(_)) => Ok(local(q)),
             Some(ObjectDef::Alias(a)) => {
@@ -220,7 +212,7 @@ impl Router {
                 Mqrc::OPTION_NOT_VALID_FOR_TYPE,
                 format!("{q} is not a local queue; it cannot be read"),
             )),
-            None => Err(unknown(q)),
+            None => dynamic(objs, q).ok_or_else(|| unknown(q)),
         }
     }
 }
