@@ -966,3 +966,121 @@ fn cli_refuses_values_that_do_not_fit_their_idl_type_before_sending() {
     );
     assert_eq!(g.depth("APP.QUEUE"), 1);
 }
+
+#[test]
+fn every_error_answer_carries_its_mqrc_number_and_name() {
+    // Defect report: errors without an MQ reason answered `"mqrc": null`.
+    // docs/rpc.md "Errors": every error carries the MQRC that applies, as a
+    // number with its name, as the queue API's errors do (docs/http-api.md
+    // "Errors"); the reason codes are IBM MQ's ("API reason codes").
+    let (_d, g) = start("");
+    let open = || {
+        let (st, v) = g.call("POST", "/v1/rpc/conversations", None);
+        assert_eq!(st, 201, "{v}");
+        common::token(&v["conversation"]).to_string()
+    };
+    let conversation = open();
+    // (path, body, HTTP status, code, mqrc, reason)
+    type Case = (String, Vec<u8>, u16, &'static str, i64, &'static str);
+    let cases: Vec<Case> = vec![
+        // No such program: 2298, as the queue API answers a route it lacks.
+        (
+            "/v1/rpc/DEMO/NOPE".into(),
+            b"{}".to_vec(),
+            404,
+            "UNKNOWN_PROGRAM",
+            2298,
+            "MQRC_FUNCTION_NOT_SUPPORTED",
+        ),
+        // A body that is no JSON, and an unknown parameter: 2004, as the
+        // queue API answers a body it cannot read.
+        (
+            "/v1/rpc/DEMO/SEND".into(),
+            b"{not json".to_vec(),
+            400,
+            "BAD_PARAMETERS",
+            2004,
+            "MQRC_BUFFER_ERROR",
+        ),
+        (
+            "/v1/rpc/DEMO/SEND".into(),
+            br#"{"NOPE": "x"}"#.to_vec(),
+            400,
+            "BAD_PARAMETERS",
+            2004,
+            "MQRC_BUFFER_ERROR",
+        ),
+        // An odd count of CorrelId digits: 2207 MQRC_CORREL_ID_ERROR.
+        (
+            "/v1/rpc/DEMO/SEND".into(),
+            br#"{"MQ_QUEUE_NAME": "APP.QUEUE", "MQ_CORREL_ID": "123"}"#.to_vec(),
+            400,
+            "BAD_PARAMETERS",
+            2207,
+            "MQRC_CORREL_ID_ERROR",
+        ),
+        // A queue name of 49 characters: 2152 MQRC_OBJECT_NAME_ERROR (IBM MQ
+        // "Rules for naming IBM MQ objects": at most 48).
+        (
+            "/v1/rpc/DEMO/SEND".into(),
+            json!({"MQ_QUEUE_NAME": "Q".repeat(49)})
+                .to_string()
+                .into_bytes(),
+            400,
+            "BAD_PARAMETERS",
+            2152,
+            "MQRC_OBJECT_NAME_ERROR",
+        ),
+        // An unknown query parameter and a conversation id that is no token:
+        // 2046 MQRC_OPTIONS_ERROR, as on the queue API.
+        (
+            "/v1/rpc/DEMO/SEND?nope=1".into(),
+            b"{}".to_vec(),
+            400,
+            "BAD_PARAMETERS",
+            2046,
+            "MQRC_OPTIONS_ERROR",
+        ),
+        (
+            "/v1/rpc/conversations/abc/commit".into(),
+            Vec::new(),
+            400,
+            "BAD_PARAMETERS",
+            2046,
+            "MQRC_OPTIONS_ERROR",
+        ),
+        // A request/reply in a conversation: 2298 (not available there).
+        (
+            format!("/v1/rpc/DEMO/CALC?conversation={conversation}"),
+            json!({"OPERATOR": "+", "LEFT": 1, "RIGHT": 1})
+                .to_string()
+                .into_bytes(),
+            400,
+            "NOT_POSSIBLE",
+            2298,
+            "MQRC_FUNCTION_NOT_SUPPORTED",
+        ),
+        // An unknown queue: the queue manager's 2085.
+        (
+            "/v1/rpc/DEMO/SEND".into(),
+            br#"{"MQ_QUEUE_NAME": "NO.SUCH.QUEUE"}"#.to_vec(),
+            404,
+            "MQ_ERROR",
+            2085,
+            "MQRC_UNKNOWN_OBJECT_NAME",
+        ),
+    ];
+    for (path, body, status, code, mqrc, reason) in cases {
+        let (st, v) = g.call("POST", &path, Some(("application/json", &body)));
+        assert_eq!(
+            (
+                st,
+                v["code"].as_str(),
+                v["mqrc"].as_i64(),
+                v["reason"].as_str()
+            ),
+            (status, Some(code), Some(mqrc), Some(reason)),
+            "{path}: {v}"
+        );
+    }
+}

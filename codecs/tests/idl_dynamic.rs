@@ -148,6 +148,13 @@ fn inputs_of_a_put() {
     values.set("MQ_QUEUE_NAME", text(&"Q".repeat(49)));
     let err = d.inputs(&values).unwrap_err();
     assert_eq!(err.name, "MQ_QUEUE_NAME");
+    // 2152 MQRC_OBJECT_NAME_ERROR, as MQ answers a name its rules refuse
+    // (IBM MQ "Rules for naming IBM MQ objects"; docs/rpc.md "Errors").
+    assert_eq!(err.mqrc, Some(Mqrc::OBJECT_NAME_ERROR));
+    assert_eq!(
+        err.to_string(),
+        "dynamic parameter MQ_QUEUE_NAME: queue name longer than 48 characters (MQRC 2152)"
+    );
 }
 
 #[test]
@@ -180,9 +187,11 @@ fn inputs_of_a_get_by_correl_id_and_wait_interval() {
     values.set("MQ_WAIT_INTERVAL", text("100"));
     values.set("MQ_CORREL_ID", text("XYZ"));
     let err = d.inputs(&values).unwrap_err();
+    // 2207 MQRC_CORREL_ID_ERROR (IBM MQ "API reason codes"; docs/rpc.md "Errors").
+    assert_eq!(err.mqrc, Some(Mqrc::CORREL_ID_ERROR));
     assert_eq!(
         err.to_string(),
-        "dynamic parameter MQ_CORREL_ID: MQ_CORREL_ID character 'X' at offset 0 is not a hex digit"
+        "dynamic parameter MQ_CORREL_ID: MQ_CORREL_ID character 'X' at offset 0 is not a hex digit (MQRC 2207)"
     );
 }
 

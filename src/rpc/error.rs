@@ -52,6 +52,36 @@ impl RpcErrorKind {
             RpcErrorKind::NotPossible => "NOT_POSSIBLE",
         }
     }
+
+    /// The MQRC an error of this kind carries when its maker gives none
+    /// (docs/rpc.md "Errors"; the queue API's choices in docs/http-api.md
+    /// "Errors"):
+    /// - UNKNOWN_PROGRAM: 2298 MQRC_FUNCTION_NOT_SUPPORTED, as the queue API
+    ///   answers a route it does not have (no such function);
+    /// - BAD_PARAMETERS: 2004 MQRC_BUFFER_ERROR, as the queue API answers a
+    ///   body it cannot read (the IN parameters are the call's message data);
+    /// - NOT_POSSIBLE: 2298 MQRC_FUNCTION_NOT_SUPPORTED (IBM MQ "2298
+    ///   (08FA) (RC2298): MQRC_FUNCTION_NOT_SUPPORTED": the function is not
+    ///   available in the current environment, here the bridge's
+    ///   configuration or a conversation);
+    /// - NO_REPLY, NO_MESSAGE: 2033 MQRC_NO_MSG_AVAILABLE;
+    /// - CONVERSATION_ENDED: 2003 MQRC_BACKED_OUT;
+    /// - MQ_ERROR, EXIT_REFUSED, PAYLOAD_ERROR are always made with the
+    ///   reason of the queue manager, the exit or the payload; 2195
+    ///   MQRC_UNEXPECTED_ERROR otherwise.
+    pub fn default_mqrc(self) -> Mqrc {
+        match self {
+            RpcErrorKind::UnknownProgram | RpcErrorKind::NotPossible => {
+                Mqrc::FUNCTION_NOT_SUPPORTED
+            }
+            RpcErrorKind::BadParameters => Mqrc::BUFFER_ERROR,
+            RpcErrorKind::NoReply | RpcErrorKind::NoMessage => Mqrc::NO_MSG_AVAILABLE,
+            RpcErrorKind::ConversationEnded => Mqrc::BACKED_OUT,
+            RpcErrorKind::Mq | RpcErrorKind::ExitRefused | RpcErrorKind::PayloadError => {
+                Mqrc::UNEXPECTED_ERROR
+            }
+        }
+    }
 }
 
 /// A failed RPC call.
@@ -59,18 +89,20 @@ impl RpcErrorKind {
 pub struct RpcError {
     /// Which error.
     pub kind: RpcErrorKind,
-    /// The MQRC reason, where MQ has one.
-    pub mqrc: Option<Mqrc>,
+    /// The MQRC reason: the queue manager's, the exit's or the payload's,
+    /// or the one docs/rpc.md "Errors" gives for the error
+    /// ([`RpcErrorKind::default_mqrc`]). Every error has one.
+    pub mqrc: Mqrc,
     /// What was wrong, naming the parameter, queue or CorrelId involved.
     pub message: String,
 }
 
 impl RpcError {
-    /// An error without an MQRC.
+    /// An error with the MQRC of its kind ([`RpcErrorKind::default_mqrc`]).
     pub fn new(kind: RpcErrorKind, message: impl Into<String>) -> Self {
         RpcError {
             kind,
-            mqrc: None,
+            mqrc: kind.default_mqrc(),
             message: message.into(),
         }
     }
@@ -79,24 +111,31 @@ impl RpcError {
     pub fn with_mqrc(kind: RpcErrorKind, mqrc: Mqrc, message: impl Into<String>) -> Self {
         RpcError {
             kind,
-            mqrc: Some(mqrc),
+            mqrc,
             message: message.into(),
         }
     }
 
-    /// Bad parameters.
+    /// Bad parameters in the body: 2004 MQRC_BUFFER_ERROR.
     pub fn bad(message: impl Into<String>) -> Self {
         RpcError::new(RpcErrorKind::BadParameters, message)
     }
 
-    /// The JSON answer: `{"error", "code", "mqrc", "reason"}` (`mqrc` and
-    /// `reason` are null when MQ has no reason for the error).
+    /// Bad parameters with reason `mqrc` (2046 for the query or a
+    /// conversation id, 2090, 2119, 2152, 2207, 2335, ...).
+    pub fn bad_with(mqrc: Mqrc, message: impl Into<String>) -> Self {
+        RpcError::with_mqrc(RpcErrorKind::BadParameters, mqrc, message)
+    }
+
+    /// The JSON answer: `{"error", "code", "mqrc", "reason"}`, `mqrc` the
+    /// reason's number and `reason` its name (`MQRC_...`), as in the queue
+    /// API's errors (docs/http-api.md "Errors"); never null.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "error": self.message,
             "code": self.kind.code(),
-            "mqrc": self.mqrc.map(|r| r.0),
-            "reason": self.mqrc.map(|r| r.name()),
+            "mqrc": self.mqrc.0,
+            "reason": self.mqrc.name(),
         })
     }
 }
@@ -130,12 +169,59 @@ impl From<CallError> for RpcError {
 
 impl fmt::Display for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind.code(), self.message)?;
-        if let Some(rc) = self.mqrc {
-            write!(f, " (MQRC {})", rc.0)?;
-        }
-        Ok(())
+        write!(
+            f,
+            "{}: {} (MQRC {})",
+            self.kind.code(),
+            self.message,
+            self.mqrc.0
+        )
     }
 }
 
 impl std::error::Error for RpcError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_answers_an_mqrc_number_and_its_name() {
+        // docs/rpc.md "Errors": the mqrc column, the reasons numbered as in
+        // IBM MQ "API reason codes"; never null.
+        let kinds = [
+            (
+                RpcErrorKind::UnknownProgram,
+                2298,
+                "MQRC_FUNCTION_NOT_SUPPORTED",
+            ),
+            (RpcErrorKind::BadParameters, 2004, "MQRC_BUFFER_ERROR"),
+            (
+                RpcErrorKind::NotPossible,
+                2298,
+                "MQRC_FUNCTION_NOT_SUPPORTED",
+            ),
+            (RpcErrorKind::NoReply, 2033, "MQRC_NO_MSG_AVAILABLE"),
+            (RpcErrorKind::NoMessage, 2033, "MQRC_NO_MSG_AVAILABLE"),
+            (RpcErrorKind::ConversationEnded, 2003, "MQRC_BACKED_OUT"),
+            (RpcErrorKind::Mq, 2195, "MQRC_UNEXPECTED_ERROR"),
+            (RpcErrorKind::ExitRefused, 2195, "MQRC_UNEXPECTED_ERROR"),
+            (RpcErrorKind::PayloadError, 2195, "MQRC_UNEXPECTED_ERROR"),
+        ];
+        for (kind, mqrc, reason) in kinds {
+            let v = RpcError::new(kind, "what was wrong").to_json();
+            assert_eq!(v["mqrc"], mqrc, "{kind:?}: {v}");
+            assert_eq!(v["reason"], reason, "{kind:?}: {v}");
+            assert_eq!(v["code"], kind.code());
+            assert_eq!(v["error"], "what was wrong");
+        }
+        // A reason given is kept, and shown in the text the CLI prints.
+        let e = RpcError::bad_with(Mqrc::CORREL_ID_ERROR, "MQ_CORREL_ID: odd");
+        assert_eq!(e.to_json()["mqrc"], 2207);
+        assert_eq!(e.to_json()["reason"], "MQRC_CORREL_ID_ERROR");
+        assert_eq!(
+            e.to_string(),
+            "BAD_PARAMETERS: MQ_CORREL_ID: odd (MQRC 2207)"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! The `/v1/rpc` routes (docs/rpc.md "HTTP"):
 //! - `POST /v1/rpc/{library}/{program}[?conversation=ID]` with a JSON object
 //!   of IN parameters → 200 and a JSON object of OUT parameters, or an error
-//!   `{"error", "code", "mqrc", "reason"}`;
+//!   `{"error", "code", "mqrc", "reason"}` (every error has its MQRC);
 //! - `POST /v1/rpc/conversations` → 201 `{"conversation": ID, "timeout_ms": N}`
 //!   (ID: a token of 32 hex digits);
 //! - `POST /v1/rpc/conversations/{id}/commit` and `.../backout`;
@@ -32,7 +32,7 @@ pub fn status_for(e: &RpcError) -> StatusCode {
         RpcErrorKind::BadParameters | RpcErrorKind::NotPossible => StatusCode::BAD_REQUEST,
         RpcErrorKind::NoReply => StatusCode::GATEWAY_TIMEOUT,
         RpcErrorKind::ExitRefused | RpcErrorKind::PayloadError => StatusCode::BAD_GATEWAY,
-        RpcErrorKind::Mq => crate::http::status_for(e.mqrc.unwrap_or(Mqrc::UNEXPECTED_ERROR)),
+        RpcErrorKind::Mq => crate::http::status_for(e.mqrc),
     }
 }
 
@@ -106,7 +106,11 @@ async fn run(
     query: Result<Query<CallQuery>, axum::extract::rejection::QueryRejection>,
     body: Bytes,
 ) -> Result<Json<Value>, RpcError> {
-    let Query(query) = query.map_err(|e| RpcError::bad(format!("query: {}", e.body_text())))?;
+    // 2046 MQRC_OPTIONS_ERROR, as the queue API answers a bad query
+    // (docs/http-api.md "Errors").
+    let Query(query) = query.map_err(|e| {
+        RpcError::bad_with(Mqrc::OPTIONS_ERROR, format!("query: {}", e.body_text()))
+    })?;
     let conversation = query
         .conversation
         .as_deref()
@@ -151,11 +155,13 @@ async fn open(State(svc): State<Arc<RpcService>>) -> Result<(StatusCode, Json<Va
 }
 
 /// A conversation id from the path or the query: a token of 32 hex digits
-/// (src/qmgr/token.rs), else BAD_PARAMETERS (a token that is not open is
-/// CONVERSATION_ENDED).
+/// (src/qmgr/token.rs), else BAD_PARAMETERS with 2046 MQRC_OPTIONS_ERROR, as
+/// the queue API answers a unit-of-work id that is no token
+/// (docs/http-api.md "Errors"); a token that is not open is
+/// CONVERSATION_ENDED.
 fn conversation_id(id: &str) -> Result<crate::mqi::Token, RpcError> {
     crate::mqi::Token::parse(id).ok_or_else(|| {
-        RpcError::bad(format!(
+        RpcError::bad_with(Mqrc::OPTIONS_ERROR, format!(
             "conversation id {} is not 32 hex digits (ids come from POST /v1/rpc/conversations)",
             crate::mqi::names::shown(id)
         ))

@@ -307,6 +307,6 @@ PROGRAM 'P' IS
             1208,
         )
         .unwrap_err();
-        assert_eq!(e.mqrc, Some(Mqrc::FORMAT_ERROR));
+        assert_eq!(e.mqrc, Mqrc::FORMAT_ERROR);
     }
 }

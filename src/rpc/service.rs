@@ -182,10 +182,9 @@ impl RpcService {
                 ),
             )
         })?;
-        let inputs = prog.dynamic.inputs(&params).map_err(|e| RpcError {
-            kind: RpcErrorKind::BadParameters,
-            mqrc: e.mqrc,
-            message: e.to_string(),
+        let inputs = prog.dynamic.inputs(&params).map_err(|e| match e.mqrc {
+            Some(mqrc) => RpcError::bad_with(mqrc, e.to_string()),
+            None => RpcError::bad(e.to_string()),
         })?;
         let uow = conversation
             .map(|token| self.conversation_uow(token))
@@ -339,8 +338,11 @@ impl RpcService {
         match given {
             Some(q) => Ok(q.clone()),
             None if !default.is_empty() => Ok(default.to_string()),
-            None => Err(RpcError::new(
+            // 2152 MQRC_OBJECT_NAME_ERROR: an empty name is no queue name
+            // (IBM MQ "Rules for naming IBM MQ objects"), as Mqi::open answers it.
+            None => Err(RpcError::with_mqrc(
                 RpcErrorKind::NotPossible,
+                Mqrc::OBJECT_NAME_ERROR,
                 format!("no queue: set rpc.{which}_queue or pass MQ_QUEUE_NAME"),
             )),
         }
@@ -379,8 +381,9 @@ impl RpcService {
                 md.expiry =
                     i32::try_from(self.config.request_expiry_ms.div_ceil(100)).unwrap_or(i32::MAX);
             }
-            md.reply_to_q = CharField::new(r, Charset::Ascii)
-                .map_err(|e| RpcError::bad(format!("reply queue {r:?}: {e}")))?;
+            md.reply_to_q = CharField::new(r, Charset::Ascii).map_err(|e| {
+                RpcError::bad_with(Mqrc::OBJECT_NAME_ERROR, format!("reply queue {r:?}: {e}"))
+            })?;
         }
         if let Some(c) = call.inputs.correl_id {
             md.correl_id = c;
@@ -566,7 +569,7 @@ impl RpcService {
     /// if that fails, backs the get out so the message returns to its queue.
     /// Returns what happened, for the error.
     async fn dead_letter(&self, stored: GetResult, uow: u64, e: &RpcError) -> String {
-        let reason = e.mqrc.unwrap_or(Mqrc::UNEXPECTED_ERROR);
+        let reason = e.mqrc;
         let queue = stored.queue.clone();
         let put = self
             .mqi

@@ -168,7 +168,7 @@ async fn queue_points_run_once_per_message_and_their_changes_reach_the_consumer(
     .await
     .unwrap_err();
     assert_eq!(none.kind, RpcErrorKind::NoMessage);
-    assert_eq!(none.mqrc, Some(Mqrc::NO_MSG_AVAILABLE));
+    assert_eq!(none.mqrc, Mqrc::NO_MSG_AVAILABLE);
     assert_eq!(b.counts.now(), (1, 2, 1));
 
     // Request/reply (CALC): one before_put for the request, one before_get

@@ -344,7 +344,7 @@ PROGRAM 'P' IS
     fn malformed_xml_names_the_offset_and_2110() {
         let p = program();
         let e = read(&p.request, "<P><NAME>x</P>").unwrap_err();
-        assert_eq!(e.mqrc, Some(Mqrc::FORMAT_ERROR));
+        assert_eq!(e.mqrc, Mqrc::FORMAT_ERROR);
         assert!(e.message.contains("offset 10"), "{}", e.message);
         let e = read(&p.request, "<P><NAME>&bogus;</NAME></P>").unwrap_err();
         assert!(e.message.contains("&bogus;"), "{}", e.message);

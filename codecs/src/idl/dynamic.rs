@@ -142,8 +142,11 @@ pub struct DynamicValueError {
     pub name: String,
     /// What was wrong.
     pub reason: String,
-    /// The MQRC MQ would give for this value, where there is one (2090 for a
-    /// bad wait interval).
+    /// The MQRC MQ would give for this value, where there is one: 2152
+    /// MQRC_OBJECT_NAME_ERROR for a queue name over 48 characters, 2207
+    /// MQRC_CORREL_ID_ERROR for a bad CorrelId, 2090
+    /// MQRC_WAIT_INTERVAL_ERROR for a bad wait interval; `None` for a value
+    /// of the wrong type.
     pub mqrc: Option<Mqrc>,
 }
 
@@ -278,8 +281,9 @@ impl DynamicParams {
     /// Reads the IN dynamic parameters of a call from `values` (the call's
     /// parameters by IDL name).
     ///
-    /// Errors: a queue name over 48 characters, a bad MQ_CORREL_ID (see
-    /// [`correl_id_from_hex`]), a bad MQ_WAIT_INTERVAL (MQRC 2090), or a value of
+    /// Errors: a queue name over 48 characters (MQRC 2152), a bad
+    /// MQ_CORREL_ID (MQRC 2207; see [`correl_id_from_hex`]), a bad
+    /// MQ_WAIT_INTERVAL (MQRC 2090), or a value of
     /// the wrong type.
     pub fn inputs(&self, values: &Record) -> Result<CallInputs, DynamicValueError> {
         let mut out = CallInputs::default();
@@ -303,9 +307,12 @@ impl DynamicParams {
                 DynamicKind::QueueName | DynamicKind::ReplyQueue => {
                     if let Some(t) = text {
                         if t.chars().count() > MAX_QUEUE_NAME {
+                            // 2152 MQRC_OBJECT_NAME_ERROR: MQ's names have at
+                            // most 48 characters (IBM MQ "Rules for naming IBM
+                            // MQ objects").
                             return Err(fault(
                                 format!("queue name longer than {MAX_QUEUE_NAME} characters"),
-                                None,
+                                Some(Mqrc::OBJECT_NAME_ERROR),
                             ));
                         }
                         let slot = if p.kind == DynamicKind::QueueName {
@@ -318,8 +325,10 @@ impl DynamicParams {
                 }
                 DynamicKind::CorrelId => {
                     if let Some(t) = text {
-                        out.correl_id = correl_id_from_hex(t)
-                            .map_err(|e: CorrelIdError| fault(e.to_string(), None))?;
+                        // 2207 MQRC_CORREL_ID_ERROR (IBM MQ "API reason codes").
+                        out.correl_id = correl_id_from_hex(t).map_err(|e: CorrelIdError| {
+                            fault(e.to_string(), Some(Mqrc::CORREL_ID_ERROR))
+                        })?;
                     }
                 }
                 DynamicKind::WaitInterval => {
