@@ -421,6 +421,94 @@ fn retry_rule_stops_the_channel_and_commits_nothing() {
     );
 }
 
+/// A receiver whose undelivered rule `retry` would wait 10 minutes before
+/// its first retry: longer than any test runs.
+const SLOW_RETRY: &str = "
+queue_manager:
+  name: MQGATE
+  default_xmit_queue: ''
+queues:
+  - type: local
+    name: APP.IN
+channels:
+  - type: receiver
+    name: SLOW.RETRY
+    retry:
+      first_interval_ms: 600000
+      attempts: 5
+";
+
+#[test]
+fn send_to_an_unknown_queue_under_the_retry_rule_ends_within_its_confirm_wait() {
+    // Defect report: `mqgate send` to an unknown queue under the `retry`
+    // rule waited as long as the receiver kept retrying, then said
+    // "positions none". README (`--confirm-wait-ms`) and
+    // docs/channel-protocol.md "Close": past the wait send closes the
+    // channel, the receiver answers with the message's reason, 2085
+    // MQRC_UNKNOWN_OBJECT_NAME (IBM MQ "API reason codes"), within 5 s, and
+    // send exits 1 saying plainly what was confirmed.
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), SLOW_RETRY);
+    let files = write_files(
+        &dir.path().join("nope"),
+        &[xmit("NOPE", "MQGATE", true, "MQSTR", b"for no queue")],
+    );
+    let started = std::time::Instant::now();
+    let out = send(&g, "SLOW.RETRY", &["--confirm-wait-ms", "500"], &files);
+    let took = started.elapsed();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // 500 ms of waiting plus at most 5 s for the answer (and the handshake).
+    assert!(took < Duration::from_secs(8), "{took:?}: {err}");
+    assert!(
+        err.contains("no CONFIRM of batch 1 within 500 ms (--confirm-wait-ms), so send closed the channel; the receiver closed the channel: 2085 MQRC_UNKNOWN_OBJECT_NAME: message 1 of batch 1 undelivered (waiting for retry 1 of 5): "),
+        "{err}"
+    );
+    assert!(
+        err.contains("\nmqgate send: 0 messages confirmed by this run; 0 of 1 message done; a rerun sends the message again\n"),
+        "{err}"
+    );
+    assert!(!err.contains("positions none"), "{err}");
+    // The channel is not stopped (the sender ended the retries, not the
+    // rule), and shows why it closed (its status is updated just after the
+    // CLOSE went out).
+    let mut c = status_channel(&g, "SLOW.RETRY");
+    for _ in 0..100 {
+        if c["state"] != "retrying" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        c = status_channel(&g, "SLOW.RETRY");
+    }
+    assert_eq!(c["state"], "inactive", "{c}");
+    assert_eq!(c["reason"], 2085, "{c}");
+    assert_eq!(g.depth("APP.IN"), 0);
+
+    // With a batch confirmed before the undeliverable one (--batch 1), the
+    // count and the file position say so.
+    let files = write_files(
+        &dir.path().join("some"),
+        &[
+            xmit("APP.IN", "MQGATE", true, "MQSTR", b"lands"),
+            xmit("NOPE", "MQGATE", true, "MQSTR", b"for no queue"),
+        ],
+    );
+    let out = send(
+        &g,
+        "SLOW.RETRY",
+        &["--confirm-wait-ms", "500", "--batch", "1"],
+        &files,
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("2085 MQRC_UNKNOWN_OBJECT_NAME"), "{err}");
+    assert!(
+        err.contains("mqgate send: 1 message confirmed in 1 batch by this run; 1 of 2 messages done: the files at positions 1 on the command line; without --journal a rerun sends all 2 again; send only the files not listed\n"),
+        "{err}"
+    );
+    assert_eq!(g.depth("APP.IN"), 1);
+}
+
 #[test]
 fn a_message_that_can_never_be_delivered_is_dead_lettered_at_once_whatever_the_rule() {
     // RETRY.CHL has the undelivered rule `retry`; none of these three can

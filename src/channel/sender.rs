@@ -271,6 +271,95 @@ impl SenderConn {
         }
     }
 
+    /// [`SenderConn::wait_confirm`] for at most `limit`: `Ok(None)` when no
+    /// CONFIRM came by then (nothing is lost: a CONFIRM still on its way is
+    /// read by the next wait, or by [`SenderConn::give_up`]).
+    pub async fn wait_confirm_within(&mut self, limit: Duration) -> Result<Option<u64>, SendError> {
+        match tokio::time::timeout(limit, self.wait_confirm()).await {
+            Ok(r) => r.map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// The oldest batch sent and not yet confirmed.
+    pub fn oldest_unconfirmed(&self) -> Option<u64> {
+        self.unconfirmed.front().copied()
+    }
+
+    /// Stops waiting for the batches not confirmed: sends CLOSE(0, `text`)
+    /// and reads the receiver's answer for at most `wait`. A receiver still
+    /// applying the undelivered rule `retry` to one of them answers with the
+    /// reason of the message it cannot place (e.g. 2085) and does not commit
+    /// that batch (docs/channel-protocol.md "Close"). Returns the sequence
+    /// numbers of the CONFIRMs that were still on their way (each confirms
+    /// every batch up to it) and why the channel ended: the receiver's
+    /// CLOSE with its reason ([`SendError::Refused`]), or, when it answered
+    /// none within `wait`, a lost connection ([`SendError::Connection`]:
+    /// sent again after a reconnect, never applied twice).
+    pub async fn give_up(&mut self, text: &str, wait: Duration) -> (Vec<u64>, SendError) {
+        let mut confirmed = Vec::new();
+        if let Err(e) = self
+            .conn
+            .send(Frame::Close {
+                reason: 0,
+                text: text.to_string(),
+            })
+            .await
+        {
+            return (confirmed, from_frame_error(e));
+        }
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            let next = tokio::time::timeout_at(until, self.conn.next()).await;
+            let end = match next {
+                Ok(Some(Ok(Frame::Confirm { seq }))) => {
+                    if self.unconfirmed.front().is_some_and(|&o| o <= seq) {
+                        self.unconfirmed.retain(|&s| s > seq);
+                        confirmed.push(seq);
+                    }
+                    continue;
+                }
+                Ok(Some(Ok(Frame::Heartbeat))) => continue,
+                Ok(Some(Ok(Frame::Close { reason: 0, text }))) => {
+                    SendError::Connection(match self.unconfirmed.is_empty() {
+                        true => format!(
+                            "the receiver answered the CLOSE without a reason ({text}); every batch sent was confirmed meanwhile"
+                        ),
+                        false => format!(
+                            "the receiver answered the CLOSE without a reason ({text}) and did not confirm {}",
+                            self.unconfirmed_text()
+                        ),
+                    })
+                }
+                Ok(Some(Ok(Frame::Close { reason, text }))) => SendError::Refused { reason, text },
+                Ok(Some(Ok(other))) => {
+                    SendError::Protocol(format!("expected CLOSE or CONFIRM, got {}", other.name()))
+                }
+                Ok(Some(Err(e))) => from_frame_error(e),
+                Ok(None) => SendError::Connection(format!(
+                    "the receiver closed the connection without answering the CLOSE (unconfirmed: {})",
+                    self.unconfirmed_text()
+                )),
+                Err(_) => SendError::Connection(format!(
+                    "the receiver did not answer the CLOSE within {} ms (unconfirmed: {})",
+                    wait.as_millis(),
+                    self.unconfirmed_text()
+                )),
+            };
+            return (confirmed, end);
+        }
+    }
+
+    /// The batches not confirmed, for a message: `batch 3`, `batches 3-7` or
+    /// `none`.
+    fn unconfirmed_text(&self) -> String {
+        match (self.unconfirmed.front(), self.unconfirmed.back()) {
+            (Some(a), Some(b)) if a == b => format!("batch {a}"),
+            (Some(a), Some(b)) => format!("batches {a}-{b}"),
+            _ => "none".to_string(),
+        }
+    }
+
     /// Sends one message outside any batch (non-persistent fast path); no
     /// confirmation. Close the channel with [`SenderConn::close`] to know it
     /// was processed.

@@ -51,16 +51,21 @@ impl Session<'_> {
         let name = self.def.name.clone();
         let (mut sink, mut stream) = conn.split();
         let (tx, rx) = mpsc::channel(QUEUE_ITEMS);
+        // Turns true when the reader stops (the sender closed the channel,
+        // went away or broke the protocol), ending an undelivered-rule retry
+        // wait at once rather than after the queued work.
+        let (reader_done, mut sender_gone) = watch::channel(false);
         let end = {
             let reader = FrameReader::new(&name, &self.limits, self.last);
             let reading = async move {
                 let end = reader.read(&mut stream, &tx, &mut halt).await;
+                let _ = reader_done.send(true);
                 let _ = tx.send(Work::End(end)).await;
                 // The committer ends the session once it reaches End.
                 std::future::pending::<()>().await
             };
             tokio::select! {
-                end = self.commit(&mut sink, rx) => end,
+                end = self.commit(&mut sink, rx, &mut sender_gone) => end,
                 () = reading => End::Lost("internal: the frame reader stopped".into()),
             }
         };
@@ -103,7 +108,12 @@ impl Session<'_> {
     /// group of batches is applied (in memory) while the previous group's
     /// store transaction runs on another thread; commits stay in sequence
     /// order, each answered by its cumulative CONFIRM.
-    async fn commit(&mut self, sink: &mut Sink, mut rx: mpsc::Receiver<Work>) -> End {
+    async fn commit(
+        &mut self,
+        sink: &mut Sink,
+        mut rx: mpsc::Receiver<Work>,
+        sender_gone: &mut watch::Receiver<bool>,
+    ) -> End {
         let mut carry = None;
         let mut running: Option<Running> = None;
         loop {
@@ -140,7 +150,7 @@ impl Session<'_> {
                         sink.send(Frame::Confirm { seq }).await
                     }
                     Work::Fast(m, _budget) => {
-                        if let Err(e) = self.apply(None, vec![m]).await {
+                        if let Err(e) = self.apply(None, vec![m], sender_gone).await {
                             return e;
                         }
                         continue;
@@ -204,7 +214,7 @@ impl Session<'_> {
                     // A message has no destination: the batches one by one,
                     // each with the undelivered rule, each confirmed.
                     for (seq, msgs) in group {
-                        if let Err(e) = self.apply(Some(seq), msgs).await {
+                        if let Err(e) = self.apply(Some(seq), msgs, sender_gone).await {
                             return e;
                         }
                         if sink.send(Frame::Confirm { seq }).await.is_err() {
@@ -287,8 +297,17 @@ impl Session<'_> {
     }
 
     /// Applies a batch (`seq` given) or one fast-path message, applying the
-    /// undelivered rule's retries.
-    async fn apply(&mut self, seq: Option<u64>, msgs: Vec<Bytes>) -> Result<(), End> {
+    /// undelivered rule's retries. A retry wait ends when `sender_gone`
+    /// turns true: the sender closed the channel (or went away) while its
+    /// batch was being retried, so the batch is not committed and the
+    /// channel closes with the reason of the message that could not be
+    /// placed (docs/channel-protocol.md "Close"); it is not stopped.
+    async fn apply(
+        &mut self,
+        seq: Option<u64>,
+        msgs: Vec<Bytes>,
+        sender_gone: &mut watch::Receiver<bool>,
+    ) -> Result<(), End> {
         let msgs: Arc<Vec<Bytes>> = Arc::new(msgs);
         let name = self.def.name.clone();
         let retry = self.def.retry.clone();
@@ -363,8 +382,10 @@ impl Session<'_> {
                         s.reason = reason.0;
                         s.message = text.clone();
                     });
+                    // The gateway stopping or the instance being adopted
+                    // is said first: it also ends the frame reader.
                     tokio::select! {
-                        _ = tokio::time::sleep(wait) => {}
+                        biased;
                         h = halted(&mut self.halt) => {
                             return Err(match h {
                                 Halt::Adopted(adopted) => End::Closed {
@@ -377,6 +398,17 @@ impl Session<'_> {
                                 },
                             });
                         }
+                        Ok(_) = sender_gone.wait_for(|gone| *gone) => {
+                            let text = format!(
+                                "message {} of batch {seq} undelivered (waiting for retry {attempt} of {}): {text}; the sender closed the channel (or went away) meanwhile, so the batch was not committed and the channel was not stopped: the message and those after it stay with the sender",
+                                index + 1,
+                                retry.attempts,
+                            );
+                            tracing::warn!(channel = %name, reason = reason.0, %text,
+                                "sender closed the channel during an undelivered-rule retry");
+                            return Err(End::Closed { reason, text });
+                        }
+                        _ = tokio::time::sleep(wait) => {}
                     }
                     wait = (wait * 2).min(Duration::from_millis(retry.max_interval_ms));
                 }

@@ -27,8 +27,9 @@ use std::time::{Duration, Instant};
 
 /// Exit codes of `mqgate send` (also in its --help and the README).
 pub const EXIT_CODES_HELP: &str = "Exit codes: 0 every batch was confirmed (or, with --journal, \
-already confirmed by an earlier run); 1 the send failed (the reason and how many messages were \
-confirmed, with their file positions, are on stderr); 2 a usage error (e.g. --batch 0), an \
+already confirmed by an earlier run); 1 the send failed: the receiver refused or closed the \
+channel, or a batch was not confirmed within --confirm-wait-ms (the MQRC reason and how many \
+messages were confirmed, with their file positions, are on stderr); 2 a usage error (e.g. --batch 0), an \
 unreadable or unusable file, or a journal written for another send (nothing is sent).";
 
 /// Options of `mqgate send`.
@@ -74,6 +75,13 @@ pub struct SendArgs {
     /// to 2147483647.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
     pub retry_ms: u64,
+    /// The longest wait (ms) for the CONFIRM of a batch, 1 to 2147483647.
+    /// Past it send closes the channel; a receiver still retrying one of
+    /// the batches under its undelivered rule `retry` answers with the
+    /// message's MQRC (e.g. 2085 for an unknown queue) within 5 s more, and
+    /// send exits 1 with it and the count of messages confirmed.
+    #[arg(long, default_value_t = DEFAULT_CONFIRM_WAIT_MS, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=super::MAX_MS))]
+    pub confirm_wait_ms: u64,
     /// Keep the progress in FILE (created when missing or empty), written
     /// durably after every confirmed batch: the same command run again after
     /// a failure or a kill sends only what the receiver has not committed.
@@ -85,6 +93,16 @@ pub struct SendArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
+
+/// Default of `--confirm-wait-ms`: 60 s, longer than the default schedule
+/// of a receiver's undelivered rule `retry` (1 + 2 + 4 + 8 + 16 = 31 s,
+/// docs/config.md `channels`), so that such a receiver stops the channel
+/// and names the reason itself, while any other schedule is cut at 60 s.
+pub const DEFAULT_CONFIRM_WAIT_MS: u64 = 60_000;
+
+/// How long send waits for the receiver's answer to the CLOSE it sends when
+/// no CONFIRM came within `--confirm-wait-ms`.
+const CLOSE_ANSWER_WAIT: Duration = Duration::from_secs(5);
 
 /// CLOSE reasons after which `--retry-ms` reconnects: the channel is busy
 /// with another sender, or the receiving gateway is stopping (an IBM MQ
@@ -148,6 +166,24 @@ enum Failure {
     /// The journal could not be written; nothing more is sent, since the
     /// progress could no longer be kept.
     Journal(JournalError),
+    /// No CONFIRM of batch `seq` came within `--confirm-wait-ms`; send
+    /// closed the channel and `answer` is how the receiver answered (its
+    /// CLOSE with a reason, or no answer).
+    NoConfirm {
+        seq: u64,
+        waited_ms: u64,
+        answer: SendError,
+    },
+}
+
+impl Failure {
+    /// The channel error behind the failure, if it is one.
+    fn send_error(&self) -> Option<&SendError> {
+        match self {
+            Failure::Send(e) | Failure::NoConfirm { answer: e, .. } => Some(e),
+            Failure::Journal(_) => None,
+        }
+    }
 }
 
 impl From<SendError> for Failure {
@@ -167,6 +203,14 @@ impl fmt::Display for Failure {
         match self {
             Failure::Send(e) => write!(f, "{e}"),
             Failure::Journal(e) => write!(f, "{e}"),
+            Failure::NoConfirm {
+                seq,
+                waited_ms,
+                answer,
+            } => write!(
+                f,
+                "no CONFIRM of batch {seq} within {waited_ms} ms (--confirm-wait-ms), so send closed the channel; {answer}"
+            ),
         }
     }
 }
@@ -207,8 +251,11 @@ async fn send_all(
         last_confirmed_seq: 0,
     };
     let deadline = Instant::now() + Duration::from_millis(args.retry_ms);
+    let confirm_wait = Duration::from_millis(args.confirm_wait_ms);
     let may_retry = |e: &Failure| {
-        let Failure::Send(e) = e else { return false };
+        let Some(e) = e.send_error() else {
+            return false;
+        };
         let busy = matches!(e, SendError::Refused { reason, .. } if RETRY_REASONS.contains(&Mqrc(*reason)));
         (e.is_transient() || busy) && Instant::now() < deadline
     };
@@ -250,8 +297,7 @@ async fn send_all(
                 // Room in the window first, so that a failure here leaves
                 // every message either in `resend`, in flight or unsent.
                 while conn.unconfirmed() >= PIPELINE_BATCHES {
-                    let seq = conn.wait_confirm().await?;
-                    t.confirmed(seq)?;
+                    next_confirm(&mut conn, t, confirm_wait).await?;
                 }
                 while next < msgs.len() && skip.contains(next) {
                     next += 1;
@@ -300,8 +346,7 @@ async fn send_all(
                 conn.start_batch(&batch).await?;
             }
             while conn.unconfirmed() > 0 {
-                let seq = conn.wait_confirm().await?;
-                t.confirmed(seq)?;
+                next_confirm(&mut conn, t, confirm_wait).await?;
             }
             Ok(())
         }
@@ -331,6 +376,33 @@ async fn send_all(
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Waits at most `limit` for the next CONFIRM and records it. When none
+/// comes, closes the channel ([`SenderConn::give_up`]), records the
+/// CONFIRMs still on their way, and fails with the receiver's answer
+/// ([`Failure::NoConfirm`]).
+async fn next_confirm(
+    conn: &mut SenderConn,
+    t: &mut Tracker,
+    limit: Duration,
+) -> Result<(), Failure> {
+    if let Some(seq) = conn.wait_confirm_within(limit).await? {
+        t.confirmed(seq)?;
+        return Ok(());
+    }
+    let seq = conn.oldest_unconfirmed().unwrap_or_default();
+    let waited_ms = limit.as_millis() as u64;
+    let text = format!("no CONFIRM of batch {seq} within {waited_ms} ms; the sender gives up");
+    let (confirmed, answer) = conn.give_up(&text, CLOSE_ANSWER_WAIT).await;
+    for s in confirmed {
+        t.confirmed(s)?;
+    }
+    Err(Failure::NoConfirm {
+        seq,
+        waited_ms,
+        answer,
+    })
 }
 
 /// Sends every file not done yet; exit 0 when every batch was confirmed and
@@ -408,33 +480,110 @@ pub fn run(args: SendArgs) -> ExitCode {
         .unwrap_or(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("mqgate send: {e}");
-            eprintln!("mqgate send: {}", progress_report(&t, &counts, msgs.len()));
+            eprintln!(
+                "mqgate send: {}",
+                progress_report(&t, &counts, msgs.len(), earlier)
+            );
             ExitCode::FAILURE
         }
     }
 }
 
-/// What a failed send tells the user: how many messages are done, which
-/// files they are, and what a rerun does.
-fn progress_report(t: &Tracker, counts: &Counts, total: usize) -> String {
+/// `n` with `one` or `many`: `1 message`, `0 messages`, `3 batches`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// What a failed send tells the user (README "Exit codes of `send`"): how
+/// many messages this run had confirmed — plainly, `0 messages confirmed`
+/// when none — and sent on the fast path, how many of all are done and
+/// which files they are, and what a rerun does. `earlier`: messages an
+/// earlier run (the journal) had done.
+fn progress_report(t: &Tracker, counts: &Counts, total: usize, earlier: usize) -> String {
     let done: &Ranges = &t.done;
-    let left = total - done.count();
+    let n_done = done.count();
+    let left = total - n_done;
+    let mut report = counted(t.persistent, "message confirmed", "messages confirmed");
+    if t.persistent > 0 {
+        report += &format!(" in {}", counted(t.batches as usize, "batch", "batches"));
+    }
+    if counts.fast > 0 {
+        report += &format!(
+            " and {} non-persistent sent on the fast path (never confirmed)",
+            counts.fast
+        );
+    }
+    report += " by this run";
+    if earlier > 0 {
+        report += &format!(", {earlier} done by an earlier run");
+    }
+    report += &format!(
+        "; {n_done} of {} done",
+        counted(total, "message", "messages")
+    );
+    if n_done > 0 {
+        report += &format!(": the files at positions {done} on the command line");
+    }
     let rerun = match t.journal_path() {
         Some(p) => format!(
             "run the same command again to send the other {left} (journal {})",
             p.display()
         ),
+        None if total == 1 && n_done == 0 => "a rerun sends the message again".to_string(),
+        None if n_done == 0 => format!("a rerun sends all {total} again"),
         None => format!(
             "without --journal a rerun sends all {total} again; send only the files not listed"
         ),
     };
-    format!(
-        "{} of {total} messages done before the failure ({} persistent confirmed in {} batches \
-         and {} non-persistent sent on the fast path by this run): the files at positions {done} \
-         on the command line; {rerun}",
-        done.count(),
-        t.persistent,
-        t.batches,
-        counts.fast
-    )
+    format!("{report}; {rerun}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Counts, Tracker, progress_report};
+
+    #[test]
+    fn the_progress_report_says_plainly_what_was_confirmed() {
+        // README "Exit codes of `send`": the count of messages confirmed,
+        // `0 messages confirmed` when none, never an empty list of positions.
+        let t = Tracker::new(None);
+        let fast = Counts::default();
+        assert_eq!(
+            progress_report(&t, &fast, 3, 0),
+            "0 messages confirmed by this run; 0 of 3 messages done; a rerun sends all 3 again"
+        );
+        assert_eq!(
+            progress_report(&t, &fast, 1, 0),
+            "0 messages confirmed by this run; 0 of 1 message done; a rerun sends the message again"
+        );
+        // 1080 confirmed in 216 batches (positions 1-1080) and 120 on the fast
+        // path (1081-1200), of 3000.
+        let mut t = Tracker::new(None);
+        t.done.insert(0..1200);
+        (t.persistent, t.batches) = (1080, 216);
+        let counts = Counts {
+            fast: 120,
+            reconnects: 0,
+        };
+        assert_eq!(
+            progress_report(&t, &counts, 3000, 0),
+            "1080 messages confirmed in 216 batches and 120 non-persistent sent on the fast path \
+             (never confirmed) by this run; 1200 of 3000 messages done: the files at positions \
+             1-1200 on the command line; without --journal a rerun sends all 3000 again; send only \
+             the files not listed"
+        );
+        let mut t = Tracker::new(None);
+        t.done.insert(4..5);
+        (t.persistent, t.batches) = (1, 1);
+        assert_eq!(
+            progress_report(&t, &Counts::default(), 5, 0),
+            "1 message confirmed in 1 batch by this run; 1 of 5 messages done: the files at \
+             positions 5 on the command line; without --journal a rerun sends all 5 again; send \
+             only the files not listed"
+        );
+    }
 }
