@@ -201,3 +201,110 @@ fn a_list_put_with_report_bits_no_option_has_is_refused() {
     assert_eq!(st, 201, "{v}");
     assert_eq!((g.depth("A"), g.depth("B")), (1, 1));
 }
+
+#[test]
+fn a_list_put_takes_only_a_json_content_type() {
+    // Defect report: `POST /v1/messages` read the body as JSON whatever its
+    // Content-Type said. docs/http-api.md "`POST /v1/messages`": the body
+    // is JSON, sent as `application/json` in any case and with parameters
+    // (RFC 9110 §8.3.1 "Media Type"); any other type, or none, is 415 (RFC
+    // 9110 §15.5.16) with 2004 MQRC_BUFFER_ERROR naming it, and nothing is
+    // stored.
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "queues:\n  - type: local\n    name: A\n");
+    let body = serde_json::to_vec(&json!({"destinations": [{"queue": "A"}], "data": "x"})).unwrap();
+    for ctype in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/octet-stream",
+    ] {
+        let (st, v) = g.call("POST", "/v1/messages", Some((ctype, &body)));
+        assert_eq!((st, v["mqrc"].clone()), (415, json!(2004)), "{ctype}: {v}");
+        assert_eq!(v["reason"], "MQRC_BUFFER_ERROR", "{v}");
+        assert_eq!(
+            v["message"],
+            format!(
+                "Content-Type \"{ctype}\" is not supported by POST /v1/messages: its body is JSON; send Content-Type: application/json"
+            ),
+            "{v}"
+        );
+    }
+    // No Content-Type at all (ureq sends none for a body without one).
+    let r = ureq::post(&format!("{}/v1/messages", g.base)).send_bytes(&body);
+    let Err(ureq::Error::Status(415, r)) = r else {
+        panic!("expected 415, got {r:?}");
+    };
+    let v: Value = r.into_json().unwrap();
+    assert_eq!(v["mqrc"], 2004, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("the request has no Content-Type"),
+        "{v}"
+    );
+    assert_eq!(g.depth("A"), 0, "nothing stored");
+    // The JSON type in another case and with a parameter is a list put.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/messages",
+        Some(("Application/JSON; charset=utf-8", &body)),
+    );
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(g.depth("A"), 1);
+}
+
+#[test]
+fn a_list_put_names_each_destination_one_way_in_every_error() {
+    // Defect report: a name the queue manager refused was `destinations[1]`,
+    // a failed put `destination 1 (B)` without its queue manager.
+    // docs/http-api.md "`POST /v1/messages`": `destination N (QUEUE)` or
+    // `destination N (QUEUE%QMGR)`, N from 0, a name that is no MQ name
+    // quoted; the reasons are IBM MQ's ("API reason codes").
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        "queue_manager:\n  name: MQGATE\nqueues:\n  - type: local\n    name: A\n",
+    );
+    let post = |destinations: Value| {
+        let body = json!({"destinations": destinations, "data": "x"});
+        g.call(
+            "POST",
+            "/v1/messages",
+            Some(("application/json", &serde_json::to_vec(&body).unwrap())),
+        )
+    };
+    let cases = [
+        // A name MQ's rules refuse (IBM MQ "Rules for naming IBM MQ
+        // objects"): 2152 MQRC_OBJECT_NAME_ERROR, 2058 MQRC_Q_MGR_NAME_ERROR.
+        (
+            json!([{"queue": "A"}, {"queue": "BAD NAME"}]),
+            2152,
+            "destination 1 (\"BAD NAME\"): ",
+        ),
+        (
+            json!([{"queue": "A"}, {"queue": "A", "q_mgr": "bad qm"}]),
+            2058,
+            "destination 1 (\"A%bad qm\"): ",
+        ),
+        // Not defined at this queue manager: 2085 MQRC_UNKNOWN_OBJECT_NAME.
+        (
+            json!([{"queue": "A"}, {"queue": "NOPE", "q_mgr": "MQGATE"}]),
+            2085,
+            "destination 1 (NOPE%MQGATE): ",
+        ),
+        (
+            json!([{"queue": "NOPE"}, {"queue": "A"}]),
+            2085,
+            "destination 0 (NOPE): ",
+        ),
+    ];
+    for (destinations, mqrc, start) in cases {
+        let (_, v) = post(destinations.clone());
+        assert_eq!(v["mqrc"], mqrc, "{destinations}: {v}");
+        let m = v["message"].as_str().unwrap();
+        assert!(m.starts_with(start), "{destinations}: {m}");
+        assert!(m.ends_with("; nothing was put"), "{destinations}: {m}");
+    }
+    assert_eq!(g.depth("A"), 0, "nothing stored");
+}

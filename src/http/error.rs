@@ -79,6 +79,45 @@ pub fn is_json_media_type(value: &[u8]) -> bool {
         .eq_ignore_ascii_case(b"application/json")
 }
 
+/// A request body whose Content-Type (RFC 9110 §8.3 "Content-Type") is not
+/// the one its route takes: answered 415 Unsupported Media Type (RFC 9110
+/// §15.5.16) with 2004 MQRC_BUFFER_ERROR (a body the server cannot read,
+/// docs/http-api.md "Errors") and a message naming the type found (quoted
+/// and cut as every repeated value, [`shown`](crate::mqi::names::shown)) or
+/// saying there was none.
+#[derive(Debug)]
+pub struct UnsupportedMediaType(pub String);
+
+impl IntoResponse for UnsupportedMediaType {
+    fn into_response(self) -> Response {
+        (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Json(error_body(Mqrc::BUFFER_ERROR, &self.0)),
+        )
+            .into_response()
+    }
+}
+
+/// Checks that a request to `route` (e.g. `POST /v1/messages`) whose body
+/// is JSON says so: Content-Type `application/json` in any case, with or
+/// without parameters ([`is_json_media_type`]). Errors: any other type, or
+/// none (RFC 9110 §8.3: without it the body is not known to be JSON).
+pub fn require_json(
+    headers: &axum::http::HeaderMap,
+    route: &str,
+) -> Result<(), UnsupportedMediaType> {
+    match headers.get(axum::http::header::CONTENT_TYPE) {
+        Some(v) if is_json_media_type(v.as_bytes()) => Ok(()),
+        Some(v) => Err(UnsupportedMediaType(format!(
+            "Content-Type {} is not supported by {route}: its body is JSON; send Content-Type: application/json",
+            crate::mqi::names::shown(&String::from_utf8_lossy(v.as_bytes()))
+        ))),
+        None => Err(UnsupportedMediaType(format!(
+            "{route} needs Content-Type: application/json (its body is JSON); the request has no Content-Type"
+        ))),
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let e = self.0;
@@ -110,6 +149,34 @@ mod tests {
         ] {
             assert!(!is_json_media_type(no.as_bytes()), "{no}");
         }
+    }
+
+    #[test]
+    fn a_json_route_refuses_other_media_types_with_415_naming_them() {
+        // RFC 9110 §15.5.16 "415 Unsupported Media Type"; docs/http-api.md
+        // "Errors": 2004 MQRC_BUFFER_ERROR, the message names the type.
+        let mut h = axum::http::HeaderMap::new();
+        assert!(require_json(&h, "POST /v1/messages").unwrap_err().0.contains(
+            "POST /v1/messages needs Content-Type: application/json (its body is JSON); the request has no Content-Type"
+        ));
+        h.insert(header_name(), "Text/Plain; charset=utf-8".parse().unwrap());
+        let e = require_json(&h, "POST /v1/messages").unwrap_err();
+        assert_eq!(
+            e.0,
+            "Content-Type \"Text/Plain; charset=utf-8\" is not supported by POST /v1/messages: its body is JSON; send Content-Type: application/json"
+        );
+        let res = e.into_response();
+        assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        // RFC 9110 §8.3.1: the type is case-insensitive and takes parameters.
+        h.insert(
+            header_name(),
+            "APPLICATION/Json;charset=UTF-8".parse().unwrap(),
+        );
+        assert!(require_json(&h, "POST /v1/messages").is_ok());
+    }
+
+    fn header_name() -> axum::http::HeaderName {
+        axum::http::header::CONTENT_TYPE
     }
 
     #[test]

@@ -13,7 +13,8 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use mqgate_codecs::mq::{Charset, Mqrc};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -44,16 +45,36 @@ struct ListBody {
 /// `POST /v1/messages` with `{"destinations": [{"queue", "q_mgr"}...], "md",
 /// "data_base64"|"data"}` and the query parameters of a single put: `201
 /// {"results": [{"queue", "msg_id", "correl_id", "persistent"}...]}` in the
-/// order given. Errors: the first destination that fails (its index, name
-/// and MQRC) and nothing is stored; no destinations or more than
+/// order given. Errors: the first destination that fails, named one way in
+/// every error (`destination 1 (INBOX%DEV0001)`,
+/// [`crate::mqi::destination_label`]), with its MQRC, and nothing is stored; no destinations or more than
 /// [`MAX_DESTINATIONS`] is 2154 MQRC_RECS_PRESENT_ERROR (IBM MQ
 /// "RecsPresent (MQLONG)": a distribution list has at least one destination);
 /// a Report with a bit no MQRO_* option has (`report` or `md.Report`) is
 /// 2061 MQRC_REPORT_OPTIONS_ERROR, as for a single put; a body longer than
 /// the body limit is 413 / 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR, as for a single
-/// put.
+/// put. The body is JSON: a request without Content-Type
+/// `application/json` (any case, parameters allowed) is refused first, 415
+/// / 2004 naming the type it has ([`super::require_json`]; the single put
+/// takes any other type as the message data, docs/http-api.md).
 pub async fn put_list(
     State(s): State<AppState>,
+    query: Result<Query<PutQuery>, QueryRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    if let Err(refused) = super::require_json(&headers, "POST /v1/messages") {
+        return refused.into_response();
+    }
+    match put_json_list(s, query, body).await {
+        Ok(created) => created.into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// [`put_list`] once the body is known to be JSON.
+async fn put_json_list(
+    s: AppState,
     query: Result<Query<PutQuery>, QueryRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
@@ -89,9 +110,10 @@ pub async fn put_list(
         .iter()
         .enumerate()
         .map(|(i, d)| {
-            s.mqi
-                .open(&d.queue, &d.q_mgr)
-                .map_err(|e| ApiError::new(e.mqrc, format!("destinations[{i}]: {}", e.message)))
+            s.mqi.open(&d.queue, &d.q_mgr).map_err(|e| {
+                let at = crate::mqi::destination_label(i, &d.queue, &d.q_mgr);
+                ApiError::new(e.mqrc, format!("{at}: {}; nothing was put", e.message))
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let opts = PutOptions {

@@ -12,7 +12,7 @@ mod messages;
 mod names;
 mod uow;
 
-pub use error::{ApiError, error_body, is_json_media_type, status_for};
+pub use error::{ApiError, error_body, is_json_media_type, require_json, status_for};
 pub use fallback::{json_for_automatic_answer, with_json_errors};
 
 use crate::config::Config;

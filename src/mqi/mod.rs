@@ -57,7 +57,7 @@ pub use dead_letter::DeadLetterPut;
 pub use error::CallError;
 pub use exits::{ExitStop, QueueExits, QueuePointChains};
 pub use get::{GetRequest, Got, Leased};
-pub use put::Outgoing;
+pub use put::{Outgoing, destination_label};
 
 use crate::qmgr::{QueueInfo, QueueManager};
 use mqgate_codecs::mq::Mqrc;

@@ -17,6 +17,31 @@ pub struct Outgoing {
     pub data: Bytes,
 }
 
+/// How every error of a put to a destination list names destination
+/// `index` (its 0-based place in the list): `destination 1 (B)`, or with a
+/// queue manager `destination 1 (INBOX%DEV0001)` — the `QUEUE%QMGR` form in
+/// which a transmission message names a device's queue (docs/http-api.md
+/// "`POST /v1/messages`"). A name that is no valid MQ name (IBM MQ "Rules for
+/// naming IBM MQ objects") is quoted and cut as error messages quote values
+/// ([`crate::qmgr::names::shown`]), so it can neither look like another name
+/// nor make the message overlong.
+pub fn destination_label(index: usize, queue: &str, q_mgr: &str) -> String {
+    use crate::qmgr::names::{check_object_name, shown};
+    use mqgate_codecs::mq::constants::len;
+    let name = if q_mgr.is_empty() {
+        queue.to_string()
+    } else {
+        format!("{queue}%{q_mgr}")
+    };
+    let plain = check_object_name(queue, len::Q_NAME).is_ok()
+        && (q_mgr.is_empty() || check_object_name(q_mgr, len::Q_MGR_NAME).is_ok());
+    if plain {
+        format!("destination {index} ({name})")
+    } else {
+        format!("destination {index} ({})", shown(&name))
+    }
+}
+
 impl Mqi {
     /// MQPUT of `msg` to `obj` with `pmo` (its `q_mgr_name` is taken from the
     /// object), on the blocking pool. before_put runs first and may change the
@@ -148,9 +173,11 @@ impl Mqi {
     /// destination runs its own before_put on its own copy and gets its own
     /// MsgId when MQPMO_NEW_MSG_ID is set (MQ distribution lists do the same).
     ///
-    /// Errors: the first destination that fails, by index and name, with its
-    /// reason; in a private unit of work nothing is stored, in the caller's
-    /// the copies already put stay in it until the caller backs it out.
+    /// Errors: the first destination that fails, named by
+    /// [`destination_label`] (`destination 1 (INBOX%DEV0001): ...`), with
+    /// its reason; in a private unit of work nothing is stored, in the
+    /// caller's the copies already put stay in it until the caller backs it
+    /// out.
     pub async fn put_many(
         &self,
         objs: &[Object],
@@ -179,8 +206,9 @@ impl Mqi {
                 return Err(QmError::new(
                     e.mqrc,
                     format!(
-                        "destination {index} ({}): {}; nothing was put",
-                        obj.name, e.message
+                        "{}: {}; nothing was put",
+                        destination_label(index, &obj.name, &obj.q_mgr),
+                        e.message
                     ),
                 ));
             }
@@ -204,8 +232,8 @@ impl Mqi {
                     return Err(QmError::new(
                         e.mqrc,
                         format!(
-                            "destination {index} ({}): {}; {}",
-                            obj.name,
+                            "{}: {}; {}",
+                            destination_label(index, &obj.name, &obj.q_mgr),
                             e.message,
                             if private.is_some() {
                                 "nothing was put"

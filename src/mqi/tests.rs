@@ -280,3 +280,77 @@ async fn only_a_leases_own_token_on_its_queue_acknowledges_it() {
     let e = mqi.ack(&plain, leased.lease).await.unwrap_err();
     assert_eq!(e.mqrc, Mqrc::BACKED_OUT, "acknowledged already: {e}");
 }
+
+#[test]
+fn a_list_put_names_every_destination_as_queue_percent_qmgr() {
+    // docs/http-api.md "`POST /v1/messages`": an error names the destination
+    // that failed by its index in the list and its `QUEUE%QMGR` name, the
+    // same way whether it failed to resolve or to be put.
+    let (_dir, mqi) = mqi();
+    let plain = mqi.open("PLAIN", "").unwrap();
+    // Resolution: NOPE is no queue of QM1, 2085 MQRC_UNKNOWN_OBJECT_NAME
+    // (IBM MQ "API reason codes").
+    let nope = mqi.open("NOPE", "QM1").unwrap();
+    let e = mqi
+        .put_many_now(&[plain.clone(), nope], msg(b"m"), PutOptions::default())
+        .unwrap_err();
+    assert_eq!(e.mqrc, Mqrc::UNKNOWN_OBJECT_NAME);
+    assert!(
+        e.message.starts_with("destination 1 (NOPE%QM1): "),
+        "{}",
+        e.message
+    );
+    assert!(e.message.ends_with("; nothing was put"), "{}", e.message);
+    // The put: LOCKED's before_put refuses with 2035 MQRC_NOT_AUTHORIZED
+    // (the `refuse` exit above); the copy already put to PLAIN is backed out.
+    let locked = mqi.open("LOCKED", "QM1").unwrap();
+    let e = mqi
+        .put_many_now(&[plain.clone(), locked], msg(b"m"), PutOptions::default())
+        .unwrap_err();
+    assert_eq!(e.mqrc, Mqrc::NOT_AUTHORIZED);
+    assert!(
+        e.message.starts_with("destination 1 (LOCKED%QM1): "),
+        "{}",
+        e.message
+    );
+    assert!(e.message.ends_with("; nothing was put"), "{}", e.message);
+    // Without a queue manager, the queue alone.
+    let locked = mqi.open("LOCKED", "").unwrap();
+    let e = mqi
+        .put_many_now(&[locked, plain], msg(b"m"), PutOptions::default())
+        .unwrap_err();
+    assert!(
+        e.message.starts_with("destination 0 (LOCKED): "),
+        "{}",
+        e.message
+    );
+    assert_eq!(
+        (mqi.depth("PLAIN"), mqi.depth("LOCKED")),
+        (Some(0), Some(0))
+    );
+}
+
+#[test]
+fn destination_labels_quote_names_that_are_no_mq_names() {
+    // IBM MQ "Rules for naming IBM MQ objects": A-Z a-z 0-9 . / _ %, at
+    // most 48 characters; anything else is quoted as error messages quote
+    // values (src/qmgr/names.rs `shown`: at most 64 characters).
+    assert_eq!(destination_label(0, "A", ""), "destination 0 (A)");
+    assert_eq!(
+        destination_label(2, "INBOX", "DEV0001"),
+        "destination 2 (INBOX%DEV0001)"
+    );
+    assert_eq!(
+        destination_label(1, "BAD NAME", ""),
+        "destination 1 (\"BAD NAME\")"
+    );
+    assert_eq!(
+        destination_label(1, "A", "bad qm"),
+        "destination 1 (\"A%bad qm\")"
+    );
+    let long = destination_label(3, &"Q".repeat(5000), "");
+    assert_eq!(
+        long,
+        format!("destination 3 (\"{}\"… (5000 bytes))", "Q".repeat(64))
+    );
+}
