@@ -532,11 +532,16 @@ fn send_that_fails_reports_its_progress_and_resumes_from_the_journal() {
     let out = sender.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
+    // README "Exit codes of `send`": what this run confirmed, then how many
+    // of all are done and which files.
     assert!(
-        err.contains(&format!(" of {N} messages done before the failure")),
+        err.contains(" messages confirmed") || err.contains(" message confirmed"),
         "{err}"
     );
-    assert!(err.contains("the files at positions 1-"), "{err}");
+    assert!(
+        err.contains(&format!(" of {N} messages done: the files at positions 1-")),
+        "{err}"
+    );
     assert!(err.contains("run the same command again"), "{err}");
     g.restart();
     let again = send_cmd(&g, &journal, &files).output().unwrap();
