@@ -2,8 +2,9 @@
 //! up"): the data directory is a small tmpfs mounted by the test. Puts of
 //! persistent messages answer 2056 MQRC_Q_SPACE_NOT_AVAILABLE while it is
 //! full, gets and acknowledgements go on, `GET /v1/status` shows the
-//! condition, the gateway recovers by itself once there is room again, and
-//! no message whose put was answered 201 is lost.
+//! condition, a channel batch is refused and goes through once there is room,
+//! the gateway recovers by itself once there is room again, and no message
+//! whose put was answered 201 is lost.
 //!
 //! Needs root (mount(8) of a tmpfs); outside CI a missing prerequisite says
 //! SKIP and passes, in CI (`CI` set, as `.ci/run` runs) it fails.
@@ -19,11 +20,26 @@ use std::time::{Duration, Instant};
 const CONFIG: &str = "
 queue_manager:
   name: QMFULL
+  default_xmit_queue: ''
 queues:
   - type: local
     name: APP.IN
     max_depth: 100000
+channels:
+  - type: receiver
+    name: FULL.CHL
 ";
+
+/// `mqgate send` of one persistent transmission message for queue INBOX of
+/// device DEV0001 (docs/config.md `devices`) on channel FULL.CHL, without
+/// retrying: its output.
+fn send(g: &Gateway, file: &Path) -> std::process::Output {
+    Command::new(common::BIN)
+        .args(["send", "--to", &g.listen_addr(), "--channel", "FULL.CHL"])
+        .arg(file)
+        .output()
+        .unwrap()
+}
 
 /// Size of the tmpfs, and of the file standing for the other data on the
 /// same device that the operator deletes to make room.
@@ -159,6 +175,24 @@ fn a_full_disk_answers_2056_keeps_gets_and_acks_and_recovers_without_a_restart()
             .as_str()
             .is_some_and(|f| f.contains("no space left")),
         "{s}"
+    );
+    // A channel batch is refused too: the receiver closes the channel with
+    // 2003 MQRC_BACKED_OUT naming the store's failure; the sender keeps it.
+    let xmit_file = root.path().join("by-channel.xmit");
+    std::fs::write(
+        &xmit_file,
+        common::xmit("INBOX", "DEV0001", true, "MQSTR", b"by channel"),
+    )
+    .unwrap();
+    let out = send(&g, &xmit_file);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success(),
+        "a batch while the disk is full: {err}"
+    );
+    assert!(
+        err.contains("2003") && err.contains("no space left"),
+        "{err}"
     );
     // Further persistent puts are refused the same way, at once.
     let (st, v) = g.put("APP.IN", "persistent=true", &body(n));
