@@ -10,7 +10,7 @@ use redb::StorageBackend;
 use redb::backends::FileBackend;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 fn open(dir: &Path) -> Arc<dyn Store> {
     Arc::new(RedbStore::open(dir).unwrap_or_else(|e| panic!("{e}")))
@@ -123,12 +123,27 @@ fn faulty_store(
     target: Target,
     errno: i32,
 ) -> (RedbStore, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    faulty_store_gated(dir, target, errno, Arc::new(AtomicI32::new(0)))
+}
+
+/// [`faulty_store`] whose (re)opens fail with the errno in `refuse_open`
+/// while it is not 0.
+fn faulty_store_gated(
+    dir: &Path,
+    target: Target,
+    errno: i32,
+    refuse_open: Arc<AtomicI32>,
+) -> (RedbStore, Arc<AtomicUsize>, Arc<AtomicUsize>) {
     let path = dir.join(FILE_NAME);
     let calls = Arc::new(AtomicUsize::new(0));
     let countdown = Arc::new(AtomicUsize::new(0));
     let (file, c, n) = (path.clone(), Arc::clone(&calls), Arc::clone(&countdown));
     let opener = Box::new(move || -> Result<redb::Database, Box<redb::Error>> {
         let boxed = |e: redb::Error| Box::new(e);
+        let refused = refuse_open.load(Ordering::SeqCst);
+        if refused != 0 {
+            return Err(boxed(std::io::Error::from_raw_os_error(refused).into()));
+        }
         let f = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -277,5 +292,56 @@ fn an_io_failure_inside_a_commit_is_typed_the_store_reopens_and_the_batch_is_who
             );
         }
         println!("{target:?}: {calls} calls; batch present after failing call {present_after:?}");
+    }
+}
+
+/// A failed commit whose reopen fails too leaves the store `failed`
+/// (`Store::health`): every call fails with the reason of the reopen's
+/// failure — 2102 MQRC_RESOURCE_PROBLEM for EIO, 2056
+/// MQRC_Q_SPACE_NOT_AVAILABLE for ENOSPC (IBM MQ "Reason codes") — without
+/// touching the file until [`super::redb::RETRY`] has passed; then the next
+/// call reopens it and works, and the failed batch is absent.
+#[test]
+fn a_store_whose_reopen_fails_is_failed_until_a_later_call_reopens_it() {
+    use super::StoreState;
+    for (errno, reason) in [(libc::EIO, 2102), (libc::ENOSPC, 2056)] {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let refuse = Arc::new(AtomicI32::new(0));
+        let (store, _, countdown) =
+            faulty_store_gated(dir.path(), Target::Write, errno, Arc::clone(&refuse));
+        store.apply(&first_batch()).expect("first batch");
+        refuse.store(errno, Ordering::SeqCst);
+        countdown.store(1, Ordering::SeqCst);
+        let e = store
+            .apply(&second_batch())
+            .expect_err("the faulted commit");
+        assert_eq!(e.mqrc().0, reason, "{errno}: {e}");
+        let h = store.health();
+        assert_eq!((h.state, h.reason), (StoreState::Failed, reason), "{h:?}");
+        assert!(h.message.contains(": reopen: "), "{h:?}");
+        // At once again: refused with the same reason, the file untouched.
+        let next = Batch {
+            puts: vec![(50, b"next".to_vec())],
+            ..Batch::default()
+        };
+        let again = store.apply(&next).expect_err("while failed");
+        assert_eq!(again.mqrc().0, reason, "{again}");
+        assert_eq!(
+            store.load_meta().expect_err("meta while failed").mqrc().0,
+            reason
+        );
+        // The device works again: after RETRY the next call reopens.
+        refuse.store(0, Ordering::SeqCst);
+        std::thread::sleep(super::redb::RETRY + std::time::Duration::from_millis(50));
+        store.apply(&next).expect("after the reopen");
+        let h = store.health();
+        assert_eq!((h.state, h.reopens), (StoreState::Ok, 1), "{h:?}");
+        let mut want = super::conformance::Model::default();
+        want.apply(&first_batch());
+        want.apply(&next);
+        assert_eq!(
+            store.load().expect("load"),
+            want.records.into_iter().collect::<Vec<_>>()
+        );
     }
 }
