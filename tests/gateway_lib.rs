@@ -233,6 +233,21 @@ async fn a_stop_with_nothing_in_flight_returns_at_once() {
     assert_eq!(monitor.running(), 0);
 }
 
+/// `Duration::MAX` as the drain bound means "no bound" (src/gateway/stop.rs:
+/// `Instant + Duration::MAX` would overflow and panic).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_without_a_drain_bound_does_not_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(config(dir.path(), "QMNOBOUND"))
+        .await
+        .unwrap();
+    let monitor = g.tasks();
+    let stopped = g.stop(Duration::MAX).await;
+    assert!(stopped.drained, "{stopped:?}");
+    assert_eq!(stopped.ended, 0);
+    assert_eq!(monitor.running(), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn start_refuses_a_listener_clash_and_a_taken_port() {
     let dir = tempfile::tempdir().unwrap();

@@ -41,7 +41,9 @@ impl Handle {
     /// channel batches and requests in flight get up to `drain` to finish,
     /// then what still runs is ended. Returns once every task of the gateway
     /// has ended, its exits are terminated and its units of work backed out;
-    /// the listeners refuse connections from the start of the stop.
+    /// the listeners refuse connections from the start of the stop. A
+    /// `drain` too long to add to the clock (e.g. `Duration::MAX`) is no
+    /// bound: the stop waits for the work in flight however long it takes.
     pub async fn stop(mut self, drain: Duration) -> Stopped {
         let started = Instant::now();
         let Some(r) = self.running.take() else {
@@ -55,16 +57,16 @@ impl Handle {
             drain_ms = drain.as_millis() as u64,
             "stop requested; finishing requests in flight"
         );
-        let deadline = started + drain;
+        let deadline = drain_deadline(started, drain);
         r.stop_http.cancel();
         r.stop_channels.send_replace(true);
         r.tasks.close();
         let channels = [TaskGroup::Channels];
         let work = [TaskGroup::Channels, TaskGroup::Requests];
-        let _ = timeout_at(deadline, channels_idle(&r, &channels)).await;
+        let _ = until(deadline, channels_idle(&r, &channels)).await;
         // Waiting getters return 2161 so the requests can drain promptly.
         r.qm.quiesce();
-        let drained = timeout_at(deadline, r.tasks.wait(&work)).await.is_ok();
+        let drained = until(deadline, r.tasks.wait(&work)).await.is_some();
         let ended = r.tasks.running_in(&work);
         if !drained {
             tracing::warn!(
@@ -81,6 +83,22 @@ impl Handle {
             ended,
             took: started.elapsed(),
         }
+    }
+}
+
+/// When a stop that started at `started` stops waiting: `drain` later, or
+/// never (`None`) when that instant is past what the clock can hold
+/// (`Instant + Duration` would panic).
+fn drain_deadline(started: Instant, drain: Duration) -> Option<Instant> {
+    started.checked_add(drain)
+}
+
+/// Runs `work` until `deadline` (`None`: no deadline): its output, or `None`
+/// when the deadline came first.
+async fn until<F: std::future::Future>(deadline: Option<Instant>, work: F) -> Option<F::Output> {
+    match deadline {
+        Some(at) => timeout_at(at, work).await.ok(),
+        None => Some(work.await),
     }
 }
 
@@ -127,5 +145,42 @@ async fn finish(r: Running) {
     }
     if let Err(e) = tokio::task::spawn_blocking(move || qm.shutdown()).await {
         tracing::error!(error = %e, "queue manager shutdown failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drain_bound_past_the_clock_is_no_deadline() {
+        let now = Instant::now();
+        // Instant + Duration::MAX panics ("overflow when adding duration to
+        // instant", std::time::Instant's Add): no deadline instead.
+        assert_eq!(drain_deadline(now, Duration::MAX), None);
+        assert_eq!(
+            drain_deadline(now, Duration::from_secs(5)),
+            Some(now + Duration::from_secs(5))
+        );
+        assert_eq!(drain_deadline(now, Duration::ZERO), Some(now));
+    }
+
+    #[tokio::test]
+    async fn until_waits_without_a_deadline_and_ends_at_one() {
+        let slow = tokio::time::sleep(Duration::from_millis(50));
+        let begun = Instant::now();
+        assert_eq!(
+            until(None, async {
+                slow.await;
+                7
+            })
+            .await,
+            Some(7)
+        );
+        assert!(begun.elapsed() >= Duration::from_millis(50));
+        let at = Instant::now() + Duration::from_millis(10);
+        let never = std::future::pending::<()>();
+        assert_eq!(until(Some(at), never).await, None);
+        assert_eq!(until(Some(at), async { 8 }).await, Some(8));
     }
 }

@@ -434,8 +434,14 @@ pub async fn list_queues(State(s): State<AppState>) -> Json<Value> {
 pub async fn status(State(s): State<AppState>) -> Json<Value> {
     let queues = s.mqi.queues();
     let messages: usize = queues.iter().filter_map(|q| q.depth).sum();
+    let store = s.mqi.store_health();
+    // `degraded` while the store is full or failed: the `store` object says how.
+    let status = match store.state {
+        crate::store::StoreState::Ok => "running",
+        _ => "degraded",
+    };
     Json(json!({
-        "status": "running",
+        "status": status,
         "version": env!("CARGO_PKG_VERSION"),
         "queue_manager": s.mqi.q_mgr_name(),
         "dead_letter_queue": s.mqi.dead_letter_queue(),
@@ -447,6 +453,7 @@ pub async fn status(State(s): State<AppState>) -> Json<Value> {
         "messages": messages,
         "uptime_ms": s.started.elapsed().as_millis() as u64,
         "channels": s.channels.all(),
+        "store": store,
     }))
 }
 

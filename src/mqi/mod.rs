@@ -197,6 +197,12 @@ impl Mqi {
         self.qm.default_xmit_queue()
     }
 
+    /// The condition of the queue manager's store (ok, full, failed; docs/http-api.md
+    /// "Status").
+    pub fn store_health(&self) -> crate::store::StoreHealth {
+        self.qm.store_health()
+    }
+
     /// MAXMSGL of the queue manager, in bytes.
     pub fn max_msg_length(&self) -> usize {
         self.qm.max_msg_length()

@@ -379,6 +379,12 @@ impl QueueManager {
             .map_err(store_error)
     }
 
+    /// The condition of the store behind the queue manager
+    /// ([`crate::store::Store::health`]), for `GET /v1/status`.
+    pub fn store_health(&self) -> crate::store::StoreHealth {
+        self.store.health()
+    }
+
     /// CURDEPTH of local queue `q` (committed and in-flight messages); `None`
     /// when it is not a local queue.
     pub fn depth(&self, q: &str) -> Option<usize> {

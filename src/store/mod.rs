@@ -18,7 +18,7 @@ pub mod segment;
 pub use error::StoreError;
 
 /// One atomic change: records to insert or overwrite and keys to remove.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// (key, record) pairs, applied in order; an existing key is overwritten
     /// (a key put twice in one batch keeps the last record).
@@ -57,11 +57,13 @@ impl Batch {
 /// **Failure.** `Err` means the batch was not applied: a load from the same
 /// instance does not show it and the caller must report failure. One case
 /// cannot be told apart by any engine: a failure while making the batch
-/// durable (an fsync error) may leave it on disk. The backend then refuses
-/// further calls ([`StoreError::Closed`]) until reopened, so the outcome is
-/// only ever seen after a reopen — whole or absent, as above. A full disk is
-/// [`StoreError::Full`] (MQRC 2056); [`StoreError::mqrc`] gives the reason
-/// the queue manager answers for any failure.
+/// durable (an fsync error) may leave it on disk, so the outcome is only
+/// known after the engine reopens its file — whole or absent, as above. A
+/// backend that reopens by itself after such a failure (the embedded one
+/// does, src/store/redb.rs) looks at the batch then and answers `Ok` when it
+/// is stored. A full disk is [`StoreError::Full`] (MQRC 2056);
+/// [`StoreError::mqrc`] gives the reason the queue manager answers for any
+/// failure, and [`Store::health`] the condition the store is in.
 ///
 /// **Order.** Batches take effect in the order their `apply` calls return;
 /// concurrent calls (the queue manager applies from several threads) are each
@@ -85,4 +87,48 @@ pub trait Store: Send + Sync {
 
     /// Every named state record (see [`Batch::meta`]), in name order.
     fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError>;
+
+    /// The store's condition now, as `GET /v1/status` shows it
+    /// (docs/http-api.md "Status"). A backend that cannot fail this way
+    /// keeps the default: always [`StoreState::Ok`].
+    fn health(&self) -> StoreHealth {
+        StoreHealth::default()
+    }
+}
+
+/// What condition a store is in ([`StoreHealth::state`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreState {
+    /// Every call is accepted.
+    #[default]
+    Ok,
+    /// The store's device is full: batches that add records are refused
+    /// with 2056 MQRC_Q_SPACE_NOT_AVAILABLE until there is room again;
+    /// batches that only remove records (gets, acknowledgements, expiry)
+    /// go on, so that space can be freed.
+    Full,
+    /// The store's file could not be reopened after a failure: every call
+    /// fails (2102 MQRC_RESOURCE_PROBLEM, or 2056 when the reopen failed for
+    /// want of space) and the reopen is tried again on the next calls.
+    Failed,
+}
+
+/// A store's condition, for `GET /v1/status` (docs/http-api.md "Status").
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StoreHealth {
+    /// `ok`, `full` or `failed`.
+    pub state: StoreState,
+    /// The MQRC reason a put that needs the store answers in this state: 0
+    /// when `ok`, 2056 MQRC_Q_SPACE_NOT_AVAILABLE when `full`, the failure's
+    /// reason when `failed` (IBM MQ "Reason codes").
+    pub reason: i32,
+    /// What the condition is (empty when `ok`).
+    pub message: String,
+    /// How often the store's file was closed and reopened after a failure
+    /// since the gateway started.
+    pub reopens: u64,
+    /// The last failure the store met, even when it has recovered since
+    /// (empty when none).
+    pub last_failure: String,
 }

@@ -18,17 +18,40 @@
 //! write transaction survives kill -9.
 //!
 //! Errors: redb's are sorted into [`StoreError`] by `from_redb`: an I/O error
-//! is `Full` for ENOSPC/EDQUOT and `Io` otherwise; after any I/O error redb
-//! refuses every call (`PreviousIo`), which is `Closed` until the file is
-//! reopened; `Corrupted` is `Corrupt`; the rest (file locked by another
-//! process, value too large, another layout) is `Refused`.
+//! is `Full` for ENOSPC/EDQUOT and `Io` otherwise; `Corrupted` is `Corrupt`;
+//! the rest (file locked by another process, value too large, another
+//! layout) is `Refused`.
+//!
+//! Recovery (docs/config.md "When the store's disk fills up"): after any
+//! I/O error redb refuses every later call ("Previous I/O error occurred.
+//! Please close and re-open the database", redb `StorageError::PreviousIo`)
+//! and marks the file as needing repair. The store therefore closes the
+//! database and opens the file again at once; redb's open repairs it back to
+//! the last committed transaction and commits that state (with fsync). The
+//! failed batch is then looked up: a batch found whole (an fsync that failed
+//! after redb wrote its commit record) is answered `Ok`, one found absent is
+//! answered with the error. When the reopen fails too, every call fails with
+//! that reason and the next call after [`RETRY`] tries again.
+//!
+//! A full device: the store keeps a reserve file of [`RESERVE_BYTES`] beside
+//! its file. On the first ENOSPC it deletes the reserve, so redb's repair and
+//! the transactions that only remove records (gets, acknowledgements, expiry)
+//! have room, and enters the `full` condition: a batch that puts records is
+//! refused with [`StoreError::Full`] (MQRC 2056) without touching the file,
+//! unless gets have freed more than its size plus the reserve inside the
+//! file. The condition ends once the device has room for the reserve and as
+//! much again and the reserve is written back (looked at, at most every
+//! [`RETRY`], when a batch puts records).
 
 use super::segment;
-use super::{Batch, Store, StoreError};
+use super::{Batch, Store, StoreError, StoreHealth, StoreState};
+use mqgate_codecs::mq::Mqrc;
 use redb::{Database, ReadableTable, TableDefinition};
 use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
+use std::time::{Duration, Instant};
 
 const MESSAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("messages");
 const SEGMENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("segments");
@@ -37,6 +60,18 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
 /// File name of the store inside the data directory.
 pub const FILE_NAME: &str = "messages.redb";
+
+/// File name of the space reserve inside the data directory (module
+/// documentation, "A full device").
+pub const RESERVE_NAME: &str = "messages.reserve";
+
+/// Bytes the space reserve holds: room for redb's repair after a failed
+/// commit and for many transactions that only remove records.
+pub const RESERVE_BYTES: u64 = 1024 * 1024;
+
+/// Shortest time between two attempts to reopen a store whose reopen failed,
+/// or to write the reserve again while the device is full.
+pub const RETRY: Duration = Duration::from_millis(500);
 
 /// redb's page cache, in bytes.
 const CACHE_BYTES: usize = 16 * 1024 * 1024;
@@ -59,13 +94,47 @@ struct SegmentIndex {
     scanned: bool,
 }
 
+/// Opens the database file (again): the same settings every time.
+/// (The error is boxed: redb's is large.)
+pub(super) type Opener = Box<dyn Fn() -> Result<Database, Box<redb::Error>> + Send + Sync>;
+
+/// What went wrong and what the store does about it (module documentation).
+#[derive(Default)]
+struct Condition {
+    /// The device was full: batches that put records wait for room.
+    full: bool,
+    /// While `full`: bytes gets freed inside the file, less what puts used
+    /// since (record bytes, an estimate of redb's pages).
+    headroom: u64,
+    /// The reason and text of the failure that left the database closed
+    /// (its reopen failed); `None` while it is open.
+    closed: Option<(Mqrc, String)>,
+    /// When a reopen was last tried.
+    last_reopen: Option<Instant>,
+    /// When the reserve was last tried while `full`.
+    last_probe: Option<Instant>,
+    /// Reopens after a failure since the store was opened.
+    reopens: u64,
+    /// The last failure met, for the status.
+    last_failure: String,
+    /// A failed batch whose outcome could not be looked up (the reopen
+    /// failed): looked up at the next reopen.
+    unresolved: Option<Batch>,
+}
+
 /// A redb database holding the persistent messages.
 pub struct RedbStore {
-    db: Database,
+    /// The open database; `None` while a failure keeps it closed.
+    db: RwLock<Option<Database>>,
+    open_db: Opener,
     /// The file, named in every error.
     path: PathBuf,
-    /// Held for the whole of a write so the index matches the file.
+    /// The space reserve.
+    reserve: PathBuf,
+    /// Held for the whole of a write (and of a reopen) so the index matches
+    /// the file.
     index: Mutex<SegmentIndex>,
+    condition: Mutex<Condition>,
 }
 
 /// Sorts a redb error into the store's kinds (redb 2 `Error`; every redb
@@ -98,38 +167,126 @@ fn from_redb(op: String, e: redb::Error) -> StoreError {
     }
 }
 
+/// True for the failures after which redb refuses every call until the
+/// database is reopened (an I/O error, a poisoned lock).
+fn needs_reopen(e: &StoreError) -> bool {
+    matches!(
+        e,
+        StoreError::Full { .. } | StoreError::Io { .. } | StoreError::Closed { .. }
+    )
+}
+
+/// The bytes `batch` adds to the file, as far as the store can tell: its
+/// records and meta records with their keys.
+fn put_bytes(batch: &Batch) -> u64 {
+    let puts: usize = batch
+        .puts
+        .iter()
+        .map(|(_, r)| segment::entry_len(r.len()))
+        .sum();
+    let meta: usize = batch.meta.iter().map(|(n, r)| n.len() + r.len()).sum();
+    (puts + meta) as u64
+}
+
+/// Bytes an unprivileged process may still write on the file system that
+/// holds `dir` (statvfs(3): `f_bavail` blocks of `f_frsize` bytes).
+fn available(dir: &Path) -> io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string that outlives the call and
+    // `st` points to writable memory of the size statvfs fills.
+    let rc = unsafe { libc::statvfs(path.as_ptr(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: statvfs returned 0, so it filled `st` (POSIX statvfs).
+    let st = unsafe { st.assume_init() };
+    // The field types differ by target (u32 on some 32-bit ones).
+    #[allow(clippy::unnecessary_cast)]
+    Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+/// Writes the reserve file `path` to [`RESERVE_BYTES`] (real blocks, not a
+/// sparse file) and syncs it; a reserve already whole is left as it is. On
+/// failure the partial file is removed, so its blocks are free again.
+fn restore_reserve(path: &Path) -> io::Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == RESERVE_BYTES) {
+        return Ok(());
+    }
+    let written = (|| {
+        let mut f = std::fs::File::create(path)?;
+        let block = vec![0u8; 64 * 1024];
+        let mut left = RESERVE_BYTES;
+        while left > 0 {
+            let n = left.min(block.len() as u64) as usize;
+            f.write_all(&block[..n])?;
+            left -= n as u64;
+        }
+        f.sync_all()
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    written
+}
+
 impl RedbStore {
-    /// Opens (or creates) `data_dir/messages.redb`, creating the directory.
-    /// Errors: the directory or file cannot be created, opened or locked (a
-    /// second gateway on the same data directory fails here, with
-    /// [`StoreError::Refused`]).
+    /// Opens (or creates) `data_dir/messages.redb`, creating the directory,
+    /// and writes the space reserve `data_dir/messages.reserve` when it is
+    /// missing (without room for it the store starts in the `full`
+    /// condition). Errors: the directory or file cannot be created, opened
+    /// or locked (a second gateway on the same data directory fails here,
+    /// with [`StoreError::Refused`]).
     pub fn open(data_dir: &Path) -> Result<RedbStore, StoreError> {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| StoreError::from_io(format!("cannot create {}", data_dir.display()), e))?;
         let path = data_dir.join(FILE_NAME);
+        let file = path.clone();
         // The queue manager keeps every message in memory and reads the file
         // only at start-up, so redb's page cache (1 GiB by default) would
         // only hold copies; a small one lets written pages be freed and reused.
-        let db = Database::builder()
-            .set_cache_size(CACHE_BYTES)
-            .create(&path)
-            .map_err(|e| from_redb(format!("{}: open", path.display()), e.into()))?;
-        RedbStore::with_database(db, path)
+        let opener: Opener = Box::new(move || {
+            Database::builder()
+                .set_cache_size(CACHE_BYTES)
+                .create(&file)
+                .map_err(|e| Box::new(redb::Error::from(e)))
+        });
+        RedbStore::with_opener(path, data_dir.join(RESERVE_NAME), opener)
     }
 
-    /// The store over an opened database, its tables created.
-    pub(super) fn with_database(db: Database, path: PathBuf) -> Result<RedbStore, StoreError> {
+    /// The store over the database `open_db` opens (now, and again after
+    /// each failure), named `path`, with its reserve at `reserve`; its
+    /// tables are created.
+    pub(super) fn with_opener(
+        path: PathBuf,
+        reserve: PathBuf,
+        open_db: Opener,
+    ) -> Result<RedbStore, StoreError> {
+        let db = open_db().map_err(|e| from_redb(format!("{}: open", path.display()), *e))?;
         let store = RedbStore {
-            db,
+            db: RwLock::new(None),
+            open_db,
             path,
+            reserve,
             index: Mutex::new(SegmentIndex::default()),
+            condition: Mutex::new(Condition::default()),
         };
-        let tx = store.db.begin_write().map_err(store.fail("begin"))?;
+        let tx = db.begin_write().map_err(store.fail("begin"))?;
         tx.open_table(MESSAGES).map_err(store.fail("open table"))?;
         tx.open_table(SEGMENTS).map_err(store.fail("open table"))?;
         tx.open_table(GONE).map_err(store.fail("open table"))?;
         tx.open_table(META).map_err(store.fail("open table"))?;
         tx.commit().map_err(store.fail("commit"))?;
+        *store.db.write().unwrap_or_else(|p| p.into_inner()) = Some(db);
+        if let Err(e) = restore_reserve(&store.reserve) {
+            let e = StoreError::from_io(format!("{}: write", store.reserve.display()), e);
+            tracing::warn!(error = %e, "no room for the store's space reserve");
+            if matches!(e, StoreError::Full { .. }) {
+                store.enter_full(&e);
+            }
+        }
         Ok(store)
     }
 
@@ -147,13 +304,298 @@ impl RedbStore {
         }
     }
 
+    fn condition(&self) -> MutexGuard<'_, Condition> {
+        // Plain field stores: a panic cannot leave the condition half changed.
+        self.condition.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn db(&self) -> RwLockReadGuard<'_, Option<Database>> {
+        self.db.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The error of a call while the database is closed: the reason of the
+    /// failure that keeps it closed.
+    fn closed_error(&self, op: &str, c: &Condition) -> StoreError {
+        let op = format!("{}: {op}", self.path.display());
+        match &c.closed {
+            Some((reason, text)) if *reason == Mqrc::Q_SPACE_NOT_AVAILABLE => StoreError::Full {
+                op,
+                source: io::Error::new(io::ErrorKind::StorageFull, text.clone()),
+            },
+            Some((_, text)) => StoreError::Closed {
+                op,
+                detail: format!("reopening it failed ({text}); it is tried again"),
+            },
+            None => StoreError::Closed {
+                op,
+                detail: "the database is being reopened".into(),
+            },
+        }
+    }
+
+    /// Enters the `full` condition after `e` and deletes the reserve, giving
+    /// its room to redb's repair and to the removals that free space.
+    fn enter_full(&self, e: &StoreError) {
+        {
+            let mut c = self.condition();
+            if !c.full {
+                tracing::warn!(error = %e, "the store's device is full: puts are refused with 2056 until there is room; gets and acknowledgements go on");
+            }
+            c.full = true;
+            c.headroom = 0;
+            c.last_failure = e.to_string();
+        }
+        match std::fs::remove_file(&self.reserve) {
+            Ok(()) => tracing::info!(reserve = %self.reserve.display(), "space reserve released"),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(reserve = %self.reserve.display(), error = %e, "cannot release the space reserve")
+            }
+        }
+    }
+
+    /// While `full`: lets a batch adding `bytes` go on when gets freed
+    /// enough room inside the file, or when the reserve can be written again
+    /// (the condition ends); [`StoreError::Full`] otherwise, nothing written.
+    fn admit(&self, bytes: u64) -> Result<(), StoreError> {
+        let mut c = self.condition();
+        if !c.full {
+            return Ok(());
+        }
+        if c.last_probe.is_none_or(|t| t.elapsed() >= RETRY) {
+            c.last_probe = Some(Instant::now());
+            // Room for the reserve and as much again: the reserve's own
+            // room, released when the device filled, does not end it.
+            let whole = std::fs::metadata(&self.reserve).is_ok_and(|m| m.len() == RESERVE_BYTES);
+            let need = if whole {
+                RESERVE_BYTES
+            } else {
+                2 * RESERVE_BYTES
+            };
+            let dir = self.reserve.parent().unwrap_or(Path::new("."));
+            if available(dir).is_ok_and(|room| room >= need)
+                && restore_reserve(&self.reserve).is_ok()
+            {
+                c.full = false;
+                c.headroom = 0;
+                tracing::info!("the store's device has room again: puts are accepted");
+                return Ok(());
+            }
+        }
+        if c.headroom >= bytes.saturating_add(RESERVE_BYTES) {
+            return Ok(());
+        }
+        Err(StoreError::Full {
+            op: format!("{}: put", self.path.display()),
+            source: io::Error::new(
+                io::ErrorKind::StorageFull,
+                format!(
+                    "the device is full; records are stored again once it has {} bytes free or gets have freed room in the store",
+                    2 * RESERVE_BYTES
+                ),
+            ),
+        })
+    }
+
+    /// Runs `f` on the open database, reopening it first when a failure
+    /// left it closed (at most every [`RETRY`]). The outer error is the
+    /// reopen's; `f`'s result comes back as it is.
+    fn with_db<T>(
+        &self,
+        index: &mut SegmentIndex,
+        op: &str,
+        f: impl FnOnce(&Database, &mut SegmentIndex) -> T,
+    ) -> Result<T, StoreError> {
+        {
+            let db = self.db();
+            if let Some(db) = db.as_ref() {
+                return Ok(f(db, index));
+            }
+        }
+        self.reopen(index, false)?;
+        let db = self.db();
+        match db.as_ref() {
+            Some(db) => Ok(f(db, index)),
+            None => Err(self.closed_error(op, &self.condition())),
+        }
+    }
+
+    /// Closes the database and opens its file again (redb repairs it to the
+    /// last committed transaction), then rebuilds `index` from the file.
+    /// Unless `force`, a closed database is tried at most every [`RETRY`].
+    /// A reopen failing for want of space releases the reserve and tries
+    /// once more.
+    fn reopen(&self, index: &mut SegmentIndex, force: bool) -> Result<(), StoreError> {
+        let mut slot = self.db.write().unwrap_or_else(|p| p.into_inner());
+        {
+            let mut c = self.condition();
+            if !force && slot.is_none() && c.last_reopen.is_some_and(|t| t.elapsed() < RETRY) {
+                return Err(self.closed_error("reopen", &c));
+            }
+            c.last_reopen = Some(Instant::now());
+        }
+        // The old instance holds the file's lock: it goes first.
+        *slot = None;
+        let mut opened = self.open_and_scan();
+        if let Err(e @ StoreError::Full { .. }) = &opened {
+            self.enter_full(e);
+            opened = self.open_and_scan();
+        }
+        let (db, fresh) = match opened {
+            Ok(v) => v,
+            Err(e) => {
+                let mut c = self.condition();
+                c.closed = Some((e.mqrc(), e.to_string()));
+                c.last_failure = e.to_string();
+                tracing::error!(error = %e, "the store cannot be reopened; every call fails until it can");
+                return Err(e);
+            }
+        };
+        *index = fresh;
+        let unresolved = {
+            let mut c = self.condition();
+            c.closed = None;
+            c.reopens += 1;
+            c.unresolved.take()
+        };
+        if let Some(batch) = unresolved
+            && let Ok(true) = self.is_stored(&db, index, &batch)
+        {
+            let text = "a batch answered as failed was found stored when the store was reopened: its changes show after the gateway restarts";
+            tracing::error!(store = %self.path.display(), "{text}");
+            self.condition().last_failure = text.to_string();
+        }
+        *slot = Some(db);
+        tracing::info!(store = %self.path.display(), "store reopened");
+        Ok(())
+    }
+
+    fn open_and_scan(&self) -> Result<(Database, SegmentIndex), StoreError> {
+        let db = (self.open_db)()
+            .map_err(|e| from_redb(format!("{}: reopen", self.path.display()), *e))?;
+        let index = self.scan(&db, None)?;
+        Ok((db, index))
+    }
+
+    /// After `e` from a write: closes and reopens the database and looks
+    /// `batch` up (module documentation, "Recovery").
+    fn recover(
+        &self,
+        index: &mut SegmentIndex,
+        batch: &Batch,
+        e: StoreError,
+    ) -> Result<(), StoreError> {
+        if matches!(e, StoreError::Full { .. }) {
+            self.enter_full(&e);
+        } else {
+            self.condition().last_failure = e.to_string();
+        }
+        tracing::warn!(error = %e, "the store failed; reopening it");
+        let found = self
+            .reopen(index, true)
+            .and_then(|()| self.with_db(index, "look up", |db, ix| self.is_stored(db, ix, batch)));
+        match found {
+            Ok(Ok(true)) => {
+                tracing::warn!(error = %e, "the failed batch was stored whole before the failure");
+                self.written(batch, 0);
+                Ok(())
+            }
+            Ok(Ok(false)) => Err(e),
+            Ok(Err(_)) | Err(_) => {
+                self.condition().unresolved = Some(batch.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// Accounts a batch written while `full`.
+    fn written(&self, batch: &Batch, freed: u64) {
+        let mut c = self.condition();
+        if c.full {
+            c.headroom = c
+                .headroom
+                .saturating_add(freed)
+                .saturating_sub(put_bytes(batch));
+        }
+    }
+
+    /// True when the file holds what `batch` leaves: each record it puts
+    /// (the last put of a key), none it deletes, each meta record.
+    fn is_stored(
+        &self,
+        db: &Database,
+        index: &SegmentIndex,
+        batch: &Batch,
+    ) -> Result<bool, StoreError> {
+        let mut want: HashMap<u64, Option<&[u8]>> = HashMap::new();
+        for (k, r) in &batch.puts {
+            want.insert(*k, Some(r.as_slice()));
+        }
+        for k in &batch.deletes {
+            want.insert(*k, None);
+        }
+        let tx = db.begin_read().map_err(self.fail("begin read"))?;
+        let messages = tx.open_table(MESSAGES).map_err(self.fail("open table"))?;
+        let segments = tx.open_table(SEGMENTS).map_err(self.fail("open table"))?;
+        for (key, want) in want {
+            let have = match index.located.get(&key) {
+                Some(&seg) => segments.get(seg).map_err(self.fail("read"))?.and_then(|v| {
+                    let entries = segment::entries(v.value()).ok()?;
+                    entries
+                        .into_iter()
+                        .find(|(k, _)| *k == key)
+                        .map(|(_, r)| r.to_vec())
+                }),
+                None => messages
+                    .get(key)
+                    .map_err(self.fail("read"))?
+                    .map(|v| v.value().to_vec()),
+            };
+            if have.as_deref() != want {
+                return Ok(false);
+            }
+        }
+        let meta = tx.open_table(META).map_err(self.fail("open table"))?;
+        let mut last: HashMap<&str, &[u8]> = HashMap::new();
+        for (name, r) in &batch.meta {
+            last.insert(name, r);
+        }
+        for (name, want) in last {
+            let have = meta.get(name).map_err(self.fail("read"))?;
+            if have.as_ref().map(|v| v.value()) != Some(want) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Runs the read `f`, reopening the database and running it once more
+    /// when it fails as redb does after an I/O error.
+    fn read<T>(
+        &self,
+        index: &mut SegmentIndex,
+        op: &str,
+        mut f: impl FnMut(&Database, &mut SegmentIndex) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        match self.with_db(index, op, &mut f)? {
+            Err(e) if needs_reopen(&e) => {
+                self.condition().last_failure = e.to_string();
+                tracing::warn!(error = %e, "a read of the store failed; reopening it");
+                self.reopen(index, true)?;
+                self.with_db(index, op, f)?
+            }
+            other => other,
+        }
+    }
+
     /// Reads the whole file: the segment index and, when `records` is
     /// given, every live record into it (unsorted).
     fn scan(
         &self,
+        db: &Database,
         mut records: Option<&mut Vec<(u64, Vec<u8>)>>,
     ) -> Result<SegmentIndex, StoreError> {
-        let tx = self.db.begin_read().map_err(self.fail("begin read"))?;
+        let tx = db.begin_read().map_err(self.fail("begin read"))?;
         let mut index = SegmentIndex {
             scanned: true,
             ..SegmentIndex::default()
@@ -218,10 +660,95 @@ struct IndexChange {
 impl Store for RedbStore {
     fn apply(&self, batch: &Batch) -> Result<(), StoreError> {
         let mut index = self.index();
-        if !index.scanned {
-            *index = self.scan(None)?;
+        if !batch.puts.is_empty() {
+            self.admit(put_bytes(batch))?;
         }
-        let tx = self.db.begin_write().map_err(self.fail("begin"))?;
+        let written = self.with_db(&mut index, "begin", |db, ix| self.write(db, ix, batch))?;
+        match written {
+            Ok(freed) => {
+                self.written(batch, freed);
+                Ok(())
+            }
+            Err(e) if needs_reopen(&e) => self.recover(&mut index, batch, e),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        let mut index = self.index();
+        let mut out = Vec::new();
+        let fresh = self.read(&mut index, "begin read", |db, _| {
+            out.clear();
+            self.scan(db, Some(&mut out))
+        })?;
+        *index = fresh;
+        out.sort_by_key(|(k, _)| *k);
+        Ok(out)
+    }
+
+    fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        // Without the index lock while the database is open and reads work,
+        // so a channel's handshake does not wait for a commit.
+        let first = self.db().as_ref().map(|db| self.read_meta(db));
+        match first {
+            Some(Ok(v)) => Ok(v),
+            Some(Err(e)) if !needs_reopen(&e) => Err(e),
+            _ => {
+                let mut index = self.index();
+                self.read(&mut index, "begin read", |db, _| self.read_meta(db))
+            }
+        }
+    }
+
+    fn health(&self) -> StoreHealth {
+        let c = self.condition();
+        let (state, reason, message) = match (&c.closed, c.full) {
+            (Some((reason, text)), _) => (StoreState::Failed, reason.0, text.clone()),
+            (None, true) => (
+                StoreState::Full,
+                Mqrc::Q_SPACE_NOT_AVAILABLE.0,
+                format!(
+                    "the store's device is full: puts are refused with 2056 until it has {} bytes free again or gets have freed room in the store; gets and acknowledgements go on",
+                    2 * RESERVE_BYTES
+                ),
+            ),
+            (None, false) => (StoreState::Ok, 0, String::new()),
+        };
+        StoreHealth {
+            state,
+            reason,
+            message,
+            reopens: c.reopens,
+            last_failure: c.last_failure.clone(),
+        }
+    }
+}
+
+impl RedbStore {
+    fn read_meta(&self, db: &Database) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        let tx = db.begin_read().map_err(self.fail("begin read"))?;
+        let table = tx.open_table(META).map_err(self.fail("open table"))?;
+        let mut out = Vec::new();
+        for row in table.iter().map_err(self.fail("scan"))? {
+            let (k, v) = row.map_err(self.fail("read"))?;
+            out.push((k.value().to_string(), v.value().to_vec()));
+        }
+        Ok(out)
+    }
+
+    /// Writes `batch` in one transaction of `db`, keeping `index` in step;
+    /// returns the bytes of stored values it removed or replaced.
+    fn write(
+        &self,
+        db: &Database,
+        index: &mut SegmentIndex,
+        batch: &Batch,
+    ) -> Result<u64, StoreError> {
+        if !index.scanned {
+            *index = self.scan(db, None)?;
+        }
+        let tx = db.begin_write().map_err(self.fail("begin"))?;
+        let mut freed = 0u64;
         let mut change = IndexChange::default();
         let mut left_keys: HashSet<u64> = HashSet::new();
         {
@@ -308,13 +835,15 @@ impl Store for RedbStore {
                     continue;
                 }
                 leave(*key, &mut change)?;
-                table
+                let old = table
                     .insert(*key, record.as_slice())
                     .map_err(self.fail("insert"))?;
+                freed += old.map_or(0, |v| v.value().len() as u64);
             }
             for key in &batch.deletes {
                 if !leave(*key, &mut change)? {
-                    table.remove(*key).map_err(self.fail("remove"))?;
+                    let old = table.remove(*key).map_err(self.fail("remove"))?;
+                    freed += old.map_or(0, |v| v.value().len() as u64);
                 }
             }
             // Segments whose last live record left are removed whole.
@@ -324,7 +853,8 @@ impl Store for RedbStore {
             }
             for (seg, n) in leaving {
                 if index.live.get(&seg).copied().unwrap_or(0) <= n {
-                    segments.remove(seg).map_err(self.fail("remove segment"))?;
+                    let old = segments.remove(seg).map_err(self.fail("remove segment"))?;
+                    freed += old.map_or(0, |v| v.value().len() as u64);
                     gone.retain_in((seg, 0)..=(seg, u64::MAX), |_, _| false)
                         .map_err(self.fail("remove gone"))?;
                 }
@@ -356,26 +886,7 @@ impl Store for RedbStore {
         if let Some(top) = batch.puts.iter().map(|(k, _)| *k).max() {
             index.max_key = Some(index.max_key.map_or(top, |m| m.max(top)));
         }
-        Ok(())
-    }
-
-    fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let mut index = self.index();
-        let mut out = Vec::new();
-        *index = self.scan(Some(&mut out))?;
-        out.sort_by_key(|(k, _)| *k);
-        Ok(out)
-    }
-
-    fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-        let tx = self.db.begin_read().map_err(self.fail("begin read"))?;
-        let table = tx.open_table(META).map_err(self.fail("open table"))?;
-        let mut out = Vec::new();
-        for row in table.iter().map_err(self.fail("scan"))? {
-            let (k, v) = row.map_err(self.fail("read"))?;
-            out.push((k.value().to_string(), v.value().to_vec()));
-        }
-        Ok(out)
+        Ok(freed)
     }
 }
 
@@ -404,7 +915,7 @@ mod tests {
         s: &RedbStore,
         t: TableDefinition<K, V>,
     ) -> u64 {
-        let tx = s.db.begin_read().unwrap();
+        let tx = s.db().as_ref().unwrap().begin_read().unwrap();
         tx.open_table(t).unwrap().len().unwrap()
     }
 
@@ -478,7 +989,7 @@ mod tests {
     fn a_damaged_segment_is_a_store_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let s = RedbStore::open(dir.path()).unwrap();
-        let tx = s.db.begin_write().unwrap();
+        let tx = s.db().as_ref().unwrap().begin_write().unwrap();
         // An entry header claiming 1000 record bytes with 3 present.
         let mut bad = 9u64.to_be_bytes().to_vec();
         bad.extend_from_slice(&1000u32.to_be_bytes());
