@@ -279,6 +279,8 @@ pub struct Rule(pub i32, pub i32, pub i32, pub i32);
 
 /// An SBS_REGISTER_REQ (`p_msg.h` V4.0-08, 36-byte head + 256 16-byte rule
 /// slots = 4132 bytes, as the BEA samples send it): version 40.
+// One argument per field of the structure, in its order.
+#[allow(clippy::too_many_arguments)]
 pub fn register_req(
     user_tag: i32,
     mot: i32,
