@@ -556,7 +556,10 @@ impl QueueManager {
             if let Some(quota) = def.max_queue_bytes {
                 // A MessageQ byte quota (docs/messageq.md "Configuration"):
                 // the data of every message on the queue, committed or not.
-                // Counted only for queues that have one.
+                // Counted only for queues that have one; a persistent put
+                // outside a unit of work that is still being written is not
+                // counted yet (as MAXDEPTH counts it by `reserved`), so two
+                // such puts at once may pass a byte quota by one message.
                 let used: usize = lq.entries.values().map(|e| e.msg.data.len()).sum();
                 if used.saturating_add(msg.data.len()) > quota {
                     return Err(QmError::new(

@@ -244,6 +244,25 @@ mod tests {
     }
 
     #[test]
+    fn show_buffer_of_a_broadcast_copy() {
+        // Programmer's Guide, "Reading Broadcast Messages": source = the MOT,
+        // target = the registered queue, original source = the publisher;
+        // offsets of p_entry.h 5.0 (target 40, original_target 44, source 48,
+        // original_source 52, endian 64).
+        let mot = QAddress::new(10, 5110);
+        let mut h = PamsHeader::new(1, 2, QAddress::new(10, 30), mot, Endian::Little);
+        h.source = mot;
+        let sb = h.show_buffer(QAddress::new(10, 7), 256);
+        let b = sb.encode(Endian::Big);
+        assert_eq!(&b[40..44], &QAddress::new(10, 7).to_bytes(Endian::Big));
+        assert_eq!(&b[44..48], &mot.to_bytes(Endian::Big));
+        assert_eq!(&b[48..52], &mot.to_bytes(Endian::Big));
+        assert_eq!(&b[52..56], &QAddress::new(10, 30).to_bytes(Endian::Big));
+        assert_eq!(&b[64..68], &[0, 0, 0, 0], "PSYM_LITTLE_ENDIAN");
+        assert_eq!((sb.version, sb.transfer_size), (50, 256));
+    }
+
+    #[test]
     fn bad_headers_are_named() {
         let e = PamsHeader::split(&[0; 10]).unwrap_err();
         assert!(matches!(
