@@ -46,6 +46,9 @@ pub struct Config {
     pub tedg: crate::tedg::config::TedgConfig,
     /// RPC calls mapped to queue operations (docs/rpc.md).
     pub rpc: RpcConfig,
+    /// BEA MessageQ: the gateway as one message queuing group, its group
+    /// initialization file and SBS server (docs/messageq.md); default none.
+    pub messageq: Option<crate::sbs::config::MessageqConfig>,
     /// User exits per channel, per queue and global (mqgate-exits YAML,
     /// docs/exits.md "Registering exits (YAML)"); default none.
     pub exits: mqgate_exits::config::ExitsConfig,
@@ -68,6 +71,7 @@ impl Default for Config {
             dmconfig: None,
             tedg: Default::default(),
             rpc: RpcConfig::default(),
+            messageq: None,
             exits: Default::default(),
             origins: Default::default(),
         }
@@ -322,6 +326,12 @@ pub struct LocalQueueDef {
     /// MAXMSGL in bytes (2030 above it).
     #[serde(default = "default_max_msg_length")]
     pub max_msg_length: usize,
+    /// Most bytes of message data on the queue, committed or not (the byte
+    /// quota of a MessageQ %QCT entry; 2053 MQRC_Q_FULL above it). `None` =
+    /// no byte quota. Set from a group initialization file only
+    /// (docs/messageq.md "Configuration"); not a YAML attribute.
+    #[serde(skip)]
+    pub max_queue_bytes: Option<usize>,
     /// DEFPSIST.
     #[serde(default)]
     pub default_persistence: DefaultPersistence,
@@ -360,6 +370,7 @@ impl LocalQueueDef {
             usage,
             max_depth: DEFAULT_MAX_DEPTH,
             max_msg_length: DEFAULT_MAX_MSG_LENGTH,
+            max_queue_bytes: None,
             default_persistence: DefaultPersistence::NotPersistent,
             default_priority: 0,
             put_inhibited: false,

@@ -18,6 +18,7 @@ pub(crate) mod mqjson;
 pub(crate) mod qmgr;
 pub(crate) mod route;
 pub(crate) mod rpc;
+pub(crate) mod sbs;
 pub(crate) mod store;
 pub(crate) mod tasks;
 pub(crate) mod tedg;

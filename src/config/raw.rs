@@ -113,6 +113,7 @@ impl TryFrom<RawQueueDef> for QueueDef {
                     usage: r.usage.unwrap_or_default(),
                     max_depth: r.max_depth.unwrap_or_else(default_max_depth),
                     max_msg_length: r.max_msg_length.unwrap_or_else(default_max_msg_length),
+                    max_queue_bytes: None,
                     default_persistence: r.default_persistence.unwrap_or_default(),
                     default_priority: r.default_priority.unwrap_or(0),
                     put_inhibited,

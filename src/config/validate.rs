@@ -58,6 +58,18 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
             err(&format!("http.allowed_hosts[{i}]"), e);
         }
     }
+    if let Some(m) = &config.messageq {
+        use crate::sbs::config::{MAX_GROUP, MIN_GROUP};
+        if !(MIN_GROUP..=MAX_GROUP).contains(&m.group) {
+            err(
+                "messageq.group",
+                format!(
+                    "{} is not a MessageQ group number: groups are {MIN_GROUP} to {MAX_GROUP}",
+                    m.group
+                ),
+            );
+        }
+    }
     crate::rpc::check::check_config(&config.rpc, &mut err);
     check_exits(&config.exits, &mut err);
 

@@ -75,13 +75,21 @@ pub enum StartError {
     /// cannot be used (docs/rpc.md).
     #[error("{0}")]
     Rpc(String),
+    /// The MessageQ group initialization file of `messageq:` cannot be
+    /// used: one line per problem, with file, line and column
+    /// (docs/messageq.md).
+    #[error("{}", .0.join("\n"))]
+    MessageQ(Vec<String>),
 }
 
 impl StartError {
     /// Whether the configuration is at fault (`mqgate run` exits 2 then,
     /// as for any configuration error; 1 otherwise).
     pub fn is_config(&self) -> bool {
-        matches!(self, StartError::Listeners(_) | StartError::Tuxedo(_))
+        matches!(
+            self,
+            StartError::Listeners(_) | StartError::Tuxedo(_) | StartError::MessageQ(_)
+        )
     }
 }
 
@@ -155,6 +163,7 @@ impl Gateway {
             }));
         }
         let tedg = crate::tedg::load_from_config(&mut config).map_err(StartError::Tuxedo)?;
+        let messageq = crate::sbs::load_from_config(&mut config).map_err(StartError::MessageQ)?;
         let config_for_open = config.clone();
         let qm = tokio::task::spawn_blocking(move || open_queue_manager(&config_for_open))
             .await
@@ -176,6 +185,9 @@ impl Gateway {
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
+        if let Some(group) = &messageq {
+            crate::sbs::start(&mqi, group);
+        }
         let tasks = mqi.tasks();
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);

@@ -39,6 +39,7 @@ mod error;
 pub mod exits;
 mod get;
 mod put;
+mod put_each;
 mod state;
 #[cfg(test)]
 mod tests;

@@ -559,6 +559,25 @@ impl QueueManager {
                     format!("queue {} is full (MAXDEPTH {})", def.name, def.max_depth),
                 ));
             }
+            if let Some(quota) = def.max_queue_bytes {
+                // A MessageQ byte quota (docs/messageq.md "Configuration"):
+                // the data of every message on the queue, committed or not.
+                // Counted only for queues that have one; a persistent put
+                // outside a unit of work that is still being written is not
+                // counted yet (as MAXDEPTH counts it by `reserved`), so two
+                // such puts at once may pass a byte quota by one message.
+                let used: usize = lq.entries.values().map(|e| e.msg.data.len()).sum();
+                if used.saturating_add(msg.data.len()) > quota {
+                    return Err(QmError::new(
+                        Mqrc::Q_FULL,
+                        format!(
+                            "queue {} is full (byte quota {quota}: {used} bytes held, {} more)",
+                            def.name,
+                            msg.data.len()
+                        ),
+                    ));
+                }
+            }
             (def.name.clone(), msg)
         };
         let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);

@@ -56,6 +56,9 @@ pub enum Structure {
     SbsDeregById,
     /// Obsolete SBS_BS_SEQGAP (packed).
     SbsBsSeqgap,
+    /// The PAMS message header mqgate stores before a message area (MQMD
+    /// Format `MQGPAMS`, docs/messageq.md).
+    PamsHeader,
     /// A message whose type is not one of the structures above.
     Message,
 }
@@ -82,6 +85,7 @@ impl Structure {
             Structure::SbsDeregAck => "SBS_DEREG_ACK",
             Structure::SbsDeregById => "SBS_DEREG_BY_ID",
             Structure::SbsBsSeqgap => "SBS_BS_SEQGAP",
+            Structure::PamsHeader => "PAMS message header",
             Structure::Message => "message",
         }
     }
@@ -206,6 +210,20 @@ pub enum WireErrorKind {
         /// The type.
         msg_type: i16,
     },
+    /// A StrucId that is not the structure's.
+    BadStrucId {
+        /// The 4 bytes found.
+        found: [u8; 4],
+        /// The StrucId expected.
+        expected: [u8; 4],
+    },
+    /// A structure version mqgate does not read.
+    BadVersion {
+        /// The version found.
+        found: i32,
+        /// The version expected.
+        expected: i32,
+    },
     /// An SBS message type of DECmessageQ 2.x/3.x whose layout mqgate does not implement.
     UnsupportedMessageType {
         /// The type.
@@ -251,6 +269,15 @@ impl fmt::Display for WireErrorKind {
             }
             WireErrorKind::NumRecOutOfRange { num_rec, max } => {
                 write!(f, "num_rec {num_rec} out of range 0..={max}")
+            }
+            WireErrorKind::BadStrucId { found, expected } => write!(
+                f,
+                "StrucId {:?} is not {:?}",
+                String::from_utf8_lossy(found),
+                String::from_utf8_lossy(expected)
+            ),
+            WireErrorKind::BadVersion { found, expected } => {
+                write!(f, "version {found} is not {expected}")
             }
             WireErrorKind::UnknownMessageType { msg_type } => {
                 write!(f, "message type {msg_type} is no SBS message")

@@ -11,6 +11,7 @@
 //! - [`sbs`]: SBS message types and every SBS message body, new and obsolete.
 //! - [`rules`]: selection rules and their evaluation against a broadcast.
 //! - [`symbols`]: delivery modes, UMAs, symbols that differ by header generation.
+//! - [`envelope`]: the header mqgate stores before a PAMS message on its queues.
 //! - [`init_file`]: the group initialization file (%PROFILE, %QCT, %GNT,
 //!   %XGROUP, %SBS) as a typed model, with line and column errors.
 //!
@@ -20,6 +21,7 @@
 
 pub mod address;
 pub mod endian;
+pub mod envelope;
 pub mod error;
 pub mod init_file;
 pub mod rules;
@@ -31,6 +33,7 @@ mod wire;
 
 pub use address::{AddressError, Mot, MotKind, QAddress};
 pub use endian::Endian;
+pub use envelope::PamsHeader;
 pub use error::{Field, Structure, WireError, WireErrorKind};
 pub use rules::{
     Broadcast, Conjunction, OperandLength, Operator, RuleSet, SelectionRule, Selector,

@@ -1,0 +1,217 @@
+//! The queues of this MessageQ group as mqgate queues: a queue of the group
+//! is the local queue named by its %QCT entry, or `PAMS.<group>.<queue>` when
+//! %QCT has none; the %QCT message and byte quotas become the queue's MAXDEPTH
+//! and byte quota (docs/messageq.md "Configuration").
+
+use crate::config::{LIMIT_MAX_DEPTH, LocalQueueDef, QueueDef, Usage};
+use crate::mqi::names::check_object_name;
+use mqgate_codecs::pams::QAddress;
+use mqgate_codecs::pams::address::{is_mot, queues};
+use mqgate_codecs::pams::init_file::{InitFile, QuotaEnable};
+use std::collections::HashMap;
+
+/// Longest MQ queue name (MQ_Q_NAME_LENGTH).
+const Q_NAME_LENGTH: usize = 48;
+
+/// Queue numbers ↔ mqgate queue names for one group.
+#[derive(Clone, Debug)]
+pub struct GroupQueues {
+    group: u16,
+    by_number: HashMap<u16, String>,
+}
+
+impl GroupQueues {
+    /// The queues of `group`: the %QCT entries of `init` (if any). Names are
+    /// not checked here (see [`GroupQueues::queue_defs`]).
+    pub fn new(group: u16, init: Option<&InitFile>) -> Self {
+        let by_number = init
+            .map(|f| f.qct.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .map(|q| (q.number, q.name.clone()))
+            .collect();
+        GroupQueues { group, by_number }
+    }
+
+    /// This group's number.
+    pub fn group(&self) -> u16 {
+        self.group
+    }
+
+    /// `a` with group 0 ("this group") replaced by this group's number.
+    pub fn normalize(&self, a: QAddress) -> QAddress {
+        if a.is_local_group() {
+            QAddress::new(self.group, a.queue)
+        } else {
+            a
+        }
+    }
+
+    /// True when `a` (group 0 or this group's number) is a queue of this group.
+    pub fn is_local(&self, a: QAddress) -> bool {
+        a.group == 0 || a.group == self.group
+    }
+
+    /// The mqgate queue of address `a` of this group: the %QCT name, or
+    /// `PAMS.<group>.<queue>`. `None` for another group's address (the
+    /// cross-group links are not served yet).
+    pub fn queue_name(&self, a: QAddress) -> Option<String> {
+        if !self.is_local(a) {
+            return None;
+        }
+        Some(match self.by_number.get(&a.queue) {
+            Some(name) => name.clone(),
+            None => default_name(self.group, a.queue),
+        })
+    }
+
+    /// The SBS server's queue: queue 99 of this group.
+    pub fn sbs_queue(&self) -> String {
+        self.queue_name(QAddress::new(self.group, queues::PAMS_SBS_SERVER))
+            .unwrap_or_else(|| default_name(self.group, queues::PAMS_SBS_SERVER))
+    }
+
+    /// The local queues of the group's %QCT entries, and of the SBS server's
+    /// queue when `sbs` and %QCT does not list queue 99. Errors (one line each,
+    /// `FILE:LINE:COLUMN: what`): a %QCT name that is no MQ queue name, a queue
+    /// number in the MOT range 4000-6000, a quota of 0 or above MAXDEPTH's limit.
+    pub fn queue_defs(
+        &self,
+        init: Option<&InitFile>,
+        file: &str,
+        sbs: bool,
+    ) -> Result<Vec<QueueDef>, Vec<String>> {
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        for q in init.map(|f| f.qct.as_slice()).unwrap_or_default() {
+            let at = format!("{file}:{}:{}", q.pos.line, q.pos.column);
+            if let Err(e) = check_object_name(&q.name, Q_NAME_LENGTH) {
+                errors.push(format!(
+                    "{at}: %QCT queue {:?} cannot be an mqgate queue: {e}",
+                    q.name
+                ));
+                continue;
+            }
+            if is_mot(q.number) {
+                errors.push(format!(
+                    "{at}: %QCT queue {} has number {}, a MOT (4000-6000 are broadcast streams, not queues)",
+                    q.name, q.number
+                ));
+                continue;
+            }
+            let mut def = LocalQueueDef::with_defaults(&q.name, Usage::Normal);
+            let (msgs, bytes) = match q.quota_enable {
+                None | Some(QuotaEnable::All) => (true, true),
+                Some(QuotaEnable::Msg) => (true, false),
+                Some(QuotaEnable::Byte) => (false, true),
+                Some(QuotaEnable::None) => (false, false),
+            };
+            if let (true, Some(n)) = (msgs, q.msg_quota) {
+                match usize::try_from(n) {
+                    Ok(n) if (1..=LIMIT_MAX_DEPTH).contains(&n) => def.max_depth = n,
+                    _ => errors.push(format!(
+                        "{at}: %QCT queue {}: message quota {n} must be 1 to {LIMIT_MAX_DEPTH}",
+                        q.name
+                    )),
+                }
+            }
+            if let (true, Some(n)) = (bytes, q.byte_quota) {
+                match usize::try_from(n) {
+                    Ok(n) if n >= 1 => def.max_queue_bytes = Some(n),
+                    _ => errors.push(format!(
+                        "{at}: %QCT queue {}: byte quota {n} must be at least 1",
+                        q.name
+                    )),
+                }
+            }
+            out.push(QueueDef::Local(def));
+        }
+        if sbs && !self.by_number.contains_key(&queues::PAMS_SBS_SERVER) {
+            out.push(QueueDef::Local(LocalQueueDef::with_defaults(
+                &self.sbs_queue(),
+                Usage::Normal,
+            )));
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// `PAMS.<group>.<queue>`: the mqgate queue of a queue %QCT does not name.
+pub fn default_name(group: u16, queue: u16) -> String {
+    format!("PAMS.{group}.{queue}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INIT: &str = "%QCT
+FEED_IN  1  64000 100 ALL  .   .    0     .    Y    G     N
+AUDIT_Q  3  .     .   none .   .    .     .    n    l     .
+%EOS
+";
+
+    #[test]
+    fn names_and_addresses() {
+        let f = InitFile::parse(INIT).unwrap();
+        let g = GroupQueues::new(10, Some(&f));
+        assert_eq!(g.queue_name(QAddress::new(10, 1)).unwrap(), "FEED_IN");
+        assert_eq!(g.queue_name(QAddress::new(0, 1)).unwrap(), "FEED_IN");
+        assert_eq!(g.queue_name(QAddress::new(0, 7)).unwrap(), "PAMS.10.7");
+        assert_eq!(g.queue_name(QAddress::new(20, 1)), None);
+        assert_eq!(g.sbs_queue(), "PAMS.10.99");
+        assert_eq!(g.normalize(QAddress::new(0, 5110)), QAddress::new(10, 5110));
+    }
+
+    #[test]
+    fn quotas_become_queue_limits() {
+        let f = InitFile::parse(INIT).unwrap();
+        let g = GroupQueues::new(10, Some(&f));
+        let defs = g.queue_defs(Some(&f), "g.init", true).unwrap();
+        let local = |i: usize| match &defs[i] {
+            QueueDef::Local(d) => d.clone(),
+            _ => panic!("not local"),
+        };
+        assert_eq!(
+            (
+                local(0).name.as_str(),
+                local(0).max_depth,
+                local(0).max_queue_bytes
+            ),
+            ("FEED_IN", 100, Some(64000))
+        );
+        assert_eq!(local(1).max_queue_bytes, None);
+        assert_eq!(local(1).max_depth, crate::config::DEFAULT_MAX_DEPTH);
+        assert_eq!(local(2).name, "PAMS.10.99");
+    }
+
+    #[test]
+    fn bad_entries_name_file_line_and_column() {
+        let f = InitFile::parse(
+            "%QCT\nBAD*NAME 1 . . . . . . . Y G N\nMOTQ 4100 . . . . . . . Y G N\nZERO 5 . 0 MSG . . . . Y G N\n%EOS\n",
+        )
+        .unwrap();
+        let g = GroupQueues::new(10, Some(&f));
+        let e = g.queue_defs(Some(&f), "g.init", true).unwrap_err();
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert!(
+            e[0].starts_with("g.init:2:1: %QCT queue \"BAD*NAME\""),
+            "{}",
+            e[0]
+        );
+        assert!(
+            e[1].starts_with("g.init:3:1: %QCT queue MOTQ has number 4100"),
+            "{}",
+            e[1]
+        );
+        assert!(
+            e[2].starts_with("g.init:4:1: %QCT queue ZERO: message quota 0"),
+            "{}",
+            e[2]
+        );
+    }
+}

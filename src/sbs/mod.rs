@@ -1,0 +1,111 @@
+//! BEA MessageQ Selective Broadcast Services: the gateway as one MessageQ
+//! message queuing group (`messageq:` in the configuration, its group
+//! initialization file) and the group's SBS server on queue 99 (BEA
+//! MessageQ 5.0 Programmer's Guide, "Broadcasting Messages";
+//! docs/messageq.md).
+//!
+//! - [`config`]: the `messageq:` YAML section.
+//! - [`group`]: the group's queues as mqgate queues (%QCT names or
+//!   `PAMS.<group>.<queue>`, with their quotas).
+//! - [`registry`]: registrations, one copy per queue, gap counters (pure).
+//! - [`logic`]: what a request or a broadcast becomes (pure).
+//! - [`server`]: the task that reads queue 99 and puts through src/mqi/.
+//!
+//! PAMS messages sit on mqgate queues behind the PAMS message header of
+//! `mqgate_codecs::pams::envelope` (MQMD Format `MQGPAMS`). A put to a MOT
+//! is a message on the SBS server's queue whose header `original_target` is
+//! the MOT ("Any message directed to a MOT address is automatically
+//! redirected to the group's SBS Server").
+
+pub mod config;
+pub mod group;
+pub mod logic;
+pub mod registry;
+pub mod server;
+
+use crate::config::Config;
+use crate::mqi::Mqi;
+use crate::tasks::TaskGroup;
+use group::GroupQueues;
+use mqgate_codecs::pams::init_file::InitFile;
+use std::sync::Arc;
+
+/// A group's configuration, ready for [`start`].
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The group's queues.
+    pub queues: Arc<GroupQueues>,
+    /// `ENABLE_SBS` of `%PROFILE` (default YES).
+    pub enable_sbs: bool,
+}
+
+/// Reads the group initialization file of `config.messageq` (if any) and
+/// adds the group's queues (%QCT, and the SBS server's queue 99 when
+/// `ENABLE_SBS`) to `config.queues`; a queue already defined there is kept
+/// as defined. `Ok(None)` without a `messageq:` section.
+///
+/// Errors: one line per problem, `FILE:LINE:COLUMN: what (status)` for the
+/// init file (its first fault, with PAMS__BADINITFILE -282), or a file
+/// that cannot be read.
+pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<String>> {
+    let Some(m) = config.messageq.clone() else {
+        return Ok(None);
+    };
+    let group = u16::try_from(m.group)
+        .ok()
+        .filter(|g| (config::MIN_GROUP..=config::MAX_GROUP).contains(&u32::from(*g)))
+        .ok_or_else(|| {
+            vec![format!(
+                "messageq.group: {} is not a MessageQ group number: groups are {} to {}",
+                m.group,
+                config::MIN_GROUP,
+                config::MAX_GROUP
+            )]
+        })?;
+    let (init, file) = match &m.init_file {
+        None => (None, String::new()),
+        Some(path) => {
+            let file = path.display().to_string();
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                vec![format!(
+                    "{file}: cannot read the group initialization file: {e}"
+                )]
+            })?;
+            let init = InitFile::parse(&text).map_err(|e| {
+                vec![format!(
+                    "{file}:{}:{}: {} ({})",
+                    e.pos.line,
+                    e.pos.column,
+                    e.kind,
+                    e.pams_status()
+                )]
+            })?;
+            (Some(init), file)
+        }
+    };
+    let enable_sbs = init.as_ref().is_none_or(InitFile::enable_sbs);
+    let queues = GroupQueues::new(group, init.as_ref());
+    for def in queues.queue_defs(init.as_ref(), &file, enable_sbs)? {
+        if !config.queues.iter().any(|q| q.name() == def.name()) {
+            config.queues.push(def);
+        }
+    }
+    Ok(Some(Loaded {
+        queues: Arc::new(queues),
+        enable_sbs,
+    }))
+}
+
+/// Starts the SBS server of `loaded` (when `ENABLE_SBS`) as a task of the
+/// gateway; it ends when the queue manager stops.
+pub fn start(mqi: &Mqi, loaded: &Loaded) {
+    if !loaded.enable_sbs {
+        tracing::info!(
+            group = loaded.queues.group(),
+            "ENABLE_SBS NO: no SBS server"
+        );
+        return;
+    }
+    let server = server::SbsServer::new(mqi.clone(), Arc::clone(&loaded.queues));
+    mqi.tasks().spawn(TaskGroup::Requests, server.run());
+}

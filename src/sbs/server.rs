@@ -1,0 +1,292 @@
+//! The SBS server task: reads queue 99 of the group through the queue
+//! interface (src/mqi/), hands each message to [`Core`], and puts what it
+//! decided — replies, gap notices, broadcast copies — back through it. A
+//! broadcast is copied with one destination-list put where each target
+//! queue succeeds or fails on its own ([`Mqi::put_many_each`], IBM MQ
+//! "Distribution lists" with response records): a queue over its quota
+//! loses its copy and the others still get theirs (BEA MessageQ
+//! Programmer's Guide, "Broadcasting Messages": "There is no queuing on a
+//! broadcast stream, nor is the stream subject to flow control").
+
+use super::group::GroupQueues;
+use super::logic::{Core, PamsOut};
+use crate::mqi::{
+    DeadLetterPut, GetMode, GetRequest, GetResult, Mqi, Object, Outgoing, PutOptions, QmError,
+};
+use bytes::Bytes;
+use mqgate_codecs::mq::constants::per;
+use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
+use mqgate_codecs::pams::PamsHeader;
+use mqgate_codecs::pams::address::is_mot;
+use mqgate_codecs::pams::envelope::{FORMAT, MQ_ENCODING};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long one get on queue 99 waits before it is issued again.
+const GET_WAIT: Duration = Duration::from_secs(60);
+/// The pause after a get failed for another reason than no message or a
+/// stopping queue manager.
+const RETRY_PAUSE: Duration = Duration::from_secs(1);
+
+/// The SBS server of one group.
+pub struct SbsServer {
+    mqi: Mqi,
+    queues: Arc<GroupQueues>,
+    core: Core,
+    objects: HashMap<String, Object>,
+}
+
+/// The MQMD of a PAMS message: Format MQGPAMS, Encoding 273 (the header's
+/// order), priority from the PAMS priority (0-99 → 0-9, tens), persistence
+/// as the target queue defines it.
+pub fn pams_md(header: &PamsHeader) -> Mqmd {
+    Mqmd {
+        format: CharField::new(FORMAT, Charset::Ascii).unwrap_or_default(),
+        encoding: MQ_ENCODING,
+        priority: header.priority.clamp(0, 99) / 10,
+        persistence: per::PERSISTENCE_AS_Q_DEF,
+        ..Mqmd::default()
+    }
+}
+
+fn outgoing(header: &PamsHeader, data: Bytes) -> Outgoing {
+    Outgoing {
+        md: pams_md(header),
+        charset: Charset::Ascii,
+        data,
+    }
+}
+
+impl SbsServer {
+    /// A server for the group of `queues`, without registrations.
+    pub fn new(mqi: Mqi, queues: Arc<GroupQueues>) -> Self {
+        SbsServer {
+            mqi,
+            core: Core::new(Arc::clone(&queues)),
+            queues,
+            objects: HashMap::new(),
+        }
+    }
+
+    /// Serves queue 99 until the queue manager stops (2161 / 2162).
+    pub async fn run(mut self) {
+        let name = self.queues.sbs_queue();
+        let obj = match self.mqi.open(&name, "") {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::error!(queue = %name, mqrc = e.mqrc.0, error = %e.message, "SBS server cannot open its queue; not started");
+                return;
+            }
+        };
+        tracing::info!(queue = %name, group = self.queues.group(), "SBS server started");
+        loop {
+            let req = GetRequest {
+                wait: GET_WAIT,
+                max_wait: GET_WAIT,
+                ..GetRequest::default()
+            };
+            match self
+                .mqi
+                .get(&obj, req, GetMode::Destructive { uow: None })
+                .await
+            {
+                Ok(got) => self.serve(got.message).await,
+                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {}
+                Err(e) if e.mqrc == Mqrc::Q_MGR_QUIESCING || e.mqrc == Mqrc::Q_MGR_STOPPING => {
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(queue = %name, mqrc = e.mqrc.0, error = %e.message, "SBS server get failed");
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+            }
+        }
+        tracing::info!(queue = %name, "SBS server stopped");
+    }
+
+    /// One message of queue 99: a broadcast (its original target is a MOT)
+    /// or a request.
+    async fn serve(&mut self, m: GetResult) {
+        let format = m.md.format.text(m.charset);
+        if format != FORMAT {
+            let error = format!(
+                "MQMD Format {format:?}: the SBS server reads PAMS messages (Format {FORMAT}, docs/messageq.md)"
+            );
+            return self.dead_letter(&m, Mqrc::FORMAT_ERROR, &error).await;
+        }
+        let data = m.data.clone();
+        let (header, area) = match PamsHeader::split(&data) {
+            Ok(x) => x,
+            Err(e) => {
+                return self
+                    .dead_letter(&m, Mqrc::HEADER_ERROR, &e.to_string())
+                    .await;
+            }
+        };
+        if is_mot(header.original_target.queue) {
+            self.broadcast(&m, &header, &data, area.len()).await;
+        } else {
+            self.request(&m, &header, area).await;
+        }
+    }
+
+    async fn request(&mut self, m: &GetResult, header: &PamsHeader, area: &[u8]) {
+        let handled = self.core.handle_request(header, area);
+        if let Some(error) = &handled.error {
+            tracing::warn!(
+                msg_id = %hex::encode_upper(m.md.msg_id),
+                queue = %m.queue,
+                class = header.class,
+                msg_type = header.msg_type,
+                source = %header.source,
+                error = %error,
+                "SBS request refused"
+            );
+        }
+        if let Some(reason) = handled.dead_letter {
+            let error = handled.error.clone().unwrap_or_default();
+            self.dead_letter(m, reason, &error).await;
+        }
+        for out in handled.replies {
+            let to = out.to;
+            if let Err(e) = self.send(out).await {
+                tracing::warn!(to = %to, mqrc = e.mqrc.0, error = %e.message, "SBS reply not delivered");
+            }
+        }
+    }
+
+    async fn broadcast(
+        &mut self,
+        m: &GetResult,
+        header: &PamsHeader,
+        data: &Bytes,
+        area_len: usize,
+    ) {
+        let area = data.slice(PamsHeader::SIZE..PamsHeader::SIZE + area_len);
+        let plan = match self.core.plan_broadcast(header, &area) {
+            Ok(p) => p,
+            Err(r) => {
+                tracing::warn!(
+                    msg_id = %hex::encode_upper(m.md.msg_id),
+                    target = %header.original_target,
+                    source = %header.source,
+                    error = %r.error,
+                    "broadcast refused"
+                );
+                return self.dead_letter(m, r.reason, &r.error).await;
+            }
+        };
+        let mot = plan.mot;
+        for (queue, lost, notice) in plan.notices {
+            match self.send(notice).await {
+                Ok(()) => self.core.registry.notice_delivered(mot, queue, lost),
+                Err(e) => {
+                    tracing::warn!(queue = %queue, mot = mot.number(), mqrc = e.mqrc.0, "sequence gap notice not delivered")
+                }
+            }
+        }
+        let mut objs = Vec::with_capacity(plan.targets.len());
+        let mut addrs = Vec::with_capacity(plan.targets.len());
+        for t in &plan.targets {
+            match self.object_for(t.queue) {
+                Ok(o) => {
+                    objs.push(o);
+                    addrs.push(t.queue);
+                }
+                Err(e) => {
+                    tracing::warn!(queue = %t.queue, mot = mot.number(), mqrc = e.mqrc.0, error = %e.message, "broadcast copy lost");
+                    self.core.registry.copy_result(mot, t.queue, false);
+                }
+            }
+        }
+        let copy = Bytes::from(plan.copy.with_area(&area));
+        let results = if objs.is_empty() {
+            Vec::new()
+        } else {
+            self.mqi
+                .put_many_each(&objs, outgoing(&plan.copy, copy), PutOptions::default())
+                .await
+        };
+        let mut lost = 0usize;
+        for (queue, r) in addrs.iter().zip(results) {
+            match r {
+                Ok(_) => self.core.registry.copy_result(mot, *queue, true),
+                Err(e) => {
+                    lost += 1;
+                    tracing::warn!(queue = %queue, mot = mot.number(), mqrc = e.mqrc.0, error = %e.message, "broadcast copy lost");
+                    self.core.registry.copy_result(mot, *queue, false);
+                }
+            }
+        }
+        tracing::info!(
+            msg_id = %hex::encode_upper(m.md.msg_id),
+            mot = mot.number(),
+            source = %plan.copy.original_source,
+            targets = plan.targets.len(),
+            lost,
+            "broadcast"
+        );
+    }
+
+    /// The opened mqgate queue of address `a`. Errors: another group's
+    /// address (2087 MQRC_UNKNOWN_REMOTE_Q_MGR: the cross-group links are not
+    /// served yet) and the errors of [`Mqi::open`].
+    fn object_for(&mut self, a: mqgate_codecs::pams::QAddress) -> Result<Object, QmError> {
+        let name = self.queues.queue_name(a).ok_or_else(|| {
+            QmError::new(
+                Mqrc::UNKNOWN_REMOTE_Q_MGR,
+                format!(
+                    "{a} is a queue of group {}, which this gateway does not reach",
+                    a.group
+                ),
+            )
+        })?;
+        if let Some(o) = self.objects.get(&name) {
+            return Ok(o.clone());
+        }
+        let o = self.mqi.open(&name, "")?;
+        self.objects.insert(name, o.clone());
+        Ok(o)
+    }
+
+    async fn send(&mut self, out: PamsOut) -> Result<(), QmError> {
+        let obj = self.object_for(out.to)?;
+        let data = Bytes::from(out.header.with_area(&out.area));
+        self.mqi
+            .put(&obj, outgoing(&out.header, data), PutOptions::default())
+            .await
+            .map(|_| ())
+    }
+
+    async fn dead_letter(&self, m: &GetResult, reason: Mqrc, error: &str) {
+        let put = DeadLetterPut {
+            message: Outgoing {
+                md: m.md.clone(),
+                charset: m.charset,
+                data: m.data.clone(),
+            },
+            reason,
+            dest_q: m.queue.clone(),
+            dest_q_mgr: String::new(),
+        };
+        match self.mqi.dead_letter(put).await {
+            Ok(r) => tracing::warn!(
+                msg_id = %hex::encode_upper(m.md.msg_id),
+                queue = %m.queue,
+                dead_letter_queue = %r.queue,
+                reason = reason.0,
+                error = %error,
+                "SBS server dead-lettered a message it does not serve"
+            ),
+            Err(e) => tracing::error!(
+                msg_id = %hex::encode_upper(m.md.msg_id),
+                queue = %m.queue,
+                reason = reason.0,
+                error = %error,
+                dlq_error = %e.message,
+                "SBS server could not dead-letter a message it does not serve; message discarded"
+            ),
+        }
+    }
+}
