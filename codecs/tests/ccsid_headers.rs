@@ -1,12 +1,12 @@
 //! Conversion of the MQ headers mqgate knows by their documented layout (MQIIH, MQCIH,
-//! MQWIH, MQRMH) and of the trigger messages MQTM / MQTMC2 (Format MQTRIG), as MQGET
+//! MQWIH, MQRMH, MQDH) and of the trigger messages MQTM / MQTMC2 (Format MQTRIG), as MQGET
 //! with MQGMO_CONVERT does (IBM MQ "Conversion processing"; the built-in formats of
 //! "Processing conventions").
 //!
 //! Every structure is built here field by field at the offsets of its IBM MQ page's C
 //! declaration ("MQIIH - IMS information header", "MQCIH - CICS bridge header", "MQWIH -
-//! Work information header", "MQRMH - Reference message header", "MQTM - Trigger
-//! message", "MQTMC2 - Trigger message 2 (character format)"), not with mqgate's
+//! Work information header", "MQRMH - Reference message header", "MQDH - Distribution
+//! header", "MQTM - Trigger message", "MQTMC2 - Trigger message 2 (character format)"), not with mqgate's
 //! writers. The expected bytes are the same layout with integers in the target byte
 //! order, binary fields unchanged, and every character field converted by glibc iconv
 //! (the oracle, run by the test: ISO-8859-1 to IBM500). Each test then converts back
@@ -350,4 +350,46 @@ fn what_the_layouts_cannot_say_is_refused_with_2110() {
     // does not convert it (docs/ccsid.md): 2110.
     let r = convert_for_get(b"SAPH....", &described("MQHSAP", 819, 546), 500, 785, &FAIL);
     assert_eq!(r.reason.map(|m| m.0), Some(2110), "{:?}", r.detail);
+}
+
+#[test]
+fn mqdh_with_its_object_and_put_message_records() {
+    // MQDH (IBM MQ "MQDH - Distribution header"): 48 bytes, then two MQOR records
+    // (ObjectName, ObjectQMgrName: MQCHAR48 each; "MQOR - Object record") at 48 and two
+    // MQPMR records at 240 with MsgId (24 bytes) and Feedback (MQLONG): PutMsgRecFields
+    // MQPMRF_MSG_ID 0x01 | MQPMRF_FEEDBACK 0x08 ("MQPMR - Put-message record": present
+    // fields in order, absent ones take no room). StrucLength 48 + 192 + 56 = 296.
+    let dh = |enc, ccsid| {
+        let mut d = prefix("DH  ", 1, 296, enc, ccsid, "MQSTR");
+        d.extend([
+            Part::Int(0x01 | 0x08),
+            Part::Int(2),
+            Part::Int(48),
+            Part::Int(240),
+            ch("APP.A", 48),
+            ch("QM1", 48),
+            ch("APP.B", 48),
+            ch("QM2", 48),
+            Part::Bytes(vec![0xA1; 24]),
+            Part::Int(0),
+            Part::Bytes(vec![0xB2; 24]),
+            Part::Int(2085),
+        ]);
+        d
+    };
+    let body = [ch("to both", 7)];
+    let mut input = ascii_le(&dh(546, 819));
+    assert_eq!(input.len(), 296);
+    input.extend(ascii_le(&body));
+    let (Some(mut want), Some(b)) = (ebcdic_be(&dh(785, 500)), ebcdic_be(&body)) else {
+        return;
+    };
+    want.extend(b);
+    round_trip("MQHDIST", &input, &want);
+    // Records that run past StrucLength (RecsPresent 3): the header is invalid, 2110.
+    let mut bad = input;
+    bad[36..40].copy_from_slice(&3i32.to_le_bytes());
+    let r = convert_for_get(&bad, &described("MQHDIST", 819, 546), 500, 785, &FAIL);
+    assert_eq!(r.reason.map(|m| m.0), Some(2110), "{:?}", r.detail);
+    assert_eq!(r.data, bad);
 }

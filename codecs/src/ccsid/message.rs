@@ -12,7 +12,7 @@
 //! - Body: MQSTR converted; MQFMT_NONE after a header left as it is (the
 //!   header keeps describing it); any other Format left as it is with
 //!   warning 2110.
-//! - MQIIH, MQCIH (v1, v2), MQWIH, MQRMH: field by field after their
+//! - MQIIH, MQCIH (v1, v2), MQWIH, MQRMH, MQDH: field by field after their
 //!   layouts (`crate::mq::layout`): character fields converted, integers
 //!   re-encoded, binary fields (TranInstanceId, Facility, MsgToken,
 //!   ObjectInstanceId) untouched; the MQRMH's strings converted in place
@@ -22,9 +22,11 @@
 //!   refused, 2110).
 //! - Body MQTRIG: an MQTM (StrucId `TM  `, 684 bytes) or MQTMC2 (`TMC `, 732
 //!   bytes) field by field.
+//! - MQDH: its integers, and its MQOR records' ObjectName / ObjectQMgrName;
+//!   its MQPMR records' Feedback re-encoded (the ids untouched).
 //! - Not converted (2110): MQSAPH (Format MQHSAP; its layout is not in the IBM
-//!   MQ reference), MQDH (distribution header), PCF formats (MQADMIN, MQEVENT,
-//!   MQPCF, MQHEPCF), MQIMSVS and every user format.
+//!   MQ reference), PCF formats (MQADMIN, MQEVENT, MQPCF, MQHEPCF), MQIMSVS
+//!   and every user format.
 //!
 //! When the message cannot be converted the data comes back exactly as it
 //! was, with the reason (IBM MQ "Reason codes", each code's page; all
@@ -348,6 +350,79 @@ impl FieldConverter {
         Refusal::not_converted(format!("{}: {e}", self.at))
     }
 
+    /// The MQDH's records (IBM MQ "MQDH - Distribution header", "MQOR -
+    /// Object record", "MQPMR - Put-message record"): RecsPresent MQOR
+    /// records at ObjectRecOffset (ObjectName, ObjectQMgrName converted) and
+    /// as many MQPMR records at PutMsgRecOffset, their fields as
+    /// PutMsgRecFields says (Feedback re-encoded, the ids untouched). `whole`
+    /// is the MQDH as read (integers in `from`); the records are converted in
+    /// `rest` (its bytes from 32 on). Records outside StrucLength or over the
+    /// fixed part, arrays that overlap, and PutMsgRecFields bits no MQPMRF_*
+    /// flag has are refused (2110).
+    fn dh_records(
+        &mut self,
+        whole: &[u8],
+        rest: &mut [u8],
+        from: ByteOrder,
+        to: ByteOrder,
+    ) -> Result<(), Refusal> {
+        let pmr_fields = from.read_i32(whole, 32).unwrap_or(0);
+        let recs = from.read_i32(whole, 36).unwrap_or(0);
+        let or_at = from.read_i32(whole, 40).unwrap_or(0);
+        let pmr_at = from.read_i32(whole, 44).unwrap_or(0);
+        let Ok(n) = usize::try_from(recs) else {
+            return Err(Refusal::format(format!(
+                "{}: RecsPresent {recs} is negative",
+                self.at
+            )));
+        };
+        let Some((pmr, pmr_len)) = layout::pmr_layout(pmr_fields) else {
+            return Err(Refusal::format(format!(
+                "{}: PutMsgRecFields 0x{pmr_fields:08X} has bits no MQPMRF_* flag has",
+                self.at
+            )));
+        };
+        let mut arrays: Vec<(&str, i32, usize, &[FieldSpec])> = Vec::new();
+        if or_at != 0 {
+            arrays.push(("MQOR", or_at, layout::OR_LENGTH, layout::OR));
+        }
+        if pmr_at != 0 && pmr_len > 0 {
+            arrays.push(("MQPMR", pmr_at, pmr_len, pmr.as_slice()));
+        }
+        let mut spans = Vec::with_capacity(2);
+        for (name, at, len, fields) in arrays {
+            let start = usize::try_from(at).ok().filter(|&s| s >= DH_FIXED);
+            let end = start
+                .and_then(|s| n.checked_mul(len).and_then(|t| s.checked_add(t)))
+                .filter(|&e| e <= whole.len());
+            let (Some(start), Some(end)) = (start, end) else {
+                return Err(Refusal::format(format!(
+                    "{}: {recs} {name} records of {len} bytes at offset {at} are not inside the MQDH (fixed part {DH_FIXED} bytes, StrucLength {})",
+                    self.at,
+                    whole.len()
+                )));
+            };
+            spans.push((start, end, name, len, fields));
+        }
+        if let [a, b] = spans.as_slice()
+            && a.0 < b.1
+            && b.0 < a.1
+            && n > 0
+        {
+            return Err(Refusal::format(format!(
+                "{}: the {} and {} records overlap",
+                self.at, a.2, b.2
+            )));
+        }
+        for (start, _, _, len, fields) in spans {
+            for k in 0..n {
+                let at = start + k * len - PREFIX;
+                self.layout(&mut rest[at..at + len], 0, fields, from, to)?;
+            }
+        }
+        Ok(())
+    }
+
     /// A structure's Format field (MQCHAR8).
     fn fmt_field(&mut self, f: &mut CharField<8>) -> Result<(), Refusal> {
         self.fixed(&mut f.0, "Format")
@@ -375,6 +450,8 @@ fn sep(name: &str) -> &'static str {
 const PREFIX: usize = 32;
 /// The fixed part of an MQRMH (MQRMH_LENGTH_1).
 const RMH_FIXED: usize = layout::RMH_LENGTH_1;
+/// The fixed part of an MQDH (version 1).
+const DH_FIXED: usize = layout::DH_LENGTH_1;
 
 /// Swaps the bytes of each UTF-16 unit (an RFH2 folder whose RFH2 changes
 /// byte order keeps its text).
@@ -634,8 +711,10 @@ fn convert_inner(
                         o.version
                     )));
                 };
-                let rmh = o.structure == Structure::Rmh;
-                if !rmh && o.struc_length() != fixed {
+                // MQRMH and MQDH are longer than their fixed part (strings,
+                // records); the others are exactly their version's length.
+                let variable = matches!(o.structure, Structure::Rmh | Structure::Dh);
+                if !variable && o.struc_length() != fixed {
                     return Err(Refusal::format(format!(
                         "{at}: StrucLength {} is not the {fixed} bytes of a version {} {}",
                         o.struc_length(),
@@ -656,8 +735,12 @@ fn convert_inner(
                 fc.fmt_field(&mut o.format)?;
                 let mut rest = o.rest.to_vec();
                 fc.layout(&mut rest, PREFIX, &fields, link.order(), order)?;
-                if rmh {
-                    fc.rmh_strings(link.bytes(input), &mut rest, link.order())?;
+                match o.structure {
+                    Structure::Rmh => fc.rmh_strings(link.bytes(input), &mut rest, link.order())?,
+                    Structure::Dh => {
+                        fc.dh_records(link.bytes(input), &mut rest, link.order(), order)?
+                    }
+                    _ => {}
                 }
                 o.rest = Cow::Owned(rest);
                 if !inherits {

@@ -2,7 +2,7 @@
 //! header's Encoding, CodedCharSetId and Format describe the next item): from
 //! an MQXQH, an MQMD or a bare first structure, follow the Format names
 //! (`MQXMIT`, `MQHRF`, `MQHRF2`, `MQDEAD`, `MQHMDE`, `MQIMS`, `MQCICS`,
-//! `MQHWIH`, `MQHREF`) to the body. Each header is read with the
+//! `MQHWIH`, `MQHREF`, `MQHDIST`) to the body. Each header is read with the
 //! Encoding/CCSID of the structure before it; its StrucId must match the
 //! Format that announced it; an unknown Format ends the chain. The
 //! Encoding and CodedCharSetId of an MQIIH or MQCIH are reserved: what
@@ -114,9 +114,11 @@ impl Link {
             Structure::Dlh => parse_dlh(b, order).map(|(d, _)| Header::Dlh(d)),
             Structure::Rfh => parse_rfh(b, order).map(|(r, _)| Header::Rfh(r)),
             Structure::Rfh2 => parse_rfh2(b, order).map(|(r, _)| Header::Rfh2(r)),
-            s @ (Structure::Iih | Structure::Cih | Structure::Wih | Structure::Rmh) => {
-                parse_opaque(s, b, order).map(|(o, _)| Header::Opaque(o))
-            }
+            s @ (Structure::Iih
+            | Structure::Cih
+            | Structure::Wih
+            | Structure::Rmh
+            | Structure::Dh) => parse_opaque(s, b, order).map(|(o, _)| Header::Opaque(o)),
         };
         h.map_err(|e| e.shifted(self.offset))
     }
@@ -137,7 +139,7 @@ pub enum Header<'a> {
     Rfh(Mqrfh<'a>),
     /// MQRFH2.
     Rfh2(Mqrfh2<'a>),
-    /// MQIIH, MQCIH, MQWIH or MQRMH, prefix only (the rest as bytes; its
+    /// MQIIH, MQCIH, MQWIH, MQRMH or MQDH, prefix only (the rest as bytes; its
     /// fields in [`super::layout`]).
     Opaque(OpaqueHeader<'a>),
 }
@@ -267,7 +269,8 @@ fn version_ok(s: Structure, v: i32) -> bool {
         | Structure::Iih
         | Structure::Rfh
         | Structure::Wih
-        | Structure::Rmh => v == 1,
+        | Structure::Rmh
+        | Structure::Dh => v == 1,
         Structure::Mde | Structure::Rfh2 => v == 2,
     }
 }
@@ -285,7 +288,7 @@ fn scan(
         Structure::Dlh => scan_dlh(input, order),
         Structure::Rfh => scan_rfh(input, order),
         Structure::Rfh2 => scan_rfh2(input, order),
-        Structure::Iih | Structure::Cih | Structure::Wih | Structure::Rmh => {
+        Structure::Iih | Structure::Cih | Structure::Wih | Structure::Rmh | Structure::Dh => {
             scan_opaque(s, input, order)
         }
     }

@@ -1,10 +1,12 @@
 //! Field layouts of the MQ structures mqgate converts field by field without
-//! a typed model of its own: MQIIH, MQCIH, MQWIH, MQRMH (after their common
-//! 32-byte prefix) and the trigger messages MQTM and MQTMC2 (whole). Offsets
-//! and lengths are IBM's, from the C declarations on the IBM MQ pages
-//! "MQIIH - IMS information header", "MQCIH - CICS bridge header", "MQWIH -
-//! Work information header", "MQRMH - Reference message header", "MQTM -
-//! Trigger message" and "MQTMC2 - Trigger message 2 (character format)":
+//! a typed model of its own: MQIIH, MQCIH, MQWIH, MQRMH, MQDH (after their
+//! common 32-byte prefix; the MQDH's MQOR and MQPMR records) and the trigger
+//! messages MQTM and MQTMC2 (whole). Offsets and lengths are IBM's, from the
+//! C declarations on the IBM MQ pages "MQIIH - IMS information header",
+//! "MQCIH - CICS bridge header", "MQWIH - Work information header", "MQRMH -
+//! Reference message header", "MQDH - Distribution header", "MQOR - Object
+//! record", "MQPMR - Put-message record", "MQTM - Trigger message" and
+//! "MQTMC2 - Trigger message 2 (character format)":
 //! MQCHARn fields are character data, MQLONG 4-byte integers in the
 //! structure's integer encoding, MQBYTEn binary (never converted).
 
@@ -155,6 +157,55 @@ pub const RMH_STRINGS: [(&str, usize, usize); 4] = [
 /// The fixed length of MQRMH version 1 (MQRMH_LENGTH_1).
 pub const RMH_LENGTH_1: usize = 108;
 
+/// MQDH version 1 after the prefix; 48 bytes, then RecsPresent MQOR records
+/// at ObjectRecOffset and RecsPresent MQPMR records at PutMsgRecOffset, all
+/// within StrucLength.
+pub const DH_1: &[FieldSpec] = &[
+    i("PutMsgRecFields", 32),
+    i("RecsPresent", 36),
+    i("ObjectRecOffset", 40),
+    i("PutMsgRecOffset", 44),
+];
+
+/// The fixed length of MQDH version 1.
+pub const DH_LENGTH_1: usize = 48;
+
+/// An MQOR record: ObjectName and ObjectQMgrName, MQCHAR48 each.
+pub const OR: &[FieldSpec] = &[c("ObjectName", 0, 48), c("ObjectQMgrName", 48, 48)];
+
+/// Length of an MQOR record, bytes.
+pub const OR_LENGTH: usize = 96;
+
+/// The MQPMR fields in their order, each with the MQPMRF_* flag that says it
+/// is present (IBM MQ "MQPMR - Put-message record": absent fields take no
+/// room; "PutMsgRecFields (MQLONG)").
+pub const PMR: [(u32, FieldSpec); 5] = [
+    (0x01, b("MsgId", 0, 24)),
+    (0x02, b("CorrelId", 0, 24)),
+    (0x04, b("GroupId", 0, 24)),
+    (0x08, i("Feedback", 0)),
+    (0x10, b("AccountingToken", 0, 32)),
+];
+
+/// The fields of one MQPMR record under `put_msg_rec_fields` (offsets from
+/// the record's start) and the record's length; `None` when a flag no MQPMRF_*
+/// value has is set.
+pub fn pmr_layout(put_msg_rec_fields: i32) -> Option<(Vec<FieldSpec>, usize)> {
+    let flags = put_msg_rec_fields as u32;
+    if flags & !0x1F != 0 {
+        return None;
+    }
+    let mut at = 0;
+    let mut fields = Vec::new();
+    for (flag, f) in PMR {
+        if flags & flag != 0 {
+            fields.push(FieldSpec { offset: at, ..f });
+            at += f.length;
+        }
+    }
+    Some((fields, at))
+}
+
 /// MQTM version 1, the whole structure (StrucId `TM  `, MQTM_VERSION_1);
 /// 684 bytes.
 pub const TM_1: &[FieldSpec] = &[
@@ -200,6 +251,7 @@ pub fn prefixed_layout(structure: Structure, version: i32) -> Option<(Vec<FieldS
         (Structure::Cih, 2) => ([CIH_1, CIH_2_EXTRA].concat(), 180),
         (Structure::Wih, 1) => (WIH_1.to_vec(), 120),
         (Structure::Rmh, 1) => (RMH_1.to_vec(), RMH_LENGTH_1),
+        (Structure::Dh, 1) => (DH_1.to_vec(), DH_LENGTH_1),
         _ => return None,
     })
 }
@@ -228,9 +280,17 @@ mod tests {
         contiguous(CIH_2_EXTRA, 164, 180);
         contiguous(WIH_1, 32, 120);
         contiguous(RMH_1, 32, RMH_LENGTH_1);
+        contiguous(DH_1, 32, DH_LENGTH_1);
+        contiguous(OR, 0, OR_LENGTH);
         contiguous(TM_1, 0, TM_LENGTH);
         contiguous(TMC2, 0, TMC2_LENGTH);
         assert_eq!(prefixed_layout(Structure::Cih, 2).unwrap().1, 180);
         assert_eq!(prefixed_layout(Structure::Iih, 2), None);
+        // MQPMR: MsgId 24, CorrelId 24, GroupId 24, Feedback 4, AccountingToken 32,
+        // each only when its MQPMRF_* flag is set.
+        let (f, len) = pmr_layout(0x01 | 0x08).unwrap();
+        assert_eq!((f.len(), f[1].offset, len), (2, 24, 28));
+        assert_eq!(pmr_layout(0x1F).unwrap().1, 108);
+        assert_eq!(pmr_layout(0x20), None);
     }
 }

@@ -32,6 +32,9 @@ pub enum Structure {
     /// Reference message header, StrucId `RMH `, Format `MQHREF  ` (IBM MQ
     /// "MQRMH - Reference message header").
     Rmh,
+    /// Distribution header, StrucId `DH  `, Format `MQHDIST ` (IBM MQ "MQDH -
+    /// Distribution header").
+    Dh,
 }
 
 impl Structure {
@@ -48,6 +51,7 @@ impl Structure {
             Structure::Cih => "MQCIH",
             Structure::Wih => "MQWIH",
             Structure::Rmh => "MQRMH",
+            Structure::Dh => "MQDH",
         }
     }
 
@@ -63,6 +67,7 @@ impl Structure {
             Structure::Cih => b"CIH ",
             Structure::Wih => b"WIH ",
             Structure::Rmh => b"RMH ",
+            Structure::Dh => b"DH  ",
         }
     }
 
@@ -79,6 +84,7 @@ impl Structure {
             Structure::Cih => EBCDIC_CIH,
             Structure::Wih => EBCDIC_WIH,
             Structure::Rmh => EBCDIC_RMH,
+            Structure::Dh => EBCDIC_DH,
         }
     }
 
@@ -120,6 +126,7 @@ impl Structure {
         const IIH: u32 = id(b"IIH ");
         const WIH: u32 = id(b"WIH ");
         const RMH: u32 = id(b"RMH ");
+        const DH: u32 = id(b"DH  ");
         const E_MD: u32 = id(&EBCDIC_MD);
         const E_XQH: u32 = id(&EBCDIC_XQH);
         const E_RFH: u32 = id(&EBCDIC_RFH);
@@ -129,6 +136,7 @@ impl Structure {
         const E_IIH: u32 = id(&EBCDIC_IIH);
         const E_WIH: u32 = id(&EBCDIC_WIH);
         const E_RMH: u32 = id(&EBCDIC_RMH);
+        const E_DH: u32 = id(&EBCDIC_DH);
         let a = Charset::Ascii;
         let e = Charset::Ebcdic;
         Some(match id(&found) {
@@ -141,6 +149,7 @@ impl Structure {
             IIH => (Structure::Iih, a),
             WIH => (Structure::Wih, a),
             RMH => (Structure::Rmh, a),
+            DH => (Structure::Dh, a),
             E_MD => (Structure::Md, e),
             E_XQH => (Structure::Xqh, e),
             E_RFH => (Structure::Rfh, e),
@@ -150,6 +159,7 @@ impl Structure {
             E_IIH => (Structure::Iih, e),
             E_WIH => (Structure::Wih, e),
             E_RMH => (Structure::Rmh, e),
+            E_DH => (Structure::Dh, e),
             _ => return None,
         })
     }
@@ -176,6 +186,7 @@ impl Structure {
             Structure::Cih => Some(mqfmt::CICS),
             Structure::Wih => Some(mqfmt::WORK_INFO_HEADER),
             Structure::Rmh => Some(mqfmt::REF_MSG_HEADER),
+            Structure::Dh => Some(mqfmt::DIST_HEADER),
         }
     }
 
@@ -217,6 +228,7 @@ impl Structure {
             b"MQCICS  " => Some(Structure::Cih),
             b"MQHWIH  " => Some(Structure::Wih),
             b"MQHREF  " => Some(Structure::Rmh),
+            b"MQHDIST " => Some(Structure::Dh),
             _ => None,
         }
     }
@@ -256,6 +268,7 @@ const EBCDIC_IIH: [u8; 4] = ebcdic_struc_id(b"IIH ");
 const EBCDIC_CIH: [u8; 4] = ebcdic_struc_id(b"CIH ");
 const EBCDIC_WIH: [u8; 4] = ebcdic_struc_id(b"WIH ");
 const EBCDIC_RMH: [u8; 4] = ebcdic_struc_id(b"RMH ");
+const EBCDIC_DH: [u8; 4] = ebcdic_struc_id(b"DH  ");
 
 const fn ebcdic_struc_id(a: &[u8; 4]) -> [u8; 4] {
     [
@@ -337,6 +350,11 @@ mod tests {
         assert_eq!(
             Structure::from_format(&CharField(*b"MQHREF  "), Charset::Ascii),
             Some(Structure::Rmh)
+        );
+        // IBM MQ "MQDH - Distribution header": StrucId 'DH  ' (EBCDIC C4 C8 40 40).
+        assert_eq!(
+            Structure::Dh.struc_id(Charset::Ebcdic),
+            [0xC4, 0xC8, 0x40, 0x40]
         );
     }
 
