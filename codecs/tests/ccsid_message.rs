@@ -183,9 +183,11 @@ fn mqstr_body_and_md_fields_are_converted() {
 }
 
 #[test]
-fn missing_table_returns_the_data_unconverted_with_2119() {
-    // A missing table returns it unconverted with 2119 (IBM MQ "2119 (0847) (RC2119):
-    // MQRC_NOT_CONVERTED").
+fn unsupported_ccsids_return_the_data_unconverted_with_2111_and_2115() {
+    // A source CCSID without a table returns the data unconverted with 2111 (IBM MQ
+    // "2111 (083F) (RC2111): MQRC_SOURCE_CCSID_ERROR": the CCSID from which data is
+    // to be converted is not valid or not supported), a target one with 2115 (IBM MQ
+    // "2115 (0843) (RC2115): MQRC_TARGET_CCSID_ERROR").
     let mut msg = Vec::new();
     write_md(
         &md("MQSTR", 4711, 546),
@@ -195,7 +197,7 @@ fn missing_table_returns_the_data_unconverted_with_2119() {
     );
     msg.extend_from_slice(b"text");
     let r = convert_message(&msg, &ChainOptions::default(), 819, 546, &FAIL);
-    assert_eq!((r.reason.map(|m| m.0), r.data == msg), (Some(2119), true));
+    assert_eq!((r.reason.map(|m| m.0), r.data == msg), (Some(2111), true));
     assert!(r.detail.unwrap().contains("4711"));
     let mut ok = Vec::new();
     write_md(
@@ -205,7 +207,7 @@ fn missing_table_returns_the_data_unconverted_with_2119() {
         &mut ok,
     );
     let r = convert_message(&ok, &ChainOptions::default(), 4711, 546, &FAIL);
-    assert_eq!(r.reason.map(|m| m.0), Some(2119));
+    assert_eq!((r.reason.map(|m| m.0), r.data == ok), (Some(2115), true));
 }
 
 #[test]
@@ -345,7 +347,10 @@ fn utf16_rfh2_folders_follow_the_new_byte_order() {
         other => panic!("{other:?}"),
     }
     assert_eq!(d.body, [0x81, 0x82]);
-    // MQ headers cannot be UTF-16: that target is refused, data untouched.
+    // MQ headers cannot be UTF-16: that target is refused with 2115, data untouched
+    // (IBM MQ "2115 (0843) (RC2115): MQRC_TARGET_CCSID_ERROR": a message with MQ
+    // headers and a target character set without single-byte characters for the
+    // characters valid in queue names, UTF-16 being the example).
     let r = convert_message(&msg, &ChainOptions::default(), 1200, 546, &FAIL);
-    assert_eq!((r.reason.map(|m| m.0), r.data == msg), (Some(2119), true));
+    assert_eq!((r.reason.map(|m| m.0), r.data == msg), (Some(2115), true));
 }

@@ -217,17 +217,81 @@ fn options_override_the_start() {
 
 #[test]
 fn unknown_format_ends_the_chain() {
+    // MQHSAP (the MQSAPH of the IBM MQ Link for R/3) is no header mqgate reads
+    // (docs/ccsid.md: its layout is not in the IBM MQ reference): the body.
     let md = Mqmd {
-        format: fmt("MQHWIH", Charset::Ascii),
+        format: fmt("MQHSAP", Charset::Ascii),
         ..Mqmd::default()
     };
     let mut msg = Vec::new();
     write_md(&md, ByteOrder::Little, Charset::Ascii, &mut msg);
-    msg.extend_from_slice(b"WIH \x01\0\0\0");
+    msg.extend_from_slice(b"SAPH\x01\0\0\0");
     let chain = parse_chain(&msg, &ChainOptions::default()).unwrap();
     assert_eq!(chain.links.len(), 1);
     assert_eq!(chain.body_offset, 364);
-    assert_eq!(chain.body_descriptor.format_name(), "MQHWIH");
+    assert_eq!(chain.body_descriptor.format_name(), "MQHSAP");
+}
+
+#[test]
+fn work_info_and_reference_headers_are_chained_and_iih_passes_on_its_descriptor() {
+    // IBM MQ "MQWIH - Work information header" (120 bytes, Format MQHWIH, its
+    // Encoding / CodedCharSetId describe the next item) and "Encoding (MQLONG) for
+    // MQIIH" (reserved: what follows an MQIIH is in its own encoding and CCSID).
+    let md = Mqmd {
+        format: fmt("MQHWIH", Charset::Ascii),
+        encoding: 546,
+        coded_char_set_id: 819,
+        ..Mqmd::default()
+    };
+    let wih = OpaqueHeader {
+        structure: Structure::Wih,
+        version: 1,
+        encoding: 546,
+        coded_char_set_id: 850,
+        format: fmt("MQIMS", Charset::Ascii),
+        flags: 0,
+        rest: Cow::Owned(vec![b' '; 88]),
+    };
+    let iih = OpaqueHeader {
+        structure: Structure::Iih,
+        version: 1,
+        encoding: 0,
+        coded_char_set_id: 0,
+        format: fmt("MQSTR", Charset::Ascii),
+        flags: 0,
+        rest: Cow::Owned(vec![b' '; 52]),
+    };
+    let mut msg = Vec::new();
+    write_md(&md, ByteOrder::Little, Charset::Ascii, &mut msg);
+    write_opaque(&wih, ByteOrder::Little, Charset::Ascii, &mut msg);
+    write_opaque(&iih, ByteOrder::Little, Charset::Ascii, &mut msg);
+    msg.extend_from_slice(b"body");
+    let chain = parse_chain(&msg, &ChainOptions::default()).unwrap();
+    let shape: Vec<(Structure, usize, i32)> = chain
+        .links
+        .iter()
+        .map(|l| (l.structure, l.length, l.coded_char_set_id))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            (Structure::Md, 364, 0),
+            (Structure::Wih, 120, 819),
+            (Structure::Iih, 84, 850)
+        ]
+    );
+    // The body is in the MQIIH's own CCSID / encoding (850 / 546), not its 0 / 0.
+    assert_eq!(
+        (
+            chain.body_descriptor.coded_char_set_id,
+            chain.body_descriptor.encoding
+        ),
+        (850, 546)
+    );
+    assert_eq!(chain.body(), b"body");
+    let mut out = Vec::new();
+    write_chain(&chain.decode().unwrap(), &mut out);
+    assert_eq!(out, msg);
 }
 
 #[test]

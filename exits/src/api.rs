@@ -198,6 +198,19 @@ pub struct GetOptions {
     pub match_options: i32,
 }
 
+/// A warning the call completes with (MQCC_WARNING and a reason), as an IBM
+/// MQ API exit sets the CompCode and Reason of the call it runs around (IBM
+/// MQ "MQ_GET_EXIT - Get exit", "MQ_PUT_EXIT - Put exit": the exit may change
+/// CompCode and Reason after the call).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExitWarning {
+    /// The MQRC reason; its completion code is MQCC_WARNING (e.g. 2110
+    /// MQRC_FORMAT_ERROR, 2119 MQRC_NOT_CONVERTED).
+    pub reason: Mqrc,
+    /// What happened, for the caller and the log.
+    pub detail: String,
+}
+
 /// Everything an exit call knows besides the data (MQ: MQCXP + MQCD).
 #[derive(Debug)]
 pub struct ExitContext<'a> {
@@ -222,6 +235,15 @@ pub struct ExitContext<'a> {
     /// message length free for it (docs/exits.md "Exit space"). Always 0 and
     /// ignored at the other points.
     pub exit_space: u32,
+    /// The warning the call completes with so far: at after_get the get's own
+    /// (e.g. a conversion warning of MQGMO_CONVERT), `None` when it completed
+    /// with MQCC_OK, and whatever exits before this one in the chain left.
+    /// An exit that answers [`ExitResponse::Ok`] may set or clear it; the
+    /// last value is the call's (at after_get it reaches the consumer: the
+    /// HTTP answer's `comp_code`, `reason_code` and `warning`, docs/http-api.md).
+    /// When the exit answers anything else, what it left here is discarded.
+    /// MQXR_INIT / MQXR_TERM: always `None`, ignored.
+    pub warning: Option<ExitWarning>,
 }
 
 /// The data of one call; what the exit leaves here is what the gateway continues with.

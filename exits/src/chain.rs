@@ -10,8 +10,8 @@
 //!   [`FailurePolicy`] and is logged through `tracing` with the exit's name.
 
 use crate::api::{
-    EXIT_USER_AREA_LENGTH, Exit, ExitPoint, ExitReason, ExitResponse, ExitUserArea, GetOptions,
-    Payload, PutOptions,
+    EXIT_USER_AREA_LENGTH, Exit, ExitPoint, ExitReason, ExitResponse, ExitUserArea, ExitWarning,
+    GetOptions, Payload, PutOptions,
 };
 use crate::config::{FailurePolicy, Isolation, MAX_BUFFER_HEADROOM};
 use crate::isolation::{CallSite, ExitFailure, ExitState, Runner, Worker};
@@ -110,17 +110,20 @@ struct Link {
 }
 
 impl Link {
-    /// Calls the exit with its user area and ExitSpace; what it leaves in
-    /// ExitSpace is returned (the chain keeps it only from MQXR_INIT).
+    /// Calls the exit with its user area, ExitSpace and the call's warning so
+    /// far (`warning`, changed only when the exit answered Ok); what it leaves
+    /// in ExitSpace is returned (the chain keeps it only from MQXR_INIT).
     fn call(
         &mut self,
         reason: ExitReason,
         payload: Payload<'_>,
+        warning: &mut Option<ExitWarning>,
     ) -> (Result<ExitResponse, ExitFailure>, u32) {
         let mut exit_space = self.exit_space;
         let state = ExitState {
             user_area: &mut self.user_area,
             exit_space: &mut exit_space,
+            warning,
         };
         let r = self
             .runner
@@ -238,7 +241,7 @@ impl ExitChain {
                 runner,
                 failed: None,
             };
-            let (init, exit_space) = link.call(ExitReason::Init, Payload::None);
+            let (init, exit_space) = link.call(ExitReason::Init, Payload::None, &mut None);
             let detail = match init {
                 // MQCXP ExitSpace: set at MQXR_INIT, by send exits only.
                 Ok(ExitResponse::Ok) if point != ExitPoint::Send => None,
@@ -335,8 +338,49 @@ impl ExitChain {
         self.run(Payload::Got { md, charset, data })
     }
 
+    /// After get, with the get's completion: runs the chain as
+    /// [`ExitChain::run_after_get`] does, each exit seeing `warning` (the
+    /// get's own warning, then what the exits before it left;
+    /// [`crate::ExitWarning`]), and returns the verdict and the warning the
+    /// get completes with.
+    pub fn run_after_get_reporting(
+        &mut self,
+        md: &mut Mqmd,
+        charset: Charset,
+        data: &mut BytesMut,
+        warning: Option<ExitWarning>,
+    ) -> (Verdict, Option<ExitWarning>) {
+        self.run_reporting(Payload::Got { md, charset, data }, warning)
+    }
+
     /// Runs every exit in order on `payload` (see the module rules).
-    pub fn run(&mut self, mut payload: Payload<'_>) -> Verdict {
+    pub fn run(&mut self, payload: Payload<'_>) -> Verdict {
+        self.run_reporting(payload, None).0
+    }
+
+    /// [`ExitChain::run`], with the call's warning: each exit gets it in
+    /// [`crate::ExitContext::warning`] and may change it when it answers Ok;
+    /// the change of an exit that answers anything else is discarded.
+    /// Returns the verdict and the warning as the last exit left it. A
+    /// warning left at a channel point has no caller to reach: it is logged.
+    pub fn run_reporting(
+        &mut self,
+        mut payload: Payload<'_>,
+        mut warning: Option<ExitWarning>,
+    ) -> (Verdict, Option<ExitWarning>) {
+        let verdict = self.run_inner(&mut payload, &mut warning);
+        if let (Some(w), true) = (&warning, self.point.is_channel_point()) {
+            tracing::warn!(point = %self.point, object = %self.object_name, reason = %w.reason,
+                detail = %w.detail, "an exit reported a warning for the message");
+        }
+        (verdict, warning)
+    }
+
+    fn run_inner(
+        &mut self,
+        payload: &mut Payload<'_>,
+        warning: &mut Option<ExitWarning>,
+    ) -> Verdict {
         let point = self.point;
         if !payload.fits(point) {
             let failure = ExitFailure::WrongPayload {
@@ -354,12 +398,16 @@ impl ExitChain {
                 None => {
                     let snap = link.runner.needs_snapshot();
                     if snap {
-                        self.snapshot.take(&payload);
+                        self.snapshot.take(payload);
                     }
-                    let (r, _) = link.call(point.data_reason(), payload.reborrow());
+                    let mut w = warning.clone();
+                    let (r, _) = link.call(point.data_reason(), payload.reborrow(), &mut w);
                     let r = Outcome::from(r);
                     if snap && !matches!(r, Outcome::Ok) {
-                        self.snapshot.restore(&mut payload);
+                        self.snapshot.restore(payload);
+                    }
+                    if matches!(r, Outcome::Ok) {
+                        *warning = w;
                     }
                     r
                 }
@@ -443,7 +491,7 @@ impl ExitChain {
             if link.failed.is_some() {
                 continue;
             }
-            let (r, _) = link.call(ExitReason::Term, Payload::None);
+            let (r, _) = link.call(ExitReason::Term, Payload::None, &mut None);
             let failure = match r {
                 Ok(ExitResponse::Ok) => None,
                 Ok(other) => Some(ExitFailure::Reported {

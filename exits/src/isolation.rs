@@ -10,8 +10,8 @@
 //!   and the caller's data is exactly as it was.
 
 use crate::api::{
-    Exit, ExitContext, ExitPoint, ExitReason, ExitResponse, ExitUserArea, GetOptions, Payload,
-    PutOptions,
+    Exit, ExitContext, ExitPoint, ExitReason, ExitResponse, ExitUserArea, ExitWarning, GetOptions,
+    Payload, PutOptions,
 };
 use bytes::BytesMut;
 use mqgate_codecs::mq::{Charset, Mqmd};
@@ -69,10 +69,12 @@ pub(crate) struct CallSite {
 }
 
 /// What one exit instance keeps between calls and may change in a call:
-/// its exit user area and its MQCXP ExitSpace.
+/// its exit user area and its MQCXP ExitSpace; and the call's warning
+/// ([`ExitContext::warning`]), written back only when the exit answered Ok.
 pub(crate) struct ExitState<'a> {
     pub user_area: &'a mut ExitUserArea,
     pub exit_space: &'a mut u32,
+    pub warning: &'a mut Option<ExitWarning>,
 }
 
 /// One exit instance and how it is run.
@@ -105,9 +107,13 @@ impl Runner {
                     exit_data: &site.exit_data,
                     exit_user_area: state.user_area,
                     exit_space: *state.exit_space,
+                    warning: state.warning.clone(),
                 };
                 let result = catch_unwind(AssertUnwindSafe(|| exit.call(&mut ctx, payload)));
                 *state.exit_space = ctx.exit_space;
+                if matches!(result, Ok(ExitResponse::Ok)) {
+                    *state.warning = ctx.warning;
+                }
                 let elapsed = start.elapsed();
                 let response = result.map_err(|p| ExitFailure::Panicked {
                     message: panic_message(&*p),
@@ -234,6 +240,7 @@ struct Job {
     reason: ExitReason,
     user_area: ExitUserArea,
     exit_space: u32,
+    warning: Option<ExitWarning>,
     payload: OwnedPayload,
 }
 
@@ -241,6 +248,7 @@ struct Reply {
     result: Result<ExitResponse, String>,
     user_area: ExitUserArea,
     exit_space: u32,
+    warning: Option<ExitWarning>,
     payload: OwnedPayload,
 }
 
@@ -270,15 +278,18 @@ impl Worker {
                         exit_data: &job.site.exit_data,
                         exit_user_area: &mut job.user_area,
                         exit_space: job.exit_space,
+                        warning: job.warning.take(),
                     };
                     let payload = job.payload.as_payload();
                     let result = catch_unwind(AssertUnwindSafe(|| exit.call(&mut ctx, payload)))
                         .map_err(|p| panic_message(&*p));
                     let exit_space = ctx.exit_space;
+                    let warning = ctx.warning;
                     let reply = Reply {
                         result,
                         user_area: job.user_area,
                         exit_space,
+                        warning,
                         payload: job.payload,
                     };
                     if reply_tx.send(reply).is_err() {
@@ -307,6 +318,7 @@ impl Worker {
             reason,
             user_area: *state.user_area,
             exit_space: *state.exit_space,
+            warning: state.warning.clone(),
             payload: OwnedPayload::copy_of(&payload),
         };
         let dead = || ExitFailure::Panicked {
@@ -324,6 +336,7 @@ impl Worker {
                 *state.exit_space = reply.exit_space;
                 if response == ExitResponse::Ok {
                     reply.payload.write_back(payload);
+                    *state.warning = reply.warning;
                 }
                 Ok(response)
             }

@@ -22,7 +22,7 @@ pub mod registry;
 
 pub use api::{
     EXIT_USER_AREA_LENGTH, Exit, ExitContext, ExitPoint, ExitReason, ExitResponse, ExitUserArea,
-    GetOptions, Payload, PutOptions, Q_MGR_CCSID,
+    ExitWarning, GetOptions, Payload, PutOptions, Q_MGR_CCSID,
 };
 pub use chain::{ChainEntry, ExitChain, StartError, Verdict};
 pub use config::{ExitDef, ExitRef, ExitsConfig, FailurePolicy, Isolation};

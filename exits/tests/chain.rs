@@ -661,3 +661,92 @@ fn exit_space_counts_only_for_send_exits_and_is_bounded() {
         "{err}"
     );
 }
+
+/// Sets the call's warning to its reason (or clears it with 0), then answers
+/// `answer`.
+struct Warn {
+    reason: i32,
+    answer: ExitResponse,
+    seen: Arc<Mutex<Vec<Option<i32>>>>,
+}
+
+impl Exit for Warn {
+    fn call(&mut self, ctx: &mut ExitContext<'_>, _payload: Payload<'_>) -> ExitResponse {
+        if ctx.exit_reason != ExitReason::Msg {
+            return ExitResponse::Ok;
+        }
+        self.seen
+            .lock()
+            .unwrap()
+            .push(ctx.warning.as_ref().map(|w| w.reason.0));
+        ctx.warning = (self.reason != 0).then(|| mqgate_exits::ExitWarning {
+            reason: Mqrc(self.reason),
+            detail: format!("set by the exit with {}", self.reason),
+        });
+        self.answer
+    }
+}
+
+#[test]
+fn exits_see_and_change_the_calls_warning_and_a_refusals_change_is_dropped() {
+    // IBM MQ "MQ_GET_EXIT - Get exit": an API exit sees the call's CompCode and
+    // Reason and may change them. Each exit sees what the one before it left; the
+    // warning set by an exit that fails (policy skip) does not count.
+    for isolation in [Isolation::Inline, Isolation::Thread] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let warn = |reason, answer| {
+            Box::new(Warn {
+                reason,
+                answer,
+                seen: seen.clone(),
+            }) as Box<dyn Exit>
+        };
+        let entries = vec![
+            entry(
+                "clear",
+                warn(0, ExitResponse::Ok),
+                isolation,
+                FailurePolicy::Close,
+                1000,
+            ),
+            entry(
+                "set",
+                warn(2119, ExitResponse::Ok),
+                isolation,
+                FailurePolicy::Close,
+                1000,
+            ),
+            entry(
+                "failing",
+                warn(2085, ExitResponse::Failed),
+                isolation,
+                FailurePolicy::Skip,
+                1000,
+            ),
+            entry(
+                "last",
+                warn(2119, ExitResponse::Ok),
+                isolation,
+                FailurePolicy::Close,
+                1000,
+            ),
+        ];
+        let mut chain = ExitChain::start(ExitPoint::AfterGet, "APP.OUT", "GW", entries).unwrap();
+        let mut md = Mqmd::default();
+        let mut data = BytesMut::from(&b"x"[..]);
+        let start = Some(mqgate_exits::ExitWarning {
+            reason: Mqrc::FORMAT_ERROR,
+            detail: "the get's own".into(),
+        });
+        let (v, w) = chain.run_after_get_reporting(&mut md, Charset::Ascii, &mut data, start);
+        assert_eq!(v, Verdict::Continue, "{isolation:?}");
+        assert_eq!(w.map(|w| w.reason.0), Some(2119), "{isolation:?}");
+        // clear saw the get's 2110; set saw none; failing saw set's 2119; last saw
+        // 2119 again (failing's 2085 was dropped).
+        assert_eq!(
+            *seen.lock().unwrap(),
+            vec![Some(2110), None, Some(2119), Some(2119)],
+            "{isolation:?}"
+        );
+    }
+}

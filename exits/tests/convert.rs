@@ -126,3 +126,45 @@ fn exit_data_is_checked() {
         assert!(e.contains(needle), "{data}: {e}");
     }
 }
+
+#[test]
+fn a_conversion_warning_is_the_calls_warning_not_only_a_log_line() {
+    // on_error=pass: the message goes on as MQGET with MQGMO_CONVERT hands it back
+    // (IBM MQ "Conversion processing": MQFMT_NONE is returned unconverted with
+    // MQCC_WARNING and 2110 MQRC_FORMAT_ERROR), and the chain reports 2110 to the
+    // caller; a converted message reports none.
+    let mut c = chain("ccsid=500", ExitPoint::AfterGet, "APP.OUT");
+    let mut m = md("");
+    let mut body = BytesMut::from(&b"\x00\x01binary"[..]);
+    let (v, w) = c.run_after_get_reporting(&mut m, Charset::Ascii, &mut body, None);
+    assert_eq!(v, Verdict::Continue);
+    let w = w.expect("a warning");
+    assert_eq!(w.reason, Mqrc::FORMAT_ERROR);
+    assert!(w.detail.contains("MQFMT_NONE"), "{}", w.detail);
+    assert_eq!((m.encoding, m.coded_char_set_id), (546, 819));
+    let mut m = md("MQSTR");
+    let mut data = BytesMut::from(&b"Hello, World"[..]);
+    let (v, w) = c.run_after_get_reporting(&mut m, Charset::Ascii, &mut data, None);
+    assert_eq!((v, w), (Verdict::Continue, None));
+    assert_eq!(&data[..], &HELLO_500);
+}
+
+#[test]
+fn a_message_with_ccsid_0_is_in_the_queue_managers_ccsid() {
+    // IBM MQ "MQMD - CodedCharSetId": MQCCSI_Q_MGR (0) is the queue manager's CCSID,
+    // 1208 for mqgate (docs/ccsid.md); "Hello, World" is the same bytes in UTF-8 and
+    // 819, so the result is HELLO_500 and the MD says 500 / 785.
+    let mut c = chain("ccsid=500 encoding=785", ExitPoint::BeforePut, "APP.IN");
+    let mut m = Mqmd {
+        coded_char_set_id: 0,
+        ..md("MQSTR")
+    };
+    let mut data = BytesMut::from(&b"Hello, World"[..]);
+    let mut pmo = mqgate_exits::PutOptions::default();
+    assert_eq!(
+        c.run_before_put(&mut m, Charset::Ascii, &mut data, &mut pmo),
+        Verdict::Continue
+    );
+    assert_eq!(&data[..], &HELLO_500);
+    assert_eq!((m.encoding, m.coded_char_set_id), (785, 500));
+}

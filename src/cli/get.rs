@@ -28,7 +28,18 @@ pub struct GetArgs {
     /// Only a message with this CorrelId (48 hex characters).
     #[arg(long)]
     pub correl_id: Option<String>,
-    /// Print `{"md": {...}, "data_base64": "..."}` instead of the data.
+    /// Convert the message to this CodedCharSetId (MQGMO_CONVERT; 0 = the
+    /// gateway's 1208). A message that cannot be converted comes back as it
+    /// was, with its warning on stderr (docs/http-api.md).
+    #[arg(long, allow_negative_numbers = true)]
+    pub ccsid: Option<i32>,
+    /// Convert the message to this Encoding (MQGMO_CONVERT; default 546,
+    /// MQENC_REVERSED, when only --ccsid is given).
+    #[arg(long, allow_negative_numbers = true)]
+    pub encoding: Option<i32>,
+    /// Print `{"md": {...}, "data_base64": "..."}` instead of the data, with
+    /// `warning` (`{"mqrc", "reason", "message"}`) when the get completed with
+    /// MQCC_WARNING.
     #[arg(long)]
     pub json: bool,
     /// Gateway base URL.
@@ -46,6 +57,15 @@ pub fn run(args: GetArgs) -> ExitCode {
         .query("wait_ms", &args.wait.to_string());
     if let Some(c) = &args.correl_id {
         req = req.query("correl_id", c);
+    }
+    if args.ccsid.is_some() || args.encoding.is_some() {
+        req = req.query("convert", "true");
+        if let Some(c) = args.ccsid {
+            req = req.query("ccsid", &c.to_string());
+        }
+        if let Some(e) = args.encoding {
+            req = req.query("encoding", &e.to_string());
+        }
     }
     let msg = match gw.call(req, None) {
         Ok(v) => v,
@@ -75,8 +95,21 @@ pub fn run(args: GetArgs) -> ExitCode {
         eprintln!("mqgate get: acknowledge failed, the message stays on the queue: {e}");
         return e.exit_code();
     }
+    if let Some(w) = msg.get("warning") {
+        // MQCC_WARNING: the message was got, e.g. unconverted (2110, 2119 ...).
+        eprintln!(
+            "mqgate get: warning {} {}: {}",
+            w["mqrc"],
+            w["reason"].as_str().unwrap_or(""),
+            w["message"].as_str().unwrap_or("")
+        );
+    }
     let out = if args.json {
-        let mut s = json!({"md": msg["md"], "data_base64": msg["data_base64"]}).to_string();
+        let mut answer = json!({"md": msg["md"], "data_base64": msg["data_base64"]});
+        if let Some(w) = msg.get("warning") {
+            answer["warning"] = w.clone();
+        }
+        let mut s = answer.to_string();
         s.push('\n');
         s.into_bytes()
     } else {

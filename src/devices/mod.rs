@@ -8,7 +8,7 @@
 //! (BackoutCount + 1). Transports (HTTP today) are thin translations of this
 //! protocol.
 
-use crate::mqi::{GetRequest, Leased, Mqi, Object};
+use crate::mqi::{ConvertRequest, GetRequest, Leased, Mqi, Object};
 use crate::mqi::{QmError, Selector, Token};
 use std::time::Duration;
 
@@ -49,14 +49,17 @@ impl Devices {
     /// (capped at the maximum), under a lease. A device queue that does not
     /// exist yet is an empty queue: the pull waits for the first message for
     /// it without creating it. `Ok(None)` when nothing arrived in time.
-    /// Errors: as [`Devices::find`]; 2161 when the queue manager stops while
-    /// waiting; the get's errors.
+    /// With `convert` the message handed out is converted as MQGET with
+    /// MQGMO_CONVERT does ([`Mqi::get_leased_with_convert`]); the lease holds
+    /// the stored message. Errors: as [`Devices::find`]; 2161 when the queue
+    /// manager stops while waiting; the get's errors.
     pub async fn pull(
         &self,
         device: &str,
         queue: &str,
         selector: Selector,
         wait: Duration,
+        convert: Option<ConvertRequest>,
     ) -> Result<Option<Leased>, QmError> {
         let wait = wait.min(self.max_wait);
         let started = tokio::time::Instant::now();
@@ -68,7 +71,11 @@ impl Devices {
             wait: wait.saturating_sub(started.elapsed()),
             max_wait: self.max_wait,
         };
-        match self.mqi.get_leased(&obj, req, self.lease).await {
+        match self
+            .mqi
+            .get_leased_with_convert(&obj, req, self.lease, convert)
+            .await
+        {
             Ok(l) => Ok(Some(l)),
             Err(e) if e.mqrc == mqgate_codecs::mq::Mqrc::NO_MSG_AVAILABLE => Ok(None),
             Err(e) => Err(e),

@@ -2,7 +2,9 @@
 //! Everyplace gateway article; docs/http-api.md "Devices"): a device pulls the
 //! messages waiting for it with a lease and acknowledges each.
 
-use super::messages::{id_selector, leased_json, parse_lease, parse_wait_ms, query_error};
+use super::messages::{
+    convert_param, id_selector, leased_json, parse_lease, parse_wait_ms, query_error,
+};
 use super::{ApiError, AppState};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
@@ -22,11 +24,16 @@ pub struct PullQuery {
     wait_ms: Option<String>,
     correl_id: Option<String>,
     msg_id: Option<String>,
+    /// MQGMO_CONVERT, as on the queue get (`convert_param`).
+    convert: Option<bool>,
+    ccsid: Option<i32>,
+    encoding: Option<i32>,
 }
 
 /// `GET /v1/devices/{qmgr}/queues/{queue}/messages/next?wait_ms=N`: the next
 /// message for the device with a lease, as `{"lease", "md", "data_base64"}`
-/// (plus `queue` and `lease_expires_in_ms`); 204 when none arrived in the
+/// (plus `queue`, `lease_expires_in_ms` and the completion, as the queue get;
+/// `convert=true&ccsid=N&encoding=N` converts it); 204 when none arrived in the
 /// wait, also for a device queue no message has reached yet (never created
 /// by a get).
 pub async fn next(
@@ -59,9 +66,11 @@ async fn pull(
         ));
     }
     let selector = id_selector(p.msg_id.as_deref(), p.correl_id.as_deref())?;
+    let convert = convert_param(p.convert, p.ccsid, p.encoding)?;
+    let wait = Duration::from_millis(wait_ms);
     let Some(leased) = s
         .devices
-        .pull(q_mgr, queue, selector, Duration::from_millis(wait_ms))
+        .pull(q_mgr, queue, selector, wait, convert)
         .await?
     else {
         return Ok(None);

@@ -4,8 +4,8 @@
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState};
 use crate::mqi::names::shown;
+use crate::mqi::{ConvertRequest, GetRequest, Leased, Object, Outgoing, Token};
 use crate::mqi::{GetMode, GetResult, Position, PutOptions, Selector};
-use crate::mqi::{GetRequest, Leased, Object, Outgoing, Token};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -271,6 +271,39 @@ pub struct NextQuery {
     cursor: Option<String>,
     /// A unit-of-work token (32 hex digits, `POST /v1/uow`).
     uow: Option<String>,
+    /// MQGMO_CONVERT: convert the message handed back to `ccsid` / `encoding`.
+    convert: Option<bool>,
+    /// The CodedCharSetId to convert to (default 0, MQCCSI_Q_MGR: 1208).
+    ccsid: Option<i32>,
+    /// The Encoding to convert to (default 546, MQENC_REVERSED).
+    encoding: Option<i32>,
+}
+
+/// The MQGMO_CONVERT request of a get's `convert`, `ccsid` and `encoding`
+/// query parameters (docs/http-api.md), for the queue get and the device
+/// pull alike: `convert=true` asks for it, with `ccsid` (default 0,
+/// MQCCSI_Q_MGR, the gateway's 1208) and `encoding` (default 546,
+/// MQENC_REVERSED) as the CodedCharSetId and Encoding an MQ application sets
+/// in the MQMD before MQGET (IBM MQ "MQGMO_CONVERT"). A target mqgate cannot
+/// convert to is no request error: as in MQ, the message comes back
+/// unconverted with the warning (2115, 2116 ...). `ccsid` or `encoding`
+/// without `convert=true` is 400 / 2046 MQRC_OPTIONS_ERROR, since MQ ignores
+/// them then and a silent ignore would hand back data the caller did not ask for.
+pub(super) fn convert_param(
+    convert: Option<bool>,
+    ccsid: Option<i32>,
+    encoding: Option<i32>,
+) -> Result<Option<ConvertRequest>, ApiError> {
+    if convert == Some(true) {
+        return Ok(Some(ConvertRequest::new(ccsid, encoding)));
+    }
+    if ccsid.is_some() || encoding.is_some() {
+        return Err(ApiError::new(
+            Mqrc::OPTIONS_ERROR,
+            "ccsid and encoding name what convert=true converts to (MQGMO_CONVERT); add convert=true, or leave them out",
+        ));
+    }
+    Ok(None)
 }
 
 /// `wait_ms`: 0 to `max_wait` ms (IBM MQ "WaitInterval (MQLONG)": negatives
@@ -309,11 +342,33 @@ fn parse_cursor(c: &str) -> Result<Position, ApiError> {
         })
 }
 
+/// The answer of a get (docs/http-api.md): `queue`, `md` (the MQMD as the
+/// data now is: after a conversion its Encoding and CodedCharSetId are the
+/// converted data's), `data_base64`, and MQGET's completion: `comp_code`
+/// (MQCC_OK 0 or MQCC_WARNING 1) and `reason_code` (the MQRC; 0 with
+/// MQCC_OK), with `warning: {"mqrc", "reason", "message"}` when it is a
+/// warning (a conversion that did not fully succeed, or one an after_get exit
+/// reported), as a put answers its warnings.
 pub(super) fn message_json(r: &GetResult) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("queue".into(), json!(r.queue));
     m.insert("md".into(), md_to_json(&r.md, r.charset));
     m.insert("data_base64".into(), json!(BASE64.encode(&r.data)));
+    match &r.warning {
+        None => {
+            m.insert("comp_code".into(), json!(0));
+            m.insert("reason_code".into(), json!(0));
+        }
+        Some(w) => {
+            // MQCC_WARNING: the message was got, with this reason.
+            m.insert("comp_code".into(), json!(1));
+            m.insert("reason_code".into(), json!(w.mqrc.0));
+            m.insert(
+                "warning".into(),
+                super::error::error_body(w.mqrc, &w.message),
+            );
+        }
+    }
     m
 }
 
@@ -363,6 +418,7 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
         ));
     }
     let selector = id_selector(p.msg_id.as_deref(), p.correl_id.as_deref())?;
+    let convert = convert_param(p.convert, p.ccsid, p.encoding)?;
     let req = GetRequest {
         selector,
         wait: Duration::from_millis(wait_ms),
@@ -370,18 +426,22 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
     };
     let after = p.cursor.as_deref().map(parse_cursor).transpose()?;
     if p.browse.unwrap_or(false) {
-        let got = s.mqi.get(obj, req, GetMode::Browse { after }).await?;
+        let mode = GetMode::Browse { after };
+        let got = s.mqi.get_with_convert(obj, req, mode, convert).await?;
         let mut m = message_json(&got.message);
         m.insert("cursor".into(), json!(cursor_text(got.stored.position)));
         return Ok(Json(Value::Object(m)));
     }
     if let Some(uow) = super::uow::uow_param(s, p.uow.as_deref())? {
         let mode = GetMode::Destructive { uow: Some(uow) };
-        let got = s.mqi.get(obj, req, mode).await?;
+        let got = s.mqi.get_with_convert(obj, req, mode, convert).await?;
         return Ok(Json(Value::Object(message_json(&got.message))));
     }
     let lease = Duration::from_millis(s.config.http.lease_ms);
-    let leased = s.mqi.get_leased(obj, req, lease).await?;
+    let leased = s
+        .mqi
+        .get_leased_with_convert(obj, req, lease, convert)
+        .await?;
     Ok(Json(leased_json(&leased)))
 }
 

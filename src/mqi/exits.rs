@@ -6,7 +6,8 @@
 use bytes::BytesMut;
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use mqgate_exits::{
-    BuildError, ExitChain, ExitPoint, ExitRegistry, ExitsConfig, GetOptions, PutOptions, Verdict,
+    BuildError, ExitChain, ExitPoint, ExitRegistry, ExitWarning, ExitsConfig, GetOptions,
+    PutOptions, Verdict,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -120,18 +121,24 @@ impl QueuePointChains {
         outcome(chain.run_before_get(gmo), ExitPoint::BeforeGet)
     }
 
-    /// Runs after_get over the MQMD and data got (the copy handed to the caller).
+    /// Runs after_get over the MQMD and data got (the copy handed to the
+    /// caller), the exits seeing the get's `warning` (MQCC_WARNING and its
+    /// reason, `None` for MQCC_OK) and changing it as an IBM MQ API exit
+    /// changes CompCode and Reason ([`mqgate_exits::ExitContext::warning`]).
+    /// Returns the warning the get completes with.
     pub fn after_get(
         &self,
         md: &mut Mqmd,
         charset: Charset,
         data: &mut BytesMut,
-    ) -> Result<(), ExitStop> {
+        warning: Option<ExitWarning>,
+    ) -> Result<Option<ExitWarning>, ExitStop> {
         let mut chain = lock(&self.after_get);
         if chain.is_empty() {
-            return Ok(());
+            return Ok(warning);
         }
-        outcome(chain.run_after_get(md, charset, data), ExitPoint::AfterGet)
+        let (verdict, warning) = chain.run_after_get_reporting(md, charset, data, warning);
+        outcome(verdict, ExitPoint::AfterGet).map(|()| warning)
     }
 
     /// Ends the three chains (MQXR_TERM once per exit); later calls run nothing.

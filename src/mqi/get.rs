@@ -2,11 +2,13 @@
 //! is ready (no polling), after_get over the copy handed back; and gets under
 //! a lease, a unit of work that is backed out when its holder stays silent.
 
+use super::convert::ConvertRequest;
 use super::{CallError, Mqi, Object, QueuePointChains};
 use crate::qmgr::{GetMode, GetResult, QmError, QueueManager, Selector, Token};
 use bytes::BytesMut;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::constants::{gmo, mo};
+use mqgate_exits::ExitWarning;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,8 +25,10 @@ pub struct GetRequest {
     pub max_wait: Duration,
 }
 
-/// A message got: what the caller receives (after the after_get exits) and
-/// the message as it is stored (for dead-lettering it unchanged).
+/// A message got: what the caller receives (converted when the get asked for
+/// it, then as the after_get exits left it; its `warning` is the MQCC_WARNING
+/// reason the get completes with, if any) and the message as it is stored
+/// (for dead-lettering it unchanged).
 #[derive(Clone, Debug)]
 pub struct Got {
     /// The message handed to the caller, as after_get left it.
@@ -81,7 +85,22 @@ impl Mqi {
     /// 2374); 2090 MQRC_WAIT_INTERVAL_ERROR for a negative WaitInterval other
     /// than MQWI_UNLIMITED set by an exit; the queue manager's get errors.
     pub async fn get(&self, obj: &Object, req: GetRequest, mode: GetMode) -> Result<Got, QmError> {
-        self.get_detailed(obj, req, mode)
+        self.get_with_convert(obj, req, mode, None).await
+    }
+
+    /// [`Mqi::get`] with MQGMO_CONVERT when `convert` is given: the message
+    /// handed back is converted to its CodedCharSetId and Encoding before
+    /// after_get runs (src/mqi/convert.rs; IBM MQ "Conversion processing");
+    /// a conversion that did not fully succeed is not an error but the
+    /// message's `warning` (MQCC_WARNING with 2110, 2111 ... 2119 or 2190).
+    pub async fn get_with_convert(
+        &self,
+        obj: &Object,
+        req: GetRequest,
+        mode: GetMode,
+        convert: Option<ConvertRequest>,
+    ) -> Result<Got, QmError> {
+        self.get_detailed_with_convert(obj, req, mode, convert)
             .await
             .map_err(QmError::from)
     }
@@ -94,6 +113,18 @@ impl Mqi {
         obj: &Object,
         req: GetRequest,
         mode: GetMode,
+    ) -> Result<Got, CallError> {
+        self.get_detailed_with_convert(obj, req, mode, None).await
+    }
+
+    /// [`Mqi::get_detailed`] with MQGMO_CONVERT when `convert` is given (as
+    /// [`Mqi::get_with_convert`]).
+    pub async fn get_detailed_with_convert(
+        &self,
+        obj: &Object,
+        req: GetRequest,
+        mode: GetMode,
+        convert: Option<ConvertRequest>,
     ) -> Result<Got, CallError> {
         let options = match mode {
             GetMode::Browse { after: None } => gmo::BROWSE_FIRST,
@@ -120,7 +151,7 @@ impl Mqi {
                 }
             };
             let qm = Arc::clone(&self.qm);
-            return match self.after_get(obj, got).await {
+            return match self.after_get(obj, got, convert).await {
                 Ok(g) => {
                     Mqi::blocking(move || qm.commit(uow)).await?;
                     Ok(g)
@@ -135,7 +166,7 @@ impl Mqi {
             .qm
             .get_wait(&obj.name, req.selector, mode, req.wait)
             .await?;
-        self.after_get(obj, got).await
+        self.after_get(obj, got, convert).await
     }
 
     /// A destructive get from `obj` under a lease of `lease` idle time (the
@@ -148,6 +179,19 @@ impl Mqi {
         obj: &Object,
         req: GetRequest,
         lease: Duration,
+    ) -> Result<Leased, QmError> {
+        self.get_leased_with_convert(obj, req, lease, None).await
+    }
+
+    /// [`Mqi::get_leased`] with MQGMO_CONVERT when `convert` is given (as
+    /// [`Mqi::get_with_convert`]): the lease holds the stored message; the
+    /// copy handed out is converted.
+    pub async fn get_leased_with_convert(
+        &self,
+        obj: &Object,
+        req: GetRequest,
+        lease: Duration,
+        convert: Option<ConvertRequest>,
     ) -> Result<Leased, QmError> {
         let req = self.before_get(obj, req, gmo::SYNCPOINT).await?;
         let (id, token) = self.qm.begin_uow_token(None, Some(obj.name.clone()))?;
@@ -164,7 +208,10 @@ impl Mqi {
             .get_wait(&obj.name, req.selector, mode, req.wait)
             .await?;
         // A failing after_get drops the guard unarmed: the lease is backed out.
-        let got = self.after_get(obj, got).await.map_err(QmError::from)?;
+        let got = self
+            .after_get(obj, got, convert)
+            .await
+            .map_err(QmError::from)?;
         self.qm.set_timeout(guard.id, lease)?;
         guard.armed = true;
         Ok(Leased {
@@ -272,7 +319,7 @@ impl Mqi {
         // A wait an exit asks for is not applied: this get never waits.
         let req = apply_gmo(req, &gmo_exit)?;
         let got = self.qm.get(&obj.name, &req.selector, mode)?;
-        after_get_with(chains, got).map(|g| g.message)
+        finish_get(Some(chains), got, None).map(|g| g.message)
     }
 
     /// Runs before_get (when `obj` has exits) and applies what the exits
@@ -299,15 +346,22 @@ impl Mqi {
         apply_gmo(req, &gmo_exit)
     }
 
-    /// Runs after_get (when `obj` has exits) over a copy of `got`.
-    async fn after_get(&self, obj: &Object, got: GetResult) -> Result<Got, CallError> {
-        let Some(chains) = obj.chains.clone() else {
+    /// Converts a copy of `got` (when `convert` asks for it) and runs
+    /// after_get over it (when `obj` has exits), off the async threads.
+    async fn after_get(
+        &self,
+        obj: &Object,
+        got: GetResult,
+        convert: Option<ConvertRequest>,
+    ) -> Result<Got, CallError> {
+        let chains = obj.chains.clone();
+        if chains.is_none() && convert.is_none() {
             return Ok(Got {
                 message: got.clone(),
                 stored: got,
             });
-        };
-        Mqi::blocking(move || Ok(after_get_with(&chains, got))).await?
+        }
+        Mqi::blocking(move || Ok(finish_get(chains.as_deref(), got, convert))).await?
     }
 }
 
@@ -372,13 +426,35 @@ fn apply_gmo(
     })
 }
 
-/// Runs the after_get chain over a copy of `got`, on the caller's thread.
-fn after_get_with(chains: &QueuePointChains, got: GetResult) -> Result<Got, CallError> {
+/// Converts a copy of `got` (MQGMO_CONVERT, when `convert` is given), then
+/// runs the after_get chain over it (when there is one), on the caller's
+/// thread. The exits see the get's warning and may change it
+/// ([`mqgate_exits::ExitContext::warning`]); what they leave is the copy's
+/// `warning`.
+fn finish_get(
+    chains: Option<&QueuePointChains>,
+    got: GetResult,
+    convert: Option<ConvertRequest>,
+) -> Result<Got, CallError> {
     let mut message = got.clone();
+    if let Some(c) = convert {
+        c.apply(&mut message);
+    }
+    let Some(chains) = chains else {
+        return Ok(Got {
+            message,
+            stored: got,
+        });
+    };
     let mut buf = BytesMut::from(&message.data[..]);
-    match chains.after_get(&mut message.md, message.charset, &mut buf) {
-        Ok(()) => {
+    let warning = message.warning.take().map(|w| ExitWarning {
+        reason: w.mqrc,
+        detail: w.message,
+    });
+    match chains.after_get(&mut message.md, message.charset, &mut buf, warning) {
+        Ok(warning) => {
             message.data = buf.freeze();
+            message.warning = warning.map(|w| QmError::new(w.reason, w.detail));
             Ok(Got {
                 message,
                 stored: got,

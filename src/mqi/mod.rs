@@ -8,7 +8,10 @@
 //! - puts ([`Mqi::put`], [`Mqi::put_many`]) run before_put once, then the
 //!   queue manager's put, inside the caller's unit of work or on their own;
 //! - gets ([`Mqi::get`], [`Mqi::get_leased`]) run before_get, wait without
-//!   polling, then after_get on the copy handed back;
+//!   polling, then after_get on the copy handed back; with MQGMO_CONVERT
+//!   ([`Mqi::get_with_convert`], [`Mqi::get_leased_with_convert`],
+//!   [`ConvertRequest`]) that copy is converted first and the get's warning
+//!   (MQCC_WARNING, reason) travels in [`GetResult::warning`];
 //! - leases ([`Mqi::ack`], [`Mqi::backout_lease`]) are units of work that
 //!   expire when idle, so a consumer that goes away never loses a message;
 //!   the holder names its lease by a random [`Token`], never by the unit's
@@ -34,6 +37,7 @@
 //! "MQCMIT", "MQBACK", "MQPMO - Put-message options", "MQGMO - Get-message
 //! options").
 
+pub mod convert;
 mod dead_letter;
 mod error;
 pub mod exits;
@@ -54,6 +58,7 @@ pub use crate::qmgr::{
     DeadLetter, GetMode, GetResult, Match, MessageFilter, Position, PutCheck, PutOptions,
     PutResult, QmError, SealedUow, Selector, Token,
 };
+pub use convert::ConvertRequest;
 pub use dead_letter::DeadLetterPut;
 pub use error::CallError;
 pub use exits::{ExitStop, QueueExits, QueuePointChains};

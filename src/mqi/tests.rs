@@ -354,3 +354,53 @@ fn destination_labels_quote_names_that_are_no_mq_names() {
         format!("destination 3 (\"{}\"… (5000 bytes))", "Q".repeat(64))
     );
 }
+
+/// MQGMO_CONVERT through the queue interface (IBM MQ "Conversion
+/// processing"): the copy handed back is converted and its MD shows the
+/// target; the stored message is not; what cannot be converted comes back as
+/// it was with the warning, which the after_get exits see and pass on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_get_with_convert_converts_the_copy_and_reports_its_warning() {
+    let (_dir, mqi) = mqi();
+    let plain = mqi.open("PLAIN", "").unwrap();
+    let text = Outgoing {
+        md: Mqmd {
+            format: mqgate_codecs::mq::CharField(*b"MQSTR   "),
+            coded_char_set_id: 819,
+            ..Mqmd::default()
+        },
+        charset: Charset::Ascii,
+        data: Bytes::from_static(b"ok"),
+    };
+    mqi.put(&plain, text, PutOptions::default()).await.unwrap();
+    let browse = GetMode::Browse { after: None };
+    let target = Some(ConvertRequest::new(Some(500), Some(785)));
+    let got = mqi
+        .get_with_convert(&plain, GetRequest::default(), browse, target)
+        .await
+        .unwrap();
+    // "ok" in EBCDIC 500 is 96 92 (`printf ok | iconv -f ISO-8859-1 -t IBM500`).
+    assert_eq!(&got.message.data[..], [0x96, 0x92]);
+    assert_eq!(
+        (got.message.md.coded_char_set_id, got.message.md.encoding),
+        (500, 785)
+    );
+    assert!(got.message.warning.is_none());
+    assert_eq!(&got.stored.data[..], b"ok");
+    assert_eq!(got.stored.md.coded_char_set_id, 819);
+    // APP.IN (after_get appends `+got`) with MQFMT_NONE data: unconverted, 2110
+    // MQRC_FORMAT_ERROR, the exit's change on top; the MD keeps the message's CCSID
+    // (MQCCSI_Q_MGR on put became the queue manager's 1208).
+    let app = mqi.open("APP.IN", "").unwrap();
+    mqi.put(&app, msg(b"\x00bin"), PutOptions::default())
+        .await
+        .unwrap();
+    let got = mqi
+        .get_with_convert(&app, GetRequest::default(), browse, target)
+        .await
+        .unwrap();
+    assert_eq!(&got.message.data[..], b"\x00bin+put+got");
+    assert_eq!(got.message.md.coded_char_set_id, 1208);
+    let w = got.message.warning.expect("a warning");
+    assert_eq!(w.mqrc, Mqrc::FORMAT_ERROR, "{}", w.message);
+}

@@ -94,6 +94,13 @@ pub struct GetResult {
     pub position: Position,
     /// The local queue it came from.
     pub queue: String,
+    /// The warning the get completes with (MQCC_WARNING), as MQGET returns
+    /// CompCode and Reason with the message: set by the queue interface
+    /// (`crate::mqi`) for a conversion that did not fully succeed (IBM MQ
+    /// "MQGMO_CONVERT"; 2110, 2111 ... 2119, 2190) or by an after_get exit
+    /// (docs/exits.md); `None` = MQCC_OK. Always `None` as the queue manager
+    /// returns it.
+    pub warning: Option<QmError>,
 }
 
 /// One queue as `GET /v1/queues` lists it.
@@ -730,6 +737,7 @@ impl QueueManager {
             data: entry.msg.data.clone(),
             position: pos,
             queue: queue_name.clone(),
+            warning: None,
         };
         if destructive {
             let id = uow_id.unwrap_or_else(|| {

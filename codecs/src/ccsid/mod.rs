@@ -45,7 +45,7 @@ pub use convert::{
 };
 pub use dbcs::{DbcsCode, DbcsTable, DbcsText};
 pub use error::ConvertError;
-pub use message::{MessageConversion, convert_message};
+pub use message::{GetConversion, MessageConversion, convert_for_get, convert_message};
 pub use options::{NewlinePolicy, OnUnmappable, Options};
 pub use registry::{Ccsid, Family, supported};
 pub use sbcs::{SbcsTable, UNDEFINED};

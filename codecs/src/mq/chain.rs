@@ -1,10 +1,13 @@
 //! The header chain (IBM MQ "MQRFH2 - Rules and formatting header 2": each
 //! header's Encoding, CodedCharSetId and Format describe the next item): from
 //! an MQXQH, an MQMD or a bare first structure, follow the Format names
-//! (`MQXMIT`, `MQHRF`, `MQHRF2`, `MQDEAD`, `MQHMDE`, `MQIMS`, `MQCICS`) to the
-//! body. Each header is read with the Encoding/CCSID of the structure before
-//! it; its StrucId must match the Format that announced it; an unknown Format
-//! ends the chain.
+//! (`MQXMIT`, `MQHRF`, `MQHRF2`, `MQDEAD`, `MQHMDE`, `MQIMS`, `MQCICS`,
+//! `MQHWIH`, `MQHREF`, `MQHDIST`) to the body. Each header is read with the
+//! Encoding/CCSID of the structure before it; its StrucId must match the
+//! Format that announced it; an unknown Format ends the chain. The
+//! Encoding and CodedCharSetId of an MQIIH or MQCIH are reserved: what
+//! follows them is in their own Encoding and CCSID (IBM MQ "Encoding
+//! (MQLONG) for MQIIH", "MQCIH - CICS bridge header").
 //!
 //! [`parse_chain`] only validates and indexes (no copy, no allocation for up
 //! to four headers); [`Chain::decode`] builds the typed headers, and
@@ -111,9 +114,11 @@ impl Link {
             Structure::Dlh => parse_dlh(b, order).map(|(d, _)| Header::Dlh(d)),
             Structure::Rfh => parse_rfh(b, order).map(|(r, _)| Header::Rfh(r)),
             Structure::Rfh2 => parse_rfh2(b, order).map(|(r, _)| Header::Rfh2(r)),
-            s @ (Structure::Iih | Structure::Cih) => {
-                parse_opaque(s, b, order).map(|(o, _)| Header::Opaque(o))
-            }
+            s @ (Structure::Iih
+            | Structure::Cih
+            | Structure::Wih
+            | Structure::Rmh
+            | Structure::Dh) => parse_opaque(s, b, order).map(|(o, _)| Header::Opaque(o)),
         };
         h.map_err(|e| e.shifted(self.offset))
     }
@@ -134,7 +139,8 @@ pub enum Header<'a> {
     Rfh(Mqrfh<'a>),
     /// MQRFH2.
     Rfh2(Mqrfh2<'a>),
-    /// MQIIH or MQCIH, prefix only.
+    /// MQIIH, MQCIH, MQWIH, MQRMH or MQDH, prefix only (the rest as bytes; its
+    /// fields in [`super::layout`]).
     Opaque(OpaqueHeader<'a>),
 }
 
@@ -258,7 +264,13 @@ impl std::error::Error for ChainError<'_> {}
 fn version_ok(s: Structure, v: i32) -> bool {
     match s {
         Structure::Md | Structure::Cih => v == 1 || v == 2,
-        Structure::Xqh | Structure::Dlh | Structure::Iih | Structure::Rfh => v == 1,
+        Structure::Xqh
+        | Structure::Dlh
+        | Structure::Iih
+        | Structure::Rfh
+        | Structure::Wih
+        | Structure::Rmh
+        | Structure::Dh => v == 1,
         Structure::Mde | Structure::Rfh2 => v == 2,
     }
 }
@@ -276,7 +288,9 @@ fn scan(
         Structure::Dlh => scan_dlh(input, order),
         Structure::Rfh => scan_rfh(input, order),
         Structure::Rfh2 => scan_rfh2(input, order),
-        Structure::Iih | Structure::Cih => scan_opaque(s, input, order),
+        Structure::Iih | Structure::Cih | Structure::Wih | Structure::Rmh | Structure::Dh => {
+            scan_opaque(s, input, order)
+        }
     }
 }
 
@@ -380,11 +394,16 @@ fn walk(chain: &mut Chain<'_>, opts: &ChainOptions) -> Result<(), DecodeError> {
         });
         pos += length;
         chain.body_offset = pos;
-        if next.coded_char_set_id != ccsi::INHERIT {
-            ccsid = next.coded_char_set_id;
+        if current.inherits_descriptor() {
+            // MQIIH / MQCIH: what follows is in their Encoding and CCSID.
+        } else {
+            if next.coded_char_set_id != ccsi::INHERIT {
+                ccsid = next.coded_char_set_id;
+            }
+            encoding = next.encoding;
         }
-        encoding = next.encoding;
         chain.body_descriptor = Descriptor {
+            encoding,
             coded_char_set_id: ccsid,
             ..next
         };

@@ -13,6 +13,7 @@ pub mod edit;
 pub mod enc;
 pub mod error;
 pub mod field;
+pub mod layout;
 pub mod md;
 pub mod mde;
 pub mod opaque;

@@ -1,8 +1,14 @@
-//! Chained headers mqgate passes through without looking inside: MQIIH (IMS
-//! bridge, 84 bytes, Format `MQIMS   `) and MQCIH (CICS bridge, 164 bytes v1 /
-//! 180 bytes v2, Format `MQCICS  `) (IBM MQ "MQIIH - IMS information header",
-//! "MQCIH - CICS bridge header"). Only the common 32-byte prefix is decoded;
-//! the rest is kept as bytes.
+//! Chained headers known by their common 32-byte prefix, the rest kept as
+//! bytes: MQIIH (IMS bridge, 84 bytes, Format `MQIMS   `), MQCIH (CICS
+//! bridge, 164 bytes v1 / 180 bytes v2, Format `MQCICS  `), MQWIH (work
+//! information, 120 bytes, Format `MQHWIH  `), MQRMH (reference message,
+//! 108 bytes plus its strings, Format `MQHREF  `) and MQDH (distribution
+//! header, 48 bytes plus its MQOR / MQPMR records, Format `MQHDIST `) (IBM MQ
+//! "MQIIH - IMS information header", "MQCIH - CICS bridge header", "MQWIH -
+//! Work information header", "MQRMH - Reference message header", "MQDH -
+//! Distribution header"). Their fields
+//! past the prefix are described in [`super::layout`], which the data
+//! conversion uses.
 
 use std::borrow::Cow;
 
@@ -19,13 +25,20 @@ pub const IIH_LENGTH: usize = 84;
 pub const CIH_LENGTH_1: usize = 164;
 /// MQCIH_LENGTH_2 in bytes.
 pub const CIH_LENGTH_2: usize = 180;
+/// MQWIH_LENGTH_1 in bytes.
+pub const WIH_LENGTH: usize = 120;
+/// MQRMH_LENGTH_1 in bytes: the fixed part; StrucLength includes the strings.
+pub const RMH_LENGTH_1: usize = 108;
+/// MQDH version 1 in bytes: the fixed part; StrucLength includes its records.
+pub const DH_LENGTH_1: usize = 48;
 
 /// A header known by its prefix only.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpaqueHeader<'a> {
-    /// [`Structure::Iih`] or [`Structure::Cih`].
+    /// [`Structure::Iih`], [`Structure::Cih`], [`Structure::Wih`],
+    /// [`Structure::Rmh`] or [`Structure::Dh`].
     pub structure: Structure,
-    /// Version (MQIIH 1; MQCIH 1 or 2).
+    /// Version (MQIIH, MQWIH, MQRMH 1; MQCIH 1 or 2).
     pub version: i32,
     /// MQENC_* of the next item.
     pub encoding: i32,
@@ -33,7 +46,7 @@ pub struct OpaqueHeader<'a> {
     pub coded_char_set_id: i32,
     /// MQFMT_* of the next item.
     pub format: CharField<8>,
-    /// Flags (MQIIH_*, MQCIH_*).
+    /// Flags (MQIIH_*, MQCIH_*, MQWIH_*, MQRMHF_*).
     pub flags: i32,
     /// Bytes 32..StrucLength, unchanged.
     pub rest: Cow<'a, [u8]>,
@@ -51,6 +64,9 @@ fn min_length(structure: Structure, version: i32) -> Option<usize> {
         (Structure::Iih, 1) => Some(IIH_LENGTH),
         (Structure::Cih, 1) => Some(CIH_LENGTH_1),
         (Structure::Cih, 2) => Some(CIH_LENGTH_2),
+        (Structure::Wih, 1) => Some(WIH_LENGTH),
+        (Structure::Rmh, 1) => Some(RMH_LENGTH_1),
+        (Structure::Dh, 1) => Some(DH_LENGTH_1),
         _ => None,
     }
 }
@@ -65,7 +81,7 @@ pub(crate) fn scan_opaque(
     Ok((p.struc_length, p.charset, p.next))
 }
 
-/// Parses an MQIIH or MQCIH (`structure`) from the start of `input`,
+/// Parses an MQIIH, MQCIH, MQWIH, MQRMH or MQDH (`structure`) from the start of `input`,
 /// advancing by its StrucLength (at least the version's fixed length, a
 /// multiple of 4, inside the input). Errors: 2142 MQRC_HEADER_ERROR.
 pub fn parse_opaque(

@@ -92,6 +92,7 @@ reasons! {
     PMO_ERROR = 2173,
     GMO_ERROR = 2186,
     CLUSTER_RESOLUTION_ERROR = 2189,
+    CONVERTED_STRING_TOO_BIG = 2190,
     NAME_NOT_VALID_FOR_TYPE = 2194,
     UNEXPECTED_ERROR = 2195,
     UNKNOWN_XMIT_Q = 2196,
@@ -141,8 +142,13 @@ impl Mqrc {
             | Mqrc::SOURCE_CCSID_ERROR
             | Mqrc::TARGET_CCSID_ERROR
             | Mqrc::SOURCE_INTEGER_ENC_ERROR
+            | Mqrc::SOURCE_DECIMAL_ENC_ERROR
+            | Mqrc::SOURCE_FLOAT_ENC_ERROR
             | Mqrc::TARGET_INTEGER_ENC_ERROR
-            | Mqrc::CONVERTED_MSG_TOO_BIG => 1,
+            | Mqrc::TARGET_DECIMAL_ENC_ERROR
+            | Mqrc::TARGET_FLOAT_ENC_ERROR
+            | Mqrc::CONVERTED_MSG_TOO_BIG
+            | Mqrc::CONVERTED_STRING_TOO_BIG => 1,
             _ => 2,
         }
     }

@@ -26,6 +26,15 @@ pub enum Structure {
     Iih,
     /// CICS bridge header, StrucId `CIH `, Format `MQCICS  `.
     Cih,
+    /// Work information header, StrucId `WIH `, Format `MQHWIH  ` (IBM MQ
+    /// "MQWIH - Work information header").
+    Wih,
+    /// Reference message header, StrucId `RMH `, Format `MQHREF  ` (IBM MQ
+    /// "MQRMH - Reference message header").
+    Rmh,
+    /// Distribution header, StrucId `DH  `, Format `MQHDIST ` (IBM MQ "MQDH -
+    /// Distribution header").
+    Dh,
 }
 
 impl Structure {
@@ -40,6 +49,9 @@ impl Structure {
             Structure::Rfh2 => "MQRFH2",
             Structure::Iih => "MQIIH",
             Structure::Cih => "MQCIH",
+            Structure::Wih => "MQWIH",
+            Structure::Rmh => "MQRMH",
+            Structure::Dh => "MQDH",
         }
     }
 
@@ -53,6 +65,9 @@ impl Structure {
             Structure::Rfh | Structure::Rfh2 => b"RFH ",
             Structure::Iih => b"IIH ",
             Structure::Cih => b"CIH ",
+            Structure::Wih => b"WIH ",
+            Structure::Rmh => b"RMH ",
+            Structure::Dh => b"DH  ",
         }
     }
 
@@ -67,6 +82,9 @@ impl Structure {
             Structure::Rfh | Structure::Rfh2 => EBCDIC_RFH,
             Structure::Iih => EBCDIC_IIH,
             Structure::Cih => EBCDIC_CIH,
+            Structure::Wih => EBCDIC_WIH,
+            Structure::Rmh => EBCDIC_RMH,
+            Structure::Dh => EBCDIC_DH,
         }
     }
 
@@ -106,6 +124,9 @@ impl Structure {
         const DLH: u32 = id(b"DLH ");
         const CIH: u32 = id(b"CIH ");
         const IIH: u32 = id(b"IIH ");
+        const WIH: u32 = id(b"WIH ");
+        const RMH: u32 = id(b"RMH ");
+        const DH: u32 = id(b"DH  ");
         const E_MD: u32 = id(&EBCDIC_MD);
         const E_XQH: u32 = id(&EBCDIC_XQH);
         const E_RFH: u32 = id(&EBCDIC_RFH);
@@ -113,6 +134,9 @@ impl Structure {
         const E_DLH: u32 = id(&EBCDIC_DLH);
         const E_CIH: u32 = id(&EBCDIC_CIH);
         const E_IIH: u32 = id(&EBCDIC_IIH);
+        const E_WIH: u32 = id(&EBCDIC_WIH);
+        const E_RMH: u32 = id(&EBCDIC_RMH);
+        const E_DH: u32 = id(&EBCDIC_DH);
         let a = Charset::Ascii;
         let e = Charset::Ebcdic;
         Some(match id(&found) {
@@ -123,6 +147,9 @@ impl Structure {
             DLH => (Structure::Dlh, a),
             CIH => (Structure::Cih, a),
             IIH => (Structure::Iih, a),
+            WIH => (Structure::Wih, a),
+            RMH => (Structure::Rmh, a),
+            DH => (Structure::Dh, a),
             E_MD => (Structure::Md, e),
             E_XQH => (Structure::Xqh, e),
             E_RFH => (Structure::Rfh, e),
@@ -130,8 +157,20 @@ impl Structure {
             E_DLH => (Structure::Dlh, e),
             E_CIH => (Structure::Cih, e),
             E_IIH => (Structure::Iih, e),
+            E_WIH => (Structure::Wih, e),
+            E_RMH => (Structure::Rmh, e),
+            E_DH => (Structure::Dh, e),
             _ => return None,
         })
+    }
+
+    /// True for the structures whose Encoding and CodedCharSetId are reserved,
+    /// the data after them being in their own CCSID and Encoding: MQIIH and
+    /// MQCIH (IBM MQ "Encoding (MQLONG) for MQIIH", "MQCIH - CICS bridge
+    /// header": do not use their CodedCharSetId and Encoding fields for the
+    /// data that follows).
+    pub fn inherits_descriptor(self) -> bool {
+        matches!(self, Structure::Iih | Structure::Cih)
     }
 
     /// The MQFMT name that announces this structure (the MQMD has none).
@@ -145,6 +184,9 @@ impl Structure {
             Structure::Rfh2 => Some(mqfmt::RF_HEADER_2),
             Structure::Iih => Some(mqfmt::IMS),
             Structure::Cih => Some(mqfmt::CICS),
+            Structure::Wih => Some(mqfmt::WORK_INFO_HEADER),
+            Structure::Rmh => Some(mqfmt::REF_MSG_HEADER),
+            Structure::Dh => Some(mqfmt::DIST_HEADER),
         }
     }
 
@@ -184,6 +226,9 @@ impl Structure {
             b"MQHRF2  " => Some(Structure::Rfh2),
             b"MQIMS   " => Some(Structure::Iih),
             b"MQCICS  " => Some(Structure::Cih),
+            b"MQHWIH  " => Some(Structure::Wih),
+            b"MQHREF  " => Some(Structure::Rmh),
+            b"MQHDIST " => Some(Structure::Dh),
             _ => None,
         }
     }
@@ -221,6 +266,9 @@ const EBCDIC_DLH: [u8; 4] = ebcdic_struc_id(b"DLH ");
 const EBCDIC_RFH: [u8; 4] = ebcdic_struc_id(b"RFH ");
 const EBCDIC_IIH: [u8; 4] = ebcdic_struc_id(b"IIH ");
 const EBCDIC_CIH: [u8; 4] = ebcdic_struc_id(b"CIH ");
+const EBCDIC_WIH: [u8; 4] = ebcdic_struc_id(b"WIH ");
+const EBCDIC_RMH: [u8; 4] = ebcdic_struc_id(b"RMH ");
+const EBCDIC_DH: [u8; 4] = ebcdic_struc_id(b"DH  ");
 
 const fn ebcdic_struc_id(a: &[u8; 4]) -> [u8; 4] {
     [
@@ -285,6 +333,29 @@ mod tests {
             Some((Structure::Xqh, Charset::Ebcdic))
         );
         assert_eq!(Structure::from_struc_id(b"MD\0\0"), None);
+        // IBM MQ "MQWIH - Work information header" / "MQRMH - Reference message
+        // header": StrucIds 'WIH ' and 'RMH ' (EBCDIC 500: W=E6 I=C9 H=C8 R=D9 M=D4).
+        assert_eq!(
+            Structure::Wih.struc_id(Charset::Ebcdic),
+            [0xE6, 0xC9, 0xC8, 0x40]
+        );
+        assert_eq!(
+            Structure::from_struc_id(&[0xD9, 0xD4, 0xC8, 0x40]),
+            Some((Structure::Rmh, Charset::Ebcdic))
+        );
+        assert_eq!(
+            Structure::from_format(&CharField(*b"MQHWIH  "), Charset::Ascii),
+            Some(Structure::Wih)
+        );
+        assert_eq!(
+            Structure::from_format(&CharField(*b"MQHREF  "), Charset::Ascii),
+            Some(Structure::Rmh)
+        );
+        // IBM MQ "MQDH - Distribution header": StrucId 'DH  ' (EBCDIC C4 C8 40 40).
+        assert_eq!(
+            Structure::Dh.struc_id(Charset::Ebcdic),
+            [0xC4, 0xC8, 0x40, 0x40]
+        );
     }
 
     #[test]

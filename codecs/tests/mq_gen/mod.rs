@@ -258,13 +258,18 @@ pub fn rfh2() -> BoxedStrategy<Mqrfh2<'static>> {
         .boxed()
 }
 
-/// An MQIIH (84 bytes or more) or MQCIH v1 (164) / v2 (180), opaque.
+/// An MQIIH (84 bytes or more), MQCIH v1 (164) / v2 (180), MQWIH (120) or
+/// MQRMH (108 and its strings) or MQDH (48 and its records), opaque (lengths: IBM MQ "MQIIH_*", "MQCIH_*",
+/// "MQWIH_*" constants, "MQRMH - Reference message header").
 pub fn opaque() -> BoxedStrategy<OpaqueHeader<'static>> {
     (
         prop::sample::select(vec![
             (Structure::Iih, 1, 84),
             (Structure::Cih, 1, 164),
             (Structure::Cih, 2, 180),
+            (Structure::Wih, 1, 120),
+            (Structure::Rmh, 1, 108),
+            (Structure::Dh, 1, 48),
         ]),
         (any::<i32>(), any::<i32>(), char_field::<8>(), any::<i32>()),
         0usize..3,

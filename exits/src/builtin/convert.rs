@@ -9,27 +9,25 @@
 //! - `encoding=N`: the target Encoding, default 546 (MQENC_REVERSED);
 //! - `unmappable=fail|substitute`: default `fail` (2119 MQRC_NOT_CONVERTED);
 //! - `on_error=pass|suppress`: when the message cannot be (fully) converted
-//!   (2110 MQRC_FORMAT_ERROR or 2119 MQRC_NOT_CONVERTED): `pass` (default, as
-//!   MQGMO_CONVERT does) carries on with what the conversion returned —
-//!   unconverted, or headers converted and an unknown body left as it was —
-//!   and logs the reason; `suppress` dead-letters the message, unchanged,
-//!   with that reason.
+//!   (2110 MQRC_FORMAT_ERROR, 2119 MQRC_NOT_CONVERTED, or another conversion
+//!   warning: docs/ccsid.md): `pass` (default, as MQGMO_CONVERT does)
+//!   carries on with what the conversion returned — unconverted, or headers
+//!   converted and an unknown body left as it was — and reports the reason
+//!   as the call's warning ([`crate::ExitWarning`]: at after_get the consumer
+//!   gets MQCC_WARNING and the reason, as from MQGET); `suppress`
+//!   dead-letters the message, unchanged, with that reason.
 //!
 //! For `before_put` / `after_get` the MQMD describes the data: the MQMD's
-//! Encoding and CodedCharSetId are set to what the converted data now is.
+//! Encoding and CodedCharSetId are set to what the converted data now is
+//! (unchanged when it was not converted, as MQGET does).
 
-use crate::api::{Exit, ExitContext, ExitPoint, ExitResponse, Payload};
+use crate::api::{Exit, ExitContext, ExitPoint, ExitResponse, ExitWarning, Payload};
 use crate::exit_data;
 use bytes::BytesMut;
-use mqgate_codecs::ccsid::{Ccsid, OnUnmappable, Options, convert_message};
-use mqgate_codecs::mq::chain::ChainOptions;
-use mqgate_codecs::mq::constants::{enc, md::LENGTH_2 as MD_V2_LENGTH};
-use mqgate_codecs::mq::md::write_md;
-use mqgate_codecs::mq::{ByteOrder, Charset, Mqmd, Mqrc};
-
-/// Offsets of Encoding and CodedCharSetId in an MQMD (IBM MQ "MQMD - Message descriptor").
-const MD_ENCODING_OFFSET: usize = 24;
-const MD_CCSID_OFFSET: usize = 28;
+use mqgate_codecs::ccsid::{Ccsid, OnUnmappable, Options, convert_for_get, convert_message};
+use mqgate_codecs::mq::chain::{ChainOptions, Descriptor};
+use mqgate_codecs::mq::constants::{ccsi, enc};
+use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 
 /// The configured target.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,39 +132,34 @@ impl Convert {
         (r.data, warning)
     }
 
-    /// Converts `data` described by `md` (character fields in `charset`); on
-    /// success `md`'s Encoding and CodedCharSetId describe the converted data.
+    /// Converts `data` described by `md` (its Format in `charset`) as MQGET
+    /// with MQGMO_CONVERT does (`mqgate_codecs::ccsid::convert_for_get`; IBM
+    /// MQ "Conversion processing"): `md`'s Encoding and CodedCharSetId then
+    /// describe the data returned — the target once converted, the message's
+    /// own otherwise. A CodedCharSetId of 0 (MQCCSI_Q_MGR) is the queue
+    /// manager's CCSID, [`crate::Q_MGR_CCSID`] (IBM MQ "MQMD -
+    /// CodedCharSetId"). Returns the data and the warning reason, if any.
     pub fn convert_with_md(
         &self,
         md: &mut Mqmd,
         charset: Charset,
         data: &[u8],
     ) -> (Vec<u8>, Option<(Mqrc, String)>) {
-        // The MQMD travels in front of the data so the conversion follows
-        // the chain from it; only its Encoding and CCSID are read back.
-        let order = ByteOrder::Little;
-        let md2 = Mqmd {
-            version: 2,
-            ..md.clone()
+        let ccsid = match md.coded_char_set_id {
+            ccsi::Q_MGR => crate::api::Q_MGR_CCSID,
+            n => n,
         };
-        let mut input = Vec::with_capacity(MD_V2_LENGTH + data.len());
-        write_md(&md2, order, charset, &mut input);
-        input.extend_from_slice(data);
-        let (out, warning) = self.convert_bytes(&input);
-        let out_order = if out == input {
-            order
-        } else {
-            ByteOrder::from_encoding(self.encoding)
+        let described = Descriptor {
+            encoding: md.encoding,
+            coded_char_set_id: ccsid,
+            format: md.format,
+            charset,
         };
-        let (Some(encoding), Some(ccsid)) = (
-            out_order.read_i32(&out, MD_ENCODING_OFFSET),
-            out_order.read_i32(&out, MD_CCSID_OFFSET),
-        ) else {
-            return (data.to_vec(), warning);
-        };
-        md.encoding = encoding;
-        md.coded_char_set_id = ccsid;
-        (out.get(MD_V2_LENGTH..).unwrap_or(&[]).to_vec(), warning)
+        let r = convert_for_get(data, &described, self.ccsid, self.encoding, &self.options);
+        md.encoding = r.encoding;
+        md.coded_char_set_id = r.coded_char_set_id;
+        let warning = r.reason.map(|rc| (rc, r.detail.unwrap_or_default()));
+        (r.data.into_owned(), warning)
     }
 }
 
@@ -191,13 +184,15 @@ impl Exit for Convert {
         let Some((reason, detail)) = warning else {
             return ExitResponse::Ok;
         };
-        tracing::warn!(point = %ctx.exit_point, object = ctx.object_name, reason = %reason, %detail,
-            action = if self.suppress_on_error { "suppress" } else { "pass" },
-            "convert: message not (fully) converted");
         if self.suppress_on_error {
+            tracing::warn!(point = %ctx.exit_point, object = ctx.object_name, reason = %reason, %detail,
+                "convert: message not (fully) converted; it is suppressed");
             // The chain undoes this exit's change: the message is dead-lettered as it came.
             ExitResponse::SuppressFunction(reason)
         } else {
+            tracing::debug!(point = %ctx.exit_point, object = ctx.object_name, reason = %reason, %detail,
+                "convert: message not (fully) converted; reported as the call's warning");
+            ctx.warning = Some(ExitWarning { reason, detail });
             ExitResponse::Ok
         }
     }
