@@ -104,6 +104,22 @@ fn check_all_splits(input: &[u8], from: Ccsid, to: Ccsid) {
     }
 }
 
+/// Every single cut, every pair of cuts up to 4 bytes apart (a character
+/// or a run edge between two block edges), and one-byte blocks: for the
+/// longer mixed EBCDIC inputs, where every pair of cuts takes too long.
+fn check_near_splits(input: &[u8], from: Ccsid, to: Ccsid) {
+    for o in [FAIL, SUBSTITUTE] {
+        let n = input.len();
+        let ones: Vec<usize> = (1..n).collect();
+        check(input, &ones, from, to, &o).unwrap();
+        for i in 0..=n {
+            for j in i..=(i + 4).min(n) {
+                check(input, &[i, j], from, to, &o).unwrap();
+            }
+        }
+    }
+}
+
 /// Text with 1- to 4-byte UTF-8 characters, CJK, and characters some sets
 /// lack (€, 😀, Ê with a combining macron).
 const TEXT: &str = "Aé€😀日本語\n가丂¥\u{CA}\u{304}xZ";
@@ -331,6 +347,241 @@ proptest! {
         cuts.sort_unstable();
         let o = if substitute { SUBSTITUTE } else { FAIL };
         if let Err(e) = check(&input, &cuts, from, to, &o) {
+            prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+/// The mixed single/double-byte EBCDIC sets (IBM CDRA; ICU `EBCDIC_STATEFUL`).
+const MIXED: [i32; 9] = [930, 939, 1390, 1399, 935, 1388, 937, 933, 1364];
+
+/// Text with single-byte and double-byte characters of all four languages,
+/// newlines between runs, the two-character texts 1390 and 1399 write as
+/// one double byte (か + U+309A, ˥˩ and ˩˥; docs/ccsid.md), and characters
+/// some sets lack (substituted when the test input is made).
+const MIXED_TEXT: &str = "Aé日本語\nか\u{309A}ｶ˥˩˥x中文繁體\n한국어€丂Z";
+
+/// Mixed EBCDIC inputs: the text written by `ccsid` (SO/SI runs), and the
+/// text broken at run edges: cut inside a pair, a pair with SI as second
+/// byte, a lone first byte at the end of a run, an undefined pair, a
+/// redundant SO, an empty run, and a run that the input leaves open.
+fn mixed_inputs_in(ccsid: Ccsid) -> Vec<Vec<u8>> {
+    let valid = encode(MIXED_TEXT, ccsid, &SUBSTITUTE).unwrap().bytes;
+    let n = valid.len();
+    let so = valid.iter().position(|&b| b == 0x0E).unwrap();
+    vec![
+        valid.clone(),
+        valid[..n - 2].to_vec(),
+        [&valid[..so + 2], &[0x0F], &valid[so + 3..]].concat(),
+        [
+            &valid[..so + 3],
+            &[0x0F, 0xC1, 0x0E, 0x0F, 0x0E, 0x0E],
+            &valid[so + 3..],
+        ]
+        .concat(),
+        [&valid[..so + 1], &[0xFF, 0xFF], &valid[so + 1..]].concat(),
+        [&valid[..n - 1], &[0xC1, 0x0E, 0x45]].concat(),
+    ]
+}
+
+#[test]
+fn mixed_ebcdic_split_anywhere_equals_the_whole() {
+    // From each mixed set to UTF-8, to a single-byte EBCDIC set (which
+    // lacks the double-byte characters), and into mixed EBCDIC (1390, with
+    // its two-character double bytes).
+    for from in MIXED {
+        for to in [c(1208), c(37), c(1390)] {
+            for input in mixed_inputs_in(c(from)) {
+                check_near_splits(&input, c(from), to);
+            }
+        }
+    }
+}
+
+#[test]
+fn streams_into_mixed_ebcdic_split_anywhere_equal_the_whole() {
+    // UTF-8 and GB18030 (a decoder that keeps its state) into every mixed
+    // set: runs stay open across blocks, SI only where the whole input has
+    // it, and か + U+309A split between blocks still makes one double byte.
+    let utf8 = MIXED_TEXT.as_bytes().to_vec();
+    let gb = encode(MIXED_TEXT, c(1392), &FAIL).unwrap().bytes;
+    for to in MIXED {
+        check_near_splits(&utf8, c(1208), c(to));
+        check_near_splits(&utf8[..utf8.len() - 1], c(1208), c(to));
+        check_near_splits(&gb, c(1392), c(to));
+    }
+}
+
+#[test]
+fn runs_stay_open_across_blocks_and_sequences_are_joined() {
+    // 日本 in 939 is 0E 4562 4566 0F (docs/ccsid.md, "Shift-out / shift-in",
+    // from ICU ibm-939): the first block writes SO and 日, the second 本,
+    // and only the end of the stream writes SI.
+    let mut s = StreamConverter::new(c(1208), c(939), &FAIL);
+    let mut out = Vec::new();
+    s.feed("日".as_bytes(), &mut out).unwrap();
+    assert_eq!(out, [0x0E, 0x45, 0x62]);
+    s.feed("本".as_bytes(), &mut out).unwrap();
+    assert_eq!(out, [0x0E, 0x45, 0x62, 0x45, 0x66]);
+    assert_eq!(s.finish(&mut out), Ok(0));
+    assert_eq!(out, [0x0E, 0x45, 0x62, 0x45, 0x66, 0x0F]);
+
+    // か + U+309A is the one double byte 0xECB5 in 1390 (ICU ibm-1390,
+    // docs/ccsid.md), also when the two characters come in two blocks; the
+    // first block writes nothing, since the next character decides.
+    let mut s = StreamConverter::new(c(1208), c(1390), &FAIL);
+    let mut out = Vec::new();
+    s.feed("か".as_bytes(), &mut out).unwrap();
+    assert!(out.is_empty());
+    s.feed("\u{309A}".as_bytes(), &mut out).unwrap();
+    assert_eq!(s.finish(&mut out), Ok(0));
+    assert_eq!(out, [0x0E, 0xEC, 0xB5, 0x0F]);
+
+    // Reading 939: a run opened in one block goes on in the next, and the
+    // pair 45 62 split between blocks is still 日.
+    let mut s = StreamConverter::new(c(939), c(1208), &FAIL);
+    let mut out = Vec::new();
+    s.feed(&[0xC1, 0x0E, 0x45], &mut out).unwrap();
+    s.feed(&[0x62], &mut out).unwrap();
+    s.feed(&[0x45, 0x66, 0x0F, 0x15], &mut out).unwrap();
+    assert_eq!(s.finish(&mut out), Ok(0));
+    assert_eq!(out, "A日本\n".as_bytes());
+}
+
+#[test]
+fn mixed_ebcdic_errors_at_block_edges_name_the_offset_in_the_stream() {
+    // 939: after "AB" and SO, 日 (45 62) and then FF FF, which is no double
+    // byte of 939 (ICU ibm-939 maps no pair with lead 0xFF), its first byte
+    // at stream offset 5 and ending the first block.
+    let t939 = c(939).dbcs_table().unwrap();
+    assert_eq!(t939.decode_double(0xFF, 0xFF), None);
+    let mut s = StreamConverter::new(c(939), c(1208), &FAIL);
+    let mut out = Vec::new();
+    s.feed(&[0xC1, 0xC2, 0x0E, 0x45, 0x62, 0xFF], &mut out)
+        .unwrap();
+    let want = ConvertError::Invalid {
+        ccsid: 939,
+        offset: 5,
+        byte: 0xFF,
+    };
+    assert_eq!(s.feed(&[0xFF, 0x0F], &mut out), Err(want));
+    assert_eq!(out, "AB日".as_bytes());
+
+    // A first byte left alone at the end of the stream, inside a run.
+    let mut s = StreamConverter::new(c(939), c(1208), &FAIL);
+    let mut out = Vec::new();
+    s.feed(&[0xC1, 0x0E, 0x45, 0x62], &mut out).unwrap();
+    s.feed(&[0x45], &mut out).unwrap();
+    assert_eq!(
+        s.finish(&mut out),
+        Err(ConvertError::Invalid {
+            ccsid: 939,
+            offset: 4,
+            byte: 0x45
+        })
+    );
+    assert_eq!(out, "A日".as_bytes());
+
+    // 939 → 037: 日 split between blocks has no place in 037 (ICU ibm-37
+    // is single-byte Latin-1): named at its first byte, offset 2.
+    let mut s = StreamConverter::new(c(939), c(37), &FAIL);
+    let mut out = Vec::new();
+    s.feed(&[0xC1, 0x0E, 0x45], &mut out).unwrap();
+    assert_eq!(
+        s.feed(&[0x62, 0x0F], &mut out),
+        Err(ConvertError::Unmappable {
+            ccsid: 37,
+            offset: 2,
+            ch: '日'
+        })
+    );
+    assert_eq!(out, [0xC1]);
+
+    // UTF-8 → 1390: か waits for the next block; the Thai ก (U+0E01, not in
+    // ICU ibm-1390) that follows is named at its offset, 3, and the output
+    // is か alone, its run closed, as converting "か" at once writes it.
+    let mut s = StreamConverter::new(c(1208), c(1390), &FAIL);
+    let mut out = Vec::new();
+    s.feed("か".as_bytes(), &mut out).unwrap();
+    assert_eq!(
+        s.feed("\u{E01}".as_bytes(), &mut out),
+        Err(ConvertError::Unmappable {
+            ccsid: 1390,
+            offset: 3,
+            ch: '\u{E01}'
+        })
+    );
+    let ka = encode("か", c(1390), &FAIL).unwrap().bytes;
+    assert_eq!((ka.len(), ka[0], ka[3]), (4, 0x0E, 0x0F));
+    assert_eq!(out, ka);
+}
+
+/// Characters for random mixed text: ASCII, newline, Latin-1, half-width
+/// katakana, kana with U+309A, ˥˩, CJK of the four languages, one above
+/// U+FFFF, and characters the mixed sets lack.
+fn mixed_char() -> impl Strategy<Value = char> {
+    proptest::sample::select(vec![
+        'A',
+        'z',
+        '0',
+        ' ',
+        '\n',
+        '\u{85}',
+        'é',
+        'ｶ',
+        'か',
+        'カ',
+        '\u{309A}',
+        '˥',
+        '˩',
+        'æ',
+        '\u{300}',
+        '日',
+        '語',
+        '中',
+        '體',
+        '한',
+        '丂',
+        '€',
+        '¥',
+        '\u{20B9F}',
+        '\u{E01}',
+        '😀',
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn random_blocks_of_mixed_text_equal_the_whole(
+        text in proptest::collection::vec(mixed_char(), 0..120),
+        sizes in proptest::collection::vec(1usize..20, 1..8),
+        from in proptest::sample::select(vec![1208, 1200, 1392, 930, 939, 1390, 1399, 935, 1388, 937, 933, 1364]),
+        to in proptest::sample::select(vec![1208, 37, 930, 939, 1390, 1399, 935, 1388, 937, 933, 1364]),
+        damage in proptest::option::of((any::<prop::sample::Index>(), any::<u8>())),
+        substitute in any::<bool>(),
+    ) {
+        // Text written in the source set (unmappable characters
+        // substituted), maybe one byte changed, cut in blocks of the given
+        // sizes, in turn.
+        let text: String = text.into_iter().collect();
+        let mut input = encode(&text, c(from), &SUBSTITUTE).unwrap().bytes;
+        if let (Some((i, b)), false) = (damage, input.is_empty()) {
+            let i = i.index(input.len());
+            input[i] = b;
+        }
+        let mut cuts = Vec::new();
+        let mut at = 0;
+        for size in sizes.iter().cycle() {
+            at += size;
+            if at >= input.len() {
+                break;
+            }
+            cuts.push(at);
+        }
+        let o = if substitute { SUBSTITUTE } else { FAIL };
+        if let Err(e) = check(&input, &cuts, c(from), c(to), &o) {
             prop_assert!(false, "{}", e);
         }
     }

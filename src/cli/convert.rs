@@ -1,8 +1,9 @@
-//! `mqgate convert`: converts stdin from one CCSID to another on stdout
-//! (docs/ccsid.md; conversion in `mqgate_codecs::ccsid`).
+//! `mqgate convert`: converts stdin from one CCSID to another on stdout,
+//! block by block with bounded memory (docs/ccsid.md; conversion in
+//! `mqgate_codecs::ccsid::StreamConverter`).
 
 use clap::{Args, ValueEnum};
-use mqgate_codecs::ccsid::{Ccsid, NewlinePolicy, OnUnmappable, Options, convert};
+use mqgate_codecs::ccsid::{Ccsid, NewlinePolicy, OnUnmappable, Options, StreamConverter};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -43,13 +44,15 @@ enum Newline {
 /// `--on-error` values.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum OnError {
-    /// Stop at the first unmappable byte, naming its offset.
+    /// Stop at the first unmappable byte, naming its offset in the input
+    /// (what comes before it is written).
     Fail,
     /// Write the target's substitution character and report the count on stderr.
     Substitute,
 }
 
-/// Runs the command: 0 on success, 1 on a conversion error, 2 on an I/O error.
+/// Runs the command: 0 on success, 1 on a conversion error (stdout then
+/// holds the conversion of the input before the error), 2 on an I/O error.
 pub fn run(args: ConvertArgs) -> ExitCode {
     let options = Options {
         newline: match args.newline {
@@ -83,20 +86,58 @@ pub fn run(args: ConvertArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("mqgate convert: reading stdin: {e}");
-        return ExitCode::from(2);
-    }
-    match convert(&input, from, to, &options) {
-        Ok(out) => {
-            let mut stdout = std::io::stdout().lock();
-            if let Err(e) = stdout.write_all(&out.bytes).and_then(|()| stdout.flush()) {
-                eprintln!("mqgate convert: writing stdout: {e}");
+    stream(StreamConverter::new(from, to, &options))
+}
+
+/// Bytes read from stdin per block: large enough that the per-block cost
+/// is small next to the conversion, small enough that memory stays a few
+/// MiB whatever the input size (docs/ccsid.md, "Streams").
+const BLOCK: usize = 256 * 1024;
+
+/// Converts stdin to stdout block by block: each block's output is written
+/// before the next is read, so memory does not grow with the input. On a
+/// conversion error stdout holds the conversion of everything before the
+/// offending character (as iconv and uconv leave it) and the error names
+/// its offset in the whole input.
+fn stream(mut conv: StreamConverter) -> ExitCode {
+    let mut stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    let mut input = vec![0u8; BLOCK];
+    let mut output = Vec::with_capacity(2 * BLOCK);
+    let result = loop {
+        let n = match stdin.read(&mut input) {
+            Ok(0) => break conv.finish(&mut output),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!(
+                    "mqgate convert: reading stdin at offset {}: {e}",
+                    conv.position()
+                );
                 return ExitCode::from(2);
             }
-            if out.substitutions > 0 {
-                eprintln!("mqgate convert: {} substitution(s)", out.substitutions);
+        };
+        let fed = conv.feed(&input[..n], &mut output);
+        if let Err(code) = write_out(&mut stdout, &mut output) {
+            return code;
+        }
+        if let Err(e) = fed {
+            break Err(e);
+        }
+    };
+    let flushed = write_out(&mut stdout, &mut output).and_then(|()| {
+        stdout.flush().map_err(|e| {
+            eprintln!("mqgate convert: writing stdout: {e}");
+            ExitCode::from(2)
+        })
+    });
+    if let Err(code) = flushed {
+        return code;
+    }
+    match result {
+        Ok(substitutions) => {
+            if substitutions > 0 {
+                eprintln!("mqgate convert: {substitutions} substitution(s)");
             }
             ExitCode::SUCCESS
         }
@@ -105,6 +146,16 @@ pub fn run(args: ConvertArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Writes and empties `output`; exit status 2 on an I/O error.
+fn write_out(stdout: &mut impl Write, output: &mut Vec<u8>) -> Result<(), ExitCode> {
+    let r = stdout.write_all(output);
+    output.clear();
+    r.map_err(|e| {
+        eprintln!("mqgate convert: writing stdout: {e}");
+        ExitCode::from(2)
+    })
 }
 
 /// An Encoding mqgate can read integers by: reserved bits clear and the

@@ -59,9 +59,22 @@ impl Side {
         on: OnUnmappable,
         out: &mut String,
     ) -> Result<usize, ConvertError> {
+        self.decode_from(input, ccsid, on, &mut false, out)
+    }
+
+    /// [`Side::decode_into`] from shift state `*shifted`, left as it is
+    /// after `input` (only mixed EBCDIC has one; `DbcsCodec::decode_from`).
+    pub(crate) fn decode_from(
+        &self,
+        input: &[u8],
+        ccsid: u16,
+        on: OnUnmappable,
+        shifted: &mut bool,
+        out: &mut String,
+    ) -> Result<usize, ConvertError> {
         let (text, subs) = match self {
             Side::Sbcs(s) => return s.decode_into(input, on, out),
-            Side::Dbcs(d) => return d.decode_into(input, on, out),
+            Side::Dbcs(d) => return d.decode_from(input, shifted, on, out),
             Side::Utf8 => unicode::decode_utf8(input, ccsid, on)?,
             Side::Utf16 { little } => unicode::decode_utf16(input, *little, ccsid, on)?,
             Side::Mbcs(e) => mbcs::decode(input, e, ccsid, on)?,
@@ -100,29 +113,84 @@ impl Side {
         }
     }
 
-    /// Byte offset in `input` where its `n`th character (0-based) starts;
-    /// used only to report an unmappable character at its input offset.
-    pub(crate) fn char_offset(&self, input: &[u8], n: usize) -> usize {
+    /// [`Side::encode_into`] for one part of a stream of text, from output
+    /// shift state `*shifted`, left as it is after the part; with `more`,
+    /// text follows (only mixed EBCDIC keeps a state and may leave the end
+    /// of `text` for the next part; `DbcsCodec::encode_from`). Returns the
+    /// substitutions and how many bytes of `text` were encoded.
+    pub(crate) fn encode_from(
+        &self,
+        text: &str,
+        ccsid: u16,
+        on: OnUnmappable,
+        shifted: &mut bool,
+        more: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<(usize, usize), ConvertError> {
+        match self {
+            Side::Dbcs(d) => d.encode_from(text, shifted, more, on, out),
+            _ => self
+                .encode_into(text, ccsid, on, out)
+                .map(|subs| (subs, text.len())),
+        }
+    }
+
+    /// The shift state after `input` when it starts in state `shifted`
+    /// (false for every set but mixed EBCDIC).
+    pub(crate) fn shift_after(&self, input: &[u8], shifted: bool) -> bool {
+        matches!(self, Side::Dbcs(_)) && DbcsCodec::shift_after(input, shifted)
+    }
+
+    /// Byte offset in `input` where its `n`th character (0-based) starts,
+    /// `input` starting in shift state `shifted` (mixed EBCDIC only); used
+    /// only to report an unmappable character at its input offset.
+    pub(crate) fn char_offset(&self, input: &[u8], n: usize, shifted: bool) -> usize {
         match self {
             Side::Sbcs(_) => n,
-            Side::Dbcs(d) => d.char_offset(input, n),
-            Side::Utf8 => std::str::from_utf8(input)
-                .ok()
-                .and_then(|s| s.char_indices().nth(n).map(|(i, _)| i))
-                .unwrap_or(input.len()),
+            Side::Dbcs(d) => d.char_offset(input, n, shifted),
+            Side::Utf8 => {
+                // As `unicode::decode_utf8` counts: each maximal invalid
+                // subpart is one U+FFFD.
+                let (mut count, mut at) = (0, 0);
+                for chunk in input.utf8_chunks() {
+                    let valid = chunk.valid();
+                    let k = valid.chars().count();
+                    if count + k > n {
+                        return at + valid.char_indices().nth(n - count).map_or(0, |(i, _)| i);
+                    }
+                    count += k;
+                    at += valid.len();
+                    if !chunk.invalid().is_empty() {
+                        if count == n {
+                            return at;
+                        }
+                        count += 1;
+                        at += chunk.invalid().len();
+                    }
+                }
+                input.len()
+            }
             Side::Utf16 { little } => {
+                // As `unicode::decode_utf16` counts: a surrogate pair is one
+                // character, an unpaired surrogate or a lone final byte one
+                // U+FFFD.
+                let unit = |i: usize| {
+                    let b = [input[i], input[i + 1]];
+                    if *little {
+                        u16::from_le_bytes(b)
+                    } else {
+                        u16::from_be_bytes(b)
+                    }
+                };
                 let mut i = 0;
                 for _ in 0..n {
-                    let hi = if *little {
-                        input.get(i + 1)
-                    } else {
-                        input.get(i)
-                    };
-                    i += if hi.is_some_and(|h| (0xD8..=0xDB).contains(h)) {
-                        4
-                    } else {
-                        2
-                    };
+                    if i + 1 >= input.len() {
+                        return input.len();
+                    }
+                    let paired = (0xD800..=0xDBFF).contains(&unit(i))
+                        && i + 3 < input.len()
+                        && (0xDC00..=0xDFFF).contains(&unit(i + 2));
+                    i += if paired { 4 } else { 2 };
                 }
                 i.min(input.len())
             }

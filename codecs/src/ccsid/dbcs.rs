@@ -285,15 +285,23 @@ impl DbcsCodec {
     /// Appends the text of `input` to `out`; invalid bytes fail (nothing
     /// appended) naming the offset of the first byte of the bad single byte
     /// or pair, or become U+FFFD. Returns the number of substitutions.
-    pub fn decode_into(
+    ///
+    /// Decoding starts in the shift state `*shifted` (true: inside an SO
+    /// ... SI run; false for a whole input), which is left as it is after
+    /// `input`: the next part of a stream continues from there. `input` must start at a
+    /// character boundary (not between the two bytes of a pair); a lone
+    /// first byte at its end is an error, so a stream holds it back
+    /// ([`Self::complete_len`]).
+    pub fn decode_from(
         &self,
         input: &[u8],
+        shifted: &mut bool,
         on: OnUnmappable,
         out: &mut String,
     ) -> Result<usize, ConvertError> {
         let start = out.len();
         out.reserve(input.len() + input.len() / 2);
-        let mut dbcs = false;
+        let mut dbcs = *shifted;
         let mut substitutions = 0;
         let mut i = 0;
         let dpages = self.t.dbcs_pages;
@@ -349,13 +357,15 @@ impl DbcsCodec {
             }
             i += len;
         }
+        *shifted = dbcs;
         Ok(substitutions)
     }
 
     /// Byte offset in `input` where its `n`th character (0-based, counted
-    /// as [`Self::decode_into`] with substitution writes them) starts.
-    pub fn char_offset(&self, input: &[u8], n: usize) -> usize {
-        let mut dbcs = false;
+    /// as [`Self::decode_from`] with substitution writes them) starts, when
+    /// `input` starts in shift state `shifted`.
+    pub fn char_offset(&self, input: &[u8], n: usize, shifted: bool) -> usize {
+        let mut dbcs = shifted;
         let mut count = 0;
         let mut i = 0;
         while i < input.len() {
@@ -372,6 +382,35 @@ impl DbcsCodec {
             i += len;
         }
         input.len()
+    }
+
+    /// The shift state after `input` when it starts in state `shifted`: the
+    /// last SO or SI in it decides (every other byte leaves the state as it
+    /// is, IBM CDRA), and without one the state is unchanged.
+    pub fn shift_after(input: &[u8], shifted: bool) -> bool {
+        match input.iter().rposition(|&b| b == SO || b == SI) {
+            Some(p) => input[p] == SO,
+            None => shifted,
+        }
+    }
+
+    /// How many bytes of `input` (starting in state `shifted`, at a
+    /// character boundary) decode the same whatever follows: all of them,
+    /// except a final lone first byte of a pair inside a double-byte run,
+    /// which the next byte completes (or, if that is SO/SI or nothing,
+    /// makes an error). After the last SO/SI (or from the start, in a run
+    /// without one) every byte of a run starts or ends a pair, so the
+    /// parity of the bytes after it tells.
+    pub fn complete_len(input: &[u8], shifted: bool) -> usize {
+        let (dbcs, run) = match input.iter().rposition(|&b| b == SO || b == SI) {
+            Some(p) => (input[p] == SO, input.len() - p - 1),
+            None => (shifted, input.len()),
+        };
+        if dbcs && run % 2 == 1 {
+            input.len() - 1
+        } else {
+            input.len()
+        }
     }
 
     /// The longest sequence of the set that `rest` (starting with `c`)
@@ -407,6 +446,27 @@ impl DbcsCodec {
         on: OnUnmappable,
         out: &mut Vec<u8>,
     ) -> Result<usize, ConvertError> {
+        self.encode_from(text, &mut false, false, on, out)
+            .map(|(subs, _)| subs)
+    }
+
+    /// [`Self::encode_into`] for one part of a stream of text: the output
+    /// continues in shift state `*shifted` (true: an SO was written and its
+    /// SI not yet), which is left as it is at the end. With `more` (text
+    /// follows), the run is left open and encoding stops before a final
+    /// piece of text that may be the start of a longer multi-character
+    /// sequence ([`DbcsTable::sequences`], longest match as ICU), which
+    /// the caller passes again in front of the next part; without it the
+    /// run is closed with SI and all of `text` is encoded. Returns the
+    /// substitutions and how many bytes of `text` were encoded.
+    pub fn encode_from(
+        &self,
+        text: &str,
+        shifted: &mut bool,
+        more: bool,
+        on: OnUnmappable,
+        out: &mut Vec<u8>,
+    ) -> Result<(usize, usize), ConvertError> {
         let start = out.len();
         out.reserve(text.len() + 2);
         let src = text.as_bytes();
@@ -419,7 +479,10 @@ impl DbcsCodec {
             .first()
             .and_then(|(s, _)| s.chars().next())
             .unwrap_or(char::MAX);
-        let mut dbcs = false;
+        // Only text shorter than the longest sequence can be a proper prefix.
+        let longest_seq = self.t.sequences.iter().map(|(s, _)| s.len()).max();
+        let longest_seq = longest_seq.unwrap_or(0);
+        let mut dbcs = *shifted;
         let mut substitutions = 0;
         let mut i = 0;
         while i < src.len() {
@@ -430,6 +493,9 @@ impl DbcsCodec {
             } else {
                 let rest = text.get(i..).unwrap_or("");
                 let Some(c) = rest.chars().next() else { break };
+                if more && rest.len() < longest_seq && self.may_continue(c, rest) {
+                    break;
+                }
                 let seq = if c >= min_seq {
                     self.sequence(c, rest)
                 } else {
@@ -489,9 +555,22 @@ impl DbcsCodec {
             }
             i += len;
         }
-        if dbcs {
+        if dbcs && !more {
             out.push(SI);
+            dbcs = false;
         }
-        Ok(substitutions)
+        *shifted = dbcs;
+        Ok((substitutions, i))
+    }
+
+    /// True when `rest` (starting with `c`) is a proper prefix of one of
+    /// the set's sequences: the text after it decides what is written.
+    fn may_continue(&self, c: char, rest: &str) -> bool {
+        let seqs = self.t.sequences;
+        let first = seqs.partition_point(|(s, _)| s.chars().next().is_some_and(|f| f < c));
+        seqs[first..]
+            .iter()
+            .take_while(|(s, _)| s.starts_with(c))
+            .any(|(s, _)| s.len() > rest.len() && s.starts_with(rest))
     }
 }

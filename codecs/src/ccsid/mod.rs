@@ -11,8 +11,9 @@
 //!   mapping ([`OnUnmappable`]: fail naming offset and byte, or substitute and
 //!   count).
 //! - [`StreamConverter`] converts a stream block by block with bounded
-//!   memory (multi-byte sequences may be split between blocks); output,
-//!   substitutions and errors are those of [`convert`] on the whole input.
+//!   memory (multi-byte sequences and mixed EBCDIC SO/SI runs may be split
+//!   between blocks); output, substitutions and errors are those of
+//!   [`convert`] on the whole input.
 //! - [`decode_lossy`] is the one-call form for displaying text.
 //!
 //! Single-byte sets (ISO-8859, Windows, PC, EBCDIC) use 256-entry tables

@@ -2,14 +2,21 @@
 //!
 //! A block may end anywhere, even inside a multi-byte sequence. Sources whose
 //! characters can be found from the end of a block (single-byte sets, UTF-8,
-//! UTF-16) are cut before an incomplete final sequence, which is held (at
-//! most 3 bytes) and joined to the next block; the CJK sets keep their
-//! decoder (and the bytes it holds) from block to block. Each part is then
-//! converted by the same code as [`super::Converter`], so the output, the
-//! substitution count and the first error are those of converting the whole
-//! input at once, with offsets counted from the start of the stream.
+//! UTF-16, and mixed EBCDIC given its shift state at the block's start) are
+//! cut before an incomplete final sequence, which is held (at most 3 bytes)
+//! and joined to the next block; the CJK sets keep their decoder (and the
+//! bytes it holds) from block to block. Mixed EBCDIC keeps its SO/SI shift
+//! state from block to block on both sides: a double-byte run open at the
+//! end of a block goes on in the next (SI is written only where the whole
+//! input has it, and at the end), and text that may begin a two-character
+//! sequence written as one double byte waits for the next block. Each part
+//! is then converted by the same code as [`super::Converter`], so the
+//! output, the substitution count and the first error are those of
+//! converting the whole input at once, with offsets counted from the start
+//! of the stream.
 
 use super::convert::{Converter, Path, Side};
+use super::dbcs::DbcsCodec;
 use super::error::ConvertError;
 use super::options::Options;
 use super::registry::Ccsid;
@@ -24,9 +31,11 @@ const JOIN: usize = 8;
 /// state machine: [`StreamConverter::feed`] each block as it comes, then
 /// [`StreamConverter::finish`].
 ///
-/// Memory: the converter holds at most 3 input bytes between blocks plus the
-/// tables of its [`Converter`]; the output of a block is appended to the
-/// caller's buffer (at most 4 bytes per input byte).
+/// Memory: the converter holds at most 3 input bytes and a few characters
+/// of text between blocks, plus the tables of its [`Converter`] and a text
+/// buffer the size of the last block's text; the output of a block is
+/// appended to the caller's buffer (at most 4 bytes per input byte, plus an
+/// SO per double-byte run). Memory does not grow with the stream.
 ///
 /// ```
 /// use mqgate_codecs::ccsid::{Ccsid, Options, StreamConverter};
@@ -62,11 +71,9 @@ enum Source {
     Utf16 { little: bool },
     /// Anywhere: the decoder keeps its state (CJK sets).
     Stateful,
-    /// Nowhere: mixed single/double-byte EBCDIC carries its SO/SI shift
-    /// state across the text and its decoder starts each call in the
-    /// single-byte state, so its input is converted whole at the end
-    /// (memory is not bounded for these sets; docs/ccsid.md).
-    Whole,
+    /// Mixed single/double-byte EBCDIC: before a lone first byte of a pair
+    /// at the end, found from the shift state at the start.
+    Dbcs,
 }
 
 impl Source {
@@ -76,16 +83,17 @@ impl Source {
             Side::Utf16 { little } => Source::Utf16 { little: *little },
             Side::Sbcs(_) => Source::Bytes,
             Side::Mbcs(_) => Source::Stateful,
-            Side::Dbcs(_) => Source::Whole,
+            Side::Dbcs(_) => Source::Dbcs,
         }
     }
 
     /// The length of the longest prefix of `b` that converts the same
-    /// whatever follows it.
-    fn cut(&self, b: &[u8]) -> usize {
+    /// whatever follows it; `shifted` is the shift state at its start
+    /// (mixed EBCDIC).
+    fn cut(&self, b: &[u8], shifted: bool) -> usize {
         match self {
             Source::Bytes | Source::Stateful => b.len(),
-            Source::Whole => 0,
+            Source::Dbcs => DbcsCodec::complete_len(b, shifted),
             Source::Utf8 => utf8_cut(b),
             Source::Utf16 { little } => utf16_cut(b, *little),
         }
@@ -135,9 +143,6 @@ impl StreamConverter {
         let (source, via) = match &conv.path {
             Path::Direct(_) | Path::SbcsToUtf8(_) => (Source::Bytes, None),
             Path::Utf8ToSbcs(_) => (Source::Utf8, None),
-            // Mixed EBCDIC output closes each call's DBCS run with SI, so a
-            // stream into it is converted whole too.
-            Path::Via(via) if matches!(via.to, Side::Dbcs(_)) => (Source::Whole, Some(via.state())),
             Path::Via(via) => (Source::of(&via.from), Some(via.state())),
         };
         StreamConverter {
@@ -206,7 +211,7 @@ impl StreamConverter {
             let had = self.held.len();
             let mut small = std::mem::take(&mut self.held);
             small.extend_from_slice(&rest[..k]);
-            let c = self.source.cut(&small);
+            let c = self.cut(&small);
             self.part(&small[..c], false, out)?;
             if c >= had && k < rest.len() {
                 rest = &rest[c - had..];
@@ -216,11 +221,17 @@ impl StreamConverter {
             }
         }
         if !rest.is_empty() {
-            let c = self.source.cut(rest);
+            let c = self.cut(rest);
             self.part(&rest[..c], false, out)?;
             self.held = SmallVec::from_slice(&rest[c..]);
         }
         Ok(())
+    }
+
+    /// [`Source::cut`] in the current shift state.
+    fn cut(&self, b: &[u8]) -> usize {
+        let shifted = self.via.as_ref().is_some_and(ViaState::shifted_in);
+        self.source.cut(b, shifted)
     }
 
     /// Converts `part`, the bytes at `self.consumed`, and moves past them;

@@ -7,7 +7,8 @@
 //!   uconv writes nothing);
 //! - every mapped character round-trips, and streams of all of them, with
 //!   SO/SI between single- and double-byte runs and newlines, are
-//!   byte-identical to uconv in both directions;
+//!   byte-identical to uconv in both directions, also converted block by
+//!   block;
 //! - unmappable characters get uconv's substitution.
 //!
 //! glibc `iconv` is compared too, with its deviations listed.
@@ -19,7 +20,9 @@
 use mqgate_ccsid_gen::dbcs::list::{DBCS, DbcsSpec};
 use mqgate_ccsid_gen::dbcs::probe::{self, Code, Unmapped};
 use mqgate_ccsid_gen::oracle::Tool;
-use mqgate_codecs::ccsid::{Ccsid, NewlinePolicy, OnUnmappable, Options, decode, encode_into};
+use mqgate_codecs::ccsid::{
+    Ccsid, NewlinePolicy, OnUnmappable, Options, StreamConverter, decode, encode_into,
+};
 
 const TABLE: Options = Options {
     newline: NewlinePolicy::Table,
@@ -184,6 +187,19 @@ fn streams_of_every_character_are_byte_identical_to_uconv_both_ways() {
             spec.icu
         );
         assert!(decoded == text, "{}: not a round trip", spec.icu);
+        // Block by block (edges inside UTF-8 sequences, double bytes and
+        // runs), both ways: the same bytes as uconv.
+        let utf8 = Ccsid::new(1208).unwrap();
+        assert!(
+            streamed(text.as_bytes(), utf8, c, &TABLE) == theirs,
+            "{}: streamed encoding differs",
+            spec.icu
+        );
+        assert!(
+            streamed(&theirs, c, utf8, &TABLE) == back,
+            "{}: streamed decoding differs",
+            spec.icu
+        );
         // NL_TO_LF against `,swaplfnl`, both ways.
         let swapped = format!("{},swaplfnl", spec.icu);
         let mut ours = Vec::new();
@@ -197,6 +213,24 @@ fn streams_of_every_character_are_byte_identical_to_uconv_both_ways() {
             "{swapped}"
         );
     }
+}
+
+/// `input` converted by a `StreamConverter` fed blocks of 1, 2, ... 13
+/// bytes in turn.
+fn streamed(input: &[u8], from: Ccsid, to: Ccsid, o: &Options) -> Vec<u8> {
+    let mut s = StreamConverter::new(from, to, o);
+    let mut out = Vec::new();
+    let mut at = 0;
+    for size in (1..=13).cycle() {
+        if at >= input.len() {
+            break;
+        }
+        let end = (at + size).min(input.len());
+        s.feed(&input[at..end], &mut out).unwrap();
+        at = end;
+    }
+    s.finish(&mut out).unwrap();
+    out
 }
 
 #[test]
