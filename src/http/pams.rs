@@ -15,7 +15,7 @@
 //! `message` and, when the queue interface refused, `mqrc` and `reason`.
 
 use crate::config::Config;
-use crate::mqi::{GetRequest, Mqi, Outgoing, PutOptions, QmError, Selector};
+use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, Outgoing, PutOptions, QmError, Selector};
 use crate::sbs::Loaded;
 use crate::sbs::group::GroupQueues;
 use axum::Json;
@@ -29,7 +29,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use mqgate_codecs::mq::{Charset, Mqrc};
+use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
 use mqgate_codecs::pams::envelope::FORMAT;
 use mqgate_codecs::pams::init_file::{GntEntry, InitFile, Scope};
 use mqgate_codecs::pams::status::PamsStatus;
@@ -341,27 +341,10 @@ async fn put(
             ));
         }
     };
-    let mut correlation_id = [0u8; 32];
-    if let Some(hex_text) = &b.correlation_id {
-        let bytes = hex::decode(hex_text).map_err(|e| {
-            PamsError::field(
-                PamsStatus::BADPARAM,
-                "correlation_id",
-                format!("not hex: {e}"),
-            )
-        })?;
-        if bytes.len() != 32 {
-            return Err(PamsError::field(
-                PamsStatus::BADPARAM,
-                "correlation_id",
-                format!(
-                    "{} bytes; a correlation id is 32 bytes (64 hex digits)",
-                    bytes.len()
-                ),
-            ));
-        }
-        correlation_id.copy_from_slice(&bytes);
-    }
+    let correlation_id = match &b.correlation_id {
+        Some(t) => correlation_id(t, "correlation_id")?,
+        None => [0u8; 32],
+    };
     let area = BASE64.decode(b.data_base64.as_bytes()).map_err(|e| {
         PamsError::field(
             PamsStatus::BADPARAM,
@@ -442,6 +425,42 @@ async fn put(
 struct NextQuery {
     wait_ms: Option<u64>,
     lease: Option<bool>,
+    /// Selective receive on the PAMS correlation id (64 hex digits).
+    correlation_id: Option<String>,
+}
+
+/// Selective receive by correlation id (`pams_get_msg` with a selection
+/// on PSEL_CORRELATION_ID, BEA MessageQ 5.0 `p_symbol.h`): only PAMS
+/// messages whose header `correlation_id` is the one given.
+struct CorrelationFilter([u8; 32]);
+
+impl MessageFilter for CorrelationFilter {
+    fn check(&self, md: &Mqmd, data: &[u8]) -> Match {
+        if md.format.text(Charset::Ascii) != FORMAT {
+            return Match::No;
+        }
+        match PamsHeader::split(data) {
+            Ok((h, _)) if h.correlation_id == self.0 => Match::Yes,
+            _ => Match::No,
+        }
+    }
+}
+
+/// A 32-byte correlation id from 64 hex digits; errors name `field`
+/// (PAMS__BADPARAM).
+fn correlation_id(text: &str, field: &'static str) -> Result<[u8; 32], PamsError> {
+    let bytes = hex::decode(text)
+        .map_err(|e| PamsError::field(PamsStatus::BADPARAM, field, format!("not hex: {e}")))?;
+    <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| {
+        PamsError::field(
+            PamsStatus::BADPARAM,
+            field,
+            format!(
+                "{} bytes; a correlation id is 32 bytes (64 hex digits)",
+                bytes.len()
+            ),
+        )
+    })
 }
 
 /// `GET /v1/pams/queues/{address}/messages/next`: `pams_get_msg`. 200 with
@@ -489,8 +508,17 @@ async fn next(
         .mqi
         .open(&name, "")
         .map_err(|e| PamsError::from_qm(e, Some("address")))?;
+    let filter = p
+        .correlation_id
+        .as_deref()
+        .map(|t| correlation_id(t, "correlation_id"))
+        .transpose()?
+        .map(|id| Arc::new(CorrelationFilter(id)) as Arc<dyn MessageFilter>);
     let req = GetRequest {
-        selector: Selector::default(),
+        selector: Selector {
+            filter,
+            ..Selector::default()
+        },
         wait: Duration::from_millis(wait_ms),
         max_wait: Duration::from_millis(s.max_wait_ms),
     };
