@@ -323,3 +323,42 @@ fn quota_and_size_limits() {
     );
     assert_eq!(v["field"], "data_base64");
 }
+
+#[test]
+fn selective_receive_by_correlation_id() {
+    let g = gnt_group();
+    let (a, b) = ("01".repeat(32), "02".repeat(32));
+    for (corr, data) in [(&a, "first"), (&b, "second")] {
+        let (st, v) = put(
+            &g,
+            json!({"target": "10.30", "correlation_id": corr, "data_base64": B64.encode(data)}),
+        );
+        assert_eq!(st, 201, "{v}");
+    }
+    // The second message is taken first when its correlation id is asked for.
+    let (st, m) = g.call(
+        "GET",
+        &format!("/v1/pams/queues/10.30/messages/next?correlation_id={b}"),
+        None,
+    );
+    assert_eq!(
+        (st, m["data_base64"].as_str()),
+        (200, Some(B64.encode("second").as_str()))
+    );
+    let (st, _) = g.call(
+        "GET",
+        &format!("/v1/pams/queues/10.30/messages/next?correlation_id={b}&wait_ms=50"),
+        None,
+    );
+    assert_eq!(st, 204);
+    let (st, v) = g.call(
+        "GET",
+        "/v1/pams/queues/10.30/messages/next?correlation_id=XYZ",
+        None,
+    );
+    assert_eq!(
+        (st, v["field"].as_str(), v["status"]["number"].as_i64()),
+        (400, Some("correlation_id"), Some(-186))
+    );
+    assert_eq!(g.depth("READER"), 1, "the first is still there");
+}
