@@ -229,7 +229,7 @@ fn delivery_symbols_and_limits() {
 #[test]
 fn return_codes_of_p_return_h() {
     // p_return.h V4.0-09, every code mqgate names.
-    let expected: [(&str, i32); 39] = [
+    let expected: [(&str, i32); 43] = [
         ("SUCCESS", 1),
         ("LINK_UP", 3),
         ("JOURNAL_ON", 5),
@@ -255,20 +255,24 @@ fn return_codes_of_p_return_h() {
         ("TIMEOUT", -14),
         ("MSGTOBIG", -22),
         ("NOTACTIVE", -54),
+        ("NOLINK", -76),
         ("EXCEEDQUOTA", -56),
         ("BADPRIORITY", -58),
         ("BADDELIVERY", -60),
         ("AREATOSMALL", -124),
         ("PAMSDOWN", -138),
+        ("NOOBJECT", -166),
         ("BUFFEROVF", -174),
         ("BADSELIDX", -182),
         ("BADPARAM", -186),
         ("LINK_DOWN", -206),
+        ("RESRCFAIL", -246),
         ("BADUMA", -222),
         ("BADRESPQ", -224),
         ("NOTSUPPORTED", -268),
         ("NETLINKLOST", -280),
         ("BADINITFILE", -282),
+        ("FAILED", -320),
     ];
     assert_eq!(PamsStatus::ALL.len(), expected.len());
     for (name, value) in expected {

@@ -10,9 +10,11 @@ mod check_config;
 mod client;
 mod get;
 mod out;
+mod pams;
 mod put;
 mod rtq;
 mod run;
+mod sbs;
 mod tpenqueue;
 
 use clap::{Parser, Subcommand};
@@ -79,6 +81,12 @@ pub(crate) enum Command {
     /// Channels of a running gateway: start a channel the undelivered rule stopped.
     #[command(subcommand)]
     Channel(channel::ChannelCommand),
+    /// MessageQ PAMS calls through a running gateway (docs/messageq.md "PAMS API").
+    #[command(subcommand)]
+    Pams(pams::PamsCommand),
+    /// MessageQ SBS requests to a running gateway's SBS server.
+    #[command(subcommand)]
+    Sbs(sbs::SbsCommand),
 }
 
 impl Cli {
@@ -103,6 +111,8 @@ impl Cli {
             Command::Send(args) => send::run(args),
             Command::DevicePull(args) => device_pull::run(args),
             Command::Channel(cmd) => channel::run(cmd),
+            Command::Pams(cmd) => pams::run(cmd),
+            Command::Sbs(cmd) => sbs::run(cmd),
         }
     }
 }

@@ -200,7 +200,14 @@ impl Gateway {
             data_dir = %config.storage.data_dir.display(),
             "mqgate running"
         );
-        let app = routes(&config, tedg, &mqi, Arc::clone(&board), &rpc);
+        let app = routes(
+            &config,
+            tedg,
+            messageq.as_ref(),
+            &mqi,
+            Arc::clone(&board),
+            &rpc,
+        );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
         let listener = http::TrackedListener::new(http_listener, tasks.clone());
@@ -283,6 +290,7 @@ async fn start_channels(
 fn routes(
     config: &Config,
     tedg: Option<crate::tedg::Loaded>,
+    messageq: Option<&crate::sbs::Loaded>,
     mqi: &Mqi,
     channels: Arc<StatusBoard>,
     rpc: &Arc<RpcService>,
@@ -303,6 +311,10 @@ fn routes(
     let mut app = crate::http::router(state).merge(crate::rpc::http::router(Arc::clone(rpc)));
     if let Some(r) = tedg_routes {
         app = app.merge(r);
+    }
+    if let Some(group) = messageq {
+        // The PAMS API (docs/messageq.md "PAMS API").
+        app = app.merge(crate::http::pams::routes(config, mqi, group));
     }
     // After the merges, so RPC and Tuxedo routes answer JSON errors too.
     let app = crate::http::with_json_errors(app);

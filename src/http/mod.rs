@@ -10,6 +10,7 @@ mod lists;
 pub mod md_json;
 mod messages;
 mod names;
+pub mod pams;
 mod uow;
 
 pub use error::{ApiError, error_body, is_json_media_type, require_json, status_for};

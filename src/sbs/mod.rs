@@ -37,6 +37,9 @@ pub struct Loaded {
     pub queues: Arc<GroupQueues>,
     /// `ENABLE_SBS` of `%PROFILE` (default YES).
     pub enable_sbs: bool,
+    /// The group initialization file, when `messageq.init_file` names one
+    /// (its `%GNT` serves `pams_locate_q`, src/http/pams.rs).
+    pub init: Option<Arc<InitFile>>,
 }
 
 /// Reads the group initialization file of `config.messageq` (if any) and
@@ -93,6 +96,7 @@ pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<Strin
     Ok(Some(Loaded {
         queues: Arc::new(queues),
         enable_sbs,
+        init: init.map(Arc::new),
     }))
 }
 

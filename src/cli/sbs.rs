@@ -1,0 +1,495 @@
+//! `mqgate sbs register|deregister|status`: builds the SBS requests with the
+//! codecs (SBS_REGISTER_REQ, SBS_DEREGISTER_REQ, SBS_STATUS_REQ of `p_msg.h`
+//! V4.0-08, big-endian), puts them to the SBS server's queue 99 with the PAMS
+//! put, and reads the response from the response queue by its correlation id
+//! (BEA MessageQ 5.0 Programmer's Guide, "Broadcasting Messages";
+//! docs/messageq.md "PAMS API").
+
+use super::client::{DEFAULT_GATEWAY, Gateway};
+use super::out;
+use super::pams::{CallError, EXIT_NO_MESSAGE, area_of, get_json, put_json};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use clap::{Args, Subcommand};
+use mqgate_codecs::pams::Endian;
+use mqgate_codecs::pams::QAddress;
+use mqgate_codecs::pams::address::{MOT_RANGE, Mot};
+use mqgate_codecs::pams::rules::{BodyOffset, OperandLength, Operator, SelectionRule, Selector};
+use mqgate_codecs::pams::sbs::StatusRespMot;
+use mqgate_codecs::pams::sbs::register::SBS_VERSION;
+use mqgate_codecs::pams::sbs::status_msg::STATUS_RESP_HEAD_SIZE;
+use mqgate_codecs::pams::sbs::{
+    DeregisterReq, DeregisterResp, MSG_CLAS_PAMS, RegisterReq, RegisterResp, SbsType, StatusReq,
+    StatusResp,
+};
+use mqgate_codecs::pams::status::SbsStatus;
+use serde_json::json;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The byte order of the requests the CLI sends.
+const ORDER: Endian = Endian::Big;
+
+/// `mqgate sbs ...`.
+#[derive(Subcommand, Debug)]
+pub enum SbsCommand {
+    /// Register a queue for a MOT (SBS_REGISTER_REQ); prints the SBS_REGISTER_RESP.
+    Register(RegisterArgs),
+    /// Remove registrations (SBS_DEREGISTER_REQ); prints the SBS_DEREGISTER_RESP.
+    Deregister(DeregisterArgs),
+    /// MOT counters of the SBS server (SBS_STATUS_REQ); one line per MOT.
+    Status(StatusArgs),
+}
+
+const EXITS: &str = "Exit status: 0 PSYM_SBS_SUCCESS, 1 the SBS server or the gateway refused (the status is printed), 2 gateway unreachable, 3 no response within --wait.";
+
+fn mot_arg(s: &str) -> Result<u16, String> {
+    s.parse::<u16>()
+        .ok()
+        .filter(|n| MOT_RANGE.contains(n))
+        .ok_or_else(|| {
+            format!("{s:?} is no MOT: MOTs are 4000 to 6000 (Programmer's Guide, Table 3-1)")
+        })
+}
+
+fn addr_arg(s: &str) -> Result<QAddress, String> {
+    QAddress::parse(s).map_err(|e| e.to_string())
+}
+
+/// Options of `mqgate sbs register`.
+#[derive(Args, Debug)]
+#[command(after_help = EXITS)]
+pub struct RegisterArgs {
+    /// The MOT, 4000-6000.
+    #[arg(long, value_parser = mot_arg)]
+    pub mot: u16,
+    /// The distribution queue `group.queue` that gets the broadcasts.
+    #[arg(long, value_parser = addr_arg)]
+    pub queue: QAddress,
+    /// A selection rule `SELECTOR OPER LENGTH OPERAND`: SELECTOR CLASS, TYPE,
+    /// SOURCE or a zero-based byte offset; OPER ANY EQ NEQ GTR LT GTRE LTE AND;
+    /// LENGTH 1, 2 or 4; OPERAND a number (for SOURCE also `group.queue`).
+    #[arg(long = "rule", value_parser = rule_arg)]
+    pub rules: Vec<SelectionRule>,
+    /// Every rule must hold (PSEL_ALL_RULES, the default).
+    #[arg(long, conflicts_with = "any")]
+    pub all: bool,
+    /// One rule must hold (PSEL_ANY_RULE).
+    #[arg(long)]
+    pub any: bool,
+    /// Ask for SBS_REGISTER_RESP (req_ack); without it the server answers only a refusal.
+    #[arg(long)]
+    pub ack: bool,
+    /// Ask for SBS_SEQUENCE_GAP notices (seq_gap_notify).
+    #[arg(long)]
+    pub seq_gap: bool,
+    /// Set auto_dereg (kept in the registration; attachments are not served yet).
+    #[arg(long)]
+    pub auto_dereg: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Options of `mqgate sbs deregister`.
+#[derive(Args, Debug)]
+#[command(after_help = EXITS)]
+pub struct DeregisterArgs {
+    /// The MOT, 4000-6000.
+    #[arg(long, value_parser = mot_arg)]
+    pub mot: u16,
+    /// The registered queue `group.queue`.
+    #[arg(long, value_parser = addr_arg)]
+    pub queue: QAddress,
+    /// Only this registration (0, the default: every one of the MOT and queue).
+    #[arg(long, default_value_t = 0)]
+    pub reg_id: i32,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Options of `mqgate sbs status`.
+#[derive(Args, Debug)]
+#[command(after_help = EXITS)]
+pub struct StatusArgs {
+    /// Only this MOT (default: 4000 to 6000).
+    #[arg(long, value_parser = mot_arg)]
+    pub mot: Option<u16>,
+    /// Zero the counters after reporting (reset).
+    #[arg(long)]
+    pub reset: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// What every `sbs` command takes.
+#[derive(Args, Debug)]
+pub struct Common {
+    /// Where the response goes and is read from (`group.queue`); for
+    /// register and deregister the default is `--queue`.
+    #[arg(long, value_parser = addr_arg)]
+    pub resp_q: Option<QAddress>,
+    /// How long to wait for the response, in ms.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
+    pub wait: u64,
+    /// Gateway base URL.
+    #[arg(long, default_value = DEFAULT_GATEWAY)]
+    pub gateway: String,
+}
+
+/// A `--rule` argument as a [`SelectionRule`] (BEA MessageQ 5.0 operator values).
+fn rule_arg(s: &str) -> Result<SelectionRule, String> {
+    let parts: Vec<&str> = s.split_whitespace().collect();
+    let [sel, op, len, operand] = parts.as_slice() else {
+        return Err(format!(
+            "{s:?}: a rule is SELECTOR OPER LENGTH OPERAND (4 words, e.g. 'CLASS EQ 4 100')"
+        ));
+    };
+    let selector =
+        match sel.to_ascii_uppercase().as_str() {
+            "CLASS" => Selector::Class,
+            "TYPE" => Selector::Type,
+            "SOURCE" => Selector::Source,
+            n => Selector::Body(n.parse::<u32>().ok().and_then(BodyOffset::new).ok_or_else(
+                || {
+                    format!(
+                        "{sel:?}: SELECTOR is CLASS, TYPE, SOURCE or a byte offset 0 to 2147483647"
+                    )
+                },
+            )?),
+        };
+    let upper = op.to_ascii_uppercase();
+    let operator = Operator::ALL
+        .into_iter()
+        .find(|o| o.symbol().strip_prefix("PSEL_OPER_") == Some(upper.as_str()))
+        .ok_or_else(|| format!("{op:?}: OPER is ANY, EQ, NEQ, GTR, LT, GTRE, LTE or AND"))?;
+    let length = len
+        .parse::<i32>()
+        .ok()
+        .and_then(OperandLength::from_value)
+        .ok_or_else(|| format!("{len:?}: LENGTH is 1, 2 or 4"))?;
+    let operand = if selector == Selector::Source && operand.contains('.') {
+        // PSEL_SOURCE compares the q_address as an int32 in the
+        // registration's byte order (docs/messageq.md "Comparisons").
+        QAddress::parse(operand)
+            .map_err(|e| e.to_string())?
+            .to_all(ORDER)
+    } else {
+        operand
+            .parse::<i32>()
+            .map_err(|_| format!("{operand:?}: OPERAND is a 32-bit signed number"))?
+    };
+    Ok(SelectionRule::new(selector, operator, length, operand))
+}
+
+/// Runs one `sbs` subcommand.
+pub fn run(cmd: SbsCommand) -> ExitCode {
+    match cmd {
+        SbsCommand::Register(a) => register(a),
+        SbsCommand::Deregister(a) => deregister(a),
+        SbsCommand::Status(a) => status(a),
+    }
+}
+
+fn random<const N: usize>() -> [u8; N] {
+    let mut b = [0u8; N];
+    if getrandom::fill(&mut b).is_err() {
+        // Unique enough for one run: the time and the process id.
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        for (i, x) in t
+            .to_be_bytes()
+            .iter()
+            .chain(&std::process::id().to_be_bytes())
+            .enumerate()
+        {
+            if let Some(slot) = b.get_mut(i) {
+                *slot = *x;
+            }
+        }
+    }
+    b
+}
+
+/// Sends `area` as `msg_type` to queue 99 with a fresh correlation id, and
+/// reads the answer of that id from `resp_q`: `Ok(None)` when none came
+/// within `wait` ms.
+fn ask(
+    gw: &Gateway,
+    msg_type: SbsType,
+    area: &[u8],
+    resp_q: QAddress,
+    wait: u64,
+    expect_answer: bool,
+) -> Result<Option<(i16, Vec<u8>, Endian)>, CallError> {
+    let corr = hex::encode_upper(random::<32>());
+    ask_with(gw, msg_type, area, resp_q, wait, expect_answer, &corr)
+}
+
+/// [`ask`] with the correlation id `corr` (64 hex digits).
+fn ask_with(
+    gw: &Gateway,
+    msg_type: SbsType,
+    area: &[u8],
+    resp_q: QAddress,
+    wait: u64,
+    expect_answer: bool,
+    corr: &str,
+) -> Result<Option<(i16, Vec<u8>, Endian)>, CallError> {
+    put_json(
+        gw,
+        &json!({
+            "target": "0.99",
+            "class": MSG_CLAS_PAMS,
+            "type": msg_type.code(),
+            "resp_q": resp_q.to_string(),
+            "correlation_id": corr,
+            "endian": "big",
+            "data_base64": BASE64.encode(area),
+        }),
+    )?;
+    let wait = if expect_answer { wait } else { wait.min(1000) };
+    answer(gw, resp_q, wait, corr)
+}
+
+/// The next message of correlation id `corr` on `resp_q`: its type, area
+/// and byte order.
+fn answer(
+    gw: &Gateway,
+    resp_q: QAddress,
+    wait: u64,
+    corr: &str,
+) -> Result<Option<(i16, Vec<u8>, Endian)>, CallError> {
+    let Some(v) = get_json(gw, &resp_q.to_string(), wait, Some(corr))? else {
+        return Ok(None);
+    };
+    let area = area_of(&v).map_err(CallError::Transport)?;
+    // PSYM_LITTLE_ENDIAN 0 / PSYM_BIG_ENDIAN 1 (p_symbol.h 5.0).
+    let order = if v["endian"] == 0 {
+        Endian::Little
+    } else {
+        Endian::Big
+    };
+    Ok(Some((v["type"].as_i64().unwrap_or(0) as i16, area, order)))
+}
+
+fn status_text(s: SbsStatus) -> String {
+    match s.name() {
+        Some(n) => format!("{} {n}", s.0),
+        None => s.0.to_string(),
+    }
+}
+
+fn fail(cmd: &str, e: CallError) -> ExitCode {
+    eprintln!("mqgate sbs {cmd}: {e}");
+    e.exit_code()
+}
+
+fn print(cmd: &str, line: &str, ok: bool) -> ExitCode {
+    out::line_or_exit(&format!("sbs {cmd}"), line).unwrap_or(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn register(a: RegisterArgs) -> ExitCode {
+    let gw = Gateway::new(
+        &a.common.gateway,
+        Duration::from_millis(a.common.wait + 30_000),
+    );
+    let Ok(mot) = Mot::new(i64::from(a.mot)) else {
+        return ExitCode::from(2);
+    };
+    let mut req = RegisterReq::new(mot, a.queue);
+    req.user_tag = i32::from_be_bytes(random::<4>()) & i32::MAX;
+    req.req_ack = i32::from(a.ack);
+    req.seq_gap_notify = i32::from(a.seq_gap);
+    req.auto_dereg = i32::from(a.auto_dereg);
+    req.rule_conjunct = if a.any { 2 } else { 1 };
+    req.rules = a.rules;
+    let area = match req.encode_full_size(ORDER) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("mqgate sbs register: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let resp_q = a.common.resp_q.unwrap_or(a.queue);
+    match ask(
+        &gw,
+        SbsType::RegisterReq,
+        &area,
+        resp_q,
+        a.common.wait,
+        a.ack,
+    ) {
+        Err(e) => fail("register", e),
+        Ok(None) if a.ack => {
+            eprintln!(
+                "mqgate sbs register: no SBS_REGISTER_RESP on {resp_q} within {} ms",
+                a.common.wait
+            );
+            ExitCode::from(EXIT_NO_MESSAGE)
+        }
+        Ok(None) => print(
+            "register",
+            "sent; no SBS_REGISTER_RESP asked for (--ack) and no refusal came",
+            true,
+        ),
+        Ok(Some((t, body, order))) => {
+            if t != SbsType::RegisterResp.code() {
+                eprintln!("mqgate sbs register: answer of type {t}, not SBS_REGISTER_RESP");
+                return ExitCode::FAILURE;
+            }
+            match RegisterResp::decode(&body, order) {
+                Ok(r) => print(
+                    "register",
+                    &format!(
+                        "status {} reg_id {} number_reg {}",
+                        status_text(r.status),
+                        r.reg_id,
+                        r.number_reg
+                    ),
+                    r.status == SbsStatus::SUCCESS,
+                ),
+                Err(e) => {
+                    eprintln!("mqgate sbs register: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+fn deregister(a: DeregisterArgs) -> ExitCode {
+    let gw = Gateway::new(
+        &a.common.gateway,
+        Duration::from_millis(a.common.wait + 30_000),
+    );
+    let req = DeregisterReq {
+        version: SBS_VERSION,
+        user_tag: i32::from_be_bytes(random::<4>()) & i32::MAX,
+        mot: i32::from(a.mot),
+        distribution_q: a.queue,
+        reg_id: a.reg_id,
+        req_ack: 1,
+    };
+    let resp_q = a.common.resp_q.unwrap_or(a.queue);
+    let area = req.encode(ORDER);
+    match ask(
+        &gw,
+        SbsType::DeregisterReq,
+        &area,
+        resp_q,
+        a.common.wait,
+        true,
+    ) {
+        Err(e) => fail("deregister", e),
+        Ok(None) => {
+            eprintln!(
+                "mqgate sbs deregister: no SBS_DEREGISTER_RESP on {resp_q} within {} ms",
+                a.common.wait
+            );
+            ExitCode::from(EXIT_NO_MESSAGE)
+        }
+        Ok(Some((_, body, order))) => match DeregisterResp::decode(&body, order) {
+            Ok(r) => print(
+                "deregister",
+                &format!(
+                    "status {} number_reg {}",
+                    status_text(r.status),
+                    r.number_reg
+                ),
+                r.status == SbsStatus::SUCCESS,
+            ),
+            Err(e) => {
+                eprintln!("mqgate sbs deregister: {e}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+fn status(a: StatusArgs) -> ExitCode {
+    let Some(resp_q) = a.common.resp_q else {
+        eprintln!(
+            "mqgate sbs status: give --resp-q group.queue: the queue the SBS_STATUS_RESP goes to"
+        );
+        return ExitCode::from(2);
+    };
+    let gw = Gateway::new(
+        &a.common.gateway,
+        Duration::from_millis(a.common.wait + 30_000),
+    );
+    let (start, end) = match a.mot {
+        Some(m) => (i32::from(m), i32::from(m)),
+        None => (i32::from(*MOT_RANGE.start()), i32::from(*MOT_RANGE.end())),
+    };
+    let req = StatusReq {
+        version: SBS_VERSION,
+        user_tag: i32::from_be_bytes(random::<4>()) & i32::MAX,
+        start_mot: start,
+        end_mot: end,
+        reset: i32::from(a.reset),
+    };
+    let area = req.encode(ORDER);
+    // Every block of the answer carries the request's correlation id.
+    let corr = hex::encode_upper(random::<32>());
+    let mut next = ask_with(
+        &gw,
+        SbsType::StatusReq,
+        &area,
+        resp_q,
+        a.common.wait,
+        true,
+        &corr,
+    );
+    let mut lines = Vec::new();
+    loop {
+        let (body, order) = match next {
+            Err(e) => return fail("status", e),
+            Ok(None) => {
+                eprintln!(
+                    "mqgate sbs status: no SBS_STATUS_RESP on {resp_q} within {} ms",
+                    a.common.wait
+                );
+                return ExitCode::from(EXIT_NO_MESSAGE);
+            }
+            Ok(Some((_, body, order))) => (body, order),
+        };
+        let r = match StatusResp::decode(&body, order) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("mqgate sbs status: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if r.status != SbsStatus::SUCCESS {
+            eprintln!("mqgate sbs status: status {}", status_text(r.status));
+            return ExitCode::FAILURE;
+        }
+        for i in 0..usize::try_from(r.num_rec).unwrap_or(0) {
+            let m: StatusRespMot = match r.mot_record(i, order) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("mqgate sbs status: record {i}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            lines.push(format!(
+                "mot {} num_reg {} complete_rcvd {} complete_bytes {} seq_gaps {}",
+                m.mot, m.num_reg, m.complete_rcvd, m.complete_bytes, m.seq_gaps
+            ));
+        }
+        if r.last_block != 0 || body.len() <= STATUS_RESP_HEAD_SIZE {
+            break;
+        }
+        next = answer(&gw, resp_q, a.common.wait, &corr);
+    }
+    if lines.is_empty() {
+        lines.push("no MOT with registrations or broadcasts".into());
+    }
+    print("status", &lines.join("\n"), true)
+}

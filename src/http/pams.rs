@@ -1,0 +1,644 @@
+//! The PAMS API over HTTP (docs/messageq.md "PAMS API"): `pams_put_msg` as
+//! `POST /v1/pams/messages`, `pams_get_msg` as `GET
+//! /v1/pams/queues/{address}/messages/next`, `pams_locate_q` as `GET
+//! /v1/pams/locate/{name}`. A thin front end over src/mqi/: a PAMS message
+//! is an mqgate message with MQMD Format `MQGPAMS` and the PAMS message
+//! header of `mqgate_codecs::pams::envelope`; a put to a MOT is a message on
+//! the SBS server's queue 99 whose `original_target` is the MOT (BEA
+//! MessageQ 5.0 Programmer's Guide, "Broadcasting Messages": "Any message
+//! directed to a MOT address is automatically redirected to the group's SBS
+//! Server").
+//!
+//! Answers carry the PAMS return code a `pams_*` call would give
+//! (`p_return.h` V4.0-09): `{"status": {"number": 1, "name":
+//! "PAMS__SUCCESS"}, ...}`; errors add `field` (the request field at fault),
+//! `message` and, when the queue interface refused, `mqrc` and `reason`.
+
+use crate::config::Config;
+use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, Outgoing, PutOptions, QmError, Selector};
+use crate::sbs::Loaded;
+use crate::sbs::group::GroupQueues;
+use axum::Json;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
+use mqgate_codecs::pams::envelope::FORMAT;
+use mqgate_codecs::pams::init_file::{GntEntry, InitFile, Scope};
+use mqgate_codecs::pams::status::PamsStatus;
+use mqgate_codecs::pams::symbols::{self, MAX_PRIORITY};
+use mqgate_codecs::pams::{Endian, PamsHeader, QAddress};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the PAMS routes see.
+#[derive(Clone)]
+pub struct PamsState {
+    mqi: Mqi,
+    queues: Arc<GroupQueues>,
+    init: Option<Arc<InitFile>>,
+    max_wait_ms: u64,
+    lease_ms: u64,
+}
+
+/// The PAMS routes of the group `loaded`, ready to merge into the main
+/// router (waits and leases as `http.max_wait_ms` and `http.lease_ms`).
+pub fn routes(config: &Config, mqi: &Mqi, loaded: &Loaded) -> Router {
+    let state = PamsState {
+        mqi: mqi.clone(),
+        queues: Arc::clone(&loaded.queues),
+        init: loaded.init.clone(),
+        max_wait_ms: config.http.max_wait_ms,
+        lease_ms: config.http.lease_ms,
+    };
+    // As the queue API: MAXMSGL with room for base64 in JSON.
+    let limit = mqi.max_msg_length() / 3 * 4 + 64 * 1024;
+    Router::new()
+        .route(
+            "/v1/pams/messages",
+            post(put).layer(DefaultBodyLimit::max(limit)),
+        )
+        .route("/v1/pams/queues/{address}/messages/next", get(next))
+        .route("/v1/pams/locate/{name}", get(locate))
+        .with_state(state)
+}
+
+/// A refused PAMS call: the PAMS status, the request field at fault, the
+/// reason, and the MQRC when the queue interface refused.
+#[derive(Debug)]
+pub struct PamsError {
+    /// The `pams_*` return code.
+    pub status: PamsStatus,
+    /// The request field at fault (`target`, `priority`, …), if one is.
+    pub field: Option<&'static str>,
+    /// What is wrong.
+    pub message: String,
+    /// The MQRC of the queue interface, when it refused.
+    pub mqrc: Option<Mqrc>,
+}
+
+impl PamsError {
+    fn field(status: PamsStatus, field: &'static str, message: impl Into<String>) -> Self {
+        PamsError {
+            status,
+            field: Some(field),
+            message: format!("{field}: {}", message.into()),
+            mqrc: None,
+        }
+    }
+
+    /// The PAMS status of a queue interface error (docs/messageq.md "PAMS
+    /// API"): 2053 MQRC_Q_FULL → PAMS__EXCEEDQUOTA -56 (the %QCT quotas);
+    /// 2030/2031 → PAMS__MSGTOBIG -22; 2085 MQRC_UNKNOWN_OBJECT_NAME →
+    /// PAMS__NOOBJECT -166; 2087 (another group) → PAMS__NOLINK -76; 2161/2162
+    /// (stopping) → PAMS__PAMSDOWN -138; 2051 → PAMS__NOTACTIVE -54; anything
+    /// else PAMS__FAILED -320.
+    fn from_qm(e: QmError, field: Option<&'static str>) -> Self {
+        let status = match e.mqrc {
+            Mqrc::Q_FULL => PamsStatus::EXCEEDQUOTA,
+            Mqrc::MSG_TOO_BIG_FOR_Q | Mqrc::MSG_TOO_BIG_FOR_Q_MGR => PamsStatus::MSGTOBIG,
+            Mqrc::UNKNOWN_OBJECT_NAME => PamsStatus::NOOBJECT,
+            Mqrc::UNKNOWN_REMOTE_Q_MGR => PamsStatus::NOLINK,
+            Mqrc::Q_MGR_QUIESCING | Mqrc::Q_MGR_STOPPING => PamsStatus::PAMSDOWN,
+            Mqrc::PUT_INHIBITED | Mqrc::GET_INHIBITED => PamsStatus::NOTACTIVE,
+            _ => PamsStatus::FAILED,
+        };
+        PamsError {
+            status,
+            field,
+            message: e.message,
+            mqrc: Some(e.mqrc),
+        }
+    }
+
+    fn http_status(&self) -> StatusCode {
+        if let Some(m) = self.mqrc {
+            return super::status_for(m);
+        }
+        if self.status == PamsStatus::NOOBJECT {
+            StatusCode::NOT_FOUND
+        } else {
+            StatusCode::BAD_REQUEST
+        }
+    }
+}
+
+/// `{"number": n, "name": "PAMS__..."}`.
+pub fn status_json(s: PamsStatus) -> Value {
+    json!({"number": s.0, "name": s.name()})
+}
+
+impl IntoResponse for PamsError {
+    fn into_response(self) -> Response {
+        let mut body = json!({
+            "status": status_json(self.status),
+            "message": self.message,
+        });
+        if let Some(f) = self.field {
+            body["field"] = json!(f);
+        }
+        if let Some(m) = self.mqrc {
+            body["mqrc"] = json!(m.0);
+            body["reason"] = json!(m.name());
+        }
+        (self.http_status(), Json(body)).into_response()
+    }
+}
+
+/// The JSON body of `POST /v1/pams/messages` (docs/messageq.md "PAMS API").
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutBody {
+    target: String,
+    #[serde(default)]
+    class: i64,
+    #[serde(default, rename = "type")]
+    msg_type: i64,
+    #[serde(default)]
+    priority: i64,
+    delivery: Option<String>,
+    uma: Option<String>,
+    resp_q: Option<String>,
+    correlation_id: Option<String>,
+    endian: Option<String>,
+    #[serde(default)]
+    data_base64: String,
+}
+
+/// Where a target text leads: `group.queue` (starts with a digit), else a
+/// `%GNT` name looked up in the group scope.
+fn resolve_target(s: &PamsState, text: &str) -> Result<QAddress, PamsError> {
+    if text.starts_with(|c: char| c.is_ascii_digit()) {
+        return QAddress::parse(text)
+            .map_err(|e| PamsError::field(PamsStatus::BADPARAM, "target", e.to_string()));
+    }
+    lookup(s, text, LocateScope::Group)
+        .map(|e| e.address)
+        .map_err(|mut e| {
+            e.field = Some("target");
+            e.message = format!("target: {}", e.message);
+            e
+        })
+}
+
+/// The scope of a `pams_locate_q` search: PSEL_TBL_GRP (every %GNT name of
+/// the group) or PSEL_TBL_BUS (the names of scope `G` only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LocateScope {
+    Group,
+    Bus,
+}
+
+fn lookup<'a>(s: &'a PamsState, name: &str, scope: LocateScope) -> Result<&'a GntEntry, PamsError> {
+    let found = s
+        .init
+        .as_deref()
+        .and_then(|f| f.gnt_entry(name))
+        .filter(|e| scope == LocateScope::Group || e.scope == Scope::Global);
+    found.ok_or_else(|| PamsError {
+        status: PamsStatus::NOOBJECT,
+        field: Some("name"),
+        message: format!(
+            "{name:?} is no %GNT name of group {}{} (pams_locate_q: PAMS__NOOBJECT)",
+            s.queues.group(),
+            if scope == LocateScope::Bus {
+                " with bus scope G"
+            } else {
+                ""
+            }
+        ),
+        mqrc: None,
+    })
+}
+
+fn symbol(
+    text: Option<&str>,
+    field: &'static str,
+    table: &[(&str, i32)],
+    default: i32,
+    status: PamsStatus,
+) -> Result<i32, PamsError> {
+    let Some(t) = text else { return Ok(default) };
+    let upper = t.to_ascii_uppercase();
+    table
+        .iter()
+        .find(|(n, _)| {
+            *n == upper
+                || n.strip_prefix("PDEL_MODE_")
+                    .or_else(|| n.strip_prefix("PDEL_UMA_"))
+                    == Some(upper.as_str())
+        })
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+            PamsError::field(
+                status,
+                field,
+                format!("{t:?} is none of {}", names.join(", ")),
+            )
+        })
+}
+
+fn i16_field(v: i64, field: &'static str) -> Result<i16, PamsError> {
+    i16::try_from(v).map_err(|_| {
+        PamsError::field(
+            PamsStatus::BADPARAM,
+            field,
+            format!("{v} is no short (-32768 to 32767, pams_put_msg)"),
+        )
+    })
+}
+
+/// `POST /v1/pams/messages`: `pams_put_msg`. 201 with `{"status", "target",
+/// "queue", "message"}`; errors as [`PamsError`].
+async fn put(
+    State(s): State<PamsState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<Value>), PamsError> {
+    let body = body.map_err(|e| PamsError {
+        status: PamsStatus::MSGTOBIG,
+        field: Some("data_base64"),
+        message: format!("cannot read the body: {e}"),
+        mqrc: None,
+    })?;
+    let b: PutBody = serde_json::from_slice(&body).map_err(|e| PamsError {
+        status: PamsStatus::BADPARAM,
+        field: None,
+        message: format!(
+            "the JSON body is not valid (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        ),
+        mqrc: None,
+    })?;
+    let target = s.queues.normalize(resolve_target(&s, &b.target)?);
+    if target.queue == 0 {
+        return Err(PamsError::field(
+            PamsStatus::BADPARAM,
+            "target",
+            format!("{target}: queue 0 is no queue"),
+        ));
+    }
+    if let Some(mot) = target.mot()
+        && mot.is_reserved()
+    {
+        return Err(PamsError::field(
+            PamsStatus::BADPARAM,
+            "target",
+            format!(
+                "{target}: MOT {} is in 4900-5100, \"Reserved for use by BEA MessageQ\" (Programmer's Guide, Table 3-1)",
+                mot.number()
+            ),
+        ));
+    }
+    let class = i16_field(b.class, "class")?;
+    let msg_type = i16_field(b.msg_type, "type")?;
+    if !(0..=i64::from(MAX_PRIORITY)).contains(&b.priority) {
+        return Err(PamsError::field(
+            PamsStatus::BADPRIORITY,
+            "priority",
+            format!("{} is not 0 to {MAX_PRIORITY}", b.priority),
+        ));
+    }
+    let delivery = symbol(
+        b.delivery.as_deref(),
+        "delivery",
+        &symbols::PDEL_MODES,
+        symbols::PDEL_MODE_NN_MEM,
+        PamsStatus::BADDELIVERY,
+    )?;
+    let uma = symbol(
+        b.uma.as_deref(),
+        "uma",
+        &symbols::PDEL_UMAS,
+        symbols::PDEL_UMA_DISC,
+        PamsStatus::BADUMA,
+    )?;
+    let resp_q = match b.resp_q.as_deref() {
+        None => QAddress::default(),
+        Some(t) => s.queues.normalize(
+            QAddress::parse(t)
+                .map_err(|e| PamsError::field(PamsStatus::BADRESPQ, "resp_q", e.to_string()))?,
+        ),
+    };
+    let endian = match b.endian.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        None | Some("big") => Endian::Big,
+        Some("little") => Endian::Little,
+        Some(other) => {
+            return Err(PamsError::field(
+                PamsStatus::BADPARAM,
+                "endian",
+                format!("{other:?} is neither \"big\" nor \"little\""),
+            ));
+        }
+    };
+    let correlation_id = match &b.correlation_id {
+        Some(t) => correlation_id(t, "correlation_id")?,
+        None => [0u8; 32],
+    };
+    let area = BASE64.decode(b.data_base64.as_bytes()).map_err(|e| {
+        PamsError::field(
+            PamsStatus::BADPARAM,
+            "data_base64",
+            format!("not base64: {e}"),
+        )
+    })?;
+    let max_area = s.mqi.max_msg_length().saturating_sub(PamsHeader::SIZE);
+    if area.len() > max_area {
+        return Err(PamsError {
+            status: PamsStatus::MSGTOBIG,
+            field: Some("data_base64"),
+            message: format!(
+                "data_base64: {} bytes; at most {max_area} fit (MAXMSGL {} less the {}-byte PAMS message header)",
+                area.len(),
+                s.mqi.max_msg_length(),
+                PamsHeader::SIZE
+            ),
+            mqrc: Some(Mqrc::MSG_TOO_BIG_FOR_Q_MGR),
+        });
+    }
+    // An HTTP client attaches no queue: the source is the response queue when
+    // one is given, else queue 0 of the group (docs/messageq.md "PAMS API").
+    let source = if resp_q == QAddress::default() {
+        QAddress::new(s.queues.group(), 0)
+    } else {
+        resp_q
+    };
+    let mut header = PamsHeader::new(class, msg_type, source, target, endian);
+    header.priority = b.priority as i32;
+    header.delivery = delivery;
+    header.uma = uma;
+    header.resp_q = resp_q;
+    header.correlation_id = correlation_id;
+    // A MOT target: the SBS server's queue, original_target the MOT.
+    let on = if target.mot().is_some() {
+        QAddress::sbs_server(s.queues.group())
+    } else {
+        target
+    };
+    let name = s.queues.queue_name(on).ok_or_else(|| PamsError {
+        status: PamsStatus::NOLINK,
+        field: Some("target"),
+        message: format!(
+            "target: {target} is a queue of group {}, which this gateway (group {}) does not reach",
+            target.group,
+            s.queues.group()
+        ),
+        mqrc: Some(Mqrc::UNKNOWN_REMOTE_Q_MGR),
+    })?;
+    let obj = s
+        .mqi
+        .open(&name, "")
+        .map_err(|e| PamsError::from_qm(e, Some("target")))?;
+    let msg = Outgoing {
+        md: crate::sbs::server::pams_md(&header),
+        charset: Charset::Ascii,
+        data: Bytes::from(header.with_area(&area)),
+    };
+    s.mqi
+        .put(&obj, msg, PutOptions::default())
+        .await
+        .map_err(|e| PamsError::from_qm(e, Some("target")))?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "status": status_json(PamsStatus::SUCCESS),
+            "target": target.to_string(),
+            "queue": name,
+            "message": format!("{} bytes put to {target}", area.len()),
+        })),
+    ))
+}
+
+/// Query parameters of `next`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NextQuery {
+    wait_ms: Option<u64>,
+    lease: Option<bool>,
+    /// Selective receive on the PAMS correlation id (64 hex digits).
+    correlation_id: Option<String>,
+}
+
+/// Selective receive by correlation id (`pams_get_msg` with a selection
+/// on PSEL_CORRELATION_ID, BEA MessageQ 5.0 `p_symbol.h`): only PAMS
+/// messages whose header `correlation_id` is the one given.
+struct CorrelationFilter([u8; 32]);
+
+impl MessageFilter for CorrelationFilter {
+    fn check(&self, md: &Mqmd, data: &[u8]) -> Match {
+        if md.format.text(Charset::Ascii) != FORMAT {
+            return Match::No;
+        }
+        match PamsHeader::split(data) {
+            Ok((h, _)) if h.correlation_id == self.0 => Match::Yes,
+            _ => Match::No,
+        }
+    }
+}
+
+/// A 32-byte correlation id from 64 hex digits; errors name `field`
+/// (PAMS__BADPARAM).
+fn correlation_id(text: &str, field: &'static str) -> Result<[u8; 32], PamsError> {
+    let bytes = hex::decode(text)
+        .map_err(|e| PamsError::field(PamsStatus::BADPARAM, field, format!("not hex: {e}")))?;
+    <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| {
+        PamsError::field(
+            PamsStatus::BADPARAM,
+            field,
+            format!(
+                "{} bytes; a correlation id is 32 bytes (64 hex digits)",
+                bytes.len()
+            ),
+        )
+    })
+}
+
+/// `GET /v1/pams/queues/{address}/messages/next`: `pams_get_msg`. 200 with
+/// the show buffer fields, `show_buffer_hex` and `data_base64`; with
+/// `lease=true` also `queue` and `lease` to acknowledge or back out with the
+/// queue API (`POST /v1/queues/{queue}/messages/ack/{lease}`); 204 when
+/// nothing came within `wait_ms`.
+async fn next(
+    State(s): State<PamsState>,
+    Path(address): Path<String>,
+    query: Result<Query<NextQuery>, QueryRejection>,
+) -> Result<Response, PamsError> {
+    let Query(p) = query.map_err(|e| PamsError {
+        status: PamsStatus::BADPARAM,
+        field: None,
+        message: format!("bad query parameters: {}", e.body_text()),
+        mqrc: None,
+    })?;
+    let wait_ms = p.wait_ms.unwrap_or(0);
+    if wait_ms > s.max_wait_ms {
+        return Err(PamsError::field(
+            PamsStatus::BADPARAM,
+            "wait_ms",
+            format!("{wait_ms} is above http.max_wait_ms {}", s.max_wait_ms),
+        ));
+    }
+    let target = s.queues.normalize(
+        QAddress::parse(&address)
+            .map_err(|e| PamsError::field(PamsStatus::BADPARAM, "address", e.to_string()))?,
+    );
+    if target.mot().is_some() {
+        return Err(PamsError::field(
+            PamsStatus::BADPARAM,
+            "address",
+            format!("{target} is a MOT, a broadcast stream: register a queue for it and read that"),
+        ));
+    }
+    let name = s.queues.queue_name(target).ok_or_else(|| PamsError {
+        status: PamsStatus::NOLINK,
+        field: Some("address"),
+        message: format!("address: {target} is a queue of another group"),
+        mqrc: Some(Mqrc::UNKNOWN_REMOTE_Q_MGR),
+    })?;
+    let obj = s
+        .mqi
+        .open(&name, "")
+        .map_err(|e| PamsError::from_qm(e, Some("address")))?;
+    let filter = p
+        .correlation_id
+        .as_deref()
+        .map(|t| correlation_id(t, "correlation_id"))
+        .transpose()?
+        .map(|id| Arc::new(CorrelationFilter(id)) as Arc<dyn MessageFilter>);
+    let req = GetRequest {
+        selector: Selector {
+            filter,
+            ..Selector::default()
+        },
+        wait: Duration::from_millis(wait_ms),
+        max_wait: Duration::from_millis(s.max_wait_ms),
+    };
+    // Always under a lease first, so a message that is no PAMS message is
+    // put back rather than lost.
+    let leased = match s
+        .mqi
+        .get_leased(&obj, req, Duration::from_millis(s.lease_ms))
+        .await
+    {
+        Ok(l) => l,
+        Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {
+            return Ok(StatusCode::NO_CONTENT.into_response());
+        }
+        Err(e) => return Err(PamsError::from_qm(e, Some("address"))),
+    };
+    let m = &leased.got.message;
+    let format = m.md.format.text(m.charset);
+    let split = if format == FORMAT {
+        PamsHeader::split(&m.data).map_err(|e| (Mqrc::HEADER_ERROR, e.to_string()))
+    } else {
+        Err((
+            Mqrc::FORMAT_ERROR,
+            format!("MQMD Format {format:?}, not {FORMAT}: no PAMS message"),
+        ))
+    };
+    let (header, area) = match split {
+        Ok(x) => x,
+        Err((mqrc, why)) => {
+            let _ = s.mqi.backout_lease(&obj, leased.lease).await;
+            return Err(PamsError {
+                status: PamsStatus::FAILED,
+                field: None,
+                message: format!(
+                    "the next message of {name} ({target}) is no PAMS message, left on the queue: {why}"
+                ),
+                mqrc: Some(mqrc),
+            });
+        }
+    };
+    let mut answer = get_json(&header, target, area);
+    if p.lease.unwrap_or(false) {
+        answer["queue"] = json!(name);
+        answer["lease"] = json!(leased.lease);
+        answer["lease_expires_in_ms"] = json!(leased.expires_in.as_millis() as u64);
+    } else {
+        s.mqi
+            .ack(&obj, leased.lease)
+            .await
+            .map_err(|e| PamsError::from_qm(e, Some("address")))?;
+    }
+    Ok((StatusCode::OK, Json(answer)).into_response())
+}
+
+/// The answer of a get: the show buffer fields of `header` read from
+/// `target`, the encoded 100-byte version 5.0 show buffer (in the message
+/// area's byte order, big-endian when `endian` is neither 0 nor 1) and the
+/// area.
+pub fn get_json(header: &PamsHeader, target: QAddress, area: &[u8]) -> Value {
+    let sb = header.show_buffer(target, area.len());
+    let order = header.area_endian().unwrap_or(Endian::Big);
+    json!({
+        "status": status_json(PamsStatus::SUCCESS),
+        "target": target.to_string(),
+        "original_target": header.original_target.to_string(),
+        "source": header.source.to_string(),
+        "original_source": header.original_source.to_string(),
+        "resp_q": header.resp_q.to_string(),
+        "class": header.class,
+        "type": header.msg_type,
+        "priority": header.priority,
+        "delivery": header.delivery,
+        "uma": header.uma,
+        "endian": header.endian,
+        "correlation_id": hex::encode_upper(header.correlation_id),
+        "size": area.len(),
+        "show_buffer_hex": hex::encode_upper(sb.encode(order)),
+        "data_base64": BASE64.encode(area),
+    })
+}
+
+/// Query parameters of `locate`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LocateQuery {
+    scope: Option<String>,
+}
+
+/// `GET /v1/pams/locate/{name}[?scope=group|bus]`: `pams_locate_q` on the
+/// `%GNT` section. 200 `{"status", "name", "address", "scope", "mot"}`; 404
+/// PAMS__NOOBJECT -166 when the name is not there.
+async fn locate(
+    State(s): State<PamsState>,
+    Path(name): Path<String>,
+    query: Result<Query<LocateQuery>, QueryRejection>,
+) -> Result<Json<Value>, PamsError> {
+    let Query(p) = query.map_err(|e| PamsError {
+        status: PamsStatus::BADPARAM,
+        field: None,
+        message: format!("bad query parameters: {}", e.body_text()),
+        mqrc: None,
+    })?;
+    let scope = match p.scope.as_deref() {
+        None | Some("group") => LocateScope::Group,
+        Some("bus") => LocateScope::Bus,
+        Some(other) => {
+            return Err(PamsError::field(
+                PamsStatus::BADPARAM,
+                "scope",
+                format!("{other:?} is neither \"group\" nor \"bus\""),
+            ));
+        }
+    };
+    let e = lookup(&s, &name, scope)?;
+    let address = s.queues.normalize(e.address);
+    Ok(Json(json!({
+        "status": status_json(PamsStatus::SUCCESS),
+        "name": e.name,
+        "address": address.to_string(),
+        "scope": if e.scope == Scope::Global { "G" } else { "L" },
+        "mot": e.is_mot(),
+    })))
+}

@@ -1,0 +1,364 @@
+//! The PAMS API over HTTP (docs/messageq.md "PAMS API"): `POST
+//! /v1/pams/messages` (`pams_put_msg`), `GET
+//! /v1/pams/queues/{address}/messages/next` (`pams_get_msg` with its show
+//! buffer), `GET /v1/pams/locate/{name}` (`pams_locate_q` on `%GNT`).
+//!
+//! Sources of the expected values: the return codes of BEA MessageQ
+//! `p_return.h` V4.0-09 (PAMS__SUCCESS 1, PAMS__MSGTOBIG -22, PAMS__EXCEEDQUOTA
+//! -56, PAMS__BADPRIORITY -58, PAMS__BADDELIVERY -60, PAMS__NOOBJECT -166,
+//! PAMS__BADPARAM -186, PAMS__BADRESPQ -224); the show buffer offsets of
+//! `p_entry.h` 5.0 (version 0, transfer_size 8, target 40, original_target
+//! 44, source 48, original_source 52, delivery 56, priority 60, endian 64,
+//! correlation_id 68); the MOT ranges of the Programmer's Guide Table 3-1
+//! (reserved 4900-5100); "Reading Broadcast Messages" (source = the MOT,
+//! original source = the publisher); `%GNT` of Listing 3-1. The mapping
+//! of MQRCs to PAMS codes, the source 10.0 of an HTTP put without resp_q and
+//! the queue names `PAMS.<group>.<queue>` are mqgate's (docs/messageq.md).
+
+#[path = "sbs_util/mod.rs"]
+mod sbs_util;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use sbs_util::*;
+use serde_json::{Value, json};
+
+fn gnt_group() -> Group {
+    let init = format!(
+        "%PROFILE\nENABLE_SBS YES\n%EOS\n%QCT\n{}{}{}%EOS\n%GNT\nStock_prices 0.5110 G\nLocal_events 0.4810 L\nReader 10.30 G\n%EOS\n",
+        qct_line("CTL", CTL, ".", "."),
+        qct_line("READER", 30, ".", "."),
+        qct_line("SMALL", 31, ".", "1"),
+    );
+    Group::start(10, &init)
+}
+
+fn put(g: &Group, body: Value) -> (u16, Value) {
+    g.call("POST", "/v1/pams/messages", Some(body))
+}
+
+fn hex_i32(hex: &str, at: usize) -> i32 {
+    let b = hex::decode(hex).unwrap();
+    i32::from_be_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+#[test]
+fn put_then_get_with_show_buffer() {
+    let g = gnt_group();
+    let corr = "AB".repeat(32);
+    let (st, v) = put(
+        &g,
+        json!({"target": "10.30", "class": 100, "type": -7, "priority": 42,
+               "delivery": "PDEL_MODE_NN_MEM", "uma": "DISC", "resp_q": "10.2",
+               "correlation_id": corr, "data_base64": B64.encode(b"hello")}),
+    );
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(v["status"], json!({"number": 1, "name": "PAMS__SUCCESS"}));
+    assert_eq!(v["queue"], "READER");
+    let (st, m) = g.call("GET", "/v1/pams/queues/10.30/messages/next?wait_ms=0", None);
+    assert_eq!(st, 200, "{m}");
+    assert_eq!(m["target"], "10.30");
+    assert_eq!(m["original_target"], "10.30");
+    // No attached queue over HTTP: the source is the resp_q.
+    assert_eq!(m["source"], "10.2");
+    assert_eq!(m["original_source"], "10.2");
+    assert_eq!(
+        (m["class"].as_i64(), m["type"].as_i64()),
+        (Some(100), Some(-7))
+    );
+    assert_eq!(m["priority"], 42);
+    // PDEL_MODE_NN_MEM 39, PDEL_UMA_DISC 5 (p_symbol.h 5.0); big-endian 1.
+    assert_eq!(
+        (m["delivery"].as_i64(), m["uma"].as_i64()),
+        (Some(39), Some(5))
+    );
+    assert_eq!(m["endian"], 1);
+    assert_eq!(m["correlation_id"], corr);
+    assert_eq!(m["size"], 5);
+    assert_eq!(m["data_base64"], B64.encode(b"hello"));
+    let sb = m["show_buffer_hex"].as_str().unwrap();
+    assert_eq!(sb.len(), 200, "100 bytes");
+    assert_eq!(hex_i32(sb, 0), 50, "version 5.0");
+    assert_eq!(hex_i32(sb, 8), 5, "transfer_size");
+    // q_address queue first: 10.30 = 0x001E000A.
+    assert_eq!(hex_i32(sb, 40), 0x001E_000A, "target");
+    assert_eq!(hex_i32(sb, 48), 0x0002_000A, "source");
+    assert_eq!(hex_i32(sb, 56), 39, "delivery");
+    assert_eq!(hex_i32(sb, 60), 42, "priority");
+    assert_eq!(hex_i32(sb, 64), 1, "endian PSYM_BIG_ENDIAN");
+    assert_eq!(&sb[136..200], corr, "correlation_id at 68");
+    // Nothing more: 204.
+    let (st, _) = g.call(
+        "GET",
+        "/v1/pams/queues/10.30/messages/next?wait_ms=50",
+        None,
+    );
+    assert_eq!(st, 204);
+}
+
+#[test]
+fn gnt_names_and_locate() {
+    let g = gnt_group();
+    let (st, v) = g.call("GET", "/v1/pams/locate/Reader", None);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["address"], "10.30");
+    assert_eq!(v["scope"], "G");
+    let (st, v) = g.call("GET", "/v1/pams/locate/Stock_prices", None);
+    assert_eq!(
+        (st, v["address"].as_str(), v["mot"].as_bool()),
+        (200, Some("10.5110"), Some(true))
+    );
+    // Scope L is group-wide only: not found in the bus table.
+    let (st, v) = g.call("GET", "/v1/pams/locate/Local_events?scope=bus", None);
+    assert_eq!(st, 404, "{v}");
+    assert_eq!(
+        v["status"],
+        json!({"number": -166, "name": "PAMS__NOOBJECT"})
+    );
+    let (st, v) = g.call("GET", "/v1/pams/locate/Local_events?scope=group", None);
+    assert_eq!((st, v["address"].as_str()), (200, Some("10.4810")));
+    let (st, v) = g.call("GET", "/v1/pams/locate/Nobody", None);
+    assert_eq!((st, v["status"]["number"].as_i64()), (404, Some(-166)));
+    // A put to a name.
+    let (st, v) = put(&g, json!({"target": "Reader", "data_base64": ""}));
+    assert_eq!((st, v["target"].as_str()), (201, Some("10.30")), "{v}");
+    let (st, v) = put(&g, json!({"target": "Nobody"}));
+    assert_eq!(st, 404);
+    assert_eq!(v["status"]["number"], -166);
+    assert_eq!(v["field"], "target");
+}
+
+#[test]
+fn a_put_to_a_mot_is_broadcast_by_the_sbs_server() {
+    let g = gnt_group();
+    // READER registers for MOT 5110 (the stock price example of the
+    // Programmer's Guide), then a put to the MOT's %GNT name.
+    register(&g, 5110, 30, ALL, &[], false);
+    let (st, v) = put(
+        &g,
+        json!({"target": "Stock_prices", "class": 1, "type": 2, "resp_q": "10.2",
+               "data_base64": B64.encode(b"IBM 101.25")}),
+    );
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(v["queue"], "PAMS.10.99", "the SBS server's queue");
+    let (st, m) = g.call(
+        "GET",
+        "/v1/pams/queues/10.30/messages/next?wait_ms=5000",
+        None,
+    );
+    assert_eq!(st, 200, "{m}");
+    assert_eq!(m["source"], "10.5110", "source = the MOT");
+    assert_eq!(m["original_target"], "10.5110");
+    assert_eq!(m["original_source"], "10.2", "the publisher");
+    assert_eq!(m["target"], "10.30");
+    assert_eq!(m["data_base64"], B64.encode(b"IBM 101.25"));
+}
+
+#[test]
+fn lease_then_ack_or_backout_with_the_queue_api() {
+    let g = gnt_group();
+    let (st, _) = put(
+        &g,
+        json!({"target": "10.30", "data_base64": B64.encode(b"one")}),
+    );
+    assert_eq!(st, 201);
+    let (st, m) = g.call(
+        "GET",
+        "/v1/pams/queues/10.30/messages/next?wait_ms=0&lease=true",
+        None,
+    );
+    assert_eq!(st, 200, "{m}");
+    assert_eq!(m["queue"], "READER");
+    let lease = m["lease"].as_str().unwrap().to_string();
+    assert_eq!(lease.len(), 32, "the queue API's lease token");
+    let (st, v) = g.call(
+        "POST",
+        &format!("/v1/queues/READER/messages/backout/{lease}"),
+        None,
+    );
+    assert_eq!(st, 200, "{v}");
+    let (st, m) = g.call(
+        "GET",
+        "/v1/pams/queues/10.30/messages/next?wait_ms=0&lease=true",
+        None,
+    );
+    assert_eq!(
+        (st, m["data_base64"].as_str()),
+        (200, Some(B64.encode(b"one").as_str()))
+    );
+    let lease = m["lease"].as_str().unwrap().to_string();
+    let (st, v) = g.call(
+        "POST",
+        &format!("/v1/queues/READER/messages/ack/{lease}"),
+        None,
+    );
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(g.depth("READER"), 0);
+}
+
+#[test]
+fn bad_input_is_named_with_its_pams_status() {
+    let g = gnt_group();
+    let cases: [(Value, u16, i64, &str, &str); 10] = [
+        (
+            json!({"target": "10.x"}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "target",
+        ),
+        (
+            json!({"target": "10.5000"}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "target",
+        ),
+        (
+            json!({"target": "10.0"}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "target",
+        ),
+        (
+            json!({"target": "10.30", "priority": 100}),
+            400,
+            -58,
+            "PAMS__BADPRIORITY",
+            "priority",
+        ),
+        (
+            json!({"target": "10.30", "priority": -1}),
+            400,
+            -58,
+            "PAMS__BADPRIORITY",
+            "priority",
+        ),
+        (
+            json!({"target": "10.30", "delivery": "FAST"}),
+            400,
+            -60,
+            "PAMS__BADDELIVERY",
+            "delivery",
+        ),
+        (
+            json!({"target": "10.30", "resp_q": "x"}),
+            400,
+            -224,
+            "PAMS__BADRESPQ",
+            "resp_q",
+        ),
+        (
+            json!({"target": "10.30", "correlation_id": "zz"}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "correlation_id",
+        ),
+        (
+            json!({"target": "10.30", "correlation_id": "AB"}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "correlation_id",
+        ),
+        (
+            json!({"target": "10.30", "class": 40000}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "class",
+        ),
+    ];
+    for (body, http, number, name, field) in cases {
+        let (st, v) = put(&g, body.clone());
+        assert_eq!(st, http, "{body}: {v}");
+        assert_eq!(
+            v["status"],
+            json!({"number": number, "name": name}),
+            "{body}: {v}"
+        );
+        assert_eq!(v["field"], field, "{body}: {v}");
+        assert!(v["message"].as_str().unwrap().starts_with(field), "{v}");
+    }
+    // A queue of the group that is not defined: PAMS__NOOBJECT, 2085.
+    let (st, v) = put(&g, json!({"target": "10.77"}));
+    assert_eq!(
+        (st, v["status"]["number"].as_i64(), v["mqrc"].as_i64()),
+        (404, Some(-166), Some(2085)),
+        "{v}"
+    );
+    // Bad address on get.
+    let (st, v) = g.call("GET", "/v1/pams/queues/ten.30/messages/next", None);
+    assert_eq!(
+        (st, v["field"].as_str(), v["status"]["number"].as_i64()),
+        (400, Some("address"), Some(-186))
+    );
+}
+
+#[test]
+fn quota_and_size_limits() {
+    let g = gnt_group();
+    // SMALL (10.31) has message quota 1 (%QCT): the second put is over it.
+    let (st, _) = put(&g, json!({"target": "10.31", "data_base64": ""}));
+    assert_eq!(st, 201);
+    let (st, v) = put(&g, json!({"target": "10.31", "data_base64": ""}));
+    assert_eq!(st, 503, "{v}");
+    assert_eq!(
+        v["status"],
+        json!({"number": -56, "name": "PAMS__EXCEEDQUOTA"})
+    );
+    assert_eq!(v["mqrc"], 2053, "MQRC_Q_FULL");
+    // MAXMSGL 4 MiB (mqgate's default, IBM MQ's) less the 96-byte header.
+    let area = vec![0u8; 4 * 1024 * 1024 - 96 + 1];
+    let (st, v) = put(
+        &g,
+        json!({"target": "10.30", "data_base64": B64.encode(&area)}),
+    );
+    assert_eq!(st, 413, "{}", v["message"]);
+    assert_eq!(
+        v["status"],
+        json!({"number": -22, "name": "PAMS__MSGTOBIG"})
+    );
+    assert_eq!(v["field"], "data_base64");
+}
+
+#[test]
+fn selective_receive_by_correlation_id() {
+    let g = gnt_group();
+    let (a, b) = ("01".repeat(32), "02".repeat(32));
+    for (corr, data) in [(&a, "first"), (&b, "second")] {
+        let (st, v) = put(
+            &g,
+            json!({"target": "10.30", "correlation_id": corr, "data_base64": B64.encode(data)}),
+        );
+        assert_eq!(st, 201, "{v}");
+    }
+    // The second message is taken first when its correlation id is asked for.
+    let (st, m) = g.call(
+        "GET",
+        &format!("/v1/pams/queues/10.30/messages/next?correlation_id={b}"),
+        None,
+    );
+    assert_eq!(
+        (st, m["data_base64"].as_str()),
+        (200, Some(B64.encode("second").as_str()))
+    );
+    let (st, _) = g.call(
+        "GET",
+        &format!("/v1/pams/queues/10.30/messages/next?correlation_id={b}&wait_ms=50"),
+        None,
+    );
+    assert_eq!(st, 204);
+    let (st, v) = g.call(
+        "GET",
+        "/v1/pams/queues/10.30/messages/next?correlation_id=XYZ",
+        None,
+    );
+    assert_eq!(
+        (st, v["field"].as_str(), v["status"]["number"].as_i64()),
+        (400, Some("correlation_id"), Some(-186))
+    );
+    assert_eq!(g.depth("READER"), 1, "the first is still there");
+}
