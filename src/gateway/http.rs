@@ -79,7 +79,15 @@ pub(super) async fn serve(
             phase,
         };
         let stop = stop.clone();
+        // The task, not only its stream, is a member of `Requests`: the
+        // stream is dropped before the service (hyper drops a connection's
+        // I/O first), and the service holds the router and through it the
+        // queue manager and its store. Declared first in the task, so
+        // dropped last: a stop that saw the group empty finds no
+        // connection still holding the store.
+        let held = listener.tasks.join(TaskGroup::Requests);
         tokio::spawn(async move {
+            let _held = held;
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
                 .timer(hyper_util::rt::TokioTimer::new())
