@@ -181,11 +181,19 @@ async fn stop_ends_every_task_closes_the_listeners_and_releases_the_store() {
     half_request
         .write_all(b"GET /v1/status HTTP/1.1\r\nHost: x\r\n")
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
     // At least: the HTTP server, the channel listener, the silent channel
     // connection, the device pull's and the half request's HTTP
-    // connections, and the lease's timer.
-    assert!(monitor.running() >= 6, "{} tasks", monitor.running());
+    // connections, and the lease's timer. Waited for, not slept on: on a
+    // loaded machine the accepts may take longer than any fixed pause.
+    let ready = Instant::now() + Duration::from_secs(20);
+    while monitor.running() < 6 {
+        assert!(
+            Instant::now() < ready,
+            "{} tasks after 20 s",
+            monitor.running()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 
     let drain = Duration::from_millis(800);
     let t = Instant::now();

@@ -141,10 +141,20 @@ fn raw(g: &Gateway, request: &[u8]) -> (u16, String, Vec<u8>) {
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
         .unwrap();
-    // The server may answer and close before reading all of it.
-    let _ = s.write_all(request);
+    // Written on another thread while this one reads: the server may answer
+    // and close before reading all of it, and a close with unread data
+    // sends a reset that can discard an answer not yet read (RFC 9293
+    // §3.6.1; Linux). Reading from the start takes the answer as it comes.
+    let mut w = s.try_clone().unwrap();
+    let request = request.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = w.write_all(&request);
+    });
     let mut buf = Vec::new();
+    // An error after the answer (the reset) keeps what was read.
     let _ = s.read_to_end(&mut buf);
+    let _ = s.shutdown(std::net::Shutdown::Both);
+    writer.join().unwrap();
     let at = buf
         .windows(4)
         .position(|w| w == b"\r\n\r\n")

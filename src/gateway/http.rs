@@ -79,7 +79,15 @@ pub(super) async fn serve(
             phase,
         };
         let stop = stop.clone();
+        // The task, not only its stream, is a member of `Requests`: the
+        // stream is dropped before the service (hyper drops a connection's
+        // I/O first), and the service holds the router and through it the
+        // queue manager and its store. Declared first in the task, so
+        // dropped last: a stop that saw the group empty finds no
+        // connection still holding the store.
+        let held = listener.tasks.join(TaskGroup::Requests);
         tokio::spawn(async move {
+            let _held = held;
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
                 .timer(hyper_util::rt::TokioTimer::new())
@@ -149,6 +157,10 @@ where
         })
     }
 }
+
+/// The most a connection reads at once while it reads a request head
+/// ([`TrackedStream`]'s `poll_read`), in bytes.
+const HEAD_READ_CHUNK: usize = 16 * 1024;
 
 /// The HTTP listener: accepts like a `TcpListener`, each connection a
 /// member of the gateway's `Requests` group.
@@ -266,6 +278,14 @@ impl TrackedStream {
         }
     }
 
+    /// Whether the connection is between requests (no request is with the
+    /// service), so what it reads is a request head.
+    fn reading_head(&self) -> bool {
+        self.heads
+            .as_ref()
+            .is_some_and(|(phase, _)| phase.busy.load(Ordering::SeqCst) == 0)
+    }
+
     /// Writes what is left of a rewritten answer; ready once all is sent.
     fn poll_rewritten(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while self.sent < self.rewritten.len() {
@@ -317,7 +337,24 @@ impl AsyncRead for TrackedStream {
             return Poll::Ready(Err(e));
         }
         let before = buf.filled().len();
-        let read = Pin::new(&mut this.inner).poll_read(cx, buf);
+        let read = if this.reading_head() && buf.remaining() > HEAD_READ_CHUNK {
+            // A request head is read in chunks: hyper refuses a head once
+            // its buffer holds `max_buf_size` bytes without the head's end,
+            // but checks only between reads, so a read that took a whole
+            // oversized head at once (the client wrote it all while the
+            // server was busy) let it through and the request was served.
+            // With chunks, a head longer than the limit plus one chunk is
+            // always refused (431).
+            let mut chunk = [0u8; HEAD_READ_CHUNK];
+            let mut small = ReadBuf::new(&mut chunk);
+            let r = Pin::new(&mut this.inner).poll_read(cx, &mut small);
+            if let Poll::Ready(Ok(())) = r {
+                buf.put_slice(small.filled());
+            }
+            r
+        } else {
+            Pin::new(&mut this.inner).poll_read(cx, buf)
+        };
         let got = match &read {
             Poll::Ready(Ok(())) => Some(buf.filled().len() - before),
             Poll::Ready(Err(_)) => return read,

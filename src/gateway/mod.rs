@@ -118,6 +118,10 @@ pub struct Handle {
 /// What a running gateway holds.
 struct Running {
     qm: Arc<QueueManager>,
+    /// The store the queue manager holds: the stop waits until it is
+    /// dropped (the database file closed), so that a gateway started on the
+    /// same directory afterwards can open it.
+    store: std::sync::Weak<RedbStore>,
     exits: Arc<QueueExits>,
     /// Kept so that its exits end (MQXR_TERM, on drop) on the blocking pool
     /// when the gateway stops.
@@ -168,6 +172,7 @@ impl Gateway {
         let qm = tokio::task::spawn_blocking(move || open_queue_manager(&config_for_open))
             .await
             .map_err(|e| StartError::Store(format!("opening the store failed: {e}")))??;
+        let (qm, store) = qm;
         let qm = Arc::new(qm);
         if let Some(loaded) = &tedg {
             // RTQ queues hold RTQ requests only, whoever puts (docs/tuxedo.md).
@@ -221,6 +226,7 @@ impl Gateway {
             channel_addr,
             running: Some(Running {
                 qm,
+                store,
                 exits,
                 rpc,
                 board,
@@ -234,10 +240,17 @@ impl Gateway {
     }
 }
 
-fn open_queue_manager(config: &Config) -> Result<QueueManager, StartError> {
-    let store =
-        RedbStore::open(&config.storage.data_dir).map_err(|e| StartError::Store(e.to_string()))?;
-    QueueManager::open(config, Arc::new(store)).map_err(|e| StartError::Store(e.to_string()))
+/// Opens the store and the queue manager over it; also returns a weak
+/// reference to the store, which tells when the store is closed.
+fn open_queue_manager(
+    config: &Config,
+) -> Result<(QueueManager, std::sync::Weak<RedbStore>), StartError> {
+    let store = Arc::new(
+        RedbStore::open(&config.storage.data_dir).map_err(|e| StartError::Store(e.to_string()))?,
+    );
+    let weak = Arc::downgrade(&store);
+    let qm = QueueManager::open(config, store).map_err(|e| StartError::Store(e.to_string()))?;
+    Ok((qm, weak))
 }
 
 /// Binds `addr`; returns the listener and the address it got (the port

@@ -21,6 +21,7 @@
 use super::{Handle, Running};
 use crate::channel::ChannelState;
 use crate::tasks::TaskGroup;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::{Instant, timeout_at};
 
@@ -133,7 +134,13 @@ const BOARD_POLL: Duration = Duration::from_millis(10);
 /// may be external code; backouts write to the store), once no task can
 /// call an exit or the queue manager any more.
 async fn finish(r: Running) {
-    let Running { qm, exits, rpc, .. } = r;
+    let Running {
+        qm,
+        store,
+        exits,
+        rpc,
+        ..
+    } = r;
     let terminated = tokio::task::spawn_blocking(move || {
         exits.terminate();
         // The last reference: the RPC exit chains end with it.
@@ -143,8 +150,60 @@ async fn finish(r: Running) {
     if let Err(e) = terminated {
         tracing::error!(error = %e, "MQXR_TERM of the exits failed");
     }
-    if let Err(e) = tokio::task::spawn_blocking(move || qm.shutdown()).await {
+    let shut = Arc::clone(&qm);
+    if let Err(e) = tokio::task::spawn_blocking(move || shut.shutdown()).await {
         tracing::error!(error = %e, "queue manager shutdown failed");
+    }
+    // Close the store before the stop returns: a gateway started next on
+    // the same directory opens it (redb refuses a file already open).
+    let deadline = Instant::now() + RELEASE_BOUND;
+    if let Err(others) = release(qm, deadline).await {
+        tracing::warn!(
+            references = others,
+            "the queue manager is still referenced after the stop; the store closes when the last reference goes"
+        );
+        return;
+    }
+    while store.strong_count() > 0 {
+        if Instant::now() >= deadline {
+            tracing::warn!("the store is still referenced after the stop");
+            return;
+        }
+        tokio::time::sleep(RELEASE_POLL).await;
+    }
+}
+
+/// How long a stop waits, after every task has ended, for the last other
+/// reference to the queue manager to go (an ended task being dropped on
+/// another worker thread, a store write on the blocking pool that an ended
+/// task had started).
+const RELEASE_BOUND: Duration = Duration::from_secs(10);
+
+/// How often [`release`] looks whether it holds the last reference.
+const RELEASE_POLL: Duration = Duration::from_millis(5);
+
+/// Waits until `arc` is the only reference to its value, then drops the
+/// value on the blocking pool (dropping a queue manager closes its store,
+/// file I/O) and returns once it is dropped. At `deadline` it gives up and
+/// returns how many other references remain (the value is then dropped by
+/// whichever goes last).
+async fn release<T: Send + 'static>(mut arc: Arc<T>, deadline: Instant) -> Result<(), usize> {
+    loop {
+        match Arc::try_unwrap(arc) {
+            Ok(value) => {
+                if let Err(e) = tokio::task::spawn_blocking(move || drop(value)).await {
+                    tracing::error!(error = %e, "closing the queue manager failed");
+                }
+                return Ok(());
+            }
+            Err(back) => {
+                if Instant::now() >= deadline {
+                    return Err(Arc::strong_count(&back) - 1);
+                }
+                arc = back;
+                tokio::time::sleep(RELEASE_POLL).await;
+            }
+        }
     }
 }
 
@@ -163,6 +222,46 @@ mod tests {
             Some(now + Duration::from_secs(5))
         );
         assert_eq!(drain_deadline(now, Duration::ZERO), Some(now));
+    }
+
+    /// Sets its flag when dropped, after a pause (as closing a store takes
+    /// a while).
+    struct Closes(Arc<std::sync::atomic::AtomicBool>);
+
+    impl Drop for Closes {
+        fn drop(&mut self) {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn release_returns_once_the_last_other_reference_went_and_the_value_is_dropped() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let closed = Arc::new(AtomicBool::new(false));
+        let value = Arc::new(Closes(Arc::clone(&closed)));
+        // Another holder, as an ended task still being dropped elsewhere.
+        let other = Arc::clone(&value);
+        let holder = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            drop(other);
+        });
+        let begun = Instant::now();
+        let r = release(value, Instant::now() + Duration::from_secs(5)).await;
+        assert_eq!(r, Ok(()));
+        assert!(begun.elapsed() >= Duration::from_millis(100));
+        // Dropped, not only handed over: its drop ran to the end.
+        assert!(closed.load(Ordering::SeqCst));
+        holder.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn release_gives_up_at_the_deadline_naming_the_other_references() {
+        let value = Arc::new(7u8);
+        let kept = (Arc::clone(&value), Arc::clone(&value));
+        let at = Instant::now() + Duration::from_millis(20);
+        assert_eq!(release(value, at).await, Err(2));
+        assert_eq!(Arc::strong_count(&kept.0), 2);
     }
 
     #[tokio::test]

@@ -1,12 +1,15 @@
-//! Starts the built `mqgate` binary on a free port with a temp data directory
-//! and talks to it over HTTP.
+//! Starts the built `mqgate` binary with a temp data directory and talks to
+//! it over HTTP.
 //!
-//! Free ports are found by binding port 0 and closing the socket, so another
-//! process (a gateway of a test running in parallel) may take one before the
-//! gateway binds it. [`Gateway::start`] therefore starts again on fresh ports
-//! when the gateway exits reporting the address in use, and counts a gateway
-//! as started only when `GET /v1/status` names its own data directory (not
-//! another gateway that got the port).
+//! The first start asks for port 0 (`--http 127.0.0.1:0 --listen
+//! 127.0.0.1:0`): the gateway binds both listeners itself, so no other
+//! process can take a port between its choice and its bind, and the two
+//! listeners never get the same port. The harness reads the bound addresses
+//! from the gateway's `mqgate running` log line (src/gateway/mod.rs logs
+//! `http` and `listener` after binding), and counts the gateway as started
+//! only when `GET /v1/status` there names its own data directory. A restart
+//! asks for the same ports again (other gateways' configurations may name
+//! them) and waits while the old ones are still in use.
 #![allow(dead_code)] // each test file uses a different part of this harness
 
 use serde_json::Value;
@@ -23,17 +26,12 @@ pub struct Gateway {
     pub base: String,
     pub dir: PathBuf,
     config: PathBuf,
+    /// The HTTP port; 0 until the first start has bound one.
     port: u16,
-    /// The channel listener's port (`--listen`).
+    /// The channel listener's port (`--listen`); 0 until the first start
+    /// has bound one.
     pub listen_port: u16,
     extra: Vec<String>,
-    /// Set once the gateway has run: later starts keep the ports.
-    started: bool,
-}
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
 }
 
 /// Writes `data` to a child's stdin and closes it. The child may exit before
@@ -61,6 +59,31 @@ pub fn refused_addr() -> (tokio::net::TcpSocket, std::net::SocketAddr) {
     (s, addr)
 }
 
+/// The HTTP and channel listener ports of the `mqgate running` line in
+/// `log` (the gateway's stderr since this start), in the human format
+/// (`http=127.0.0.1:P listener=127.0.0.1:Q`) or the JSON one (`"http":"…"`);
+/// `None` until the line is complete.
+fn bound_ports(log: &str) -> Option<(u16, u16)> {
+    // Only a whole line: the gateway may be writing it right now.
+    let line = log
+        .split_inclusive('\n')
+        .find(|l| l.ends_with('\n') && l.contains("mqgate running"))?;
+    let port_of = |key: &str| -> Option<u16> {
+        let human = format!(" {key}=");
+        let json = format!("\"{key}\":\"");
+        let at = line
+            .find(&human)
+            .map(|i| i + human.len())
+            .or_else(|| line.find(&json).map(|i| i + json.len()))?;
+        let addr: String = line[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+            .collect();
+        addr.parse::<std::net::SocketAddr>().ok().map(|a| a.port())
+    };
+    Some((port_of("http")?, port_of("listener")?))
+}
+
 /// How one start of the gateway process ended.
 enum Start {
     Running,
@@ -84,30 +107,21 @@ impl Gateway {
             base: String::new(),
             dir: root.to_path_buf(),
             config: config_path,
-            port: free_port(),
-            listen_port: free_port(),
+            port: 0,
+            listen_port: 0,
             extra: extra.iter().map(|s| s.to_string()).collect(),
-            started: false,
         };
         g.spawn();
         g
     }
 
-    /// Starts the gateway on its ports. On the first start a port taken
-    /// meanwhile is replaced by a fresh one; a restart keeps its ports (other
-    /// gateways' configurations may name them) and waits for them instead.
+    /// Starts the gateway: the first time on port 0 (the gateway picks
+    /// free ports and binds them at once), later on the ports it got then,
+    /// waiting while they are still in use.
     fn spawn(&mut self) {
-        let first = !self.started;
-        for _ in 0..10 {
+        for _ in 0..25 {
             match self.spawn_once() {
-                Start::Running => {
-                    self.started = true;
-                    return;
-                }
-                Start::AddrInUse if first => {
-                    self.port = free_port();
-                    self.listen_port = free_port();
-                }
+                Start::Running => return,
                 Start::AddrInUse => std::thread::sleep(Duration::from_millis(200)),
             }
         }
@@ -120,7 +134,6 @@ impl Gateway {
     }
 
     fn spawn_once(&mut self) -> Start {
-        self.base = format!("http://127.0.0.1:{}", self.port);
         let log_start = std::fs::metadata(self.log_path()).map_or(0, |m| m.len());
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -143,19 +156,25 @@ impl Gateway {
             .stderr(log)
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
+            let log = std::fs::read(self.log_path()).unwrap_or_default();
+            let tail =
+                String::from_utf8_lossy(&log[(log_start as usize).min(log.len())..]).into_owned();
             if let Some(status) = child.try_wait().unwrap() {
-                let log = std::fs::read(self.log_path()).unwrap_or_default();
-                let tail = String::from_utf8_lossy(&log[(log_start as usize).min(log.len())..])
-                    .into_owned();
                 if tail.contains("in use") {
                     return Start::AddrInUse;
                 }
                 panic!("gateway exited at start ({status}):\n{tail}");
             }
-            // Ours only when it names our data directory: a gateway of
-            // another test may hold the port while ours fails to bind it.
+            let Some((http, listen)) = bound_ports(&tail) else {
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            };
+            self.port = http;
+            self.listen_port = listen;
+            self.base = format!("http://127.0.0.1:{http}");
+            // Ours only when it names our data directory.
             if let Ok(r) = ureq::get(&format!("{}/v1/status", self.base)).call()
                 && let Ok(v) = r.into_json::<Value>()
                 && v["data_dir"] == data_dir.display().to_string()
@@ -167,7 +186,11 @@ impl Gateway {
         }
         let _ = child.kill();
         let _ = child.wait();
-        panic!("gateway did not start on {}", self.base);
+        panic!(
+            "gateway did not start within 60 s (HTTP {:?}); see {}",
+            self.base,
+            self.log_path().display()
+        );
     }
 
     /// Where the gateway's stderr goes.
