@@ -420,11 +420,12 @@ fn conversations_commit_and_back_out() {
     let (st, v) = send(&c, "six");
     assert_eq!(
         (st, v["code"].as_str()),
-        (404, Some("CONVERSATION_ENDED")),
+        (409, Some("CONVERSATION_ENDED")),
         "{v}"
     );
+    // 2003 is 409 on every route (docs/http-api.md "Tokens").
     let (st, v) = g.call("POST", &format!("/v1/rpc/conversations/{c}/commit"), None);
-    assert_eq!(st, 404, "{v}");
+    assert_eq!(st, 409, "{v}");
     assert_eq!(v["code"], "CONVERSATION_ENDED");
     assert_eq!(v["mqrc"], 2003);
     assert_eq!(g.depth("APP.QUEUE"), 2, "five was backed out");
@@ -893,7 +894,7 @@ fn bad_bodies_and_conversation_ids_are_bad_parameters() {
         &format!("/v1/rpc/conversations/{}/commit", "9".repeat(32)),
         None,
     );
-    assert_eq!(st, 404, "{v}");
+    assert_eq!(st, 409, "{v}");
     assert_eq!(v["code"], "CONVERSATION_ENDED");
     assert_eq!(v["mqrc"], 2003);
     // Over the 2 MiB body limit: 413 in the RPC error shape.

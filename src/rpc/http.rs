@@ -28,7 +28,9 @@ use std::sync::Arc;
 pub fn status_for(e: &RpcError) -> StatusCode {
     match e.kind {
         RpcErrorKind::UnknownProgram | RpcErrorKind::NoMessage => StatusCode::NOT_FOUND,
-        RpcErrorKind::ConversationEnded => StatusCode::NOT_FOUND,
+        // 2003 MQRC_BACKED_OUT: 409, as the queue API answers it
+        // (docs/http-api.md "Tokens").
+        RpcErrorKind::ConversationEnded => StatusCode::CONFLICT,
         RpcErrorKind::BadParameters | RpcErrorKind::NotPossible => StatusCode::BAD_REQUEST,
         RpcErrorKind::NoReply => StatusCode::GATEWAY_TIMEOUT,
         RpcErrorKind::ExitRefused | RpcErrorKind::PayloadError => StatusCode::BAD_GATEWAY,
