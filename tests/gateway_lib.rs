@@ -227,6 +227,67 @@ async fn stop_ends_every_task_closes_the_listeners_and_releases_the_store() {
     assert!(stopped.drained, "{stopped:?}");
 }
 
+/// Reads from `s` until `end` has been read; what was read.
+fn read_through(s: &mut TcpStream, end: &[u8]) -> Vec<u8> {
+    let mut got = Vec::new();
+    let mut byte = [0u8; 1];
+    while !got.ends_with(end) {
+        match s.read(&mut byte) {
+            Ok(1) => got.push(byte[0]),
+            other => panic!("{other:?} after {:?}", String::from_utf8_lossy(&got)),
+        }
+    }
+    got
+}
+
+/// An upload still being sent at the drain bound (a client slower than the
+/// drain, as `curl --limit-rate 200k` with 3 MB) is answered 503 / 2162
+/// MQRC_Q_MGR_STOPPING (docs/http-api.md "Stopping", docs/config.md
+/// "Stopping" step 4; IBM MQ "API reason codes" 2162), and the stop returns
+/// soon after the bound (src/gateway/http.rs `ANSWER_GRACE`, 1 s, at most).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_still_running_at_the_drain_bound_is_answered_2162() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(config(dir.path(), "QMSLOW")).await.unwrap();
+    let addr = g.http_addr();
+    let (sent, sent_rx) = tokio::sync::oneshot::channel::<()>();
+    let client = tokio::task::spawn_blocking(move || {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        // As curl sends a 3 MB body: with Expect: 100-continue.
+        let head = format!(
+            "POST /v1/queues/APP.Q/messages HTTP/1.1\r\nHost: {addr}\r\n\
+             Content-Type: application/octet-stream\r\nContent-Length: 3000000\r\n\
+             Expect: 100-continue\r\n\r\n"
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        let cont = read_through(&mut s, b"\r\n\r\n");
+        assert!(cont.starts_with(b"HTTP/1.1 100"), "{cont:?}");
+        // The first 64 KiB of the body, then nothing more before the bound.
+        s.write_all(&[0u8; 65536]).unwrap();
+        sent.send(()).unwrap();
+        let head = read_through(&mut s, b"\r\n\r\n");
+        let mut body = Vec::new();
+        let _ = s.read_to_end(&mut body);
+        (String::from_utf8_lossy(&head).into_owned(), body)
+    });
+    sent_rx.await.unwrap();
+    // The handler is reading the body now.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let drain = Duration::from_millis(800);
+    let stopped = g.stop(drain).await;
+    assert!(!stopped.drained, "{stopped:?}");
+    assert!(stopped.took >= drain, "{stopped:?}");
+    // The answer's grace (1 s) and the ending; 3 s allows for a loaded machine.
+    assert!(stopped.took < drain + Duration::from_secs(3), "{stopped:?}");
+    let (head, body) = client.await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 503 "), "{head}");
+    let v: Value = serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(&body)));
+    assert_eq!(v["mqrc"], 2162, "{v}");
+    assert_eq!(v["reason"], "MQRC_Q_MGR_STOPPING", "{v}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stop_with_nothing_in_flight_returns_at_once() {
     let dir = tempfile::tempdir().unwrap();

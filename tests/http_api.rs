@@ -242,6 +242,20 @@ fn bad_requests_get_the_documented_error_and_store_nothing() {
     assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2207)));
     let (st, e) = g.next("APP.IN", &format!("msg_id={}", "G".repeat(48)));
     assert_eq!((st, e["mqrc"].as_i64()), (400, Some(2206)));
+    // A priority or expiry that is no MQLONG is 2050 MQRC_PRIORITY_ERROR /
+    // 2013 MQRC_EXPIRY_ERROR (IBM MQ "API reason codes"; docs/http-api.md
+    // "Errors"), not a query syntax error (2046 "number too large").
+    let (st, e) = g.put("APP.IN", "priority=99999999999", b"x");
+    assert_mq_error(st, &e, 400, 2050, "MQRC_PRIORITY_ERROR");
+    assert!(
+        e["message"].as_str().unwrap().contains("\"99999999999\""),
+        "{e}"
+    );
+    let (st, e) = g.put("APP.IN", "priority=high", b"x");
+    assert_mq_error(st, &e, 400, 2050, "MQRC_PRIORITY_ERROR");
+    let (st, e) = g.put("APP.IN", "expiry=99999999999", b"x");
+    assert_mq_error(st, &e, 400, 2013, "MQRC_EXPIRY_ERROR");
+    assert_eq!(g.depth("APP.IN"), 0);
     // Larger than the queue manager's MAXMSGL 4096: 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR.
     let (st, e) = g.put("APP.IN", "", &vec![b'x'; 4097]);
     assert_eq!((st, e["mqrc"].as_i64()), (413, Some(2031)));
@@ -495,6 +509,70 @@ fn queue_and_queue_manager_names_are_checked() {
     assert_mq_error(st, &v, 404, 2085, "MQRC_UNKNOWN_OBJECT_NAME");
 }
 
+/// A path whose percent-escapes decode to bytes that are not UTF-8
+/// (`INBOX%DEV0001`: `%DE` is byte 0xDE) names no object: 400 / 2152
+/// MQRC_OBJECT_NAME_ERROR quoting the name and the hint to write `%` as
+/// `%25` on every route with a name in its path (2058 MQRC_Q_MGR_NAME_ERROR
+/// for a device queue manager), 2046 MQRC_OPTIONS_ERROR for a token
+/// (docs/http-api.md "Errors"; IBM MQ "API reason codes" 2152, 2058, 2046) — not axum's own "Invalid URL" text.
+#[test]
+fn path_names_that_are_not_utf8_are_2152_on_every_route() {
+    let (_dir, g) = start();
+    let hint = |v: &serde_json::Value, name: &str| {
+        let m = v["message"].as_str().unwrap();
+        assert!(m.contains(&format!("\"{name}\"")), "{v}");
+        assert!(
+            m.contains("not UTF-8") && m.contains("write % as %25"),
+            "{v}"
+        );
+        assert!(!m.contains("Invalid URL"), "{v}");
+    };
+    let (st, v) = g.put("INBOX%DEV0001", "", b"x");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    hint(&v, "INBOX%DEV0001");
+    assert!(
+        v["message"].as_str().unwrap().starts_with("queue name "),
+        "{v}"
+    );
+    let (st, v) = g.next("INBOX%DEV0001", "browse=true");
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    hint(&v, "INBOX%DEV0001");
+    let (st, v) = g.call("GET", "/v1/devices/DEV%FF/queues/INBOX/messages/next", None);
+    // A device queue manager name: 2058, as for any malformed one.
+    assert_mq_error(st, &v, 400, 2058, "MQRC_Q_MGR_NAME_ERROR");
+    hint(&v, "DEV%FF");
+    let (st, v) = g.call(
+        "POST",
+        "/v1/rpc/LIB%DE/PROG",
+        Some(("application/json", b"{}")),
+    );
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    hint(&v, "LIB%DE");
+    let (st, v) = g.call(
+        "POST",
+        "/v1/channels/CH%DE/start",
+        Some(("application/json", b"{}")),
+    );
+    assert_mq_error(st, &v, 400, 2152, "MQRC_OBJECT_NAME_ERROR");
+    hint(&v, "CH%DE");
+    // A token in the path is no name: 2046, as any malformed token.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/uow/%FF%FE/commit",
+        Some(("application/json", b"")),
+    );
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    hint(&v, "%FF%FE");
+    let (st, v) = g.call(
+        "POST",
+        "/v1/queues/APP.IN/messages/ack/%FF%FE",
+        Some(("application/octet-stream", b"")),
+    );
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    // Nothing was stored.
+    assert_eq!(g.depth("APP.IN"), 0);
+}
+
 #[test]
 fn cursor_wait_and_ids_are_checked_before_anything_is_taken() {
     let (_dir, g) = start();
@@ -504,6 +582,32 @@ fn cursor_wait_and_ids_are_checked_before_anything_is_taken() {
     // MQ "2046 (07FE) (RC2046): MQRC_OPTIONS_ERROR".
     let (st, v) = g.next("APP.IN", "cursor=0-1");
     assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    assert_eq!(g.depth("APP.IN"), 1);
+    // A browse with `uow`: a malformed token is 400 / 2046 like any other
+    // (it was ignored), and so is a good one — MQGMO_BROWSE_* with
+    // MQGMO_SYNCPOINT is MQRC_OPTIONS_ERROR (IBM MQ "MQGMO - Options";
+    // docs/http-api.md "GET /v1/queues/{q}/messages/next").
+    let (st, v) = g.next("APP.IN", "browse=true&uow=zzz");
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"zzz\" is not a unit of work id"),
+        "{v}"
+    );
+    let (st, u) = g.call("POST", "/v1/uow", Some(("application/json", b"")));
+    assert_eq!(st, 201, "{u}");
+    let uow = u["uow"].as_str().unwrap();
+    let (st, v) = g.next("APP.IN", &format!("browse=true&uow={uow}"));
+    assert_mq_error(st, &v, 400, 2046, "MQRC_OPTIONS_ERROR");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("uow is not valid with browse=true"),
+        "{v}"
+    );
     assert_eq!(g.depth("APP.IN"), 1);
     // IBM MQ "WaitInterval (MQLONG)": negatives other than -1 → 2090; was 2046
     // "invalid digit".

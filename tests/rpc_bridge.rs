@@ -420,11 +420,12 @@ fn conversations_commit_and_back_out() {
     let (st, v) = send(&c, "six");
     assert_eq!(
         (st, v["code"].as_str()),
-        (404, Some("CONVERSATION_ENDED")),
+        (409, Some("CONVERSATION_ENDED")),
         "{v}"
     );
+    // 2003 is 409 on every route (docs/http-api.md "Tokens").
     let (st, v) = g.call("POST", &format!("/v1/rpc/conversations/{c}/commit"), None);
-    assert_eq!(st, 404, "{v}");
+    assert_eq!(st, 409, "{v}");
     assert_eq!(v["code"], "CONVERSATION_ENDED");
     assert_eq!(v["mqrc"], 2003);
     assert_eq!(g.depth("APP.QUEUE"), 2, "five was backed out");
@@ -833,6 +834,32 @@ fn bad_bodies_and_conversation_ids_are_bad_parameters() {
     assert_eq!(v["code"], "BAD_PARAMETERS");
     assert!(v["error"].as_str().unwrap().contains("empty body"), "{v}");
     assert_eq!(g.depth("RPC.REQUEST"), 0);
+    // The body is JSON: a form-encoded one (or any other type) is refused
+    // with 415 / 2004 MQRC_BUFFER_ERROR naming the type, as `POST
+    // /v1/messages` (RFC 9110 §15.5.16; docs/http-api.md "Errors"; docs/rpc.md
+    // "HTTP"), and nothing is put.
+    let (st, v) = g.call(
+        "POST",
+        "/v1/rpc/DEMO/SEND",
+        Some((
+            "application/x-www-form-urlencoded",
+            br#"{"MQ_QUEUE_NAME":"APP.QUEUE"}"#,
+        )),
+    );
+    assert_eq!(st, 415, "{v}");
+    assert_eq!(
+        (&v["mqrc"], &v["reason"]),
+        (&json!(2004), &json!("MQRC_BUFFER_ERROR")),
+        "{v}"
+    );
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("Content-Type \"application/x-www-form-urlencoded\" is not supported"),
+        "{v}"
+    );
+    assert_eq!(g.depth("APP.QUEUE"), 0);
     // ...while an object naming only some IN parameters is a call (TEXT empty).
     let (st, v) = g.call(
         "POST",
@@ -867,7 +894,7 @@ fn bad_bodies_and_conversation_ids_are_bad_parameters() {
         &format!("/v1/rpc/conversations/{}/commit", "9".repeat(32)),
         None,
     );
-    assert_eq!(st, 404, "{v}");
+    assert_eq!(st, 409, "{v}");
     assert_eq!(v["code"], "CONVERSATION_ENDED");
     assert_eq!(v["mqrc"], 2003);
     // Over the 2 MiB body limit: 413 in the RPC error shape.

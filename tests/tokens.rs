@@ -279,3 +279,69 @@ fn guessed_and_mismatched_tokens_are_unknown_and_remove_nothing() {
     assert_eq!((st, data(&m)), (200, b"other".to_vec()));
     assert_eq!(m["md"]["BackoutCount"], 1);
 }
+
+/// Each kind of token is taken only by its own routes (docs/http-api.md
+/// "Tokens"): an RPC conversation id on `/v1/uow` (and as `uow=`), a
+/// `/v1/uow` token or a lease token on the RPC conversation routes, and a
+/// lease token as a unit of work each answer 409 / 2003 exactly as a token
+/// nobody issued — the same message but for the token, naming nothing else
+/// (not the lease's queue) — and change nothing. 409 on the RPC routes too,
+/// as on the queue API (IBM MQ "API reason codes" 2003 MQRC_BACKED_OUT).
+#[test]
+fn a_token_of_another_kind_answers_as_an_unknown_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), CONFIG);
+    assert_eq!(g.put("APP.IN", "persistent=true", b"in").0, 201);
+    let (_, in_lease) = lease(&g, "APP.IN");
+    let uow = begin(&g);
+    let (st, c) = g.call("POST", "/v1/rpc/conversations", None);
+    assert_eq!(st, 201, "{c}");
+    let conv = token(&c["conversation"]).to_string();
+    let unknown = "0123456789abcdef".repeat(2);
+    let text = |v: &Value, key: &str, t: &str| v[key].as_str().unwrap().replace(t, "TOKEN");
+
+    // The unit-of-work routes.
+    let (st, u) = post(&g, &format!("/v1/uow/{unknown}/commit"));
+    assert_not_open(st, &u, "an unknown unit of work");
+    let want = text(&u, "message", &unknown);
+    for (what, t) in [("a conversation id", &conv), ("a lease token", &in_lease)] {
+        for verb in ["commit", "backout"] {
+            let (st, v) = post(&g, &format!("/v1/uow/{t}/{verb}"));
+            assert_not_open(st, &v, what);
+            assert_eq!(text(&v, "message", t), want, "{what}: {v}");
+            assert!(!v["message"].as_str().unwrap().contains("APP.IN"), "{v}");
+        }
+        let (st, v) = g.put("APP.UOW", &format!("uow={t}"), b"x");
+        assert_not_open(st, &v, what);
+        assert_eq!(text(&v, "message", t), want, "{what}: {v}");
+    }
+
+    // The RPC conversation routes: CONVERSATION_ENDED, 409 / 2003.
+    let (st, r) = post(&g, &format!("/v1/rpc/conversations/{unknown}/commit"));
+    assert_eq!(st, 409, "{r}");
+    assert_eq!(
+        (&r["code"], &r["mqrc"]),
+        (&Value::from("CONVERSATION_ENDED"), &Value::from(2003)),
+        "{r}"
+    );
+    let want_rpc = text(&r, "error", &unknown);
+    for (what, t) in [("a unit-of-work token", &uow), ("a lease token", &in_lease)] {
+        for verb in ["commit", "backout"] {
+            let (st, v) = post(&g, &format!("/v1/rpc/conversations/{t}/{verb}"));
+            assert_eq!(st, 409, "{what}: {v}");
+            assert_eq!(v["code"], "CONVERSATION_ENDED", "{what}: {v}");
+            assert_eq!(v["mqrc"], 2003, "{what}: {v}");
+            assert_eq!(text(&v, "error", t), want_rpc, "{what}: {v}");
+        }
+    }
+
+    // Nothing changed: each token still works on its own routes.
+    assert_eq!(g.depth("APP.UOW"), 0);
+    let (st, v) = post(&g, &format!("/v1/rpc/conversations/{conv}/commit"));
+    assert_eq!(st, 200, "{v}");
+    let (st, v) = post(&g, &format!("/v1/uow/{uow}/commit"));
+    assert_eq!(st, 200, "{v}");
+    let (st, v) = post(&g, &format!("/v1/queues/APP.IN/messages/ack/{in_lease}"));
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(g.depth("APP.IN"), 0);
+}

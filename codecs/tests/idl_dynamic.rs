@@ -184,6 +184,16 @@ fn inputs_of_a_get_by_correl_id_and_wait_interval() {
     );
     values.set("MQ_WAIT_INTERVAL", text("soon"));
     assert_eq!(d.inputs(&values).unwrap_err().mqrc, Some(Mqrc(2090)));
+    // Above MQLONG (IBM MQ "WaitInterval (MQLONG)": at most 2147483647 ms):
+    // 2090, and the message says the real range.
+    values.set("MQ_WAIT_INTERVAL", text("99999999999"));
+    let err = d.inputs(&values).unwrap_err();
+    assert_eq!(err.mqrc, Some(Mqrc(2090)));
+    assert!(
+        err.to_string()
+            .contains("99999999999 ms: expected 0 to 2147483647 ms (MQLONG), or -1 for unlimited"),
+        "{err}"
+    );
     values.set("MQ_WAIT_INTERVAL", text("100"));
     values.set("MQ_CORREL_ID", text("XYZ"));
     let err = d.inputs(&values).unwrap_err();

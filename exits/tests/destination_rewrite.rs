@@ -185,13 +185,15 @@ fn characters_outside_mq_name_rules_apply_the_policy() {
         );
         assert_eq!(buf, before);
     }
-    // The reasons: 2085 MQRC_UNKNOWN_OBJECT_NAME for the queue part, 2087 for the qmgr part.
-    assert_eq!(NamePart::Queue.mqrc(), Mqrc(2085));
+    // The reasons (IBM MQ "API reason codes"): 2152 MQRC_OBJECT_NAME_ERROR
+    // for the queue part, as the HTTP API answers for the same queue name
+    // (docs/http-api.md "Errors"); 2087 for the qmgr part.
+    assert_eq!(NamePart::Queue.mqrc(), Mqrc(2152));
     assert_eq!(NamePart::QueueManager.mqrc(), Mqrc(2087));
 }
 
 #[test]
-fn queue_part_rule_break_suppresses_with_2085() {
+fn queue_part_rule_break_suppresses_with_2152() {
     let base = xmit_message("X", "GATEWAY", ByteOrder::Little, Charset::Ascii);
     let before = with_field(&base, 8, b"%DEV0001", b' ');
     let cfg = ExitsConfig::from_yaml_str("global:\n  receive:\n    - exit: destination-rewrite\n")
@@ -203,7 +205,7 @@ fn queue_part_rule_break_suppresses_with_2085() {
     assert!(matches!(
         chain.run_buffer(&mut b),
         Verdict::Suppress {
-            reason: Mqrc(2085),
+            reason: Mqrc(2152),
             ..
         }
     ));

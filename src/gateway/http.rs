@@ -3,9 +3,16 @@
 //! its own, and joins the gateway's `Requests` group through its stream
 //! ([`TrackedListener`]): the gateway
 //! counts it as running until the connection is dropped, and once the group
-//! is ended the stream fails every read and write, which ends a connection
-//! stalled on a client. A request still running then is answered at once by
-//! [`end_requests`]. The stream also rewrites the answers hyper writes
+//! is ended (the drain bound, docs/config.md "Stopping" step 4) the stream
+//! fails every read, which ends a connection stalled on a client or reading
+//! a request head. A request still running then is answered at once by
+//! [`end_requests`] (503 / 2162 MQRC_Q_MGR_STOPPING): the stream still
+//! writes for [`ANSWER_GRACE`], so that answer goes out, and when hyper
+//! closes the connection after it, the stream sends its FIN and reads
+//! what the client still sends until the client closes too (a lingering
+//! close, RFC 9112 section 9.6: closing with unread data would reset the
+//! connection, and the client could lose the answer), within the same
+//! grace. Past it every write fails too. The stream also rewrites the answers hyper writes
 //! itself for a request it cannot parse (an empty 400, 414 or 431) as the
 //! JSON error of docs/http-api.md.
 //!
@@ -217,7 +224,16 @@ pub(super) struct TrackedStream {
     /// While a request head is being read: the `started` count it waits to
     /// pass, and when the head must be complete.
     head: Option<(u64, Pin<Box<tokio::time::Sleep>>)>,
+    /// Once the gateway ended its requests: the end of [`ANSWER_GRACE`].
+    grace: Option<Pin<Box<tokio::time::Sleep>>>,
 }
+
+/// How long a connection may still write, and wait for its client to
+/// close, once the gateway ended its requests at the drain bound: time for
+/// the 503 / 2162 answer of a request still running then (docs/config.md
+/// "Stopping" step 4). A client that does not read its answer within it is
+/// cut off.
+pub(super) const ANSWER_GRACE: Duration = Duration::from_secs(1);
 
 impl TrackedStream {
     fn new(inner: TcpStream, member: Membership) -> Self {
@@ -230,6 +246,7 @@ impl TrackedStream {
             sent: 0,
             heads: None,
             head: None,
+            grace: None,
         }
     }
 
@@ -312,18 +329,61 @@ impl TrackedStream {
         })
     }
 
-    /// An error once the gateway ended its requests; otherwise registers
-    /// the task to be woken when it does.
-    fn check(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
-        if self.cancel.is_cancelled() || self.ended.as_mut().poll(cx).is_ready() {
-            Err(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                "the gateway stopped",
-            ))
+    /// Whether the gateway ended its requests; otherwise registers the task
+    /// to be woken when it does.
+    fn ended(&mut self, cx: &mut Context<'_>) -> bool {
+        self.cancel.is_cancelled() || self.ended.as_mut().poll(cx).is_ready()
+    }
+
+    /// Reads: an error once the gateway ended its requests.
+    fn check_read(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        if self.ended(cx) {
+            Err(stopped())
         } else {
             Ok(())
         }
     }
+
+    /// Writes: an error once [`ANSWER_GRACE`] has passed since the gateway
+    /// ended its requests (the task is woken when it passes).
+    fn check_write(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        if !self.ended(cx) {
+            return Ok(());
+        }
+        let grace = self
+            .grace
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(ANSWER_GRACE)));
+        if grace.as_mut().poll(cx).is_ready() {
+            Err(stopped())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The lingering close of a connection the gateway ended: reads and
+    /// drops what the client still sends until it closes (EOF or an error)
+    /// or [`ANSWER_GRACE`] passes; ready then.
+    fn poll_linger(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut scratch = [0u8; 4096];
+        loop {
+            let mut buf = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut self.inner).poll_read(cx, &mut buf) {
+                Poll::Ready(Ok(())) if !buf.filled().is_empty() => continue,
+                Poll::Ready(_) => return Poll::Ready(()),
+                Poll::Pending => {
+                    return match self.check_write(cx) {
+                        Err(_) => Poll::Ready(()),
+                        Ok(()) => Poll::Pending,
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// The error of a connection's reads and writes once the gateway stopped.
+fn stopped() -> io::Error {
+    io::Error::new(io::ErrorKind::ConnectionAborted, "the gateway stopped")
 }
 
 impl AsyncRead for TrackedStream {
@@ -333,7 +393,7 @@ impl AsyncRead for TrackedStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if let Err(e) = this.check(cx) {
+        if let Err(e) = this.check_read(cx) {
             return Poll::Ready(Err(e));
         }
         let before = buf.filled().len();
@@ -374,7 +434,7 @@ impl AsyncWrite for TrackedStream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        if let Err(e) = this.check(cx) {
+        if let Err(e) = this.check_write(cx) {
             return Poll::Ready(Err(e));
         }
         ready!(this.poll_rewritten(cx))?;
@@ -390,7 +450,7 @@ impl AsyncWrite for TrackedStream {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        if let Err(e) = this.check(cx) {
+        if let Err(e) = this.check_write(cx) {
             return Poll::Ready(Err(e));
         }
         ready!(this.poll_rewritten(cx))?;
@@ -409,7 +469,7 @@ impl AsyncWrite for TrackedStream {
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if let Err(e) = this.check(cx) {
+        if let Err(e) = this.check_write(cx) {
             return Poll::Ready(Err(e));
         }
         ready!(this.poll_rewritten(cx))?;
@@ -418,10 +478,16 @@ impl AsyncWrite for TrackedStream {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.check(cx).is_ok() {
+        if !this.ended(cx) {
             ready!(this.poll_rewritten(cx))?;
+            return Pin::new(&mut this.inner).poll_shutdown(cx);
         }
-        Pin::new(&mut this.inner).poll_shutdown(cx)
+        if this.check_write(cx).is_ok() {
+            // The FIN after the answer, then the lingering close.
+            let _ = ready!(Pin::new(&mut this.inner).poll_shutdown(cx));
+            ready!(this.poll_linger(cx));
+        }
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -433,13 +499,18 @@ pub(super) fn end_requests(app: Router, cancel: CancellationToken) -> Router {
         move |req: Request, next: Next| -> Pin<Box<dyn Future<Output = Response> + Send>> {
             let cancel = cancel.clone();
             Box::pin(async move {
-                match cancel.run_until_cancelled(next.run(req)).await {
-                    Some(r) => r,
-                    None => ApiError::new(
+                // Biased to the end: once the drain bound is reached the
+                // stream fails its reads, and a handler still reading its
+                // body would otherwise answer that read error (400 / 2004)
+                // instead of 2162.
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => ApiError::new(
                         Mqrc::Q_MGR_STOPPING,
                         "the gateway stopped before the request finished (drain bound reached)",
                     )
                     .into_response(),
+                    r = next.run(req) => r,
                 }
             })
         },

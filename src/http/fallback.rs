@@ -16,10 +16,13 @@ use mqgate_codecs::mq::Mqrc;
 const MAX_TEXT: usize = 4096;
 
 /// `app` with a JSON 404 for unknown routes and every non-JSON error answer
-/// rewritten as JSON; applied to the whole router (queue manager, RPC and
-/// Tuxedo routes alike).
+/// rewritten as JSON; applied to the whole router (queue manager, RPC,
+/// Tuxedo and PAMS routes alike). Path parameters that cannot be read (a
+/// malformed percent-escape, escapes that are not UTF-8) are refused first
+/// with the MQRC of what they name (src/http/names.rs), on every route.
 pub fn with_json_errors(app: Router) -> Router {
-    app.fallback(unknown_route)
+    app.route_layer(axum::middleware::from_fn(super::names::check_path_params))
+        .fallback(unknown_route)
         .layer(axum::middleware::from_fn(json_errors))
 }
 

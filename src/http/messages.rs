@@ -27,8 +27,12 @@ pub struct PutQuery {
     pub(super) correl_id: Option<String>,
     pub(super) new_correl_id: Option<bool>,
     pub(super) persistent: Option<bool>,
-    pub(super) priority: Option<i32>,
-    pub(super) expiry: Option<i32>,
+    /// Text, read by [`md_from_query`]: a value that is no MQLONG is 2050
+    /// MQRC_PRIORITY_ERROR, not a query syntax error.
+    pub(super) priority: Option<String>,
+    /// Text, read by [`md_from_query`]: a value that is no MQLONG is 2013
+    /// MQRC_EXPIRY_ERROR.
+    pub(super) expiry: Option<String>,
     pub(super) format: Option<String>,
     pub(super) ccsid: Option<i32>,
     pub(super) encoding: Option<i32>,
@@ -116,14 +120,41 @@ pub(super) fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
     if let Some(q) = &p.reply_to_q_mgr {
         md.reply_to_q_mgr = chars("reply_to_q_mgr", q)?;
     }
-    md.priority = p.priority.unwrap_or(md.priority);
-    md.expiry = p.expiry.unwrap_or(md.expiry);
+    if let Some(t) = &p.priority {
+        md.priority = mqlong(t).ok_or_else(|| {
+            ApiError::new(
+                Mqrc::PRIORITY_ERROR,
+                format!(
+                    "priority {}: not 0-9, or -1 (MQPRI_PRIORITY_AS_Q_DEF); MQMD Priority is an MQLONG",
+                    shown(t)
+                ),
+            )
+        })?;
+    }
+    if let Some(t) = &p.expiry {
+        md.expiry = mqlong(t).ok_or_else(|| {
+            ApiError::new(
+                Mqrc::EXPIRY_ERROR,
+                format!(
+                    "expiry {}: not tenths of a second from 1 to 2147483647, or -1 (MQEI_UNLIMITED); MQMD Expiry is an MQLONG",
+                    shown(t)
+                ),
+            )
+        })?;
+    }
     md.coded_char_set_id = p.ccsid.unwrap_or(md.coded_char_set_id);
     md.encoding = p.encoding.unwrap_or(md.encoding);
     md.msg_type = p.msg_type.unwrap_or(md.msg_type);
     md.report = p.report.unwrap_or(md.report);
     check_report(md.report, "report")?;
     Ok(md)
+}
+
+/// A query parameter that is an MQLONG field of the MQMD (IBM MQ "MQMD -
+/// Message descriptor": 32-bit signed integers): `None` when `text` is no
+/// decimal integer from -2147483648 to 2147483647.
+fn mqlong(text: &str) -> Option<i32> {
+    text.parse().ok()
 }
 
 /// Every MQRO_* report option bit IBM MQ defines (IBM MQ "MQMD - Report";
@@ -409,6 +440,17 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
         return Err(ApiError::new(
             Mqrc::OPTIONS_ERROR,
             "cursor is only valid with browse=true (it continues a browse)",
+        ));
+    }
+    if let (Some(uow), true) = (p.uow.as_deref(), p.browse.unwrap_or(false)) {
+        // MQ: MQGMO_BROWSE_* with MQGMO_SYNCPOINT is an options error (IBM MQ
+        // "MQGMO - Options", 2046 MQRC_OPTIONS_ERROR); a browse takes
+        // nothing, so no unit of work could hold it. A malformed token is
+        // named as such first (2046 as well).
+        super::uow::parse_uow(uow)?;
+        return Err(ApiError::new(
+            Mqrc::OPTIONS_ERROR,
+            "uow is not valid with browse=true (a browse takes nothing under a unit of work: MQGMO_BROWSE_* with MQGMO_SYNCPOINT is an options error)",
         ));
     }
     if wait_ms > max_wait {

@@ -88,9 +88,6 @@ pub fn router(state: AppState) -> Router {
             "/v1/devices/{qmgr}/queues/{queue}/messages/ack/{lease}",
             post(devices::ack),
         )
-        // Queue names are path segments: a bad escape is a bad name, not a
-        // literal `%` (which would name another, possibly dynamic, queue).
-        .route_layer(axum::middleware::from_fn(names::reject_bad_escapes))
         .route("/v1/uow", post(uow::begin))
         .route("/v1/uow/{id}/commit", post(uow::commit))
         .route("/v1/uow/{id}/backout", post(uow::backout))

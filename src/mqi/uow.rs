@@ -10,6 +10,7 @@
 
 use super::Mqi;
 use super::{QmError, SealedUow, Token};
+use crate::qmgr::TokenKind;
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,28 +32,43 @@ impl Mqi {
             .map(|(_, token)| token)
     }
 
+    /// Opens a unit of work for an RPC conversation, as
+    /// [`Mqi::begin_token`], named by a token of kind
+    /// [`TokenKind::Conversation`]: only [`Mqi::conversation_for_token`]
+    /// takes it (docs/http-api.md "Tokens"). Errors: as [`Mqi::begin_token`].
+    pub fn begin_conversation_token(&self, timeout: Option<Duration>) -> Result<Token, QmError> {
+        self.qm
+            .begin_uow_token_as(timeout, None, Some(TokenKind::Conversation))
+            .map(|(_, token)| token)
+    }
+
     /// The open unit of work `token` names (one begun by
     /// [`Mqi::begin_token`]), for the calls that take a unit. Errors: 2003
     /// MQRC_BACKED_OUT when the token names no open unit of work: it was
-    /// committed, backed out or expired, it is a lease's token (a lease is
-    /// acknowledged on its queue, [`Mqi::ack`]), or this run of the gateway
-    /// never issued it (from before a restart, or a guess). Nothing changes.
+    /// committed, backed out or expired, this run of the gateway never
+    /// issued it (from before a restart, or a guess), or it is a token of
+    /// another kind (a lease's, acknowledged on its queue with [`Mqi::ack`];
+    /// an RPC conversation's). The message is the same in every case, and
+    /// names nothing but the token given (docs/http-api.md "Tokens").
+    /// Nothing changes.
     pub fn uow_for_token(&self, token: Token) -> Result<u64, QmError> {
-        match self.qm.token_uow(&token) {
-            Some((id, None)) => Ok(id),
-            Some((_, Some(q))) => Err(QmError::new(
-                Mqrc::BACKED_OUT,
-                format!(
-                    "{token} is a lease on queue {q}, not a unit of work: acknowledge or back it out on its queue"
-                ),
-            )),
-            None => Err(QmError::new(
-                Mqrc::BACKED_OUT,
-                format!(
-                    "unit of work {token} is not open: it was committed, backed out or expired, or it was not begun since the gateway started"
-                ),
-            )),
-        }
+        self.qm
+            .token_uow_of(&token, TokenKind::Uow)
+            .ok_or_else(|| {
+                QmError::new(
+                    Mqrc::BACKED_OUT,
+                    format!(
+                        "unit of work {token} is not open: it was committed, backed out or expired, or it was not begun since the gateway started"
+                    ),
+                )
+            })
+    }
+
+    /// The open unit of work of RPC conversation `token` (one begun by
+    /// [`Mqi::begin_conversation_token`]); `None` when the token names no
+    /// open conversation — unknown, ended, or a token of another kind alike.
+    pub fn conversation_for_token(&self, token: Token) -> Option<u64> {
+        self.qm.token_uow_of(&token, TokenKind::Conversation)
     }
 
     /// MQCMIT: the unit's persistent puts and gets go to the store in one

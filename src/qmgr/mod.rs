@@ -24,7 +24,7 @@ pub use dlq::DeadLetter;
 pub use error::QmError;
 pub use message::Message;
 pub use queue::{Match, MessageFilter, Position, Selector};
-pub use token::Token;
+pub use token::{Token, TokenKind};
 pub use uow::SealedUow;
 
 use crate::config::{Config, DefaultPersistence, LocalQueueDef, QueueDef, Usage};

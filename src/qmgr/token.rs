@@ -24,6 +24,22 @@ use super::QmError;
 use mqgate_codecs::mq::Mqrc;
 use std::fmt;
 
+/// What a [`Token`] names, fixed when it is issued: each kind is taken only
+/// by the calls of its own front end, and a token of another kind answers
+/// there exactly as a token nobody issued (docs/http-api.md "Tokens").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TokenKind {
+    /// A lease on a queue (a destructive HTTP get, an RTQ request): taken
+    /// by the acknowledge and backout of that queue.
+    Lease,
+    /// A unit of work of `POST /v1/uow`: taken by `/v1/uow/{id}/...`, the
+    /// `uow=` of puts and gets, and tpenqueue's `uow`.
+    Uow,
+    /// An RPC conversation (`POST /v1/rpc/conversations`): taken by the RPC
+    /// routes only.
+    Conversation,
+}
+
 /// The 128-bit random name of a lease or unit of work handed to a client
 /// (module docs). Shown and parsed as 32 hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -4,7 +4,7 @@
 //! is backed out: this is how an HTTP lease expires.
 
 use super::queue::{EntryState, Position};
-use super::{QmError, QueueManager, State, Token, record};
+use super::{QmError, QueueManager, State, Token, TokenKind, record};
 use crate::store::Batch;
 use mqgate_codecs::mq::Mqrc;
 use std::collections::hash_map::Entry;
@@ -34,6 +34,8 @@ pub(super) struct Uow {
     /// The token a client names this unit by, when it was begun for one
     /// ([`QueueManager::begin_uow_token`]); registered in `State::tokens`.
     pub token: Option<Token>,
+    /// What the token names ([`TokenKind::Lease`] for a lease).
+    pub kind: TokenKind,
 }
 
 impl Uow {
@@ -43,6 +45,11 @@ impl Uow {
             gets: Vec::new(),
             timeout,
             deadline: timeout.map(|t| Instant::now() + t),
+            kind: if lease_queue.is_some() {
+                TokenKind::Lease
+            } else {
+                TokenKind::Uow
+            },
             lease_queue,
             token: None,
         }
@@ -92,6 +99,18 @@ impl QueueManager {
         timeout: Option<Duration>,
         lease_queue: Option<String>,
     ) -> Result<(u64, Token), QmError> {
+        self.begin_uow_token_as(timeout, lease_queue, None)
+    }
+
+    /// [`QueueManager::begin_uow_token`] for a unit that is no lease whose
+    /// token is of kind `kind` when given ([`TokenKind::Conversation`]);
+    /// otherwise the kind follows `lease_queue` (a lease, or a unit of work).
+    pub fn begin_uow_token_as(
+        self: &Arc<Self>,
+        timeout: Option<Duration>,
+        lease_queue: Option<String>,
+        kind: Option<TokenKind>,
+    ) -> Result<(u64, Token), QmError> {
         self.check_running()?;
         // Drawn outside the lock (a system call); a repeat of an open
         // token (probability 2^-128 per open unit) draws again.
@@ -106,6 +125,9 @@ impl QueueManager {
                 free.insert(id);
                 let mut uow = Uow::new(None, lease_queue);
                 uow.token = Some(token);
+                if let Some(kind) = kind {
+                    uow.kind = kind;
+                }
                 st.uows.insert(id, uow);
                 break;
             }
@@ -127,6 +149,17 @@ impl QueueManager {
         let id = *st.tokens.get(token)?;
         let uow = st.uows.get(&id)?;
         Some((id, uow.lease_queue.clone()))
+    }
+
+    /// The open unit of work `token` names when the token is of kind
+    /// `kind`; `None` for an unknown token and for one of another kind
+    /// alike, so a caller cannot tell them apart (docs/http-api.md
+    /// "Tokens").
+    pub fn token_uow_of(&self, token: &Token, kind: TokenKind) -> Option<u64> {
+        let st = self.lock();
+        let id = *st.tokens.get(token)?;
+        let uow = st.uows.get(&id)?;
+        (uow.kind == kind).then_some(id)
     }
 
     /// Starts (or restarts) the idle timeout of unit of work `id`: backed out

@@ -28,7 +28,9 @@ use std::sync::Arc;
 pub fn status_for(e: &RpcError) -> StatusCode {
     match e.kind {
         RpcErrorKind::UnknownProgram | RpcErrorKind::NoMessage => StatusCode::NOT_FOUND,
-        RpcErrorKind::ConversationEnded => StatusCode::NOT_FOUND,
+        // 2003 MQRC_BACKED_OUT: 409, as the queue API answers it
+        // (docs/http-api.md "Tokens").
+        RpcErrorKind::ConversationEnded => StatusCode::CONFLICT,
         RpcErrorKind::BadParameters | RpcErrorKind::NotPossible => StatusCode::BAD_REQUEST,
         RpcErrorKind::NoReply => StatusCode::GATEWAY_TIMEOUT,
         RpcErrorKind::ExitRefused | RpcErrorKind::PayloadError => StatusCode::BAD_GATEWAY,
@@ -67,12 +69,31 @@ pub struct CallQuery {
     conversation: Option<String>,
 }
 
+/// `POST /v1/rpc/{library}/{program}`. The body is JSON: one with another
+/// Content-Type, or a body without one, is refused first with 415 / 2004
+/// MQRC_BUFFER_ERROR naming the type ([`crate::http::require_json`], as
+/// `POST /v1/messages`; docs/rpc.md "HTTP"); only an empty body may come
+/// without a Content-Type (a program without IN parameters).
 async fn call(
     State(svc): State<Arc<RpcService>>,
     Path((library, program)): Path<(String, String)>,
     query: Result<Query<CallQuery>, axum::extract::rejection::QueryRejection>,
+    headers: axum::http::HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let untyped_and_empty = !headers.contains_key(axum::http::header::CONTENT_TYPE)
+        && body.as_ref().is_ok_and(|b| b.is_empty());
+    if !untyped_and_empty
+        && let Err(refused) =
+            crate::http::require_json(&headers, "POST /v1/rpc/{library}/{program}")
+    {
+        let err = RpcError::bad_with(Mqrc::BUFFER_ERROR, refused.0);
+        // The RPC error shape plus the queue API's `message`, as for the
+        // other gateway-level rejections below.
+        let mut body = err.to_json();
+        body["message"] = Value::String(err.message.clone());
+        return (StatusCode::UNSUPPORTED_MEDIA_TYPE, Json(body)).into_response();
+    }
     let body = match body {
         Ok(b) => b,
         Err(e) => {

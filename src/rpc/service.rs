@@ -220,7 +220,7 @@ impl RpcService {
     fn conversation_uow(&self, token: Token) -> Result<u64, RpcError> {
         let known = self.conversations().contains(&token);
         let uow = if known {
-            self.mqi.uow_for_token(token).ok()
+            self.mqi.conversation_for_token(token)
         } else {
             None
         };
@@ -608,9 +608,9 @@ impl RpcService {
     /// token (128 random bits, src/qmgr/token.rs; docs/rpc.md "Conversations").
     pub fn open_conversation(self: &Arc<Self>) -> Result<Token, RpcError> {
         let timeout = Duration::from_millis(self.config.conversation_timeout_ms);
-        let token = self.mqi.begin_token(Some(timeout))?;
+        let token = self.mqi.begin_conversation_token(Some(timeout))?;
         self.conversations().insert(token);
-        let uow = self.mqi.uow_for_token(token).ok();
+        let uow = self.mqi.conversation_for_token(token);
         tracing::info!(uow, "RPC conversation opened");
         Ok(token)
     }
@@ -630,8 +630,8 @@ impl RpcService {
         }
         let id = self
             .mqi
-            .uow_for_token(token)
-            .map_err(|_| conversation_ended(token))?;
+            .conversation_for_token(token)
+            .ok_or_else(|| conversation_ended(token))?;
         if commit {
             self.mqi.commit(id).await?;
         } else {

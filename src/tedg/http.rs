@@ -14,6 +14,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::{BytesRejection, JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -188,6 +189,21 @@ fn body_failure(e: &BytesRejection) -> TpFailure {
 /// [`TPENQUEUE_BODY_LIMIT`].
 async fn tpenqueue(
     State(s): State<TedgState>,
+    headers: axum::http::HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    // The body is JSON: any other Content-Type, or none, is 415 / 2004
+    // MQRC_BUFFER_ERROR naming it, before the body is looked at
+    // (crate::http::require_json, as `POST /v1/messages`; docs/tuxedo.md).
+    if let Err(refused) = crate::http::require_json(&headers, "POST /v1/tux/tpenqueue") {
+        return refused.into_response();
+    }
+    tpenqueue_json(s, body).await.into_response()
+}
+
+/// [`tpenqueue`] once the body is known to be JSON.
+async fn tpenqueue_json(
+    s: TedgState,
     body: Result<Bytes, BytesRejection>,
 ) -> (StatusCode, Json<Value>) {
     let body = match body {
@@ -249,12 +265,28 @@ pub fn taken_json(t: &Tedg, group: &str, queue: &str, r: &Taken) -> Value {
     v
 }
 
+/// Checks the group and queue of an RTQ route's path as MQ names (IBM MQ
+/// "Rules for naming IBM MQ objects": 1 to 48 characters from `A-Z a-z 0-9
+/// . / _ %`; the RTQ queue is the local queue `RTQ.<group>.<queue>`): 400 /
+/// 2152 MQRC_OBJECT_NAME_ERROR naming the part, as the queue API answers a
+/// malformed queue name (docs/http-api.md "Errors"), before any lookup (a
+/// well-formed name no QSPACE has stays 404 / 2085).
+fn check_names(group: &str, queue: &str) -> Result<(), ApiError> {
+    use mqgate_codecs::mq::constants::len;
+    for (what, name) in [("group", group), ("queue", queue)] {
+        crate::mqi::names::check_object_name(name, len::Q_NAME)
+            .map_err(|e| ApiError::new(Mqrc::OBJECT_NAME_ERROR, format!("RTQ {what}: {e}")))?;
+    }
+    Ok(())
+}
+
 /// `GET /v1/rtq/{group}/{queue}/next?wait_ms=&product=&function=`.
 async fn next(
     State(s): State<TedgState>,
     Path((group, queue)): Path<(String, String)>,
     query: Result<Query<NextQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
+    check_names(&group, &queue)?;
     let Query(p) = query.map_err(|e| {
         ApiError::new(
             Mqrc::OPTIONS_ERROR,
@@ -295,6 +327,7 @@ async fn finish(
     lease: String,
     ack: bool,
 ) -> Result<Json<Value>, ApiError> {
+    check_names(&group, &queue)?;
     // Anything but a lease token this gateway issued — malformed included —
     // is a lease that is not open (docs/tuxedo.md).
     let id = crate::mqi::Token::parse(&lease)
@@ -336,6 +369,7 @@ async fn set_state(
     Path((group, queue)): Path<(String, String)>,
     body: Result<Json<StateBody>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
+    check_names(&group, &queue)?;
     // Bad JSON or a missing Content-Type answer in the API's JSON error
     // shape, not axum's plain text.
     let Json(b) = body.map_err(|e| {

@@ -1226,3 +1226,73 @@ async fn a_before_put_exit_that_leaves_no_rtq_request_fails_the_tpenqueue() {
     );
     assert_eq!(h.qm.depth("RTQ.ORDGRP.ORDQ"), Some(0));
 }
+
+/// A group or queue that is no MQ name is 400 / 2152 MQRC_OBJECT_NAME_ERROR
+/// naming the part, as the queue API answers a malformed queue name
+/// (docs/tuxedo.md "HTTP"; docs/http-api.md "Errors"; IBM MQ "API reason
+/// codes" 2152); a well-formed one no QSPACE has stays 404 / 2085.
+#[tokio::test]
+async fn rtq_names_that_are_no_mq_names_are_2152_not_2085() {
+    let h = harness();
+    for (method, path) in [
+        ("GET", "/v1/rtq/BAD%20GROUP/Q/next"),
+        ("POST", "/v1/rtq/G/BAD%20Q/state"),
+        (
+            "POST",
+            "/v1/rtq/BAD%20GROUP/Q/ack/00000000000000000000000000000000",
+        ),
+    ] {
+        let (st, v) = h
+            .call(method, path, Some(serde_json::json!({"state": "enabled"})))
+            .await;
+        assert_eq!(
+            (st, &v["mqrc"]),
+            (400, &serde_json::json!(2152)),
+            "{path}: {v}"
+        );
+        assert_eq!(v["reason"], "MQRC_OBJECT_NAME_ERROR", "{v}");
+        let m = v["message"].as_str().unwrap();
+        assert!(
+            m.starts_with("RTQ group: ") || m.starts_with("RTQ queue: "),
+            "{m}"
+        );
+        assert!(m.contains("has ' ' at position 3"), "{m}");
+    }
+    let (st, v) = h.call("GET", "/v1/rtq/NOGROUP/Q/next", None).await;
+    assert_eq!((st, &v["mqrc"]), (404, &serde_json::json!(2085)), "{v}");
+}
+
+/// tpenqueue's body is JSON: a form-encoded one (or any other type, or none)
+/// is refused with 415 / 2004 MQRC_BUFFER_ERROR naming the type, as `POST
+/// /v1/messages` (RFC 9110 §15.5.16; docs/http-api.md "Errors";
+/// docs/tuxedo.md), and nothing is queued.
+#[tokio::test]
+async fn tpenqueue_refuses_a_body_that_is_not_declared_json() {
+    let h = harness();
+    let body = invoice(&[], 0, b"form").to_string().into_bytes();
+    let (st, v) = h
+        .raw(
+            "/v1/tux/tpenqueue",
+            Some("application/x-www-form-urlencoded"),
+            body.clone(),
+        )
+        .await;
+    assert_eq!(st, 415, "{v}");
+    assert_eq!(v["mqrc"], 2004, "{v}");
+    assert_eq!(v["reason"], "MQRC_BUFFER_ERROR", "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("Content-Type \"application/x-www-form-urlencoded\" is not supported by POST /v1/tux/tpenqueue"),
+        "{v}"
+    );
+    let (st, _) = h.raw("/v1/tux/tpenqueue", None, body.clone()).await;
+    assert_eq!(st, 415);
+    assert_eq!(h.next("").await.0, 404, "nothing was queued");
+    // Declared JSON, the same body is queued.
+    let (st, v) = h
+        .raw("/v1/tux/tpenqueue", Some("application/json"), body)
+        .await;
+    assert_eq!(st, 200, "{v}");
+}

@@ -348,7 +348,7 @@ impl DynamicParams {
                         out.wait_interval =
                             Some(WaitInterval::from_millis(ms).ok_or_else(|| {
                                 fault(
-                                    format!("{ms} ms: expected 0 or more, or -1 for unlimited"),
+                                    format!("{ms} ms: expected 0 to {} ms (MQLONG), or -1 for unlimited", i32::MAX),
                                     Some(Mqrc::WAIT_INTERVAL_ERROR),
                                 )
                             })?);

@@ -20,9 +20,11 @@
 //!   article: "add the prefix as part of the receive exit processing");
 //! - `invalid=suppress|pass`: what to do when a resulting name is empty,
 //!   longer than 48, or has a character outside `A-Z a-z 0-9 . / _ %`:
-//!   `suppress` (default) answers SuppressFunction with 2085
-//!   MQRC_UNKNOWN_OBJECT_NAME (queue part) or 2087 MQRC_UNKNOWN_REMOTE_Q_MGR
-//!   (queue manager part), so the message is dead-lettered; `pass` leaves the
+//!   `suppress` (default) answers SuppressFunction with 2152
+//!   MQRC_OBJECT_NAME_ERROR (queue part: a queue name that breaks MQ's rules,
+//!   as MQOPEN and the HTTP API answer for it) or 2087
+//!   MQRC_UNKNOWN_REMOTE_Q_MGR (queue manager part), so the message is
+//!   dead-lettered; `pass` leaves the
 //!   message unchanged. Either way it is logged; nothing is truncated.
 //!
 //! The rewrite allocates nothing and changes no byte outside the two fields.
@@ -43,7 +45,7 @@ pub const NAME_LENGTH: usize = 48;
 pub enum InvalidPolicy {
     /// Leave the message unchanged (logged).
     Pass,
-    /// SuppressFunction with 2085 / 2087 (logged); the default.
+    /// SuppressFunction with 2152 / 2087 (logged); the default.
     Suppress,
 }
 
@@ -59,17 +61,18 @@ pub struct DestinationRewrite {
 /// Which of the two names is wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NamePart {
-    /// The part before the separator (becomes RemoteQName): reason 2085.
+    /// The part before the separator (becomes RemoteQName): reason 2152.
     Queue,
     /// Prefix + the part after the separator (becomes RemoteQMgrName): reason 2087.
     QueueManager,
 }
 
 impl NamePart {
-    /// 2085 MQRC_UNKNOWN_OBJECT_NAME or 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
+    /// 2152 MQRC_OBJECT_NAME_ERROR (IBM MQ "API reason codes": the object
+    /// name is not valid) or 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
     pub fn mqrc(self) -> Mqrc {
         match self {
-            NamePart::Queue => Mqrc::UNKNOWN_OBJECT_NAME,
+            NamePart::Queue => Mqrc::OBJECT_NAME_ERROR,
             NamePart::QueueManager => Mqrc::UNKNOWN_REMOTE_Q_MGR,
         }
     }
