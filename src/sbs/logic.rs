@@ -101,6 +101,27 @@ impl Core {
     /// A reply to `req` of type `t` in `order`: class MSG_CLAS_PAMS, from the
     /// server, to the request's response queue (its source when it gave
     /// none), with the request's priority and correlation id.
+    /// Registers `reg` for the obsolete V3.2 request `name` (SBS_REG or
+    /// SBS_REG_EZ): the (status, reg_id, number_reg) of its old reply —
+    /// 1 and the new reg_id, or PAMS__BADPARAM, reg_id 0 and the queue's
+    /// registrations for the MOT, the failure noted in `out`.
+    fn register_old(
+        &mut self,
+        reg: Registration,
+        name: &str,
+        out: &mut Handled,
+    ) -> (i16, u16, i16) {
+        let (mot, queue) = (reg.mot, reg.queue);
+        match self.registry.register(reg) {
+            Ok((id, n)) => (1, id, clamp16(n)),
+            Err(s) => {
+                out.error = Some(format!("{name} for MOT {mot}: {s}"));
+                let n = self.registry.number_reg(mot, queue);
+                (OLD_FAILURE, 0, clamp16(n))
+            }
+        }
+    }
+
     fn reply(&self, req: &PamsHeader, t: SbsType, area: Vec<u8>, order: Endian) -> PamsOut {
         let to = self.queues.normalize(req.reply_to());
         let mut header = PamsHeader::new(MSG_CLAS_PAMS, t.code(), self.server_address(), to, order);
@@ -309,20 +330,11 @@ impl Core {
                     gap_notice: (r.req_seqgap != 0).then_some(GapNotice::BsSeqgap),
                     auto_dereg: r.req_autodereg != 0,
                 };
-                let reply = match self.registry.register(reg) {
-                    Ok((id, n)) => SbsRegReply {
-                        status: 1,
-                        reg_id: id,
-                        number_reg: clamp16(n),
-                    },
-                    Err(s) => {
-                        out.error = Some(format!("SBS_REG for MOT {mot}: {s}"));
-                        SbsRegReply {
-                            status: OLD_FAILURE,
-                            reg_id: 0,
-                            number_reg: clamp16(self.registry.number_reg(mot, queue)),
-                        }
-                    }
+                let (status, reg_id, number_reg) = self.register_old(reg, "SBS_REG", &mut out);
+                let reply = SbsRegReply {
+                    status,
+                    reg_id,
+                    number_reg,
                 };
                 if r.req_ack != 0 || reply.status != 1 {
                     let body = reply.encode(order).to_vec();
@@ -349,20 +361,11 @@ impl Core {
                     auto_dereg: false,
                 };
                 // SBS_REG_EZ has no req_ack: it is always answered.
-                let reply = match self.registry.register(reg) {
-                    Ok((id, n)) => SbsRegEzReply {
-                        status: 1,
-                        reg_id: id,
-                        number_reg: clamp16(n),
-                    },
-                    Err(s) => {
-                        out.error = Some(format!("SBS_REG_EZ for MOT {mot}: {s}"));
-                        SbsRegEzReply {
-                            status: OLD_FAILURE,
-                            reg_id: 0,
-                            number_reg: clamp16(self.registry.number_reg(mot, queue)),
-                        }
-                    }
+                let (status, reg_id, number_reg) = self.register_old(reg, "SBS_REG_EZ", &mut out);
+                let reply = SbsRegEzReply {
+                    status,
+                    reg_id,
+                    number_reg,
                 };
                 let body = reply.encode(order).to_vec();
                 out.replies
