@@ -41,6 +41,28 @@ fn missing(what: &str) {
 }
 
 /// `text` converted by glibc iconv (the oracle), or `None` without iconv.
+/// `mqgate get --queue APP.IN --ccsid 500 [extra]` against `base`; the run
+/// must succeed (exit 0), its stderr shown otherwise.
+fn get_ccsid_500(base: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "get",
+        "--queue",
+        "APP.IN",
+        "--gateway",
+        base,
+        "--ccsid",
+        "500",
+    ];
+    args.extend_from_slice(extra);
+    let out = Command::new(BIN).args(&args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn iconv(text: &[u8], from: &str, to: &str) -> Option<Vec<u8>> {
     let Ok(mut child) = Command::new("iconv")
         .args(["-f", from, "-t", to])
@@ -241,45 +263,12 @@ fn mqgate_get_asks_for_conversion_and_shows_the_warning() {
         g.put("APP.IN", "format=MQSTR&ccsid=819", b"Hello, World").0,
         201
     );
-    let out = Command::new(BIN)
-        .args([
-            "get",
-            "--queue",
-            "APP.IN",
-            "--gateway",
-            &g.base,
-            "--ccsid",
-            "500",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = get_ccsid_500(&g.base, &[]);
     assert_eq!(out.stdout, want);
     // MQFMT_NONE: the data as it was, exit 0 (MQCC_WARNING is a got message), the
     // warning on stderr and in the JSON.
     assert_eq!(g.put("APP.IN", "ccsid=819", b"\x00raw").0, 201);
-    let out = Command::new(BIN)
-        .args([
-            "get",
-            "--queue",
-            "APP.IN",
-            "--gateway",
-            &g.base,
-            "--ccsid",
-            "500",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = get_ccsid_500(&g.base, &["--json"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("2110 MQRC_FORMAT_ERROR"), "{err}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
