@@ -27,6 +27,9 @@ inputs and the project's own fixtures (fixtures/ at the repository root):
 - pams_init_file: group initialization files with %PROFILE, %GNT, %QCT,
   %XGROUP and %SBS sections in the shape of the MessageQ Configuration
   Guide's listings (docs/messageq.md).
+- pams_envelope: PAMS message headers (docs/messageq.md "PAMS messages on
+  mqgate queues") of a broadcast copy and of an SBS request, with and
+  without a message area, one cut short, and `group.queue` address texts.
 """
 import os
 import struct
@@ -215,4 +218,16 @@ init_files = {
 }
 for name, text in init_files.items():
     put('pams_init_file', name, text.encode('utf-8'))
+def qaddr(group, queue): return struct.pack('>HH', queue, group)
+def pams_header(cls, typ, prio, endian, otarget, source, osource, resp_q, corr):
+    return (b'PMH ' + struct.pack('>ihhiiii', 1, cls, typ, prio, 39, 5, endian)
+            + otarget + source + osource + resp_q + corr.ljust(32, b'\0') + bytes(20))
+copy = pams_header(1, 2, 0, 1, qaddr(10, 5110), qaddr(10, 5110), qaddr(10, 7), qaddr(0, 0), b'')
+request = pams_header(29, -1196, 9, 0, qaddr(10, 99), qaddr(10, 3), qaddr(10, 3), qaddr(10, 3), b'corr-1')
+put('pams_envelope', 'copy', copy + b'IBM 101.25')
+put('pams_envelope', 'copy_no_area', copy)
+put('pams_envelope', 'request', request + bytes(68))
+put('pams_envelope', 'short', copy[:95])
+for text in ('10.20', '0.5110', '65535.65535', '7.', '10.65536', ' 1.2'):
+    put('pams_envelope', 'addr_' + text.strip().replace('.', '_'), text.encode('utf-8'))
 print('seeds written')
