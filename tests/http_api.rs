@@ -689,6 +689,24 @@ fn priority_msg_type_ccsid_and_correl_options_are_checked_on_put() {
     // IBM MQ "CodedCharSetId (MQLONG)": -1..-4 are special, below is 2026 MD_ERROR.
     let (st, v) = g.put("APP.IN", "ccsid=-5", b"x");
     assert_mq_error(st, &v, 400, 2026, "MQRC_MD_ERROR");
+    // A value that is no MQLONG at all (IBM MQ "MQMD - Message descriptor":
+    // these fields are 32-bit signed integers) gets the field's own reason,
+    // as a value out of its range does, not 2046 for the query's syntax.
+    // Before the fix all four answered 2046 MQRC_OPTIONS_ERROR.
+    for (query, mqrc, reason) in [
+        ("msg_type=99999999999", 2029, "MQRC_MSG_TYPE_ERROR"),
+        ("ccsid=2147483648", 2026, "MQRC_MD_ERROR"),
+        ("encoding=546.0", 2026, "MQRC_MD_ERROR"),
+        ("report=coa", 2061, "MQRC_REPORT_OPTIONS_ERROR"),
+    ] {
+        let (st, v) = g.put("APP.IN", query, b"x");
+        assert_mq_error(st, &v, 400, mqrc, reason);
+        let field = query.split('=').next().unwrap_or_default();
+        assert!(
+            v["message"].as_str().unwrap_or_default().contains(field),
+            "{v}"
+        );
+    }
     // Contradictory options: 2046.
     let correl = "0A".repeat(24);
     let (st, v) = g.put(

@@ -34,10 +34,15 @@ pub struct PutQuery {
     /// MQRC_EXPIRY_ERROR.
     pub(super) expiry: Option<String>,
     pub(super) format: Option<String>,
-    pub(super) ccsid: Option<i32>,
-    pub(super) encoding: Option<i32>,
-    pub(super) msg_type: Option<i32>,
-    pub(super) report: Option<i32>,
+    /// Text, read by [`md_from_query`]: a value that is no MQLONG is 2026
+    /// MQRC_MD_ERROR (as an out-of-range CodedCharSetId).
+    pub(super) ccsid: Option<String>,
+    /// Text: a value that is no MQLONG is 2026 MQRC_MD_ERROR.
+    pub(super) encoding: Option<String>,
+    /// Text: a value that is no MQLONG is 2029 MQRC_MSG_TYPE_ERROR.
+    pub(super) msg_type: Option<String>,
+    /// Text: a value that is no MQLONG is 2061 MQRC_REPORT_OPTIONS_ERROR.
+    pub(super) report: Option<String>,
     pub(super) reply_to_q: Option<String>,
     pub(super) reply_to_q_mgr: Option<String>,
     pub(super) q_mgr: Option<String>,
@@ -120,34 +125,77 @@ pub(super) fn md_from_query(p: &PutQuery) -> Result<Mqmd, ApiError> {
     if let Some(q) = &p.reply_to_q_mgr {
         md.reply_to_q_mgr = chars("reply_to_q_mgr", q)?;
     }
-    if let Some(t) = &p.priority {
-        md.priority = mqlong(t).ok_or_else(|| {
+    let field = |text: &Option<String>, name: &str, rc: Mqrc, what: &str| match text {
+        None => Ok(None),
+        Some(t) => mqlong(t).map(Some).ok_or_else(|| {
             ApiError::new(
-                Mqrc::PRIORITY_ERROR,
+                rc,
                 format!(
-                    "priority {}: not 0-9, or -1 (MQPRI_PRIORITY_AS_Q_DEF); MQMD Priority is an MQLONG",
-                    shown(t)
+                    "{name} {}: not {what}; MQMD {} is an MQLONG (-2147483648 to 2147483647)",
+                    shown(t),
+                    md_field_name(name)
                 ),
             )
-        })?;
+        }),
+    };
+    if let Some(v) = field(
+        &p.priority,
+        "priority",
+        Mqrc::PRIORITY_ERROR,
+        "0-9, or -1 (MQPRI_PRIORITY_AS_Q_DEF)",
+    )? {
+        md.priority = v;
     }
-    if let Some(t) = &p.expiry {
-        md.expiry = mqlong(t).ok_or_else(|| {
-            ApiError::new(
-                Mqrc::EXPIRY_ERROR,
-                format!(
-                    "expiry {}: not tenths of a second from 1 to 2147483647, or -1 (MQEI_UNLIMITED); MQMD Expiry is an MQLONG",
-                    shown(t)
-                ),
-            )
-        })?;
+    if let Some(v) = field(
+        &p.expiry,
+        "expiry",
+        Mqrc::EXPIRY_ERROR,
+        "tenths of a second from 1 to 2147483647, or -1 (MQEI_UNLIMITED)",
+    )? {
+        md.expiry = v;
     }
-    md.coded_char_set_id = p.ccsid.unwrap_or(md.coded_char_set_id);
-    md.encoding = p.encoding.unwrap_or(md.encoding);
-    md.msg_type = p.msg_type.unwrap_or(md.msg_type);
-    md.report = p.report.unwrap_or(md.report);
+    if let Some(v) = field(&p.ccsid, "ccsid", Mqrc::MD_ERROR, "a CCSID")? {
+        md.coded_char_set_id = v;
+    }
+    if let Some(v) = field(
+        &p.encoding,
+        "encoding",
+        Mqrc::MD_ERROR,
+        "an MQENC_* encoding",
+    )? {
+        md.encoding = v;
+    }
+    if let Some(v) = field(
+        &p.msg_type,
+        "msg_type",
+        Mqrc::MSG_TYPE_ERROR,
+        "an MQMT_* message type",
+    )? {
+        md.msg_type = v;
+    }
+    if let Some(v) = field(
+        &p.report,
+        "report",
+        Mqrc::REPORT_OPTIONS_ERROR,
+        "MQRO_* report options",
+    )? {
+        md.report = v;
+    }
     check_report(md.report, "report")?;
     Ok(md)
+}
+
+/// The MQMD field a put query parameter sets (IBM MQ "MQMD - Message
+/// descriptor" names).
+fn md_field_name(param: &str) -> &'static str {
+    match param {
+        "priority" => "Priority",
+        "expiry" => "Expiry",
+        "ccsid" => "CodedCharSetId",
+        "encoding" => "Encoding",
+        "msg_type" => "MsgType",
+        _ => "Report",
+    }
 }
 
 /// A query parameter that is an MQLONG field of the MQMD (IBM MQ "MQMD -
