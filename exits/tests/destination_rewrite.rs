@@ -124,13 +124,14 @@ fn fifty_character_queue_manager_name_is_never_truncated() {
     );
     assert_eq!(buf, before);
 
-    // Through a chain: policy `suppress` (default) -> 2087 MQRC_UNKNOWN_REMOTE_Q_MGR
-    // (IBM MQ "Constants" MQRC table), buffer unchanged; policy `pass` -> unchanged, continue.
+    // Through a chain: policy `suppress` (default) -> 2058 MQRC_Q_MGR_NAME_ERROR
+    // (IBM MQ "Constants" MQRC table; the reason the HTTP API gives for a bad
+    // q_mgr), buffer unchanged; policy `pass` -> unchanged, continue.
     for (data, want) in [
         (
             "prefix=PREFIX.ABC",
             Verdict::Suppress {
-                reason: Mqrc(2087),
+                reason: Mqrc(2058),
                 exit: "destination-rewrite".into(),
                 failure: None,
             },
@@ -187,9 +188,10 @@ fn characters_outside_mq_name_rules_apply_the_policy() {
     }
     // The reasons (IBM MQ "API reason codes"): 2152 MQRC_OBJECT_NAME_ERROR
     // for the queue part, as the HTTP API answers for the same queue name
-    // (docs/http-api.md "Errors"); 2087 for the qmgr part.
+    // (docs/http-api.md "Errors"); 2058 MQRC_Q_MGR_NAME_ERROR for the qmgr
+    // part, as the HTTP API answers for the same `q_mgr`.
     assert_eq!(NamePart::Queue.mqrc(), Mqrc(2152));
-    assert_eq!(NamePart::QueueManager.mqrc(), Mqrc(2087));
+    assert_eq!(NamePart::QueueManager.mqrc(), Mqrc(2058));
 }
 
 #[test]

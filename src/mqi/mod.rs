@@ -123,7 +123,7 @@ impl Mqi {
     /// MQPUT1) and starts the exit chains of `name` on first use.
     ///
     /// Errors: a name that is not a valid MQ name (2152 MQRC_OBJECT_NAME_ERROR,
-    /// 2153 MQRC_Q_MGR_NAME_ERROR); exits that cannot start (2374
+    /// 2058 MQRC_Q_MGR_NAME_ERROR); exits that cannot start (2374
     /// MQRC_API_EXIT_ERROR).
     pub fn open(&self, name: &str, q_mgr: &str) -> Result<Object, QmError> {
         crate::qmgr::names::check_q_name(name)?;

@@ -22,8 +22,8 @@
 //!   longer than 48, or has a character outside `A-Z a-z 0-9 . / _ %`:
 //!   `suppress` (default) answers SuppressFunction with 2152
 //!   MQRC_OBJECT_NAME_ERROR (queue part: a queue name that breaks MQ's rules,
-//!   as MQOPEN and the HTTP API answer for it) or 2087
-//!   MQRC_UNKNOWN_REMOTE_Q_MGR (queue manager part), so the message is
+//!   as MQOPEN and the HTTP API answer for it) or 2058
+//!   MQRC_Q_MGR_NAME_ERROR (queue manager part, likewise), so the message is
 //!   dead-lettered; `pass` leaves the
 //!   message unchanged. Either way it is logged; nothing is truncated.
 //!
@@ -45,7 +45,7 @@ pub const NAME_LENGTH: usize = 48;
 pub enum InvalidPolicy {
     /// Leave the message unchanged (logged).
     Pass,
-    /// SuppressFunction with 2152 / 2087 (logged); the default.
+    /// SuppressFunction with 2152 / 2058 (logged); the default.
     Suppress,
 }
 
@@ -63,17 +63,19 @@ pub struct DestinationRewrite {
 pub enum NamePart {
     /// The part before the separator (becomes RemoteQName): reason 2152.
     Queue,
-    /// Prefix + the part after the separator (becomes RemoteQMgrName): reason 2087.
+    /// Prefix + the part after the separator (becomes RemoteQMgrName): reason 2058.
     QueueManager,
 }
 
 impl NamePart {
     /// 2152 MQRC_OBJECT_NAME_ERROR (IBM MQ "API reason codes": the object
-    /// name is not valid) or 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
+    /// name is not valid) or 2058 MQRC_Q_MGR_NAME_ERROR (the queue manager
+    /// name is not valid), the reasons MQOPEN and the HTTP API give for
+    /// such names.
     pub fn mqrc(self) -> Mqrc {
         match self {
             NamePart::Queue => Mqrc::OBJECT_NAME_ERROR,
-            NamePart::QueueManager => Mqrc::UNKNOWN_REMOTE_Q_MGR,
+            NamePart::QueueManager => Mqrc::Q_MGR_NAME_ERROR,
         }
     }
 }
