@@ -4,7 +4,7 @@
 //! buffer), `GET /v1/pams/locate/{name}` (`pams_locate_q` on `%GNT`).
 //!
 //! Sources of the expected values: the return codes of BEA MessageQ
-//! `p_return.h` V4.0-09 (PAMS__SUCCESS 1, PAMS__MSGTOBIG -22, PAMS__EXCEEDQUOTA
+//! `p_return.h` V4.0-09 (PAMS__SUCCESS 1, PAMS__DISC_SUCCESS 11, PAMS__MSGTOBIG -22, PAMS__EXCEEDQUOTA
 //! -56, PAMS__BADPRIORITY -58, PAMS__BADDELIVERY -60, PAMS__NOOBJECT -166,
 //! PAMS__BADPARAM -186, PAMS__BADRESPQ -224); the show buffer offsets of
 //! `p_entry.h` 5.0 (version 0, transfer_size 8, target 40, original_target
@@ -282,11 +282,18 @@ fn bad_input_is_named_with_its_pams_status() {
         assert_eq!(v["field"], field, "{body}: {v}");
         assert!(v["message"].as_str().unwrap().starts_with(field), "{v}");
     }
-    // A queue of the group that is not defined: PAMS__NOOBJECT, 2085.
+    // A queue of the group that is not defined (2085): delivery status
+    // PAMS__NOOBJECT -166, and the default UMA PDEL_UMA_DISC discards it
+    // (PAMS__DISC_SUCCESS 11; tests/pams_delivery.rs has every UMA).
     let (st, v) = put(&g, json!({"target": "10.77"}));
     assert_eq!(
-        (st, v["status"]["number"].as_i64(), v["mqrc"].as_i64()),
-        (404, Some(-166), Some(2085)),
+        (
+            st,
+            v["status"]["number"].as_i64(),
+            v["delivery_status"]["number"].as_i64(),
+            v["mqrc"].as_i64()
+        ),
+        (200, Some(11), Some(-166), Some(2085)),
         "{v}"
     );
     // Bad address on get.
@@ -303,10 +310,16 @@ fn quota_and_size_limits() {
     // SMALL (10.31) has message quota 1 (%QCT): the second put is over it.
     let (st, _) = put(&g, json!({"target": "10.31", "data_base64": ""}));
     assert_eq!(st, 201);
+    // The default UMA PDEL_UMA_DISC discards it: PAMS__DISC_SUCCESS 11,
+    // delivery status PAMS__EXCEEDQUOTA -56.
     let (st, v) = put(&g, json!({"target": "10.31", "data_base64": ""}));
-    assert_eq!(st, 503, "{v}");
+    assert_eq!(st, 200, "{v}");
     assert_eq!(
         v["status"],
+        json!({"number": 11, "name": "PAMS__DISC_SUCCESS"})
+    );
+    assert_eq!(
+        v["delivery_status"],
         json!({"number": -56, "name": "PAMS__EXCEEDQUOTA"})
     );
     assert_eq!(v["mqrc"], 2053, "MQRC_Q_FULL");

@@ -25,6 +25,8 @@ pub enum BenchKind {
     Queue(QueueBenchArgs),
     /// Sender → channel → receiver → device queue, with nats-server as the reference.
     Channel(super::bench_channel::ChannelBenchArgs),
+    /// One publisher to a MOT with many registered queues (SBS), with core NATS fan-out as the reference.
+    Sbs(super::bench_sbs::SbsBenchArgs),
 }
 
 /// Options of `mqgate bench queue`.
@@ -47,6 +49,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
     let args = match kind {
         BenchKind::Queue(args) => args,
         BenchKind::Channel(args) => return super::bench_channel::run(args),
+        BenchKind::Sbs(args) => return super::bench_sbs::run(args),
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));

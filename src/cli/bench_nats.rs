@@ -1,14 +1,19 @@
-//! The NATS references of `mqgate bench channel` (built with the `nats`
-//! feature): nats-server JetStream acknowledged publishes and core NATS
-//! publishes of the same messages, in the same run.
+//! The NATS references of `mqgate bench channel` and `mqgate bench sbs`
+//! (built with the `nats` feature): nats-server JetStream acknowledged
+//! publishes and core NATS publishes of the same messages, and core NATS
+//! fan-out to many subscribers of one subject, in the same run.
 
 use super::bench::p99;
 use super::bench_channel::{ChannelBenchArgs, Result1};
+use super::bench_sbs::SbsResult;
 use crate::channel::sender::PIPELINE_BATCHES;
 use bytes::Bytes;
+use futures_util::StreamExt;
 use std::collections::VecDeque;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Stops the nats-server this benchmark started.
@@ -21,38 +26,48 @@ impl Drop for NatsServer {
     }
 }
 
+/// Starts `program` on a free loopback port — with JetStream storing in
+/// `js_dir` when given — and connects to it: the guard that stops the
+/// server when dropped, the client and the server's URL; `Ok(None)` when
+/// the program is not installed.
+async fn start_nats(
+    program: &str,
+    js_dir: Option<&Path>,
+) -> Result<Option<(NatsServer, async_nats::Client, String)>, String> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| e.to_string())?
+        .port();
+    let mut cmd = Command::new(program);
+    cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
+    if let Some(dir) = js_dir {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        cmd.args(["-js", "-sd"]).arg(dir);
+    }
+    let server = match cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn() {
+        Ok(c) => NatsServer(c),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot start {program}: {e}")),
+    };
+    let url = format!("nats://127.0.0.1:{port}");
+    for _ in 0..100 {
+        if let Ok(c) = async_nats::connect(&url).await {
+            return Ok(Some((server, c, url)));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(format!("nats-server did not start on {url}"))
+}
+
 pub async fn nats_reference(
     args: &ChannelBenchArgs,
     dir: &Path,
     n: usize,
     data: &[u8],
 ) -> Result<Option<(Result1, Result1)>, String> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| e.to_string())?
-        .port();
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let _server = match Command::new(&args.nats_server)
-        .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-    {
-        Ok(c) => NatsServer(c),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot start {}: {e}", args.nats_server)),
+    let Some((_server, client, _)) = start_nats(&args.nats_server, Some(dir)).await? else {
+        return Ok(None);
     };
-    let url = format!("nats://127.0.0.1:{port}");
-    let mut client = None;
-    for _ in 0..100 {
-        if let Ok(c) = async_nats::connect(&url).await {
-            client = Some(c);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let client = client.ok_or_else(|| format!("nats-server did not start on {url}"))?;
     let js = async_nats::jetstream::new(client.clone());
     js.create_stream(async_nats::jetstream::stream::Config {
         name: "BENCH".into(),
@@ -112,4 +127,74 @@ pub async fn nats_reference(
         p99: p99(&lat),
     };
     Ok(Some((js_result, core)))
+}
+
+/// Core NATS fan-out as `mqgate bench sbs` measures it: `subscribers`
+/// subscriptions to one subject on one connection, one publisher on another,
+/// `n` publishes of `data`, one in flight: a publish's latency runs from the
+/// publish to its delivery to the last subscriber. `Ok(None)` when
+/// `nats_server` is not installed.
+pub async fn sbs_reference(
+    nats_server: &str,
+    n: usize,
+    subscribers: usize,
+    data: &[u8],
+) -> Result<Option<SbsResult>, String> {
+    let Some((_server, receiver, url)) = start_nats(nats_server, None).await? else {
+        return Ok(None);
+    };
+    let delivered = Arc::new(AtomicUsize::new(0));
+    let arrived = Arc::new(tokio::sync::Notify::new());
+    let mut tasks = Vec::with_capacity(subscribers);
+    for _ in 0..subscribers {
+        let mut sub = receiver
+            .subscribe("sbs.bench")
+            .await
+            .map_err(|e| format!("subscribe: {e}"))?;
+        let (delivered, arrived) = (Arc::clone(&delivered), Arc::clone(&arrived));
+        tasks.push(tokio::spawn(async move {
+            while sub.next().await.is_some() {
+                delivered.fetch_add(1, Ordering::AcqRel);
+                arrived.notify_one();
+            }
+        }));
+    }
+    // The subscriptions are on the server once a flush has come back.
+    receiver.flush().await.map_err(|e| format!("flush: {e}"))?;
+    let publisher = async_nats::connect(&url)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let payload = Bytes::from(data.to_vec());
+    let mut lat = Vec::with_capacity(n);
+    let start = Instant::now();
+    for k in 0..n {
+        let t = Instant::now();
+        publisher
+            .publish("sbs.bench", payload.clone())
+            .await
+            .map_err(|e| format!("publish: {e}"))?;
+        publisher.flush().await.map_err(|e| format!("flush: {e}"))?;
+        let target = subscribers * (k + 1);
+        while delivered.load(Ordering::Acquire) < target {
+            if tokio::time::timeout(Duration::from_secs(60), arrived.notified())
+                .await
+                .is_err()
+            {
+                return Err(format!(
+                    "{} of {target} deliveries after 60 s",
+                    delivered.load(Ordering::Acquire)
+                ));
+            }
+        }
+        lat.push(t.elapsed());
+    }
+    let total = start.elapsed();
+    for t in tasks {
+        t.abort();
+    }
+    Ok(Some(SbsResult {
+        published: n as f64 / total.as_secs_f64(),
+        copies: (n * subscribers) as f64 / total.as_secs_f64(),
+        p99: p99(&lat),
+    }))
 }

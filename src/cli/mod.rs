@@ -4,6 +4,7 @@ mod bench;
 mod bench_channel;
 #[cfg(feature = "nats")]
 mod bench_nats;
+mod bench_sbs;
 mod browse;
 mod channel;
 mod check_config;
@@ -176,6 +177,13 @@ mod tests {
                 with(&["bench", "channel"], &["--size", "4193877"]),
                 "--size",
             ),
+            (with(&["bench", "sbs"], &["--queues", "0"]), "--queues"),
+            // Queue numbers 101-3100 stay below the MOTs (4000-6000).
+            (with(&["bench", "sbs"], &["--queues", "3001"]), "--queues"),
+            // The ten-rule registrations read 40 bytes; a static
+            // pams_put_msg buffer holds at most 32767.
+            (with(&["bench", "sbs"], &["--size", "39"]), "--size"),
+            (with(&["bench", "sbs"], &["--size", "32768"]), "--size"),
         ];
         for (args, named) in refused {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -198,6 +206,8 @@ mod tests {
                 &["bench", "channel"],
                 &["--batch", "9999", "--size", "4193876"],
             ),
+            with(&["bench", "sbs"], &["--queues", "3000", "--size", "40"]),
+            with(&["bench", "sbs"], &["--queues", "1", "--size", "32767"]),
         ] {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             assert_eq!(parse(&args), Ok(()), "{args:?}");

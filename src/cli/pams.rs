@@ -30,7 +30,7 @@ pub enum PamsCommand {
 /// Options of `mqgate pams put`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Exit status: 0 put (1 PAMS__SUCCESS), 1 the gateway refused (the PAMS status is printed), 2 gateway unreachable or FILE unreadable."
+    after_help = "Exit status: 0 put (1 PAMS__SUCCESS, the delivery status in the message), or the target could not take it and the UMA ran (11 PAMS__DISC_SUCCESS, 13 PAMS__DISCL_SUCCESS, 17 PAMS__DLQ_SUCCESS, 19 PAMS__RTS_SUCCESS); 1 the gateway refused (the PAMS status is printed); 2 gateway unreachable or FILE unreadable."
 )]
 pub struct PutArgs {
     /// Target: `group.queue` (a MOT queue number is a broadcast) or a %GNT name.
@@ -45,10 +45,14 @@ pub struct PutArgs {
     /// Priority 0-99 (the gateway refuses others with PAMS__BADPRIORITY).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub priority: i64,
-    /// Delivery mode, e.g. PDEL_MODE_NN_MEM or NN_MEM (the default).
+    /// Delivery mode, e.g. PDEL_MODE_NN_MEM or NN_MEM (the default): SAF and
+    /// DQF modes store a persistent message, MEM and NET a non-persistent
+    /// one; AK, DEQ, CONF, ACK and RCM modes are refused (PAMS__NOTSUPPORTED).
     #[arg(long)]
     pub delivery: Option<String>,
-    /// Undeliverable-message action, e.g. PDEL_UMA_DISC or DISC (the default).
+    /// Undeliverable-message action when the target cannot take the message,
+    /// e.g. PDEL_UMA_DISC or DISC (the default), DISCL, DLQ, RTS (needs
+    /// --resp-q); SAF and DLJ are refused (PAMS__BADUMA).
     #[arg(long)]
     pub uma: Option<String>,
     /// Response queue `group.queue` (also the message's source).

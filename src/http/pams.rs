@@ -14,8 +14,10 @@
 //! "PAMS__SUCCESS"}, ...}`; errors add `field` (the request field at fault),
 //! `message` and, when the queue interface refused, `mqrc` and `reason`.
 
+mod delivery;
+
 use crate::config::Config;
-use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, Outgoing, PutOptions, QmError, Selector};
+use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, QmError, Selector};
 use crate::sbs::Loaded;
 use crate::sbs::group::GroupQueues;
 use axum::Json;
@@ -258,8 +260,10 @@ fn i16_field(v: i64, field: &'static str) -> Result<i16, PamsError> {
     })
 }
 
-/// `POST /v1/pams/messages`: `pams_put_msg`. 201 with `{"status", "target",
-/// "queue", "message"}`; errors as [`PamsError`].
+/// `POST /v1/pams/messages`: `pams_put_msg`. 201 with `{"status",
+/// "delivery_status", "target", "queue", "persistent", "message"}`, 200 when
+/// the target could not take the message and the UMA ran ([`delivery`]);
+/// errors as [`PamsError`].
 async fn put(
     State(s): State<PamsState>,
     body: Result<Bytes, BytesRejection>,
@@ -330,6 +334,15 @@ async fn put(
                 .map_err(|e| PamsError::field(PamsStatus::BADRESPQ, "resp_q", e.to_string()))?,
         ),
     };
+    let plan = crate::sbs::delivery::plan(
+        delivery,
+        uma,
+        crate::sbs::delivery::PutTo {
+            mot: target.mot().is_some(),
+            resp_q: resp_q != QAddress::default(),
+        },
+    )
+    .map_err(|r| PamsError::field(r.status, r.field, r.message))?;
     let endian = match b.endian.as_deref().map(str::to_ascii_lowercase).as_deref() {
         None | Some("big") => Endian::Big,
         Some("little") => Endian::Little,
@@ -395,28 +408,7 @@ async fn put(
         ),
         mqrc: Some(Mqrc::UNKNOWN_REMOTE_Q_MGR),
     })?;
-    let obj = s
-        .mqi
-        .open(&name, "")
-        .map_err(|e| PamsError::from_qm(e, Some("target")))?;
-    let msg = Outgoing {
-        md: crate::sbs::server::pams_md(&header),
-        charset: Charset::Ascii,
-        data: Bytes::from(header.with_area(&area)),
-    };
-    s.mqi
-        .put(&obj, msg, PutOptions::default())
-        .await
-        .map_err(|e| PamsError::from_qm(e, Some("target")))?;
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({
-            "status": status_json(PamsStatus::SUCCESS),
-            "target": target.to_string(),
-            "queue": name,
-            "message": format!("{} bytes put to {target}", area.len()),
-        })),
-    ))
+    delivery::deliver(&s, &plan, target, &name, &header, &area).await
 }
 
 /// Query parameters of `next`.

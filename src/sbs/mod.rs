@@ -5,6 +5,7 @@
 //! docs/messageq.md).
 //!
 //! - [`config`]: the `messageq:` YAML section.
+//! - [`delivery`]: what a put's delivery mode and UMA mean (pure).
 //! - [`group`]: the group's queues as mqgate queues (%QCT names or
 //!   `PAMS.<group>.<queue>`, with their quotas).
 //! - [`registry`]: registrations, one copy per queue, gap counters (pure).
@@ -18,6 +19,7 @@
 //! redirected to the group's SBS Server").
 
 pub mod config;
+pub mod delivery;
 pub mod group;
 pub mod logic;
 pub mod registry;
