@@ -322,3 +322,82 @@ fn a_gap_in_a_forwarded_stream_is_reported_with_the_sending_group() {
     let (notice, _) = &got[2];
     assert_eq!(notice.source, QAddress::new(20, 99), "from the SBS server");
 }
+
+/// Takes the next message of transmission queue `q` of `g` (get and ack
+/// through the queue API): its data, the 428-byte MQXQH first (IBM MQ
+/// "MQXQH - Transmission-queue header").
+fn take(g: &sbs_util::Group, q: &str) -> Vec<u8> {
+    let (st, v) = g.call(
+        "GET",
+        &format!("/v1/queues/{q}/messages/next?wait_ms=0"),
+        None,
+    );
+    assert_eq!(st, 200, "get from {q}: {v}");
+    let lease = v["lease"].as_str().unwrap().to_string();
+    let (st, a) = g.call("POST", &format!("/v1/queues/{q}/messages/ack/{lease}"), None);
+    assert_eq!(st, 200, "{a}");
+    data(&v)
+}
+
+#[test]
+fn forwarded_broadcasts_are_numbered_and_a_full_transmission_queue_loses_only_that_copy() {
+    use sbs_util::{ALL, CTL, Group, register as reg};
+    // Group 10 with group 20 on its bus (%XGROUP GW20 20); the transmission
+    // queue named like GW20's queue manager holds 2 messages and has no
+    // channel, so the third forwarded broadcast cannot be put.
+    let init = format!(
+        "{}%XGROUP\nGW20 20\n%EOS\n",
+        sbs_util::init_file(&sbs_util::qct_line("STOCKS", 30, ".", "."))
+    );
+    let g = Group::start_with(
+        10,
+        &init,
+        "queues:\n  - type: local\n    name: GW20\n    usage: xmitq\n    max_depth: 2\n",
+    );
+    reg(&g, 5110, 30, ALL, &[], false);
+    let be = Endian::Big;
+    for area in ["U1", "U2", "U3"] {
+        g.publish(5110, g.addr(CTL), 1, 2, area.as_bytes(), be);
+    }
+    g.sync();
+    let first = take(&g, "GW20");
+    g.publish(5110, g.addr(CTL), 1, 2, b"U4", be);
+    g.sync();
+    let rest = [take(&g, "GW20"), take(&g, "GW20")];
+    // MQXQH: RemoteQName at 8 and RemoteQMgrName at 56, 48 blank-padded
+    // characters each: queue 99 of group 20 at its gateway GW20.
+    assert_eq!(
+        String::from_utf8_lossy(&first[8..104]),
+        format!("{:<48}{:<48}", "PAMS.20.99", "GW20")
+    );
+    // The PAMS message header after the 428-byte MQXQH: forwarded_by 10.99
+    // (queue first) and forward_seq at 76 and 80; numbers 1, 2, 4 — 3 was
+    // not put, and group 20's server would see that gap.
+    let mark = |d: &[u8]| {
+        let h = &d[428..];
+        assert_eq!(&h[..4], b"PMH ");
+        (
+            h[76..80].to_vec(),
+            u32::from_be_bytes(h[80..84].try_into().unwrap()),
+            d[428 + PamsHeader::SIZE..].to_vec(),
+        )
+    };
+    let server = vec![0, 99, 0, 10];
+    assert_eq!(mark(&first), (server.clone(), 1, b"U1".to_vec()));
+    assert_eq!(mark(&rest[0]), (server.clone(), 2, b"U2".to_vec()));
+    assert_eq!(mark(&rest[1]), (server, 4, b"U4".to_vec()));
+    // The local registrant got all four meanwhile.
+    let local: Vec<Vec<u8>> = g.drain("STOCKS").into_iter().map(|(_, a)| a).collect();
+    assert_eq!(local, [b"U1", b"U2", b"U3", b"U4"].map(|a| a.to_vec()));
+    // A broadcast another group's server forwarded is distributed here and
+    // never sent on: nothing new on GW20.
+    let h = PamsHeader::new(1, 2, QAddress::new(30, 5110), QAddress::new(30, 5110), be);
+    g.put_raw(
+        &g.sbs_queue(),
+        "MQGPAMS",
+        &forwarded(&h, b"from 30", QAddress::sbs_server(30), 1),
+    );
+    g.sync();
+    assert_eq!(g.drain("STOCKS").len(), 1);
+    assert_eq!(g.depth("GW20"), 0);
+}

@@ -503,9 +503,7 @@ impl Core {
             notices,
         })
     }
-}
 
-impl Core {
     /// The gap notice `kind` to `queue` in `order`: `lost` copies of `mot`
     /// missing on the stream distributed by the SBS server of `sender_group`
     /// (this group for copies this server could not deliver, another group

@@ -221,7 +221,7 @@ impl Gateway {
     /// configurations name each other's channel listeners start once on
     /// port 0 and then again with the ports they got.
     pub fn restart_with_config(&mut self, config: &str) {
-        self.terminate();
+        let _ = self.terminate();
         std::fs::write(&self.config, config).unwrap();
         self.spawn();
     }
