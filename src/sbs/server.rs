@@ -327,14 +327,14 @@ impl SbsServer {
                     tracing::debug!(group, mot = mot.number(), seq, "universal broadcast forwarded")
                 }
                 Err(e) => {
-                    let lost = self.seqs.not_forwarded(mot, group);
+                    let not_forwarded = self.seqs.not_forwarded(mot, group);
                     tracing::warn!(
                         group,
                         mot = mot.number(),
                         seq,
                         mqrc = e.mqrc.0,
                         error = %e.message,
-                        lost,
+                        not_forwarded,
                         "universal broadcast not forwarded: that group's copy is lost"
                     );
                 }
