@@ -155,7 +155,10 @@ fn wait_depth(g: &Gateway, q: &str, depth: u64) {
 
 #[test]
 fn broadcasts_between_three_groups_and_one_of_them_down() {
-    let dirs: Vec<tempfile::TempDir> = GROUPS.iter().map(|_| tempfile::tempdir().unwrap()).collect();
+    let dirs: Vec<tempfile::TempDir> = GROUPS
+        .iter()
+        .map(|_| tempfile::tempdir().unwrap())
+        .collect();
     let qct: [&[(&str, u16)]; 3] = [
         &[("STOCKS", 30), ("OPS", 31)],
         &[("TICKER", 7), ("ALARMS", 8)],
@@ -171,7 +174,11 @@ fn broadcasts_between_three_groups_and_one_of_them_down() {
         .zip(&dirs)
         .map(|(g, d)| Gateway::start(d.path(), &config(*g, d.path(), &[])))
         .collect();
-    let ports: Vec<(u16, u16)> = GROUPS.iter().copied().zip(gws.iter().map(|g| g.listen_port)).collect();
+    let ports: Vec<(u16, u16)> = GROUPS
+        .iter()
+        .copied()
+        .zip(gws.iter().map(|g| g.listen_port))
+        .collect();
     for ((gw, g), d) in gws.iter_mut().zip(GROUPS).zip(&dirs) {
         gw.restart_with_config(&config(g, d.path(), &ports));
     }
@@ -273,13 +280,22 @@ fn forwarded(header: &PamsHeader, area: &[u8], by: QAddress, seq: u32) -> Vec<u8
 #[test]
 fn a_gap_in_a_forwarded_stream_is_reported_with_the_sending_group() {
     use sbs_util::{ALL, Group, register as reg, types};
-    let g = Group::start(20, &sbs_util::init_file(&sbs_util::qct_line("TICKER", 7, ".", ".")));
+    let g = Group::start(
+        20,
+        &sbs_util::init_file(&sbs_util::qct_line("TICKER", 7, ".", ".")),
+    );
     reg(&g, 5110, 7, ALL, &[], true);
     // Broadcasts on MOT 5110 forwarded by group 10's server (10.99),
     // published by 10.30, numbered 1, 2, then 5: 3 and 4 were lost on the
     // way.
     let publisher = QAddress::new(10, 30);
-    let h = PamsHeader::new(1, 2, QAddress::new(10, 5110), QAddress::new(10, 5110), Endian::Big);
+    let h = PamsHeader::new(
+        1,
+        2,
+        QAddress::new(10, 5110),
+        QAddress::new(10, 5110),
+        Endian::Big,
+    );
     let h = PamsHeader {
         original_source: publisher,
         ..h
@@ -316,7 +332,12 @@ fn a_gap_in_a_forwarded_stream_is_reported_with_the_sending_group() {
     // publisher kept, the forwarding mark not passed on.
     let (copy, _) = &got[0];
     assert_eq!(
-        (copy.source, copy.original_source, copy.forwarded_by, copy.forward_seq),
+        (
+            copy.source,
+            copy.original_source,
+            copy.forwarded_by,
+            copy.forward_seq
+        ),
         (QAddress::new(20, 5110), publisher, QAddress::default(), 0)
     );
     let (notice, _) = &got[2];
@@ -334,7 +355,11 @@ fn take(g: &sbs_util::Group, q: &str) -> Vec<u8> {
     );
     assert_eq!(st, 200, "get from {q}: {v}");
     let lease = v["lease"].as_str().unwrap().to_string();
-    let (st, a) = g.call("POST", &format!("/v1/queues/{q}/messages/ack/{lease}"), None);
+    let (st, a) = g.call(
+        "POST",
+        &format!("/v1/queues/{q}/messages/ack/{lease}"),
+        None,
+    );
     assert_eq!(st, 200, "{a}");
     data(&v)
 }

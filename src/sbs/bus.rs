@@ -124,7 +124,10 @@ impl Bus {
                 ));
                 continue;
             }
-            let Some(q_mgr) = link.queue_manager.clone().or_else(|| names.get(&g).cloned())
+            let Some(q_mgr) = link
+                .queue_manager
+                .clone()
+                .or_else(|| names.get(&g).cloned())
             else {
                 errors.push(format!(
                     "{path}.queue_manager: required: group {g} is not in %XGROUP, so no name tells which queue manager serves it"
@@ -170,7 +173,8 @@ impl Bus {
         }
     }
 
-    /// A bus of the given groups (tests, tools).
+    /// A bus of the given groups.
+    #[cfg(test)]
     pub fn of(groups: impl IntoIterator<Item = RemoteGroup>) -> Bus {
         Bus {
             groups: groups.into_iter().map(|g| (g.group, g)).collect(),
@@ -373,18 +377,41 @@ mod tests {
         links.insert(50, GroupLink::default());
         let e = Bus::load(10, Some(&init), "g.init", &links).unwrap_err();
         assert_eq!(e.len(), 5, "{e:?}");
-        assert!(e[0].starts_with("g.init:2:1: %XGROUP LONELY: no group number"), "{}", e[0]);
-        assert!(e[1].starts_with("g.init:3:5: %XGROUP BIG: group number \"40000\""), "{}", e[1]);
-        assert!(e[2].starts_with("g.init:5:3: %XGROUP B: group 20 is listed already (line 4)"), "{}", e[2]);
-        assert!(e[3].starts_with("messageq.groups.10: 10 is this gateway's own group"), "{}", e[3]);
-        assert!(e[4].starts_with("messageq.groups.50.queue_manager: required"), "{}", e[4]);
+        assert!(
+            e[0].starts_with("g.init:2:1: %XGROUP LONELY: no group number"),
+            "{}",
+            e[0]
+        );
+        assert!(
+            e[1].starts_with("g.init:3:5: %XGROUP BIG: group number \"40000\""),
+            "{}",
+            e[1]
+        );
+        assert!(
+            e[2].starts_with("g.init:5:3: %XGROUP B: group 20 is listed already (line 4)"),
+            "{}",
+            e[2]
+        );
+        assert!(
+            e[3].starts_with("messageq.groups.10: 10 is this gateway's own group"),
+            "{}",
+            e[3]
+        );
+        assert!(
+            e[4].starts_with("messageq.groups.50.queue_manager: required"),
+            "{}",
+            e[4]
+        );
     }
 
     #[test]
     fn sequence_numbers_and_gaps() {
         let mut s = Sequences::new();
         let m = mot(5110);
-        assert_eq!((s.next_sent(m, 20), s.next_sent(m, 20), s.next_sent(m, 30)), (1, 2, 1));
+        assert_eq!(
+            (s.next_sent(m, 20), s.next_sent(m, 20), s.next_sent(m, 30)),
+            (1, 2, 1)
+        );
         assert_eq!(s.next_sent(mot(5111), 20), 1, "per MOT");
         assert_eq!(s.arrive(10, m, 7), Arrival::First);
         assert_eq!(s.arrive(10, m, 8), Arrival::InOrder);

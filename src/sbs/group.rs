@@ -250,8 +250,13 @@ AUDIT_Q  3  .     .   none .   .    .     .    n    l     .
         let QueueDef::Alias(a) = &defs[1] else {
             panic!("alias PAMS.10.1: {defs:?}")
         };
-        assert_eq!((a.name.as_str(), a.target.as_str()), ("PAMS.10.1", "FEED_IN"));
-        assert!(matches!(&defs[3], QueueDef::Alias(a) if a.name == "PAMS.10.3" && a.target == "AUDIT_Q"));
+        assert_eq!(
+            (a.name.as_str(), a.target.as_str()),
+            ("PAMS.10.1", "FEED_IN")
+        );
+        assert!(
+            matches!(&defs[3], QueueDef::Alias(a) if a.name == "PAMS.10.3" && a.target == "AUDIT_Q")
+        );
         assert_eq!(defs.len(), 5);
     }
 

@@ -119,9 +119,7 @@ fn check_xmit_queues(config: &Config, bus: &bus::Bus) -> Result<(), Vec<String>>
         let path = format!("messageq.groups.{}.xmit_queue", r.group);
         match queues.iter().find(|q| q.name() == x) {
             Some(QueueDef::Local(l)) if l.usage == Usage::Xmitq => {}
-            Some(_) => errors.push(format!(
-                "{path}: {x} is not a local queue with usage xmitq"
-            )),
+            Some(_) => errors.push(format!("{path}: {x} is not a local queue with usage xmitq")),
             None => errors.push(format!("{path}: queue {x} is not defined")),
         }
         if queues.iter().any(|q| q.name() == r.q_mgr) {

@@ -21,8 +21,8 @@ use bytes::Bytes;
 use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use mqgate_codecs::pams::address::{MotKind, is_mot};
-use mqgate_codecs::pams::{PamsHeader, QAddress};
 use mqgate_codecs::pams::envelope::{FORMAT, MQ_ENCODING};
+use mqgate_codecs::pams::{PamsHeader, QAddress};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -255,7 +255,12 @@ impl SbsServer {
         let lost = match self.seqs.arrive(sender, mot, seq) {
             Arrival::Gap(n) => n,
             Arrival::Restarted => {
-                tracing::info!(sender_group = sender, mot = mot.number(), seq, "forwarded broadcasts numbered anew: the sending SBS server started again");
+                tracing::info!(
+                    sender_group = sender,
+                    mot = mot.number(),
+                    seq,
+                    "forwarded broadcasts numbered anew: the sending SBS server started again"
+                );
                 return;
             }
             Arrival::First | Arrival::InOrder => return,
@@ -324,7 +329,12 @@ impl SbsServer {
             };
             match self.send(out).await {
                 Ok(()) => {
-                    tracing::debug!(group, mot = mot.number(), seq, "universal broadcast forwarded")
+                    tracing::debug!(
+                        group,
+                        mot = mot.number(),
+                        seq,
+                        "universal broadcast forwarded"
+                    )
                 }
                 Err(e) => {
                     let not_forwarded = self.seqs.not_forwarded(mot, group);

@@ -266,7 +266,13 @@ mod tests {
 
     #[test]
     fn forwarding_mark_sits_in_the_former_reserved_bytes() {
-        let mut h = PamsHeader::new(1, 2, QAddress::new(10, 5), QAddress::new(10, 5110), Endian::Big);
+        let mut h = PamsHeader::new(
+            1,
+            2,
+            QAddress::new(10, 5),
+            QAddress::new(10, 5110),
+            Endian::Big,
+        );
         assert_eq!(h.forwarded(), None);
         h.forwarded_by = QAddress::sbs_server(10);
         h.forward_seq = 0x0102_0304;
