@@ -61,17 +61,18 @@ fn a_good_group_initialization_file_is_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let (code, out, err, _) = check(dir.path(), "10", GOOD);
     assert_eq!(code, 0, "{err}");
-    // FEED_IN and PAMS.10.99 besides the dead-letter and transmission queues
-    // the queue manager adds itself.
+    // FEED_IN, its alias PAMS.10.1 (the name other groups send to,
+    // docs/messageq.md "Between groups") and PAMS.10.99, besides the
+    // dead-letter and transmission queues the queue manager adds itself.
     assert!(
-        out.contains("2 queue definitions, MessageQ group 10, SBS server on"),
+        out.contains("3 queue definitions, MessageQ group 10, SBS server on"),
         "{out}"
     );
     let off = GOOD.replace("ENABLE_SBS YES", "ENABLE_SBS NO");
     let (code, out, _, _) = check(dir.path(), "10", &off);
     assert_eq!(code, 0);
     assert!(
-        out.contains("1 queue definitions, MessageQ group 10, SBS server off"),
+        out.contains("2 queue definitions, MessageQ group 10, SBS server off"),
         "{out}"
     );
 }

@@ -259,6 +259,7 @@ async fn mqgate_scenario(
     config.messageq = Some(MessageqConfig {
         group: u32::from(GROUP),
         init_file: Some(init_path),
+        groups: Default::default(),
     });
     let loaded = crate::sbs::load_from_config(&mut config)
         .map_err(|e| e.join("; "))?

@@ -56,6 +56,16 @@ fn addr_arg(s: &str) -> Result<QAddress, String> {
     QAddress::parse(s).map_err(|e| e.to_string())
 }
 
+fn server_arg(s: &str) -> Result<QAddress, String> {
+    let a = addr_arg(s)?;
+    if a.queue != mqgate_codecs::pams::address::queues::PAMS_SBS_SERVER {
+        return Err(format!(
+            "{s:?}: an SBS server is queue 99 of its group (`G.99`, `0.99` for this group)"
+        ));
+    }
+    Ok(a)
+}
+
 /// Options of `mqgate sbs register`.
 #[derive(Args, Debug)]
 #[command(after_help = EXITS)]
@@ -128,6 +138,11 @@ pub struct Common {
     /// register and deregister the default is `--queue`.
     #[arg(long, value_parser = addr_arg)]
     pub resp_q: Option<QAddress>,
+    /// The SBS server the request goes to: `0.99` (this group's, the
+    /// default) or another group's, e.g. `10.99` (docs/messageq.md "Between
+    /// groups").
+    #[arg(long, value_parser = server_arg, default_value = "0.99")]
+    pub server: QAddress,
     /// How long to wait for the response, in ms.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
     pub wait: u64,
@@ -212,19 +227,28 @@ fn random<const N: usize>() -> [u8; N] {
     b
 }
 
-/// Sends `area` as `msg_type` to queue 99 with a fresh correlation id, and
-/// reads the answer of that id from `resp_q`: `Ok(None)` when none came
-/// within `wait` ms.
+/// Where a request goes and where its answer is read.
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    /// The SBS server: `0.99`, or another group's `G.99`.
+    server: QAddress,
+    /// The response queue.
+    resp_q: QAddress,
+}
+
+/// Sends `area` as `msg_type` to the SBS server of `to` with a fresh
+/// correlation id, and reads the answer of that id from its response queue:
+/// `Ok(None)` when none came within `wait` ms.
 fn ask(
     gw: &Gateway,
     msg_type: SbsType,
     area: &[u8],
-    resp_q: QAddress,
+    to: Route,
     wait: u64,
     expect_answer: bool,
 ) -> Result<Option<(i16, Vec<u8>, Endian)>, CallError> {
     let corr = hex::encode_upper(random::<32>());
-    ask_with(gw, msg_type, area, resp_q, wait, expect_answer, &corr)
+    ask_with(gw, msg_type, area, to, wait, expect_answer, &corr)
 }
 
 /// [`ask`] with the correlation id `corr` (64 hex digits).
@@ -232,15 +256,16 @@ fn ask_with(
     gw: &Gateway,
     msg_type: SbsType,
     area: &[u8],
-    resp_q: QAddress,
+    to: Route,
     wait: u64,
     expect_answer: bool,
     corr: &str,
 ) -> Result<Option<(i16, Vec<u8>, Endian)>, CallError> {
+    let resp_q = to.resp_q;
     put_json(
         gw,
         &json!({
-            "target": "0.99",
+            "target": to.server.to_string(),
             "class": MSG_CLAS_PAMS,
             "type": msg_type.code(),
             "resp_q": resp_q.to_string(),
@@ -321,7 +346,10 @@ fn register(a: RegisterArgs) -> ExitCode {
         &gw,
         SbsType::RegisterReq,
         &area,
-        resp_q,
+        Route {
+            server: a.common.server,
+            resp_q,
+        },
         a.common.wait,
         a.ack,
     ) {
@@ -382,7 +410,10 @@ fn deregister(a: DeregisterArgs) -> ExitCode {
         &gw,
         SbsType::DeregisterReq,
         &area,
-        resp_q,
+        Route {
+            server: a.common.server,
+            resp_q,
+        },
         a.common.wait,
         true,
     ) {
@@ -441,7 +472,10 @@ fn status(a: StatusArgs) -> ExitCode {
         &gw,
         SbsType::StatusReq,
         &area,
-        resp_q,
+        Route {
+            server: a.common.server,
+            resp_q,
+        },
         a.common.wait,
         true,
         &corr,

@@ -69,6 +69,32 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
                 ),
             );
         }
+        for (n, link) in &m.groups {
+            let path = format!("messageq.groups.{n}");
+            if !(MIN_GROUP..=MAX_GROUP).contains(n) {
+                err(
+                    &path,
+                    format!(
+                        "{n} is not a MessageQ group number: groups are {MIN_GROUP} to {MAX_GROUP}"
+                    ),
+                );
+            } else if *n == m.group {
+                err(
+                    &path,
+                    format!("{n} is this gateway's own group (messageq.group)"),
+                );
+            }
+            if let Some(q) = &link.queue_manager
+                && let Err(e) = check_object_name(q, len::Q_MGR_NAME)
+            {
+                err(&format!("{path}.queue_manager"), e);
+            }
+            if let Some(x) = &link.xmit_queue
+                && let Err(e) = check_object_name(x, len::Q_NAME)
+            {
+                err(&format!("{path}.xmit_queue"), e);
+            }
+        }
     }
     crate::rpc::check::check_config(&config.rpc, &mut err);
     check_exits(&config.exits, &mut err);

@@ -392,23 +392,25 @@ async fn put(
     header.uma = uma;
     header.resp_q = resp_q;
     header.correlation_id = correlation_id;
-    // A MOT target: the SBS server's queue, original_target the MOT.
+    // A MOT target: its group's SBS server, original_target the MOT. A
+    // queue of another group of the bus: `PAMS.<group>.<queue>` at that
+    // group's gateway (docs/messageq.md "Between groups").
     let on = if target.mot().is_some() {
-        QAddress::sbs_server(s.queues.group())
+        QAddress::sbs_server(target.group)
     } else {
         target
     };
-    let name = s.queues.queue_name(on).ok_or_else(|| PamsError {
+    let dest = s.queues.destination(on).ok_or_else(|| PamsError {
         status: PamsStatus::NOLINK,
         field: Some("target"),
         message: format!(
-            "target: {target} is a queue of group {}, which this gateway (group {}) does not reach",
+            "target: {target} is a queue of group {}, which is not on the bus of this gateway (group {}; %XGROUP, messageq.groups)",
             target.group,
             s.queues.group()
         ),
         mqrc: Some(Mqrc::UNKNOWN_REMOTE_Q_MGR),
     })?;
-    delivery::deliver(&s, &plan, target, &name, &header, &area).await
+    delivery::deliver(&s, &plan, target, &dest, &header, &area).await
 }
 
 /// Query parameters of `next`.

@@ -1,9 +1,12 @@
 //! The queues of this MessageQ group as mqgate queues: a queue of the group
 //! is the local queue named by its %QCT entry, or `PAMS.<group>.<queue>` when
 //! %QCT has none; the %QCT message and byte quotas become the queue's MAXDEPTH
-//! and byte quota (docs/messageq.md "Configuration").
+//! and byte quota (docs/messageq.md "Configuration"). A queue of another group
+//! of the bus is `PAMS.<group>.<queue>` at that group's queue manager
+//! ([`Bus`], docs/messageq.md "Between groups").
 
-use crate::config::{LIMIT_MAX_DEPTH, LocalQueueDef, QueueDef, Usage};
+use super::bus::Bus;
+use crate::config::{AliasQueueDef, LIMIT_MAX_DEPTH, LocalQueueDef, QueueDef, Usage};
 use crate::mqi::names::check_object_name;
 use mqgate_codecs::pams::QAddress;
 use mqgate_codecs::pams::address::{is_mot, queues};
@@ -18,6 +21,18 @@ const Q_NAME_LENGTH: usize = 48;
 pub struct GroupQueues {
     group: u16,
     by_number: HashMap<u16, String>,
+    bus: Bus,
+}
+
+/// Where a PAMS address is an mqgate queue: ObjectName and ObjectQMgrName
+/// for [`crate::mqi::Mqi::open`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Destination {
+    /// The queue: a %QCT name or `PAMS.<group>.<queue>`.
+    pub queue: String,
+    /// The queue manager: empty for this group, else the gateway of the
+    /// address's group.
+    pub q_mgr: String,
 }
 
 impl GroupQueues {
@@ -30,7 +45,21 @@ impl GroupQueues {
             .iter()
             .map(|q| (q.number, q.name.clone()))
             .collect();
-        GroupQueues { group, by_number }
+        GroupQueues {
+            group,
+            by_number,
+            bus: Bus::default(),
+        }
+    }
+
+    /// The same queues with `bus` as the other groups reached.
+    pub fn with_bus(self, bus: Bus) -> Self {
+        GroupQueues { bus, ..self }
+    }
+
+    /// The other groups of the bus.
+    pub fn bus(&self) -> &Bus {
+        &self.bus
     }
 
     /// This group's number.
@@ -53,8 +82,8 @@ impl GroupQueues {
     }
 
     /// The mqgate queue of address `a` of this group: the %QCT name, or
-    /// `PAMS.<group>.<queue>`. `None` for another group's address (the
-    /// cross-group links are not served yet).
+    /// `PAMS.<group>.<queue>`. `None` for another group's address (see
+    /// [`GroupQueues::destination`]).
     pub fn queue_name(&self, a: QAddress) -> Option<String> {
         if !self.is_local(a) {
             return None;
@@ -65,6 +94,23 @@ impl GroupQueues {
         })
     }
 
+    /// Where a message to `a` goes: this group's queue, or for a group of
+    /// the bus `PAMS.<group>.<queue>` at its gateway's queue manager (the
+    /// name every gateway answers to, [`GroupQueues::queue_defs`]). `None`
+    /// for a group that is not on the bus.
+    pub fn destination(&self, a: QAddress) -> Option<Destination> {
+        if let Some(queue) = self.queue_name(a) {
+            return Some(Destination {
+                queue,
+                q_mgr: String::new(),
+            });
+        }
+        self.bus.get(a.group).map(|r| Destination {
+            queue: default_name(a.group, a.queue),
+            q_mgr: r.q_mgr.clone(),
+        })
+    }
+
     /// The SBS server's queue: queue 99 of this group.
     pub fn sbs_queue(&self) -> String {
         self.queue_name(QAddress::new(self.group, queues::PAMS_SBS_SERVER))
@@ -72,7 +118,10 @@ impl GroupQueues {
     }
 
     /// The local queues of the group's %QCT entries, and of the SBS server's
-    /// queue when `sbs` and %QCT does not list queue 99. Errors (one line each,
+    /// queue when `sbs` and %QCT does not list queue 99; for each %QCT queue
+    /// not named `PAMS.<group>.<queue>`, an alias queue of that name, the
+    /// name other groups' gateways send to; and the queue manager aliases of
+    /// [`Bus::queue_defs`]. Errors (one line each,
     /// `FILE:LINE:COLUMN: what`): a %QCT name that is no MQ queue name, a queue
     /// number in the MOT range 4000-6000, a quota of 0 or above MAXDEPTH's limit.
     pub fn queue_defs(
@@ -125,6 +174,15 @@ impl GroupQueues {
                 }
             }
             out.push(QueueDef::Local(def));
+            let alias = default_name(self.group, q.number);
+            if alias != q.name && !self.by_number.values().any(|n| *n == alias) {
+                out.push(QueueDef::Alias(AliasQueueDef {
+                    name: alias,
+                    target: q.name.clone(),
+                    put_inhibited: false,
+                    get_inhibited: false,
+                }));
+            }
         }
         if sbs && !self.by_number.contains_key(&queues::PAMS_SBS_SERVER) {
             out.push(QueueDef::Local(LocalQueueDef::with_defaults(
@@ -132,6 +190,7 @@ impl GroupQueues {
                 Usage::Normal,
             )));
         }
+        out.extend(self.bus.queue_defs());
         if errors.is_empty() {
             Ok(out)
         } else {
@@ -184,9 +243,46 @@ AUDIT_Q  3  .     .   none .   .    .     .    n    l     .
             ),
             ("FEED_IN", 100, Some(64000))
         );
-        assert_eq!(local(1).max_queue_bytes, None);
-        assert_eq!(local(1).max_depth, crate::config::DEFAULT_MAX_DEPTH);
-        assert_eq!(local(2).name, "PAMS.10.99");
+        // Each %QCT queue, then the alias other groups send to.
+        assert_eq!(local(2).max_queue_bytes, None);
+        assert_eq!(local(2).max_depth, crate::config::DEFAULT_MAX_DEPTH);
+        assert_eq!(local(4).name, "PAMS.10.99");
+        let QueueDef::Alias(a) = &defs[1] else {
+            panic!("alias PAMS.10.1: {defs:?}")
+        };
+        assert_eq!(
+            (a.name.as_str(), a.target.as_str()),
+            ("PAMS.10.1", "FEED_IN")
+        );
+        assert!(
+            matches!(&defs[3], QueueDef::Alias(a) if a.name == "PAMS.10.3" && a.target == "AUDIT_Q")
+        );
+        assert_eq!(defs.len(), 5);
+    }
+
+    #[test]
+    fn other_groups_are_reached_through_their_queue_manager() {
+        use super::super::bus::RemoteGroup;
+        let g = GroupQueues::new(10, None).with_bus(Bus::of([RemoteGroup {
+            group: 20,
+            q_mgr: "GW20".into(),
+            xmit_queue: None,
+        }]));
+        assert_eq!(
+            g.destination(QAddress::new(20, 7)),
+            Some(Destination {
+                queue: "PAMS.20.7".into(),
+                q_mgr: "GW20".into()
+            })
+        );
+        assert_eq!(
+            g.destination(QAddress::new(0, 7)),
+            Some(Destination {
+                queue: "PAMS.10.7".into(),
+                q_mgr: String::new()
+            })
+        );
+        assert_eq!(g.destination(QAddress::new(30, 7)), None, "not on the bus");
     }
 
     #[test]

@@ -479,10 +479,13 @@ impl Core {
         };
         let targets = self.registry.select(mot, &message);
         let mot_address = mot.address(self.queues.group());
+        // A forwarded broadcast's mark is for this server only.
         let copy = PamsHeader {
             original_target: mot_address,
             source: mot_address,
             original_source: publisher,
+            forwarded_by: QAddress::default(),
+            forward_seq: 0,
             ..*header
         };
         let mut notices = Vec::new();
@@ -490,46 +493,8 @@ impl Core {
             let Some((kind, lost, order)) = t.gap else {
                 continue;
             };
-            let (sbs_type, body) = match kind {
-                GapNotice::SequenceGap => (
-                    SbsType::SequenceGap,
-                    SequenceGap {
-                        num_msgs_missing: lost as i32,
-                        sender_group: i32::from(self.queues.group()),
-                        mot: i32::from(mot.number()),
-                        channel: 0,
-                    }
-                    .encode(order)
-                    .to_vec(),
-                ),
-                GapNotice::BsSeqgap => (
-                    SbsType::BsSeqgap,
-                    SbsBsSeqgap {
-                        num_msgs_missing: lost as i32,
-                        sender_group: self.queues.group(),
-                        mot: mot.number(),
-                        channel: 0,
-                    }
-                    .encode(order)
-                    .to_vec(),
-                ),
-            };
-            let header = PamsHeader::new(
-                MSG_CLAS_PAMS,
-                sbs_type.code(),
-                self.server_address(),
-                t.queue,
-                order,
-            );
-            notices.push((
-                t.queue,
-                lost,
-                PamsOut {
-                    to: t.queue,
-                    header,
-                    area: body,
-                },
-            ));
+            let notice = self.gap_notice(kind, lost, self.queues.group(), mot, t.queue, order);
+            notices.push((t.queue, lost, notice));
         }
         Ok(BroadcastPlan {
             mot,
@@ -537,6 +502,58 @@ impl Core {
             targets,
             notices,
         })
+    }
+
+    /// The gap notice `kind` to `queue` in `order`: `lost` copies of `mot`
+    /// missing on the stream distributed by the SBS server of `sender_group`
+    /// (this group for copies this server could not deliver, another group
+    /// for a gap in the broadcasts it forwarded; docs/messageq.md "Between
+    /// groups"), `channel` 0 (no Ethernet channel).
+    pub fn gap_notice(
+        &self,
+        kind: GapNotice,
+        lost: u32,
+        sender_group: u16,
+        mot: Mot,
+        queue: QAddress,
+        order: Endian,
+    ) -> PamsOut {
+        let (sbs_type, body) = match kind {
+            GapNotice::SequenceGap => (
+                SbsType::SequenceGap,
+                SequenceGap {
+                    num_msgs_missing: i32::try_from(lost).unwrap_or(i32::MAX),
+                    sender_group: i32::from(sender_group),
+                    mot: i32::from(mot.number()),
+                    channel: 0,
+                }
+                .encode(order)
+                .to_vec(),
+            ),
+            GapNotice::BsSeqgap => (
+                SbsType::BsSeqgap,
+                SbsBsSeqgap {
+                    num_msgs_missing: i32::try_from(lost).unwrap_or(i32::MAX),
+                    sender_group,
+                    mot: mot.number(),
+                    channel: 0,
+                }
+                .encode(order)
+                .to_vec(),
+            ),
+        };
+        let header = PamsHeader::new(
+            MSG_CLAS_PAMS,
+            sbs_type.code(),
+            self.server_address(),
+            queue,
+            order,
+        );
+        PamsOut {
+            to: queue,
+            header,
+            area: body,
+        }
     }
 }
 

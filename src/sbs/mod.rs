@@ -7,7 +7,9 @@
 //! - [`config`]: the `messageq:` YAML section.
 //! - [`delivery`]: what a put's delivery mode and UMA mean (pure).
 //! - [`group`]: the group's queues as mqgate queues (%QCT names or
-//!   `PAMS.<group>.<queue>`, with their quotas).
+//!   `PAMS.<group>.<queue>`, with their quotas), and other groups' queues.
+//! - [`bus`]: the other groups of the bus (`%XGROUP`, `messageq.groups`) and
+//!   the sequence numbers of forwarded universal broadcasts (pure).
 //! - [`registry`]: registrations, one copy per queue, gap counters (pure).
 //! - [`logic`]: what a request or a broadcast becomes (pure).
 //! - [`server`]: the task that reads queue 99 and puts through src/mqi/.
@@ -18,6 +20,7 @@
 //! the MOT ("Any message directed to a MOT address is automatically
 //! redirected to the group's SBS Server").
 
+pub mod bus;
 pub mod config;
 pub mod delivery;
 pub mod group;
@@ -89,7 +92,9 @@ pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<Strin
         }
     };
     let enable_sbs = init.as_ref().is_none_or(InitFile::enable_sbs);
-    let queues = GroupQueues::new(group, init.as_ref());
+    let bus = bus::Bus::load(group, init.as_ref(), &file, &m.groups)?;
+    check_xmit_queues(config, &bus)?;
+    let queues = GroupQueues::new(group, init.as_ref()).with_bus(bus);
     for def in queues.queue_defs(init.as_ref(), &file, enable_sbs)? {
         if !config.queues.iter().any(|q| q.name() == def.name()) {
             config.queues.push(def);
@@ -100,6 +105,37 @@ pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<Strin
         enable_sbs,
         init: init.map(Arc::new),
     }))
+}
+
+/// Checks the transmission queues `messageq.groups` names: each must be a
+/// local queue with `usage: xmitq`, and no other object may be named like
+/// the group's queue manager (that name becomes its queue manager alias).
+fn check_xmit_queues(config: &Config, bus: &bus::Bus) -> Result<(), Vec<String>> {
+    use crate::config::{QueueDef, Usage};
+    let queues = config.effective_queues();
+    let mut errors = Vec::new();
+    for r in bus.groups() {
+        let Some(x) = r.xmit_queue.as_deref().filter(|x| *x != r.q_mgr) else {
+            continue;
+        };
+        let path = format!("messageq.groups.{}.xmit_queue", r.group);
+        match queues.iter().find(|q| q.name() == x) {
+            Some(QueueDef::Local(l)) if l.usage == Usage::Xmitq => {}
+            Some(_) => errors.push(format!("{path}: {x} is not a local queue with usage xmitq")),
+            None => errors.push(format!("{path}: queue {x} is not defined")),
+        }
+        if queues.iter().any(|q| q.name() == r.q_mgr) {
+            errors.push(format!(
+                "{path}: a queue named {} (group {}'s queue manager) is defined, so no queue manager alias of that name can send through {x}",
+                r.q_mgr, r.group
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// Starts the SBS server of `loaded` (when `ENABLE_SBS`) as a task of the

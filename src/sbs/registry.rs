@@ -236,9 +236,30 @@ impl Registry {
         out
     }
 
+    /// The queues with a registration for `mot`, once each, in registration
+    /// order.
+    pub fn registrants(&self, mot: Mot) -> Vec<QAddress> {
+        let mut out: Vec<QAddress> = Vec::new();
+        for id in self.by_mot.get(&mot.number()).into_iter().flatten() {
+            if let Some(r) = self.regs.get(id)
+                && !out.contains(&r.queue)
+            {
+                out.push(r.queue);
+            }
+        }
+        out
+    }
+
+    /// Counts `n` copies of `mot` lost before they reached this server (a
+    /// gap in another group's forwarded stream) in the stream's counters.
+    pub fn count_lost(&mut self, mot: Mot, n: u32) {
+        let stats = self.streams.entry(mot.number()).or_default();
+        stats.copies_lost = stats.copies_lost.wrapping_add(n);
+    }
+
     /// The gap notice the first registration of `queue` for `mot` that asked
     /// for one wants, with its byte order.
-    fn notice_for(&self, mot: Mot, queue: QAddress) -> Option<(GapNotice, Endian)> {
+    pub fn notice_for(&self, mot: Mot, queue: QAddress) -> Option<(GapNotice, Endian)> {
         self.by_mot.get(&mot.number())?.iter().find_map(|id| {
             let r = self.regs.get(id)?;
             (r.queue == queue)

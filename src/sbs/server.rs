@@ -6,19 +6,23 @@
 //! "Distribution lists" with response records): a queue over its quota
 //! loses its copy and the others still get theirs (BEA MessageQ
 //! Programmer's Guide, "Broadcasting Messages": "There is no queuing on a
-//! broadcast stream, nor is the stream subject to flow control").
+//! broadcast stream, nor is the stream subject to flow control"). A
+//! broadcast to a universal MOT that no other server forwarded is also sent
+//! once to the SBS server of every other group of the bus, which distributes
+//! it by its own registrations only (docs/messageq.md "Between groups").
 
+use super::bus::{Arrival, Sequences};
 use super::group::GroupQueues;
-use super::logic::{Core, PamsOut};
+use super::logic::{BroadcastPlan, Core, PamsOut};
 use crate::mqi::{
     DeadLetterPut, GetMode, GetRequest, GetResult, Mqi, Object, Outgoing, PutOptions, QmError,
 };
 use bytes::Bytes;
 use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
-use mqgate_codecs::pams::PamsHeader;
-use mqgate_codecs::pams::address::is_mot;
+use mqgate_codecs::pams::address::{MotKind, is_mot};
 use mqgate_codecs::pams::envelope::{FORMAT, MQ_ENCODING};
+use mqgate_codecs::pams::{PamsHeader, QAddress};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,7 +38,9 @@ pub struct SbsServer {
     mqi: Mqi,
     queues: Arc<GroupQueues>,
     core: Core,
-    objects: HashMap<String, Object>,
+    objects: HashMap<(String, String), Object>,
+    /// Sequence numbers of the universal broadcasts forwarded between groups.
+    seqs: Sequences,
 }
 
 /// The MQMD of a PAMS message: Format MQGPAMS, Encoding 273 (the header's
@@ -66,6 +72,7 @@ impl SbsServer {
             core: Core::new(Arc::clone(&queues)),
             queues,
             objects: HashMap::new(),
+            seqs: Sequences::new(),
         }
     }
 
@@ -164,7 +171,7 @@ impl SbsServer {
         area_len: usize,
     ) {
         let area = data.slice(PamsHeader::SIZE..PamsHeader::SIZE + area_len);
-        let plan = match self.core.plan_broadcast(header, &area) {
+        let mut plan = match self.core.plan_broadcast(header, &area) {
             Ok(p) => p,
             Err(r) => {
                 tracing::warn!(
@@ -178,7 +185,11 @@ impl SbsServer {
             }
         };
         let mot = plan.mot;
-        for (queue, lost, notice) in plan.notices {
+        let forwarded = header.forwarded();
+        if let Some((by, seq)) = forwarded {
+            self.arrival(by.group, &plan, seq);
+        }
+        for (queue, lost, notice) in std::mem::take(&mut plan.notices) {
             match self.send(notice).await {
                 Ok(()) => self.core.registry.notice_delivered(mot, queue, lost),
                 Err(e) => {
@@ -186,6 +197,7 @@ impl SbsServer {
                 }
             }
         }
+        self.bus_notices(&plan).await;
         let mut objs = Vec::with_capacity(plan.targets.len());
         let mut addrs = Vec::with_capacity(plan.targets.len());
         for t in &plan.targets {
@@ -223,30 +235,143 @@ impl SbsServer {
             msg_id = %hex::encode_upper(m.md.msg_id),
             mot = mot.number(),
             source = %plan.copy.original_source,
+            forwarded_by = %forwarded.map(|f| f.0).unwrap_or_default(),
             targets = plan.targets.len(),
             lost,
             "broadcast"
         );
+        // A universal broadcast goes once to every other group's server,
+        // unless another server forwarded it here (it is never sent on again).
+        if forwarded.is_none() && mot.kind() == MotKind::Universal {
+            self.forward(&plan, &area).await;
+        }
     }
 
-    /// The opened mqgate queue of address `a`. Errors: another group's
-    /// address (2087 MQRC_UNKNOWN_REMOTE_Q_MGR: the cross-group links are not
-    /// served yet) and the errors of [`Mqi::open`].
-    fn object_for(&mut self, a: mqgate_codecs::pams::QAddress) -> Result<Object, QmError> {
-        let name = self.queues.queue_name(a).ok_or_else(|| {
+    /// Checks the sequence number `seq` of a broadcast the server of group
+    /// `sender` forwarded: a gap counts as lost for every queue registered
+    /// for the MOT, and is owed a notice by those that asked for one.
+    fn arrival(&mut self, sender: u16, plan: &BroadcastPlan, seq: u32) {
+        let mot = plan.mot;
+        let lost = match self.seqs.arrive(sender, mot, seq) {
+            Arrival::Gap(n) => n,
+            Arrival::Restarted => {
+                tracing::info!(
+                    sender_group = sender,
+                    mot = mot.number(),
+                    seq,
+                    "forwarded broadcasts numbered anew: the sending SBS server started again"
+                );
+                return;
+            }
+            Arrival::First | Arrival::InOrder => return,
+        };
+        let queues = self.core.registry.registrants(mot);
+        tracing::warn!(
+            sender_group = sender,
+            mot = mot.number(),
+            seq,
+            lost,
+            registrants = queues.len(),
+            "sequence gap in the broadcasts forwarded by another group's SBS server"
+        );
+        for q in queues {
+            self.core.registry.count_lost(mot, lost);
+            if self.core.registry.notice_for(mot, q).is_some() {
+                self.seqs.owe(mot, q, sender, lost);
+            }
+        }
+    }
+
+    /// Sends the notices owed to the targets of `plan` for gaps in other
+    /// groups' forwarded streams (SBS_SEQUENCE_GAP with `sender_group` the
+    /// forwarding group), before their copies.
+    async fn bus_notices(&mut self, plan: &BroadcastPlan) {
+        let mot = plan.mot;
+        for t in &plan.targets {
+            let Some((kind, order)) = self.core.registry.notice_for(mot, t.queue) else {
+                continue;
+            };
+            for (sender, lost) in self.seqs.owed(mot, t.queue) {
+                let notice = self
+                    .core
+                    .gap_notice(kind, lost, sender, mot, t.queue, order);
+                match self.send(notice).await {
+                    Ok(()) => self.seqs.paid(mot, t.queue, sender, lost),
+                    Err(e) => {
+                        tracing::warn!(queue = %t.queue, mot = mot.number(), sender_group = sender, mqrc = e.mqrc.0, "sequence gap notice not delivered")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends one copy of the universal broadcast of `plan` to the SBS server
+    /// (queue 99) of every other group of the bus, marked with this server's
+    /// address and the next sequence number for the MOT and that group. The
+    /// put goes to the group's transmission queue and never waits for its
+    /// channel; a put that fails (the queue full, not defined, ...) loses
+    /// that group's copy only, which its server sees as a gap.
+    async fn forward(&mut self, plan: &BroadcastPlan, area: &Bytes) {
+        let mot = plan.mot;
+        let me = self.core.server_address();
+        let groups: Vec<u16> = self.queues.bus().groups().map(|r| r.group).collect();
+        for group in groups {
+            let seq = self.seqs.next_sent(mot, group);
+            let header = PamsHeader {
+                forwarded_by: me,
+                forward_seq: seq,
+                ..plan.copy
+            };
+            let out = PamsOut {
+                to: QAddress::sbs_server(group),
+                header,
+                area: area.to_vec(),
+            };
+            match self.send(out).await {
+                Ok(()) => {
+                    tracing::debug!(
+                        group,
+                        mot = mot.number(),
+                        seq,
+                        "universal broadcast forwarded"
+                    )
+                }
+                Err(e) => {
+                    let not_forwarded = self.seqs.not_forwarded(mot, group);
+                    tracing::warn!(
+                        group,
+                        mot = mot.number(),
+                        seq,
+                        mqrc = e.mqrc.0,
+                        error = %e.message,
+                        not_forwarded,
+                        "universal broadcast not forwarded: that group's copy is lost"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The opened mqgate queue of address `a`: a queue of this group, or
+    /// `PAMS.<group>.<queue>` at the queue manager of a group of the bus
+    /// (src/sbs/group.rs). Errors: a group that is not on the bus (2087
+    /// MQRC_UNKNOWN_REMOTE_Q_MGR) and the errors of [`Mqi::open`].
+    fn object_for(&mut self, a: QAddress) -> Result<Object, QmError> {
+        let d = self.queues.destination(a).ok_or_else(|| {
             QmError::new(
                 Mqrc::UNKNOWN_REMOTE_Q_MGR,
                 format!(
-                    "{a} is a queue of group {}, which this gateway does not reach",
+                    "{a} is a queue of group {}, which is not on this gateway's bus (%XGROUP, messageq.groups)",
                     a.group
                 ),
             )
         })?;
-        if let Some(o) = self.objects.get(&name) {
+        let key = (d.queue, d.q_mgr);
+        if let Some(o) = self.objects.get(&key) {
             return Ok(o.clone());
         }
-        let o = self.mqi.open(&name, "")?;
-        self.objects.insert(name, o.clone());
+        let o = self.mqi.open(&key.0, &key.1)?;
+        self.objects.insert(key, o.clone());
         Ok(o)
     }
 

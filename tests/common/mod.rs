@@ -216,6 +216,16 @@ impl Gateway {
         self.spawn();
     }
 
+    /// Stops the gateway (SIGTERM), makes `config` its configuration and
+    /// starts it again on the same data directory and ports. Gateways whose
+    /// configurations name each other's channel listeners start once on
+    /// port 0 and then again with the ports they got.
+    pub fn restart_with_config(&mut self, config: &str) {
+        let _ = self.terminate();
+        std::fs::write(&self.config, config).unwrap();
+        self.spawn();
+    }
+
     /// kill -9, then start again on the same data directory and port.
     pub fn kill9_and_restart(&mut self) {
         let mut c = self.child.take().unwrap();

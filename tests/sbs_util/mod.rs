@@ -66,11 +66,16 @@ pub fn init_file(lines: &str) -> String {
 impl Group {
     /// Starts group `group` with the group initialization file `init`.
     pub fn start(group: u16, init: &str) -> Group {
+        Group::start_with(group, init, "")
+    }
+
+    /// [`Group::start`] with more top-level YAML sections (`queues:`, ...).
+    pub fn start_with(group: u16, init: &str, extra_yaml: &str) -> Group {
         let dir = tempfile::tempdir().unwrap();
         let init_path = dir.path().join("group.init");
         std::fs::write(&init_path, init).unwrap();
         let yaml = format!(
-            "http:\n  listen: 127.0.0.1:0\n  max_wait_ms: 10000\nlistener:\n  listen: 127.0.0.1:0\nmessageq:\n  group: {group}\n  init_file: {}\n",
+            "http:\n  listen: 127.0.0.1:0\n  max_wait_ms: 10000\nlistener:\n  listen: 127.0.0.1:0\nmessageq:\n  group: {group}\n  init_file: {}\n{extra_yaml}",
             init_path.display()
         );
         let mut config = Config::from_yaml(&yaml, "test.yaml").unwrap();

@@ -29,12 +29,21 @@
 //! | 36 | original_source | q_address |
 //! | 40 | resp_q (0.0 = none) | q_address |
 //! | 44 | correlation_id | 32 bytes |
-//! | 76 | reserved (zeros) | 20 bytes |
+//! | 76 | forwarded_by (0.0 = not forwarded) | q_address |
+//! | 80 | forward_seq | uint32 |
+//! | 84 | reserved (zeros) | 12 bytes |
 //!
 //! The header itself is always big-endian (MQMD Encoding 273,
 //! MQENC_INTEGER_NORMAL); its `endian` field names the byte order of the
 //! message area, the sender's. Addresses are written queue first, as
 //! `q_address` is (`p_entry.h`).
+//!
+//! `forwarded_by` and `forward_seq` mark a broadcast to a universal MOT that
+//! one SBS server sends to the SBS server of another group of the bus
+//! (docs/messageq.md "Between groups"): `forwarded_by` is the sending
+//! server's address (`<its group>.99`), `forward_seq` its sequence number for
+//! that MOT and destination group, from 1. Every other message has 0.0 and 0
+//! there.
 
 use super::address::QAddress;
 use super::endian::Endian;
@@ -83,8 +92,14 @@ wire_struct! {
         resp_q: QAddress = 40,
         /// Correlation identifier, 32 bytes.
         correlation_id: [u8; 32] = 44,
+        /// The SBS server that forwarded this broadcast from another group
+        /// (`<group>.99`); 0.0 for any other message.
+        forwarded_by: QAddress = 76,
+        /// The forwarding server's sequence number for this MOT and the
+        /// destination group, from 1; 0 when not forwarded.
+        forward_seq: u32 = 80,
         /// Reserved, zeros.
-        reserved: [u8; 20] = 76,
+        reserved: [u8; 12] = 84,
     }
 }
 
@@ -167,6 +182,12 @@ impl PamsHeader {
         out
     }
 
+    /// `(forwarded_by, forward_seq)` of a broadcast another group's SBS
+    /// server forwarded; `None` when `forwarded_by` is 0.0.
+    pub fn forwarded(&self) -> Option<(QAddress, u32)> {
+        (self.forwarded_by != QAddress::default()).then_some((self.forwarded_by, self.forward_seq))
+    }
+
     /// The byte order of the message area, when `endian` is 0 or 1.
     pub fn area_endian(&self) -> Option<Endian> {
         Endian::from_psym(self.endian)
@@ -241,6 +262,27 @@ mod tests {
         assert_eq!(area, b"area");
         assert_eq!(back.area_endian(), Some(Endian::Little));
         assert_eq!(back.reply_to(), QAddress::new(10, 5));
+    }
+
+    #[test]
+    fn forwarding_mark_sits_in_the_former_reserved_bytes() {
+        let mut h = PamsHeader::new(
+            1,
+            2,
+            QAddress::new(10, 5),
+            QAddress::new(10, 5110),
+            Endian::Big,
+        );
+        assert_eq!(h.forwarded(), None);
+        h.forwarded_by = QAddress::sbs_server(10);
+        h.forward_seq = 0x0102_0304;
+        let data = h.with_area(b"");
+        // 76: q_address 10.99, queue first; 80: the sequence number big-endian;
+        // 84..96 zeros.
+        assert_eq!(&data[76..84], &[0, 99, 0, 10, 1, 2, 3, 4]);
+        assert_eq!(&data[84..96], &[0; 12]);
+        let (back, _) = PamsHeader::split(&data).unwrap();
+        assert_eq!(back.forwarded(), Some((QAddress::new(10, 99), 0x0102_0304)));
     }
 
     #[test]

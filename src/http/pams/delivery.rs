@@ -9,6 +9,7 @@
 use super::{PamsError, PamsState, status_json};
 use crate::mqi::{DeadLetterPut, Outgoing, PutOptions, PutResult, QmError};
 use crate::sbs::delivery::{Plan, Uma, runs_uma};
+use crate::sbs::group::Destination;
 use axum::Json;
 use axum::body::Bytes;
 use axum::http::StatusCode;
@@ -38,29 +39,36 @@ fn md_for(header: &PamsHeader, plan: &Plan) -> Mqmd {
     }
 }
 
-async fn put_on(s: &PamsState, queue: &str, msg: Outgoing) -> Result<PutResult, QmError> {
-    let obj = s.mqi.open(queue, "")?;
+async fn put_on(
+    s: &PamsState,
+    queue: &str,
+    q_mgr: &str,
+    msg: Outgoing,
+) -> Result<PutResult, QmError> {
+    let obj = s.mqi.open(queue, q_mgr)?;
     s.mqi.put(&obj, msg, PutOptions::default()).await
 }
 
-/// Puts `header` and `area` for `target` on mqgate queue `queue` as `plan`
-/// says. Errors: the put's failure as [`PamsError::from_qm`] maps it when
+/// Puts `header` and `area` for `target` on mqgate queue `dest` (at the
+/// queue manager of another group's gateway when `dest.q_mgr` names one) as
+/// `plan` says. Errors: the put's failure as [`PamsError::from_qm`] maps it when
 /// no UMA runs for it or the UMA itself failed (its failure added to the
 /// message).
 pub(super) async fn deliver(
     s: &PamsState,
     plan: &Plan,
     target: QAddress,
-    queue: &str,
+    dest: &Destination,
     header: &PamsHeader,
     area: &[u8],
 ) -> Result<Answer, PamsError> {
+    let queue = dest.queue.as_str();
     let msg = Outgoing {
         md: md_for(header, plan),
         charset: Charset::Ascii,
         data: Bytes::from(header.with_area(area)),
     };
-    let failed = match put_on(s, queue, msg.clone()).await {
+    let failed = match put_on(s, queue, &dest.q_mgr, msg.clone()).await {
         Ok(r) => {
             return Ok((
                 StatusCode::CREATED,
@@ -111,7 +119,7 @@ pub(super) async fn deliver(
                 message: msg,
                 reason: failed.mqrc,
                 dest_q: queue.to_string(),
-                dest_q_mgr: String::new(),
+                dest_q_mgr: dest.q_mgr.clone(),
             };
             match s.mqi.dead_letter(put).await {
                 Ok(r) => {
@@ -123,12 +131,13 @@ pub(super) async fn deliver(
         }
         Uma::Rts => {
             let resp_q = header.resp_q;
-            let Some(name) = s.queues.queue_name(resp_q) else {
+            let Some(back) = s.queues.destination(resp_q) else {
                 return Err(uma_failed(format!(
-                    "resp_q {resp_q} is a queue of another group"
+                    "resp_q {resp_q} is a queue of a group that is not on the bus"
                 )));
             };
-            match put_on(s, &name, msg).await {
+            let name = back.queue.clone();
+            match put_on(s, &name, &back.q_mgr, msg).await {
                 Ok(r) => {
                     tracing::info!(target = %target, queue, resp_q = %resp_q, mqrc = failed.mqrc.0, error = %failed.message, "PDEL_UMA_RTS: undeliverable PAMS message returned to the sender");
                     Some((r.queue, r.persistent))
