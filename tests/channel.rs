@@ -1556,7 +1556,7 @@ fn a_sender_channels_message_exit_changes_the_message_and_a_suppressed_one_stays
     // RemoteQName QUEUE%QMGR at GWB: the message exit on A's sender channel
     // rewrites it (docs/exits.md `destination-rewrite`) before it is sent. "BAD%"
     // has an empty queue manager part: destination-rewrite suppresses it
-    // with 2087 MQRC_UNKNOWN_REMOTE_Q_MGR (docs/exits.md).
+    // with 2058 MQRC_Q_MGR_NAME_ERROR (docs/exits.md).
     for (q, body) in [
         ("INBOX%25DEV0001", &b"one"[..]),
         ("BAD%25", b"bad"),
@@ -1582,7 +1582,7 @@ fn a_sender_channels_message_exit_changes_the_message_and_a_suppressed_one_stays
     let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
     // IBM MQ "MQDLH - Dead-letter header": MQDLH Reason, DestQName/DestQMgrName = the
     // MQXQH's RemoteQName/RemoteQMgrName, PutApplName = the channel name.
-    assert_eq!(dlh.reason, 2087);
+    assert_eq!(dlh.reason, 2058);
     assert_eq!(dlh.dest_q_name.text(cs), "BAD%");
     assert_eq!(dlh.dest_q_mgr_name.text(cs), "GWB");
     assert_eq!(dlh.put_appl_name.text(cs), "A.TO.B");
