@@ -71,6 +71,30 @@ pub(super) fn p99(v: &[Duration]) -> Duration {
         .unwrap_or_default()
 }
 
+/// A duration in milliseconds, for the tables.
+pub(super) fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Runs an async benchmark on a new multi-threaded runtime, then [`finish`]es
+/// with its scratch directory `dir`.
+pub(super) fn run_async(
+    dir: &Path,
+    bench: impl std::future::Future<Output = Result<(), String>>,
+) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mqgate bench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    finish(rt.block_on(bench), dir)
+}
+
 /// Removes the benchmark's scratch directory and turns its result into the
 /// exit status (the error on stderr).
 pub(super) fn finish(result: Result<(), String>, dir: &std::path::Path) -> ExitCode {

@@ -3,7 +3,7 @@
 //! doing the same message count and size as the reference in the same run.
 //! Results: docs/performance.md "Message channels".
 
-use super::bench::{finish, p99};
+use super::bench::{ms, p99, run_async};
 use crate::channel::StatusBoard;
 use crate::channel::receiver::Receivers;
 use crate::channel::sender::{Offer, PIPELINE_BATCHES, SenderConn};
@@ -63,25 +63,11 @@ pub(super) struct Result1 {
     pub(super) p99: Duration,
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
 /// Runs the benchmark and prints a Markdown table.
 pub fn run(args: ChannelBenchArgs) -> ExitCode {
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-channel-{}", std::process::id()));
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("mqgate bench: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    finish(rt.block_on(bench(&args, &dir)), &dir)
+    run_async(&dir, bench(&args, &dir))
 }
 
 async fn bench(args: &ChannelBenchArgs, dir: &Path) -> Result<(), String> {

@@ -18,7 +18,7 @@
 //! broadcast in one unit of work, so that copy is there when the last one
 //! is.
 
-use super::bench::{finish, p99};
+use super::bench::{ms, p99, run_async};
 use crate::config::{Config, DefaultPersistence, QueueDef};
 use crate::mqi::{GetMode, GetRequest, Mqi, Object, Outgoing, PutOptions, QueueExits};
 use crate::qmgr::QueueManager;
@@ -85,10 +85,6 @@ pub(super) struct SbsResult {
     pub(super) p99: Duration,
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
 /// How many registrations of `queues` have no rules, one rule and ten rules.
 fn rule_mix(queues: usize) -> (usize, usize, usize) {
     let none = queues.div_ceil(3);
@@ -107,17 +103,7 @@ fn expected_copies(messages: usize, queues: usize) -> usize {
 pub fn run(args: SbsBenchArgs) -> ExitCode {
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-sbs-{}", std::process::id()));
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("mqgate bench: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    finish(rt.block_on(bench(&args, &dir)), &dir)
+    run_async(&dir, bench(&args, &dir))
 }
 
 async fn bench(args: &SbsBenchArgs, dir: &Path) -> Result<(), String> {
