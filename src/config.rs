@@ -352,6 +352,14 @@ pub struct LocalQueueDef {
     /// `backout_threshold` is set.
     #[serde(default)]
     pub backout_requeue_q: String,
+    /// A temporary dynamic queue (IBM MQ DefinitionType
+    /// MQQDT_TEMPORARY_DYNAMIC): created at run time by its owner, deleted
+    /// with the messages on it when its owner ends, never in the store — a
+    /// persistent put to it fails with 2048 MQRC_PERSISTENT_NOT_ALLOWED
+    /// (IBM MQ "Properties of temporary dynamic queues"). Not a YAML
+    /// attribute.
+    #[serde(skip)]
+    pub temporary: bool,
 }
 
 fn default_max_depth() -> usize {
@@ -377,6 +385,7 @@ impl LocalQueueDef {
             get_inhibited: false,
             backout_threshold: 0,
             backout_requeue_q: String::new(),
+            temporary: false,
         }
     }
 }

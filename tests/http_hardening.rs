@@ -408,7 +408,7 @@ fn allowed_origins_and_hosts_are_accepted_with_cors_headers() {
     assert_eq!(st, 204, "{head}");
     let head = head.to_ascii_lowercase();
     assert!(
-        head.contains("\r\naccess-control-allow-methods: get, post"),
+        head.contains("\r\naccess-control-allow-methods: get, post, delete\r\n"),
         "{head}"
     );
     assert!(

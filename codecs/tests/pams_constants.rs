@@ -229,7 +229,7 @@ fn delivery_symbols_and_limits() {
 #[test]
 fn return_codes_of_p_return_h() {
     // p_return.h V4.0-09, every code mqgate names.
-    let expected: [(&str, i32); 43] = [
+    let expected: [(&str, i32); 47] = [
         ("SUCCESS", 1),
         ("LINK_UP", 3),
         ("JOURNAL_ON", 5),
@@ -255,6 +255,10 @@ fn return_codes_of_p_return_h() {
         ("TIMEOUT", -14),
         ("MSGTOBIG", -22),
         ("NOTACTIVE", -54),
+        ("BADPROCNUM", -62),
+        ("NOTDCL", -70),
+        ("DECLARED", -106),
+        ("DCLTMPFAIL", -136),
         ("NOLINK", -76),
         ("EXCEEDQUOTA", -56),
         ("BADPRIORITY", -58),

@@ -242,11 +242,7 @@ async fn mqgate_scenario(
     std::fs::write(&init_path, init_file(queues)).map_err(|e| e.to_string())?;
     let mut config = Config::default();
     config.storage.data_dir = dir.join("data");
-    config.messageq = Some(MessageqConfig {
-        group: u32::from(GROUP),
-        init_file: Some(init_path),
-        groups: Default::default(),
-    });
+    config.messageq = Some(MessageqConfig::new(u32::from(GROUP), Some(init_path)));
     let loaded = crate::sbs::load_from_config(&mut config)
         .map_err(|e| e.join("; "))?
         .ok_or("no messageq section")?;
@@ -267,7 +263,13 @@ async fn mqgate_scenario(
         Arc::clone(&qm),
         Arc::new(QueueExits::new(&config.exits, qm.name())),
     );
-    let server = tokio::spawn(SbsServer::new(mqi.clone(), Arc::clone(&loaded.queues)).run());
+    let attachments = Arc::new(crate::sbs::attach::Attachments::new(
+        loaded.attach.clone(),
+        Arc::clone(&loaded.queues),
+        mqi.clone(),
+    ));
+    let server = SbsServer::new(mqi.clone(), Arc::clone(&loaded.queues), attachments, false);
+    let server = tokio::spawn(server.run());
     let result = drive(&mqi, n, queues, area).await;
     server.abort();
     let _ = server.await;

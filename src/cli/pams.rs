@@ -7,6 +7,7 @@ use super::out;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use clap::{Args, Subcommand};
+use mqgate_codecs::pams::QAddress;
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::ExitCode;
@@ -180,6 +181,29 @@ pub fn call(req: ureq::Request, body: Option<&Value>) -> Result<Option<Value>, C
 pub fn put_json(gw: &Gateway, body: &Value) -> Result<Value, CallError> {
     call(gw.request("POST", "/v1/pams/messages"), Some(body))?
         .ok_or_else(|| CallError::Transport("the put was answered without a body".into()))
+}
+
+/// `POST /v1/pams/attachments` for a temporary queue (`pams_attach_q`):
+/// the attachment id and the queue's address.
+pub fn attach_temporary(gw: &Gateway) -> Result<(String, QAddress), CallError> {
+    let v = call(
+        gw.request("POST", "/v1/pams/attachments"),
+        Some(&serde_json::json!({"queue": "temporary"})),
+    )?
+    .ok_or_else(|| CallError::Transport("the attach was answered without a body".into()))?;
+    let id = v["attachment"].as_str().unwrap_or_default().to_string();
+    let queue = QAddress::parse(v["queue"].as_str().unwrap_or_default())
+        .map_err(|e| CallError::Transport(format!("bad queue in the attach answer: {e}")))?;
+    Ok((id, queue))
+}
+
+/// `DELETE /v1/pams/attachments/{id}` (`pams_exit`).
+pub fn exit(gw: &Gateway, id: &str) -> Result<(), CallError> {
+    call(
+        gw.request("DELETE", &format!("/v1/pams/attachments/{}", segment(id))),
+        None,
+    )
+    .map(|_| ())
 }
 
 /// `GET /v1/pams/queues/{queue}/messages/next`: `None` when nothing came

@@ -7,7 +7,9 @@
 
 use super::client::{DEFAULT_GATEWAY, Gateway};
 use super::out;
-use super::pams::{CallError, EXIT_NO_MESSAGE, area_of, get_json, put_json};
+use super::pams::{
+    CallError, EXIT_NO_MESSAGE, area_of, attach_temporary, exit, get_json, put_json,
+};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use clap::{Args, Subcommand};
@@ -93,7 +95,8 @@ pub struct RegisterArgs {
     /// Ask for SBS_SEQUENCE_GAP notices (seq_gap_notify).
     #[arg(long)]
     pub seq_gap: bool,
-    /// Set auto_dereg (kept in the registration; attachments are not served yet).
+    /// Set auto_dereg: the registration ends when the attachment of --queue
+    /// ends (POST /v1/pams/attachments; docs/messageq.md "Attachments").
     #[arg(long)]
     pub auto_dereg: bool,
     #[command(flatten)]
@@ -135,7 +138,8 @@ pub struct StatusArgs {
 #[derive(Args, Debug)]
 pub struct Common {
     /// Where the response goes and is read from (`group.queue`); for
-    /// register and deregister the default is `--queue`.
+    /// register and deregister the default is `--queue`, for status a
+    /// temporary queue attached for the call.
     #[arg(long, value_parser = addr_arg)]
     pub resp_q: Option<QAddress>,
     /// The SBS server the request goes to: `0.99` (this group's, the
@@ -444,16 +448,28 @@ fn deregister(a: DeregisterArgs) -> ExitCode {
 }
 
 fn status(a: StatusArgs) -> ExitCode {
-    let Some(resp_q) = a.common.resp_q else {
-        eprintln!(
-            "mqgate sbs status: give --resp-q group.queue: the queue the SBS_STATUS_RESP goes to"
-        );
-        return ExitCode::from(2);
-    };
     let gw = Gateway::new(
         &a.common.gateway,
         Duration::from_millis(a.common.wait + 30_000),
     );
+    if let Some(resp_q) = a.common.resp_q {
+        return status_to(&a, &gw, resp_q);
+    }
+    // No --resp-q: the answer goes to a temporary queue of this call
+    // (pams_attach_q), deleted with pams_exit afterwards.
+    let (id, resp_q) = match attach_temporary(&gw) {
+        Ok(x) => x,
+        Err(e) => return fail("status", e),
+    };
+    let code = status_to(&a, &gw, resp_q);
+    if let Err(e) = exit(&gw, &id) {
+        eprintln!("mqgate sbs status: pams_exit of temporary queue {resp_q}: {e}");
+    }
+    code
+}
+
+/// `sbs status` with the answer read from `resp_q`.
+fn status_to(a: &StatusArgs, gw: &Gateway, resp_q: QAddress) -> ExitCode {
     let (start, end) = match a.mot {
         Some(m) => (i32::from(m), i32::from(m)),
         None => (i32::from(*MOT_RANGE.start()), i32::from(*MOT_RANGE.end())),
@@ -469,7 +485,7 @@ fn status(a: StatusArgs) -> ExitCode {
     // Every block of the answer carries the request's correlation id.
     let corr = hex::encode_upper(random::<32>());
     let mut next = ask_with(
-        &gw,
+        gw,
         SbsType::StatusReq,
         &area,
         Route {
@@ -520,7 +536,7 @@ fn status(a: StatusArgs) -> ExitCode {
         if r.last_block != 0 || body.len() <= STATUS_RESP_HEAD_SIZE {
             break;
         }
-        next = answer(&gw, resp_q, a.common.wait, &corr);
+        next = answer(gw, resp_q, a.common.wait, &corr);
     }
     if lines.is_empty() {
         lines.push("no MOT with registrations or broadcasts".into());

@@ -120,6 +120,7 @@ impl TryFrom<RawQueueDef> for QueueDef {
                     get_inhibited,
                     backout_threshold: r.backout_threshold.unwrap_or(0),
                     backout_requeue_q: r.backout_requeue_q.unwrap_or_default(),
+                    temporary: false,
                 };
                 if r.kind == QueueType::Local {
                     QueueDef::Local(d)

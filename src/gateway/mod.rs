@@ -190,9 +190,7 @@ impl Gateway {
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
-        if let Some(group) = &messageq {
-            crate::sbs::start(&mqi, group);
-        }
+        let messageq = messageq.map(|loaded| crate::sbs::start(&mqi, loaded));
         let tasks = mqi.tasks();
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
@@ -303,7 +301,7 @@ async fn start_channels(
 fn routes(
     config: &Config,
     tedg: Option<crate::tedg::Loaded>,
-    messageq: Option<&crate::sbs::Loaded>,
+    messageq: Option<&crate::sbs::Group>,
     mqi: &Mqi,
     channels: Arc<StatusBoard>,
     rpc: &Arc<RpcService>,

@@ -19,7 +19,7 @@
 //! An HTTP/1.1 request without Host, or with two, is 400 / 2004 (RFC 9112
 //! §3.2). Allowed origins get the CORS answer headers of the WHATWG Fetch
 //! Standard ("CORS protocol"): `Access-Control-Allow-Origin` and a preflight
-//! (`OPTIONS`) answer for GET and POST.
+//! (`OPTIONS`) answer for GET, POST and DELETE.
 //!
 //! The parsers here are pure and also check the configuration.
 
@@ -307,7 +307,7 @@ async fn check(guard: &Guard, req: Request, next: Next) -> Response {
 }
 
 /// The answer to a CORS preflight from an allowed origin (WHATWG Fetch
-/// Standard, "CORS protocol"): 204 allowing GET and POST with a
+/// Standard, "CORS protocol"): 204 allowing GET, POST and DELETE (pams_exit) with a
 /// Content-Type, for 10 minutes.
 fn preflight(req: &HeaderMap, origin: HeaderValue) -> Response {
     let mut res = StatusCode::NO_CONTENT.into_response();
@@ -315,7 +315,7 @@ fn preflight(req: &HeaderMap, origin: HeaderValue) -> Response {
     cors_headers(h, origin);
     h.insert(
         header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET, POST"),
+        HeaderValue::from_static("GET, POST, DELETE"),
     );
     if req.contains_key(header::ACCESS_CONTROL_REQUEST_HEADERS) {
         h.insert(

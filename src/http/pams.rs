@@ -14,11 +14,13 @@
 //! "PAMS__SUCCESS"}, ...}`; errors add `field` (the request field at fault),
 //! `message` and, when the queue interface refused, `mqrc` and `reason`.
 
+mod attach;
 mod delivery;
 
 use crate::config::Config;
 use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, QmError, Selector};
-use crate::sbs::Loaded;
+use crate::sbs::Group;
+use crate::sbs::attach::Attachments;
 use crate::sbs::group::GroupQueues;
 use axum::Json;
 use axum::Router;
@@ -50,17 +52,20 @@ pub struct PamsState {
     init: Option<Arc<InitFile>>,
     max_wait_ms: u64,
     lease_ms: u64,
+    attachments: Arc<Attachments>,
 }
 
-/// The PAMS routes of the group `loaded`, ready to merge into the main
-/// router (waits and leases as `http.max_wait_ms` and `http.lease_ms`).
-pub fn routes(config: &Config, mqi: &Mqi, loaded: &Loaded) -> Router {
+/// The PAMS routes of `group`, ready to merge into the main router (waits
+/// and leases as `http.max_wait_ms` and `http.lease_ms`).
+pub fn routes(config: &Config, mqi: &Mqi, group: &Group) -> Router {
+    let loaded = &group.loaded;
     let state = PamsState {
         mqi: mqi.clone(),
         queues: Arc::clone(&loaded.queues),
         init: loaded.init.clone(),
         max_wait_ms: config.http.max_wait_ms,
         lease_ms: config.http.lease_ms,
+        attachments: Arc::clone(&group.attachments),
     };
     // As the queue API: MAXMSGL with room for base64 in JSON.
     let limit = mqi.max_msg_length() / 3 * 4 + 64 * 1024;
@@ -71,6 +76,15 @@ pub fn routes(config: &Config, mqi: &Mqi, loaded: &Loaded) -> Router {
         )
         .route("/v1/pams/queues/{address}/messages/next", get(next))
         .route("/v1/pams/locate/{name}", get(locate))
+        .route("/v1/pams/attachments", post(attach::attach))
+        .route(
+            "/v1/pams/attachments/{id}",
+            get(attach::show).delete(attach::exit),
+        )
+        .route(
+            "/v1/pams/attachments/{id}/keepalive",
+            post(attach::keepalive),
+        )
         .with_state(state)
 }
 
@@ -122,14 +136,19 @@ impl PamsError {
         }
     }
 
+    /// The HTTP status: that of the MQRC when the queue interface refused
+    /// (docs/http-api.md "Errors"), else 404 for PAMS__NOOBJECT and
+    /// PAMS__NOTDCL (no such attachment), 409 for PAMS__DECLARED (attached
+    /// already), 503 for PAMS__DCLTMPFAIL and PAMS__PAMSDOWN, 400 for the rest.
     fn http_status(&self) -> StatusCode {
         if let Some(m) = self.mqrc {
             return super::status_for(m);
         }
-        if self.status == PamsStatus::NOOBJECT {
-            StatusCode::NOT_FOUND
-        } else {
-            StatusCode::BAD_REQUEST
+        match self.status {
+            PamsStatus::NOOBJECT | PamsStatus::NOTDCL => StatusCode::NOT_FOUND,
+            PamsStatus::DECLARED => StatusCode::CONFLICT,
+            PamsStatus::DCLTMPFAIL | PamsStatus::PAMSDOWN => StatusCode::SERVICE_UNAVAILABLE,
+            _ => StatusCode::BAD_REQUEST,
         }
     }
 }

@@ -39,6 +39,7 @@
 
 pub mod convert;
 mod dead_letter;
+mod dynamic;
 mod error;
 pub mod exits;
 mod get;

@@ -16,6 +16,7 @@ pub mod names;
 mod object;
 pub mod queue;
 mod record;
+mod temporary;
 pub mod token;
 mod uow;
 mod xmit;
@@ -538,6 +539,15 @@ impl QueueManager {
                     DefaultPersistence::Persistent => per::PERSISTENT,
                     DefaultPersistence::NotPersistent => per::NOT_PERSISTENT,
                 };
+            }
+            if def.temporary && md.persistence == per::PERSISTENT {
+                return Err(QmError::new(
+                    Mqrc::PERSISTENT_NOT_ALLOWED,
+                    format!(
+                        "queue {} is a temporary dynamic queue: it holds non-persistent messages only",
+                        def.name
+                    ),
+                ));
             }
             let expires_at_ms = (md.expiry > 0).then(|| now + md.expiry as u64 * 100);
             let msg = match &remote {

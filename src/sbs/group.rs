@@ -111,6 +111,11 @@ impl GroupQueues {
         })
     }
 
+    /// True when queue number `n` of this group has a %QCT entry.
+    pub fn in_qct(&self, n: u16) -> bool {
+        self.by_number.contains_key(&n)
+    }
+
     /// The SBS server's queue: queue 99 of this group.
     pub fn sbs_queue(&self) -> String {
         self.queue_name(QAddress::new(self.group, queues::PAMS_SBS_SERVER))

@@ -77,20 +77,38 @@ pub const STATUS_RECORDS_PER_RESP: usize = STATUS_RESP_DATA_SIZE / StatusRespMot
 /// (`p_return.h`; the V3.2 replies say only "negative = failure").
 const OLD_FAILURE: i16 = PamsStatus::BADPARAM.0 as i16;
 
+/// Who owns a new registration: given its queue and `auto_dereg`, the
+/// attachment it ends with (src/sbs/attach.rs), if any.
+pub type OwnerOf = Box<dyn Fn(QAddress, bool) -> Option<u64> + Send + Sync>;
+
 /// The SBS server's state and decisions.
 pub struct Core {
     queues: Arc<GroupQueues>,
     /// The registration database.
     pub registry: Registry,
+    owner_of: OwnerOf,
 }
 
 impl Core {
-    /// A server for the group of `queues`, without registrations.
+    /// A server for the group of `queues`, without registrations; no
+    /// registration has an owner.
     pub fn new(queues: Arc<GroupQueues>) -> Self {
         Core {
             queues,
             registry: Registry::new(),
+            owner_of: Box::new(|_, _| None),
         }
+    }
+
+    /// The same server, asking `owner_of` who owns each new registration.
+    pub fn with_owners(self, owner_of: OwnerOf) -> Self {
+        Core { owner_of, ..self }
+    }
+
+    /// Registers `reg` with its owner.
+    fn add(&mut self, mut reg: Registration) -> Result<(u16, i32), SbsStatus> {
+        reg.owner = (self.owner_of)(reg.queue, reg.auto_dereg);
+        self.registry.register(reg)
     }
 
     /// The server's own address: queue 99 of this group.
@@ -112,7 +130,7 @@ impl Core {
         out: &mut Handled,
     ) -> (i16, u16, i16) {
         let (mot, queue) = (reg.mot, reg.queue);
-        match self.registry.register(reg) {
+        match self.add(reg) {
             Ok((id, n)) => (1, id, clamp16(n)),
             Err(s) => {
                 out.error = Some(format!("{name} for MOT {mot}: {s}"));
@@ -224,8 +242,9 @@ impl Core {
                     rules: req.rules.clone(),
                     gap_notice: req.wants_gap_notices().then_some(GapNotice::SequenceGap),
                     auto_dereg: req.wants_auto_dereg(),
+                    owner: None,
                 };
-                let (status, reg_id, number_reg) = match self.registry.register(r) {
+                let (status, reg_id, number_reg) = match self.add(r) {
                     Ok((id, n)) => (SbsStatus::SUCCESS, i32::from(id), n),
                     Err(s) => {
                         out.error = Some(format!("SBS_REGISTER_REQ for MOT {mot}: {s}"));
@@ -329,6 +348,7 @@ impl Core {
                     rules,
                     gap_notice: (r.req_seqgap != 0).then_some(GapNotice::BsSeqgap),
                     auto_dereg: r.req_autodereg != 0,
+                    owner: None,
                 };
                 let (status, reg_id, number_reg) = self.register_old(reg, "SBS_REG", &mut out);
                 let reply = SbsRegReply {
@@ -359,6 +379,7 @@ impl Core {
                     rules: Vec::new(),
                     gap_notice: None,
                     auto_dereg: false,
+                    owner: None,
                 };
                 // SBS_REG_EZ has no req_ack: it is always answered.
                 let (status, reg_id, number_reg) = self.register_old(reg, "SBS_REG_EZ", &mut out);

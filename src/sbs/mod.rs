@@ -4,6 +4,8 @@
 //! MessageQ 5.0 Programmer's Guide, "Broadcasting Messages";
 //! docs/messageq.md).
 //!
+//! - [`attach`]: attachments of PAMS API clients (`pams_attach_q`,
+//!   `pams_exit`), temporary queues, and the registrations they own.
 //! - [`config`]: the `messageq:` YAML section.
 //! - [`delivery`]: what a put's delivery mode and UMA mean (pure).
 //! - [`group`]: the group's queues as mqgate queues (%QCT names or
@@ -20,9 +22,11 @@
 //! the MOT ("Any message directed to a MOT address is automatically
 //! redirected to the group's SBS Server").
 
+pub mod attach;
 pub mod bus;
 pub mod config;
 pub mod delivery;
+pub mod durable;
 pub mod group;
 pub mod logic;
 pub mod registry;
@@ -45,6 +49,19 @@ pub struct Loaded {
     /// The group initialization file, when `messageq.init_file` names one
     /// (its `%GNT` serves `pams_locate_q`, src/http/pams.rs).
     pub init: Option<Arc<InitFile>>,
+    /// How attachments are made (`messageq.temporary_queues`,
+    /// `messageq.attachment_timeout_ms`).
+    pub attach: attach::AttachSettings,
+    /// `messageq.durable_registrations`.
+    pub durable_registrations: bool,
+}
+
+/// A started group: its configuration and the attachments of its clients.
+pub struct Group {
+    /// The configuration.
+    pub loaded: Loaded,
+    /// The attachments (src/sbs/attach.rs).
+    pub attachments: Arc<attach::Attachments>,
 }
 
 /// Reads the group initialization file of `config.messageq` (if any) and
@@ -92,6 +109,21 @@ pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<Strin
         }
     };
     let enable_sbs = init.as_ref().is_none_or(InitFile::enable_sbs);
+    let temporary_queues = m.temporary_queues.check().map_err(|e| vec![e])?;
+    let timeout_ms = m.attachment_timeout_ms;
+    if !(attach::MIN_TIMEOUT_MS..=config::MAX_ATTACHMENT_TIMEOUT_MS).contains(&timeout_ms) {
+        return Err(vec![format!(
+            "messageq.attachment_timeout_ms: {timeout_ms} is not {} to {} ms",
+            attach::MIN_TIMEOUT_MS,
+            config::MAX_ATTACHMENT_TIMEOUT_MS
+        )]);
+    }
+    let attach = attach::AttachSettings {
+        temporary_queues,
+        default_timeout: std::time::Duration::from_millis(timeout_ms),
+        max_timeout: std::time::Duration::from_millis(config::MAX_ATTACHMENT_TIMEOUT_MS),
+        sbs: enable_sbs,
+    };
     let bus = bus::Bus::load(group, init.as_ref(), &file, &m.groups)?;
     check_xmit_queues(config, &bus)?;
     let queues = GroupQueues::new(group, init.as_ref()).with_bus(bus);
@@ -104,6 +136,8 @@ pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<Strin
         queues: Arc::new(queues),
         enable_sbs,
         init: init.map(Arc::new),
+        attach,
+        durable_registrations: m.durable_registrations,
     }))
 }
 
@@ -138,16 +172,33 @@ fn check_xmit_queues(config: &Config, bus: &bus::Bus) -> Result<(), Vec<String>>
     }
 }
 
-/// Starts the SBS server of `loaded` (when `ENABLE_SBS`) as a task of the
-/// gateway; it ends when the queue manager stops.
-pub fn start(mqi: &Mqi, loaded: &Loaded) {
-    if !loaded.enable_sbs {
+/// Starts group `loaded`: the reaper of its attachments and, when
+/// `ENABLE_SBS`, its SBS server, as tasks of the gateway that end when the
+/// gateway stops.
+pub fn start(mqi: &Mqi, loaded: Loaded) -> Group {
+    let attachments = Arc::new(attach::Attachments::new(
+        loaded.attach.clone(),
+        Arc::clone(&loaded.queues),
+        mqi.clone(),
+    ));
+    mqi.tasks()
+        .spawn(TaskGroup::Timers, Arc::clone(&attachments).reaper());
+    if loaded.enable_sbs {
+        let server = server::SbsServer::new(
+            mqi.clone(),
+            Arc::clone(&loaded.queues),
+            Arc::clone(&attachments),
+            loaded.durable_registrations,
+        );
+        mqi.tasks().spawn(TaskGroup::Requests, server.run());
+    } else {
         tracing::info!(
             group = loaded.queues.group(),
             "ENABLE_SBS NO: no SBS server"
         );
-        return;
     }
-    let server = server::SbsServer::new(mqi.clone(), Arc::clone(&loaded.queues));
-    mqi.tasks().spawn(TaskGroup::Requests, server.run());
+    Group {
+        loaded,
+        attachments,
+    }
 }

@@ -47,8 +47,12 @@ pub struct Registration {
     pub rules: Vec<SelectionRule>,
     /// The gap notice asked for, if any.
     pub gap_notice: Option<GapNotice>,
-    /// `auto_dereg` (kept; acted on when attachments exist).
+    /// `auto_dereg`: the registration ends when its owner leaves the bus.
     pub auto_dereg: bool,
+    /// The attachment that owns the registration (src/sbs/attach.rs): the
+    /// queue's attachment when the registration was made with `auto_dereg`
+    /// or for a temporary queue. It is removed when that attachment ends.
+    pub owner: Option<u64>,
 }
 
 /// Counters of one MOT's stream at this server.
@@ -84,6 +88,8 @@ pub struct Registry {
     streams: BTreeMap<u16, StreamStats>,
     /// (MOT, queue) → copies lost since the last one delivered.
     missing: HashMap<(u16, QAddress), u32>,
+    /// Registrations added or removed so far.
+    changes: u64,
 }
 
 impl Registry {
@@ -109,6 +115,7 @@ impl Registry {
             }
         }
         self.last_id = id;
+        self.changes += 1;
         r.reg_id = id;
         let (mot, queue) = (r.mot, r.queue);
         self.by_mot.entry(mot.number()).or_default().push(id);
@@ -168,8 +175,15 @@ impl Registry {
         Ok(self.number_reg(r.mot, r.queue))
     }
 
+    /// How many registrations were added or removed so far: a change in
+    /// the count tells that the table changed.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     fn remove(&mut self, id: u16) -> Option<Registration> {
         let r = self.regs.remove(&id)?;
+        self.changes += 1;
         if let Some(ids) = self.by_mot.get_mut(&r.mot.number()) {
             ids.retain(|i| *i != id);
             if ids.is_empty() {
@@ -177,6 +191,54 @@ impl Registry {
             }
         }
         Some(r)
+    }
+
+    /// Removes every registration owned by one of the attachments `owners`
+    /// (they ended). Returns the registrations removed.
+    pub fn remove_owned(&mut self, owners: &[u64]) -> Vec<Registration> {
+        let doomed: Vec<u16> = self
+            .regs
+            .values()
+            .filter(|r| r.owner.is_some_and(|o| owners.contains(&o)))
+            .map(|r| r.reg_id)
+            .collect();
+        let mut out = Vec::with_capacity(doomed.len());
+        for id in doomed {
+            if let Some(r) = self.remove(id) {
+                if self.number_reg(r.mot, r.queue) == 0 {
+                    self.missing.remove(&(r.mot.number(), r.queue));
+                }
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Every registration that no attachment owns, by id (what durable
+    /// registrations keep).
+    pub fn unowned(&self) -> impl Iterator<Item = &Registration> {
+        self.regs.values().filter(|r| r.owner.is_none())
+    }
+
+    /// Adds `r` as it was registered before, with its own `reg_id` (durable
+    /// registrations read back at start). Ids handed out later follow the
+    /// highest restored one.
+    ///
+    /// Errors: PSYM_SBS_RESRCFAIL when the id is 0, taken, or the table full.
+    pub fn restore(&mut self, r: Registration) -> Result<(), SbsStatus> {
+        if r.reg_id == 0
+            || self.regs.contains_key(&r.reg_id)
+            || self.regs.len() >= MAX_REGISTRATIONS
+        {
+            return Err(SbsStatus::RESRCFAIL);
+        }
+        self.last_id = self.last_id.max(r.reg_id);
+        self.by_mot
+            .entry(r.mot.number())
+            .or_default()
+            .push(r.reg_id);
+        self.regs.insert(r.reg_id, r);
+        Ok(())
     }
 
     /// The registration with id `reg_id`.
@@ -348,6 +410,7 @@ mod tests {
             rules,
             gap_notice: gap.then_some(GapNotice::SequenceGap),
             auto_dereg: false,
+            owner: None,
         }
     }
 

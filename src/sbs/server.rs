@@ -11,7 +11,9 @@
 //! once to the SBS server of every other group of the bus, which distributes
 //! it by its own registrations only (docs/messageq.md "Between groups").
 
+use super::attach::Attachments;
 use super::bus::{Arrival, Sequences};
+use super::durable;
 use super::group::GroupQueues;
 use super::logic::{BroadcastPlan, Core, PamsOut};
 use crate::mqi::{
@@ -41,6 +43,9 @@ pub struct SbsServer {
     objects: HashMap<(String, String), Object>,
     /// Sequence numbers of the universal broadcasts forwarded between groups.
     seqs: Sequences,
+    attachments: Arc<Attachments>,
+    /// `messageq.durable_registrations`.
+    durable: bool,
 }
 
 /// The MQMD of a PAMS message: Format MQGPAMS, Encoding 273 (the header's
@@ -65,14 +70,81 @@ fn outgoing(header: &PamsHeader, data: Bytes) -> Outgoing {
 }
 
 impl SbsServer {
-    /// A server for the group of `queues`, without registrations.
-    pub fn new(mqi: Mqi, queues: Arc<GroupQueues>) -> Self {
+    /// A server for the group of `queues`, without registrations (with
+    /// `durable`, those of the store are read when it starts). Registrations
+    /// made with `auto_dereg` or for a temporary queue are owned by the
+    /// queue's attachment in `attachments` and end with it.
+    pub fn new(
+        mqi: Mqi,
+        queues: Arc<GroupQueues>,
+        attachments: Arc<Attachments>,
+        durable: bool,
+    ) -> Self {
+        let owners = Arc::clone(&attachments);
         SbsServer {
             mqi,
-            core: Core::new(Arc::clone(&queues)),
+            core: Core::new(Arc::clone(&queues))
+                .with_owners(Box::new(move |q, auto| owners.registration_owner(q, auto))),
             queues,
             objects: HashMap::new(),
             seqs: Sequences::new(),
+            attachments,
+            durable,
+        }
+    }
+
+    /// Reads the durable registrations back (a damaged record is logged and
+    /// left as it is; the server starts without registrations).
+    async fn restore(&mut self) {
+        let record = match self.mqi.meta(durable::RECORD).await {
+            Ok(Some(r)) => r,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::error!(mqrc = e.mqrc.0, error = %e.message, "durable SBS registrations cannot be read; starting without them");
+                return;
+            }
+        };
+        match durable::decode(&record) {
+            Ok(regs) => {
+                let n = regs.len();
+                for r in regs {
+                    let id = r.reg_id;
+                    if let Err(s) = self.core.registry.restore(r) {
+                        tracing::warn!(reg_id = id, status = %s, "durable SBS registration not restored");
+                    }
+                }
+                tracing::info!(registrations = n, "durable SBS registrations restored");
+            }
+            Err(e) => {
+                tracing::error!(record = durable::RECORD, error = %e, "durable SBS registrations record is damaged; starting without them (the record is kept until the next change)");
+            }
+        }
+    }
+
+    /// Writes the registrations no attachment owns to the store.
+    async fn save(&mut self) {
+        let (record, skipped) = durable::encode(self.core.registry.unowned());
+        for s in skipped {
+            tracing::warn!(error = %s, "SBS registration not kept durably");
+        }
+        if let Err(e) = self
+            .mqi
+            .put_meta(vec![(durable::RECORD.to_string(), record)])
+            .await
+        {
+            tracing::error!(mqrc = e.mqrc.0, error = %e.message, "durable SBS registrations not written; they are lost if the gateway stops");
+        }
+    }
+
+    /// Removes the registrations of attachments that ended since the last
+    /// message (src/sbs/attach.rs).
+    fn departures(&mut self) {
+        let gone = self.attachments.take_departed();
+        if gone.is_empty() {
+            return;
+        }
+        for r in self.core.registry.remove_owned(&gone) {
+            tracing::info!(reg_id = r.reg_id, mot = r.mot.number(), queue = %r.queue, "SBS registration removed: its attachment ended");
         }
     }
 
@@ -86,7 +158,10 @@ impl SbsServer {
                 return;
             }
         };
-        tracing::info!(queue = %name, group = self.queues.group(), "SBS server started");
+        if self.durable {
+            self.restore().await;
+        }
+        tracing::info!(queue = %name, group = self.queues.group(), durable = self.durable, "SBS server started");
         loop {
             let req = GetRequest {
                 wait: GET_WAIT,
@@ -115,6 +190,7 @@ impl SbsServer {
     /// One message of queue 99: a broadcast (its original target is a MOT)
     /// or a request.
     async fn serve(&mut self, m: GetResult) {
+        self.departures();
         let format = m.md.format.text(m.charset);
         if format != FORMAT {
             let error = format!(
@@ -139,7 +215,11 @@ impl SbsServer {
     }
 
     async fn request(&mut self, m: &GetResult, header: &PamsHeader, area: &[u8]) {
+        let before = self.core.registry.changes();
         let handled = self.core.handle_request(header, area);
+        if self.durable && self.core.registry.changes() != before {
+            self.save().await;
+        }
         if let Some(error) = &handled.error {
             tracing::warn!(
                 msg_id = %hex::encode_upper(m.md.msg_id),

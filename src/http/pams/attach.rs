@@ -1,0 +1,143 @@
+//! Attachments over HTTP (docs/messageq.md "Attachments"): `pams_attach_q`
+//! as `POST /v1/pams/attachments`, its keep-alive, and `pams_exit` as
+//! `DELETE /v1/pams/attachments/{id}`. The decisions are
+//! `crate::sbs::attach`'s; this module only translates.
+
+use super::{PamsError, PamsState, status_json};
+use crate::mqi::Token;
+use crate::sbs::attach::{AttachError, AttachTarget, Attachment};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use mqgate_codecs::pams::QAddress;
+use mqgate_codecs::pams::status::PamsStatus;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::time::Instant;
+
+/// The JSON body of `POST /v1/pams/attachments`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AttachBody {
+    /// `group.queue` of this group, or `"temporary"`.
+    queue: String,
+    /// Keep-alive timeout in ms; default `messageq.attachment_timeout_ms`.
+    timeout_ms: Option<u64>,
+}
+
+impl From<AttachError> for PamsError {
+    fn from(e: AttachError) -> Self {
+        PamsError {
+            status: e.status,
+            field: None,
+            message: e.message,
+            mqrc: e.mqrc,
+        }
+    }
+}
+
+fn describe(a: &Attachment) -> Value {
+    json!({
+        "status": status_json(PamsStatus::SUCCESS),
+        "attachment": a.token,
+        "queue": a.queue.to_string(),
+        "mq_queue": a.mq_queue,
+        "temporary": a.temporary,
+        "timeout_ms": a.timeout.as_millis() as u64,
+        "expires_in_ms": a.expires_in(Instant::now()).as_millis() as u64,
+    })
+}
+
+/// An attachment id from the path: anything but 32 hex digits is an
+/// attachment nobody made (PAMS__NOTDCL), as for an id that ended.
+fn token(id: &str) -> Result<Token, PamsError> {
+    Token::parse(id).ok_or_else(|| PamsError {
+        status: PamsStatus::NOTDCL,
+        field: None,
+        message: format!(
+            "no attachment {}: an attachment id is 32 hex digits",
+            crate::mqi::names::shown(id)
+        ),
+        mqrc: None,
+    })
+}
+
+/// `POST /v1/pams/attachments`: `pams_attach_q`. 201 with `{"status",
+/// "attachment", "queue", "mq_queue", "temporary", "timeout_ms",
+/// "expires_in_ms"}`; errors as `crate::sbs::attach::Attachments::attach`.
+pub(super) async fn attach(
+    State(s): State<PamsState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<Value>), PamsError> {
+    let body = body.map_err(|e| PamsError {
+        status: PamsStatus::BADPARAM,
+        field: None,
+        message: format!("cannot read the body: {e}"),
+        mqrc: None,
+    })?;
+    let b: AttachBody = serde_json::from_slice(&body).map_err(|e| PamsError {
+        status: PamsStatus::BADPARAM,
+        field: None,
+        message: format!(
+            "the JSON body is not valid (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        ),
+        mqrc: None,
+    })?;
+    let target = if b.queue == "temporary" {
+        AttachTarget::Temporary
+    } else {
+        AttachTarget::Queue(QAddress::parse(&b.queue).map_err(|e| {
+            PamsError::field(
+                PamsStatus::BADPARAM,
+                "queue",
+                format!("{e} (a group.queue address, or \"temporary\")"),
+            )
+        })?)
+    };
+    let timeout = s.attachments.timeout(b.timeout_ms)?;
+    let a = s.attachments.attach(target, timeout)?;
+    Ok((StatusCode::CREATED, Json(describe(&a))))
+}
+
+/// `GET /v1/pams/attachments/{id}`: the attachment, as the attach answered
+/// it with the time left. 404 PAMS__NOTDCL when it ended.
+pub(super) async fn show(
+    State(s): State<PamsState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, PamsError> {
+    let a = s.attachments.get(token(&id)?)?;
+    Ok(Json(describe(&a)))
+}
+
+/// `POST /v1/pams/attachments/{id}/keepalive`: keeps the attachment for
+/// another timeout. 404 PAMS__NOTDCL when it ended.
+pub(super) async fn keepalive(
+    State(s): State<PamsState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, PamsError> {
+    let a = s.attachments.keepalive(token(&id)?)?;
+    Ok(Json(describe(&a)))
+}
+
+/// `DELETE /v1/pams/attachments/{id}`: `pams_exit`. 200 with `{"status",
+/// "attachment", "queue", "temporary", "messages_discarded"}` (what was on
+/// the deleted temporary queue). 404 PAMS__NOTDCL when it ended already.
+pub(super) async fn exit(
+    State(s): State<PamsState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, PamsError> {
+    let ended = s.attachments.exit(token(&id)?)?;
+    let a = &ended.attachment;
+    Ok(Json(json!({
+        "status": status_json(PamsStatus::SUCCESS),
+        "attachment": a.token,
+        "queue": a.queue.to_string(),
+        "mq_queue": a.mq_queue,
+        "temporary": a.temporary,
+        "messages_discarded": ended.discarded,
+    })))
+}
