@@ -121,6 +121,16 @@ fn stock_prices_walk_through() {
         out,
         "mot 5110 num_reg 1 complete_rcvd 2 complete_bytes 20 seq_gaps 0\n"
     );
+    // Without --resp-q the answer comes on a temporary queue attached for
+    // the call (docs/messageq.md "Attachments"), deleted afterwards.
+    let (rc, out2, err) = mqgate(&g, &["sbs", "status", "--mot", "5110"], b"");
+    assert_eq!((rc, out2.as_str()), (0, out.as_str()), "{err}");
+    let (st, queues) = g.call("GET", "/v1/queues", None);
+    assert_eq!(st, 200);
+    assert!(
+        !queues.to_string().contains("PAMS.10.1000"),
+        "the temporary queue is gone: {queues}"
+    );
 
     let (rc, out, err) = mqgate(
         &g,

@@ -116,8 +116,9 @@ impl PamsError {
     /// API"): 2053 MQRC_Q_FULL → PAMS__EXCEEDQUOTA -56 (the %QCT quotas);
     /// 2030/2031 → PAMS__MSGTOBIG -22; 2085 MQRC_UNKNOWN_OBJECT_NAME →
     /// PAMS__NOOBJECT -166; 2087 (another group) → PAMS__NOLINK -76; 2161/2162
-    /// (stopping) → PAMS__PAMSDOWN -138; 2051 → PAMS__NOTACTIVE -54; anything
-    /// else PAMS__FAILED -320.
+    /// (stopping) → PAMS__PAMSDOWN -138; 2051 → PAMS__NOTACTIVE -54; 2048
+    /// MQRC_PERSISTENT_NOT_ALLOWED (a temporary queue) → PAMS__BADDELIVERY
+    /// -60; anything else PAMS__FAILED -320.
     fn from_qm(e: QmError, field: Option<&'static str>) -> Self {
         let status = match e.mqrc {
             Mqrc::Q_FULL => PamsStatus::EXCEEDQUOTA,
@@ -126,6 +127,9 @@ impl PamsError {
             Mqrc::UNKNOWN_REMOTE_Q_MGR => PamsStatus::NOLINK,
             Mqrc::Q_MGR_QUIESCING | Mqrc::Q_MGR_STOPPING => PamsStatus::PAMSDOWN,
             Mqrc::PUT_INHIBITED | Mqrc::GET_INHIBITED => PamsStatus::NOTACTIVE,
+            // A recoverable (SAF, DQF) put to a temporary queue, which
+            // holds non-persistent messages only.
+            Mqrc::PERSISTENT_NOT_ALLOWED => PamsStatus::BADDELIVERY,
             _ => PamsStatus::FAILED,
         };
         PamsError {

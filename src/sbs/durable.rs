@@ -159,7 +159,12 @@ mod tests {
 
     #[test]
     fn round_trip_in_both_byte_orders() {
-        let rule = SelectionRule::new(Selector::Offset(0), Operator::Eq, OperandLength::One, 73);
+        let rule = SelectionRule::new(
+            Selector::from_offset(0).unwrap(),
+            Operator::Eq,
+            OperandLength::One,
+            73,
+        );
         let regs = vec![
             reg(7, Endian::Big, vec![rule, rule]),
             reg(65535, Endian::Little, vec![rule]),

@@ -48,6 +48,7 @@ pub struct Group {
     pub group: u16,
     dir: tempfile::TempDir,
     tag: std::cell::Cell<i32>,
+    config: Config,
 }
 
 /// One `%QCT` line: `name number byte_quota msg_quota` (`.` for none).
@@ -85,7 +86,7 @@ impl Group {
             .enable_all()
             .build()
             .unwrap();
-        let handle = rt.block_on(Gateway::start(config)).unwrap();
+        let handle = rt.block_on(Gateway::start(config.clone())).unwrap();
         let base = format!("http://{}", handle.http_addr());
         Group {
             rt,
@@ -94,7 +95,22 @@ impl Group {
             group,
             dir,
             tag: std::cell::Cell::new(1000),
+            config,
         }
+    }
+
+    /// Stops the gateway and starts it again on the same configuration
+    /// and data directory (the HTTP port may change).
+    pub fn restart(&mut self) {
+        if let Some(h) = self.handle.take() {
+            self.rt.block_on(h.stop(Duration::from_secs(5)));
+        }
+        let handle = self
+            .rt
+            .block_on(Gateway::start(self.config.clone()))
+            .unwrap();
+        self.base = format!("http://{}", handle.http_addr());
+        self.handle = Some(handle);
     }
 
     /// An address of this group.
