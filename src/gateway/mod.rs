@@ -147,6 +147,18 @@ impl TaskMonitor {
     pub fn running(&self) -> usize {
         self.0.running()
     }
+
+    /// Of those, the channel tasks: the channel listener, each receiver
+    /// connection, each sender channel.
+    pub fn channels(&self) -> usize {
+        self.0.running_in(&[crate::tasks::TaskGroup::Channels])
+    }
+
+    /// Of those, the request tasks: the HTTP server and each of its
+    /// connections, RPC calls, the SBS server.
+    pub fn requests(&self) -> usize {
+        self.0.running_in(&[crate::tasks::TaskGroup::Requests])
+    }
 }
 
 impl Gateway {
