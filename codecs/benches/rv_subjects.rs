@@ -6,16 +6,17 @@
 //!
 //! Run: cargo bench -p mqgate-codecs --bench rv_subjects -- --warm-up-time 1 --measurement-time 3
 //!
-//! The subscriptions, all from distinct subscribers, in a market-data subject
-//! space `MD.<region>.<venue>.<symbol>` of 10 regions x 100 venues x 10,000
-//! symbols, chosen with a fixed-seed generator:
-//! - 80 % literal: `MD.R3.V41.S5077`;
-//! - 10 % with one `*`: `MD.R3.*.S5077` or `MD.*.V41.S5077`;
-//! - 10 % ending in `>`: `MD.R3.V41.>` or `MD.R3.>`.
+//! The subscriptions, each from its own subscriber, in a market-data subject
+//! space `MD.<region>.<venue>.<symbol>.<field>` of 10 regions x 100 venues x
+//! 10,000 symbols x 10 fields, chosen with a fixed-seed generator:
+//! - 80 % literal: `MD.R3.V41.S5077.F2`;
+//! - 5 % `MD.R3.*.S5077.F2` and 5 % `MD.R3.V41.S5077.*`;
+//! - 9 % `MD.R3.V41.S5077.>` and 1 % `MD.R3.V41.>` (a venue's whole feed).
 //!
-//! Lookups are literal subjects of the same space (1,000 per iteration,
-//! drawn with the same generator), so each finds the literal subscribers of
-//! its symbol, the `*` ones, and the `>` ones of its region and venue.
+//! Lookups are 1,000 literal subjects per iteration: half are subjects of
+//! literal subscriptions, half drawn from the whole space. Each finds the
+//! literal, `*` and `>` subscribers of its symbol (mostly none or one each)
+//! and the about ten whole-feed subscribers of its region and venue.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -70,14 +71,24 @@ impl Rng {
     }
 }
 
+/// Region, venue, symbol and field of a subject.
+fn coordinates(rng: &mut Rng) -> (u64, u64, u64, u64) {
+    (
+        rng.below(10),
+        rng.below(100),
+        rng.below(10_000),
+        rng.below(10),
+    )
+}
+
 fn pattern(rng: &mut Rng) -> String {
-    let (r, v, s) = (rng.below(10), rng.below(100), rng.below(10_000));
-    match rng.below(20) {
-        0 => format!("MD.R{r}.*.S{s}"),
-        1 => format!("MD.*.V{v}.S{s}"),
-        2 => format!("MD.R{r}.V{v}.>"),
-        3 => format!("MD.R{r}.>"),
-        _ => format!("MD.R{r}.V{v}.S{s}"),
+    let (r, v, s, f) = coordinates(rng);
+    match rng.below(100) {
+        0..5 => format!("MD.R{r}.*.S{s}.F{f}"),
+        5..10 => format!("MD.R{r}.V{v}.S{s}.*"),
+        10..19 => format!("MD.R{r}.V{v}.S{s}.>"),
+        19 => format!("MD.R{r}.V{v}.>"),
+        _ => format!("MD.R{r}.V{v}.S{s}.F{f}"),
     }
 }
 
@@ -94,7 +105,6 @@ fn benches(c: &mut Criterion) {
     let built = started.elapsed();
     let bytes = LIVE.load(Ordering::Relaxed) - before;
     assert_eq!(index.len(), SUBSCRIPTIONS as usize);
-    drop(patterns);
     eprintln!(
         "rv_subjects: {} subscriptions inserted in {:.2} s; index heap {} bytes, {:.1} bytes/subscription",
         index.len(),
@@ -103,12 +113,22 @@ fn benches(c: &mut Criterion) {
         bytes as f64 / SUBSCRIPTIONS as f64
     );
 
+    let literal: Vec<&String> = patterns
+        .iter()
+        .filter(|p| !p.contains(['*', '>']))
+        .collect();
     let subjects: Vec<String> = (0..LOOKUPS)
-        .map(|_| {
-            let (r, v, s) = (rng.below(10), rng.below(100), rng.below(10_000));
-            format!("MD.R{r}.V{v}.S{s}")
+        .map(|i| {
+            if i % 2 == 0 {
+                literal[rng.below(literal.len() as u64) as usize].clone()
+            } else {
+                let (r, v, s, f) = coordinates(&mut rng);
+                format!("MD.R{r}.V{v}.S{s}.F{f}")
+            }
         })
         .collect();
+    drop(literal);
+    drop(patterns);
     let checked: Vec<Subject<'_>> = subjects
         .iter()
         .map(|s| Subject::parse(s, Mode::Send).expect("generated subjects are valid"))

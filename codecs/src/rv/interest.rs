@@ -2,19 +2,27 @@
 //! "Interest index").
 //!
 //! A trie of elements, one level per element, in the manner of nats-server's
-//! sublist: each node has its literal children by element text, one child
-//! for `*`, and the subscribers of its own pattern and of its pattern
-//! followed by `>`. A lookup follows at most two branches per element (the
-//! literal one and `*`) and collects the `>` subscribers on the way, so its
-//! cost grows with the number of elements and of matching patterns, not
-//! with the number of subscriptions. Element maps use hashbrown's seeded
-//! hasher (foldhash), so subject text from clients cannot be chosen to
-//! collide.
+//! sublist: each node has the subscribers of the pattern that ends there,
+//! its literal children by element text, one child for `*`, and the
+//! subscribers of its pattern followed by `>`. A lookup follows at most two
+//! branches per element (the literal one and `*`) and collects the `>`
+//! subscribers on the way, so its cost grows with the number of elements and
+//! of matching patterns, not with the number of subscriptions.
+//!
+//! Memory: most nodes of a large index are leaves with one subscriber, so a
+//! node is two words and a subscriber list, and a node with up to
+//! [`FEW_MAX`] literal children keeps them in a vector searched in order;
+//! more go to a hashbrown map with its seeded hasher (foldhash), so subject
+//! text from clients cannot be chosen to collide. Lists grow one entry at a
+//! time.
 
 use hashbrown::HashMap;
 use smallvec::SmallVec;
 
 use super::subject::Subject;
+
+/// Literal children a node keeps in a vector before it uses a map.
+pub const FEW_MAX: usize = 8;
 
 /// Subscriptions (pattern, subscriber id) and their lookup by subject.
 ///
@@ -33,28 +41,126 @@ pub struct InterestIndex<Id> {
 struct Node<Id> {
     /// Subscribers of the pattern that ends at this node.
     here: Vec<Id>,
-    /// Subscribers of this node's pattern followed by `>`.
-    rest: Vec<Id>,
     children: Option<Box<Children<Id>>>,
 }
 
 #[derive(Clone, Debug)]
 struct Children<Id> {
-    literal: HashMap<Box<str>, Node<Id>>,
-    star: Option<Node<Id>>,
+    literal: Literal<Id>,
+    star: Option<Box<Node<Id>>>,
+    /// Subscribers of this node's pattern followed by `>`.
+    full: Vec<Id>,
+}
+
+#[derive(Clone, Debug)]
+enum Literal<Id> {
+    Few(Vec<(Box<str>, Node<Id>)>),
+    Many(HashMap<Box<str>, Node<Id>>),
 }
 
 impl<Id> Node<Id> {
     fn new() -> Self {
         Node {
             here: Vec::new(),
-            rest: Vec::new(),
             children: None,
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.here.is_empty() && self.rest.is_empty() && self.children.is_none()
+        self.here.is_empty() && self.children.is_none()
+    }
+}
+
+impl<Id> Children<Id> {
+    fn is_empty(&self) -> bool {
+        self.star.is_none() && self.full.is_empty() && self.literal.is_empty()
+    }
+}
+
+impl<Id> Literal<Id> {
+    fn is_empty(&self) -> bool {
+        match self {
+            Literal::Few(v) => v.is_empty(),
+            Literal::Many(m) => m.is_empty(),
+        }
+    }
+
+    fn get(&self, el: &str) -> Option<&Node<Id>> {
+        match self {
+            Literal::Few(v) => v.iter().find(|(k, _)| **k == *el).map(|(_, n)| n),
+            Literal::Many(m) => m.get(el),
+        }
+    }
+
+    fn get_mut(&mut self, el: &str) -> Option<&mut Node<Id>> {
+        match self {
+            Literal::Few(v) => v.iter_mut().find(|(k, _)| **k == *el).map(|(_, n)| n),
+            Literal::Many(m) => m.get_mut(el),
+        }
+    }
+
+    /// The child for `el`, made when missing.
+    fn child(&mut self, el: &str) -> &mut Node<Id> {
+        if let Literal::Few(v) = self
+            && v.len() >= FEW_MAX
+            && !v.iter().any(|(k, _)| **k == *el)
+        {
+            *self = Literal::Many(std::mem::take(v).into_iter().collect());
+        }
+        match self {
+            Literal::Few(v) => {
+                let i = match v.iter().position(|(k, _)| **k == *el) {
+                    Some(i) => i,
+                    None => {
+                        v.reserve_exact(1);
+                        v.push((el.into(), Node::new()));
+                        v.len() - 1
+                    }
+                };
+                &mut v[i].1
+            }
+            Literal::Many(m) => m.entry_ref(el).or_insert_with(Node::new),
+        }
+    }
+
+    /// Drops the child for `el`; back to a vector when few are left.
+    fn remove(&mut self, el: &str) {
+        match self {
+            Literal::Few(v) => {
+                v.retain(|(k, _)| **k != *el);
+                v.shrink_to_fit();
+            }
+            Literal::Many(m) => {
+                m.remove(el);
+                if m.len() <= FEW_MAX / 2 {
+                    let few: Vec<_> = std::mem::take(m).into_iter().collect();
+                    *self = Literal::Few(few);
+                }
+            }
+        }
+    }
+}
+
+/// Adds `id` to `list` unless it is there; one entry more of capacity at a
+/// time, since most lists hold one subscriber.
+fn add<Id: Copy + Ord>(list: &mut Vec<Id>, id: Id) -> bool {
+    if list.contains(&id) {
+        return false;
+    }
+    list.reserve_exact(1);
+    list.push(id);
+    true
+}
+
+/// Takes `id` out of `list`; false when it was not there.
+fn take<Id: Copy + Ord>(list: &mut Vec<Id>, id: Id) -> bool {
+    match list.iter().position(|x| *x == id) {
+        Some(i) => {
+            list.swap_remove(i);
+            list.shrink_to_fit();
+            true
+        }
+        None => false,
     }
 }
 
@@ -89,36 +195,33 @@ impl<Id: Copy + Ord> InterestIndex<Id> {
     /// Adds `id`'s interest in `pattern`; false when it was already held.
     pub fn insert(&mut self, pattern: &Subject<'_>, id: Id) -> bool {
         let mut node = &mut self.root;
-        let mut full_wildcard = false;
         for el in pattern.elements() {
-            if el == ">" {
-                // Always the last element of a checked subject.
-                full_wildcard = true;
-                break;
-            }
             let children = node.children.get_or_insert_with(|| {
                 Box::new(Children {
-                    literal: HashMap::default(),
+                    literal: Literal::Few(Vec::new()),
                     star: None,
+                    full: Vec::new(),
                 })
             });
+            if el == ">" {
+                // Always the last element of a checked subject.
+                if add(&mut children.full, id) {
+                    self.len += 1;
+                    return true;
+                }
+                return false;
+            }
             node = if el == "*" {
-                children.star.get_or_insert_with(Node::new)
+                children.star.get_or_insert_with(|| Box::new(Node::new()))
             } else {
-                children.literal.entry_ref(el).or_insert_with(Node::new)
+                children.literal.child(el)
             };
         }
-        let list = if full_wildcard {
-            &mut node.rest
-        } else {
-            &mut node.here
-        };
-        if list.contains(&id) {
-            return false;
+        let added = add(&mut node.here, id);
+        if added {
+            self.len += 1;
         }
-        list.push(id);
-        self.len += 1;
-        true
+        added
     }
 
     /// Removes `id`'s interest in `pattern`; false when it was not held.
@@ -170,17 +273,18 @@ fn collect<Id: Copy>(node: &Node<Id>, elements: &[&str], out: &mut Vec<Id>, sour
         }
         return;
     };
-    if !node.rest.is_empty() {
-        out.extend_from_slice(&node.rest);
+    let Some(children) = &node.children else {
+        return;
+    };
+    if !children.full.is_empty() {
+        out.extend_from_slice(&children.full);
         *sources += 1;
     }
-    if let Some(children) = &node.children {
-        if let Some(next) = children.literal.get(*first) {
-            collect(next, rest, out, sources);
-        }
-        if let Some(next) = &children.star {
-            collect(next, rest, out, sources);
-        }
+    if let Some(next) = children.literal.get(first) {
+        collect(next, rest, out, sources);
+    }
+    if let Some(next) = &children.star {
+        collect(next, rest, out, sources);
     }
 }
 
@@ -188,71 +292,58 @@ fn any<Id>(node: &Node<Id>, elements: &[&str]) -> bool {
     let Some((first, rest)) = elements.split_first() else {
         return !node.here.is_empty();
     };
-    if !node.rest.is_empty() {
-        return true;
-    }
     let Some(children) = &node.children else {
         return false;
     };
-    children
-        .literal
-        .get(*first)
-        .is_some_and(|next| any(next, rest))
+    !children.full.is_empty()
+        || children
+            .literal
+            .get(first)
+            .is_some_and(|next| any(next, rest))
         || children.star.as_ref().is_some_and(|next| any(next, rest))
 }
 
 fn remove_at<Id: Copy + Ord>(node: &mut Node<Id>, elements: &[&str], id: Id) -> bool {
-    let take = |list: &mut Vec<Id>| match list.iter().position(|x| *x == id) {
-        Some(i) => {
-            list.swap_remove(i);
-            if list.is_empty() {
-                *list = Vec::new();
-            }
-            true
-        }
-        None => false,
+    let Some((first, rest)) = elements.split_first() else {
+        return take(&mut node.here, id);
     };
-    match elements {
-        [] => take(&mut node.here),
-        [">"] => take(&mut node.rest),
-        [first, rest @ ..] => {
-            let Some(children) = node.children.as_deref_mut() else {
-                return false;
-            };
-            let removed = if *first == "*" {
-                match children.star.as_mut() {
-                    Some(next) => {
-                        let removed = remove_at(next, rest, id);
-                        if next.is_empty() {
-                            children.star = None;
-                        }
-                        removed
-                    }
-                    None => false,
+    let Some(children) = node.children.as_deref_mut() else {
+        return false;
+    };
+    let removed = if *first == ">" && rest.is_empty() {
+        take(&mut children.full, id)
+    } else if *first == "*" {
+        match children.star.as_deref_mut() {
+            Some(next) => {
+                let removed = remove_at(next, rest, id);
+                if next.is_empty() {
+                    children.star = None;
                 }
-            } else {
-                match children.literal.get_mut(*first) {
-                    Some(next) => {
-                        let removed = remove_at(next, rest, id);
-                        if next.is_empty() {
-                            children.literal.remove(*first);
-                        }
-                        removed
-                    }
-                    None => false,
-                }
-            };
-            if children.star.is_none() && children.literal.is_empty() {
-                node.children = None;
+                removed
             }
-            removed
+            None => false,
         }
+    } else {
+        match children.literal.get_mut(first) {
+            Some(next) => {
+                let removed = remove_at(next, rest, id);
+                if next.is_empty() {
+                    children.literal.remove(first);
+                }
+                removed
+            }
+            None => false,
+        }
+    };
+    if children.is_empty() {
+        node.children = None;
     }
+    removed
 }
 
 #[cfg(test)]
 mod tests {
-    use super::InterestIndex;
+    use super::{FEW_MAX, InterestIndex, Literal};
     use crate::rv::{Mode, Subject};
 
     #[test]
@@ -268,5 +359,32 @@ mod tests {
         }
         assert!(index.root.is_empty(), "{:?}", index.root);
         assert!(index.is_empty());
+    }
+
+    fn literal_of_root(index: &InterestIndex<usize>) -> Option<&Literal<usize>> {
+        index.root.children.as_ref().map(|c| &c.literal)
+    }
+
+    #[test]
+    fn many_children_go_to_a_map_and_back() {
+        let names: Vec<String> = (0..20).map(|i| format!("E{i}.X")).collect();
+        let mut index = InterestIndex::new();
+        for (id, p) in names.iter().enumerate() {
+            index.insert(&Subject::parse(p, Mode::Listen).unwrap(), id);
+            let many = matches!(literal_of_root(&index), Some(Literal::Many(_)));
+            assert_eq!(many, id >= FEW_MAX, "{id}");
+        }
+        for (id, p) in names.iter().enumerate() {
+            let s = Subject::parse(p, Mode::Listen).unwrap();
+            assert_eq!(index.lookup(&s), [id]);
+        }
+        for (id, p) in names.iter().enumerate().skip(FEW_MAX / 2) {
+            assert!(index.remove(&Subject::parse(p, Mode::Listen).unwrap(), id));
+        }
+        assert!(matches!(literal_of_root(&index), Some(Literal::Few(v)) if v.len() == FEW_MAX / 2));
+        for (id, p) in names.iter().enumerate().take(FEW_MAX / 2) {
+            let s = Subject::parse(p, Mode::Listen).unwrap();
+            assert_eq!(index.lookup(&s), [id]);
+        }
     }
 }
