@@ -4,7 +4,7 @@
 //! Special Meaning", "Reusable Names"; docs/rendezvous.md "Subject names").
 //!
 //! - [`subject`]: the validated [`Subject`] (borrowed or owned text, element
-//!   access), the validation [`Mode`]s and [`matches`].
+//!   access), the validation [`Mode`]s and [`matches()`].
 //! - [`class`]: the reserved (distinguished) first elements, [`SubjectClass`].
 //! - [`error`]: [`SubjectError`], the rule broken and the element it is in.
 //! - [`names`]: reusable names (CM correspondent names, FT group names,

@@ -354,7 +354,7 @@ impl<'a> Subject<'a> {
     }
 
     /// True when this subject, as a listener's pattern, matches `subject`:
-    /// [`matches`]`(self, subject)`.
+    /// [`matches()`] with `self` as the pattern.
     pub fn matches(&self, subject: &Subject<'_>) -> bool {
         matches(self, subject)
     }
