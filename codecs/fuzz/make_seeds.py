@@ -30,6 +30,11 @@ inputs and the project's own fixtures (fixtures/ at the repository root):
 - pams_envelope: PAMS message headers (docs/messageq.md "PAMS messages on
   mqgate queues") of a broadcast copy and of an SBS request, with and
   without a message area, one cut short, and `group.queue` address texts.
+- rv_subject: the use selector byte, then a pattern and a subject split by
+  NUL: the wildcard examples of TIBCO Rendezvous Concepts ("Using Wildcards
+  to Receive Related Subjects"), its valid and invalid subject names
+  ("Subject Name Syntax"), reserved prefixes, whitespace and subjects at
+  the 127, 196 and 255-byte limits (docs/rendezvous.md).
 """
 import os
 import struct
@@ -230,4 +235,17 @@ put('pams_envelope', 'request', request + bytes(68))
 put('pams_envelope', 'short', copy[:95])
 for text in ('10.20', '0.5110', '65535.65535', '7.', '10.65536', ' 1.2'):
     put('pams_envelope', 'addr_' + text.strip().replace('.', '_'), text.encode('utf-8'))
+rv_pairs = [
+    ('RUN.*', 'RUN.away'), ('RUN.>', 'RUN.SWIM.BIKE.SKATE'), ('*.your.*', 'Pick.up.your.foot'),
+    ('Yankees.vs.*', 'Giants.vs.Yankees'), ('_RV.*.SYSTEM.>', '_RV.ERROR.SYSTEM.CLIENT.ILLEGAL_PUBLISH'),
+    ('NEWS.LOCAL.POLITICS.CITY_COUNCIL', 'NEWS.LOCAL.POLITICS.CITY_COUNCIL'),
+    ('News..Natural_Disasters.Flood', 'WRONG.'), ('.TRIPLE.WRONG..', 'abc*xyz'),
+    ('Foo.>.baz', 'foo>'), ('_INBOX.>', '_INBOX.C0A80001.1'), ('_LOCAL.A.B', '_RVCM.X'),
+    ('A B.C\tD', 'A.\x0c.\r'), ('Zürich.*', 'Zürich.Börse'),
+    ('x' * 127 + '.>', 'x' * 127 + '.' + 'y' * 68),
+    ('.'.join(['a'] * 65), 'x' * 100 + '.' + 'y' * 154),
+]
+for i, (pattern, subject) in enumerate(rv_pairs):
+    for sel in range(8):
+        put('rv_subject', '%d_%d' % (i, sel), bytes([sel]) + (pattern + '\0' + subject).encode('utf-8'))
 print('seeds written')

@@ -15,6 +15,7 @@ mod pams;
 mod put;
 mod rtq;
 mod run;
+mod rv;
 mod sbs;
 mod tpenqueue;
 
@@ -88,6 +89,9 @@ pub(crate) enum Command {
     /// MessageQ SBS requests to a running gateway's SBS server.
     #[command(subcommand)]
     Sbs(sbs::SbsCommand),
+    /// Rendezvous subject names: check one, match a pattern (docs/rendezvous.md).
+    #[command(subcommand)]
+    Rv(rv::RvCommand),
 }
 
 impl Cli {
@@ -114,6 +118,7 @@ impl Cli {
             Command::Channel(cmd) => channel::run(cmd),
             Command::Pams(cmd) => pams::run(cmd),
             Command::Sbs(cmd) => sbs::run(cmd),
+            Command::Rv(cmd) => rv::run(cmd),
         }
     }
 }
