@@ -10,4 +10,5 @@ pub mod dump;
 pub mod idl;
 pub mod mq;
 pub mod pams;
+pub mod rv;
 pub mod tux;
