@@ -71,14 +71,18 @@ fn type_numbers_of_tibrv_msg_h() {
     // TIBRVMSG_FIELDNAME_MAX 127 (pytibrv/types.py; Java Reference
     // "TibrvMsg.addField()": the longest field name is 127 bytes).
     assert_eq!(TIBRVMSG_FIELDNAME_MAX, 127);
-    // 30 types of "Wire Format Datatypes" (9 special, 15 scalar... as the
-    // header numbers them), each named back by its short name.
+    // "Wire Format Datatypes" lists 30 types: 5 special (msg, datetime,
+    // opaque, string, xml), 13 scalar and 12 array types. Each reads back
+    // from its short name.
     assert_eq!(FieldType::defined().count(), 30);
     for t in FieldType::defined() {
         assert_eq!(FieldType::from_name(&t.name()), Some(t));
         assert_eq!(
             t.name(),
-            t.c_name().unwrap().trim_start_matches("TIBRVMSG_").to_lowercase()
+            t.c_name()
+                .unwrap()
+                .trim_start_matches("TIBRVMSG_")
+                .to_lowercase()
         );
     }
 }
@@ -101,7 +105,9 @@ fn every_type_number_is_classified() {
             assert_eq!(got, Err(TypeCodeError::Unknown(code)));
         }
     }
-    for bad in ["user127", "user256", "user0128", "user+130", "F64", "f64 ", ""] {
+    for bad in [
+        "user127", "user256", "user0128", "user+130", "F64", "f64 ", "",
+    ] {
         assert_eq!(FieldType::from_name(bad), None, "{bad:?}");
     }
 }
@@ -118,7 +124,11 @@ fn status_numbers_of_tibrv_status_h() {
         (TibrvStatus::INVALID_SIZE, 32, "TIBRV_INVALID_SIZE"),
         (TibrvStatus::INVALID_COUNT, 33, "TIBRV_INVALID_COUNT"),
         (TibrvStatus::ID_IN_USE, 36, "TIBRV_ID_IN_USE"),
-        (TibrvStatus::CONVERSION_FAILED, 38, "TIBRV_CONVERSION_FAILED"),
+        (
+            TibrvStatus::CONVERSION_FAILED,
+            38,
+            "TIBRV_CONVERSION_FAILED",
+        ),
         (TibrvStatus::INVALID_MSG, 42, "TIBRV_INVALID_MSG"),
         (TibrvStatus::INVALID_FIELD, 43, "TIBRV_INVALID_FIELD"),
         (TibrvStatus::CORRUPT_MSG, 45, "TIBRV_CORRUPT_MSG"),
@@ -204,7 +214,10 @@ fn hand_built_envelope_reads_and_writes_back() {
     assert_eq!(env.encode(&Limits::default()).unwrap(), EXAMPLE);
     assert_eq!(env.encoded_len(), 109);
     assert_eq!(env.message.get("quote").map(|f| f.id), Some(0));
-    assert_eq!(env.message.get_by_id(1).map(|f| f.field_type()), Some(FieldType::F64));
+    assert_eq!(
+        env.message.get_by_id(1).map(|f| f.field_type()),
+        Some(FieldType::F64)
+    );
 }
 
 fn err(offset: usize, p: &[PathSegment], kind: RvMsgErrorKind) -> RvMsgError {
@@ -227,22 +240,50 @@ fn header_errors() {
     use RvMsgErrorKind::*;
     assert_eq!(
         decode(&[]),
-        Err(err(0, &[], Truncated { needed: 10, available: 0 }))
+        Err(err(
+            0,
+            &[],
+            Truncated {
+                needed: 10,
+                available: 0
+            }
+        ))
     );
     assert_eq!(
         decode(&EXAMPLE[..9]),
-        Err(err(0, &[], Truncated { needed: 10, available: 9 }))
+        Err(err(
+            0,
+            &[],
+            Truncated {
+                needed: 10,
+                available: 9
+            }
+        ))
     );
     // Cut anywhere after the header: the length says 109.
     assert_eq!(
         decode(&EXAMPLE[..100]),
-        Err(err(0, &[], Truncated { needed: 109, available: 100 }))
+        Err(err(
+            0,
+            &[],
+            Truncated {
+                needed: 109,
+                available: 100
+            }
+        ))
     );
     let mut long = EXAMPLE.to_vec();
     long.push(0);
     assert_eq!(
         decode(&long),
-        Err(err(109, &[], TrailingBytes { length: 109, input: 110 }))
+        Err(err(
+            109,
+            &[],
+            TrailingBytes {
+                length: 109,
+                input: 110
+            }
+        ))
     );
     assert_eq!(
         decode(&patched(0, b"RVX ")),
@@ -251,19 +292,36 @@ fn header_errors() {
     let e = decode(&patched(4, &[2])).unwrap_err();
     assert_eq!(e, err(4, &[], UnsupportedVersion(2)));
     assert_eq!(e.status(), TibrvStatus::VERSION_MISMATCH);
-    assert_eq!(decode(&patched(5, &[0x07])), Err(err(5, &[], ReservedFlags(7))));
+    assert_eq!(
+        decode(&patched(5, &[0x07])),
+        Err(err(5, &[], ReservedFlags(7)))
+    );
     // The length ends the envelope inside the CM labels (at 40 of 52): the
     // envelope is too short from its start.
     let mut cut = EXAMPLE[..40].to_vec();
     cut[9] = 40;
     assert_eq!(
         decode(&cut),
-        Err(err(0, &[], Truncated { needed: 44, available: 40 }))
+        Err(err(
+            0,
+            &[],
+            Truncated {
+                needed: 44,
+                available: 40
+            }
+        ))
     );
     // A length below the header's own ten bytes.
     assert_eq!(
         decode(&patched(6, &[0, 0, 0, 4])),
-        Err(err(0, &[], Truncated { needed: 10, available: 4 }))
+        Err(err(
+            0,
+            &[],
+            Truncated {
+                needed: 10,
+                available: 4
+            }
+        ))
     );
 }
 
@@ -273,7 +331,14 @@ fn oversize_is_refused_before_reading_on() {
         max_bytes: 108,
         ..Limits::default()
     };
-    let want = err(0, &[], RvMsgErrorKind::TooLarge { size: 109, max: 108 });
+    let want = err(
+        0,
+        &[],
+        RvMsgErrorKind::TooLarge {
+            size: 109,
+            max: 108,
+        },
+    );
     assert_eq!(Envelope::decode(&EXAMPLE, &limits), Err(want.clone()));
     assert_eq!(example().encode(&limits), Err(want.clone()));
     assert_eq!(want.status(), TibrvStatus::INVALID_SIZE);
@@ -359,7 +424,11 @@ fn field_errors_name_the_field() {
     assert_eq!(e.status(), TibrvStatus::INVALID_TYPE);
     assert_eq!(
         decode(&patched(52, &[32])),
-        Err(err(52, &[name("price")], BadType(TypeCodeError::NotCarried(32))))
+        Err(err(
+            52,
+            &[name("price")],
+            BadType(TypeCodeError::NotCarried(32))
+        ))
     );
     // A 3-byte value cannot be an f64: change "price" to TIBRVMSG_I16 (2
     // bytes expected, 8 given).
@@ -453,14 +522,24 @@ fn field_errors_name_the_field() {
 fn envelope_item_errors() {
     use RvMsgErrorKind::*;
     let e = decode(&patched(10, &[0])).unwrap_err();
-    assert_eq!(e, err(10, &[], BadEnvelopeText(EnvelopeItem::Subject, TextProblem::Empty)));
+    assert_eq!(
+        e,
+        err(
+            10,
+            &[],
+            BadEnvelopeText(EnvelopeItem::Subject, TextProblem::Empty)
+        )
+    );
     assert_eq!(e.status(), TibrvStatus::INVALID_SUBJECT);
     assert_eq!(
         decode(&patched(23, &[0xFF])),
         Err(err(
             23,
             &[],
-            BadEnvelopeText(EnvelopeItem::ReplySubject, TextProblem::NotUtf8 { valid_up_to: 2 })
+            BadEnvelopeText(
+                EnvelopeItem::ReplySubject,
+                TextProblem::NotUtf8 { valid_up_to: 2 }
+            )
         ))
     );
     // Time limit -1.0.
@@ -516,7 +595,10 @@ fn errors_in_nested_arrays_give_the_path() {
     let e = bad.encode(&Limits::default()).unwrap_err();
     assert_eq!(e.path.to_string(), "quote.bids[2].venue");
     assert_eq!(e.offset, at + 1);
-    assert_eq!(e.kind, RvMsgErrorKind::BadString(TextProblem::Nul { at: 1 }));
+    assert_eq!(
+        e.kind,
+        RvMsgErrorKind::BadString(TextProblem::Nul { at: 1 })
+    );
 }
 
 #[test]
@@ -594,17 +676,15 @@ fn write_side_rules() {
     assert_eq!(e.status(), TibrvStatus::ID_IN_USE);
     // The same identifier in a nested message is another identifier space.
     let nested = Envelope {
-        message: Message::new(vec![
-            Field {
-                name: Some("a".into()),
+        message: Message::new(vec![Field {
+            name: Some("a".into()),
+            id: 4,
+            value: Value::Msg(Message::new(vec![Field {
+                name: Some("b".into()),
                 id: 4,
-                value: Value::Msg(Message::new(vec![Field {
-                    name: Some("b".into()),
-                    id: 4,
-                    value: Value::U8(2),
-                }])),
-            },
-        ]),
+                value: Value::U8(2),
+            }])),
+        }]),
         ..one(Field::new("x", Value::U8(0)))
     };
     assert_eq!(decode(&nested.encode(&l).unwrap()), Ok(nested));
@@ -617,7 +697,10 @@ fn write_side_rules() {
         Err(err(
             11,
             &[],
-            BadEnvelopeText(EnvelopeItem::Subject, TextProblem::TooLong { len: 256, max: 255 })
+            BadEnvelopeText(
+                EnvelopeItem::Subject,
+                TextProblem::TooLong { len: 256, max: 255 }
+            )
         ))
     );
 }
@@ -655,7 +738,10 @@ fn every_type_round_trips() {
         Value::F64Array(vec![f64::NEG_INFINITY, 0.1]),
         Value::Xml(b"<a/>".to_vec()),
         Value::StringArray(vec!["".into(), "b".into()]),
-        Value::MsgArray(vec![Message::default(), Message::new(vec![Field::new("x", Value::I8(1))])]),
+        Value::MsgArray(vec![
+            Message::default(),
+            Message::new(vec![Field::new("x", Value::I8(1))]),
+        ]),
         Value::User {
             type_code: 200,
             data: vec![9, 9],
@@ -694,7 +780,8 @@ fn every_type_round_trips() {
 
 #[test]
 fn datetime_text() {
-    // RFC 3339 section 5.8 examples.
+    // RFC 3339 section 5.8 examples; their seconds from the epoch were
+    // computed with Python's datetime module (an independent oracle).
     let t = DateTime::parse_rfc3339("1985-04-12T23:20:50.52Z").unwrap();
     assert_eq!((t.sec, t.nsec), (482_196_050, 520_000_000));
     assert_eq!(t.to_rfc3339().unwrap(), "1985-04-12T23:20:50.520000000Z");
@@ -709,13 +796,37 @@ fn datetime_text() {
     let e = DateTime::parse_rfc3339("1990-12-31T23:59:60Z").unwrap_err();
     assert_eq!((e.offset, e.kind), (17, DateTimeTextErrorKind::LeapSecond));
     for (text, offset, kind) in [
-        ("2024-02-30T00:00:00Z", 8, DateTimeTextErrorKind::OutOfRange("day of month")),
-        ("2023-13-01T00:00:00Z", 5, DateTimeTextErrorKind::OutOfRange("month")),
-        ("2024-01-01 00:00:00Z", 10, DateTimeTextErrorKind::Expected("'T' between date and time")),
-        ("2024-01-01T00:00:00", 19, DateTimeTextErrorKind::Expected("'Z', '+HH:MM' or '-HH:MM'")),
-        ("2024-01-01T00:00:00.1234567891Z", 29, DateTimeTextErrorKind::TooManyDigits),
+        (
+            "2024-02-30T00:00:00Z",
+            8,
+            DateTimeTextErrorKind::OutOfRange("day of month"),
+        ),
+        (
+            "2023-13-01T00:00:00Z",
+            5,
+            DateTimeTextErrorKind::OutOfRange("month"),
+        ),
+        (
+            "2024-01-01 00:00:00Z",
+            10,
+            DateTimeTextErrorKind::Expected("'T' between date and time"),
+        ),
+        (
+            "2024-01-01T00:00:00",
+            19,
+            DateTimeTextErrorKind::Expected("'Z', '+HH:MM' or '-HH:MM'"),
+        ),
+        (
+            "2024-01-01T00:00:00.1234567891Z",
+            29,
+            DateTimeTextErrorKind::TooManyDigits,
+        ),
         ("2024-01-01T00:00:00Zx", 20, DateTimeTextErrorKind::Trailing),
-        ("2024-01-01T24:00:00Z", 11, DateTimeTextErrorKind::OutOfRange("hour")),
+        (
+            "2024-01-01T24:00:00Z",
+            11,
+            DateTimeTextErrorKind::OutOfRange("hour"),
+        ),
     ] {
         let e = DateTime::parse_rfc3339(text).unwrap_err();
         assert_eq!((e.offset, e.kind), (offset, kind), "{text}");
@@ -723,7 +834,9 @@ fn datetime_text() {
     // 2000 is a leap year, 1900 is not (proleptic Gregorian).
     assert!(DateTime::parse_rfc3339("2000-02-29T00:00:00Z").is_ok());
     assert_eq!(
-        DateTime::parse_rfc3339("1900-02-29T00:00:00Z").unwrap_err().kind,
+        DateTime::parse_rfc3339("1900-02-29T00:00:00Z")
+            .unwrap_err()
+            .kind,
         DateTimeTextErrorKind::OutOfRange("day of month")
     );
 }
@@ -791,7 +904,11 @@ mod props {
             fields
                 .into_iter()
                 .map(|(name, id, value)| {
-                    let id = if name.is_some() && id != 0 && seen.insert(id) { id } else { 0 };
+                    let id = if name.is_some() && id != 0 && seen.insert(id) {
+                        id
+                    } else {
+                        0
+                    };
                     Field { name, id, value }
                 })
                 .collect(),
@@ -800,7 +917,11 @@ mod props {
 
     fn message() -> impl Strategy<Value = Message> {
         let field = |v: BoxedStrategy<Value>| {
-            (proptest::option::of(text(TIBRVMSG_FIELDNAME_MAX)), 0..6u16, v)
+            (
+                proptest::option::of(text(TIBRVMSG_FIELDNAME_MAX)),
+                0..6u16,
+                v,
+            )
         };
         let leaf = proptest::collection::vec(field(scalar().boxed()), 0..5).prop_map(fix_ids);
         leaf.prop_recursive(4, 48, 5, move |inner| {

@@ -186,7 +186,11 @@ fn decode_envelope(input: &[u8], limits: &Limits) -> Result<Envelope, RvMsgError
     let length = length as usize;
     let max = max_bytes(limits);
     if length > max {
-        return Err(error(0, &[], RvMsgErrorKind::TooLarge { size: length, max }));
+        return Err(error(
+            0,
+            &[],
+            RvMsgErrorKind::TooLarge { size: length, max },
+        ));
     }
     if length < HEADER_LEN || length > input.len() {
         return Err(error(
@@ -298,7 +302,10 @@ impl<'a> Reader<'a> {
         let at = cur.pos;
         let len = usize::from(self.read(cur, 0, 1, be_u8)?);
         if len == 0 {
-            return Err(self.err(at, RvMsgErrorKind::BadEnvelopeText(what, TextProblem::Empty)));
+            return Err(self.err(
+                at,
+                RvMsgErrorKind::BadEnvelopeText(what, TextProblem::Empty),
+            ));
         }
         let bytes = self.bytes(cur, 0, len)?;
         text(bytes).map_err(|p| {
@@ -332,36 +339,36 @@ impl<'a> Reader<'a> {
     ) -> Result<Field, RvMsgError> {
         let start = cur.pos;
         let available = cur.end - start;
-        let short = |r: &Self, needed: usize| {
-            r.err(start, RvMsgErrorKind::Truncated { needed, available })
-        };
+        let short =
+            |r: &Self, needed: usize| r.err(start, RvMsgErrorKind::Truncated { needed, available });
         if available < FIELD_OVERHEAD {
             return Err(short(self, FIELD_OVERHEAD));
         }
         let type_code = self.read(cur, start, 1, be_u8)?;
         let id = self.read(cur, start, 2, be_u16)?;
         let name_len = self.read(cur, start, 1, be_u8)?;
-        let name = if name_len == NULL_NAME {
-            None
-        } else {
-            let len = usize::from(name_len);
-            if len > TIBRVMSG_FIELDNAME_MAX {
-                return Err(self.err(
-                    start + 3,
-                    RvMsgErrorKind::BadName(TextProblem::TooLong {
-                        len,
-                        max: TIBRVMSG_FIELDNAME_MAX,
-                    }),
-                ));
-            }
-            if available < FIELD_OVERHEAD + len {
-                return Err(short(self, FIELD_OVERHEAD + len));
-            }
-            let bytes = self.bytes(cur, start, len)?;
-            Some(text(bytes).map_err(|p| {
-                self.err(problem_offset(start + 4, p), RvMsgErrorKind::BadName(p))
-            })?)
-        };
+        let name =
+            if name_len == NULL_NAME {
+                None
+            } else {
+                let len = usize::from(name_len);
+                if len > TIBRVMSG_FIELDNAME_MAX {
+                    return Err(self.err(
+                        start + 3,
+                        RvMsgErrorKind::BadName(TextProblem::TooLong {
+                            len,
+                            max: TIBRVMSG_FIELDNAME_MAX,
+                        }),
+                    ));
+                }
+                if available < FIELD_OVERHEAD + len {
+                    return Err(short(self, FIELD_OVERHEAD + len));
+                }
+                let bytes = self.bytes(cur, start, len)?;
+                Some(text(bytes).map_err(|p| {
+                    self.err(problem_offset(start + 4, p), RvMsgErrorKind::BadName(p))
+                })?)
+            };
         if let Some(last) = self.path.last_mut() {
             *last = segment(name.as_deref(), index);
         }
@@ -419,7 +426,7 @@ impl<'a> Reader<'a> {
         let bad_size = |r: &Self| r.err(field_start, RvMsgErrorKind::BadSize { field_type, size });
         let fixed = |r: &Self, n: usize| if size == n { Ok(()) } else { Err(bad_size(r)) };
         let elements = |r: &Self, n: usize| {
-            if size % n == 0 {
+            if size.is_multiple_of(n) {
                 Ok(bytes.chunks_exact(n))
             } else {
                 Err(bad_size(r))
@@ -590,8 +597,7 @@ impl<'a> Reader<'a> {
     }
 
     fn string(&self, bytes: &[u8], at: usize) -> Result<String, RvMsgError> {
-        text(bytes)
-            .map_err(|p| self.err(problem_offset(at, p), RvMsgErrorKind::BadString(p)))
+        text(bytes).map_err(|p| self.err(problem_offset(at, p), RvMsgErrorKind::BadString(p)))
     }
 }
 
@@ -640,7 +646,12 @@ fn measure_envelope(env: &Envelope, limits: &Limits) -> Result<usize, RvMsgError
 
 impl Measure<'_> {
     /// The offset after a message written at `off`, at level `depth`.
-    fn message(&mut self, msg: &Message, mut off: usize, depth: usize) -> Result<usize, RvMsgError> {
+    fn message(
+        &mut self,
+        msg: &Message,
+        mut off: usize,
+        depth: usize,
+    ) -> Result<usize, RvMsgError> {
         for (index, f) in msg.fields.iter().enumerate() {
             self.path.push(segment(f.name.as_deref(), index));
             self.fields += 1;
@@ -654,9 +665,7 @@ impl Measure<'_> {
                 ));
             }
             let name_len = f.name.as_ref().map_or(0, String::len);
-            let value_at = off
-                .saturating_add(FIELD_OVERHEAD)
-                .saturating_add(name_len);
+            let value_at = off.saturating_add(FIELD_OVERHEAD).saturating_add(name_len);
             off = self.value(&f.value, value_at, depth, off)?;
             self.path.pop();
         }

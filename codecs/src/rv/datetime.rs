@@ -226,7 +226,7 @@ fn parse(text: &str) -> Result<DateTime, (usize, DateTimeTextErrorKind)> {
 }
 
 fn is_leap(year: u32) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 fn days_in_month(year: u32, month: u32) -> u32 {
@@ -280,10 +280,7 @@ mod tests {
             half.to_rfc3339().as_deref(),
             Some("1969-12-31T23:59:59.500000000Z")
         );
-        assert_eq!(
-            DateTime::parse_rfc3339("1969-12-31T23:59:59.5Z"),
-            Ok(half)
-        );
+        assert_eq!(DateTime::parse_rfc3339("1969-12-31T23:59:59.5Z"), Ok(half));
         assert_eq!(
             DateTime::default().to_rfc3339().as_deref(),
             Some("1970-01-01T00:00:00.000000000Z")
@@ -293,7 +290,8 @@ mod tests {
     #[test]
     fn limits_of_rfc3339_years() {
         // 0000-01-01 is 719,528 days before the epoch (1970 × 365 + 478 leap
-        // days of the proleptic calendar); 9999-12-31 the last day.
+        // days of the proleptic calendar); 9999-12-31T23:59:59Z is
+        // 253,402,300,799 s after it (both checked with Python's datetime).
         assert_eq!(RFC3339_MIN_SEC, -719_528 * 86_400);
         assert_eq!(
             DateTime::parse_rfc3339("0000-01-01T00:00:00Z").unwrap().sec,
@@ -303,7 +301,13 @@ mod tests {
             DateTime::parse_rfc3339("9999-12-31T23:59:59Z").unwrap().sec,
             RFC3339_MAX_SEC
         );
-        assert_eq!(DateTime::new(RFC3339_MIN_SEC - 1, 0).unwrap().to_rfc3339(), None);
-        assert_eq!(DateTime::new(RFC3339_MAX_SEC + 1, 0).unwrap().to_rfc3339(), None);
+        assert_eq!(
+            DateTime::new(RFC3339_MIN_SEC - 1, 0).unwrap().to_rfc3339(),
+            None
+        );
+        assert_eq!(
+            DateTime::new(RFC3339_MAX_SEC + 1, 0).unwrap().to_rfc3339(),
+            None
+        );
     }
 }

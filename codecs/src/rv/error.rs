@@ -198,13 +198,19 @@ impl fmt::Display for RvMsgErrorKind {
             UnsupportedVersion(v) => write!(f, "version {v} is not 1"),
             ReservedFlags(b) => write!(f, "flags {b:#04x} set undefined bits"),
             TooLarge { size, max } => {
-                write!(f, "message of {size} bytes is larger than the {max}-byte limit")
+                write!(
+                    f,
+                    "message of {size} bytes is larger than the {max}-byte limit"
+                )
             }
             TooDeep { max } => write!(f, "messages nested deeper than {max} levels"),
             TooManyFields { max } => write!(f, "more than {max} fields"),
             BadType(e) => write!(f, "{e}"),
             UserTypeOutOfRange(c) => {
-                write!(f, "program-defined type {c} is below TIBRVMSG_USER_FIRST (128)")
+                write!(
+                    f,
+                    "program-defined type {c} is below TIBRVMSG_USER_FIRST (128)"
+                )
             }
             BadName(p) => write!(f, "field name {p}"),
             IdWithoutName(id) => write!(f, "field identifier {id} with a NULL name"),

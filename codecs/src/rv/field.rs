@@ -166,8 +166,18 @@ const TABLE: [(FieldType, u8, &str, &str); 30] = [
         "TIBRVMSG_DATETIME",
         "datetime",
     ),
-    (FieldType::Opaque, TIBRVMSG_OPAQUE, "TIBRVMSG_OPAQUE", "opaque"),
-    (FieldType::String, TIBRVMSG_STRING, "TIBRVMSG_STRING", "string"),
+    (
+        FieldType::Opaque,
+        TIBRVMSG_OPAQUE,
+        "TIBRVMSG_OPAQUE",
+        "opaque",
+    ),
+    (
+        FieldType::String,
+        TIBRVMSG_STRING,
+        "TIBRVMSG_STRING",
+        "string",
+    ),
     (FieldType::Bool, TIBRVMSG_BOOL, "TIBRVMSG_BOOL", "bool"),
     (FieldType::I8, TIBRVMSG_I8, "TIBRVMSG_I8", "i8"),
     (FieldType::U8, TIBRVMSG_U8, "TIBRVMSG_U8", "u8"),
@@ -283,7 +293,10 @@ impl fmt::Display for TypeCodeError {
                 f.write_str("type 22 (TIBRVMSG_NONE) is no field type")
             }
             TypeCodeError::NotCarried(c) => {
-                write!(f, "type {c} (TIBRVMSG_ENCRYPTED) is obsolete and not carried")
+                write!(
+                    f,
+                    "type {c} (TIBRVMSG_ENCRYPTED) is obsolete and not carried"
+                )
             }
             TypeCodeError::Unknown(c) => write!(f, "unknown field type {c}"),
         }

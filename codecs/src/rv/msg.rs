@@ -180,9 +180,7 @@ impl Message {
     /// The first field named `name` (C Reference, "Field Search Algorithm":
     /// a name search returns the first match).
     pub fn get(&self, name: &str) -> Option<&Field> {
-        self.fields
-            .iter()
-            .find(|f| f.name.as_deref() == Some(name))
+        self.fields.iter().find(|f| f.name.as_deref() == Some(name))
     }
 
     /// The field with identifier `id` (not 0).
@@ -243,7 +241,7 @@ impl Limits {
     /// 4 MiB, the IBM MQ default MAXMSGL (mqgate's default `max_msg_length`,
     /// docs/config.md).
     pub const DEFAULT_MAX_BYTES: usize = 4_194_304;
-    /// 16 levels, as for embedded FML32 buffers (docs/tuxedo.md).
+    /// 16 levels, as for embedded FML32 buffers (`tux::fml32::MAX_NESTING`).
     pub const DEFAULT_MAX_DEPTH: usize = 16;
     /// 65,536 fields.
     pub const DEFAULT_MAX_FIELDS: usize = 65_536;
