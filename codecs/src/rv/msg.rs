@@ -231,7 +231,9 @@ pub struct Limits {
     /// length field's range).
     pub max_bytes: usize,
     /// Deepest nesting of messages: 1 allows no nested message, 2 allows
-    /// messages in the top-level message's fields, and so on.
+    /// messages in the top-level message's fields, and so on. Reading and
+    /// writing recurse once per level, so this also bounds stack use: keep
+    /// it in the tens.
     pub max_depth: usize,
     /// Most fields in the whole message, nested ones included.
     pub max_fields: usize,
