@@ -122,7 +122,7 @@ fn status_numbers_of_tibrv_status_h() {
         (TibrvStatus::INVALID_NAME, 30, "TIBRV_INVALID_NAME"),
         (TibrvStatus::INVALID_TYPE, 31, "TIBRV_INVALID_TYPE"),
         (TibrvStatus::INVALID_SIZE, 32, "TIBRV_INVALID_SIZE"),
-        (TibrvStatus::INVALID_COUNT, 33, "TIBRV_INVALID_COUNT"),
+        (TibrvStatus::OK, 0, "TIBRV_OK"),
         (TibrvStatus::ID_IN_USE, 36, "TIBRV_ID_IN_USE"),
         (
             TibrvStatus::CONVERSION_FAILED,

@@ -2,7 +2,7 @@
 //!
 //! ```json
 //! {"subject": "QUOTE.IBM", "reply_subject": "_INBOX.1",
-//!  "cm": {"sender": "PRICER", "sequence": "7", "time_limit_s": 60},
+//!  "cm": {"sender": "PRICER", "sequence": "7", "time_limit_s": 60.0},
 //!  "fields": [{"name": "price", "id": 1, "type": "f64", "value": 101.25}]}
 //! ```
 //!

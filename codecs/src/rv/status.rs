@@ -3,7 +3,7 @@
 //! TIBCO's; the numbers are those of the public header `tibrv/status.h`,
 //! as arienchen/pytibrv `pytibrv/status.py`, the Perl module Tibco::Rv and
 //! raitechnology/sassrv `include/sassrv/rv7api.h` agree. Only the codes mqgate
-//! reports are named here.
+//! reports (and TIBRV_OK) are named here.
 
 use std::fmt;
 
@@ -26,8 +26,6 @@ impl TibrvStatus {
     pub const INVALID_TYPE: TibrvStatus = TibrvStatus(31);
     /// TIBRV_INVALID_SIZE (32): an invalid data size.
     pub const INVALID_SIZE: TibrvStatus = TibrvStatus(32);
-    /// TIBRV_INVALID_COUNT (33): an invalid element count.
-    pub const INVALID_COUNT: TibrvStatus = TibrvStatus(33);
     /// TIBRV_ID_IN_USE (36): a field identifier already present in the message.
     pub const ID_IN_USE: TibrvStatus = TibrvStatus(36);
     /// TIBRV_CONVERSION_FAILED (38): data that cannot be converted.
@@ -49,7 +47,6 @@ impl TibrvStatus {
             30 => "TIBRV_INVALID_NAME",
             31 => "TIBRV_INVALID_TYPE",
             32 => "TIBRV_INVALID_SIZE",
-            33 => "TIBRV_INVALID_COUNT",
             36 => "TIBRV_ID_IN_USE",
             38 => "TIBRV_CONVERSION_FAILED",
             42 => "TIBRV_INVALID_MSG",
