@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod config;
 pub mod gateway;
+pub mod rv;
 
 pub(crate) mod channel;
 pub(crate) mod devices;

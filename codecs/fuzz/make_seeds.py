@@ -35,6 +35,10 @@ inputs and the project's own fixtures (fixtures/ at the repository root):
   to Receive Related Subjects"), its valid and invalid subject names
   ("Subject Name Syntax"), reserved prefixes, whitespace and subjects at
   the 127, 196 and 255-byte limits (docs/rendezvous.md).
+- rv_message: Rendezvous envelopes in mqgate's binary form (docs/rendezvous.md
+  "Messages"): the example of that page, one field of every type, nested
+  messages and message arrays, each with limit selector bytes 0 (default
+  limits), 0x21 and 0xFF (small limits).
 """
 import os
 import struct
@@ -248,4 +252,43 @@ rv_pairs = [
 for i, (pattern, subject) in enumerate(rv_pairs):
     for sel in range(8):
         put('rv_subject', '%d_%d' % (i, sel), bytes([sel]) + (pattern + '\0' + subject).encode('utf-8'))
+def rv_text(b): return bytes([len(b)]) + b
+def rv_field(t, name, value, fid=0):
+    n = bytes([0xFF]) if name is None else rv_text(name)
+    return bytes([t]) + struct.pack('>H', fid) + n + struct.pack('>I', len(value)) + value
+def rv_envelope(subject, fields, reply=None, cm=None):
+    flags = (1 if reply else 0) | (2 if cm else 0)
+    body = rv_text(subject)
+    if reply: body += rv_text(reply)
+    if cm: body += rv_text(cm[0]) + struct.pack('>Qd', cm[1], cm[2])
+    body += b''.join(fields)
+    return b'RVM \x01' + bytes([flags]) + struct.pack('>I', 10 + len(body)) + body
+def rv_msgarray(msgs): return b''.join(struct.pack('>I', len(m)) + m for m in msgs)
+def rv_strarray(ss): return b''.join(struct.pack('>I', len(s)) + s for s in ss)
+nested = rv_field(9, b'firm', b'\x01')
+rv_seeds = {
+    'example': rv_envelope(b'QUOTE.IBM', [rv_field(25, b'price', struct.pack('>d', 101.25), 1),
+                                         rv_field(8, None, b'ok'), rv_field(1, b'quote', nested)],
+                           b'_INBOX.1', (b'PRICER', 7, 60.0)),
+    'all_types': rv_envelope(b'ALL', [
+        rv_field(1, b'm', b''), rv_field(3, b'dt', struct.pack('>qI', -1, 500000000)),
+        rv_field(7, b'o', b'\x00\xff'), rv_field(8, b's', 'Grüße'.encode('utf-8')),
+        rv_field(9, b'b', b'\x00'), rv_field(14, b'i8', b'\x80'), rv_field(15, b'u8', b'\xff'),
+        rv_field(16, b'i16', struct.pack('>h', -2)), rv_field(17, b'u16', struct.pack('>H', 2)),
+        rv_field(18, b'i32', struct.pack('>i', -3)), rv_field(19, b'u32', struct.pack('>I', 3)),
+        rv_field(20, b'i64', struct.pack('>q', -4)), rv_field(21, b'u64', struct.pack('>Q', 4)),
+        rv_field(24, b'f32', struct.pack('>f', 1.5)), rv_field(25, b'f64', struct.pack('>d', -2.5)),
+        rv_field(26, b'port', struct.pack('>H', 7500)), rv_field(27, b'addr', bytes([10, 0, 0, 1])),
+        rv_field(34, b'a8', b'\x01\x02'), rv_field(35, b'au8', b'\x01'), rv_field(36, b'a16', bytes(4)),
+        rv_field(37, b'au16', bytes(2)), rv_field(38, b'a32', bytes(8)), rv_field(39, b'au32', bytes(4)),
+        rv_field(40, b'a64', bytes(8)), rv_field(41, b'au64', bytes(16)), rv_field(44, b'af32', bytes(4)),
+        rv_field(45, b'af64', bytes(8)), rv_field(47, b'xml', b'<a/>'),
+        rv_field(48, b'sa', rv_strarray([b'x', b''])), rv_field(49, b'ma', rv_msgarray([nested, b''])),
+        rv_field(200, b'user', b'\x09')]),
+    'deep': rv_envelope(b'D', [rv_field(1, None, rv_field(1, None, rv_field(1, b'x', nested)))]),
+    'ids': rv_envelope(b'I', [rv_field(15, b'a', b'\x01', 4), rv_field(1, b'n', rv_field(15, b'a', b'\x02', 4), 5)]),
+}
+for name, env in rv_seeds.items():
+    for sel in (0, 0x21, 0xFF):
+        put('rv_message', '%s_%02x' % (name, sel), bytes([sel]) + env)
 print('seeds written')

@@ -1,7 +1,9 @@
-//! TIBCO Rendezvous subject names: validation, classes, matching and an
-//! interest index (TIBCO Rendezvous Concepts, "Subject Name Syntax", "Using
-//! Wildcards to Receive Related Subjects", "Distinguished Subject Names with
-//! Special Meaning", "Reusable Names"; docs/rendezvous.md "Subject names").
+//! TIBCO Rendezvous: subject names and messages (docs/rendezvous.md).
+//!
+//! Subject names — validation, classes, matching and an interest index
+//! (TIBCO Rendezvous Concepts, "Subject Name Syntax", "Using Wildcards to
+//! Receive Related Subjects", "Distinguished Subject Names with Special
+//! Meaning", "Reusable Names"; docs/rendezvous.md "Subject names"):
 //!
 //! - [`subject`]: the validated [`Subject`] (borrowed or owned text, element
 //!   access), the validation [`Mode`]s and [`matches()`].
@@ -12,16 +14,31 @@
 //! - [`nats`]: which valid subjects NATS would refuse, and why.
 //! - [`interest`]: [`InterestIndex`], subscriber lookup by subject.
 //!
-//! Everything is pure: text in, typed values out, no I/O, no panic on any
-//! input. Elements are counted from 1 in every message and error, as a reader
-//! counts them (`element 3 is empty` for `A.B..C`); methods that take an
-//! index say so.
+//! Messages — named, typed fields (docs/rendezvous.md "Messages"):
+//!
+//! - [`field`]: the `TIBRVMSG_*` field types.
+//! - [`msg`]: the message model (fields, values, envelope with CM labels).
+//! - [`binary`]: mqgate's binary form of an envelope.
+//! - [`datetime`]: `tibrvMsgDateTime` and its RFC 3339 text.
+//! - [`msg_error`]: why bytes are not a message, and where.
+//! - [`status`]: `tibrv_status` codes.
+//!
+//! Everything is pure: bytes and text in, typed values out, no I/O, no panic
+//! on any input. Elements are counted from 1 in every message and error, as
+//! a reader counts them (`element 3 is empty` for `A.B..C`); methods that
+//! take an index say so.
 
+pub mod binary;
 pub mod class;
+pub mod datetime;
 pub mod error;
+pub mod field;
 pub mod interest;
+pub mod msg;
+pub mod msg_error;
 pub mod names;
 pub mod nats;
+pub mod status;
 pub mod subject;
 
 pub use class::SubjectClass;
