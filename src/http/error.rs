@@ -53,20 +53,26 @@ pub const MAX_MESSAGE: usize = 1024;
 /// The JSON error body `{"mqrc", "reason", "message"}` (docs/http-api.md
 /// "Errors"), `message` cut to [`MAX_MESSAGE`] bytes.
 pub fn error_body(mqrc: Mqrc, message: &str) -> serde_json::Value {
-    let message = if message.len() <= MAX_MESSAGE {
-        message.to_string()
-    } else {
-        let mut cut = MAX_MESSAGE;
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        format!("{}… ({} bytes)", &message[..cut], message.len())
-    };
+    let message = cut_message(message);
     serde_json::json!({
         "mqrc": mqrc.0,
         "reason": mqrc.name(),
         "message": message,
     })
+}
+
+/// `message` as an error body carries it: whole up to [`MAX_MESSAGE`]
+/// bytes, else cut there (at a character boundary) and ending with
+/// `… (N bytes)`.
+pub fn cut_message(message: &str) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message.to_string();
+    }
+    let mut cut = MAX_MESSAGE;
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes)", &message[..cut], message.len())
 }
 
 /// True when a Content-Type value names `application/json`: media types

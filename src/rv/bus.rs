@@ -159,6 +159,15 @@ impl Bus {
         self.0.publish(envelope, origin)
     }
 
+    /// Checks `subject` as the send subject of a message `origin` would
+    /// publish, without publishing: the first check [`Bus::publish`] makes.
+    ///
+    /// Errors: [`BusError::Subject`] (role `Subject`),
+    /// [`BusError::NotFromLink`].
+    pub fn check_subject(&self, subject: &str, origin: Origin) -> Result<(), BusError> {
+        self.0.check_send(subject, origin).map(|_| ())
+    }
+
     /// Publishes an advisory as mqgate ([`Origin::Gateway`]). Returns how
     /// many listeners it was queued for.
     ///
