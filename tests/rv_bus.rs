@@ -819,3 +819,21 @@ fn base64_of(b: &[u8]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(b)
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_stream_outlives_the_idle_timeout() {
+    // docs/rendezvous.md "HTTP API": a stream is an answer being sent, not
+    // an idle connection; http.idle_timeout_ms 200 here.
+    let dir = tempfile::tempdir().unwrap();
+    let text = "http:\n  listen: 127.0.0.1:0\n  idle_timeout_ms: 200\n  header_read_timeout_ms: 200\nlistener:\n  listen: 127.0.0.1:0\n";
+    let mut c = Config::from_yaml(text, "test.yaml").unwrap();
+    c.storage.data_dir = dir.path().join("data");
+    let g = Gateway::start(c).await.unwrap();
+    let sse = Sse::open(listen_url(&g, &["LATE"]), false);
+    sse.ready();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let bus = g.rv_bus().unwrap();
+    assert_eq!(bus.publish(envelope("LATE", 1), Origin::Client), Ok(1));
+    assert_eq!(sse.message()["fields"][0]["value"], 1);
+    g.stop(Duration::from_secs(10)).await;
+}

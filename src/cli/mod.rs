@@ -4,6 +4,7 @@ mod bench;
 mod bench_channel;
 #[cfg(feature = "nats")]
 mod bench_nats;
+mod bench_rv;
 mod bench_sbs;
 mod browse;
 mod channel;
