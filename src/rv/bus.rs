@@ -194,7 +194,7 @@ impl Bus {
         for s in subjects {
             patterns.push(check_listen(s, options.link)?);
         }
-        self.0.register(&self.0, patterns, options)
+        Inner::register(&self.0, patterns, options)
     }
 
     /// A listener with one new inbox (`_INBOX.<gateway>.<n>`, see
@@ -202,7 +202,7 @@ impl Bus {
     ///
     /// Errors: [`BusError::Closed`].
     pub fn listen_inbox(&self, options: ListenerOptions) -> Result<Listener, BusError> {
-        let mut l = self.0.register(&self.0, Vec::new(), options)?;
+        let mut l = Inner::register(&self.0, Vec::new(), options)?;
         l.new_inbox()?;
         Ok(l)
     }
@@ -402,22 +402,21 @@ impl Inner {
     /// Registers a listener with checked `patterns` (may be empty: an
     /// inbox follows).
     fn register(
-        &self,
         this: &Arc<Inner>,
         patterns: Vec<Subject<'static>>,
         options: ListenerOptions,
     ) -> Result<Listener, BusError> {
         let capacity = options
             .queue_len
-            .unwrap_or(self.config.listener_queue)
+            .unwrap_or(this.config.listener_queue)
             .clamp(1, LIMIT_LISTENER_QUEUE);
         let queue = Arc::new(ListenerQueue::new(capacity));
-        let id = ListenerId(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = ListenerId(this.next_id.fetch_add(1, Ordering::Relaxed));
         {
-            let mut state = self.write();
+            let mut state = this.write();
             // Checked under the lock: a close that took it first has closed
             // every queue, and would not close this one.
-            if self.closed.load(Ordering::Acquire) {
+            if this.closed.load(Ordering::Acquire) {
                 return Err(BusError::Closed);
             }
             let mut entry = Entry {
