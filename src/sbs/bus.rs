@@ -289,6 +289,9 @@ impl Sequences {
     /// The notices owed to `queue` for `mot`: (sending group, copies lost),
     /// in group order.
     pub fn owed(&self, mot: Mot, queue: QAddress) -> Vec<(u16, u32)> {
+        if self.owed.is_empty() {
+            return Vec::new();
+        }
         let mut v: Vec<(u16, u32)> = self
             .owed
             .iter()

@@ -13,7 +13,7 @@ use mqgate_codecs::pams::sbs::status_msg::StatusRespMot;
 use mqgate_codecs::pams::{
     Broadcast, Conjunction, Endian, Mot, QAddress, SbsStatus, SelectionRule,
 };
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The most registrations one server holds: registration ids are 16-bit in
 /// the obsolete replies (SBS_REG_REPLY `uint16 reg_id`), so mqgate hands out
@@ -266,9 +266,12 @@ impl Registry {
             .by_mot
             .get(&mot.number())
             .map_or(&[][..], |v| v.as_slice());
+        // One copy per queue: the queues chosen so far, for a constant-time
+        // check with thousands of registrations.
+        let mut chosen: HashSet<QAddress> = HashSet::with_capacity(ids.len());
         for id in ids {
             let Some(r) = self.regs.get(id) else { continue };
-            if out.iter().any(|t| t.queue == r.queue) {
+            if chosen.contains(&r.queue) {
                 continue;
             }
             let set = mqgate_codecs::pams::RuleSet {
@@ -277,6 +280,7 @@ impl Registry {
                 registration_order: r.order,
             };
             if set.matches(message) {
+                chosen.insert(r.queue);
                 out.push(Target {
                     queue: r.queue,
                     gap: None,

@@ -368,10 +368,16 @@ impl SbsServer {
     async fn bus_notices(&mut self, plan: &BroadcastPlan) {
         let mot = plan.mot;
         for t in &plan.targets {
+            // Owed notices are rare: look them up first, the registration's
+            // notice kind only for a queue that is owed one.
+            let owed = self.seqs.owed(mot, t.queue);
+            if owed.is_empty() {
+                continue;
+            }
             let Some((kind, order)) = self.core.registry.notice_for(mot, t.queue) else {
                 continue;
             };
-            for (sender, lost) in self.seqs.owed(mot, t.queue) {
+            for (sender, lost) in owed {
                 let notice = self
                     .core
                     .gap_notice(kind, lost, sender, mot, t.queue, order);
