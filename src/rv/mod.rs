@@ -8,11 +8,13 @@
 //! request, interest), [`listener::Listener`] and
 //! [`listener::ListenerOptions`], [`delivery::Delivery`],
 //! [`delivery::Origin`] and [`delivery::LinkId`], [`watch::InterestWatch`],
-//! [`advisory::Advisory`], [`bus_error::BusError`].
+//! [`advisory::Advisory`], [`bus_error::BusError`]. Certified delivery
+//! (RVCM) is [`cm`].
 
 pub mod advisory;
 pub mod bus;
 pub mod bus_error;
+pub mod cm;
 pub mod config;
 pub mod delivery;
 pub mod error;
