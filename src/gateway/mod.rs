@@ -208,6 +208,7 @@ impl Gateway {
         let messageq = messageq.map(|loaded| crate::sbs::start(&mqi, loaded));
         let tasks = mqi.tasks();
         let rv = crate::rv::Bus::new(&config.rv);
+        let rv_cm = crate::rv::cm::CmTransports::start(&rv, &mqi).await;
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let channel_listener =
@@ -227,6 +228,7 @@ impl Gateway {
             Arc::clone(&board),
             &rpc,
             &rv,
+            &rv_cm,
         );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -324,6 +326,7 @@ fn routes(
     channels: Arc<StatusBoard>,
     rpc: &Arc<RpcService>,
     rv: &crate::rv::Bus,
+    rv_cm: &crate::rv::cm::CmTransports,
 ) -> axum::Router {
     let tedg_routes = tedg.map(|loaded| {
         let t = crate::tedg::Tedg::new(
@@ -340,7 +343,8 @@ fn routes(
     let state = crate::http::AppState::new(mqi.clone(), Arc::new(config.clone()), channels);
     let mut app = crate::http::router(state)
         .merge(crate::rpc::http::router(Arc::clone(rpc)))
-        .merge(crate::http::rv::routes(rv.clone(), config.http.max_wait_ms));
+        .merge(crate::http::rv::routes(rv.clone(), config.http.max_wait_ms))
+        .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()));
     if let Some(r) = tedg_routes {
         app = app.merge(r);
     }

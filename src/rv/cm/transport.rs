@@ -297,16 +297,10 @@ impl CmTransport {
         time_limit_s: Option<f64>,
     ) -> Result<Sent, CmError> {
         self.touch();
+        check_send_subject(&envelope.subject)?;
         self.0
             .bus
             .check_subject(&envelope.subject, Origin::Client)?;
-        Subject::parse(&envelope.subject, Mode::SendCertified).map_err(|error| {
-            BusError::Subject {
-                role: SubjectRole::Subject,
-                text: envelope.subject.clone(),
-                error,
-            }
-        })?;
         if let Some(reply) = &envelope.reply_subject {
             Subject::parse(reply, Validation::SEND).map_err(|error| BusError::Subject {
                 role: SubjectRole::ReplySubject,
@@ -352,11 +346,7 @@ impl CmTransport {
     pub async fn add_listener(&self, listener: &str, subject: &str) -> Result<bool, CmError> {
         self.touch();
         check_listener_name(listener)?;
-        Subject::parse(subject, Mode::SendCertified).map_err(|error| BusError::Subject {
-            role: SubjectRole::Subject,
-            text: subject.to_string(),
-            error,
-        })?;
+        check_send_subject(subject)?;
         let mut ledger = self.0.sender.lock().await;
         let added = ledger
             .add_listener(listener, subject)
@@ -840,6 +830,21 @@ impl CmTransport {
                 .await;
         }
     }
+}
+
+/// Checks the subject of a certified send: certified send mode ("Subject
+/// Name Syntax": never a wildcard, no reserved first element but
+/// `_LOCAL` and `_INBOX`).
+///
+/// Errors: [`BusError::Subject`] (role `Subject`).
+pub fn check_send_subject(subject: &str) -> Result<(), BusError> {
+    Subject::parse(subject, Mode::SendCertified)
+        .map(|_| ())
+        .map_err(|error| BusError::Subject {
+            role: SubjectRole::Subject,
+            text: subject.to_string(),
+            error,
+        })
 }
 
 /// Checks a listener's correspondent name: a reusable name or one mqgate

@@ -205,7 +205,8 @@ impl CmTransports {
                 (format!("{}{n}", self.0.generated_prefix), false)
             }
         };
-        if let Some(t) = self.lock().get(&name).cloned() {
+        let open = self.lock().get(&name).cloned();
+        if let Some(t) = open {
             let s = t.settings();
             let differs = if s.ledger != settings.ledger {
                 Some("ledger")
@@ -244,15 +245,21 @@ impl CmTransports {
                 return Err(e.into());
             }
         }
-        let mut open = self.lock();
-        if let Some(other) = open.get(&name) {
+        let existing = {
+            let mut open = self.lock();
+            match open.get(&name) {
+                Some(other) => Some(other.clone()),
+                None => {
+                    open.insert(name, t.clone());
+                    None
+                }
+            }
+        };
+        if let Some(other) = existing {
             // Made by a concurrent call meanwhile: keep that one.
-            let other = other.clone();
-            drop(open);
             t.close(false).await.ok();
             return Ok((other, false));
         }
-        open.insert(name, t.clone());
         Ok((t, true))
     }
 
