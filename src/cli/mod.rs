@@ -18,6 +18,7 @@ mod rtq;
 mod run;
 mod rv;
 mod rv_client;
+mod rv_cm_client;
 mod sbs;
 mod sse;
 mod tpenqueue;

@@ -227,8 +227,8 @@ impl Gateway {
             &mqi,
             Arc::clone(&board),
             &rpc,
-            &rv,
-            &rv_cm,
+            crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
+                .merge(crate::http::rv::cm::routes(rv_cm, rv.clone())),
         );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -325,8 +325,7 @@ fn routes(
     mqi: &Mqi,
     channels: Arc<StatusBoard>,
     rpc: &Arc<RpcService>,
-    rv: &crate::rv::Bus,
-    rv_cm: &crate::rv::cm::CmTransports,
+    rv_routes: axum::Router,
 ) -> axum::Router {
     let tedg_routes = tedg.map(|loaded| {
         let t = crate::tedg::Tedg::new(
@@ -343,8 +342,7 @@ fn routes(
     let state = crate::http::AppState::new(mqi.clone(), Arc::new(config.clone()), channels);
     let mut app = crate::http::router(state)
         .merge(crate::rpc::http::router(Arc::clone(rpc)))
-        .merge(crate::http::rv::routes(rv.clone(), config.http.max_wait_ms))
-        .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()));
+        .merge(rv_routes);
     if let Some(r) = tedg_routes {
         app = app.merge(r);
     }
