@@ -611,3 +611,156 @@ fn kill9_of_the_gateway_loses_no_unconfirmed_message_and_repeats_no_confirmed_on
         pending(&g, "PRICER").is_empty()
     });
 }
+
+/// `mqgate ARGS --gateway URL`: (exit status, stdout, stderr).
+fn mqgate(g: &common::Gateway, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(common::BIN)
+        .args(args)
+        .args(["--gateway", &g.base])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_command_line_sends_listens_and_confirms_certified() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let g = common::Gateway::start(dir.path(), "");
+    let mut listen = std::process::Command::new(common::BIN)
+        .args([
+            "rv",
+            "listen",
+            "--cm-name",
+            "DESK",
+            "--subject",
+            "C.X",
+            "--count",
+            "2",
+            "--timeout",
+            "20000",
+            "--gateway",
+            &g.base,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(listen.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(line, "mqgate rv listen: listening to C.X\n");
+
+    // docs/rendezvous.md "Command line": `published SUBJECT as
+    // SENDER/SEQUENCE to N listeners`; the first message is uncertified.
+    let (code, out, e) = mqgate(
+        &g,
+        &[
+            "rv",
+            "publish",
+            "--cm-name",
+            "PRICER",
+            "--subject",
+            "C.X",
+            "--field",
+            "n:i32=1",
+        ],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "published C.X as PRICER/1 to 1 listener\n"),
+        "{e}"
+    );
+    wait_for("DESK to be certified", || {
+        inspect(&g, "DESK")["listener"]["agreements"][0]["state"] == "certified"
+    });
+    let (code, out, _) = mqgate(
+        &g,
+        &[
+            "rv",
+            "publish",
+            "--cm-name",
+            "PRICER",
+            "--subject",
+            "C.X",
+            "--field",
+            "n:i32=2",
+            "--time-limit",
+            "30",
+        ],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "published C.X as PRICER/2 to 1 listener\n")
+    );
+    let status = listen.wait().unwrap();
+    let mut out = String::new();
+    listen
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(status.success());
+    // The line form: cm=SENDER/SEQUENCE, 0 when not certified.
+    assert_eq!(out, "C.X cm=PRICER/0 n:i32=1\nC.X cm=PRICER/2 n:i32=2\n");
+
+    // Confirming again is allowed (the confirmation is sent again); a
+    // sender without an agreement is refused with TIBRV_NOT_PERMITTED.
+    let (code, out, _) = mqgate(
+        &g,
+        &[
+            "rv",
+            "confirm",
+            "--cm-name",
+            "DESK",
+            "--sender",
+            "PRICER",
+            "--subject",
+            "C.X",
+            "--sequence",
+            "2",
+        ],
+    );
+    assert_eq!((code, out.as_str()), (0, "confirmed C.X PRICER/2\n"));
+    let (code, _, e) = mqgate(
+        &g,
+        &[
+            "rv",
+            "confirm",
+            "--cm-name",
+            "DESK",
+            "--sender",
+            "NOBODY",
+            "--subject",
+            "C.X",
+            "--sequence",
+            "2",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(e.ends_with("(TIBRV_NOT_PERMITTED 27)\n"), "{e}");
+    let (code, out, _) = mqgate(
+        &g,
+        &[
+            "rv",
+            "cm-listener",
+            "--cm-name",
+            "PRICER",
+            "--listener",
+            "DESK",
+            "--disallow",
+        ],
+    );
+    assert_eq!((code, out.as_str()), (0, "disallow DESK done\n"));
+    // --time-limit needs --cm-name (a usage error, exit 2).
+    let (code, _, _) = mqgate(
+        &g,
+        &["rv", "publish", "--subject", "C.X", "--time-limit", "1"],
+    );
+    assert_eq!(code, 2);
+}
