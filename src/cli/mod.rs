@@ -5,6 +5,7 @@ mod bench_channel;
 #[cfg(feature = "nats")]
 mod bench_nats;
 mod bench_rv;
+mod bench_rv_cm;
 mod bench_sbs;
 mod browse;
 mod channel;
