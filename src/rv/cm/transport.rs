@@ -447,6 +447,9 @@ impl CmTransport {
             }
             patterns.push(p.into_owned());
         }
+        // A new session: what was handed over but not confirmed may come
+        // again (requestOld), what was confirmed never.
+        self.0.listener.lock().await.new_session();
         let (reply, added) = oneshot::channel();
         self.0
             .commands
@@ -461,7 +464,6 @@ impl CmTransport {
             streams.open.insert(id, StreamEntry { patterns, tx });
             id
         };
-        self.0.listener.lock().await.new_session();
         if self.0.settings.request_old {
             let ask = RequestOld {
                 listener: self.0.name.clone(),
@@ -713,6 +715,7 @@ impl CmTransport {
                 c = commands.recv() => match c {
                     Some(Command::Add(subjects, reply)) => {
                         let mut result = Ok(());
+                        let mut added: Vec<&String> = Vec::new();
                         for s in &subjects {
                             if counts.get(s).copied().unwrap_or(0) == 0
                                 && let Err(e) = bus.add(s)
@@ -721,9 +724,22 @@ impl CmTransport {
                                 break;
                             }
                             *counts.entry(s.clone()).or_default() += 1;
+                            added.push(s);
                         }
-                        // Whoever asked may have gone: nothing to undo then
-                        // beyond what the stream's drop removes.
+                        if result.is_err() {
+                            // Undo this listener's part: it is not registered.
+                            for s in added {
+                                if let Some(n) = counts.get_mut(s) {
+                                    *n -= 1;
+                                    if *n == 0 {
+                                        counts.remove(s);
+                                        bus.remove(s);
+                                    }
+                                }
+                            }
+                        }
+                        // Whoever asked may have gone meanwhile; its
+                        // listener's drop removes its subjects then.
                         let _ = reply.send(result);
                     }
                     Some(Command::Remove(subjects)) => {
