@@ -13,7 +13,10 @@ mod names;
 pub mod pams;
 mod uow;
 
-pub use error::{ApiError, error_body, is_json_media_type, require_json, status_for};
+pub use error::{
+    ApiError, capped_message, error_body, is_json_media_type, json_error_text, require_json,
+    status_for,
+};
 pub use fallback::{json_for_automatic_answer, with_json_errors};
 
 use crate::config::Config;
