@@ -177,9 +177,9 @@ fn acknowledged_registrations_survive_kill_9_exactly_once() {
 fn broadcast_line(g: &Gateway) -> Option<String> {
     let log = std::fs::read_to_string(g.log_path()).unwrap_or_default();
     log.lines()
+        .rev()
         .filter(|l| l.contains(" broadcast ") || l.ends_with(" broadcast"))
-        .filter(|l| l.contains("targets="))
-        .last()
+        .find(|l| l.contains("targets="))
         .map(str::to_string)
 }
 
