@@ -154,9 +154,9 @@ impl SbsServer {
     /// message is taken in a unit of work that also holds what the server
     /// puts for it (replies, a dead-letter, a message passed to another
     /// group's server) and, with durable registrations, the registrations
-    /// it changed: a request is served exactly once even when the gateway
-    /// is killed while serving it (IBM MQ "Units of work"; docs/messageq.md
-    /// "Durable registrations").
+    /// it changed: a persistent request is served exactly once even when
+    /// the gateway is killed while serving it (IBM MQ "Units of work";
+    /// docs/messageq.md "Durable registrations").
     pub async fn run(mut self) {
         let name = self.queues.sbs_queue();
         let obj = match self.mqi.open(&name, "") {
