@@ -4,6 +4,7 @@ mod bench;
 mod bench_channel;
 #[cfg(feature = "nats")]
 mod bench_nats;
+mod bench_rv;
 mod bench_sbs;
 mod browse;
 mod channel;
@@ -16,7 +17,9 @@ mod put;
 mod rtq;
 mod run;
 mod rv;
+mod rv_client;
 mod sbs;
+mod sse;
 mod tpenqueue;
 
 use clap::{Parser, Subcommand};
@@ -89,7 +92,7 @@ pub(crate) enum Command {
     /// MessageQ SBS requests to a running gateway's SBS server.
     #[command(subcommand)]
     Sbs(sbs::SbsCommand),
-    /// Rendezvous subject names: check one, match a pattern (docs/rendezvous.md).
+    /// Rendezvous: check subject names, publish, listen, request (docs/rendezvous.md).
     #[command(subcommand)]
     Rv(rv::RvCommand),
 }

@@ -128,6 +128,9 @@ struct Running {
     rpc: Arc<RpcService>,
     /// Channel status: the stop waits until no channel is running.
     board: Arc<StatusBoard>,
+    /// The Rendezvous subject bus: closed at the start of a stop, which
+    /// ends its listeners' event streams.
+    rv: crate::rv::Bus,
     tasks: Tasks,
     /// Tells the channel listener, receiver connections and sender channels to stop.
     stop_channels: watch::Sender<bool>,
@@ -204,6 +207,7 @@ impl Gateway {
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
         let messageq = messageq.map(|loaded| crate::sbs::start(&mqi, loaded));
         let tasks = mqi.tasks();
+        let rv = crate::rv::Bus::new(&config.rv);
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let channel_listener =
@@ -222,6 +226,7 @@ impl Gateway {
             &mqi,
             Arc::clone(&board),
             &rpc,
+            &rv,
         );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -240,6 +245,7 @@ impl Gateway {
                 exits,
                 rpc,
                 board,
+                rv,
                 tasks,
                 stop_channels,
                 stop_http,
@@ -317,6 +323,7 @@ fn routes(
     mqi: &Mqi,
     channels: Arc<StatusBoard>,
     rpc: &Arc<RpcService>,
+    rv: &crate::rv::Bus,
 ) -> axum::Router {
     let tedg_routes = tedg.map(|loaded| {
         let t = crate::tedg::Tedg::new(
@@ -331,7 +338,9 @@ fn routes(
         })
     });
     let state = crate::http::AppState::new(mqi.clone(), Arc::new(config.clone()), channels);
-    let mut app = crate::http::router(state).merge(crate::rpc::http::router(Arc::clone(rpc)));
+    let mut app = crate::http::router(state)
+        .merge(crate::rpc::http::router(Arc::clone(rpc)))
+        .merge(crate::http::rv::routes(rv.clone(), config.http.max_wait_ms));
     if let Some(r) = tedg_routes {
         app = app.merge(r);
     }
@@ -357,6 +366,14 @@ impl Handle {
     /// `listener.listen` had port 0).
     pub fn channel_addr(&self) -> SocketAddr {
         self.channel_addr
+    }
+
+    /// The Rendezvous subject bus (docs/rendezvous.md "Subject bus"): what
+    /// the HTTP API publishes to and listens on, for parts of the gateway
+    /// and tests in the same process. Closed once the gateway stops;
+    /// `None` after [`Handle::stop`].
+    pub fn rv_bus(&self) -> Option<crate::rv::Bus> {
+        self.running.as_ref().map(|r| r.rv.clone())
     }
 
     /// A count of the gateway's running tasks, valid after [`Handle::stop`].
@@ -409,6 +426,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         if let Some(r) = self.running.take() {
             r.stop_http.cancel();
+            r.rv.close();
             r.stop_channels.send_replace(true);
             r.tasks.end();
         }

@@ -4,7 +4,9 @@
 //!
 //! 1. Stop accepting: the HTTP and channel listeners close; receiver
 //!    connections stop reading new batches, sender channels stop after the
-//!    batch they are sending; HTTP connections take no further requests.
+//!    batch they are sending; HTTP connections take no further requests;
+//!    the Rendezvous subject bus closes (its listeners' event streams end,
+//!    requests waiting for a reply answer 503).
 //! 2. Channels drain: batches already received are committed and
 //!    confirmed, while the queue manager still accepts their puts, until
 //!    no channel shows `running` or `retrying` on the status board.
@@ -60,6 +62,9 @@ impl Handle {
         );
         let deadline = drain_deadline(started, drain);
         r.stop_http.cancel();
+        // Listeners' event streams end and waiting requests answer 503:
+        // an open stream would hold its connection to the drain bound.
+        r.rv.close();
         r.stop_channels.send_replace(true);
         r.tasks.close();
         let channels = [TaskGroup::Channels];

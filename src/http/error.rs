@@ -50,28 +50,14 @@ pub fn status_for(mqrc: Mqrc) -> StatusCode {
 /// boundary) and ends with `… (N bytes)`, so no request is echoed whole.
 pub const MAX_MESSAGE: usize = 1024;
 
-/// An error's `message` as an answer carries it: whole up to
-/// [`MAX_MESSAGE`] bytes, else cut there (at a character boundary) and
-/// ended with `… (N bytes)` (docs/http-api.md "Errors"). Every JSON error
-/// body of the API goes through this, whatever its shape.
-pub fn capped_message(message: &str) -> String {
-    if message.len() <= MAX_MESSAGE {
-        return message.to_string();
-    }
-    let mut cut = MAX_MESSAGE;
-    while !message.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}… ({} bytes)", &message[..cut], message.len())
-}
-
 /// The JSON error body `{"mqrc", "reason", "message"}` (docs/http-api.md
-/// "Errors"), `message` cut to [`MAX_MESSAGE`] bytes ([`capped_message`]).
+/// "Errors"), `message` cut to [`MAX_MESSAGE`] bytes.
 pub fn error_body(mqrc: Mqrc, message: &str) -> serde_json::Value {
+    let message = cut_message(message);
     serde_json::json!({
         "mqrc": mqrc.0,
         "reason": mqrc.name(),
-        "message": capped_message(message),
+        "message": message,
     })
 }
 
@@ -83,6 +69,20 @@ pub fn json_error_text(e: &serde_json::Error) -> String {
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     let what = text.strip_suffix(&suffix).unwrap_or(&text);
     format!("line {}, column {}: {what}", e.line(), e.column())
+}
+
+/// `message` as an error body carries it: whole up to [`MAX_MESSAGE`]
+/// bytes, else cut there (at a character boundary) and ending with
+/// `… (N bytes)`.
+pub fn cut_message(message: &str) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message.to_string();
+    }
+    let mut cut = MAX_MESSAGE;
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes)", &message[..cut], message.len())
 }
 
 /// True when a Content-Type value names `application/json`: media types

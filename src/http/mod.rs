@@ -11,10 +11,11 @@ pub mod md_json;
 mod messages;
 mod names;
 pub mod pams;
+pub mod rv;
 mod uow;
 
 pub use error::{
-    ApiError, capped_message, error_body, is_json_media_type, json_error_text, require_json,
+    ApiError, cut_message, error_body, is_json_media_type, json_error_text, require_json,
     status_for,
 };
 pub use fallback::{json_for_automatic_answer, with_json_errors};

@@ -187,7 +187,7 @@ impl IntoResponse for PamsError {
         // Cut as every error message of the API is (docs/http-api.md "Errors").
         let mut body = json!({
             "status": status_json(self.status),
-            "message": super::capped_message(&self.message),
+            "message": super::cut_message(&self.message),
         });
         if let Some(f) = self.field {
             body["field"] = json!(f);
