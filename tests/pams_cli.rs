@@ -376,7 +376,7 @@ fn arguments_are_checked_before_anything_is_sent() {
             "-4 EQ 4 1",
         ][..],
     ] {
-        let (rc, _, err) = mqgate(&g, args, b"x");
+        let (rc, _, err) = mqgate(&g, args, b"");
         assert_eq!(rc, 2, "{args:?}: {err}");
         assert!(err.starts_with("error: invalid value"), "{args:?}: {err}");
     }

@@ -260,3 +260,41 @@ fn bad_requests_are_answered_and_disturb_nothing() {
     assert_eq!(&resp[60..64], &1i32.to_be_bytes());
     assert_eq!(&resp[172..176], &4950i32.to_be_bytes());
 }
+
+#[test]
+fn an_answer_takes_the_persistence_of_its_request() {
+    // IBM MQ "Persistence (MQLONG)": a reply uses the persistence of the
+    // request (MQPER_PERSISTENT 1, MQPER_NOT_PERSISTENT 0). CTL, a %QCT
+    // queue, is non-persistent by default, so the persistent answer is the
+    // request's, not the queue's.
+    use base64::Engine;
+    let g = Group::start(10, &init_file(""));
+    let be = Endian::Big;
+    for (tag, persistence) in [(71, 1), (72, 0)] {
+        let h = PamsHeader::new(CLASS_PAMS, types::STATUS_REQ, g.addr(CTL), g.addr(99), be);
+        let body = serde_json::json!({
+            "md": {"Format": "MQGPAMS", "Encoding": 273, "Persistence": persistence},
+            "data_base64": base64::engine::general_purpose::STANDARD
+                .encode(h.with_area(&ints(&[40, tag, 1, 0, 0], be))),
+        });
+        let (st, v) = g.call(
+            "POST",
+            &format!("/v1/queues/{}/messages", g.sbs_queue()),
+            Some(body),
+        );
+        assert_eq!(st, 201, "{v}");
+        let (st, v) = g.call("GET", "/v1/queues/CTL/messages/next?wait_ms=5000", None);
+        assert_eq!(st, 200, "{v}");
+        assert_eq!(
+            v["md"]["Persistence"], persistence,
+            "answer to tag {tag}: {v}"
+        );
+        let lease = v["lease"].as_str().unwrap();
+        let (st, _) = g.call(
+            "POST",
+            &format!("/v1/queues/CTL/messages/ack/{lease}"),
+            None,
+        );
+        assert_eq!(st, 200);
+    }
+}

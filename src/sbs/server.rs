@@ -318,9 +318,12 @@ impl SbsServer {
             let error = handled.error.clone().unwrap_or_default();
             self.dead_letter(m, reason, &error, uow).await;
         }
+        // A reply takes the persistence of its request (IBM MQ "Persistence
+        // (MQLONG)"): one to a persistent request is stored with it, one to
+        // a non-persistent request can go to a temporary queue.
         for out in handled.replies {
             let to = out.to;
-            if let Err(e) = self.send(out, Some(uow)).await {
+            if let Err(e) = self.send_as(out, Some(uow), m.md.persistence).await {
                 tracing::warn!(to = %to, mqrc = e.mqrc.0, error = %e.message, "SBS reply not delivered");
             }
         }
@@ -585,18 +588,28 @@ impl SbsServer {
         Ok(o)
     }
 
-    /// Puts `out`, in unit of work `uow` when given.
+    /// Puts `out` with the target queue's default persistence, in unit of
+    /// work `uow` when given.
     async fn send(&mut self, out: PamsOut, uow: Option<u64>) -> Result<(), QmError> {
+        self.send_as(out, uow, per::PERSISTENCE_AS_Q_DEF).await
+    }
+
+    /// [`SbsServer::send`] with MQMD Persistence `persistence`.
+    async fn send_as(
+        &mut self,
+        out: PamsOut,
+        uow: Option<u64>,
+        persistence: i32,
+    ) -> Result<(), QmError> {
         let obj = self.object_for(out.to)?;
         let data = Bytes::from(out.header.with_area(&out.area));
         let pmo = PutOptions {
             uow,
             ..PutOptions::default()
         };
-        self.mqi
-            .put(&obj, outgoing(&out.header, data), pmo)
-            .await
-            .map(|_| ())
+        let mut msg = outgoing(&out.header, data);
+        msg.md.persistence = persistence;
+        self.mqi.put(&obj, msg, pmo).await.map(|_| ())
     }
 
     /// Puts `m` on the dead-letter queue in unit of work `uow`, behind an
