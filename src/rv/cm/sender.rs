@@ -70,6 +70,8 @@ pub struct SenderLedger {
     name: String,
     state: SenderState,
     pending: BTreeMap<(String, u64), Pending>,
+    /// Which message each used slot holds.
+    by_slot: BTreeMap<u32, (String, u64)>,
     free: BTreeSet<u32>,
     no_response_at: BTreeMap<String, u64>,
     dirty_state: bool,
@@ -105,12 +107,18 @@ impl SenderLedger {
             state.slots = state.slots.max(p.slot.saturating_add(1));
             pending.insert((p.envelope.subject.clone(), seq), p);
         }
-        let used: BTreeSet<u32> = pending.values().map(|p| p.slot).collect();
-        let free = (0..state.slots).filter(|s| !used.contains(s)).collect();
+        let by_slot: BTreeMap<u32, (String, u64)> = pending
+            .iter()
+            .map(|(k, p): (&(String, u64), &Pending)| (p.slot, k.clone()))
+            .collect();
+        let free = (0..state.slots)
+            .filter(|s| !by_slot.contains_key(s))
+            .collect();
         SenderLedger {
             name: name.to_string(),
             state,
             pending,
+            by_slot,
             free,
             no_response_at: BTreeMap::new(),
             dirty_state: false,
@@ -135,7 +143,7 @@ impl SenderLedger {
 
     /// The message in `slot`, if one is kept there.
     pub fn in_slot(&self, slot: u32) -> Option<&Pending> {
-        self.pending.values().find(|p| p.slot == slot)
+        self.by_slot.get(&slot).and_then(|k| self.pending.get(k))
     }
 
     /// What changed since the last call: whether the state did, and the
@@ -181,6 +189,7 @@ impl SenderLedger {
                 }
             };
             self.dirty_slots.insert(slot);
+            self.by_slot.insert(slot, (envelope.subject.clone(), seq));
             self.pending.insert(
                 (envelope.subject.clone(), seq),
                 Pending {
@@ -197,6 +206,7 @@ impl SenderLedger {
 
     fn remove(&mut self, key: &(String, u64)) -> Option<Pending> {
         let p = self.pending.remove(key)?;
+        self.by_slot.remove(&p.slot);
         self.free.insert(p.slot);
         self.dirty_slots.insert(p.slot);
         Some(p)
