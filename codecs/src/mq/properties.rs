@@ -115,7 +115,11 @@ impl fmt::Display for PropertyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             PropertyErrorKind::Syntax(what) => {
-                write!(f, "MQRFH2 folder at offset {}: expected {what}", self.offset)
+                write!(
+                    f,
+                    "MQRFH2 folder at offset {}: expected {what}",
+                    self.offset
+                )
             }
             PropertyErrorKind::Nested { element } => write!(
                 f,
@@ -356,44 +360,43 @@ pub fn parse_folder(text: &str) -> Result<(String, Vec<Property>), PropertyError
         let start = at(rest);
         let (after, (element, attrs)) =
             start_tag(rest).map_err(|_| syntax(rest, "an element or the folder's end tag"))?;
-        let (after, raw) = if let Some(a) = after.strip_prefix("/>") {
-            (a, "")
-        } else if let Some(a) = after.strip_prefix('>') {
-            let (a, raw) = take_till::<_, _, nom::error::Error<&str>>(|c| c == '<')
-                .parse(a)
-                .map_err(|_| syntax(a, "element text"))?;
-            let Some(a) = a.strip_prefix("</") else {
-                if a.starts_with('<') {
-                    // `<a><b>`: an element inside an element.
-                    return Err(PropertyError {
-                        offset: start,
-                        kind: PropertyErrorKind::Nested {
-                            element: element.to_string(),
-                        },
-                    });
+        let (after, raw) =
+            if let Some(a) = after.strip_prefix("/>") {
+                (a, "")
+            } else if let Some(a) = after.strip_prefix('>') {
+                let (a, raw) = take_till::<_, _, nom::error::Error<&str>>(|c| c == '<')
+                    .parse(a)
+                    .map_err(|_| syntax(a, "element text"))?;
+                let Some(a) = a.strip_prefix("</") else {
+                    if a.starts_with('<') {
+                        // `<a><b>`: an element inside an element.
+                        return Err(PropertyError {
+                            offset: start,
+                            kind: PropertyErrorKind::Nested {
+                                element: element.to_string(),
+                            },
+                        });
+                    }
+                    return Err(syntax(a, "the element's end tag"));
+                };
+                let (a, end) = name(a).map_err(|_| syntax(a, "the element's end tag"))?;
+                if end != element {
+                    return Err(syntax(a, "the end tag of the element it closes"));
                 }
-                return Err(syntax(a, "the element's end tag"));
+                let (a, _) = (blanks, tag(">")).parse(a).map_err(
+                    |_: nom::Err<nom::error::Error<&str>>| syntax(a, "'>' ending the end tag"),
+                )?;
+                (a, raw)
+            } else if after.starts_with('<') {
+                return Err(PropertyError {
+                    offset: start,
+                    kind: PropertyErrorKind::Nested {
+                        element: element.to_string(),
+                    },
+                });
+            } else {
+                return Err(syntax(after, "'>' or '/>' ending the start tag"));
             };
-            let (a, end) = name(a).map_err(|_| syntax(a, "the element's end tag"))?;
-            if end != element {
-                return Err(syntax(a, "the end tag of the element it closes"));
-            }
-            let (a, _) = (blanks, tag(">"))
-                .parse(a)
-                .map_err(|_: nom::Err<nom::error::Error<&str>>| {
-                    syntax(a, "'>' ending the end tag")
-                })?;
-            (a, raw)
-        } else if after.starts_with('<') {
-            return Err(PropertyError {
-                offset: start,
-                kind: PropertyErrorKind::Nested {
-                    element: element.to_string(),
-                },
-            });
-        } else {
-            return Err(syntax(after, "'>' or '/>' ending the start tag"));
-        };
         if raw.contains('<') || after.len() == rest.len() {
             return Err(syntax(after, "element text"));
         }
@@ -450,7 +453,9 @@ fn float(t: &str) -> Option<f64> {
         "NaN" => Some(f64::NAN),
         "Infinity" | "INF" => Some(f64::INFINITY),
         "-Infinity" | "-INF" => Some(f64::NEG_INFINITY),
-        _ if t.chars().all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e' | 'E'))
+        _ if t
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e' | 'E'))
             && !t.is_empty() =>
         {
             t.parse().ok()
@@ -557,7 +562,10 @@ mod tests {
         assert_eq!(e.mqrc(), Mqrc::RFH_STRING_ERROR);
         assert!(matches!(e.kind, PropertyErrorKind::Nested { .. }), "{e}");
         let e = parse_folder("<usr><n dt='i1'>200</n></usr>").unwrap_err();
-        assert_eq!(e.to_string(), "MQRFH2 folder at offset 5: property \"n\": \"200\" is not a dt='i1' value");
+        assert_eq!(
+            e.to_string(),
+            "MQRFH2 folder at offset 5: property \"n\": \"200\" is not a dt='i1' value"
+        );
         let e = parse_folder("<usr><a>1</b></usr>").unwrap_err();
         assert!(matches!(e.kind, PropertyErrorKind::Syntax(_)), "{e}");
         assert!(parse_folder("<usr><a>1</a>").is_err());
