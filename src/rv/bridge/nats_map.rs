@@ -252,11 +252,11 @@ mod tests {
         );
         let r = from_nats("_RV.INFO.SYSTEM.X", None, false, b"", false).unwrap_err();
         assert!(r.reason.starts_with("'_RV.' advisories stay"), "{r}");
-        let long = format!("A.{}", "B".repeat(196));
+        let long = format!("{}.{}", "A".repeat(100), "B".repeat(96));
         let r = from_nats(&long, None, false, b"", false).unwrap_err();
         assert_eq!(
             r.reason,
-            "the subject is 198 bytes long, over the 196 bytes programs can receive"
+            "the subject is 197 bytes long, over the 196 bytes programs can receive"
         );
     }
 
