@@ -313,8 +313,11 @@ fn attribute(i: &str) -> IResult<&str, (&str, &str)> {
     Ok((i, (n, v)))
 }
 
+/// A start tag: the element name and its attributes (name, value).
+type StartTag<'a> = (&'a str, Vec<(&'a str, &'a str)>);
+
 /// A start tag's name and attributes, up to (not including) `>` or `/>`.
-fn start_tag(i: &str) -> IResult<&str, (&str, Vec<(&str, &str)>)> {
+fn start_tag(i: &str) -> IResult<&str, StartTag<'_>> {
     let (mut i, n) = nom::sequence::preceded(nchar('<'), name).parse(i)?;
     let mut attrs = Vec::new();
     while let Ok((rest, a)) = attribute(i) {

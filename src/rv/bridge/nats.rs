@@ -149,11 +149,11 @@ impl NatsBridge {
         loop {
             tokio::select! {
                 d = self.listener.recv() => match d {
-                    Some(d) => self.to_nats(&client, &d).await,
+                    Some(d) => self.carry_out(&client, &d).await,
                     None => break,
                 },
                 m = incoming.next() => match m {
-                    Some(m) => if !self.from_nats(m) { break },
+                    Some(m) => if !self.bring_in(m) { break },
                     None => break,
                 },
                 _ = prune.tick() => self.prune(),
@@ -164,7 +164,7 @@ impl NatsBridge {
     }
 
     /// Carries one bus message to NATS.
-    async fn to_nats(&mut self, client: &async_nats::Client, d: &Delivery) {
+    async fn carry_out(&mut self, client: &async_nats::Client, d: &Delivery) {
         if d.subject().starts_with("_RV.") {
             tracing::error!(advisory = %d.subject(), "messages going to NATS were discarded: NATS did not keep up with the bus");
             return;
@@ -202,7 +202,7 @@ impl NatsBridge {
     }
 
     /// Brings one NATS message to the bus; false once the bus is closed.
-    fn from_nats(&mut self, m: async_nats::Message) -> bool {
+    fn bring_in(&mut self, m: async_nats::Message) -> bool {
         let header = |name: &str| {
             m.headers
                 .as_ref()
