@@ -195,9 +195,12 @@ impl NatsBridge {
         };
         match sent {
             Ok(()) => tracing::debug!(subject = %out.subject, "bus message bridged to NATS"),
-            Err(e) => {
-                tracing::error!(subject = %out.subject, error = %e, "NATS bridge could not publish; message lost")
-            }
+            // Larger than the server's max_payload, or the client closed.
+            Err(e) => self.refuse(Refusal {
+                subject: out.subject,
+                direction: Direction::ToNats,
+                reason: format!("the NATS client did not take it: {e}"),
+            }),
         }
     }
 
