@@ -20,6 +20,12 @@ pub struct RvConfig {
     /// Rendezvous on an ordinary transport, discouraged: "Wildcard
     /// Sending"). Default false: refused with TIBRV_INVALID_SUBJECT.
     pub wildcard_publish: bool,
+    /// Rules between subjects and MQ queues (docs/rendezvous.md "Bridge to
+    /// MQ queues"). Default none.
+    pub bridges: super::bridge::BridgesConfig,
+    /// The bridge to a nats-server (docs/rendezvous.md "Bridge to NATS").
+    /// Default none.
+    pub nats: Option<super::bridge::NatsConfig>,
 }
 
 /// Default [`RvConfig::max_message_bytes`].
@@ -38,6 +44,8 @@ impl Default for RvConfig {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             listener_queue: DEFAULT_LISTENER_QUEUE,
             wildcard_publish: false,
+            bridges: Default::default(),
+            nats: None,
         }
     }
 }
@@ -58,6 +66,15 @@ impl RvConfig {
                 "listener_queue",
                 format!("must be 1 to {LIMIT_LISTENER_QUEUE} messages"),
             ));
+        }
+        out
+    }
+
+    /// The problems of `bridges` and `nats`, as (path under `rv.`, message).
+    pub fn bridge_problems(&self) -> Vec<(String, String)> {
+        let mut out = self.bridges.problems();
+        if let Some(n) = &self.nats {
+            out.extend(n.problems());
         }
         out
     }

@@ -12,6 +12,7 @@
 //! (RVCM) is [`cm`].
 
 pub mod advisory;
+pub mod bridge;
 pub mod bus;
 pub mod bus_error;
 pub mod cm;
