@@ -180,21 +180,28 @@ impl FrameCodec {
     }
 }
 
-struct Reader<'a> {
-    frame: &'static str,
-    buf: &'a [u8],
-    pos: usize,
+/// Reads a frame's payload field by field; its errors name the frame and
+/// the payload offset of the field at fault (routing links reuse it for
+/// their own frames, src/rv/route/frame.rs).
+pub(crate) struct Reader<'a> {
+    pub(crate) frame: &'static str,
+    pub(crate) buf: &'a [u8],
+    pub(crate) pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn bad(&self, what: impl Into<String>) -> FrameError {
+    /// A reader of `buf`, the payload of a frame named `frame`.
+    pub(crate) fn new(frame: &'static str, buf: &'a [u8]) -> Reader<'a> {
+        Reader { frame, buf, pos: 0 }
+    }
+    pub(crate) fn bad(&self, what: impl Into<String>) -> FrameError {
         FrameError::Malformed {
             frame: self.frame,
             offset: self.pos,
             what: what.into(),
         }
     }
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FrameError> {
+    pub(crate) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FrameError> {
         if self.buf.len() - self.pos < n {
             return Err(self.bad(format!(
                 "{what} needs {n} bytes, {} left",
@@ -205,20 +212,20 @@ impl<'a> Reader<'a> {
         self.pos += n;
         Ok(s)
     }
-    fn u16(&mut self, what: &str) -> Result<u16, FrameError> {
+    pub(crate) fn u16(&mut self, what: &str) -> Result<u16, FrameError> {
         let b = self.take(2, what)?;
         Ok(u16::from_be_bytes([b[0], b[1]]))
     }
-    fn u32(&mut self, what: &str) -> Result<u32, FrameError> {
+    pub(crate) fn u32(&mut self, what: &str) -> Result<u32, FrameError> {
         let b = self.take(4, what)?;
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
-    fn u64(&mut self, what: &str) -> Result<u64, FrameError> {
+    pub(crate) fn u64(&mut self, what: &str) -> Result<u64, FrameError> {
         let mut a = [0u8; 8];
         a.copy_from_slice(self.take(8, what)?);
         Ok(u64::from_be_bytes(a))
     }
-    fn string(&mut self, what: &str, max: usize) -> Result<String, FrameError> {
+    pub(crate) fn string(&mut self, what: &str, max: usize) -> Result<String, FrameError> {
         let at = self.pos;
         let n = self.u16(what)? as usize;
         if n > max {
@@ -241,7 +248,7 @@ impl<'a> Reader<'a> {
             heartbeat_ms: self.u32("heartbeat interval")?,
         })
     }
-    fn end(&self) -> Result<(), FrameError> {
+    pub(crate) fn end(&self) -> Result<(), FrameError> {
         if self.pos != self.buf.len() {
             return Err(self.bad(format!(
                 "{} unexpected bytes after the payload",
@@ -272,11 +279,7 @@ fn parse_payload(kind_byte: u8, payload: Bytes) -> Result<Frame, FrameError> {
             });
         }
     };
-    let mut r = Reader {
-        frame: name,
-        buf: &payload,
-        pos: 0,
-    };
+    let mut r = Reader::new(name, &payload);
     let frame = match kind_byte {
         kind::HELLO => {
             let version = r.u16("version")?;
@@ -338,49 +341,90 @@ impl Decoder for FrameCodec {
     type Error = FrameError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Frame>, FrameError> {
-        if src.len() < 4 {
-            return Ok(None);
+        match split_frame(src, self.max_frame)? {
+            Some((kind_byte, payload)) => parse_payload(kind_byte, payload).map(Some),
+            None => Ok(None),
         }
-        let length = u32::from_be_bytes([src[0], src[1], src[2], src[3]]) as usize;
-        if length > self.max_frame {
-            return Err(FrameError::Oversize {
-                length,
-                max: self.max_frame,
-            });
-        }
-        if length == 0 {
-            return Err(FrameError::Malformed {
-                frame: "empty",
-                offset: 0,
-                what: "frame length 0 (no type byte)".into(),
-            });
-        }
-        if src.len() < 4 + length {
-            src.reserve(4 + length - src.len());
-            return Ok(None);
-        }
-        src.advance(4);
-        let kind_byte = src.get_u8();
-        let payload = src.split_to(length - 1).freeze();
-        parse_payload(kind_byte, payload).map(Some)
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Frame>, FrameError> {
         match self.decode(src)? {
             Some(f) => Ok(Some(f)),
-            None if src.is_empty() => Ok(None),
-            None => Err(FrameError::Io(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                format!(
-                    "the connection ended inside a frame ({} bytes of it received)",
-                    src.len()
-                ),
-            ))),
+            None => end_of_stream(src).map(|()| None),
         }
     }
 }
 
-fn put_string(out: &mut BytesMut, s: &str) {
+/// Takes the next whole frame off `src`: its type byte and payload, or
+/// `None` until all of it has arrived. The length is checked against
+/// `max_frame` before anything is buffered for it (the framing routing
+/// links share, src/rv/route/frame.rs).
+///
+/// Errors: [`FrameError::Oversize`], [`FrameError::Malformed`] for a
+/// length of 0.
+pub(crate) fn split_frame(
+    src: &mut BytesMut,
+    max_frame: usize,
+) -> Result<Option<(u8, Bytes)>, FrameError> {
+    if src.len() < 4 {
+        return Ok(None);
+    }
+    let length = u32::from_be_bytes([src[0], src[1], src[2], src[3]]) as usize;
+    if length > max_frame {
+        return Err(FrameError::Oversize {
+            length,
+            max: max_frame,
+        });
+    }
+    if length == 0 {
+        return Err(FrameError::Malformed {
+            frame: "empty",
+            offset: 0,
+            what: "frame length 0 (no type byte)".into(),
+        });
+    }
+    if src.len() < 4 + length {
+        src.reserve(4 + length - src.len());
+        return Ok(None);
+    }
+    src.advance(4);
+    let kind_byte = src.get_u8();
+    Ok(Some((kind_byte, src.split_to(length - 1).freeze())))
+}
+
+/// At the end of the stream: `Ok` when nothing is left in `src`, else the
+/// error of a connection that ended inside a frame.
+pub(crate) fn end_of_stream(src: &BytesMut) -> Result<(), FrameError> {
+    if src.is_empty() {
+        return Ok(());
+    }
+    Err(FrameError::Io(std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        format!(
+            "the connection ended inside a frame ({} bytes of it received)",
+            src.len()
+        ),
+    )))
+}
+
+/// Starts a frame in `dst`: its length placeholder and type byte; returns
+/// where it starts, for [`finish_frame`].
+pub(crate) fn start_frame(dst: &mut BytesMut, kind_byte: u8) -> usize {
+    let start = dst.len();
+    dst.put_u32(0);
+    dst.put_u8(kind_byte);
+    start
+}
+
+/// Ends the frame that [`start_frame`] began at `start`: writes its length.
+pub(crate) fn finish_frame(dst: &mut BytesMut, start: usize) {
+    let len = (dst.len() - start - 4) as u32;
+    dst[start..start + 4].copy_from_slice(&len.to_be_bytes());
+}
+
+/// Writes `s` as a frame string: a 2-byte length and the UTF-8 bytes (cut
+/// at 65535 bytes; callers keep their strings within their own limits).
+pub(crate) fn put_string(out: &mut BytesMut, s: &str) {
     let b = s.as_bytes();
     let n = b.len().min(u16::MAX as usize);
     out.put_u16(n as u16);

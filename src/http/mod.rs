@@ -12,6 +12,7 @@ mod messages;
 mod names;
 pub mod pams;
 pub mod rv;
+pub mod rv_routing;
 mod uow;
 
 pub use error::{ApiError, cut_message, error_body, is_json_media_type, require_json, status_for};

@@ -20,6 +20,9 @@ pub struct RvConfig {
     /// Rendezvous on an ordinary transport, discouraged: "Wildcard
     /// Sending"). Default false: refused with TIBRV_INVALID_SUBJECT.
     pub wildcard_publish: bool,
+    /// The gateway as a routing daemon (docs/rendezvous.md "Routing
+    /// between gateways"); absent: none.
+    pub routing: Option<super::route::config::RoutingConfig>,
 }
 
 /// Default [`RvConfig::max_message_bytes`].
@@ -38,6 +41,7 @@ impl Default for RvConfig {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             listener_queue: DEFAULT_LISTENER_QUEUE,
             wildcard_publish: false,
+            routing: None,
         }
     }
 }
