@@ -248,8 +248,8 @@ impl Gateway {
             &mqi,
             Arc::clone(&board),
             &rpc,
-            &rv,
-            routing.clone(),
+            crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
+                .merge(crate::http::rv_routing::routes(routing.clone())),
         );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -347,8 +347,7 @@ fn routes(
     mqi: &Mqi,
     channels: Arc<StatusBoard>,
     rpc: &Arc<RpcService>,
-    rv: &crate::rv::Bus,
-    routing: Option<crate::rv::route::service::Routing>,
+    rv_routes: axum::Router,
 ) -> axum::Router {
     let tedg_routes = tedg.map(|loaded| {
         let t = crate::tedg::Tedg::new(
@@ -365,8 +364,7 @@ fn routes(
     let state = crate::http::AppState::new(mqi.clone(), Arc::new(config.clone()), channels);
     let mut app = crate::http::router(state)
         .merge(crate::rpc::http::router(Arc::clone(rpc)))
-        .merge(crate::http::rv::routes(rv.clone(), config.http.max_wait_ms))
-        .merge(crate::http::rv_routing::routes(routing));
+        .merge(rv_routes);
     if let Some(r) = tedg_routes {
         app = app.merge(r);
     }

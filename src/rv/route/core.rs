@@ -106,6 +106,21 @@ struct Counters {
     too_large: u64,
 }
 
+/// A neighbor at the other end of a link, as its handshake told it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Peer {
+    /// Its router name.
+    pub neighbor: String,
+    /// Its local network.
+    pub network: String,
+    /// The router that dialled the link (it, or this one).
+    pub dialer: String,
+    /// Its address.
+    pub address: Option<SocketAddr>,
+    /// The largest frame it takes, bytes.
+    pub max_frame: usize,
+}
+
 /// What a router says of itself in a handshake, and whom it accepts: the
 /// part of its configuration the link tasks need.
 #[derive(Clone, Debug)]
@@ -307,19 +322,21 @@ impl RouterCore {
         &self.router
     }
 
-    /// Link `link` to `neighbor` completed its handshake; `dialer` is the
-    /// router that dialled it, `address` the neighbor's, `peer_max_frame`
-    /// the largest frame it takes.
-    pub fn link_up(
-        &mut self,
-        link: LinkNo,
-        neighbor: &str,
-        network: &str,
-        dialer: &str,
-        address: Option<SocketAddr>,
-        peer_max_frame: usize,
-        now_ms: u64,
-    ) -> Vec<Action> {
+    /// Link `link` to `peer` completed its handshake.
+    pub fn link_up(&mut self, link: LinkNo, peer: &Peer, now_ms: u64) -> Vec<Action> {
+        let Peer {
+            neighbor,
+            network,
+            dialer,
+            address,
+            max_frame: peer_max_frame,
+        } = peer;
+        let (neighbor, dialer, address, peer_max_frame) = (
+            neighbor.as_str(),
+            dialer.as_str(),
+            *address,
+            *peer_max_frame,
+        );
         let mut out = Vec::new();
         let Some(n) = self.neighbors.get(neighbor) else {
             out.push(Action::Close {
@@ -350,7 +367,7 @@ impl RouterCore {
         n.link = Some(link);
         n.address = address;
         n.dialer = Some(dialer.to_string());
-        n.network = Some(network.to_string());
+        n.network = Some(network.clone());
         n.peer_max_frame = peer_max_frame;
         n.connects += 1;
         n.since_ms = now_ms;
@@ -640,7 +657,7 @@ impl RouterCore {
             n.messages_in += 1;
             n.bytes_in += m.envelope.len() as u64;
         }
-        if m.hops.iter().any(|h| *h == self.router) || m.origin == self.router {
+        if m.hops.contains(&self.router) || m.origin == self.router {
             self.counters.loops += 1;
             return;
         }

@@ -160,17 +160,24 @@ impl Sim {
         // Both ends learn the link is up before any frame crosses it (the
         // link tasks report Up before the frames they read).
         let mut acts: Vec<(String, Action)> = Vec::new();
+        let peer = |neighbor: &str, network: &str| Peer {
+            neighbor: neighbor.into(),
+            network: network.into(),
+            dialer: a.into(),
+            address: None,
+            max_frame: 1 << 20,
+        };
         let up = self
             .cores
             .get_mut(a)
             .unwrap()
-            .link_up(la, b, &nb, a, None, 1 << 20, now);
+            .link_up(la, &peer(b, &nb), now);
         acts.extend(up.into_iter().map(|x| (a.to_string(), x)));
         let up = self
             .cores
             .get_mut(b)
             .unwrap()
-            .link_up(lb, a, &na, a, None, 1 << 20, now);
+            .link_up(lb, &peer(a, &na), now);
         acts.extend(up.into_iter().map(|x| (b.to_string(), x)));
         self.run_all(acts);
     }
@@ -532,14 +539,21 @@ fn both_dialled_links_resolve_to_the_one_the_lower_name_dialled() {
     );
     // B dialled A (link 1), then A's dial arrives (link 2): A < B, so the
     // link A dialled stays.
-    core.link_up(1, "A", "A", "B", None, 4096, 0);
-    let acts = core.link_up(2, "A", "A", "A", None, 4096, 0);
+    let dialled_by = |dialer: &str| Peer {
+        neighbor: "A".into(),
+        network: "A".into(),
+        dialer: dialer.into(),
+        address: None,
+        max_frame: 4096,
+    };
+    core.link_up(1, &dialled_by("B"), 0);
+    let acts = core.link_up(2, &dialled_by("A"), 0);
     assert!(acts.contains(&Action::Close {
         link: 1,
         reason: "replaced by the link the lower-named router dialled".into()
     }));
     // A third (B-dialled) one is refused.
-    let acts = core.link_up(3, "A", "A", "B", None, 4096, 0);
+    let acts = core.link_up(3, &dialled_by("B"), 0);
     assert!(matches!(acts.as_slice(), [Action::Close { link: 3, .. }]));
     assert_eq!(core.status(0)["neighbors"][0]["state"], "up");
 }

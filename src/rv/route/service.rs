@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::codec::Framed;
 
 use super::config::RoutingConfig;
-use super::core::{Action, Identity, LinkNo, RouterCore};
+use super::core::{Action, Identity, LinkNo, Peer, RouterCore};
 use super::frame::{HANDSHAKE_MAX_FRAME, LinkCodec, LinkFrame};
 use crate::rv::advisory::Advisory;
 use crate::rv::{Bus, InterestWatch, LinkId, Listener, ListenerOptions, Origin};
@@ -83,11 +83,7 @@ pub async fn bind(
 enum Event {
     Up {
         link: LinkNo,
-        neighbor: String,
-        network: String,
-        dialer: String,
-        address: Option<SocketAddr>,
-        peer_max_frame: usize,
+        peer: Peer,
         writer: mpsc::Sender<LinkFrame>,
     },
     Frame {
@@ -292,25 +288,9 @@ impl RouterTask {
     fn event(&mut self, e: Event) -> Vec<Action> {
         let now = self.now();
         match e {
-            Event::Up {
-                link,
-                neighbor,
-                network,
-                dialer,
-                address,
-                peer_max_frame,
-                writer,
-            } => {
+            Event::Up { link, peer, writer } => {
                 self.writers.insert(link, writer);
-                self.core.link_up(
-                    link,
-                    &neighbor,
-                    &network,
-                    &dialer,
-                    address,
-                    peer_max_frame,
-                    now,
-                )
+                self.core.link_up(link, &peer, now)
             }
             Event::Frame { link, frame } => self.core.frame(link, frame, now),
             Event::Down { link, reason } => {
@@ -440,17 +420,14 @@ async fn accepted_link(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>)
         .identity
         .heartbeat_ms
         .max(u64::from(hello.heartbeat_ms));
-    run_link(
-        framed,
-        hello.router.clone(),
-        hello.network,
-        hello.router,
-        peer,
-        hello.max_frame as usize,
-        heartbeat,
-        &shared,
-    )
-    .await;
+    let peer = Peer {
+        neighbor: hello.router.clone(),
+        network: hello.network,
+        dialer: hello.router,
+        address: Some(peer),
+        max_frame: hello.max_frame as usize,
+    };
+    run_link(framed, peer, heartbeat, &shared).await;
 }
 
 /// Dials `neighbor` at `addr` again and again, with a delay from `min`
@@ -505,18 +482,14 @@ async fn dial_once(neighbor: &str, addr: &str, shared: &Arc<Shared>) -> Result<(
         .identity
         .heartbeat_ms
         .max(u64::from(ack.heartbeat_ms));
-    let me = shared.identity.router.clone();
-    run_link(
-        framed,
-        neighbor.to_string(),
-        ack.network,
-        me,
-        peer.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0))),
-        ack.max_frame as usize,
-        heartbeat,
-        shared,
-    )
-    .await;
+    let peer = Peer {
+        neighbor: neighbor.to_string(),
+        network: ack.network,
+        dialer: shared.identity.router.clone(),
+        address: peer,
+        max_frame: ack.max_frame as usize,
+    };
+    run_link(framed, peer, heartbeat, shared).await;
     Ok(())
 }
 
@@ -524,27 +497,15 @@ async fn dial_once(neighbor: &str, addr: &str, shared: &Arc<Shared>) -> Result<(
 /// frames both ways, sends heartbeats when idle, and ends (telling the
 /// router task) when either side closes, the connection fails, nothing
 /// came for three heartbeat intervals or a write stalls that long.
-#[allow(clippy::too_many_arguments)]
-async fn run_link(
-    mut framed: LinkFramed,
-    neighbor: String,
-    network: String,
-    dialer: String,
-    peer: SocketAddr,
-    peer_max_frame: usize,
-    heartbeat_ms: u64,
-    shared: &Arc<Shared>,
-) {
+async fn run_link(mut framed: LinkFramed, mut peer: Peer, heartbeat_ms: u64, shared: &Arc<Shared>) {
     framed.codec_mut().set_max_frame(shared.identity.max_frame);
     let link = shared.next_link.fetch_add(1, Ordering::Relaxed);
     let (tx, mut rx) = mpsc::channel(SEND_QUEUE);
+    peer.max_frame = peer.max_frame.max(HANDSHAKE_MAX_FRAME);
+    let neighbor = peer.neighbor.clone();
     let up = Event::Up {
         link,
-        neighbor: neighbor.clone(),
-        network,
-        dialer,
-        address: Some(peer),
-        peer_max_frame: peer_max_frame.max(HANDSHAKE_MAX_FRAME),
+        peer,
         writer: tx,
     };
     if shared.events.send(up).await.is_err() {
