@@ -1,7 +1,7 @@
 //! Frames of a routing link between two gateways (docs/rendezvous.md
 //! "Routing links"): mqgate's own protocol — TIBCO does not publish the
 //! protocol between its routing daemons. The framing is the message
-//! channels' (src/channel/frame.rs: a 4-byte big-endian length, checked
+//! channels' (src/framing.rs: a 4-byte big-endian length, checked
 //! against the maximum before anything is buffered, a type byte, the
 //! payload; strings are a 2-byte length and UTF-8), with these frame types:
 //!
@@ -20,7 +20,7 @@ use tokio_util::codec::{Decoder, Encoder};
 
 use super::config::NAME_MAX;
 use super::table::Announcement;
-use crate::channel::frame::{
+use crate::framing::{
     FrameError, Reader, end_of_stream, finish_frame, put_string, split_frame, start_frame,
 };
 
@@ -433,7 +433,8 @@ mod tests {
 
     #[test]
     fn the_wire_layout_is_the_channel_framing() {
-        // src/channel/frame.rs: u32 BE length, type byte, payload.
+        // src/framing.rs (the message channels' framing): u32 BE length,
+        // type byte, payload.
         let mut buf = BytesMut::new();
         LinkCodec::default()
             .encode(LinkFrame::Close("x".into()), &mut buf)

@@ -64,6 +64,11 @@ impl Routing {
     }
 }
 
+/// Resolves once `stop` is true (the gateway is stopping).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
 /// Binds `rv.routing.listen`, if set.
 ///
 /// Errors: the address and the operating system's error.
@@ -220,7 +225,7 @@ impl RouterTask {
         let mut tick = tokio::time::interval(TICK);
         loop {
             let actions = tokio::select! {
-                _ = crate::channel::stopped(&mut stop) => break,
+                _ = stopped(&mut stop) => break,
                 d = self.listener.recv() => match d {
                     Some(d) => self.local(d),
                     None => break,
@@ -353,7 +358,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, tasks: Tasks) {
     let mut stop = shared.stop.clone();
     loop {
         let accepted = tokio::select! {
-            _ = crate::channel::stopped(&mut stop) => return,
+            _ = stopped(&mut stop) => return,
             a = listener.accept() => a,
         };
         match accepted {
@@ -452,7 +457,7 @@ async fn dial_loop(
             Err(e) => tracing::debug!(neighbor, addr, error = %e, "routing link: dial failed"),
         }
         tokio::select! {
-            _ = crate::channel::stopped(&mut stop) => return,
+            _ = stopped(&mut stop) => return,
             _ = tokio::time::sleep(delay) => {}
         }
         delay = (delay * 2).min(max);
@@ -519,7 +524,7 @@ async fn run_link(mut framed: LinkFramed, mut peer: Peer, heartbeat_ms: u64, sha
     let mut beat = tokio::time::interval(hb);
     let reason = loop {
         tokio::select! {
-            _ = crate::channel::stopped(&mut stop) => {
+            _ = stopped(&mut stop) => {
                 let _ = tokio::time::timeout(
                     Duration::from_millis(200),
                     sink.send(LinkFrame::Close("the gateway is stopping".into())),
