@@ -457,3 +457,58 @@ async fn a_gateway_without_routing_answers_404_and_strangers_are_refused() {
         y.stop(Duration::from_secs(5)).await;
     }
 }
+
+/// A frame as docs/rendezvous.md "Routing links" lays it out: u32 length,
+/// type byte, payload.
+fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = ((payload.len() + 1) as u32).to_be_bytes().to_vec();
+    f.push(kind);
+    f.extend_from_slice(payload);
+    f
+}
+
+fn string(s: &str) -> Vec<u8> {
+    let mut v = (s.len() as u16).to_be_bytes().to_vec();
+    v.extend_from_slice(s.as_bytes());
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_neighbor_is_declared_down_after_three_heartbeats() {
+    // docs/rendezvous.md "Routing links": HELLO 0x21 (version, router,
+    // network, expected router, max frame, heartbeat), HELLO_ACK 0x22; a
+    // link that received nothing for three heartbeat intervals is down.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let g = start(dir.path(), "G", "    neighbors: [{name: E}]\n").await;
+    let mut s = tokio::net::TcpStream::connect(addr(&g)).await.unwrap();
+    let mut hello = 1u16.to_be_bytes().to_vec();
+    for x in ["E", "E", "G"] {
+        hello.extend(string(x));
+    }
+    hello.extend(65_536u32.to_be_bytes());
+    hello.extend(200u32.to_be_bytes());
+    s.write_all(&frame(0x21, &hello)).await.unwrap();
+    let mut head = [0u8; 5];
+    s.read_exact(&mut head).await.unwrap();
+    assert_eq!(head[4], 0x22, "HELLO_ACK");
+    let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let mut ack = vec![0u8; len - 1];
+    s.read_exact(&mut ack).await.unwrap();
+    // version 1, router "G", network "G".
+    assert_eq!(&ack[..8], &[0, 1, 0, 1, b'G', 0, 1, b'G']);
+    wait_for(&g, "E up", |s| s["neighbors"][0]["state"] == "up").await;
+    // Silent from now on: G's heartbeat interval is 500 ms (the longer of
+    // the two), so down after 1500 ms without a frame.
+    let started = Instant::now();
+    wait_for(&g, "E down", |s| s["neighbors"][0]["state"] == "down").await;
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(1000), "{took:?}");
+    let st = status(&g).await;
+    assert_eq!(
+        st["neighbors"][0]["last_error"],
+        "nothing received for 1500 ms"
+    );
+    drop(s);
+    g.stop(Duration::from_secs(5)).await;
+}

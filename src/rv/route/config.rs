@@ -297,6 +297,32 @@ mod tests {
     }
 
     #[test]
+    fn check_config_places_each_error_at_its_line_and_column() {
+        // docs/config.md: FILE:LINE:COLUMN: path: message; columns counted
+        // in this text (`      - {name: G}` puts the mapping at column 9).
+        let text = "rv:\n  routing:\n    router: E\n    neighbors:\n      - {name: G}\n    export: ['_LOCAL.>']\n";
+        let e = crate::config::Config::from_yaml(text, "gw.yaml").unwrap_err();
+        let lines: Vec<String> = e.to_string().lines().map(str::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                "gw.yaml:5:9: rv.routing.neighbors[0].connect: neighbor \"G\" has no connect address, so it must dial this router: set rv.routing.listen",
+                "gw.yaml:6:14: rv.routing.export[0]: \"_LOCAL.>\": _LOCAL. subjects never leave the gateway",
+            ]
+        );
+        let e = crate::config::Config::from_yaml(
+            "rv:\n  routing:\n    router: E\n    cost: 3\n",
+            "gw.yaml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("gw.yaml:4:5: rv.routing: unknown field `cost`"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn router_names_follow_the_routing_table_entry_rules() {
         // "Routing Table Entry": alphanumeric, dot and dash, at most 64.
         assert!(check_name("frobitz.yellowNet.baz.com").is_ok());
