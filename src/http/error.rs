@@ -61,6 +61,16 @@ pub fn error_body(mqrc: Mqrc, message: &str) -> serde_json::Value {
     })
 }
 
+/// What a JSON body's parse error says, with its place once: `line L,
+/// column C: what` (serde_json's own text ends with ` at line L column C`,
+/// which is dropped here so that a message does not state it twice).
+pub fn json_error_text(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let what = text.strip_suffix(&suffix).unwrap_or(&text);
+    format!("line {}, column {}: {what}", e.line(), e.column())
+}
+
 /// `message` as an error body carries it: whole up to [`MAX_MESSAGE`]
 /// bytes, else cut there (at a character boundary) and ending with
 /// `… (N bytes)`.
@@ -183,6 +193,15 @@ mod tests {
 
     fn header_name() -> axum::http::HeaderName {
         axum::http::header::CONTENT_TYPE
+    }
+
+    #[test]
+    fn a_json_error_states_its_place_once() {
+        let e = serde_json::from_str::<serde_json::Value>("{\"a\": tru}").unwrap_err();
+        // serde_json says "expected ident at line 1 column 10" (the column
+        // after `tru`, where the ident ended early).
+        assert_eq!(e.to_string(), "expected ident at line 1 column 10");
+        assert_eq!(json_error_text(&e), "line 1, column 10: expected ident");
     }
 
     #[test]
