@@ -460,8 +460,8 @@ impl RouterCore {
             {
                 self.incarnation = a.incarnation;
                 self.seq = a.seq;
-                self.dirty = true;
-                out.extend(self.flush(now_ms));
+                let mine = self.announce(now_ms);
+                out.extend(self.flood(mine));
             }
             return out;
         }
@@ -484,12 +484,26 @@ impl RouterCore {
                 }
             }
             Inserted::Same => {}
+            Inserted::Full => {
+                tracing::warn!(router = %self.router, announced = %a.router, "routing table full: router ignored");
+            }
         }
         out
     }
 
     /// A local listener's subject got its first listener, or lost its last.
     pub fn local_interest(&mut self, subject: Subject<'static>, listening: bool) {
+        // Subjects that are never interest: inboxes (one per request) are
+        // routed by their gateway, the others never cross a link.
+        if matches!(
+            subject.class(),
+            SubjectClass::Inbox
+                | SubjectClass::Local
+                | SubjectClass::Advisory
+                | SubjectClass::RoutingDaemon
+        ) {
+            return;
+        }
         let changed = if listening {
             self.local_interest.insert(subject)
         } else {
@@ -507,15 +521,19 @@ impl RouterCore {
             .collect()
     }
 
-    /// Makes a new announcement of this router and keeps it in the table.
-    fn announce(&mut self, now_ms: u64) -> Announcement {
-        self.seq += 1;
-        let neighbors = self
-            .neighbors
+    /// Connected neighbors and their costs, as announced.
+    fn announced_neighbors(&self) -> Vec<(String, u32)> {
+        self.neighbors
             .iter()
             .filter(|(_, n)| n.link.is_some())
             .map(|(name, n)| (name.clone(), n.cost))
-            .collect();
+            .collect()
+    }
+
+    /// Makes a new announcement of this router and keeps it in the table.
+    fn announce(&mut self, now_ms: u64) -> Announcement {
+        self.seq += 1;
+        let neighbors = self.announced_neighbors();
         let a = Announcement {
             router: self.router.clone(),
             network: self.network.clone(),
@@ -530,22 +548,32 @@ impl RouterCore {
         a
     }
 
-    /// Sends this router's announcement again if it changed.
+    /// `a` to every link.
+    fn flood(&self, a: Announcement) -> Vec<Action> {
+        self.links
+            .keys()
+            .map(|&l| Action::Send {
+                link: l,
+                frame: LinkFrame::Router(a.clone()),
+            })
+            .collect()
+    }
+
+    /// Announces this router again if its links or interest changed.
     pub fn flush(&mut self, now_ms: u64) -> Vec<Action> {
         let mut out = Vec::new();
         if !self.dirty {
             return out;
         }
-        let old = self.table.get(&self.router).cloned();
-        let a = self.announce(now_ms);
-        let same = old.is_some_and(|o| o.neighbors == a.neighbors && o.interest == a.interest);
-        if !same {
-            for &l in self.links.keys() {
-                out.push(Action::Send {
-                    link: l,
-                    frame: LinkFrame::Router(a.clone()),
-                });
-            }
+        self.dirty = false;
+        let (neighbors, interest) = (self.announced_neighbors(), self.interest());
+        let changed = self
+            .table
+            .get(&self.router)
+            .is_none_or(|o| o.neighbors != neighbors || o.interest != interest);
+        if changed {
+            let a = self.announce(now_ms);
+            out.extend(self.flood(a));
         }
         out.extend(self.relisten(now_ms));
         out

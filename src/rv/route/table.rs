@@ -97,7 +97,12 @@ pub enum Inserted {
     Same,
     /// The table holds a newer one (send that back).
     Older,
+    /// A router the table has no room for ([`MAX_ROUTERS`]): ignored.
+    Full,
 }
+
+/// Most routers a table holds.
+pub const MAX_ROUTERS: usize = 4096;
 
 /// Cheapest paths from one router.
 #[derive(Debug, Default)]
@@ -115,6 +120,7 @@ const DECISION_CACHE: usize = 4096;
 #[derive(Debug)]
 pub struct Table {
     me: String,
+    max_routers: usize,
     routers: BTreeMap<String, Announcement>,
     reachable: BTreeSet<String>,
     /// Since when (ms) each router has been unreachable.
@@ -129,6 +135,7 @@ impl Table {
     pub fn new(me: &str) -> Table {
         Table {
             me: me.to_string(),
+            max_routers: MAX_ROUTERS,
             routers: BTreeMap::new(),
             reachable: BTreeSet::new(),
             unreachable_since: HashMap::new(),
@@ -149,6 +156,7 @@ impl Table {
         match self.routers.get(&a.router) {
             Some(old) if old == &a => return Inserted::Same,
             Some(old) if !a.is_newer_than(old) => return Inserted::Older,
+            None if self.routers.len() >= self.max_routers => return Inserted::Full,
             _ => {}
         }
         self.routers.insert(a.router.clone(), a);
@@ -608,6 +616,30 @@ mod tests {
         assert_eq!(t.insert(restarted.clone(), 0), Inserted::Newer);
         assert_eq!(t.insert(Announcement { seq: 9, ..a1 }, 0), Inserted::Older);
         assert_eq!(t.get("B"), Some(&restarted));
+    }
+
+    #[test]
+    fn a_full_table_ignores_new_routers() {
+        // docs/rendezvous.md "Routing links": at most MAX_ROUTERS (4096)
+        // routers; 8 here, to keep the test quick.
+        assert_eq!(MAX_ROUTERS, 4096);
+        let mut t = Table {
+            max_routers: 8,
+            ..Table::new("A")
+        };
+        for i in 0..8 {
+            assert_eq!(
+                t.insert(ann(&format!("R{i}"), "N", &[], &[]), 0),
+                Inserted::Newer
+            );
+        }
+        assert_eq!(t.insert(ann("ONE.MORE", "N", &[], &[]), 0), Inserted::Full);
+        // A router it holds may still announce itself again.
+        let again = Announcement {
+            seq: 2,
+            ..ann("R0", "N", &[], &[])
+        };
+        assert_eq!(t.insert(again, 0), Inserted::Newer);
     }
 
     #[test]
