@@ -473,7 +473,7 @@ impl RouterCore {
                         frame: LinkFrame::Router(a.clone()),
                     });
                 }
-                out.extend(self.relisten(now_ms));
+                out.extend(self.relisten());
             }
             Inserted::Older => {
                 if let Some(newer) = self.table.get(&a.router) {
@@ -575,13 +575,13 @@ impl RouterCore {
             let a = self.announce(now_ms);
             out.extend(self.flood(a));
         }
-        out.extend(self.relisten(now_ms));
+        out.extend(self.relisten());
         out
     }
 
     /// Brings the bus listener's subjects to what other networks want and
     /// this one exports, and the reply inboxes in use.
-    fn relisten(&mut self, _now_ms: u64) -> Vec<Action> {
+    fn relisten(&mut self) -> Vec<Action> {
         let mut want: BTreeSet<String> = self
             .table
             .remote_interest(&self.network)
@@ -618,8 +618,8 @@ impl RouterCore {
         let targets = if s.class() == SubjectClass::Inbox {
             match inbox_id(subject).map(|id| self.table.route_inbox(id)) {
                 Some(InboxRoute::Forward(n)) => {
-                    if let Some(id) = inbox_id(subject) {
-                        self.touch_inbox(subject, id, now_ms);
+                    if let Some(t) = self.inboxes.get_mut(subject) {
+                        *t = now_ms;
                     }
                     vec![n]
                 }
@@ -647,13 +647,6 @@ impl RouterCore {
             self.send_message(&n, fwd.clone(), &mut out);
         }
         out
-    }
-
-    /// Keeps a reply inbox listened to a while longer.
-    fn touch_inbox(&mut self, subject: &str, _id: &str, now_ms: u64) {
-        if let Some(t) = self.inboxes.get_mut(subject) {
-            *t = now_ms;
-        }
     }
 
     fn send_message(&mut self, neighbor: &str, fwd: Forward, out: &mut Vec<Action>) {
@@ -802,7 +795,7 @@ impl RouterCore {
     pub fn tick(&mut self, now_ms: u64) -> Vec<Action> {
         let mut out = Vec::new();
         if !self.table.purge(now_ms, UNREACHABLE_HOLD_MS).is_empty() {
-            out.extend(self.relisten(now_ms));
+            out.extend(self.relisten());
         }
         let expired: Vec<String> = self
             .inboxes
@@ -814,7 +807,7 @@ impl RouterCore {
             for k in &expired {
                 self.inboxes.remove(k);
             }
-            out.extend(self.relisten(now_ms));
+            out.extend(self.relisten());
         }
         for n in self.neighbors.values_mut() {
             if n.unreported_loss > 0 {
