@@ -104,6 +104,9 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
             err(&format!("rv.routing.{key}"), message);
         }
     }
+    for (key, message) in config.rv.bridge_problems() {
+        err(&format!("rv.{key}"), message);
+    }
     crate::rpc::check::check_config(&config.rpc, &mut err);
     check_exits(&config.exits, &mut err);
 

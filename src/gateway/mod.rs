@@ -223,6 +223,7 @@ impl Gateway {
         let messageq = messageq.map(|loaded| crate::sbs::start(&mqi, loaded));
         let tasks = mqi.tasks();
         let rv = crate::rv::Bus::new(&config.rv);
+        crate::rv::bridge::start(&rv, &mqi, &config.rv);
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let channel_listener =

@@ -23,6 +23,12 @@ pub struct RvConfig {
     /// The gateway as a routing daemon (docs/rendezvous.md "Routing
     /// between gateways"); absent: none.
     pub routing: Option<super::route::config::RoutingConfig>,
+    /// Rules between subjects and MQ queues (docs/rendezvous.md "Bridge to
+    /// MQ queues"). Default none.
+    pub bridges: super::bridge::BridgesConfig,
+    /// The bridge to a nats-server (docs/rendezvous.md "Bridge to NATS").
+    /// Default none.
+    pub nats: Option<super::bridge::NatsConfig>,
 }
 
 /// Default [`RvConfig::max_message_bytes`].
@@ -42,6 +48,8 @@ impl Default for RvConfig {
             listener_queue: DEFAULT_LISTENER_QUEUE,
             wildcard_publish: false,
             routing: None,
+            bridges: Default::default(),
+            nats: None,
         }
     }
 }
@@ -62,6 +70,15 @@ impl RvConfig {
                 "listener_queue",
                 format!("must be 1 to {LIMIT_LISTENER_QUEUE} messages"),
             ));
+        }
+        out
+    }
+
+    /// The problems of `bridges` and `nats`, as (path under `rv.`, message).
+    pub fn bridge_problems(&self) -> Vec<(String, String)> {
+        let mut out = self.bridges.problems();
+        if let Some(n) = &self.nats {
+            out.extend(n.problems());
         }
         out
     }

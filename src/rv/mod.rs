@@ -11,6 +11,7 @@
 //! [`advisory::Advisory`], [`bus_error::BusError`].
 
 pub mod advisory;
+pub mod bridge;
 pub mod bus;
 pub mod bus_error;
 pub mod config;
