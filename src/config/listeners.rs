@@ -15,25 +15,32 @@ pub enum Listen {
     Http,
     /// The message channel listener: `listener.listen`, `mqgate run --listen`.
     Channel,
+    /// The Rendezvous routing daemon's listener for neighbor links:
+    /// `rv.routing.listen` (no command-line option; unset: none, which
+    /// never clashes).
+    RvRouting,
 }
 
 impl Listen {
     /// Every listener, in the order of the file's sections.
-    pub const ALL: [Listen; 2] = [Listen::Http, Listen::Channel];
+    pub const ALL: [Listen; 3] = [Listen::Http, Listen::Channel, Listen::RvRouting];
 
     /// The setting's path in the YAML file.
     pub fn path(self) -> &'static str {
         match self {
             Listen::Http => "http.listen",
             Listen::Channel => "listener.listen",
+            Listen::RvRouting => "rv.routing.listen",
         }
     }
 
-    /// The `mqgate run` option that overrides the setting.
+    /// The `mqgate run` option that overrides the setting (the setting's
+    /// path when no option does).
     pub fn flag(self) -> &'static str {
         match self {
             Listen::Http => "--http",
             Listen::Channel => "--listen",
+            Listen::RvRouting => "rv.routing.listen",
         }
     }
 
@@ -41,9 +48,13 @@ impl Listen {
         match self {
             Listen::Http => HttpConfig::default().listen,
             Listen::Channel => ListenerConfig::default().listen,
+            Listen::RvRouting => UNSET,
         }
     }
 }
+
+/// The address of a listener that is not configured: port 0 never clashes.
+const UNSET: SocketAddr = SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), 0);
 
 /// Where a listen address was set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +90,12 @@ impl Config {
         match l {
             Listen::Http => self.http.listen,
             Listen::Channel => self.listener.listen,
+            Listen::RvRouting => self
+                .rv
+                .routing
+                .as_ref()
+                .and_then(|r| r.listen)
+                .unwrap_or(UNSET),
         }
     }
 
@@ -88,6 +105,11 @@ impl Config {
         match l {
             Listen::Http => self.http.listen = addr,
             Listen::Channel => self.listener.listen = addr,
+            Listen::RvRouting => {
+                if let Some(r) = self.rv.routing.as_mut() {
+                    r.listen = Some(addr);
+                }
+            }
         }
         self.origins.0.insert(l, (addr, Origin::Flag));
     }
@@ -274,6 +296,26 @@ mod tests {
         assert_eq!(
             e[0].message,
             "--http (http.listen) and --listen (listener.listen) are both 127.0.0.1:1414"
+        );
+    }
+
+    #[test]
+    fn the_routing_listener_clashes_like_the_others() {
+        // rv.routing.listen is a listener of the gateway (docs/config.md
+        // "Listen addresses").
+        let text = "listener:\n  listen: 127.0.0.1:7501\nrv:\n  routing:\n    router: E\n    listen: 127.0.0.1:7501\n";
+        assert_eq!(
+            one(text),
+            (
+                6,
+                13,
+                "listener.listen (line 2, column 11) and rv.routing.listen (line 6, column 13) are both 127.0.0.1:7501".into()
+            )
+        );
+        // Unset: no listener, no clash.
+        assert!(
+            errors("rv:\n  routing:\n    router: E\n    neighbors: [{name: G, connect: 'h:1'}]\n")
+                .is_empty()
         );
     }
 

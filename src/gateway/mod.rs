@@ -80,6 +80,11 @@ pub enum StartError {
     /// (docs/messageq.md).
     #[error("{}", .0.join("\n"))]
     MessageQ(Vec<String>),
+    /// The routing daemon of `rv.routing` cannot start: its listen
+    /// address cannot be bound (docs/rendezvous.md "Routing between
+    /// gateways").
+    #[error("{0}")]
+    RvRouting(String),
 }
 
 impl StartError {
@@ -131,6 +136,8 @@ struct Running {
     /// The Rendezvous subject bus: closed at the start of a stop, which
     /// ends its listeners' event streams.
     rv: crate::rv::Bus,
+    /// The routing daemon, when `rv.routing` is set.
+    routing: Option<crate::rv::route::service::Routing>,
     tasks: Tasks,
     /// Tells the channel listener, receiver connections and sender channels to stop.
     stop_channels: watch::Sender<bool>,
@@ -199,6 +206,14 @@ impl Gateway {
         let (channel_listener, channel_addr) = bind(config.listener.listen)
             .await
             .map_err(|(addr, source)| StartError::Channel { addr, source })?;
+        let routing_listener = match &config.rv.routing {
+            Some(r) => crate::rv::route::service::bind(r)
+                .await
+                .map_err(|(addr, e)| {
+                    StartError::RvRouting(format!("cannot listen for routing links on {addr}: {e}"))
+                })?,
+            None => None,
+        };
         // Port 0 asked for any free port: report (and serve /v1/status) the real one.
         config.http.listen = http_addr;
         config.listener.listen = channel_addr;
@@ -214,6 +229,13 @@ impl Gateway {
         let (stop_channels, stop_rx) = watch::channel(false);
         let channel_listener =
             start_channels(&config, &mqi, &board, channel_listener, &stop_rx).await;
+        let routing = match &config.rv.routing {
+            Some(r) => Some(
+                crate::rv::route::service::start(r, &rv, routing_listener, &tasks, stop_rx.clone())
+                    .map_err(|e| StartError::RvRouting(format!("routing daemon: {e}")))?,
+            ),
+            None => None,
+        };
         tracing::info!(
             queue_manager = %qm.name(),
             http = %config.http.listen,
@@ -229,7 +251,8 @@ impl Gateway {
             Arc::clone(&board),
             &rpc,
             crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
-                .merge(crate::http::rv::cm::routes(rv_cm, rv.clone())),
+                .merge(crate::http::rv::cm::routes(rv_cm, rv.clone()))
+                .merge(crate::http::rv_routing::routes(routing.clone())),
         );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -249,6 +272,7 @@ impl Gateway {
                 rpc,
                 board,
                 rv,
+                routing,
                 tasks,
                 stop_channels,
                 stop_http,
@@ -377,6 +401,13 @@ impl Handle {
     /// `None` after [`Handle::stop`].
     pub fn rv_bus(&self) -> Option<crate::rv::Bus> {
         self.running.as_ref().map(|r| r.rv.clone())
+    }
+
+    /// The routing daemon (docs/rendezvous.md "Routing between gateways"),
+    /// when `rv.routing` is set: its listen address and status. `None`
+    /// after [`Handle::stop`].
+    pub fn rv_routing(&self) -> Option<crate::rv::route::service::Routing> {
+        self.running.as_ref().and_then(|r| r.routing.clone())
     }
 
     /// A count of the gateway's running tasks, valid after [`Handle::stop`].

@@ -20,6 +20,9 @@ pub struct RvConfig {
     /// Rendezvous on an ordinary transport, discouraged: "Wildcard
     /// Sending"). Default false: refused with TIBRV_INVALID_SUBJECT.
     pub wildcard_publish: bool,
+    /// The gateway as a routing daemon (docs/rendezvous.md "Routing
+    /// between gateways"); absent: none.
+    pub routing: Option<super::route::config::RoutingConfig>,
     /// Rules between subjects and MQ queues (docs/rendezvous.md "Bridge to
     /// MQ queues"). Default none.
     pub bridges: super::bridge::BridgesConfig,
@@ -44,6 +47,7 @@ impl Default for RvConfig {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             listener_queue: DEFAULT_LISTENER_QUEUE,
             wildcard_publish: false,
+            routing: None,
             bridges: Default::default(),
             nats: None,
         }

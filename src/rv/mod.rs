@@ -23,6 +23,7 @@ pub mod field_arg;
 pub mod json;
 pub mod listener;
 mod queue;
+pub mod route;
 mod text;
 pub mod watch;
 
