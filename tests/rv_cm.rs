@@ -245,6 +245,15 @@ fn pending(g: &common::Gateway, cm: &str) -> Vec<u64> {
         .collect()
 }
 
+/// Waits until listener `cm`'s first agreement is certified: its sender's
+/// acceptance was read ("Certified Message Delivery": until then labeled
+/// messages arrive uncertified).
+fn wait_certified(g: &common::Gateway, cm: &str) {
+    wait_for("the agreement to be certified", || {
+        inspect(g, cm)["listener"]["agreements"][0]["state"] == "certified"
+    });
+}
+
 fn wait_for(what: &str, mut ok: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
@@ -435,6 +444,7 @@ fn a_listener_that_comes_back_gets_exactly_what_it_did_not_confirm() {
     );
     create(&g, json!({"name": "DESK", "request_old": true}));
     let l = listen(&g, "DESK", "Q.B", "explicit");
+    wait_certified(&g, "DESK");
     for n in 1..=5 {
         send(&g, "PRICER", "Q.B", "", n);
     }
@@ -566,6 +576,7 @@ fn kill9_of_the_gateway_loses_no_unconfirmed_message_and_repeats_no_confirmed_on
         json!({"name": "DESK", "ledger": "store", "request_old": true}),
     );
     let l = listen(&g, "DESK", "K.X", "explicit");
+    wait_certified(&g, "DESK");
     for n in 1..=N {
         send(&g, "PRICER", "K.X", "", n as i32);
     }
@@ -675,9 +686,7 @@ fn the_command_line_sends_listens_and_confirms_certified() {
         (0, "published C.X as PRICER/1 to 1 listener\n"),
         "{e}"
     );
-    wait_for("DESK to be certified", || {
-        inspect(&g, "DESK")["listener"]["agreements"][0]["state"] == "certified"
-    });
+    wait_certified(&g, "DESK");
     let (code, out, _) = mqgate(
         &g,
         &[
