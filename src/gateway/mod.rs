@@ -223,8 +223,10 @@ impl Gateway {
         let messageq = messageq.map(|loaded| crate::sbs::start(&mqi, loaded));
         let tasks = mqi.tasks();
         let rv = crate::rv::Bus::new(&config.rv);
-        crate::rv::bridge::start(&rv, &mqi, &config.rv);
         let rv_cm = crate::rv::cm::CmTransports::start(&rv, &mqi).await;
+        // After the transports: a certified rule's reopened correspondent
+        // and the senders it asks for old messages are open by then.
+        crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm).await;
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let channel_listener =

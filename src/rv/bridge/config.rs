@@ -50,12 +50,15 @@ pub struct ToQueueRule {
     #[serde(default)]
     pub body: BodyForm,
     /// MQMD Persistence of the puts: true = MQPER_PERSISTENT, false =
-    /// MQPER_NOT_PERSISTENT, absent = MQPER_PERSISTENCE_AS_Q_DEF.
+    /// MQPER_NOT_PERSISTENT, absent = MQPER_PERSISTENCE_AS_Q_DEF (with
+    /// `certified`: always persistent, and false is refused).
     #[serde(default)]
     pub persistent: Option<bool>,
-    /// The certified-delivery correspondent name the rule would listen as;
-    /// refused until certified delivery is built (docs/rendezvous.md
-    /// "Bridges").
+    /// A reusable correspondent name (at most 50 bytes, "Reusable
+    /// Names"): the rule listens as a certified listener of this CM
+    /// transport, a persistent correspondent, and confirms each certified
+    /// message in the unit of work of its put (docs/rendezvous.md
+    /// "Certified bridges").
     #[serde(default)]
     pub certified: Option<String>,
 }
@@ -72,8 +75,10 @@ pub struct FromQueueRule {
     /// properties become fields) or `json` (the body is the JSON form).
     #[serde(default)]
     pub body: BodyForm,
-    /// The certified-delivery correspondent name the rule would send as;
-    /// refused until certified delivery is built.
+    /// A reusable correspondent name (at most 50 bytes, "Reusable
+    /// Names"): the rule sends each message as a certified message of
+    /// this CM transport, a persistent correspondent, and commits its get
+    /// with the sender's ledger (docs/rendezvous.md "Certified bridges").
     #[serde(default)]
     pub certified: Option<String>,
 }
@@ -123,11 +128,44 @@ fn subject_problem(text: &str, v: Validation) -> Option<String> {
     })
 }
 
-fn certified_problem(name: &str) -> String {
-    match check_reusable_name(name, NameKind::CmName) {
-        Err(e) => format!("invalid correspondent name {name:?}: {e}"),
-        Ok(_) => "certified delivery is not available yet: bridge rules carry ordinary subjects (docs/rendezvous.md \"Bridges\")".into(),
+/// Where each correspondent name was first used, to refuse it twice.
+type Names<'a> = std::collections::HashMap<&'a str, String>;
+
+/// The problem of `certified` at `at` (`bridges.to_queues[0].certified`):
+/// a reusable name ("Reusable Names": subject syntax, no wildcard, no
+/// reserved first element, at most 50 bytes), used by one rule only (one
+/// correspondent confirms once for all its listeners, so two rules under
+/// one name would confirm each other's messages).
+fn certified_problem<'a>(name: &'a str, at: &str, names: &mut Names<'a>) -> Option<String> {
+    if let Err(e) = check_reusable_name(name, NameKind::CmName) {
+        return Some(format!(
+            "invalid correspondent name {name:?}: {e} (TIBRV_INVALID_SUBJECT 20; docs/rendezvous.md \"Reusable names\")"
+        ));
     }
+    if let Some(first) = names.get(name) {
+        return Some(format!(
+            "correspondent name {name:?} is used by {first} already: each certified rule needs its own"
+        ));
+    }
+    names.insert(name, at.to_string());
+    None
+}
+
+/// True when listen subject `pattern` receives messages published on
+/// send subject `subject`, as the bus delivers (a leading wildcard never
+/// reaches a reserved subject; docs/rendezvous.md "Reserved subjects on
+/// the bus").
+fn receives(pattern: &str, subject: &str) -> bool {
+    let (Ok(p), Ok(s)) = (
+        Subject::parse(pattern, Validation::LISTEN),
+        Subject::parse(subject, Validation::SEND),
+    ) else {
+        return false;
+    };
+    if s.class().is_reserved() && matches!(p.first_element(), "*" | ">") {
+        return false;
+    }
+    p.matches(&s)
 }
 
 impl BridgesConfig {
@@ -135,6 +173,7 @@ impl BridgesConfig {
     /// send mode (targets), queue and queue manager names, `certified`.
     pub fn problems(&self) -> Vec<Problem> {
         let mut out = Vec::new();
+        let mut names = Names::new();
         for (i, r) in self.to_queues.iter().enumerate() {
             let at = |k: &str| format!("bridges.to_queues[{i}].{k}");
             if let Some(p) = subject_problem(&r.subject, Validation::LISTEN) {
@@ -157,7 +196,32 @@ impl BridgesConfig {
                 out.push((at("q_mgr"), e));
             }
             if let Some(c) = &r.certified {
-                out.push((at("certified"), certified_problem(c)));
+                if let Some(p) = certified_problem(c, &at("certified"), &mut names) {
+                    out.push((at("certified"), p));
+                }
+                if r.persistent == Some(false) {
+                    out.push((
+                        at("persistent"),
+                        "a certified rule puts persistent messages: a confirmed message must survive a restart".into(),
+                    ));
+                }
+            }
+            // A certified rule's messages come through its CM transport,
+            // which the bus's links cannot keep from a queue rule's
+            // messages: refuse what would carry a message from a queue
+            // back to a queue.
+            for (j, f) in self.from_queues.iter().enumerate() {
+                if (r.certified.is_some() || f.certified.is_some())
+                    && receives(&r.subject, &f.subject)
+                {
+                    out.push((
+                        at("subject"),
+                        format!(
+                            "{:?} receives {:?}, the subject of bridges.from_queues[{j}]: with certified delivery a message from a queue would go back to a queue",
+                            r.subject, f.subject
+                        ),
+                    ));
+                }
             }
         }
         for (i, r) in self.from_queues.iter().enumerate() {
@@ -173,8 +237,10 @@ impl BridgesConfig {
             ) {
                 out.push((at("subject"), format!("{:?}: a bridge brings messages in from outside the bus, and _LOCAL. subjects never come from outside", r.subject)));
             }
-            if let Some(c) = &r.certified {
-                out.push((at("certified"), certified_problem(c)));
+            if let Some(c) = &r.certified
+                && let Some(p) = certified_problem(c, &at("certified"), &mut names)
+            {
+                out.push((at("certified"), p));
             }
         }
         out

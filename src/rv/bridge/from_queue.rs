@@ -17,19 +17,19 @@ use crate::mqi::{DeadLetter, GetMode, GetRequest, GetResult, Got, Mqi, Object};
 use crate::rv::{Bus, BusError, LinkId, Origin};
 
 /// How long one get waits before it is issued again (and interest checked).
-const GET_WAIT: Duration = Duration::from_secs(5);
+pub(super) const GET_WAIT: Duration = Duration::from_secs(5);
 /// The pause after a failure that is likely to repeat at once.
-const RETRY_PAUSE: Duration = Duration::from_secs(1);
+pub(super) const RETRY_PAUSE: Duration = Duration::from_secs(1);
 
 /// True for the reasons of a stopping queue manager (2161, 2162).
-fn stopping(mqrc: Mqrc) -> bool {
+pub(super) fn stopping(mqrc: Mqrc) -> bool {
     mqrc == Mqrc::Q_MGR_QUIESCING || mqrc == Mqrc::Q_MGR_STOPPING
 }
 
 /// The reason a refused publish gets in the MQDLH: 2031
 /// MQRC_MSG_TOO_BIG_FOR_Q_MGR for a message over `rv.max_message_bytes`,
 /// 2110 MQRC_FORMAT_ERROR for another rule of the message model.
-fn bus_refusal_reason(e: &BusError) -> Mqrc {
+pub(super) fn bus_refusal_reason(e: &BusError) -> Mqrc {
     if e.is_too_large() {
         Mqrc::MSG_TOO_BIG_FOR_Q_MGR
     } else {
@@ -38,7 +38,7 @@ fn bus_refusal_reason(e: &BusError) -> Mqrc {
 }
 
 /// What became of one message.
-enum Outcome {
+pub(super) enum Outcome {
     /// Published and committed, or dead-lettered and committed.
     Done,
     /// Nobody received it: backed out; wait for interest to change.
@@ -157,7 +157,7 @@ async fn one(mqi: &Mqi, obj: &Object, bus: &Bus, link: LinkId, rule: &FromQueueR
 
 /// Dead-letters the message as stored in `uow` and commits, or backs it
 /// out (it stays on its queue) when the dead-letter queue refuses it.
-async fn dead_letter(
+pub(super) async fn dead_letter(
     mqi: &Mqi,
     got: &Got,
     rule: &FromQueueRule,

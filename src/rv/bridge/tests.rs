@@ -176,12 +176,56 @@ fn bridge_rules_are_checked_for_check_config() {
         text.contains("8:18: rv.bridges.from_queues[0].subject: invalid subject \"ORDERS.*\": element 2 is the wildcard '*': sending to a wildcard subject is refused unless wildcard sends are allowed"),
         "{text}"
     );
+    // A valid reusable name is no problem now that certified bridges exist.
+    assert!(!text.contains("certified"), "{text}");
+}
+
+#[test]
+fn certified_names_are_reusable_names_each_used_once_and_rules_cannot_loop() {
+    let c = crate::config::Config::from_yaml(
+        "rv:\n  bridges:\n    to_queues:\n      - subject: ORDERS.>\n        queue: Q\n        certified: _RV.X\n        persistent: false\n      - subject: QUOTE.>\n        queue: Q\n        certified: DESK\n      - subject: \">\"\n        queue: Q\n    from_queues:\n      - queue: Q\n        subject: ORDERS.NEW\n      - queue: Q\n        subject: TRADES.NEW\n        certified: DESK\n      - queue: Q\n        subject: LONG.NAME\n        certified: NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n",
+        "c.yaml",
+    )
+    .unwrap_err();
+    let text = c.to_string();
+    // "Reusable Names": no reserved first element, at most 50 bytes; the
+    // refusal texts are docs/rendezvous.md "Refusals".
+    assert!(
+        text.contains("6:20: rv.bridges.to_queues[0].certified: invalid correspondent name \"_RV.X\": element 1: a reusable name may not begin with a reserved element"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rv.bridges.from_queues[2].certified: invalid correspondent name \"NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\": the name is 51 bytes long, over the 50-character limit of reusable names"),
+        "{text}"
+    );
     assert!(
         text.contains(
-            "11:20: rv.bridges.from_queues[1].certified: certified delivery is not available yet"
+            "7:21: rv.bridges.to_queues[0].persistent: a certified rule puts persistent messages"
         ),
         "{text}"
     );
+    // One correspondent per rule (docs/rendezvous.md "Certified bridges").
+    assert!(
+        text.contains("rv.bridges.from_queues[1].certified: correspondent name \"DESK\" is used by bridges.to_queues[1].certified already"),
+        "{text}"
+    );
+    // ORDERS.> receives ORDERS.NEW and rule 0 is certified: a loop from
+    // queue to queue; `>` receives TRADES.NEW, sent by a certified rule.
+    assert!(
+        text.contains("rv.bridges.to_queues[0].subject: \"ORDERS.>\" receives \"ORDERS.NEW\", the subject of bridges.from_queues[0]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rv.bridges.to_queues[2].subject: \">\" receives \"TRADES.NEW\", the subject of bridges.from_queues[1]"),
+        "{text}"
+    );
+    // Plain rules on both sides are kept apart by the bus's link: `>` and
+    // ORDERS.NEW (neither certified) are no problem, nor QUOTE.> (no
+    // from_queues subject under it).
+    assert!(!text.contains("\">\" receives \"ORDERS.NEW\""), "{text}");
+    assert!(!text.contains("to_queues[1].subject"), "{text}");
+    // The third: `>` receives LONG.NAME, sent by a certified rule too.
+    assert_eq!(text.matches(" receives ").count(), 3, "{text}");
 }
 
 #[test]

@@ -6,10 +6,12 @@
 //! dead-letter queue refuses too is logged as lost. Nothing is dropped
 //! without an error in the log.
 
+use mqgate_codecs::rv::msg::Envelope;
+
 use super::config::{BodyForm, ToQueueRule};
 use super::mq_form::{FormError, persistence, to_mq};
 use crate::mqi::{DeadLetterPut, Mqi, Object, Outgoing, PutOptions};
-use crate::rv::{Delivery, Listener};
+use crate::rv::Listener;
 
 /// Runs rule `rule` until its listener ends (the bus closed and every
 /// queued message was put).
@@ -29,22 +31,30 @@ pub(super) async fn run(mqi: Mqi, mut listener: Listener, rule: ToQueueRule) {
             tracing::error!(subject = %rule.subject, queue = %rule.queue, advisory = %d.subject(), "messages for the queue were discarded: the puts did not keep up with the subject");
             continue;
         }
-        deliver(&mqi, &obj, &rule, &d).await;
+        let per = persistence(rule.persistent);
+        deliver(&mqi, &obj, &rule, d.envelope(), d.json(), per).await;
     }
 }
 
-/// Puts one message, or dead-letters it.
-async fn deliver(mqi: &Mqi, obj: &Object, rule: &ToQueueRule, d: &Delivery) {
-    let per = persistence(rule.persistent);
-    let msg = match to_mq(d.envelope(), d.json(), rule.body, per) {
+/// Puts one message (`env`, its JSON form `json`) with MQMD Persistence
+/// `per` outside syncpoint, or dead-letters it.
+pub(super) async fn deliver(
+    mqi: &Mqi,
+    obj: &Object,
+    rule: &ToQueueRule,
+    env: &Envelope,
+    json: &str,
+    per: i32,
+) {
+    let msg = match to_mq(env, json, rule.body, per) {
         Ok(m) => m,
         Err(e) => {
             // The RFH2 form cannot hold it: the JSON form always can, and
             // keeps every field for whoever reads the dead-letter queue.
-            let Ok(json) = to_mq(d.envelope(), d.json(), BodyForm::Json, per) else {
+            let Ok(json) = to_mq(env, json, BodyForm::Json, per) else {
                 return;
             };
-            dead_letter(mqi, rule, d, json, e).await;
+            dead_letter(mqi, rule, &env.subject, json, e).await;
             return;
         }
     };
@@ -54,20 +64,21 @@ async fn deliver(mqi: &Mqi, obj: &Object, rule: &ToQueueRule, d: &Delivery) {
     };
     match mqi.put(obj, msg.clone(), pmo).await {
         Ok(r) => {
-            tracing::debug!(subject = %d.subject(), queue = %r.queue, msg_id = %hex::encode_upper(r.msg_id), "subject bridged to queue")
+            tracing::debug!(subject = %env.subject, queue = %r.queue, msg_id = %hex::encode_upper(r.msg_id), "subject bridged to queue")
         }
         Err(e) => {
             let err = FormError {
                 mqrc: e.mqrc,
                 message: e.message,
             };
-            dead_letter(mqi, rule, d, msg, err).await;
+            dead_letter(mqi, rule, &env.subject, msg, err).await;
         }
     }
 }
 
-/// Puts `msg` on the dead-letter queue with `why.mqrc`; logs either way.
-async fn dead_letter(mqi: &Mqi, rule: &ToQueueRule, d: &Delivery, msg: Outgoing, why: FormError) {
+/// Puts `msg` (of a message on `subject`) on the dead-letter queue with
+/// `why.mqrc`; logs either way.
+async fn dead_letter(mqi: &Mqi, rule: &ToQueueRule, subject: &str, msg: Outgoing, why: FormError) {
     let dl = DeadLetterPut {
         message: msg,
         reason: why.mqrc,
@@ -76,7 +87,7 @@ async fn dead_letter(mqi: &Mqi, rule: &ToQueueRule, d: &Delivery, msg: Outgoing,
     };
     match mqi.dead_letter(dl).await {
         Ok(r) => tracing::warn!(
-            subject = %d.subject(),
+            subject = %subject,
             queue = %rule.queue,
             dead_letter_queue = %r.queue,
             reason = why.mqrc.0,
@@ -84,7 +95,7 @@ async fn dead_letter(mqi: &Mqi, rule: &ToQueueRule, d: &Delivery, msg: Outgoing,
             "subject bridge could not put a message to its queue; dead-lettered"
         ),
         Err(e) => tracing::error!(
-            subject = %d.subject(),
+            subject = %subject,
             queue = %rule.queue,
             reason = why.mqrc.0,
             error = %why.message,

@@ -124,8 +124,9 @@ pub struct StoredAgreement {
     pub confirmed: SeqSet,
 }
 
-/// A CM listener's ledger.
-#[derive(Debug)]
+/// A CM listener's ledger. A clone is a draft: a confirmation made on it
+/// replaces the ledger only once its record is written.
+#[derive(Clone, Debug)]
 pub struct ListenerLedger {
     name: String,
     agreements: BTreeMap<(String, String), Agreement>,

@@ -26,5 +26,5 @@ pub mod transport;
 pub mod transports;
 
 pub use error::CmError;
-pub use transport::{CmDelivery, CmListener, CmTransport, ConfirmMode, LedgerKind, Sent};
+pub use transport::{CmDelivery, CmListener, CmTransport, ConfirmMode, LedgerKind, Records, Sent};
 pub use transports::{CmTransports, CreateOptions};

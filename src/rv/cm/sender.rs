@@ -204,6 +204,47 @@ impl SenderLedger {
         envelope
     }
 
+    /// The number of listeners message `sequence` of `subject` is kept
+    /// for; 0 when it is not kept.
+    pub fn kept_for(&self, subject: &str, sequence: u64) -> usize {
+        self.pending
+            .get(&(subject.to_string(), sequence))
+            .map_or(0, |p| p.waiting.len())
+    }
+
+    /// The number of listeners registered for `subject`: those a message
+    /// sent on it now would be kept for.
+    pub fn registered_for(&self, subject: &str) -> usize {
+        self.state
+            .registrations
+            .values()
+            .filter(|subjects| subjects.contains_key(subject))
+            .count()
+    }
+
+    /// Takes back `labeled`, the last message [`SenderLedger::send`]
+    /// labeled on its subject, whose change was never written nor
+    /// published (the caller's transaction failed, or nobody received it):
+    /// its sequence number is given to the next message of its subject and
+    /// it is kept for no one. What changed is written with the next change.
+    pub fn undo_send(&mut self, labeled: &Envelope) {
+        let Some(seq) = labeled.cm.as_ref().map(|c| c.sequence) else {
+            return;
+        };
+        let subject = &labeled.subject;
+        if self.next_of(subject) == seq.saturating_add(1) {
+            self.state.next.insert(subject.clone(), seq);
+        }
+        self.remove(&(subject.clone(), seq));
+        self.dirty_state = true;
+    }
+
+    /// Marks the state changed, so that the next write includes it: the
+    /// write that should have carried it failed.
+    pub fn state_unwritten(&mut self) {
+        self.dirty_state = true;
+    }
+
     fn remove(&mut self, key: &(String, u64)) -> Option<Pending> {
         let p = self.pending.remove(key)?;
         self.by_slot.remove(&p.slot);
@@ -750,5 +791,28 @@ mod tests {
         assert_eq!(seq(&r.send(msg("A"), 0.0, 0)), 3);
         // Slot 0 (message 1, confirmed) is free; message 2 holds slot 1.
         assert_eq!(r.take_dirty().1, vec![0]);
+    }
+
+    #[test]
+    fn an_undone_send_gives_its_number_again_and_keeps_nothing() {
+        // A send whose ledger change was never written (a bridge's unit of
+        // work failed, docs/rendezvous.md "Bridge to MQ queues") must leave
+        // the ledger as if it had not happened: the next message gets the
+        // same number, and nothing is kept or redelivered.
+        let mut l = SenderLedger::new("S");
+        l.register("L", "A");
+        assert_eq!((l.registered_for("A"), l.registered_for("B")), (1, 0));
+        let first = l.send(msg("A"), 0.0, 0);
+        l.take_dirty();
+        let second = l.send(msg("A"), 0.0, 0);
+        assert_eq!((seq(&second), l.kept_for("A", 2)), (2, 1));
+        assert_eq!(l.take_dirty(), (true, vec![1]));
+        l.undo_send(&second);
+        assert_eq!(l.kept_for("A", 2), 0);
+        assert!(l.resend("L", "A", 2, 2).is_empty());
+        // Slot 1 is free again and is written empty with the state.
+        assert_eq!(l.take_dirty(), (true, vec![1]));
+        assert_eq!(seq(&l.send(msg("A"), 0.0, 0)), 2);
+        assert_eq!(l.kept_for("A", 1), 1, "the first send stays: {first:?}");
     }
 }

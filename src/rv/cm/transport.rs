@@ -32,7 +32,7 @@ use super::protocol::{
 };
 use super::record;
 use super::sender::{SenderLedger, SenderOut};
-use crate::mqi::Mqi;
+use crate::mqi::{Mqi, QmError};
 use crate::rv::bus_error::SubjectRole;
 use crate::rv::config::LIMIT_MAX_MESSAGE_BYTES;
 use crate::rv::{Bus, BusError, Listener, ListenerOptions, Origin};
@@ -113,7 +113,16 @@ pub struct Sent {
     pub sequence: u64,
     /// Bus listeners it was queued for.
     pub listeners: usize,
+    /// Registered listeners the ledger keeps it for until they confirm it
+    /// (0: kept for no one, delivered at most once).
+    pub kept: usize,
 }
+
+/// State records of a ledger change (name, bytes), for a caller that
+/// writes them in its own store transaction ([`CmTransport::send_with`],
+/// [`CmTransport::confirm_with`]): a bridge commits them with the unit of
+/// work of its get or put ([`crate::mqi::Mqi::commit_with_meta_now`]).
+pub type Records = Vec<(String, Vec<u8>)>;
 
 /// One open certified listener of the transport.
 struct StreamEntry {
@@ -293,9 +302,109 @@ impl CmTransport {
     /// (a time limit that is negative or not finite), [`CmError::Store`].
     pub async fn send(
         &self,
-        mut envelope: Envelope,
+        envelope: Envelope,
         time_limit_s: Option<f64>,
     ) -> Result<Sent, CmError> {
+        let (envelope, time_limit) = self.checked_send(envelope, time_limit_s)?;
+        let mut ledger = self.0.sender.lock().await;
+        let labeled = ledger.send(envelope, time_limit, now_ms());
+        let sequence = labeled.cm.as_ref().map_or(0, |c| c.sequence);
+        let kept = ledger.kept_for(&labeled.subject, sequence);
+        self.persist_sender(&mut ledger).await?;
+        let listeners = self.0.bus.publish(labeled, Origin::Gateway)?;
+        Ok(Sent {
+            sequence,
+            listeners,
+            kept,
+        })
+    }
+
+    /// [`CmTransport::send`] with the ledger's change written by `commit`
+    /// (on the blocking pool) in the caller's own store transaction, so
+    /// that the send and the caller's work are durable together or not at
+    /// all: a bridge's get from a queue is committed with the records
+    /// (docs/rendezvous.md "Bridge to MQ queues").
+    ///
+    /// - Kept for registered listeners: `commit(records)`, then the
+    ///   message is published; when `commit` fails the send is undone (its
+    ///   number is given again, nothing is kept or published).
+    /// - Kept for no one: the message is published first; when no listener
+    ///   received it the send is undone and `commit` is not called
+    ///   (`listeners` and `kept` are 0: the caller still holds its work);
+    ///   otherwise `commit(records)`.
+    ///
+    /// Errors: as [`CmTransport::send`], before `commit` is called;
+    /// [`CmError::Store`] only when `commit` failed.
+    pub async fn send_with<F>(
+        &self,
+        envelope: Envelope,
+        time_limit_s: Option<f64>,
+        commit: F,
+    ) -> Result<Sent, CmError>
+    where
+        F: FnOnce(Records) -> Result<(), QmError> + Send + 'static,
+    {
+        let (envelope, time_limit) = self.checked_send(envelope, time_limit_s)?;
+        let mut ledger = self.0.sender.lock().await;
+        let labeled = ledger.send(envelope, time_limit, now_ms());
+        let sequence = labeled.cm.as_ref().map_or(0, |c| c.sequence);
+        let kept = ledger.kept_for(&labeled.subject, sequence);
+        let records = match self.sender_records(&mut ledger) {
+            Ok(r) => r,
+            Err(e) => {
+                ledger.undo_send(&labeled);
+                return Err(e);
+            }
+        };
+        if kept > 0 {
+            if let Err(e) = Mqi::blocking(move || commit(records)).await {
+                ledger.undo_send(&labeled);
+                return Err(CmError::Store(e));
+            }
+            // Kept durably: a message the bus does not take now (it is
+            // closing) is sent again when its listeners ask (requestOld).
+            let listeners = self.0.bus.publish(labeled, Origin::Gateway).unwrap_or(0);
+            return Ok(Sent {
+                sequence,
+                listeners,
+                kept,
+            });
+        }
+        let listeners = match self.0.bus.publish(labeled.clone(), Origin::Gateway) {
+            Ok(n) => n,
+            Err(e) => {
+                ledger.undo_send(&labeled);
+                return Err(e.into());
+            }
+        };
+        if listeners == 0 {
+            ledger.undo_send(&labeled);
+            return Ok(Sent {
+                sequence,
+                listeners,
+                kept,
+            });
+        }
+        if let Err(e) = Mqi::blocking(move || commit(records)).await {
+            // Listeners have it under this number: keep the number, and
+            // write the state with the next change.
+            ledger.state_unwritten();
+            return Err(CmError::Store(e));
+        }
+        Ok(Sent {
+            sequence,
+            listeners,
+            kept,
+        })
+    }
+
+    /// The checks of a certified send; the envelope without labels and its
+    /// time limit.
+    fn checked_send(
+        &self,
+        mut envelope: Envelope,
+        time_limit_s: Option<f64>,
+    ) -> Result<(Envelope, f64), CmError> {
         self.touch();
         check_send_subject(&envelope.subject)?;
         self.0
@@ -326,15 +435,14 @@ impl CmTransport {
         sized
             .encode(self.0.bus.limits())
             .map_err(|e| CmError::Bus(BusError::Message(e)))?;
-        let mut ledger = self.0.sender.lock().await;
-        let labeled = ledger.send(envelope, time_limit, now_ms());
-        let sequence = labeled.cm.as_ref().map_or(0, |c| c.sequence);
-        self.persist_sender(&mut ledger).await?;
-        let listeners = self.0.bus.publish(labeled, Origin::Gateway)?;
-        Ok(Sent {
-            sequence,
-            listeners,
-        })
+        Ok((envelope, time_limit))
+    }
+
+    /// The number of listeners registered for `subject`, whom a message
+    /// sent on it now would be kept for (AddListener or an accepted
+    /// registration), whether they listen now or not.
+    pub async fn registered_listeners(&self, subject: &str) -> usize {
+        self.0.sender.lock().await.registered_for(subject)
     }
 
     /// Pre-registers `listener` for `subject`
@@ -396,19 +504,49 @@ impl CmTransport {
         let mut ledger = self.0.listener.lock().await;
         let out = ledger
             .confirm(sender, subject, seqno)
-            .map_err(|e| match e {
-                ConfirmError::NotCertified => CmError::NotCertified {
-                    sender: sender.to_string(),
-                    subject: subject.to_string(),
-                    seqno,
-                },
-                ConfirmError::NotDelivered => CmError::NotDelivered {
-                    sender: sender.to_string(),
-                    subject: subject.to_string(),
-                    seqno,
-                },
-            })?;
+            .map_err(|e| confirm_error(e, sender, subject, seqno))?;
         self.persist_listener(&mut ledger).await?;
+        drop(ledger);
+        self.publish_listener_out(out);
+        Ok(())
+    }
+
+    /// [`CmTransport::confirm`] with the listener ledger's record written
+    /// by `commit` (on the blocking pool) in the caller's own store
+    /// transaction, so that the confirmation and the caller's work are
+    /// durable together or not at all: a bridge commits its put to a queue
+    /// with it (docs/rendezvous.md "Bridge to MQ queues"). The ledger
+    /// changes, and the sender is told, only once `commit` succeeded;
+    /// `commit` gets no record when the message was confirmed already or
+    /// the ledger is in memory.
+    ///
+    /// Errors: [`CmError::NotCertified`], [`CmError::NotDelivered`] (before
+    /// `commit` is called); [`CmError::Store`] when `commit` failed.
+    pub async fn confirm_with<F>(
+        &self,
+        sender: &str,
+        subject: &str,
+        seqno: u64,
+        commit: F,
+    ) -> Result<(), CmError>
+    where
+        F: FnOnce(Records) -> Result<(), QmError> + Send + 'static,
+    {
+        self.touch();
+        let mut ledger = self.0.listener.lock().await;
+        let mut draft = ledger.clone();
+        let out = draft
+            .confirm(sender, subject, seqno)
+            .map_err(|e| confirm_error(e, sender, subject, seqno))?;
+        let mut records = Vec::new();
+        if draft.take_dirty() && self.0.store.is_some() {
+            records.push((
+                record::listener_key(&self.0.name),
+                record::encode_listener(&draft.stored()),
+            ));
+        }
+        Mqi::blocking(move || commit(records)).await?;
+        *ledger = draft;
         drop(ledger);
         self.publish_listener_out(out);
         Ok(())
@@ -450,12 +588,9 @@ impl CmTransport {
         // A new session: what was handed over but not confirmed may come
         // again (requestOld), what was confirmed never.
         self.0.listener.lock().await.new_session();
-        let (reply, added) = oneshot::channel();
-        self.0
-            .commands
-            .send(Command::Add(subjects.to_vec(), reply))
-            .map_err(|_| BusError::Closed)?;
-        added.await.map_err(|_| BusError::Closed)??;
+        // The stream before the bus subjects: a message on them may come
+        // as soon as the bus has them, and a publisher waiting for the
+        // interest they make (a queue bridge) sends at once.
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let id = {
             let mut streams = lock(&self.0.streams);
@@ -464,6 +599,15 @@ impl CmTransport {
             streams.open.insert(id, StreamEntry { patterns, tx });
             id
         };
+        let (reply, added) = oneshot::channel();
+        let added = match self.0.commands.send(Command::Add(subjects.to_vec(), reply)) {
+            Ok(()) => added.await.unwrap_or(Err(BusError::Closed)),
+            Err(_) => Err(BusError::Closed),
+        };
+        if let Err(e) = added {
+            lock(&self.0.streams).open.remove(&id);
+            return Err(e.into());
+        }
         if self.0.settings.request_old {
             let ask = RequestOld {
                 listener: self.0.name.clone(),
@@ -587,10 +731,22 @@ impl CmTransport {
 
     /// Writes what changed in the sender's ledger (a store ledger).
     async fn persist_sender(&self, ledger: &mut SenderLedger) -> Result<(), CmError> {
+        let records = self.sender_records(ledger)?;
+        if let Some(mqi) = &self.0.store
+            && !records.is_empty()
+        {
+            mqi.put_meta(records).await?;
+        }
+        Ok(())
+    }
+
+    /// The records of what changed in the sender's ledger (none for a
+    /// memory ledger).
+    fn sender_records(&self, ledger: &mut SenderLedger) -> Result<Records, CmError> {
         let (state, slots) = ledger.take_dirty();
-        let Some(mqi) = &self.0.store else {
-            return Ok(());
-        };
+        if self.0.store.is_none() {
+            return Ok(Vec::new());
+        }
         let name = &self.0.name;
         let mut records = Vec::new();
         if state {
@@ -609,10 +765,7 @@ impl CmTransport {
                 })?;
             records.push((record::slot_key(name, slot), bytes));
         }
-        if !records.is_empty() {
-            mqi.put_meta(records).await?;
-        }
-        Ok(())
+        Ok(records)
     }
 
     /// Writes the listener's ledger when it changed (a store ledger).
@@ -845,6 +998,23 @@ impl CmTransport {
                 })
                 .await;
         }
+    }
+}
+
+/// The refusal of a confirmation, naming the message.
+fn confirm_error(e: ConfirmError, sender: &str, subject: &str, seqno: u64) -> CmError {
+    let (sender, subject) = (sender.to_string(), subject.to_string());
+    match e {
+        ConfirmError::NotCertified => CmError::NotCertified {
+            sender,
+            subject,
+            seqno,
+        },
+        ConfirmError::NotDelivered => CmError::NotDelivered {
+            sender,
+            subject,
+            seqno,
+        },
     }
 }
 
