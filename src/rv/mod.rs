@@ -8,7 +8,8 @@
 //! request, interest), [`listener::Listener`] and
 //! [`listener::ListenerOptions`], [`delivery::Delivery`],
 //! [`delivery::Origin`] and [`delivery::LinkId`], [`watch::InterestWatch`],
-//! [`advisory::Advisory`], [`bus_error::BusError`].
+//! [`advisory::Advisory`], [`bus_error::BusError`]. Fault tolerance
+//! groups (RVFT) are [`ft`].
 
 pub mod advisory;
 pub mod bridge;
@@ -18,6 +19,7 @@ pub mod config;
 pub mod delivery;
 pub mod error;
 pub mod field_arg;
+pub mod ft;
 pub mod json;
 pub mod listener;
 mod queue;

@@ -31,6 +31,9 @@ impl TibrvStatus {
     pub const INVALID_TYPE: TibrvStatus = TibrvStatus(31);
     /// TIBRV_INVALID_SIZE (32): an invalid data size.
     pub const INVALID_SIZE: TibrvStatus = TibrvStatus(32);
+    /// TIBRV_NOT_FOUND (35): the object named is not there (mqgate: no
+    /// CM transport or fault tolerance member of that name).
+    pub const NOT_FOUND: TibrvStatus = TibrvStatus(35);
     /// TIBRV_ID_IN_USE (36): a field identifier already present in the message.
     pub const ID_IN_USE: TibrvStatus = TibrvStatus(36);
     /// TIBRV_CONVERSION_FAILED (38): data that cannot be converted.
@@ -62,6 +65,7 @@ impl TibrvStatus {
             42 => "TIBRV_INVALID_MSG",
             43 => "TIBRV_INVALID_FIELD",
             45 => "TIBRV_CORRUPT_MSG",
+            35 => "TIBRV_NOT_FOUND",
             50 => "TIBRV_TIMEOUT",
             _ => return None,
         })
