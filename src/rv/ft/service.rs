@@ -206,7 +206,11 @@ impl FtService {
             *last
         };
         let now = Instant::now();
-        let core = MemberCore::new(group, &id, params, joined, now);
+        let mut core = MemberCore::new(group, &id, params, joined, now);
+        // The first decision (a status, the first heartbeat) is made here,
+        // so that the answer to the join shows the member's rank; the task
+        // carries it out.
+        let first = core.on_timer(now);
         let (tx, rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             id: id.clone(),
@@ -214,8 +218,8 @@ impl FtService {
             joined,
             state: Mutex::new(State {
                 params,
-                status: None,
-                ranks: Vec::new(),
+                status: core.status(),
+                ranks: core.ranked(),
                 events: VecDeque::new(),
                 stream_open: false,
                 last_sign: now,
@@ -233,7 +237,7 @@ impl FtService {
             bus: self.0.bus.clone(),
             service: Arc::downgrade(&self.0),
         };
-        self.0.tasks.spawn(TaskGroup::Requests, task.run(rx));
+        self.0.tasks.spawn(TaskGroup::Requests, task.run(first, rx));
         Ok(Member(shared))
     }
 
@@ -463,9 +467,7 @@ struct MemberTask {
 }
 
 impl MemberTask {
-    async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
-        let now = Instant::now();
-        let first = self.core.on_timer(now);
+    async fn run(mut self, first: Vec<Output>, mut commands: mpsc::UnboundedReceiver<Command>) {
         let mut why = self.apply(first);
         while why.is_none() {
             let now = Instant::now();
@@ -521,7 +523,13 @@ impl MemberTask {
                     }
                 },
                 () = tokio::time::sleep_until(tokio::time::Instant::from_std(deadline)) => {
-                    self.core.on_timer(Instant::now())
+                    let now = Instant::now();
+                    if life.is_some_and(|l| now >= l) {
+                        // A member without a sign of life leaves before
+                        // anything else is decided for it.
+                        continue;
+                    }
+                    self.core.on_timer(now)
                 }
             };
             why = self.apply(outputs);
