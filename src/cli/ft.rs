@@ -42,7 +42,7 @@ pub struct MonitorArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub group: String,
     /// Seconds of silence after which an active member is lost (positive); default: the activation interval each member announces.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub lost_interval: Option<f64>,
     /// Stop after this many changes (at least 1).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]

@@ -40,19 +40,29 @@ pub struct RunArgs {
     #[arg(long)]
     pub active_goal: u16,
     /// Heartbeat interval, seconds (at least 0.01, less than --activation).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub heartbeat: f64,
     /// Activation interval, seconds: how long a member may be silent before another replaces it (the same for every member).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub activation: f64,
     /// Preparation interval, seconds: 0 (no prepare hint) or between --heartbeat and --activation.
-    #[arg(long, value_name = "S", default_value_t = 0.0)]
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
     pub preparation: f64,
     /// A shell command run on TIBRVFT_PREPARE_TO_ACTIVATE (`sh -c CMD`).
     #[arg(long, value_name = "CMD")]
     pub prepare: Option<String>,
     /// Seconds between SIGTERM and SIGKILL when COMMAND is stopped (0 to 86400).
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 10.0,
+        allow_negative_numbers = true
+    )]
     pub grace: f64,
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]

@@ -90,7 +90,10 @@ fn no_query(query: Option<&str>) -> Result<(), RvError> {
         None => Ok(()),
         Some(q) => Err(bad(
             "query",
-            format!("unknown query parameters {}: this route takes none", shown(q)),
+            format!(
+                "unknown query parameters {}: this route takes none",
+                shown(q)
+            ),
         )),
     }
 }

@@ -324,7 +324,8 @@ impl MemberCore {
     /// Removes lost members, decides, and heartbeats when due.
     fn evaluate(&mut self, now: Instant, out: &mut Vec<Output>) {
         let p = self.params;
-        self.peers.retain(|_, peer| now < peer.last_heard + p.activation);
+        self.peers
+            .retain(|_, peer| now < peer.last_heard + p.activation);
         let goal = usize::from(p.active_goal);
         let me = self.key();
         let above: Vec<&Peer> = self

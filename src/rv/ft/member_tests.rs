@@ -102,7 +102,12 @@ impl Sim {
     fn set_weight(&mut self, name: &str, w: u16) {
         let i = self.index(name);
         let now = self.now;
-        let out = self.members[i].1.as_mut().unwrap().set_weight(w, now).unwrap();
+        let out = self.members[i]
+            .1
+            .as_mut()
+            .unwrap()
+            .set_weight(w, now)
+            .unwrap();
         self.deliver(i, out);
     }
 
@@ -171,10 +176,17 @@ impl Sim {
                     next = next.min(m.next_deadline(self.now));
                 }
             }
-            if let Some(d) = self.monitor.as_ref().and_then(|m| m.next_deadline(self.now)) {
+            if let Some(d) = self
+                .monitor
+                .as_ref()
+                .and_then(|m| m.next_deadline(self.now))
+            {
                 next = next.min(d);
             }
-            assert!(next > self.now || next == end, "a deadline that is not ahead");
+            assert!(
+                next > self.now || next == end,
+                "a deadline that is not ahead"
+            );
             self.now = next;
             // Calling a member before its deadline changes nothing, so each
             // is simply called at every step.
@@ -435,7 +447,10 @@ fn parameter_mismatches_are_presented_once_per_member() {
     let warn = "_RV.WARN.RVFT.PARAM_MISMATCH.Acme.FT.Group".to_string();
     let mismatches = vec![
         (error.clone(), Some("Active goal differs".to_string())),
-        (error.clone(), Some("Activation interval differs".to_string())),
+        (
+            error.clone(),
+            Some("Activation interval differs".to_string()),
+        ),
         (warn.clone(), Some("Heartbeat interval differs".to_string())),
     ];
     assert_eq!(of("B"), mismatches);

@@ -119,12 +119,27 @@ mod tests {
         let t0 = Instant::now();
         let ms = |n| t0 + Duration::from_millis(n);
         let mut m = MonitorCore::new(Some(Duration::from_millis(500)));
-        assert_eq!(m.on_heartbeat(&hb("B", false, Kind::Heartbeat), ms(0)), None);
-        assert_eq!(m.on_heartbeat(&hb("A", true, Kind::Heartbeat), ms(10)), Some(1));
-        assert_eq!(m.on_heartbeat(&hb("A", true, Kind::Heartbeat), ms(200)), None);
-        assert_eq!(m.on_heartbeat(&hb("C", true, Kind::Heartbeat), ms(250)), Some(2));
+        assert_eq!(
+            m.on_heartbeat(&hb("B", false, Kind::Heartbeat), ms(0)),
+            None
+        );
+        assert_eq!(
+            m.on_heartbeat(&hb("A", true, Kind::Heartbeat), ms(10)),
+            Some(1)
+        );
+        assert_eq!(
+            m.on_heartbeat(&hb("A", true, Kind::Heartbeat), ms(200)),
+            None
+        );
+        assert_eq!(
+            m.on_heartbeat(&hb("C", true, Kind::Heartbeat), ms(250)),
+            Some(2)
+        );
         // C deactivates: its heartbeat says inactive.
-        assert_eq!(m.on_heartbeat(&hb("C", false, Kind::Heartbeat), ms(300)), Some(1));
+        assert_eq!(
+            m.on_heartbeat(&hb("C", false, Kind::Heartbeat), ms(300)),
+            Some(1)
+        );
         // A silent from 200 ms: lost at 700 ms, not before.
         assert_eq!(m.next_deadline(ms(300)), Some(ms(700)));
         assert_eq!(m.on_timer(ms(699)), None);
@@ -132,7 +147,10 @@ mod tests {
         assert_eq!(m.next_deadline(ms(700)), None);
         // A LEAVE of an active member counts at once.
         m.on_heartbeat(&hb("D", true, Kind::Heartbeat), ms(800));
-        assert_eq!(m.on_heartbeat(&hb("D", false, Kind::Leave), ms(810)), Some(0));
+        assert_eq!(
+            m.on_heartbeat(&hb("D", false, Kind::Leave), ms(810)),
+            Some(0)
+        );
     }
 
     #[test]
