@@ -159,34 +159,37 @@ async fn member(a: RunArgs, params: FtParams, grace: Duration) -> ExitCode {
     let base = a.gateway.clone();
     let path = format!("/v1/rv/ft/groups/{}/members", segment(&a.group));
     let joined = blocking(move || {
-        Gateway::new(&base, Duration::from_secs(30))
+        let res = Gateway::new(&base, Duration::from_secs(30))
             .request("POST", &path)
             .set("Content-Type", "application/json")
-            .send_string(&body.to_string())
+            .send_string(&body.to_string());
+        match res {
+            Ok(r) => match r.into_json::<Value>() {
+                Ok(v) => match v["member"].as_str() {
+                    Some(id) => Ok(id.to_string()),
+                    None => Err((
+                        EXIT_UNREACHABLE,
+                        format!("the gateway's answer names no member: {v}"),
+                    )),
+                },
+                Err(e) => Err((
+                    EXIT_UNREACHABLE,
+                    format!("the gateway's answer is not JSON: {e}"),
+                )),
+            },
+            Err(ureq::Error::Status(code, r)) => {
+                let v: Value = r.into_json().unwrap_or(Value::Null);
+                Err((EXIT_REFUSED, refusal(code, &v)))
+            }
+            Err(e) => Err((EXIT_UNREACHABLE, e.to_string())),
+        }
     })
     .await;
     let id = match joined {
-        Ok(r) => match r.into_json::<Value>() {
-            Ok(v) => match v["member"].as_str() {
-                Some(id) => id.to_string(),
-                None => {
-                    eprintln!("mqgate ft run: the gateway's answer names no member: {v}");
-                    return ExitCode::from(EXIT_UNREACHABLE);
-                }
-            },
-            Err(e) => {
-                eprintln!("mqgate ft run: the gateway's answer is not JSON: {e}");
-                return ExitCode::from(EXIT_UNREACHABLE);
-            }
-        },
-        Err(ureq::Error::Status(code, r)) => {
-            let v: Value = r.into_json().unwrap_or(Value::Null);
-            eprintln!("mqgate ft run: {}", refusal(code, &v));
-            return ExitCode::from(EXIT_REFUSED);
-        }
-        Err(e) => {
-            eprintln!("mqgate ft run: {e}");
-            return ExitCode::from(EXIT_UNREACHABLE);
+        Ok(id) => id,
+        Err((exit, why)) => {
+            eprintln!("mqgate ft run: {why}");
+            return ExitCode::from(exit);
         }
     };
     eprintln!(
@@ -198,7 +201,18 @@ async fn member(a: RunArgs, params: FtParams, grace: Duration) -> ExitCode {
     let silence = params.activation + params.heartbeat;
     let base = a.gateway.clone();
     let path = format!("/v1/rv/ft/members/{}/actions", segment(&id));
-    let stream = blocking(move || Gateway::new(&base, silence).request("GET", &path).call()).await;
+    let stream = blocking(move || {
+        Gateway::new(&base, silence)
+            .request("GET", &path)
+            .call()
+            .map_err(|e| match e {
+                ureq::Error::Status(code, r) => {
+                    refusal(code, &r.into_json::<Value>().unwrap_or(Value::Null))
+                }
+                e => e.to_string(),
+            })
+    })
+    .await;
     let mut run = Run {
         a,
         grace,
@@ -209,13 +223,7 @@ async fn member(a: RunArgs, params: FtParams, grace: Duration) -> ExitCode {
     };
     let res = match stream {
         Ok(r) => r,
-        Err(e) => {
-            let why = match e {
-                ureq::Error::Status(code, r) => {
-                    refusal(code, &r.into_json::<Value>().unwrap_or(Value::Null))
-                }
-                e => e.to_string(),
-            };
+        Err(why) => {
             eprintln!("mqgate ft run: the actions stream cannot be opened: {why}");
             run.leave().await;
             return ExitCode::from(EXIT_LOST);
@@ -434,6 +442,8 @@ impl Run {
             Gateway::new(&base, Duration::from_secs(5))
                 .request("DELETE", &path)
                 .call()
+                .map(drop)
+                .map_err(drop)
         })
         .await;
     }
