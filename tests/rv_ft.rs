@@ -189,6 +189,19 @@ fn pid_of(line: &str) -> u32 {
     line[at..].trim_end_matches(')').parse().unwrap()
 }
 
+/// Waits (up to 2 s) until `file` exists (a program writes it once
+/// started).
+fn appears(file: &Path) -> bool {
+    let until = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < until {
+        if file.exists() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
+}
+
 /// Waits (up to 2 s) until process `pid` is gone.
 fn gone(pid: u32) -> bool {
     let until = Instant::now() + Duration::from_secs(2);
@@ -245,7 +258,7 @@ fn acme_ft_group_across_two_gateways() {
     b.wait_for("rank 2 of 4", Duration::from_secs(3));
     c.wait_for("rank 3 of 4", Duration::from_secs(3));
     d_.wait_for("rank 4 of 4", Duration::from_secs(3));
-    assert!(d.join("A.active").exists());
+    assert!(appears(&d.join("A.active")));
 
     // Kill A's `ft run`: B, on the other gateway, activates in time.
     let killed = Instant::now();
@@ -275,7 +288,8 @@ fn acme_ft_group_across_two_gateways() {
     );
     d_.wait_for("rank 2 of 2", Duration::from_secs(2));
     assert!(!d_.has("TIBRVFT_ACTIVATE"));
-    assert!(d.join("C.active").exists());
+    assert!(appears(&d.join("C.active")));
+    assert!(!d.join("D.active").exists());
     // The monitor on G2 saw A, nobody, B, nobody, C.
     let counts = |m: &Proc| -> Vec<String> {
         m.text()
