@@ -50,3 +50,39 @@ fn bench_rv_delivers_every_message_to_every_listener() {
     // The scratch directory is removed.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn bench_rv_certified_completes_every_round_trip() {
+    // The run fails unless each certified message's DELIVERY.COMPLETE
+    // arrives (it waits for each before the next send); no timing is
+    // asserted.
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["bench", "rv", "--certified", "--messages", "20", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("mqgate bench rv --certified: 20 certified messages per ledger"),
+        "{stdout}"
+    );
+    for ledger in ["memory", "store (synchronous)"] {
+        let row = format!("| mqgate RVCM over HTTP | {ledger} |");
+        assert!(stdout.contains(&row), "{row} missing:\n{stdout}");
+    }
+    if cfg!(feature = "nats") {
+        assert!(
+            stdout.contains("| nats-server JetStream | file |"),
+            "{stdout}"
+        );
+    } else {
+        assert!(
+            stdout.contains("built without the `nats` feature"),
+            "{stdout}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

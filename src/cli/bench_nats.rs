@@ -278,3 +278,44 @@ pub async fn rv_reference(
     }
     Ok(Some(results))
 }
+
+/// JetStream acknowledged publishes as `mqgate bench rv --certified`
+/// measures its round trips: a file stream in `dir`, `n` publishes of
+/// `size` bytes, one in flight (the next after the previous one's ack); a
+/// round trip runs from the publish to its ack. `Ok(None)` when the
+/// program is not installed.
+pub async fn jetstream_round_trips(
+    program: &str,
+    dir: &Path,
+    n: usize,
+    size: usize,
+) -> Result<Option<super::bench_rv_cm::RoundTrips>, String> {
+    let Some((_server, client, _)) = start_nats(program, Some(dir)).await? else {
+        return Ok(None);
+    };
+    let js = async_nats::jetstream::new(client);
+    js.create_stream(async_nats::jetstream::stream::Config {
+        name: "BENCHCM".into(),
+        subjects: vec!["bench.cm".into()],
+        storage: async_nats::jetstream::stream::StorageType::File,
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| format!("JetStream stream: {e}"))?;
+    let payload = Bytes::from(vec![b'x'; size]);
+    let mut lat = Vec::with_capacity(n);
+    let start = Instant::now();
+    for _ in 0..n {
+        let t = Instant::now();
+        js.publish("bench.cm", payload.clone())
+            .await
+            .map_err(|e| format!("JetStream publish: {e}"))?
+            .await
+            .map_err(|e| format!("JetStream ack: {e}"))?;
+        lat.push(t.elapsed());
+    }
+    Ok(Some(super::bench_rv_cm::RoundTrips {
+        rate: n as f64 / start.elapsed().as_secs_f64(),
+        p99: p99(&lat),
+    }))
+}

@@ -54,6 +54,9 @@ pub struct RvBenchArgs {
     /// Directory for the gateway's store (a fresh subdirectory is created and removed).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Measure certified delivery round trips (send, delivery, confirmation) with memory and store ledgers next to JetStream acknowledged publishes, instead of fan-out (--listeners is not used).
+    #[arg(long)]
+    pub certified: bool,
 }
 
 /// Deliveries of numbered messages to many listeners: when each message
@@ -188,6 +191,9 @@ pub(super) struct FanoutResult {
 pub fn run(args: RvBenchArgs) -> ExitCode {
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-rv-{}", std::process::id()));
+    if args.certified {
+        return run_async(&dir, super::bench_rv_cm::bench(&args, &dir));
+    }
     run_async(&dir, bench(&args, &dir))
 }
 

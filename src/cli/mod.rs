@@ -5,6 +5,7 @@ mod bench_channel;
 #[cfg(feature = "nats")]
 mod bench_nats;
 mod bench_rv;
+mod bench_rv_cm;
 mod bench_sbs;
 mod browse;
 mod channel;
@@ -21,6 +22,7 @@ mod rtq;
 mod run;
 mod rv;
 mod rv_client;
+mod rv_cm_client;
 mod sbs;
 mod sse;
 mod tpenqueue;

@@ -1,7 +1,8 @@
 //! `mqgate rv ...`: Rendezvous subject names for administrators and
 //! scripts (`check-subject`, `match`: the codec's rules, no gateway;
 //! docs/rendezvous.md "Subject names", "Command line"), and the subject bus
-//! of a running gateway (`publish`, `listen`, `request`: src/cli/rv_client.rs).
+//! of a running gateway (`publish`, `listen`, `request`: src/cli/rv_client.rs;
+//! certified delivery, `confirm` and `cm-listener`: src/cli/rv_cm_client.rs).
 
 use clap::{Args, Subcommand, ValueEnum};
 use mqgate_codecs::rv::{Mode, Subject, SubjectError, Validation};
@@ -27,6 +28,10 @@ pub enum RvCommand {
     Listen(super::rv_client::ListenArgs),
     /// Send a request and print the first reply; exit 3 when none came within --timeout.
     Request(super::rv_client::RequestArgs),
+    /// Confirm a certified message received with `listen --cm-name NAME --explicit-confirm`.
+    Confirm(super::rv_cm_client::ConfirmArgs),
+    /// AddListener, DisallowListener or AllowListener on a sending CM transport.
+    CmListener(super::rv_cm_client::CmListenerArgs),
 }
 
 /// The mode of `check-subject`.
@@ -90,6 +95,8 @@ pub fn run(cmd: RvCommand) -> ExitCode {
         RvCommand::Publish(a) => super::rv_client::publish(a),
         RvCommand::Listen(a) => super::rv_client::listen(a),
         RvCommand::Request(a) => super::rv_client::request(a),
+        RvCommand::Confirm(a) => super::rv_cm_client::confirm(a),
+        RvCommand::CmListener(a) => super::rv_cm_client::cm_listener(a),
     }
 }
 

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::client::{DEFAULT_GATEWAY, Gateway, segment};
 use super::out;
+use super::rv_cm_client::LedgerArg;
 use super::sse::{EventReader, SseEvent};
 use crate::rv::field_arg::parse_field_arg;
 use crate::rv::json::message_to_json;
@@ -48,6 +49,15 @@ pub struct PublishArgs {
     /// The reply subject listeners should answer to.
     #[arg(long = "reply", value_name = "SUBJECT", allow_hyphen_values = true)]
     pub reply: Option<String>,
+    /// Send certified, from the CM transport of this correspondent name (opened when it is not; docs/rendezvous.md "Certified delivery"); prints the sequence number.
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
+    pub cm_name: Option<String>,
+    /// With --cm-name: the message's time limit in seconds (0 = none; default: the transport's).
+    #[arg(long, value_name = "S", requires = "cm_name")]
+    pub time_limit: Option<f64>,
+    /// With --cm-name: where a transport opened here keeps its ledger.
+    #[arg(long, value_enum, default_value_t = LedgerArg::Memory, requires = "cm_name")]
+    pub cm_ledger: LedgerArg,
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
     pub gateway: String,
@@ -68,8 +78,20 @@ pub struct ListenArgs {
     )]
     pub subjects: Vec<String>,
     /// Listen on a new inbox made by the gateway as well (its subject on stderr).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "cm_name")]
     pub inbox: bool,
+    /// Listen certified, as the CM transport of this correspondent name (opened when it is not); each line carries cm=SENDER/SEQUENCE (0: not certified).
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
+    pub cm_name: Option<String>,
+    /// With --cm-name: do not confirm messages as they are printed; confirm with `mqgate rv confirm`.
+    #[arg(long, requires = "cm_name")]
+    pub explicit_confirm: bool,
+    /// With --cm-name: ask senders for the messages this name did not confirm (requestOld).
+    #[arg(long, requires = "cm_name")]
+    pub request_old: bool,
+    /// With --cm-name: where a transport opened here keeps its ledger.
+    #[arg(long, value_enum, default_value_t = LedgerArg::Memory, requires = "cm_name")]
+    pub cm_ledger: LedgerArg,
     /// Stop after this many messages (at least 1).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
@@ -166,7 +188,10 @@ fn failure(cmd: &str, e: ureq::Error) -> ExitCode {
 }
 
 /// The JSON answer of a call, or the exit for its failure ([`failure`]).
-fn answer(cmd: &str, res: Result<ureq::Response, ureq::Error>) -> Result<Value, ExitCode> {
+pub(super) fn answer(
+    cmd: &str,
+    res: Result<ureq::Response, ureq::Error>,
+) -> Result<Value, ExitCode> {
     match res {
         Ok(r) => r.into_json().map_err(|e| {
             eprintln!("mqgate rv {cmd}: the gateway's answer is not JSON: {e}");
@@ -182,6 +207,16 @@ pub fn publish(a: PublishArgs) -> ExitCode {
         Ok(b) => b,
         Err(exit) => return exit,
     };
+    if let Some(name) = &a.cm_name {
+        return super::rv_cm_client::publish(
+            &a.gateway,
+            name,
+            a.cm_ledger,
+            &a.subject,
+            a.time_limit,
+            &body,
+        );
+    }
     let gw = Gateway::new(&a.gateway, Duration::from_secs(30));
     let req = gw
         .request("POST", &format!("/v1/rv/messages/{}", segment(&a.subject)))
@@ -263,7 +298,26 @@ pub fn listen(a: ListenArgs) -> ExitCode {
     let started = Instant::now();
     let deadline = a.timeout.map(|t| started + Duration::from_millis(t));
     let gw = Gateway::new(&a.gateway, SILENCE);
-    let mut req = gw.request("GET", "/v1/rv/listen");
+    let mut req = match &a.cm_name {
+        Some(name) => {
+            if let Err(exit) =
+                super::rv_cm_client::open_transport("listen", &gw, name, a.cm_ledger, a.request_old)
+            {
+                return exit;
+            }
+            let confirm = if a.explicit_confirm {
+                "explicit"
+            } else {
+                "auto"
+            };
+            gw.request(
+                "GET",
+                &format!("/v1/rv/cm/transports/{}/listen", segment(name)),
+            )
+            .query("confirm", confirm)
+        }
+        None => gw.request("GET", "/v1/rv/listen"),
+    };
     for s in &a.subjects {
         req = req.query("subject", s);
     }
@@ -342,8 +396,13 @@ pub fn listen(a: ListenArgs) -> ExitCode {
                 }
             }
             "end" => {
+                let v: Value = serde_json::from_str(&e.data).unwrap_or(Value::Null);
                 eprintln!(
-                    "mqgate rv listen: the gateway ended the stream (it is stopping) after {received} messages"
+                    "mqgate rv listen: the gateway ended the stream ({}) after {received} messages",
+                    match v["reason"].as_str() {
+                        Some("the transport closed") => "its CM transport closed",
+                        _ => "it is stopping",
+                    }
                 );
                 return ExitCode::from(EXIT_UNREACHABLE);
             }

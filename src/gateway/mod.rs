@@ -224,6 +224,7 @@ impl Gateway {
         let tasks = mqi.tasks();
         let rv = crate::rv::Bus::new(&config.rv);
         crate::rv::bridge::start(&rv, &mqi, &config.rv);
+        let rv_cm = crate::rv::cm::CmTransports::start(&rv, &mqi).await;
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let channel_listener =
@@ -250,6 +251,7 @@ impl Gateway {
             Arc::clone(&board),
             &rpc,
             crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
+                .merge(crate::http::rv::cm::routes(rv_cm, rv.clone()))
                 .merge(crate::http::rv_routing::routes(routing.clone()))
                 .merge(crate::http::rv_ft::routes(crate::rv::ft::FtService::new(
                     &rv, &tasks,

@@ -13,6 +13,8 @@
 //! Errors are `{"tibrv_status": {"number", "name"}, "field", "element",
 //! "message"}` with the HTTP status of docs/rendezvous.md "Errors".
 
+pub mod cm;
+
 use std::convert::Infallible;
 use std::time::Duration;
 

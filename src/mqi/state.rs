@@ -18,6 +18,15 @@ impl Mqi {
         Mqi::blocking(move || qm.meta(&name)).await
     }
 
+    /// Every state record whose name begins with `prefix` (name, bytes as
+    /// last written), in name order, read on the blocking pool: what a
+    /// part that keeps many records (a certified delivery ledger) reads
+    /// back after a restart. Errors: as [`Mqi::meta`].
+    pub async fn meta_prefixed(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, QmError> {
+        let (qm, prefix) = (Arc::clone(&self.qm), prefix.to_string());
+        Mqi::blocking(move || qm.meta_prefixed(&prefix)).await
+    }
+
     /// Writes the state records `meta` (name, bytes; each replaces the
     /// record of its name) on their own, durably when this returns, on the
     /// blocking pool: a sender channel records its batch before END_BATCH so

@@ -376,6 +376,20 @@ impl QueueManager {
         Ok(all.into_iter().find(|(n, _)| n == name).map(|(_, v)| v))
     }
 
+    /// Every named state record whose name begins with `prefix`, in name
+    /// order. Errors: the store cannot be read (2102).
+    pub fn meta_prefixed(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, QmError> {
+        let mut all: Vec<_> = self
+            .store
+            .load_meta()
+            .map_err(store_error)?
+            .into_iter()
+            .filter(|(n, _)| n.starts_with(prefix))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(all)
+    }
+
     /// Writes named state records on their own, durably (a sender channel's
     /// in-flight batch). Errors: the store failed (2102; 2056 when its disk is full).
     pub fn put_meta(&self, meta: Vec<(String, Vec<u8>)>) -> Result<(), QmError> {

@@ -8,13 +8,14 @@
 //! request, interest), [`listener::Listener`] and
 //! [`listener::ListenerOptions`], [`delivery::Delivery`],
 //! [`delivery::Origin`] and [`delivery::LinkId`], [`watch::InterestWatch`],
-//! [`advisory::Advisory`], [`bus_error::BusError`]. Fault tolerance
-//! groups (RVFT) are [`ft`].
+//! [`advisory::Advisory`], [`bus_error::BusError`]. Certified delivery
+//! (RVCM) is [`cm`]; fault tolerance groups (RVFT) are [`ft`].
 
 pub mod advisory;
 pub mod bridge;
 pub mod bus;
 pub mod bus_error;
+pub mod cm;
 pub mod config;
 pub mod delivery;
 pub mod error;

@@ -44,6 +44,12 @@ impl TibrvStatus {
     pub const INVALID_FIELD: TibrvStatus = TibrvStatus(43);
     /// TIBRV_CORRUPT_MSG (45): the message data is corrupt.
     pub const CORRUPT_MSG: TibrvStatus = TibrvStatus(45);
+    /// TIBRV_IO_FAILED (74): reading or writing a file failed (mqgate: a
+    /// certified delivery ledger in the store).
+    pub const IO_FAILED: TibrvStatus = TibrvStatus(74);
+    /// TIBRV_ALREADY_EXISTS (91): the object exists already (mqgate: a CM
+    /// transport of that correspondent name is open).
+    pub const ALREADY_EXISTS: TibrvStatus = TibrvStatus(91);
     /// TIBRV_TIMEOUT (50): the time limit passed first (a request without
     /// a reply in time).
     pub const TIMEOUT: TibrvStatus = TibrvStatus(50);
@@ -67,6 +73,8 @@ impl TibrvStatus {
             45 => "TIBRV_CORRUPT_MSG",
             35 => "TIBRV_NOT_FOUND",
             50 => "TIBRV_TIMEOUT",
+            74 => "TIBRV_IO_FAILED",
+            91 => "TIBRV_ALREADY_EXISTS",
             _ => return None,
         })
     }
