@@ -506,7 +506,7 @@ fn bad_input_and_a_member_that_stops_heartbeating() {
     // A member that keeps itself alive by explicit heartbeat calls, then
     // stops calling without leaving.
     let (code, v) = join(GROUP, good.clone());
-    assert_eq!(code, 200, "{v}");
+    assert_eq!(code, 201, "{v}");
     let silent = v["member"].as_str().unwrap().to_string();
     let beat = |id: &str| post(&format!("{u}/v1/rv/ft/members/{id}/heartbeat"), &json!({}));
     let mut activated = false;

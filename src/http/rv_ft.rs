@@ -213,14 +213,14 @@ fn event_json(e: &MemberEvent) -> (&'static str, Value) {
     }
 }
 
-/// `POST /v1/rv/ft/groups/{group}/members`: joins; 200 with the member.
+/// `POST /v1/rv/ft/groups/{group}/members`: joins; 201 with the member.
 async fn join(
     State(ft): State<FtService>,
     Path(group): Path<String>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<Value>, RvError> {
+) -> Result<(StatusCode, Json<Value>), RvError> {
     no_query(query.as_deref())?;
     crate::rv::ft::params::check_group(&group)?;
     let o = body_object(
@@ -244,7 +244,7 @@ async fn join(
         seconds_key(&o, "activation_interval", None)?,
     )?;
     let member = ft.join(&group, params)?;
-    Ok(Json(info_json(&member.info())))
+    Ok((StatusCode::CREATED, Json(info_json(&member.info()))))
 }
 
 /// `GET /v1/rv/ft/members/{id}`.

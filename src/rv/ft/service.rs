@@ -74,7 +74,7 @@ pub struct MemberInfo {
     pub params: FtParams,
     /// When it joined, ms since 1970.
     pub joined: u64,
-    /// Its status (none before the task first ran).
+    /// Its status (from the join on).
     pub status: Option<Status>,
     /// The members it hears, by rank, itself included.
     pub ranks: Vec<Ranked>,
