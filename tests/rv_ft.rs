@@ -106,6 +106,31 @@ impl Proc {
         }
     }
 
+    /// The `n`th line (from 1) containing `text` (waiting up to `within`).
+    fn wait_for_nth(&self, text: &str, n: usize, within: Duration) -> (Instant, String) {
+        let until = Instant::now() + within;
+        loop {
+            if let Some(l) = self
+                .lines
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(_, l)| l.contains(text))
+                .nth(n - 1)
+            {
+                return l.clone();
+            }
+            if Instant::now() > until {
+                panic!(
+                    "{}: no {n} lines with {text:?} within {within:?}; lines:\n{}",
+                    self.name,
+                    self.text()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     fn has(&self, text: &str) -> bool {
         self.lines
             .lock()
@@ -497,6 +522,25 @@ fn bad_input_and_a_member_that_stops_heartbeating() {
     bad["weight"] = json!(70000);
     let (code, v) = join(GROUP, bad);
     assert_eq!((code, &v["field"]), (400, &json!("weight")));
+    let mut bad = good.clone();
+    bad["wieght"] = json!(1);
+    let (code, v) = join(GROUP, bad);
+    assert_eq!((code, &v["field"]), (400, &json!("body")), "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown key \"wieght\""),
+        "{v}"
+    );
+    let (code, v) = answer(
+        ureq::post(&format!("{u}/v1/rv/ft/groups/{GROUP}/members")).send_string(&good.to_string()),
+    );
+    assert_eq!(
+        (code, &v["tibrv_status"]["number"]),
+        (415, &json!(3)),
+        "{v}"
+    );
     let (code, v) = answer(ureq::get(&format!("{u}/v1/rv/ft/members/NOBODY-1")).call());
     assert_eq!(
         (code, &v["tibrv_status"]["name"]),
@@ -552,11 +596,51 @@ fn bad_input_and_a_member_that_stops_heartbeating() {
         assert!(Instant::now() < until, "no active polling member: {v}");
         std::thread::sleep(Duration::from_millis(200));
     }
+    // Weight at run time ("tibrvftMember_SetWeight()"): below the backup's,
+    // the backup activates and the polling member is told to deactivate;
+    // above again, the reverse.
+    let set_weight = |w: Value| {
+        post(
+            &format!("{u}/v1/rv/ft/members/{silent}/weight"),
+            &json!({"weight": w}),
+        )
+    };
+    let (code, v) = set_weight(json!(0));
+    assert_eq!((code, &v["field"]), (400, &json!("weight")), "{v}");
+    let (code, v) = set_weight(json!(5));
+    assert_eq!((code, &v["weight"]), (200, &json!(5)), "{v}");
+    backup.wait_for("TIBRVFT_ACTIVATE: started sh", Duration::from_secs(1));
+    let deactivate = json!({"number": 3, "name": "TIBRVFT_DEACTIVATE"});
+    let told = |want: &Value| -> bool {
+        let until = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < until {
+            let (_, v) = beat(&silent);
+            if v["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["data"]["action"] == *want)
+            {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    };
+    assert!(
+        told(&deactivate),
+        "no DEACTIVATE after the weight went down"
+    );
+    set_weight(json!(20));
+    assert!(told(&json!({"number": 2, "name": "TIBRVFT_ACTIVATE"})));
+    backup.wait_for("TIBRVFT_DEACTIVATE", Duration::from_secs(1));
+    backup.wait_for("ended: signal 15", Duration::from_secs(3));
+
     let last = Instant::now();
     beat(&silent);
     // No more calls: after its activation interval the gateway drops it,
     // and the backup takes over.
-    let (at, _) = backup.wait_for("TIBRVFT_ACTIVATE: started sh", TAKEOVER * 2);
+    let (at, _) = backup.wait_for_nth("TIBRVFT_ACTIVATE: started sh", 2, TAKEOVER * 2);
     assert!(at - last <= TAKEOVER, "the backup took {:?}", at - last);
     let (code, _) = answer(ureq::get(&format!("{u}/v1/rv/ft/members/{silent}")).call());
     assert_eq!(code, 404);
