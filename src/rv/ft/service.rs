@@ -469,6 +469,7 @@ struct MemberTask {
 impl MemberTask {
     async fn run(mut self, first: Vec<Output>, mut commands: mpsc::UnboundedReceiver<Command>) {
         let mut why = self.apply(first);
+        let mut replied: Option<oneshot::Sender<Result<(), FtError>>> = None;
         while why.is_none() {
             let now = Instant::now();
             let activation = self.core.params().activation;
@@ -503,7 +504,9 @@ impl MemberTask {
                 c = commands.recv() => match c {
                     Some(Command::SetWeight(w, reply)) => match self.core.set_weight(w, Instant::now()) {
                         Ok(out) => {
-                            let _ = reply.send(Ok(()));
+                            // Answered once the new weight and ranks are
+                            // what the member's state shows.
+                            replied = Some(reply);
                             out
                         }
                         Err(e) => {
@@ -533,6 +536,9 @@ impl MemberTask {
                 }
             };
             why = self.apply(outputs);
+            if let Some(reply) = replied.take() {
+                let _ = reply.send(Ok(()));
+            }
         }
         let why = why.unwrap_or("the gateway is stopping");
         tracing::info!(group = %self.core.group(), member = %self.core.id(), reason = why, "fault tolerance member left");
