@@ -11,6 +11,9 @@ mod browse;
 mod channel;
 mod check_config;
 mod client;
+mod ft;
+mod ft_child;
+mod ft_run;
 mod get;
 mod out;
 mod pams;
@@ -97,6 +100,9 @@ pub(crate) enum Command {
     /// Rendezvous: check subject names, publish, listen, request (docs/rendezvous.md).
     #[command(subcommand)]
     Rv(rv::RvCommand),
+    /// Rendezvous fault tolerance groups: run a program as a member, monitor a group (docs/rendezvous.md).
+    #[command(subcommand)]
+    Ft(ft::FtCommand),
 }
 
 impl Cli {
@@ -124,6 +130,7 @@ impl Cli {
             Command::Pams(cmd) => pams::run(cmd),
             Command::Sbs(cmd) => sbs::run(cmd),
             Command::Rv(cmd) => rv::run(cmd),
+            Command::Ft(cmd) => ft::run(cmd),
         }
     }
 }

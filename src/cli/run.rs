@@ -155,13 +155,13 @@ async fn serve(config: Config, drain: Duration) -> ExitCode {
 }
 
 /// SIGINT and SIGTERM, listened for from [`StopSignals::install`] on.
-struct StopSignals {
+pub(super) struct StopSignals {
     #[cfg(unix)]
     unix: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
 }
 
 impl StopSignals {
-    fn install() -> Self {
+    pub(super) fn install() -> Self {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -181,7 +181,7 @@ impl StopSignals {
     }
 
     /// Resolves on the next SIGINT or SIGTERM.
-    async fn recv(&mut self) {
+    pub(super) async fn recv(&mut self) {
         #[cfg(unix)]
         if let Some((int, term)) = self.unix.as_mut() {
             tokio::select! {

@@ -254,7 +254,10 @@ impl Gateway {
             &rpc,
             crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
                 .merge(crate::http::rv::cm::routes(rv_cm, rv.clone()))
-                .merge(crate::http::rv_routing::routes(routing.clone())),
+                .merge(crate::http::rv_routing::routes(routing.clone()))
+                .merge(crate::http::rv_ft::routes(crate::rv::ft::FtService::new(
+                    &rv, &tasks,
+                ))),
         );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();

@@ -12,6 +12,7 @@ mod messages;
 mod names;
 pub mod pams;
 pub mod rv;
+pub mod rv_ft;
 pub mod rv_routing;
 mod uow;
 

@@ -9,7 +9,7 @@
 //! [`listener::ListenerOptions`], [`delivery::Delivery`],
 //! [`delivery::Origin`] and [`delivery::LinkId`], [`watch::InterestWatch`],
 //! [`advisory::Advisory`], [`bus_error::BusError`]. Certified delivery
-//! (RVCM) is [`cm`].
+//! (RVCM) is [`cm`]; fault tolerance groups (RVFT) are [`ft`].
 
 pub mod advisory;
 pub mod bridge;
@@ -20,6 +20,7 @@ pub mod config;
 pub mod delivery;
 pub mod error;
 pub mod field_arg;
+pub mod ft;
 pub mod json;
 pub mod listener;
 mod queue;

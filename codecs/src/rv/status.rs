@@ -32,7 +32,7 @@ impl TibrvStatus {
     /// TIBRV_INVALID_SIZE (32): an invalid data size.
     pub const INVALID_SIZE: TibrvStatus = TibrvStatus(32);
     /// TIBRV_NOT_FOUND (35): the object named is not there (mqgate: no
-    /// CM transport of that name).
+    /// CM transport or fault tolerance member of that name).
     pub const NOT_FOUND: TibrvStatus = TibrvStatus(35);
     /// TIBRV_ID_IN_USE (36): a field identifier already present in the message.
     pub const ID_IN_USE: TibrvStatus = TibrvStatus(36);
