@@ -11,6 +11,7 @@ mod browse;
 mod channel;
 mod check_config;
 mod client;
+mod dq;
 mod get;
 mod out;
 mod pams;
@@ -97,6 +98,9 @@ pub(crate) enum Command {
     /// Rendezvous: check subject names, publish, listen, request (docs/rendezvous.md).
     #[command(subcommand)]
     Rv(rv::RvCommand),
+    /// Rendezvous distributed queues: run a worker or a scheduler (docs/rendezvous.md "Distributed queues").
+    #[command(subcommand)]
+    Dq(dq::DqCommand),
 }
 
 impl Cli {
@@ -124,6 +128,7 @@ impl Cli {
             Command::Pams(cmd) => pams::run(cmd),
             Command::Sbs(cmd) => sbs::run(cmd),
             Command::Rv(cmd) => rv::run(cmd),
+            Command::Dq(cmd) => dq::run(cmd),
         }
     }
 }
