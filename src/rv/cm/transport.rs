@@ -447,9 +447,6 @@ impl CmTransport {
             }
             patterns.push(p.into_owned());
         }
-        // A new session: what was handed over but not confirmed may come
-        // again (requestOld), what was confirmed never.
-        self.0.listener.lock().await.new_session();
         let (reply, added) = oneshot::channel();
         self.0
             .commands
@@ -458,6 +455,13 @@ impl CmTransport {
         added.await.map_err(|_| BusError::Closed)??;
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let id = {
+            // A new session: what was handed over but not confirmed may
+            // come again (requestOld), what was confirmed never. It starts
+            // with the stream, under the ledger's lock, so that no message
+            // is marked handed over in the new session while no stream of
+            // it can take it.
+            let mut ledger = self.0.listener.lock().await;
+            ledger.new_session();
             let mut streams = lock(&self.0.streams);
             streams.next += 1;
             let id = streams.next;
