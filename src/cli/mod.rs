@@ -11,6 +11,7 @@ mod browse;
 mod channel;
 mod check_config;
 mod client;
+mod dq;
 mod ft;
 mod ft_child;
 mod ft_run;
@@ -103,6 +104,9 @@ pub(crate) enum Command {
     /// Rendezvous fault tolerance groups: run a program as a member, monitor a group (docs/rendezvous.md).
     #[command(subcommand)]
     Ft(ft::FtCommand),
+    /// Rendezvous distributed queues: run a worker or a scheduler (docs/rendezvous.md "Distributed queues").
+    #[command(subcommand)]
+    Dq(dq::DqCommand),
 }
 
 impl Cli {
@@ -131,6 +135,7 @@ impl Cli {
             Command::Sbs(cmd) => sbs::run(cmd),
             Command::Rv(cmd) => rv::run(cmd),
             Command::Ft(cmd) => ft::run(cmd),
+            Command::Dq(cmd) => dq::run(cmd),
         }
     }
 }

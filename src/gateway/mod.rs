@@ -136,6 +136,10 @@ struct Running {
     /// The Rendezvous subject bus: closed at the start of a stop, which
     /// ends its listeners' event streams.
     rv: crate::rv::Bus,
+    /// The CM transports (certified delivery).
+    rv_cm: crate::rv::cm::CmTransports,
+    /// The distributed queue members.
+    rv_dq: crate::rv::dq::DistributedQueues,
     /// The routing daemon, when `rv.routing` is set.
     routing: Option<crate::rv::route::service::Routing>,
     tasks: Tasks,
@@ -227,6 +231,7 @@ impl Gateway {
         // After the transports: a certified rule's reopened correspondent
         // and the senders it asks for old messages are open by then.
         crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm).await;
+        let rv_dq = crate::rv::dq::DistributedQueues::start(&rv, &rv_cm, &tasks);
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let channel_listener =
@@ -253,7 +258,8 @@ impl Gateway {
             Arc::clone(&board),
             &rpc,
             crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
-                .merge(crate::http::rv::cm::routes(rv_cm, rv.clone()))
+                .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
+                .merge(crate::http::rv::dq::routes(rv_dq.clone()))
                 .merge(crate::http::rv_routing::routes(routing.clone()))
                 .merge(crate::http::rv_ft::routes(crate::rv::ft::FtService::new(
                     &rv, &tasks,
@@ -277,6 +283,8 @@ impl Gateway {
                 rpc,
                 board,
                 rv,
+                rv_cm,
+                rv_dq,
                 routing,
                 tasks,
                 stop_channels,
@@ -406,6 +414,20 @@ impl Handle {
     /// `None` after [`Handle::stop`].
     pub fn rv_bus(&self) -> Option<crate::rv::Bus> {
         self.running.as_ref().map(|r| r.rv.clone())
+    }
+
+    /// The CM transports (docs/rendezvous.md "Certified delivery"), for
+    /// parts of the gateway and tests in the same process. `None` after
+    /// [`Handle::stop`].
+    pub fn rv_cm(&self) -> Option<crate::rv::cm::CmTransports> {
+        self.running.as_ref().map(|r| r.rv_cm.clone())
+    }
+
+    /// The distributed queue members (docs/rendezvous.md "Distributed
+    /// queues"), to join queues in the same process. `None` after
+    /// [`Handle::stop`].
+    pub fn rv_dq(&self) -> Option<crate::rv::dq::DistributedQueues> {
+        self.running.as_ref().map(|r| r.rv_dq.clone())
     }
 
     /// The routing daemon (docs/rendezvous.md "Routing between gateways"),

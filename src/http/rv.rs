@@ -14,6 +14,7 @@
 //! "message"}` with the HTTP status of docs/rendezvous.md "Errors".
 
 pub mod cm;
+pub mod dq;
 
 use std::convert::Infallible;
 use std::time::Duration;

@@ -18,6 +18,7 @@ pub mod bus_error;
 pub mod cm;
 pub mod config;
 pub mod delivery;
+pub mod dq;
 pub mod error;
 pub mod field_arg;
 pub mod ft;

@@ -88,7 +88,7 @@ impl From<CmError> for RvError {
     }
 }
 
-fn invalid(field: &'static str, message: impl Into<String>) -> RvError {
+pub(super) fn invalid(field: &'static str, message: impl Into<String>) -> RvError {
     RvError {
         status: TibrvStatus::INVALID_ARG,
         http: StatusCode::BAD_REQUEST,
@@ -100,7 +100,7 @@ fn invalid(field: &'static str, message: impl Into<String>) -> RvError {
 
 /// The JSON object of a small body (an empty body is `{}`), its keys each
 /// one of `known`.
-async fn object_body(
+pub(super) async fn object_body(
     headers: &HeaderMap,
     body: Body,
     route: &str,
@@ -148,7 +148,7 @@ async fn object_body(
     Ok(o)
 }
 
-fn string_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<String>, RvError> {
+pub(super) fn string_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<String>, RvError> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -156,7 +156,7 @@ fn string_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<String>
     }
 }
 
-fn f64_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<f64>, RvError> {
+pub(super) fn f64_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<f64>, RvError> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v
@@ -166,7 +166,7 @@ fn f64_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<f64>, RvEr
     }
 }
 
-fn u64_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<u64>, RvError> {
+pub(super) fn u64_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<u64>, RvError> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => s

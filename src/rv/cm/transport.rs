@@ -585,14 +585,18 @@ impl CmTransport {
             }
             patterns.push(p.into_owned());
         }
-        // A new session: what was handed over but not confirmed may come
-        // again (requestOld), what was confirmed never.
-        self.0.listener.lock().await.new_session();
         // The stream before the bus subjects: a message on them may come
         // as soon as the bus has them, and a publisher waiting for the
         // interest they make (a queue bridge) sends at once.
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let id = {
+            // A new session: what was handed over but not confirmed may
+            // come again (requestOld), what was confirmed never. It starts
+            // with the stream, under the ledger's lock, so that no message
+            // is marked handed over in the new session while no stream of
+            // it can take it.
+            let mut ledger = self.0.listener.lock().await;
+            ledger.new_session();
             let mut streams = lock(&self.0.streams);
             streams.next += 1;
             let id = streams.next;

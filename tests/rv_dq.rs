@@ -1,0 +1,427 @@
+//! Distributed queues (RVCMQ) through a gateway in this process: five
+//! workers of different weights and capacities and one dedicated
+//! scheduler doing 10,000 certified tasks exactly once while a worker dies
+//! mid-task and the scheduler dies mid-stream; complete-time reassignment;
+//! refusals of bad names, subjects and intervals (Rust and HTTP); tasks
+//! done by `mqgate dq worker` commands.
+//!
+//! Expected behaviour: TIBCO Rendezvous Concepts, "Distributed Queue"
+//! (one scheduler, each task to one worker, the greatest worker weight
+//! among available workers), "Complete Time", "Reassigning Tasks in
+//! Exceptional Situations" (worker exit, slow worker, scheduler
+//! replacement), "Reusable Names"; the C Reference,
+//! "tibrvcmTransport_CreateDistributedQueue()" (defaults);
+//! "QUEUE.SCHEDULER.ACTIVE"; mqgate's choices are docs/rendezvous.md
+//! "Distributed queues"; status numbers are those of `tibrv/status.h`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use mqgate::config::Config;
+use mqgate::gateway::{Gateway, Handle};
+use mqgate::rv::cm::{CmTransport, CreateOptions, LedgerKind};
+use mqgate::rv::dq::{DqError, DqMember, DqParams, MemberEvent};
+use mqgate::rv::{ListenerOptions, Origin};
+use mqgate_codecs::rv::msg::{Envelope, Field, Message, Value};
+
+async fn gateway(dir: &std::path::Path) -> Handle {
+    let mut c = Config::from_yaml(
+        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\n",
+        "test.yaml",
+    )
+    .unwrap();
+    c.storage.data_dir = dir.join("data");
+    Gateway::start(c).await.unwrap()
+}
+
+fn task(subject: &str, n: u32) -> Envelope {
+    Envelope {
+        subject: subject.into(),
+        reply_subject: None,
+        cm: None,
+        message: Message::new(vec![Field::new("n", Value::U32(n))]),
+    }
+}
+
+fn n_of(env: &Envelope) -> u32 {
+    match env.message.get("n").map(|f| &f.value) {
+        Some(Value::U32(n)) => *n,
+        other => panic!("no n: {other:?}"),
+    }
+}
+
+/// Fast intervals for tests: heartbeat 50 ms, activation 250 ms.
+fn fast(worker_weight: u32, worker_tasks: u32, scheduler_weight: u16) -> DqParams {
+    DqParams {
+        worker_weight,
+        worker_tasks,
+        scheduler_weight,
+        heartbeat_s: 0.05,
+        activation_s: 0.25,
+        ..DqParams::default()
+    }
+}
+
+/// A certified sender that pre-registered the queue `queue` for
+/// `subject` ("tibrvcmTransport_AddListener()"), so that every task is
+/// certified from the first.
+async fn sender(h: &Handle, name: &str, queue: &str, subject: &str) -> CmTransport {
+    let cm = h.rv_cm().unwrap();
+    let (s, _) = cm
+        .create(CreateOptions {
+            name: Some(name.into()),
+            ledger: LedgerKind::Memory,
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap();
+    s.add_listener(queue, subject).await.unwrap();
+    s
+}
+
+/// Waits until `queue`'s CM transport holds a certified agreement with
+/// `sender`: the scheduler listens, and tasks sent from now on are
+/// certified.
+async fn certified(h: &Handle, queue: &str, sender: &str) {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(t) = h.rv_cm().unwrap().get(queue) {
+            let snap = t.snapshot().await;
+            if snap.agreements.iter().any(|a| {
+                a.sender == sender
+                    && matches!(
+                        a.state,
+                        mqgate::rv::cm::listener::AgreementState::Certified { .. }
+                    )
+            }) {
+                return;
+            }
+        }
+        assert!(Instant::now() < until, "no certified agreement with {sender}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Waits until `sender` keeps no message: every task was confirmed.
+async fn ledger_empty(s: &CmTransport, within: Duration) {
+    let until = Instant::now() + within;
+    loop {
+        let pending = s.snapshot().await.pending;
+        if pending.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "{} tasks never confirmed, e.g. {:?}",
+            pending.len(),
+            pending.first()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Runs a worker: completes every task at once, counting it in `done`;
+/// with `die_at`, the member is killed (no goodbye) when its `die_at`-th
+/// task comes, before completing it.
+fn worker(mut m: DqMember, done: Arc<Vec<AtomicU32>>, die_at: Option<usize>, got: Arc<AtomicUsize>) {
+    tokio::spawn(async move {
+        let mut received = 0;
+        while let Some(e) = m.next().await {
+            let MemberEvent::Task(t) = e else { continue };
+            received += 1;
+            got.fetch_add(1, Ordering::AcqRel);
+            if Some(received) == die_at {
+                m.kill();
+                return;
+            }
+            let n = n_of(&t.envelope) as usize;
+            if m.complete(t.id).await.is_ok() {
+                done[n].fetch_add(1, Ordering::AcqRel);
+            }
+        }
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_tasks_are_done_once_each_through_a_worker_death_and_a_scheduler_death() {
+    const N: usize = 10_000;
+    let dir = tempfile::tempdir().unwrap();
+    let h = gateway(dir.path()).await;
+    let dq = h.rv_dq().unwrap();
+    let subjects = vec!["WORK.TASKS".to_string()];
+    let src = sender(&h, "TASKSRC", "WORKQ", "WORK.TASKS").await;
+    // The dedicated scheduler (worker tasks 0) outranks every worker
+    // (scheduler weight 100).
+    let mut sched = dq.join("WORKQ", &subjects, fast(1, 0, 100)).unwrap();
+    let done: Arc<Vec<AtomicU32>> = Arc::new((0..N).map(|_| AtomicU32::new(0)).collect());
+    let mut gots = Vec::new();
+    // Five workers: (worker weight, capacity, scheduler weight).
+    for (i, (w, cap, sw)) in [(5, 1, 5), (4, 2, 4), (3, 1, 3), (2, 3, 2), (1, 2, 1)]
+        .into_iter()
+        .enumerate()
+    {
+        let m = dq.join("WORKQ", &subjects, fast(w, cap, sw)).unwrap();
+        let got = Arc::new(AtomicUsize::new(0));
+        // The weight-3 worker dies holding its 100th task.
+        let die_at = (i == 2).then_some(100);
+        worker(m, Arc::clone(&done), die_at, Arc::clone(&got));
+        gots.push(got);
+    }
+    // "QUEUE.SCHEDULER.ACTIVE": the dedicated scheduler takes the role.
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let e = tokio::time::timeout_at(until.into(), sched.next()).await.unwrap();
+        if matches!(e, Some(MemberEvent::Scheduler(true))) {
+            break;
+        }
+    }
+    certified(&h, "WORKQ", "TASKSRC").await;
+    let mut sched = Some(sched);
+    for n in 0..N {
+        if n == 3_000 {
+            // Mid-stream: the scheduler dies without a word.
+            if let Some(s) = sched.take() {
+                s.kill();
+            }
+        }
+        src.send(task("WORK.TASKS", n as u32), None).await.unwrap();
+        if n % 500 == 0 {
+            tokio::task::yield_now().await;
+        }
+    }
+    // Every task confirmed to the sender means every one was completed.
+    ledger_empty(&src, Duration::from_secs(25)).await;
+    // Completions reach the counters before the confirmations reach the
+    // sender; give stragglers a moment, then every task counts once.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let counts: Vec<u32> = done.iter().map(|c| c.load(Ordering::Acquire)).collect();
+    let missing: Vec<usize> = (0..N).filter(|&n| counts[n] == 0).collect();
+    let twice: Vec<usize> = (0..N).filter(|&n| counts[n] > 1).collect();
+    assert!(missing.is_empty(), "never done: {} e.g. {:?}", missing.len(), &missing[..missing.len().min(5)]);
+    assert!(twice.is_empty(), "done twice: {} e.g. {:?}", twice.len(), &twice[..twice.len().min(5)]);
+    // Every worker worked; the dead one got its 100; the tasks the dead
+    // scheduler and worker held were given again, so the sum is over N.
+    let got: Vec<usize> = gots.iter().map(|g| g.load(Ordering::Acquire)).collect();
+    assert_eq!(got[2], 100, "{got:?}");
+    assert!(got.iter().all(|&g| g > 0), "{got:?}");
+    assert!(got.iter().sum::<usize>() > N, "{got:?}");
+    h.stop(Duration::from_secs(5)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_not_completed_within_the_complete_time_goes_to_another_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = gateway(dir.path()).await;
+    let dq = h.rv_dq().unwrap();
+    let subjects = vec!["SLOW.TASKS".to_string()];
+    let src = sender(&h, "SLOWSRC", "SLOWQ", "SLOW.TASKS").await;
+    // "Complete Time": 0.4 s; the scheduler's parameter counts.
+    let timed = |w, cap, sw| DqParams {
+        complete_time_s: 0.4,
+        ..fast(w, cap, sw)
+    };
+    let mut sched = dq.join("SLOWQ", &subjects, timed(1, 0, 100)).unwrap();
+    let mut heavy = dq.join("SLOWQ", &subjects, timed(9, 1, 1)).unwrap();
+    let mut light = dq.join("SLOWQ", &subjects, timed(1, 1, 1)).unwrap();
+    while !matches!(sched.next().await, Some(MemberEvent::Scheduler(true))) {}
+    certified(&h, "SLOWQ", "SLOWSRC").await;
+    let sent = Instant::now();
+    src.send(task("SLOW.TASKS", 7), None).await.unwrap();
+    // The heavier worker gets it and does not complete it.
+    let first = loop {
+        if let Some(MemberEvent::Task(t)) = heavy.next().await {
+            break t;
+        }
+    };
+    assert!(first.certified);
+    assert_eq!(n_of(&first.envelope), 7);
+    // After the complete time it is withdrawn and given to the other one.
+    let withdrawn = loop {
+        if let Some(MemberEvent::Withdrawn(id)) = heavy.next().await {
+            break id;
+        }
+    };
+    assert_eq!(withdrawn, first.id);
+    let second = loop {
+        if let Some(MemberEvent::Task(t)) = light.next().await {
+            break t;
+        }
+    };
+    let waited = sent.elapsed();
+    assert!(waited >= Duration::from_millis(400), "reassigned after {waited:?}");
+    assert_eq!(n_of(&second.envelope), 7);
+    light.complete(second.id).await.unwrap();
+    // The slow worker's late completion names a task it no longer holds.
+    let late = heavy.complete(first.id).await.unwrap_err();
+    assert!(matches!(late, DqError::UnknownTask { .. }), "{late}");
+    assert_eq!(late.status().0, 35, "TIBRV_NOT_FOUND");
+    ledger_empty(&src, Duration::from_secs(5)).await;
+    // A reliable task (no certified delivery) reaches a worker too.
+    h.rv_bus()
+        .unwrap()
+        .publish(task("SLOW.TASKS", 8), Origin::Client)
+        .unwrap();
+    let t = loop {
+        if let Some(MemberEvent::Task(t)) = heavy.next().await {
+            break t;
+        }
+    };
+    assert_eq!((n_of(&t.envelope), t.certified), (8, false));
+    heavy.complete(t.id).await.unwrap();
+    h.stop(Duration::from_secs(5)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_names_subjects_and_intervals_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = gateway(dir.path()).await;
+    let dq = h.rv_dq().unwrap();
+    let subjects = vec!["WORK".to_string()];
+    let status = |e: DqError| (e.status().0, e.field(), e.to_string());
+    // "Reusable Names": subject syntax, no wildcards, no reserved first
+    // element, at most 50 bytes (TIBRV_INVALID_SUBJECT 20).
+    let (st, field, text) = status(dq.join("A..B", &subjects, DqParams::default()).unwrap_err());
+    assert_eq!((st, field), (20, Some("name")));
+    assert_eq!(text, "invalid distributed queue name \"A..B\": element 2 is empty");
+    for bad in ["Q.*", "_RV.Q", "_RVCMQ.Q", "", &"Q".repeat(51)] {
+        let e = dq.join(bad, &subjects, DqParams::default()).unwrap_err();
+        assert_eq!(e.status().0, 20, "{bad:?}: {e}");
+    }
+    let e = dq.join("Q", &[], DqParams::default()).unwrap_err();
+    assert_eq!((e.status().0, e.field()), (3, Some("subjects")));
+    let e = dq.join("Q", &["A..B".into()], DqParams::default()).unwrap_err();
+    assert_eq!((e.status().0, e.field()), (20, Some("subjects")));
+    let e = dq.join("Q", &["_RVCM.X".into()], DqParams::default()).unwrap_err();
+    assert_eq!((e.status().0, e.field()), (3, Some("subjects")));
+    // Intervals that cannot work: activation not longer than heartbeat.
+    let p = DqParams {
+        heartbeat_s: 2.0,
+        activation_s: 1.0,
+        ..DqParams::default()
+    };
+    let (st, field, text) = status(dq.join("Q", &subjects, p).unwrap_err());
+    assert_eq!((st, field), (3, Some("scheduler_activation_s")));
+    assert_eq!(
+        text,
+        "scheduler activation 1 s must be longer than the scheduler heartbeat 2 s"
+    );
+    // The same over HTTP.
+    let base = format!("http://{}", h.http_addr());
+    let post = |path: &str, body: &str| {
+        let url = format!("{base}{path}");
+        let body = body.to_string();
+        std::thread::spawn(move || match ureq::post(&url)
+            .set("Content-Type", "application/json")
+            .send_string(&body)
+        {
+            Ok(r) => (r.status(), r.into_json::<serde_json::Value>().unwrap()),
+            Err(ureq::Error::Status(c, r)) => (c, r.into_json::<serde_json::Value>().unwrap()),
+            Err(e) => panic!("{e}"),
+        })
+        .join()
+        .unwrap()
+    };
+    let (code, v) = post("/v1/rv/dq/A..B/members", "{}");
+    assert_eq!((code, v["tibrv_status"]["number"].as_u64()), (400, Some(20)));
+    assert_eq!((v["field"].as_str(), v["element"].as_u64()), (Some("name"), Some(2)));
+    let (code, v) = post(
+        "/v1/rv/dq/Q/members",
+        r#"{"scheduler_heartbeat_s": 1, "scheduler_activation_s": 0.5}"#,
+    );
+    assert_eq!((code, v["field"].as_str()), (400, Some("scheduler_activation_s")));
+    let (code, v) = post("/v1/rv/dq/Q/members", r#"{"worker_weigth": 1}"#);
+    assert_eq!((code, v["field"].as_str()), (400, Some("body")));
+    // A member's defaults are the C Reference's.
+    let (code, v) = post("/v1/rv/dq/Q/members", "");
+    assert_eq!(code, 201);
+    assert_eq!(
+        (
+            &v["subjects"],
+            &v["worker_weight"],
+            &v["worker_tasks"],
+            &v["scheduler_weight"],
+            &v["scheduler_heartbeat_s"],
+            &v["scheduler_activation_s"],
+            &v["complete_time_s"]
+        ),
+        (
+            &serde_json::json!(["Q"]),
+            &serde_json::json!(1),
+            &serde_json::json!(1),
+            &serde_json::json!(1),
+            &serde_json::json!(1.0),
+            &serde_json::json!(3.5),
+            &serde_json::json!(0.0)
+        )
+    );
+    let id = v["member"].as_str().unwrap().to_string();
+    let (code, v) = post(&format!("/v1/rv/dq/members/{id}/tasks/9/complete"), "");
+    assert_eq!((code, v["tibrv_status"]["number"].as_u64()), (404, Some(35)));
+    let (code, _) = post("/v1/rv/dq/members/nobody/tasks/1/complete", "");
+    assert_eq!(code, 404);
+    h.stop(Duration::from_secs(5)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dq_worker_commands_do_the_tasks_and_the_scheduler_advisory_is_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = gateway(dir.path()).await;
+    let bus = h.rv_bus().unwrap();
+    let mut advisories = bus
+        .listen(
+            &["_RV.INFO.RVCM.QUEUE.SCHEDULER.>"],
+            ListenerOptions::default(),
+        )
+        .unwrap();
+    let src = sender(&h, "CLISRC", "CLIQ", "CLIQ").await;
+    let out = dir.path().join("done");
+    std::fs::create_dir(&out).unwrap();
+    let gateway_url = format!("http://{}", h.http_addr());
+    let mut children = Vec::new();
+    for weight in ["2", "1"] {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_mqgate"))
+            .args([
+                "dq", "worker", "--gateway", &gateway_url, "--queue", "CLIQ", "--weight", weight,
+                "--tasks", "2", "--heartbeat", "0.05", "--activation", "0.25", "--input", "data",
+                "--",
+                "sh", "-c", &format!("cat > {}/$MQGATE_DQ_MEMBER-$MQGATE_DQ_TASK", out.display()),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        children.push(child);
+    }
+    // "QUEUE.SCHEDULER.ACTIVE": one of the workers schedules.
+    let adv = tokio::time::timeout(Duration::from_secs(10), advisories.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(adv.subject(), "_RV.INFO.RVCM.QUEUE.SCHEDULER.ACTIVE.CLIQ");
+    certified(&h, "CLIQ", "CLISRC").await;
+    for n in 0..20u32 {
+        let env = Envelope {
+            subject: "CLIQ".into(),
+            reply_subject: None,
+            cm: None,
+            message: Message::new(vec![Field::new("DATA", Value::String(format!("task-{n}")))]),
+        };
+        src.send(env, None).await.unwrap();
+    }
+    ledger_empty(&src, Duration::from_secs(20)).await;
+    // One file per (member, task number), holding the task's DATA field.
+    let mut lines: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    lines.sort();
+    let mut want: Vec<String> = (0..20).map(|n| format!("task-{n}")).collect();
+    want.sort();
+    assert_eq!(lines, want);
+    for mut c in children {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    h.stop(Duration::from_secs(5)).await;
+}
