@@ -16,6 +16,7 @@ pub(crate) mod devices;
 pub(crate) mod http;
 pub(crate) mod mqi;
 pub(crate) mod mqjson;
+pub mod mqtt;
 pub(crate) mod qmgr;
 pub(crate) mod route;
 pub(crate) mod rpc;

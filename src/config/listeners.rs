@@ -15,17 +15,20 @@ pub enum Listen {
     Http,
     /// The message channel listener: `listener.listen`, `mqgate run --listen`.
     Channel,
+    /// The MQTT listener: `mqtt.listen`, `mqgate run --mqtt`.
+    Mqtt,
 }
 
 impl Listen {
     /// Every listener, in the order of the file's sections.
-    pub const ALL: [Listen; 2] = [Listen::Http, Listen::Channel];
+    pub const ALL: [Listen; 3] = [Listen::Http, Listen::Channel, Listen::Mqtt];
 
     /// The setting's path in the YAML file.
     pub fn path(self) -> &'static str {
         match self {
             Listen::Http => "http.listen",
             Listen::Channel => "listener.listen",
+            Listen::Mqtt => "mqtt.listen",
         }
     }
 
@@ -34,6 +37,7 @@ impl Listen {
         match self {
             Listen::Http => "--http",
             Listen::Channel => "--listen",
+            Listen::Mqtt => "--mqtt",
         }
     }
 
@@ -41,6 +45,7 @@ impl Listen {
         match self {
             Listen::Http => HttpConfig::default().listen,
             Listen::Channel => ListenerConfig::default().listen,
+            Listen::Mqtt => crate::mqtt::config::MqttConfig::default().listen,
         }
     }
 }
@@ -79,6 +84,7 @@ impl Config {
         match l {
             Listen::Http => self.http.listen,
             Listen::Channel => self.listener.listen,
+            Listen::Mqtt => self.mqtt.listen,
         }
     }
 
@@ -88,6 +94,7 @@ impl Config {
         match l {
             Listen::Http => self.http.listen = addr,
             Listen::Channel => self.listener.listen = addr,
+            Listen::Mqtt => self.mqtt.listen = addr,
         }
         self.origins.0.insert(l, (addr, Origin::Flag));
     }

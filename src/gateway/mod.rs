@@ -71,6 +71,17 @@ pub enum StartError {
         /// The operating system's error.
         source: io::Error,
     },
+    /// The MQTT listener cannot be bound (docs/mqtt.md).
+    #[error("cannot listen for MQTT on {addr}: {source}")]
+    Mqtt {
+        /// `mqtt.listen`.
+        addr: SocketAddr,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// `mqtt.password_file` cannot be used (docs/mqtt.md "Authentication").
+    #[error("{0}")]
+    MqttPasswords(String),
     /// The RPC bridge cannot start: an IDL file, exit or CCSID of `rpc:`
     /// cannot be used (docs/rpc.md).
     #[error("{0}")]
@@ -88,7 +99,10 @@ impl StartError {
     pub fn is_config(&self) -> bool {
         matches!(
             self,
-            StartError::Listeners(_) | StartError::Tuxedo(_) | StartError::MessageQ(_)
+            StartError::Listeners(_)
+                | StartError::Tuxedo(_)
+                | StartError::MessageQ(_)
+                | StartError::MqttPasswords(_)
         )
     }
 }
@@ -111,6 +125,7 @@ pub struct Fault {
 pub struct Handle {
     http_addr: SocketAddr,
     channel_addr: SocketAddr,
+    mqtt_addr: SocketAddr,
     /// `None` once stopped.
     running: Option<Running>,
 }
@@ -133,6 +148,9 @@ struct Running {
     stop_channels: watch::Sender<bool>,
     /// Starts the HTTP server's graceful shutdown.
     stop_http: CancellationToken,
+    /// Stops the MQTT listener and closes its connections (docs/mqtt.md).
+    stop_mqtt: CancellationToken,
+    mqtt: Option<JoinHandle<Option<()>>>,
     http: Option<JoinHandle<Option<io::Result<()>>>>,
     channel_listener: Option<JoinHandle<Option<()>>>,
 }
@@ -196,9 +214,19 @@ impl Gateway {
         let (channel_listener, channel_addr) = bind(config.listener.listen)
             .await
             .map_err(|(addr, source)| StartError::Channel { addr, source })?;
+        let passwords = match &config.mqtt.password_file {
+            Some(p) => {
+                Some(crate::mqtt::auth::Passwords::load(p).map_err(StartError::MqttPasswords)?)
+            }
+            None => None,
+        };
+        let (mqtt_listener, mqtt_addr) = bind(config.mqtt.listen)
+            .await
+            .map_err(|(addr, source)| StartError::Mqtt { addr, source })?;
         // Port 0 asked for any free port: report (and serve /v1/status) the real one.
         config.http.listen = http_addr;
         config.listener.listen = channel_addr;
+        config.mqtt.listen = mqtt_addr;
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
@@ -212,6 +240,7 @@ impl Gateway {
             queue_manager = %qm.name(),
             http = %config.http.listen,
             listener = %config.listener.listen,
+            mqtt = %config.mqtt.listen,
             data_dir = %config.storage.data_dir.display(),
             "mqgate running"
         );
@@ -231,9 +260,27 @@ impl Gateway {
             TaskGroup::Requests,
             http::serve(listener, app, timeouts, stop_http.clone()),
         );
+        let stop_mqtt = CancellationToken::new();
+        let devices = crate::devices::Devices::new(
+            mqi.clone(),
+            std::time::Duration::from_millis(config.http.lease_ms),
+            std::time::Duration::from_millis(config.http.max_wait_ms),
+        );
+        let mqtt_service = crate::mqtt::Service::new(
+            &devices,
+            &config.mqtt,
+            passwords,
+            tasks.clone(),
+            stop_mqtt.clone(),
+        );
+        let mqtt = tasks.spawn(
+            TaskGroup::Requests,
+            crate::mqtt::serve(mqtt_listener, mqtt_service),
+        );
         Ok(Handle {
             http_addr,
             channel_addr,
+            mqtt_addr,
             running: Some(Running {
                 qm,
                 store,
@@ -243,6 +290,8 @@ impl Gateway {
                 tasks,
                 stop_channels,
                 stop_http,
+                stop_mqtt,
+                mqtt: Some(mqtt),
                 http: Some(http),
                 channel_listener: Some(channel_listener),
             }),
@@ -359,6 +408,12 @@ impl Handle {
         self.channel_addr
     }
 
+    /// The address the MQTT listener listens on (the port chosen when
+    /// `mqtt.listen` had port 0).
+    pub fn mqtt_addr(&self) -> SocketAddr {
+        self.mqtt_addr
+    }
+
     /// A count of the gateway's running tasks, valid after [`Handle::stop`].
     pub fn tasks(&self) -> TaskMonitor {
         match &self.running {
@@ -391,6 +446,13 @@ impl Handle {
                     Err(e) => format!("task failed: {e}"),
                 },
             },
+            ended = joined(&mut r.mqtt) => Fault {
+                part: "MQTT listener",
+                message: match ended {
+                    Ok(_) => "ended".into(),
+                    Err(e) => format!("task failed: {e}"),
+                },
+            },
         }
     }
 }
@@ -409,6 +471,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         if let Some(r) = self.running.take() {
             r.stop_http.cancel();
+            r.stop_mqtt.cancel();
             r.stop_channels.send_replace(true);
             r.tasks.end();
         }
