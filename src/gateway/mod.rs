@@ -1,13 +1,15 @@
 //! The gateway as a library: [`Gateway::start`] opens the store and the
-//! queue manager, binds the HTTP and channel listeners and starts every
+//! queue manager, binds the HTTP, channel and MQTT listeners and starts every
 //! service of the configuration (receiver and sender channels, the Tuxedo
 //! gateway, the RPC bridge, queue exits) inside the caller's tokio runtime;
 //! the [`Handle`] it returns tells the bound addresses and stops it.
 //!
 //! Every task the gateway starts is owned by its task groups
 //! (src/tasks.rs): the channel listener, each receiver connection and each
-//! sender channel (`Channels`); the HTTP server, each HTTP connection and
-//! each RPC call (`Requests`); each unit of work's expiry timer (`Timers`).
+//! sender channel (`Channels`); the HTTP server, each HTTP connection,
+//! each RPC call, the MQTT listener and each MQTT connection with its
+//! pullers (`Requests`); each unit of work's expiry timer and each delayed
+//! MQTT Will Message (`Timers`).
 //! HTTP connections are spawned by the HTTP server loop; each holds a
 //! membership of `Requests` through its stream (src/gateway/http.rs). Not
 //! owned: work on the blocking pool (store writes, exits), which the task
@@ -173,7 +175,8 @@ impl TaskMonitor {
     }
 
     /// Of those, the request tasks: the HTTP server and each of its
-    /// connections, RPC calls, the SBS server.
+    /// connections, RPC calls, the SBS server, the MQTT listener and each
+    /// MQTT connection with its pullers.
     pub fn requests(&self) -> usize {
         self.0.running_in(&[crate::tasks::TaskGroup::Requests])
     }
