@@ -8,6 +8,10 @@
 //! (BackoutCount + 1). Transports (HTTP, src/http/devices.rs; MQTT,
 //! src/mqtt/) are thin translations of this protocol.
 
+mod ack_group;
+
+pub use ack_group::AckGroup;
+
 use crate::mqi::{ConvertRequest, DeviceWatch, GetRequest, Leased, Mqi, Object};
 use crate::mqi::{QmError, Selector, Token};
 use std::time::Duration;
@@ -92,12 +96,6 @@ impl Devices {
             Err(e) if e.mqrc == mqgate_codecs::mq::Mqrc::NO_MSG_AVAILABLE => Ok(None),
             Err(e) => Err(e),
         }
-    }
-
-    /// Acknowledges lease `lease` on device queue `obj`: the message is
-    /// removed, durably when this returns. Errors: as [`Mqi::ack`].
-    pub async fn ack_on(&self, obj: &Object, lease: Token) -> Result<(), QmError> {
-        self.mqi.ack(obj, lease).await
     }
 
     /// Backs out lease `lease` on device queue `obj` now (BackoutCount + 1).

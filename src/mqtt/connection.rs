@@ -456,6 +456,7 @@ impl Conn {
             if !self.pullers.contains_key(&q) {
                 let task = pull_queue(
                     svc.devices.clone(),
+                    svc.acks.clone(),
                     self.client_id.clone(),
                     q.clone(),
                     self.tx.clone(),

@@ -6,7 +6,7 @@
 //! when its [`HeldLease`] goes, so a message is never lost with a
 //! connection: it returns to its place, BackoutCount + 1.
 
-use crate::devices::Devices;
+use crate::devices::{AckGroup, Devices};
 use crate::mqi::{Leased, Object, QmError, Token};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -19,6 +19,7 @@ const PULL_WAIT: Duration = Duration::from_secs(60);
 /// acknowledged or backed out explicitly.
 pub struct HeldLease {
     devices: Devices,
+    acks: AckGroup,
     obj: Object,
     lease: Token,
     open: bool,
@@ -26,10 +27,11 @@ pub struct HeldLease {
 
 impl HeldLease {
     /// Acknowledges the lease: the message leaves the store (durable on
-    /// return). Errors: 2003 when the lease is no longer open.
+    /// return; committed with other devices' acknowledgements, [`AckGroup`]).
+    /// Errors: 2003 when the lease is no longer open.
     pub async fn ack(mut self) -> Result<(), QmError> {
         self.open = false;
-        self.devices.ack_on(&self.obj, self.lease).await
+        self.acks.ack(&self.obj, self.lease).await
     }
 
     /// Backs the lease out now: the message returns, BackoutCount + 1.
@@ -73,7 +75,13 @@ pub enum Pulled {
 /// channel closes) or an error: waits for the queue to exist, then for
 /// each message, hands it over and waits until the connection takes it
 /// (`tx` holds one at a time).
-pub async fn pull_queue(devices: Devices, device: String, queue: String, tx: mpsc::Sender<Pulled>) {
+pub async fn pull_queue(
+    devices: Devices,
+    acks: AckGroup,
+    device: String,
+    queue: String,
+    tx: mpsc::Sender<Pulled>,
+) {
     let failed = |error: QmError| Pulled::Failed {
         queue: queue.clone(),
         error,
@@ -94,6 +102,7 @@ pub async fn pull_queue(devices: Devices, device: String, queue: String, tx: mps
             Ok(Some(leased)) => {
                 let held = HeldLease {
                     devices: devices.clone(),
+                    acks: acks.clone(),
                     obj: obj.clone(),
                     lease: leased.lease,
                     open: true,

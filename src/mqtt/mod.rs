@@ -9,6 +9,7 @@
 //! "The codec").
 
 pub(crate) mod auth;
+pub mod client;
 pub mod config;
 mod connection;
 mod delivery;
@@ -19,7 +20,7 @@ mod publish;
 mod session;
 mod sessions;
 
-use crate::devices::Devices;
+use crate::devices::{AckGroup, Devices};
 use crate::tasks::Tasks;
 use config::MqttConfig;
 use std::sync::Arc;
@@ -37,6 +38,8 @@ const LEASE: Duration = Duration::from_secs(24 * 3600);
 /// What every connection of the listener shares.
 pub(crate) struct Service {
     devices: Devices,
+    /// Acknowledgements (PUBACKs) of all connections, committed in groups.
+    acks: AckGroup,
     config: MqttConfig,
     sessions: sessions::Sessions,
     passwords: Option<auth::Passwords>,
@@ -58,6 +61,7 @@ impl Service {
     ) -> Arc<Service> {
         Arc::new(Service {
             devices: devices.with_times(LEASE, Duration::from_secs(60)),
+            acks: AckGroup::start(devices.mqi().clone()),
             config: config.clone(),
             sessions: sessions::Sessions::default(),
             passwords,
