@@ -9,7 +9,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use mqgate_codecs::mqtt::{
     Ack, Connack, Connect, Level, Packet, Properties, Property, Publish, QoS, ReasonCode, Suback,
-    Subscribe, SubscriptionOptions, decode, encode,
+    Subscribe, SubscriptionOptions, Will, decode, encode,
 };
 use std::io;
 use std::net::SocketAddr;
@@ -43,6 +43,8 @@ pub struct Options {
     pub user_name: Option<String>,
     /// Password.
     pub password: Option<Vec<u8>>,
+    /// Will Message.
+    pub will: Option<Will>,
 }
 
 impl Options {
@@ -57,6 +59,7 @@ impl Options {
             session_expiry: 3600,
             user_name: None,
             password: None,
+            will: None,
         }
     }
 }
@@ -89,7 +92,7 @@ impl Client {
             keep_alive: o.keep_alive,
             properties,
             client_id: o.client_id.clone(),
-            will: None,
+            will: o.will.clone(),
             user_name: o.user_name.clone(),
             password: o.password.clone().map(Bytes::from),
         }))
