@@ -669,3 +669,56 @@ fn keep_alive_timeout_and_the_will_message_put_to_its_queue() {
     assert_eq!(v["md"]["Persistence"], 1, "Will QoS 1: persistent");
     assert_eq!(g.depth("WILLS"), 0, "one Will Message only");
 }
+
+/// `mosquitto_passwd -c -b FILE DEV0001 secret` (mosquitto 2.0.11).
+const PASSWORD_FILE: &str = "DEV0001:$7$101$zwZVRvE/uLehT0A+$ogOhyoGIb/tCIlSlz9GiHld1HiwpO8PU3KAj/4klZLZt5BE32pwN9bb84qlZ4Xh+efatGuRGISVQc+6HP29KFA==\n";
+
+#[test]
+fn devices_authenticate_with_the_password_file() {
+    if !have("mosquitto_sub") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("passwords");
+    std::fs::write(&file, PASSWORD_FILE).unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        &format!("mqtt:\n  password_file: {}\n", file.display()),
+    );
+    let sub = |user: &str, password: &str| {
+        run(Command::new("mosquitto_sub")
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port(&g),
+                "-i",
+                "DEV0001",
+                "-t",
+                "INBOX",
+                "-q",
+                "1",
+            ])
+            .args(["-u", user, "-P", password, "-C", "1", "-W", "10", "-N"]))
+    };
+    // 3.1.1 return code 0x04 bad user name or password (Table 3.1), in
+    // mosquitto's words.
+    let out = sub("DEV0001", "wrong");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("bad user name or password"),
+        "{out:?}"
+    );
+    let out = sub("DEV0002", "secret");
+    assert!(
+        !out.status.success(),
+        "the User Name must be the client identifier"
+    );
+    let (st, v) = g.put("INBOX", "q_mgr=DEV0001", b"for you");
+    assert_eq!(st, 201, "{v}");
+    let out = sub("DEV0001", "secret");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.stdout, b"for you");
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(log.contains("wrong password for device DEV0001"), "{log}");
+}
