@@ -27,6 +27,8 @@ pub enum BenchKind {
     Channel(super::bench_channel::ChannelBenchArgs),
     /// One publisher to a MOT with many registered queues (SBS), with core NATS fan-out as the reference.
     Sbs(super::bench_sbs::SbsBenchArgs),
+    /// Devices over MQTT: idle memory per device and delivery of queued messages, with mosquitto as the reference.
+    Mqtt(super::bench_mqtt::MqttBenchArgs),
 }
 
 /// Options of `mqgate bench queue`.
@@ -50,6 +52,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
         BenchKind::Queue(args) => args,
         BenchKind::Channel(args) => return super::bench_channel::run(args),
         BenchKind::Sbs(args) => return super::bench_sbs::run(args),
+        BenchKind::Mqtt(args) => return super::bench_mqtt::run(args),
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));

@@ -24,6 +24,8 @@ pub struct Client {
     writer: OwnedWriteHalf,
     level: Level,
     buf: Vec<u8>,
+    /// Packets that came while [`Client::subscribe`] waited for its SUBACK.
+    pending: std::collections::VecDeque<Packet>,
 }
 
 /// How to connect.
@@ -81,6 +83,7 @@ impl Client {
             writer: w,
             level: o.level,
             buf: Vec::new(),
+            pending: Default::default(),
         };
         let mut properties = Properties::new();
         if o.level == Level::V5 && o.session_expiry > 0 {
@@ -117,6 +120,13 @@ impl Client {
 
     /// The next packet; `None` when the server closed the connection.
     pub async fn recv(&mut self) -> io::Result<Option<Packet>> {
+        if let Some(p) = self.pending.pop_front() {
+            return Ok(Some(p));
+        }
+        self.read().await
+    }
+
+    async fn read(&mut self) -> io::Result<Option<Packet>> {
         match self.reader.next().await {
             None => Ok(None),
             Some(Err(FrameError::Io(e))) => Err(e),
@@ -132,8 +142,8 @@ impl Client {
     }
 
     /// Subscribes to `filter` at `qos` with Packet Identifier `id`; returns
-    /// the SUBACK. Messages arriving before it are an error here (call it
-    /// before any can come, or use [`Client::send`] and [`Client::recv`]).
+    /// the SUBACK. Packets that come before it (a persistent session's
+    /// messages) are kept for [`Client::recv`].
     pub async fn subscribe(&mut self, id: u16, filter: &str, qos: QoS) -> io::Result<Suback> {
         self.send(&Packet::Subscribe(Subscribe {
             packet_id: id,
@@ -142,10 +152,10 @@ impl Client {
         }))
         .await?;
         loop {
-            match self.recv().await? {
+            match self.read().await? {
                 Some(Packet::Suback(s)) => return Ok(s),
-                Some(Packet::Publish(_)) => continue,
-                other => return Err(invalid(format!("expected SUBACK, got {other:?}"))),
+                Some(p) => self.pending.push_back(p),
+                None => return Err(invalid("connection closed before SUBACK".into())),
             }
         }
     }

@@ -23,7 +23,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tokio::io::{AsyncWriteExt, BufWriter};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
@@ -33,9 +33,19 @@ use tokio_util::codec::FramedRead;
 
 type Reader = FramedRead<OwnedReadHalf, Frames>;
 
-/// The writing side: packets encoded at the connection's level.
+/// Bytes of queued packets after which they are written without waiting
+/// for the end of the loop turn.
+const FLUSH_AT: usize = 64 * 1024;
+/// A write buffer larger than this is given back after a flush.
+const KEEP_CAPACITY: usize = 4096;
+/// The read buffer a connection starts with (grown as packets need).
+const READ_CAPACITY: usize = 256;
+
+/// The writing side: packets encoded at the connection's level into one
+/// buffer, written out by [`Out::flush`] (an idle connection holds no
+/// buffer: 10,000 idle devices cost little memory, docs/mqtt.md).
 struct Out {
-    w: BufWriter<OwnedWriteHalf>,
+    w: OwnedWriteHalf,
     level: Level,
     buf: Vec<u8>,
     /// The client's Maximum Packet Size (5.0 3.1.2.11.4); none in 3.1.1.
@@ -46,14 +56,24 @@ struct Out {
 }
 
 impl Out {
+    /// Queues `p`; written out at once when the buffer grew large.
     async fn send(&mut self, p: &Packet) -> std::io::Result<()> {
-        self.buf.clear();
         encode(p, self.level, &mut self.buf);
-        self.w.write_all(&self.buf).await
+        if self.buf.len() >= FLUSH_AT {
+            self.flush().await?;
+        }
+        Ok(())
     }
 
     async fn flush(&mut self) -> std::io::Result<()> {
-        self.w.flush().await
+        if !self.buf.is_empty() {
+            self.w.write_all(&self.buf).await?;
+            self.buf.clear();
+        }
+        if self.buf.capacity() > KEEP_CAPACITY {
+            self.buf = Vec::new();
+        }
+        Ok(())
     }
 
     /// A reason string property block for an acknowledgement, when the
@@ -84,23 +104,30 @@ impl Out {
 /// Serves one connection until it ends.
 pub async fn run(svc: Arc<Service>, stream: TcpStream, peer: SocketAddr) {
     let (rd, wr) = stream.into_split();
-    let mut reader = FramedRead::new(rd, Frames::new(svc.config.max_packet_size as usize));
+    let mut reader = FramedRead::with_capacity(
+        rd,
+        Frames::new(svc.config.max_packet_size as usize),
+        READ_CAPACITY,
+    );
     let mut out = Out {
-        w: BufWriter::new(wr),
+        w: wr,
         level: Level::V311,
         buf: Vec::new(),
         client_max: usize::MAX,
         problem_info: true,
     };
-    let Some(connect) = first_packet(&svc, &mut reader, &mut out, peer).await else {
+    // The handshake, the packet handlers and the end are boxed: the
+    // connection's future holds only what waits between packets (an idle
+    // device's memory, docs/mqtt.md "Limits").
+    let Some(connect) = Box::pin(first_packet(&svc, &mut reader, &mut out, peer)).await else {
         return;
     };
     let conn_id = svc.next_conn.fetch_add(1, Ordering::Relaxed);
-    let Some(mut c) = accept(&svc, connect, &mut out, peer, conn_id).await else {
+    let Some(mut c) = Box::pin(accept(&svc, connect, &mut out, peer, conn_id)).await else {
         return;
     };
     let end = c.serve(&svc, &mut reader, &mut out).await;
-    c.finish(&svc, end).await;
+    Box::pin(c.finish(&svc, end)).await;
 }
 
 /// Reads the CONNECT within `mqtt.connect_timeout_ms`; answers a CONNECT
@@ -206,8 +233,9 @@ struct Conn {
     window: usize,
     /// One pulling task per device queue the subscriptions cover.
     pullers: HashMap<String, JoinHandle<Option<()>>>,
-    tx: mpsc::Sender<Pulled>,
-    rx: mpsc::Receiver<Pulled>,
+    /// Boxed: a channel's slots are allocated 32 at a time.
+    tx: mpsc::Sender<Box<Pulled>>,
+    rx: mpsc::Receiver<Box<Pulled>>,
     watch: Option<DeviceWatch>,
     /// QoS 2 PUBLISHes from the device put and awaiting PUBREL (3.1.1
     /// clients only: 5.0 clients are told Maximum QoS 1).
@@ -474,12 +502,12 @@ impl Conn {
             let end = tokio::select! {
                 biased;
                 () = svc.stop.cancelled() => {
-                    out.disconnect(ReasonCode::SERVER_SHUTTING_DOWN, "the gateway is stopping").await;
+                    Box::pin(out.disconnect(ReasonCode::SERVER_SHUTTING_DOWN, "the gateway is stopping")).await;
                     Some(End::Stopping)
                 }
                 () = self.claim.takeover.cancelled() => {
                     tracing::info!(peer = %self.peer, client_id = %self.client_id, "MQTT session taken over by a new connection");
-                    out.disconnect(ReasonCode::SESSION_TAKEN_OVER, "another connection took the session over").await;
+                    Box::pin(out.disconnect(ReasonCode::SESSION_TAKEN_OVER, "another connection took the session over")).await;
                     Some(End::Abnormal)
                 }
                 frame = reader.next() => {
@@ -492,17 +520,17 @@ impl Conn {
                             tracing::debug!(peer = %self.peer, client_id = %self.client_id, error = %e, "MQTT connection failed");
                             Some(End::Abnormal)
                         }
-                        Some(Err(FrameError::Packet(e))) => Some(self.bad_packet(out, &e).await),
+                        Some(Err(FrameError::Packet(e))) => Some(Box::pin(self.bad_packet(out, &e)).await),
                         Some(Ok(f)) => match decode(f, Some(self.level)) {
-                            Err(e) => Some(self.bad_packet(out, &e).await),
-                            Ok(p) => self.packet(svc, out, p).await,
+                            Err(e) => Some(Box::pin(self.bad_packet(out, &e)).await),
+                            Ok(p) => Box::pin(self.packet(svc, out, p)).await,
                         },
                     }
                 }
-                Some(pulled) = self.rx.recv(), if room => self.deliver(svc, out, pulled).await,
+                Some(pulled) = self.rx.recv(), if room => Box::pin(self.deliver(svc, out, *pulled)).await,
                 () = sleep_until(deadline) => {
                     tracing::warn!(peer = %self.peer, client_id = %self.client_id, "MQTT Keep Alive timeout: nothing received for 1.5 x Keep Alive; connection closed");
-                    out.disconnect(ReasonCode::KEEP_ALIVE_TIMEOUT, "nothing received for 1.5 times the Keep Alive").await;
+                    Box::pin(out.disconnect(ReasonCode::KEEP_ALIVE_TIMEOUT, "nothing received for 1.5 times the Keep Alive")).await;
                     Some(End::Abnormal)
                 }
                 () = changed(self.watch.as_mut()) => {
@@ -513,7 +541,7 @@ impl Conn {
             if let Some(end) = end {
                 return end;
             }
-            if out.flush().await.is_err() {
+            if Box::pin(out.flush()).await.is_err() {
                 return End::Abnormal;
             }
         }
@@ -896,7 +924,7 @@ impl Conn {
         }
         self.rx.close();
         while let Some(p) = self.rx.recv().await {
-            if let Pulled::Message { held, .. } = p {
+            if let Pulled::Message { held, .. } = *p {
                 let _ = held.backout().await;
             }
         }

@@ -80,25 +80,25 @@ pub async fn pull_queue(
     acks: AckGroup,
     device: String,
     queue: String,
-    tx: mpsc::Sender<Pulled>,
+    tx: mpsc::Sender<Box<Pulled>>,
 ) {
     let failed = |error: QmError| Pulled::Failed {
         queue: queue.clone(),
         error,
     };
     let obj = loop {
-        match devices.open(&device, &queue, PULL_WAIT).await {
+        match Box::pin(devices.open(&device, &queue, PULL_WAIT)).await {
             Ok(Some(o)) => break o,
             Ok(None) if tx.is_closed() => return,
             Ok(None) => {}
             Err(e) => {
-                let _ = tx.send(failed(e)).await;
+                let _ = tx.send(Box::new(failed(e))).await;
                 return;
             }
         }
     };
     loop {
-        match devices.pull_from(&obj, PULL_WAIT).await {
+        match Box::pin(devices.pull_from(&obj, PULL_WAIT)).await {
             Ok(Some(leased)) => {
                 let held = HeldLease {
                     devices: devices.clone(),
@@ -112,14 +112,14 @@ pub async fn pull_queue(
                     leased: Box::new(leased),
                     held,
                 };
-                if tx.send(m).await.is_err() {
+                if tx.send(Box::new(m)).await.is_err() {
                     return;
                 }
             }
             Ok(None) if tx.is_closed() => return,
             Ok(None) => {}
             Err(e) => {
-                let _ = tx.send(failed(e)).await;
+                let _ = tx.send(Box::new(failed(e))).await;
                 return;
             }
         }

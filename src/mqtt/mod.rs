@@ -94,3 +94,4 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
         }
     }
 }
+
