@@ -49,6 +49,9 @@ pub struct Config {
     /// BEA MessageQ: the gateway as one message queuing group, its group
     /// initialization file and SBS server (docs/messageq.md); default none.
     pub messageq: Option<crate::sbs::config::MessageqConfig>,
+    /// TIBCO Rendezvous: the subject bus's limits (docs/rendezvous.md
+    /// "Subject bus"); absent = the defaults.
+    pub rv: crate::rv::config::RvConfig,
     /// User exits per channel, per queue and global (mqgate-exits YAML,
     /// docs/exits.md "Registering exits (YAML)"); default none.
     pub exits: mqgate_exits::config::ExitsConfig,
@@ -74,6 +77,7 @@ impl Default for Config {
             tedg: Default::default(),
             rpc: RpcConfig::default(),
             messageq: None,
+            rv: Default::default(),
             exits: Default::default(),
             mqtt: Default::default(),
             origins: Default::default(),

@@ -13,6 +13,7 @@ pub mod rv;
 
 pub(crate) mod channel;
 pub(crate) mod devices;
+pub(crate) mod framing;
 pub(crate) mod http;
 pub(crate) mod mqi;
 pub(crate) mod mqjson;

@@ -199,7 +199,7 @@ fn lease_then_ack_or_backout_with_the_queue_api() {
 #[test]
 fn bad_input_is_named_with_its_pams_status() {
     let g = gnt_group();
-    let cases: [(Value, u16, i64, &str, &str); 10] = [
+    let cases: [(Value, u16, i64, &str, &str); 15] = [
         (
             json!({"target": "10.x"}),
             400,
@@ -270,6 +270,44 @@ fn bad_input_is_named_with_its_pams_status() {
             "PAMS__BADPARAM",
             "class",
         ),
+        // Digits, dots, signs and blanks only: an address, never a %GNT
+        // name (which would be -166 PAMS__NOOBJECT).
+        (
+            json!({"target": "-1.5"}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "target",
+        ),
+        (
+            json!({"target": " 10.30"}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "target",
+        ),
+        (
+            json!({"target": "10."}),
+            400,
+            -186,
+            "PAMS__BADPARAM",
+            "target",
+        ),
+        // Replies go to a queue: queue 0 and a MOT are no response queue.
+        (
+            json!({"target": "10.30", "resp_q": "10.0"}),
+            400,
+            -224,
+            "PAMS__BADRESPQ",
+            "resp_q",
+        ),
+        (
+            json!({"target": "10.30", "resp_q": "0.5110"}),
+            400,
+            -224,
+            "PAMS__BADRESPQ",
+            "resp_q",
+        ),
     ];
     for (body, http, number, name, field) in cases {
         let (st, v) = put(&g, body.clone());
@@ -296,11 +334,103 @@ fn bad_input_is_named_with_its_pams_status() {
         (200, Some(11), Some(-166), Some(2085)),
         "{v}"
     );
-    // Bad address on get.
-    let (st, v) = g.call("GET", "/v1/pams/queues/ten.30/messages/next", None);
+    // Bad address on get, and queue 0, which names no queue.
+    for bad in ["ten.30", "10.0"] {
+        let (st, v) = g.call("GET", &format!("/v1/pams/queues/{bad}/messages/next"), None);
+        assert_eq!(
+            (st, v["field"].as_str(), v["status"]["number"].as_i64()),
+            (400, Some("address"), Some(-186)),
+            "{bad}: {v}"
+        );
+    }
+}
+
+/// A POST with the body as given and, when `ctype` is given, that
+/// Content-Type: (HTTP status, JSON answer).
+fn raw(g: &Group, path: &str, ctype: Option<&str>, body: &[u8]) -> (u16, Value) {
+    let mut req = ureq::post(&format!("{}{path}", g.base));
+    if let Some(t) = ctype {
+        req = req.set("Content-Type", t);
+    }
+    let r = match req.send_bytes(body) {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("POST {path}: {e}"),
+    };
+    (r.status(), r.into_json().unwrap_or(Value::Null))
+}
+
+#[test]
+fn bodies_are_json_objects_and_errors_are_cut() {
+    let g = gnt_group();
+    const JSON: Option<&str> = Some("application/json");
+    for route in ["/v1/pams/messages", "/v1/pams/attachments"] {
+        // An array, a string: -186 PAMS__BADPARAM naming what the body is
+        // (no serde type names).
+        let (st, v) = raw(&g, route, JSON, b"[1, 2]");
+        assert_eq!(
+            (st, v["status"]["number"].as_i64()),
+            (400, Some(-186)),
+            "{v}"
+        );
+        assert_eq!(
+            v["message"],
+            format!(
+                "the body is a JSON array: POST {route} takes a JSON object {{...}} (docs/messageq.md \"PAMS API\")"
+            )
+        );
+        let (_, v) = raw(&g, route, JSON, b" \"10.30\"");
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("the body is a JSON string: "),
+            "{v}"
+        );
+        // Bad JSON: the place once (serde_json: "key must be a string at
+        // line 1 column 2").
+        let (st, v) = raw(&g, route, JSON, b"{1: 2}");
+        assert_eq!(st, 400);
+        assert_eq!(
+            v["message"],
+            "the JSON body is not valid at line 1, column 2: key must be a string"
+        );
+        // Content-Type application/json is required, as on the other JSON
+        // routes: 415 with 2004 MQRC_BUFFER_ERROR (docs/http-api.md "Errors").
+        let (st, v) = raw(&g, route, None, b"{}");
+        assert_eq!(
+            (st, v["status"]["number"].as_i64(), v["mqrc"].as_i64()),
+            (415, Some(-186), Some(2004)),
+            "{v}"
+        );
+        assert_eq!(
+            v["message"],
+            format!(
+                "POST {route} needs Content-Type: application/json (its body is JSON); the request has no Content-Type"
+            )
+        );
+        let (st, _) = raw(&g, route, Some("text/plain"), b"{}");
+        assert_eq!(st, 415);
+    }
+    // An error message is at most 1024 bytes, then `… (N bytes)`; a value
+    // it repeats is quoted up to 64 characters (docs/http-api.md "Errors").
+    let long = "Q".repeat(5000);
+    let (st, v) = put(&g, json!({ long.clone(): 1, "target": "10.30" }));
+    assert_eq!(st, 400);
+    let m = v["message"].as_str().unwrap();
+    assert!(
+        m.len() <= 1024 + 20 && m.ends_with(" bytes)"),
+        "{} bytes: {m}",
+        m.len()
+    );
+    let (st, v) = put(&g, json!({ "target": long }));
+    assert_eq!((st, v["status"]["number"].as_i64()), (404, Some(-166)));
     assert_eq!(
-        (st, v["field"].as_str(), v["status"]["number"].as_i64()),
-        (400, Some("address"), Some(-186))
+        v["message"],
+        format!(
+            "target: \"{}\"… (5000 bytes) is no %GNT name of group 10 (pams_locate_q: PAMS__NOOBJECT)",
+            "Q".repeat(64)
+        )
     );
 }
 
@@ -335,6 +465,40 @@ fn quota_and_size_limits() {
         json!({"number": -22, "name": "PAMS__MSGTOBIG"})
     );
     assert_eq!(v["field"], "data_base64");
+    // The largest area, its base64 written with every `/` escaped as `\/`
+    // (JSON allows it, RFC 8259 §7): twice as long, and still taken.
+    let area = vec![0xFFu8; 4 * 1024 * 1024 - 96];
+    let escaped = B64.encode(&area).replace('/', "\\/");
+    let body = format!("{{\"target\": \"10.30\", \"data_base64\": \"{escaped}\"}}");
+    let (st, v) = raw(
+        &g,
+        "/v1/pams/messages",
+        Some("application/json"),
+        body.as_bytes(),
+    );
+    assert_eq!(st, 201, "{}", v["message"]);
+    // A body beyond the limit — 2 × the base64 of MAXMSGL (4 × 1398102)
+    // + 64 KiB = 11250352 bytes — is 413 with -22 PAMS__MSGTOBIG and 2031
+    // MQRC_MSG_TOO_BIG_FOR_Q_MGR, in mqgate's words.
+    let body = format!(
+        "{{\"target\": \"10.30\", \"x\": \"{}\"}}",
+        "A".repeat(11_250_352)
+    );
+    let (st, v) = raw(
+        &g,
+        "/v1/pams/messages",
+        Some("application/json"),
+        body.as_bytes(),
+    );
+    assert_eq!(
+        (st, v["status"]["number"].as_i64(), v["mqrc"].as_i64()),
+        (413, Some(-22), Some(2031)),
+        "{v}"
+    );
+    assert_eq!(
+        v["message"],
+        "the body of POST /v1/pams/messages is longer than its limit of 11250352 bytes (twice the base64 of the queue manager's MAXMSGL, plus 64 KiB)"
+    );
 }
 
 #[test]

@@ -14,6 +14,11 @@ const BIN: &str = env!("CARGO_BIN_EXE_mqgate");
 /// Runs `mqgate check-config` on a config for group `group` with init file
 /// `init`: (exit code, stdout, stderr, init file path).
 fn check(dir: &Path, group: &str, init: &str) -> (i32, String, String, String) {
+    check_bytes(dir, group, init.as_bytes())
+}
+
+/// [`check`] with the init file's bytes as given.
+fn check_bytes(dir: &Path, group: &str, init: &[u8]) -> (i32, String, String, String) {
     let init_path = dir.join("group.init");
     std::fs::write(&init_path, init).unwrap();
     let cfg = dir.join("cfg.yaml");
@@ -160,4 +165,60 @@ fn the_group_number_is_checked_with_its_position() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown field `grup`"));
+}
+
+#[test]
+fn every_init_file_error_names_its_place_and_pams_badinitfile() {
+    // PAMS__BADINITFILE -282 (p_return.h V4.0-09) ends every line about the
+    // init file; FILE:LINE:COLUMN starts it (docs/messageq.md
+    // "Configuration").
+    let dir = tempfile::tempdir().unwrap();
+    // Not UTF-8: the Latin-1 byte 0xE9 at line 2, column 6 ("DÉPÔT" saved
+    // in ISO 8859-1: D, then 0xC9 — the first byte that is not UTF-8).
+    let (code, _, err, init) = check_bytes(
+        dir.path(),
+        "10",
+        b"%QCT\nFEED_IN 1 . . . . . . . Y G N\n%EOS\n%GNT\nD\xC9P\xD4T 0.1 G\n%EOS\n",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(&format!(
+            "{init}:5:2: byte 0xC9 is not UTF-8: a group initialization file is UTF-8 text (ASCII is) (-282 PAMS__BADINITFILE)"
+        )),
+        "{err}"
+    );
+    // The %QCT checks of the service: a MOT number, a quota of 0, an
+    // mqgate name of another queue, a name IBM MQ reserves, queue 0.
+    let (code, _, err, init) = check(
+        dir.path(),
+        "10",
+        "%QCT\nMOTQ 4100 . . . . . . . Y G N\nZERO 5 . 0 MSG . . . . Y G N\nPAMS.20.6 6 . . . . . . . Y G N\nSYSTEM.Q 7 . . . . . . . Y G N\nNOQ 0 . . . . . . . Y G N\n%EOS\n",
+    );
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with(&init)).collect();
+    assert_eq!(lines.len(), 5, "{err}");
+    for (line, at) in lines.iter().zip(["2:1", "3:1", "4:1", "5:1", "6:1"]) {
+        assert!(
+            line.starts_with(&format!("{init}:{at}: %QCT queue ")),
+            "{line}"
+        );
+        assert!(line.ends_with(" (-282 PAMS__BADINITFILE)"), "{line}");
+    }
+    // A 1 MB %QCT name is quoted as errors quote values: its first 64
+    // characters, `…` and its length (docs/http-api.md "Errors").
+    let long = "Q".repeat(1_000_000);
+    let (code, _, err, init) = check(
+        dir.path(),
+        "10",
+        &format!("%QCT\n{long} 1 . . . . . . . Y G N\n%EOS\n"),
+    );
+    assert_eq!(code, 1);
+    assert!(err.len() < 2000, "{} bytes of errors", err.len());
+    assert!(
+        err.contains(&format!(
+            "{init}:2:1: %QCT queue \"{}\"… (1000000 bytes) cannot be an mqgate queue",
+            "Q".repeat(64)
+        )),
+        "{err}"
+    );
 }

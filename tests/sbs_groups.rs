@@ -280,11 +280,20 @@ fn forwarded(header: &PamsHeader, area: &[u8], by: QAddress, seq: u32) -> Vec<u8
 #[test]
 fn a_gap_in_a_forwarded_stream_is_reported_with_the_sending_group() {
     use sbs_util::{ALL, Group, register as reg, types};
-    let g = Group::start(
-        20,
-        &sbs_util::init_file(&sbs_util::qct_line("TICKER", 7, ".", ".")),
+    // Group 20 with group 10 on its bus: only an SBS server of the bus
+    // forwards broadcasts (docs/messageq.md "Between groups").
+    let init = format!(
+        "{}%XGROUP\nGW10 10\n%EOS\n",
+        sbs_util::init_file(&format!(
+            "{}{}",
+            sbs_util::qct_line("TICKER", 7, ".", "."),
+            sbs_util::qct_line("TAPE", 8, ".", ".")
+        ))
     );
+    let g = Group::start(20, &init);
     reg(&g, 5110, 7, ALL, &[], true);
+    // A second registrant, without notices.
+    reg(&g, 5110, 8, ALL, &[], false);
     // Broadcasts on MOT 5110 forwarded by group 10's server (10.99),
     // published by 10.30, numbered 1, 2, then 5: 3 and 4 were lost on the
     // way.
@@ -342,6 +351,19 @@ fn a_gap_in_a_forwarded_stream_is_reported_with_the_sending_group() {
     );
     let (notice, _) = &got[2];
     assert_eq!(notice.source, QAddress::new(20, 99), "from the SBS server");
+    assert_eq!(g.drain("TAPE").len(), 4, "the copies, no notice");
+    // SBS_STATUS_RESP_MOT (p_msg.h V4.0-08; the record at 20 of the
+    // response): num_reg 2 at 40, complete_rcvd 4 at 44, and seq_gaps at 52
+    // counts the 2 broadcasts missing (numbers 3 and 4) once, not once per
+    // registered queue (docs/messageq.md "SBS server").
+    let mut status = Vec::new();
+    for v in [40i32, 9, 5110, 5110, 0] {
+        status.extend_from_slice(&v.to_be_bytes());
+    }
+    let (h, resp) = g.ask(types::STATUS_REQ, &status, Endian::Big);
+    assert_eq!(h.msg_type, types::STATUS_RESP);
+    let field = |off: usize| i32::from_be_bytes(resp[20 + off..24 + off].try_into().unwrap());
+    assert_eq!((field(0), field(40), field(44), field(52)), (5110, 2, 4, 2));
 }
 
 /// Takes the next message of transmission queue `q` of `g` (get and ack
@@ -415,14 +437,100 @@ fn forwarded_broadcasts_are_numbered_and_a_full_transmission_queue_loses_only_th
     let local: Vec<Vec<u8>> = g.drain("STOCKS").into_iter().map(|(_, a)| a).collect();
     assert_eq!(local, [b"U1", b"U2", b"U3", b"U4"].map(|a| a.to_vec()));
     // A broadcast another group's server forwarded is distributed here and
-    // never sent on: nothing new on GW20.
-    let h = PamsHeader::new(1, 2, QAddress::new(30, 5110), QAddress::new(30, 5110), be);
+    // never sent on, not even back: nothing new on GW20.
+    let h = PamsHeader::new(1, 2, QAddress::new(20, 5110), QAddress::new(20, 5110), be);
     g.put_raw(
         &g.sbs_queue(),
         "MQGPAMS",
-        &forwarded(&h, b"from 30", QAddress::sbs_server(30), 1),
+        &forwarded(&h, b"from 20", QAddress::sbs_server(20), 1),
     );
     g.sync();
     assert_eq!(g.drain("STOCKS").len(), 1);
     assert_eq!(g.depth("GW20"), 0);
+}
+
+/// The next message of the dead-letter queue of `g`: the MQDLH Reason
+/// (offset 8, in the big-endian Encoding 273 of the PAMS message it holds;
+/// IBM MQ "MQDLH - Dead-letter header") and the data after the 172-byte
+/// MQDLH.
+fn dead_letter(g: &sbs_util::Group) -> (i32, Vec<u8>) {
+    let d = take(g, "SYSTEM.DEAD.LETTER.QUEUE");
+    (
+        i32::from_be_bytes(d[8..12].try_into().unwrap()),
+        d[172..].to_vec(),
+    )
+}
+
+#[test]
+fn broadcasts_the_bus_does_not_explain_are_refused_and_other_groups_private_mots_passed_on() {
+    use sbs_util::{ALL, CTL, Group, register as reg};
+    // Group 10 with group 20 on its bus, whose transmission queue has no
+    // channel, so what goes to group 20 stays there to be looked at.
+    let init = format!(
+        "{}%XGROUP\nGW20 20\n%EOS\n",
+        sbs_util::init_file(&sbs_util::qct_line("STOCKS", 30, ".", "."))
+    );
+    let g = Group::start_with(
+        10,
+        &init,
+        "queues:\n  - type: local\n    name: GW20\n    usage: xmitq\n",
+    );
+    reg(&g, 5110, 30, ALL, &[], false);
+    reg(&g, 4100, 30, ALL, &[], false);
+    let be = Endian::Big;
+    let at =
+        |group: u16, mot: u16| PamsHeader::new(1, 2, g.addr(CTL), QAddress::new(group, mot), be);
+    // forwarded_by that is no SBS server of another group of the bus: this
+    // group's own, group 30's (not on the bus), queue 5 of group 20. Each is
+    // dead-lettered with 2142 MQRC_HEADER_ERROR (docs/messageq.md "Between
+    // groups"), never distributed.
+    for by in [
+        QAddress::sbs_server(10),
+        QAddress::sbs_server(30),
+        QAddress::new(20, 5),
+    ] {
+        let h = PamsHeader::new(1, 2, QAddress::new(20, 5110), QAddress::new(20, 5110), be);
+        g.put_raw(
+            &g.sbs_queue(),
+            "MQGPAMS",
+            &forwarded(&h, b"bad mark", by, 1),
+        );
+    }
+    // A private MOT of group 30, which is not on the bus: 2087
+    // MQRC_UNKNOWN_REMOTE_Q_MGR (the PAMS API's PAMS__NOLINK -76).
+    let nolink = at(30, 4100).with_area(b"to 30");
+    g.put_raw(&g.sbs_queue(), "MQGPAMS", &nolink);
+    // A private MOT of group 20: passed unchanged to group 20's SBS server,
+    // which distributes its private MOTs itself (Programmer's Guide, Table
+    // 3-1: "distributed by the local SBS server only").
+    let private = at(20, 4100).with_area(b"to 20");
+    g.put_raw(&g.sbs_queue(), "MQGPAMS", &private);
+    // A universal MOT of group 20: distributed here and forwarded.
+    g.put_raw(&g.sbs_queue(), "MQGPAMS", &at(20, 5110).with_area(b"U"));
+    g.sync();
+
+    for _ in 0..3 {
+        let (reason, data) = dead_letter(&g);
+        assert_eq!(reason, 2142, "MQRC_HEADER_ERROR");
+        assert_eq!(&data[PamsHeader::SIZE..], b"bad mark");
+    }
+    assert_eq!(dead_letter(&g), (2087, nolink));
+    assert_eq!(g.depth("SYSTEM.DEAD.LETTER.QUEUE"), 0);
+    // MQXQH (428 bytes): RemoteQName PAMS.20.99 at 8, RemoteQMgrName GW20 at
+    // 56; then the message as it was put here, byte for byte.
+    let passed = take(&g, "GW20");
+    assert_eq!(
+        String::from_utf8_lossy(&passed[8..104]),
+        format!("{:<48}{:<48}", "PAMS.20.99", "GW20")
+    );
+    assert_eq!(&passed[428..], &private[..]);
+    // The universal broadcast: one copy here, one forwarded (mark 10.99, 1).
+    let forwarded_copy = take(&g, "GW20");
+    assert_eq!(
+        &forwarded_copy[428 + 76..428 + 84],
+        &[0, 99, 0, 10, 0, 0, 0, 1]
+    );
+    assert_eq!(g.depth("GW20"), 0);
+    let local: Vec<Vec<u8>> = g.drain("STOCKS").into_iter().map(|(_, a)| a).collect();
+    assert_eq!(local, [b"U".to_vec()]);
 }

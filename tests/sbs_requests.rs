@@ -224,7 +224,9 @@ fn bad_requests_are_answered_and_disturb_nothing() {
 
     // What is no request goes to the dead-letter queue, unanswered: a
     // response type, an unknown type, a message without the PAMS header,
-    // and a broadcast to a reserved MOT (4900-5100, Table 3-1).
+    // a broadcast to a reserved MOT (4900-5100, Table 3-1), and headers
+    // with a priority outside 0-99 or an endian neither
+    // PSYM_LITTLE_ENDIAN 0 nor PSYM_BIG_ENDIAN 1 (2142 MQRC_HEADER_ERROR).
     let dlq = "SYSTEM.DEAD.LETTER.QUEUE";
     let before = g.depth(dlq);
     g.send_request(types::REGISTER_RESP, &ints(&[40, 0, 1, 1, 1], be), be);
@@ -233,8 +235,16 @@ fn bad_requests_are_answered_and_disturb_nothing() {
     g.put_raw(&g.sbs_queue(), "MQGPAMS", b"short");
     register(&g, 4950, 10, ALL, &[], false);
     g.publish(4950, QAddress::new(10, 30), 1, 1, b"reserved", be);
+    let status_req = ints(&[40, 61, 4000, 6000, 0], be);
+    let h = PamsHeader::new(CLASS_PAMS, types::STATUS_REQ, g.addr(CTL), g.addr(99), be);
+    g.put(
+        &g.sbs_queue(),
+        &PamsHeader { priority: 100, ..h },
+        &status_req,
+    );
+    g.put(&g.sbs_queue(), &PamsHeader { endian: 2, ..h }, &status_req);
     g.sync();
-    assert_eq!(g.depth(dlq), before + 5);
+    assert_eq!(g.depth(dlq), before + 7);
     assert!(g.drain("CTL").is_empty(), "no answers to them");
     assert!(g.drain("DEST").is_empty(), "no copy from the reserved MOT");
 
@@ -249,4 +259,42 @@ fn bad_requests_are_answered_and_disturb_nothing() {
     assert_eq!(&resp[20..24], &4899i32.to_be_bytes());
     assert_eq!(&resp[60..64], &1i32.to_be_bytes());
     assert_eq!(&resp[172..176], &4950i32.to_be_bytes());
+}
+
+#[test]
+fn an_answer_takes_the_persistence_of_its_request() {
+    // IBM MQ "Persistence (MQLONG)": a reply uses the persistence of the
+    // request (MQPER_PERSISTENT 1, MQPER_NOT_PERSISTENT 0). CTL, a %QCT
+    // queue, is non-persistent by default, so the persistent answer is the
+    // request's, not the queue's.
+    use base64::Engine;
+    let g = Group::start(10, &init_file(""));
+    let be = Endian::Big;
+    for (tag, persistence) in [(71, 1), (72, 0)] {
+        let h = PamsHeader::new(CLASS_PAMS, types::STATUS_REQ, g.addr(CTL), g.addr(99), be);
+        let body = serde_json::json!({
+            "md": {"Format": "MQGPAMS", "Encoding": 273, "Persistence": persistence},
+            "data_base64": base64::engine::general_purpose::STANDARD
+                .encode(h.with_area(&ints(&[40, tag, 1, 0, 0], be))),
+        });
+        let (st, v) = g.call(
+            "POST",
+            &format!("/v1/queues/{}/messages", g.sbs_queue()),
+            Some(body),
+        );
+        assert_eq!(st, 201, "{v}");
+        let (st, v) = g.call("GET", "/v1/queues/CTL/messages/next?wait_ms=5000", None);
+        assert_eq!(st, 200, "{v}");
+        assert_eq!(
+            v["md"]["Persistence"], persistence,
+            "answer to tag {tag}: {v}"
+        );
+        let lease = v["lease"].as_str().unwrap();
+        let (st, _) = g.call(
+            "POST",
+            &format!("/v1/queues/CTL/messages/ack/{lease}"),
+            None,
+        );
+        assert_eq!(st, 200);
+    }
 }

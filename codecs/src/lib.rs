@@ -5,6 +5,7 @@
 //! Oracle Tuxedo, Software AG, BEA MessageQ and TIBCO Rendezvous documentation
 //! each module names.
 
+mod calendar;
 pub mod ccsid;
 pub mod dump;
 pub mod idl;

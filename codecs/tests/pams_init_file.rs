@@ -392,3 +392,52 @@ fn line_ends_and_byte_order_mark() {
     assert_eq!(at(&e), (2, 13));
     assert_eq!(InitFile::parse("").unwrap(), InitFile::default());
 }
+
+#[test]
+fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
+    // Line 2, column 9, after "Nämé caf" (8 characters, 10 bytes): the
+    // Latin-1 é (0xE9) of a word saved in ISO 8859-1 instead of UTF-8.
+    let bytes = b"%GNT\nN\xC3\xA4m\xC3\xA9 caf\xE9 0.5110 G\n%EOS\n";
+    let e = InitFile::parse_bytes(bytes).expect_err("not UTF-8");
+    assert_eq!(at(&e), (2, 9));
+    assert_eq!(e.kind, InitFileErrorKind::NotUtf8 { byte: 0xE9 });
+    assert_eq!(e.pams_status(), PamsStatus::BADINITFILE);
+    assert_eq!(
+        e.to_string(),
+        "group initialization file line 2, column 9: byte 0xE9 is not UTF-8: a group initialization file is UTF-8 text (ASCII is) (-282 PAMS__BADINITFILE)"
+    );
+    // At the very start, and a sequence cut short at the end of the file.
+    assert_eq!(at(&InitFile::parse_bytes(b"\xFF%GNT").unwrap_err()), (1, 1));
+    assert_eq!(
+        at(&InitFile::parse_bytes(b"%EOS\n\xC3").unwrap_err()),
+        (2, 1)
+    );
+    // UTF-8 reads as with parse.
+    assert_eq!(
+        InitFile::parse_bytes("%GNT\nNämé 0.5110 G\n%EOS\n".as_bytes()).unwrap(),
+        InitFile::parse("%GNT\nNämé 0.5110 G\n%EOS\n").unwrap()
+    );
+}
+
+#[test]
+fn an_overlong_word_is_not_repeated_whole() {
+    // An error repeats the first 40 characters of a word of the file, as
+    // for every other column (docs/messageq.md "Group initialization file").
+    let long = "Q".repeat(1_000_000);
+    let e = err(&format!("%GNT\n{long} 0.5110 G\n{long} 0.5111 G\n%EOS\n"));
+    assert_eq!(at(&e), (3, 1));
+    assert_eq!(
+        e.kind,
+        InitFileErrorKind::DuplicateName {
+            name: "Q".repeat(40),
+            first_line: 2
+        }
+    );
+    let e = err(&format!("%{long}\n%EOS\n"));
+    assert_eq!(
+        e.kind,
+        InitFileErrorKind::UnknownSection {
+            name: "Q".repeat(40)
+        }
+    );
+}

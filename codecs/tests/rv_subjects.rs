@@ -666,6 +666,36 @@ fn delivered_subjects_have_no_wildcards() {
     );
 }
 
+#[test]
+fn internal_subjects_reach_255_bytes_and_have_no_wildcards() {
+    // "RVCM Advisory Subject Names": _RV.class.RVCM.category.condition.subject
+    // ends with a whole subject, so the gateway's own subjects may pass the
+    // 196-byte receive limit; "Subject Name Syntax": never 255.
+    let advisory = format!("_RV.INFO.RVCM.DELIVERY.COMPLETE.{}", of_len(223, 100));
+    assert_eq!(advisory.len(), SUBJECT_MAX);
+    let s = Subject::parse_internal(&advisory).unwrap();
+    assert_eq!(s.class(), SubjectClass::Advisory);
+    assert_eq!(
+        Subject::parse_internal(&format!("{advisory}x"))
+            .unwrap_err()
+            .kind,
+        SubjectErrorKind::TooLong { len: 256 }
+    );
+    assert!(Subject::parse_internal("_RVCM.REG.X").is_ok());
+    assert_eq!(
+        Subject::parse_internal("_RV.INFO.>").unwrap_err().kind,
+        SubjectErrorKind::WildcardRefused {
+            element: 3,
+            wildcard: '>',
+            context: WildcardContext::Delivered
+        }
+    );
+    assert_eq!(
+        Subject::parse_internal("A..B").unwrap_err().kind,
+        SubjectErrorKind::EmptyElement { element: 2 }
+    );
+}
+
 // ---- "Reusable Names" ----
 
 #[test]

@@ -4,12 +4,13 @@
 //! and the payload. `L` is checked against the codec's maximum before anything
 //! is buffered for it, so an oversize length closes the channel without
 //! allocating. Integers in payloads are big-endian; strings are a 2-byte length
-//! and UTF-8 text.
+//! and UTF-8 text. The framing itself is src/framing.rs, which Rendezvous
+//! routing links share.
 
 use crate::config::ChannelLimits;
-use bytes::{Buf, BufMut, Bytes, BytesMut};
-use mqgate_codecs::mq::Mqrc;
-use std::fmt;
+pub use crate::framing::FrameError;
+use crate::framing::{Reader, end_of_stream, put_string, split_frame};
+use bytes::{BufMut, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
 
 /// Protocol version this implementation speaks (docs/channel-protocol.md).
@@ -105,58 +106,6 @@ impl Frame {
     }
 }
 
-/// Why a byte stream is not a valid frame sequence, or the connection failed.
-#[derive(Debug)]
-pub enum FrameError {
-    /// The length field exceeds the agreed maximum (2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL).
-    Oversize { length: usize, max: usize },
-    /// A frame's content is malformed: which frame, at which byte offset of
-    /// its payload, and what (2142 MQRC_HEADER_ERROR).
-    Malformed {
-        frame: &'static str,
-        offset: usize,
-        what: String,
-    },
-    /// The connection failed or ended inside a frame (2009 MQRC_CONNECTION_BROKEN).
-    Io(std::io::Error),
-}
-
-impl FrameError {
-    /// The MQRC reason sent in the CLOSE frame.
-    pub fn mqrc(&self) -> Mqrc {
-        match self {
-            FrameError::Oversize { .. } => Mqrc::MSG_TOO_BIG_FOR_CHANNEL,
-            FrameError::Malformed { .. } => Mqrc::HEADER_ERROR,
-            FrameError::Io(_) => Mqrc::CONNECTION_BROKEN,
-        }
-    }
-}
-
-impl fmt::Display for FrameError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FrameError::Oversize { length, max } => write!(
-                f,
-                "frame length {length} exceeds the maximum of {max} bytes (length field at offset 0)"
-            ),
-            FrameError::Malformed {
-                frame,
-                offset,
-                what,
-            } => write!(f, "{frame} frame, payload offset {offset}: {what}"),
-            FrameError::Io(e) => write!(f, "connection: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for FrameError {}
-
-impl From<std::io::Error> for FrameError {
-    fn from(e: std::io::Error) -> Self {
-        FrameError::Io(e)
-    }
-}
-
 /// The frame codec. The maximum frame length starts at
 /// [`HANDSHAKE_MAX_FRAME`] and is raised to the agreed message length after
 /// the handshake.
@@ -180,76 +129,14 @@ impl FrameCodec {
     }
 }
 
-struct Reader<'a> {
-    frame: &'static str,
-    buf: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn bad(&self, what: impl Into<String>) -> FrameError {
-        FrameError::Malformed {
-            frame: self.frame,
-            offset: self.pos,
-            what: what.into(),
-        }
-    }
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FrameError> {
-        if self.buf.len() - self.pos < n {
-            return Err(self.bad(format!(
-                "{what} needs {n} bytes, {} left",
-                self.buf.len() - self.pos
-            )));
-        }
-        let s = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
-    }
-    fn u16(&mut self, what: &str) -> Result<u16, FrameError> {
-        let b = self.take(2, what)?;
-        Ok(u16::from_be_bytes([b[0], b[1]]))
-    }
-    fn u32(&mut self, what: &str) -> Result<u32, FrameError> {
-        let b = self.take(4, what)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    }
-    fn u64(&mut self, what: &str) -> Result<u64, FrameError> {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(self.take(8, what)?);
-        Ok(u64::from_be_bytes(a))
-    }
-    fn string(&mut self, what: &str, max: usize) -> Result<String, FrameError> {
-        let at = self.pos;
-        let n = self.u16(what)? as usize;
-        if n > max {
-            self.pos = at;
-            return Err(self.bad(format!("{what} is {n} bytes long, at most {max} allowed")));
-        }
-        let b = self.take(n, what)?;
-        String::from_utf8(b.to_vec()).map_err(|_| {
-            let e = self.bad(format!("{what} is not UTF-8"));
-            self.pos = at;
-            e
-        })
-    }
-    /// Batch size, max message length and heartbeat interval, in that order
-    /// (HELLO and HELLO_ACK).
-    fn limits(&mut self) -> Result<ChannelLimits, FrameError> {
-        Ok(ChannelLimits {
-            batch_size: self.u32("batch size")?,
-            max_msg_length: self.u32("max message length")?,
-            heartbeat_ms: self.u32("heartbeat interval")?,
-        })
-    }
-    fn end(&self) -> Result<(), FrameError> {
-        if self.pos != self.buf.len() {
-            return Err(self.bad(format!(
-                "{} unexpected bytes after the payload",
-                self.buf.len() - self.pos
-            )));
-        }
-        Ok(())
-    }
+/// Batch size, max message length and heartbeat interval, in that order
+/// (HELLO and HELLO_ACK).
+fn read_limits(r: &mut Reader<'_>) -> Result<ChannelLimits, FrameError> {
+    Ok(ChannelLimits {
+        batch_size: r.u32("batch size")?,
+        max_msg_length: r.u32("max message length")?,
+        heartbeat_ms: r.u32("heartbeat interval")?,
+    })
 }
 
 /// Longest text in a CLOSE frame, in bytes.
@@ -272,15 +159,11 @@ fn parse_payload(kind_byte: u8, payload: Bytes) -> Result<Frame, FrameError> {
             });
         }
     };
-    let mut r = Reader {
-        frame: name,
-        buf: &payload,
-        pos: 0,
-    };
+    let mut r = Reader::new(name, &payload);
     let frame = match kind_byte {
         kind::HELLO => {
             let version = r.u16("version")?;
-            let limits = r.limits()?;
+            let limits = read_limits(&mut r)?;
             let last_confirmed_seq = r.u64("last confirmed sequence number")?;
             let channel = r.string("channel name", 20)?;
             let sending_q_mgr = r.string("sending queue manager name", 48)?;
@@ -296,7 +179,7 @@ fn parse_payload(kind_byte: u8, payload: Bytes) -> Result<Frame, FrameError> {
         }
         kind::HELLO_ACK => {
             let version = r.u16("version")?;
-            let limits = r.limits()?;
+            let limits = read_limits(&mut r)?;
             let last_committed_seq = r.u64("last committed sequence number")?;
             let receiving_q_mgr = r.string("receiving queue manager name", 48)?;
             Frame::HelloAck(HelloAck {
@@ -338,53 +221,18 @@ impl Decoder for FrameCodec {
     type Error = FrameError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Frame>, FrameError> {
-        if src.len() < 4 {
-            return Ok(None);
+        match split_frame(src, self.max_frame)? {
+            Some((kind_byte, payload)) => parse_payload(kind_byte, payload).map(Some),
+            None => Ok(None),
         }
-        let length = u32::from_be_bytes([src[0], src[1], src[2], src[3]]) as usize;
-        if length > self.max_frame {
-            return Err(FrameError::Oversize {
-                length,
-                max: self.max_frame,
-            });
-        }
-        if length == 0 {
-            return Err(FrameError::Malformed {
-                frame: "empty",
-                offset: 0,
-                what: "frame length 0 (no type byte)".into(),
-            });
-        }
-        if src.len() < 4 + length {
-            src.reserve(4 + length - src.len());
-            return Ok(None);
-        }
-        src.advance(4);
-        let kind_byte = src.get_u8();
-        let payload = src.split_to(length - 1).freeze();
-        parse_payload(kind_byte, payload).map(Some)
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Frame>, FrameError> {
         match self.decode(src)? {
             Some(f) => Ok(Some(f)),
-            None if src.is_empty() => Ok(None),
-            None => Err(FrameError::Io(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                format!(
-                    "the connection ended inside a frame ({} bytes of it received)",
-                    src.len()
-                ),
-            ))),
+            None => end_of_stream(src).map(|()| None),
         }
     }
-}
-
-fn put_string(out: &mut BytesMut, s: &str) {
-    let b = s.as_bytes();
-    let n = b.len().min(u16::MAX as usize);
-    out.put_u16(n as u16);
-    out.put_slice(&b[..n]);
 }
 
 fn put_limits(out: &mut BytesMut, l: &ChannelLimits) {
@@ -456,6 +304,7 @@ impl Encoder<Frame> for FrameCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mqgate_codecs::mq::Mqrc;
 
     fn round_trip(f: Frame) {
         let mut codec = FrameCodec::default();

@@ -29,6 +29,8 @@ pub enum BenchKind {
     Sbs(super::bench_sbs::SbsBenchArgs),
     /// Devices over MQTT: idle memory per device and delivery of queued messages, with mosquitto as the reference.
     Mqtt(super::bench_mqtt::MqttBenchArgs),
+    /// Rendezvous subject bus: HTTP publishes to many SSE listeners, with core NATS subscribers as the reference.
+    Rv(super::bench_rv::RvBenchArgs),
 }
 
 /// Options of `mqgate bench queue`.
@@ -53,6 +55,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
         BenchKind::Channel(args) => return super::bench_channel::run(args),
         BenchKind::Sbs(args) => return super::bench_sbs::run(args),
         BenchKind::Mqtt(args) => return super::bench_mqtt::run(args),
+        BenchKind::Rv(args) => return super::bench_rv::run(args),
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));

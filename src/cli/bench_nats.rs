@@ -1,10 +1,11 @@
-//! The NATS references of `mqgate bench channel` and `mqgate bench sbs`
-//! (built with the `nats` feature): nats-server JetStream acknowledged
-//! publishes and core NATS publishes of the same messages, and core NATS
-//! fan-out to many subscribers of one subject, in the same run.
+//! The NATS references of `mqgate bench channel`, `mqgate bench sbs` and
+//! `mqgate bench rv` (built with the `nats` feature): nats-server JetStream
+//! acknowledged publishes and core NATS publishes of the same messages, and
+//! core NATS fan-out to many subscribers of one subject, in the same run.
 
 use super::bench::p99;
 use super::bench_channel::{ChannelBenchArgs, Result1};
+use super::bench_rv::{FanoutResult, Tally};
 use super::bench_sbs::SbsResult;
 use crate::channel::sender::PIPELINE_BATCHES;
 use bytes::Bytes;
@@ -197,4 +198,83 @@ pub async fn sbs_reference(
         copies: (n * subscribers) as f64 / total.as_secs_f64(),
         p99: p99(&lat),
     }))
+}
+
+/// Core NATS fan-out as `mqgate bench rv` measures it: `subscribers`
+/// clients, each on its own connection with one subscription, one
+/// publisher on another; `n` payloads of `size` bytes (the message number
+/// in the first 4) one in flight, then `n` back to back. `Ok(None)` when
+/// `nats_server` is not installed.
+pub async fn rv_reference(
+    nats_server: &str,
+    n: usize,
+    subscribers: usize,
+    size: usize,
+) -> Result<Option<Vec<FanoutResult>>, String> {
+    let Some((_server, first, url)) = start_nats(nats_server, None).await? else {
+        return Ok(None);
+    };
+    let tally = Tally::new(2 * n);
+    let mut tasks = Vec::with_capacity(subscribers);
+    let mut clients = vec![first];
+    while clients.len() < subscribers {
+        clients.push(
+            async_nats::connect(&url)
+                .await
+                .map_err(|e| format!("connect: {e}"))?,
+        );
+    }
+    for client in &clients {
+        let mut sub = client
+            .subscribe("rv.bench")
+            .await
+            .map_err(|e| format!("subscribe: {e}"))?;
+        client.flush().await.map_err(|e| format!("flush: {e}"))?;
+        let tally = Arc::clone(&tally);
+        tasks.push(tokio::spawn(async move {
+            while let Some(m) = sub.next().await {
+                if let Some(k) = m.payload.get(..4) {
+                    let k = u32::from_be_bytes([k[0], k[1], k[2], k[3]]);
+                    tally.record(k as usize);
+                }
+            }
+        }));
+    }
+    let publisher = async_nats::connect(&url)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let mut results = Vec::with_capacity(2);
+    for (range, one_in_flight) in [(0..n, true), (n..2 * n, false)] {
+        let count = range.len();
+        let mut published = Vec::with_capacity(count);
+        let start = tally.now();
+        for (i, k) in range.clone().enumerate() {
+            let mut payload = vec![b'x'; size.max(4)];
+            payload[..4].copy_from_slice(&(k as u32).to_be_bytes());
+            published.push(tally.now());
+            publisher
+                .publish("rv.bench", Bytes::from(payload))
+                .await
+                .map_err(|e| format!("publish: {e}"))?;
+            if one_in_flight {
+                publisher.flush().await.map_err(|e| format!("flush: {e}"))?;
+                tally
+                    .wait_async(range.start * subscribers + (i + 1) * subscribers)
+                    .await?;
+            }
+        }
+        publisher.flush().await.map_err(|e| format!("flush: {e}"))?;
+        tally.wait_async(range.end * subscribers).await?;
+        let last = tally.last_of(range.clone()).unwrap_or(start);
+        let secs = Duration::from_nanos(last.saturating_sub(start)).as_secs_f64();
+        results.push(FanoutResult {
+            rate: count as f64 / secs,
+            deliveries: (count * subscribers) as f64 / secs,
+            p99: p99(&tally.latencies(range, &published)),
+        });
+    }
+    for t in tasks {
+        t.abort();
+    }
+    Ok(Some(results))
 }

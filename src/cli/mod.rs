@@ -5,6 +5,7 @@ mod bench_channel;
 mod bench_mqtt;
 #[cfg(feature = "nats")]
 mod bench_nats;
+mod bench_rv;
 mod bench_sbs;
 mod browse;
 mod channel;
@@ -17,7 +18,9 @@ mod put;
 mod rtq;
 mod run;
 mod rv;
+mod rv_client;
 mod sbs;
+mod sse;
 mod tpenqueue;
 
 use clap::{Parser, Subcommand};
@@ -90,7 +93,7 @@ pub(crate) enum Command {
     /// MessageQ SBS requests to a running gateway's SBS server.
     #[command(subcommand)]
     Sbs(sbs::SbsCommand),
-    /// Rendezvous subject names: check one, match a pattern (docs/rendezvous.md).
+    /// Rendezvous: check subject names, publish, listen, request (docs/rendezvous.md).
     #[command(subcommand)]
     Rv(rv::RvCommand),
 }

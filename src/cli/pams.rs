@@ -6,7 +6,7 @@ use super::client::{DEFAULT_GATEWAY, EXIT_UNREACHABLE, Gateway, segment};
 use super::out;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use mqgate_codecs::pams::QAddress;
 use serde_json::{Value, json};
 use std::io::Read;
@@ -28,10 +28,16 @@ pub enum PamsCommand {
     Locate(LocateArgs),
 }
 
+/// A `group.queue` argument, checked before anything is sent (a usage
+/// error, exit 2, when it is none).
+pub fn addr_arg(s: &str) -> Result<QAddress, String> {
+    QAddress::parse(s).map_err(|e| e.to_string())
+}
+
 /// Options of `mqgate pams put`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Exit status: 0 put (1 PAMS__SUCCESS, the delivery status in the message), or the target could not take it and the UMA ran (11 PAMS__DISC_SUCCESS, 13 PAMS__DISCL_SUCCESS, 17 PAMS__DLQ_SUCCESS, 19 PAMS__RTS_SUCCESS); 1 the gateway refused (the PAMS status is printed); 2 gateway unreachable or FILE unreadable."
+    after_help = "Exit status: 0 put (1 PAMS__SUCCESS, the delivery status in the message), or the target could not take it and the UMA ran (11 PAMS__DISC_SUCCESS, 13 PAMS__DISCL_SUCCESS, 17 PAMS__DLQ_SUCCESS, 19 PAMS__RTS_SUCCESS); 1 the gateway refused (the PAMS status is printed); 2 gateway unreachable, FILE unreadable, or a usage error (an argument that is not what it must be)."
 )]
 pub struct PutArgs {
     /// Target: `group.queue` (a MOT queue number is a broadcast) or a %GNT name.
@@ -57,8 +63,8 @@ pub struct PutArgs {
     #[arg(long)]
     pub uma: Option<String>,
     /// Response queue `group.queue` (also the message's source).
-    #[arg(long)]
-    pub resp_q: Option<String>,
+    #[arg(long, value_parser = addr_arg)]
+    pub resp_q: Option<QAddress>,
     /// Correlation id, 64 hex digits (32 bytes).
     #[arg(long)]
     pub correlation_id: Option<String>,
@@ -72,12 +78,12 @@ pub struct PutArgs {
 /// Options of `mqgate pams get`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Exit status: 0 got a message (or stdout closed), 1 the gateway refused (the PAMS status is printed), 2 gateway unreachable, 3 no message within --wait."
+    after_help = "Exit status: 0 got a message (or stdout closed); 1 the gateway refused (the PAMS status is printed) or its answer cannot be read; 2 gateway unreachable, or a usage error (an argument that is not what it must be); 3 no message within --wait. Without --json the message area is written as it is, without a newline."
 )]
 pub struct GetArgs {
     /// The queue `group.queue`.
-    #[arg(long)]
-    pub queue: String,
+    #[arg(long, value_parser = addr_arg)]
+    pub queue: QAddress,
     /// How long to wait, in ms (0 to 2147483647; the gateway's
     /// http.max_wait_ms may be lower).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=super::MAX_MS))]
@@ -93,17 +99,26 @@ pub struct GetArgs {
 /// Options of `mqgate pams locate`.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Exit status: 0 found (prints NAME ADDRESS SCOPE), 1 not found (-166 PAMS__NOOBJECT) or refused, 2 gateway unreachable."
+    after_help = "Exit status: 0 found (prints NAME ADDRESS SCOPE); 1 not found (-166 PAMS__NOOBJECT), refused, or an answer that cannot be read; 2 gateway unreachable, or a usage error (an argument that is not what it must be)."
 )]
 pub struct LocateArgs {
     /// The %GNT name.
     pub name: String,
-    /// `group` (every %GNT name, PSEL_TBL_GRP) or `bus` (scope G only, PSEL_TBL_BUS).
-    #[arg(long, default_value = "group")]
-    pub scope: String,
+    /// Which names to search.
+    #[arg(long, value_enum, default_value_t = LocateScope::Group)]
+    pub scope: LocateScope,
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
     pub gateway: String,
+}
+
+/// The scope of a `pams_locate_q` search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LocateScope {
+    /// Every %GNT name of the group (PSEL_TBL_GRP).
+    Group,
+    /// The names of scope G only (PSEL_TBL_BUS).
+    Bus,
 }
 
 /// Runs one `pams` subcommand.
@@ -251,10 +266,11 @@ fn put(a: PutArgs) -> ExitCode {
         "priority": a.priority,
         "data_base64": BASE64.encode(&area),
     });
+    let resp_q = a.resp_q.map(|q| q.to_string());
     for (k, v) in [
         ("delivery", &a.delivery),
         ("uma", &a.uma),
-        ("resp_q", &a.resp_q),
+        ("resp_q", &resp_q),
         ("correlation_id", &a.correlation_id),
     ] {
         if let Some(v) = v {
@@ -282,7 +298,7 @@ fn put(a: PutArgs) -> ExitCode {
 
 fn get(a: GetArgs) -> ExitCode {
     let gw = Gateway::new(&a.gateway, Duration::from_millis(a.wait + 30_000));
-    let v = match get_json(&gw, &a.queue, a.wait, None) {
+    let v = match get_json(&gw, &a.queue.to_string(), a.wait, None) {
         Ok(Some(v)) => v,
         Ok(None) => {
             eprintln!(
@@ -312,7 +328,13 @@ fn locate(a: LocateArgs) -> ExitCode {
     let gw = Gateway::new(&a.gateway, Duration::from_secs(30));
     let req = gw
         .request("GET", &format!("/v1/pams/locate/{}", segment(&a.name)))
-        .query("scope", &a.scope);
+        .query(
+            "scope",
+            match a.scope {
+                LocateScope::Group => "group",
+                LocateScope::Bus => "bus",
+            },
+        );
     match call(req, None) {
         Ok(Some(v)) => out::line_or_exit(
             "pams locate",

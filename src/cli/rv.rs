@@ -1,6 +1,7 @@
-//! `mqgate rv check-subject|match`: Rendezvous subject names for
-//! administrators and scripts, with the codec's rules (docs/rendezvous.md
-//! "Subject names", "Command line"). No gateway is involved.
+//! `mqgate rv ...`: Rendezvous subject names for administrators and
+//! scripts (`check-subject`, `match`: the codec's rules, no gateway;
+//! docs/rendezvous.md "Subject names", "Command line"), and the subject bus
+//! of a running gateway (`publish`, `listen`, `request`: src/cli/rv_client.rs).
 
 use clap::{Args, Subcommand, ValueEnum};
 use mqgate_codecs::rv::{Mode, Subject, SubjectError, Validation};
@@ -20,6 +21,12 @@ pub enum RvCommand {
     CheckSubject(CheckArgs),
     /// Tell whether a listener on PATTERN receives messages on SUBJECT; exit 0 match, 1 no match.
     Match(MatchArgs),
+    /// Publish a message on a subject of a running gateway.
+    Publish(super::rv_client::PublishArgs),
+    /// Listen to subjects of a running gateway, one line per message; exit 3 when --timeout passes first.
+    Listen(super::rv_client::ListenArgs),
+    /// Send a request and print the first reply; exit 3 when none came within --timeout.
+    Request(super::rv_client::RequestArgs),
 }
 
 /// The mode of `check-subject`.
@@ -80,6 +87,9 @@ pub fn run(cmd: RvCommand) -> ExitCode {
     match cmd {
         RvCommand::CheckSubject(a) => check_subject(a),
         RvCommand::Match(a) => match_subject(a),
+        RvCommand::Publish(a) => super::rv_client::publish(a),
+        RvCommand::Listen(a) => super::rv_client::listen(a),
+        RvCommand::Request(a) => super::rv_client::request(a),
     }
 }
 

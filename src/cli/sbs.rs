@@ -8,7 +8,7 @@
 use super::client::{DEFAULT_GATEWAY, Gateway};
 use super::out;
 use super::pams::{
-    CallError, EXIT_NO_MESSAGE, area_of, attach_temporary, exit, get_json, put_json,
+    CallError, EXIT_NO_MESSAGE, addr_arg, area_of, attach_temporary, exit, get_json, put_json,
 };
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -16,7 +16,7 @@ use clap::{Args, Subcommand};
 use mqgate_codecs::pams::Endian;
 use mqgate_codecs::pams::QAddress;
 use mqgate_codecs::pams::address::{MOT_RANGE, Mot};
-use mqgate_codecs::pams::rules::{BodyOffset, OperandLength, Operator, SelectionRule, Selector};
+use mqgate_codecs::pams::rules::{OperandLength, Operator, SelectionRule, Selector};
 use mqgate_codecs::pams::sbs::StatusRespMot;
 use mqgate_codecs::pams::sbs::register::SBS_VERSION;
 use mqgate_codecs::pams::sbs::status_msg::STATUS_RESP_HEAD_SIZE;
@@ -43,7 +43,9 @@ pub enum SbsCommand {
     Status(StatusArgs),
 }
 
-const EXITS: &str = "Exit status: 0 PSYM_SBS_SUCCESS, 1 the SBS server or the gateway refused (the status is printed), 2 gateway unreachable, 3 no response within --wait.";
+const REGISTER_EXITS: &str = "Exit status: 0 PSYM_SBS_SUCCESS (without --ack: sent, and no refusal came within a second); 1 refused: by the SBS server (its status is printed), or by the gateway (its PAMS status is printed; also when the request's put was not PAMS__SUCCESS, e.g. 11 PAMS__DISC_SUCCESS when queue 99 cannot take it), or an answer that cannot be read; 2 gateway unreachable, or a usage error (an argument that is not what it must be); 3 no response within --wait.";
+const DEREGISTER_EXITS: &str = "Exit status: 0 PSYM_SBS_SUCCESS; 1 refused: by the SBS server (its status is printed, e.g. 1012 PSYM_SBS_NOMATCH), or by the gateway (its PAMS status is printed; also when the request's put was not PAMS__SUCCESS, e.g. 11 PAMS__DISC_SUCCESS when queue 99 cannot take it), or an answer that cannot be read; 2 gateway unreachable, or a usage error (an argument that is not what it must be); 3 no response within --wait.";
+const STATUS_EXITS: &str = "Exit status: 0 the counters are printed; 1 refused: by the SBS server (its status is printed), or by the gateway (its PAMS status is printed; also when the request's put was not PAMS__SUCCESS, e.g. 11 PAMS__DISC_SUCCESS when queue 99 cannot take it), or an answer that cannot be read; 2 gateway unreachable, or a usage error (an argument that is not what it must be); 3 no response within --wait.";
 
 fn mot_arg(s: &str) -> Result<u16, String> {
     s.parse::<u16>()
@@ -52,10 +54,6 @@ fn mot_arg(s: &str) -> Result<u16, String> {
         .ok_or_else(|| {
             format!("{s:?} is no MOT: MOTs are 4000 to 6000 (Programmer's Guide, Table 3-1)")
         })
-}
-
-fn addr_arg(s: &str) -> Result<QAddress, String> {
-    QAddress::parse(s).map_err(|e| e.to_string())
 }
 
 fn server_arg(s: &str) -> Result<QAddress, String> {
@@ -70,7 +68,7 @@ fn server_arg(s: &str) -> Result<QAddress, String> {
 
 /// Options of `mqgate sbs register`.
 #[derive(Args, Debug)]
-#[command(after_help = EXITS)]
+#[command(after_help = REGISTER_EXITS)]
 pub struct RegisterArgs {
     /// The MOT, 4000-6000.
     #[arg(long, value_parser = mot_arg)]
@@ -79,9 +77,11 @@ pub struct RegisterArgs {
     #[arg(long, value_parser = addr_arg)]
     pub queue: QAddress,
     /// A selection rule `SELECTOR OPER LENGTH OPERAND`: SELECTOR CLASS, TYPE,
-    /// SOURCE or a zero-based byte offset; OPER ANY EQ NEQ GTR LT GTRE LTE AND;
-    /// LENGTH 1, 2 or 4; OPERAND a number (for SOURCE also `group.queue`).
-    #[arg(long = "rule", value_parser = rule_arg)]
+    /// SOURCE (or their values -2, -3, -1) or a zero-based byte offset; OPER
+    /// ANY EQ NEQ GTR LT GTRE LTE AND; LENGTH 1, 2 or 4; OPERAND a number
+    /// that fits LENGTH bytes (1: -128 to 255, 2: -32768 to 65535, 4: any
+    /// 32-bit signed number; for SOURCE also `group.queue`).
+    #[arg(long = "rule", value_parser = rule_arg, allow_hyphen_values = true)]
     pub rules: Vec<SelectionRule>,
     /// Every rule must hold (PSEL_ALL_RULES, the default).
     #[arg(long, conflicts_with = "any")]
@@ -105,7 +105,7 @@ pub struct RegisterArgs {
 
 /// Options of `mqgate sbs deregister`.
 #[derive(Args, Debug)]
-#[command(after_help = EXITS)]
+#[command(after_help = DEREGISTER_EXITS)]
 pub struct DeregisterArgs {
     /// The MOT, 4000-6000.
     #[arg(long, value_parser = mot_arg)]
@@ -113,8 +113,9 @@ pub struct DeregisterArgs {
     /// The registered queue `group.queue`.
     #[arg(long, value_parser = addr_arg)]
     pub queue: QAddress,
-    /// Only this registration (0, the default: every one of the MOT and queue).
-    #[arg(long, default_value_t = 0)]
+    /// Only this registration (0, the default: every one of the MOT and
+    /// queue; any other value the server does not know is PSYM_SBS_NOMATCH).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub reg_id: i32,
     #[command(flatten)]
     pub common: Common,
@@ -122,7 +123,7 @@ pub struct DeregisterArgs {
 
 /// Options of `mqgate sbs status`.
 #[derive(Args, Debug)]
-#[command(after_help = EXITS)]
+#[command(after_help = STATUS_EXITS)]
 pub struct StatusArgs {
     /// Only this MOT (default: 4000 to 6000).
     #[arg(long, value_parser = mot_arg)]
@@ -137,9 +138,9 @@ pub struct StatusArgs {
 /// What every `sbs` command takes.
 #[derive(Args, Debug)]
 pub struct Common {
-    /// Where the response goes and is read from (`group.queue`); for
-    /// register and deregister the default is `--queue`, for status a
-    /// temporary queue attached for the call.
+    /// Where the response goes and is read from (`group.queue`); by
+    /// default a temporary queue attached for the call (pams_attach_q) and
+    /// deleted at its end (pams_exit).
     #[arg(long, value_parser = addr_arg)]
     pub resp_q: Option<QAddress>,
     /// The SBS server the request goes to: `0.99` (this group's, the
@@ -155,38 +156,46 @@ pub struct Common {
     pub gateway: String,
 }
 
-/// A `--rule` argument as a [`SelectionRule`] (BEA MessageQ 5.0 operator values).
+/// A `--rule` argument as a [`SelectionRule`] (BEA MessageQ 5.0 operator
+/// values). Errors name the rule and what is wrong: a usage error, exit 2.
 fn rule_arg(s: &str) -> Result<SelectionRule, String> {
+    rule_words(s).map_err(|e| format!("rule {s:?}: {e}"))
+}
+
+fn rule_words(s: &str) -> Result<SelectionRule, String> {
     let parts: Vec<&str> = s.split_whitespace().collect();
     let [sel, op, len, operand] = parts.as_slice() else {
-        return Err(format!(
-            "{s:?}: a rule is SELECTOR OPER LENGTH OPERAND (4 words, e.g. 'CLASS EQ 4 100')"
-        ));
+        return Err(
+            "a rule is SELECTOR OPER LENGTH OPERAND (4 words, e.g. 'CLASS EQ 4 100')".into(),
+        );
     };
-    let selector =
-        match sel.to_ascii_uppercase().as_str() {
-            "CLASS" => Selector::Class,
-            "TYPE" => Selector::Type,
-            "SOURCE" => Selector::Source,
-            n => Selector::Body(n.parse::<u32>().ok().and_then(BodyOffset::new).ok_or_else(
-                || {
-                    format!(
-                        "{sel:?}: SELECTOR is CLASS, TYPE, SOURCE or a byte offset 0 to 2147483647"
-                    )
-                },
-            )?),
-        };
+    let selector = match sel.to_ascii_uppercase().as_str() {
+        "CLASS" => Selector::Class,
+        "TYPE" => Selector::Type,
+        "SOURCE" => Selector::Source,
+        // PSEL_SOURCE -1, PSEL_CLASS -2, PSEL_TYPE -3 (Programmer's Guide,
+        // Table 3-2) or a byte offset.
+        n => n
+            .parse::<i32>()
+            .ok()
+            .and_then(Selector::from_offset)
+            .ok_or_else(|| {
+                format!(
+                    "SELECTOR {sel:?} is CLASS (-2), TYPE (-3), SOURCE (-1) or a byte offset 0 to 2147483647"
+                )
+            })?,
+    };
     let upper = op.to_ascii_uppercase();
     let operator = Operator::ALL
         .into_iter()
         .find(|o| o.symbol().strip_prefix("PSEL_OPER_") == Some(upper.as_str()))
-        .ok_or_else(|| format!("{op:?}: OPER is ANY, EQ, NEQ, GTR, LT, GTRE, LTE or AND"))?;
+        .ok_or_else(|| format!("OPER {op:?} is ANY, EQ, NEQ, GTR, LT, GTRE, LTE or AND"))?;
     let length = len
         .parse::<i32>()
         .ok()
         .and_then(OperandLength::from_value)
-        .ok_or_else(|| format!("{len:?}: LENGTH is 1, 2 or 4"))?;
-    let operand = if selector == Selector::Source && operand.contains('.') {
+        .ok_or_else(|| format!("LENGTH {len:?} is 1, 2 or 4"))?;
+    let value = if selector == Selector::Source && operand.contains('.') {
         // PSEL_SOURCE compares the q_address as an int32 in the
         // registration's byte order (docs/messageq.md "Comparisons").
         QAddress::parse(operand)
@@ -195,9 +204,26 @@ fn rule_arg(s: &str) -> Result<SelectionRule, String> {
     } else {
         operand
             .parse::<i32>()
-            .map_err(|_| format!("{operand:?}: OPERAND is a 32-bit signed number"))?
+            .map_err(|_| format!("OPERAND {operand:?} is a 32-bit signed number"))?
     };
-    Ok(SelectionRule::new(selector, operator, length, operand))
+    // The operand is compared on its low LENGTH bytes: a value that does
+    // not fit them, signed or unsigned, cannot be what was meant.
+    let fits = match length {
+        OperandLength::One => (-128..=255).contains(&value),
+        OperandLength::Two => (-32768..=65535).contains(&value),
+        OperandLength::Four => true,
+    };
+    if !fits {
+        let range = match length {
+            OperandLength::One => "-128 to 255",
+            _ => "-32768 to 65535",
+        };
+        return Err(format!(
+            "OPERAND {operand} does not fit LENGTH {} ({range})",
+            length.bytes()
+        ));
+    }
+    Ok(SelectionRule::new(selector, operator, length, value))
 }
 
 /// Runs one `sbs` subcommand.
@@ -266,7 +292,7 @@ fn ask_with(
     corr: &str,
 ) -> Result<Option<(i16, Vec<u8>, Endian)>, CallError> {
     let resp_q = to.resp_q;
-    put_json(
+    let put = put_json(
         gw,
         &json!({
             "target": to.server.to_string(),
@@ -278,6 +304,12 @@ fn ask_with(
             "data_base64": BASE64.encode(area),
         }),
     )?;
+    // The request is on queue 99 only with PAMS__SUCCESS 1; anything else
+    // (e.g. 11 PAMS__DISC_SUCCESS: the queue is full, or not defined with
+    // ENABLE_SBS NO) means no answer can come.
+    if put["status"]["number"].as_i64() != Some(1) {
+        return Err(CallError::Refused(put));
+    }
     let wait = if expect_answer { wait } else { wait.min(1000) };
     answer(gw, resp_q, wait, corr)
 }
@@ -323,6 +355,30 @@ fn print(cmd: &str, line: &str, ok: bool) -> ExitCode {
     })
 }
 
+/// Runs `call` with the response queue: `resp_q` when given, else a
+/// temporary queue attached for the call (pams_attach_q) and deleted after
+/// it (pams_exit), so that the answer cannot be lost on a full, undefined or
+/// wrong queue.
+fn with_resp_q(
+    cmd: &str,
+    gw: &Gateway,
+    resp_q: Option<QAddress>,
+    call: impl FnOnce(QAddress) -> ExitCode,
+) -> ExitCode {
+    if let Some(q) = resp_q {
+        return call(q);
+    }
+    let (id, q) = match attach_temporary(gw) {
+        Ok(x) => x,
+        Err(e) => return fail(cmd, e),
+    };
+    let code = call(q);
+    if let Err(e) = exit(gw, &id) {
+        eprintln!("mqgate sbs {cmd}: pams_exit of temporary queue {q}: {e}");
+    }
+    code
+}
+
 fn register(a: RegisterArgs) -> ExitCode {
     let gw = Gateway::new(
         &a.common.gateway,
@@ -337,7 +393,7 @@ fn register(a: RegisterArgs) -> ExitCode {
     req.seq_gap_notify = i32::from(a.seq_gap);
     req.auto_dereg = i32::from(a.auto_dereg);
     req.rule_conjunct = if a.any { 2 } else { 1 };
-    req.rules = a.rules;
+    req.rules = a.rules.clone();
     let area = match req.encode_full_size(ORDER) {
         Ok(b) => b,
         Err(e) => {
@@ -345,11 +401,17 @@ fn register(a: RegisterArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let resp_q = a.common.resp_q.unwrap_or(a.queue);
+    with_resp_q("register", &gw, a.common.resp_q, |resp_q| {
+        register_to(&a, &gw, &area, resp_q)
+    })
+}
+
+/// `sbs register` with the answer read from `resp_q`.
+fn register_to(a: &RegisterArgs, gw: &Gateway, area: &[u8], resp_q: QAddress) -> ExitCode {
     match ask(
-        &gw,
+        gw,
         SbsType::RegisterReq,
-        &area,
+        area,
         Route {
             server: a.common.server,
             resp_q,
@@ -408,12 +470,18 @@ fn deregister(a: DeregisterArgs) -> ExitCode {
         reg_id: a.reg_id,
         req_ack: 1,
     };
-    let resp_q = a.common.resp_q.unwrap_or(a.queue);
     let area = req.encode(ORDER);
+    with_resp_q("deregister", &gw, a.common.resp_q, |resp_q| {
+        deregister_to(&a, &gw, &area, resp_q)
+    })
+}
+
+/// `sbs deregister` with the answer read from `resp_q`.
+fn deregister_to(a: &DeregisterArgs, gw: &Gateway, area: &[u8], resp_q: QAddress) -> ExitCode {
     match ask(
-        &gw,
+        gw,
         SbsType::DeregisterReq,
-        &area,
+        area,
         Route {
             server: a.common.server,
             resp_q,
@@ -452,20 +520,9 @@ fn status(a: StatusArgs) -> ExitCode {
         &a.common.gateway,
         Duration::from_millis(a.common.wait + 30_000),
     );
-    if let Some(resp_q) = a.common.resp_q {
-        return status_to(&a, &gw, resp_q);
-    }
-    // No --resp-q: the answer goes to a temporary queue of this call
-    // (pams_attach_q), deleted with pams_exit afterwards.
-    let (id, resp_q) = match attach_temporary(&gw) {
-        Ok(x) => x,
-        Err(e) => return fail("status", e),
-    };
-    let code = status_to(&a, &gw, resp_q);
-    if let Err(e) = exit(&gw, &id) {
-        eprintln!("mqgate sbs status: pams_exit of temporary queue {resp_q}: {e}");
-    }
-    code
+    with_resp_q("status", &gw, a.common.resp_q, |resp_q| {
+        status_to(&a, &gw, resp_q)
+    })
 }
 
 /// `sbs status` with the answer read from `resp_q`.

@@ -17,11 +17,20 @@ pub enum Listen {
     Channel,
     /// The MQTT listener: `mqtt.listen`, `mqgate run --mqtt`.
     Mqtt,
+    /// The Rendezvous routing daemon's listener for neighbor links:
+    /// `rv.routing.listen` (no command-line option; unset: none, which
+    /// never clashes).
+    RvRouting,
 }
 
 impl Listen {
     /// Every listener, in the order of the file's sections.
-    pub const ALL: [Listen; 3] = [Listen::Http, Listen::Channel, Listen::Mqtt];
+    pub const ALL: [Listen; 4] = [
+        Listen::Http,
+        Listen::Channel,
+        Listen::Mqtt,
+        Listen::RvRouting,
+    ];
 
     /// The setting's path in the YAML file.
     pub fn path(self) -> &'static str {
@@ -29,15 +38,18 @@ impl Listen {
             Listen::Http => "http.listen",
             Listen::Channel => "listener.listen",
             Listen::Mqtt => "mqtt.listen",
+            Listen::RvRouting => "rv.routing.listen",
         }
     }
 
-    /// The `mqgate run` option that overrides the setting.
+    /// The `mqgate run` option that overrides the setting (the setting's
+    /// path when no option does).
     pub fn flag(self) -> &'static str {
         match self {
             Listen::Http => "--http",
             Listen::Channel => "--listen",
             Listen::Mqtt => "--mqtt",
+            Listen::RvRouting => "rv.routing.listen",
         }
     }
 
@@ -46,9 +58,13 @@ impl Listen {
             Listen::Http => HttpConfig::default().listen,
             Listen::Channel => ListenerConfig::default().listen,
             Listen::Mqtt => crate::mqtt::config::MqttConfig::default().listen,
+            Listen::RvRouting => UNSET,
         }
     }
 }
+
+/// The address of a listener that is not configured: port 0 never clashes.
+const UNSET: SocketAddr = SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), 0);
 
 /// Where a listen address was set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +101,12 @@ impl Config {
             Listen::Http => self.http.listen,
             Listen::Channel => self.listener.listen,
             Listen::Mqtt => self.mqtt.listen,
+            Listen::RvRouting => self
+                .rv
+                .routing
+                .as_ref()
+                .and_then(|r| r.listen)
+                .unwrap_or(UNSET),
         }
     }
 
@@ -95,6 +117,11 @@ impl Config {
             Listen::Http => self.http.listen = addr,
             Listen::Channel => self.listener.listen = addr,
             Listen::Mqtt => self.mqtt.listen = addr,
+            Listen::RvRouting => {
+                if let Some(r) = self.rv.routing.as_mut() {
+                    r.listen = Some(addr);
+                }
+            }
         }
         self.origins.0.insert(l, (addr, Origin::Flag));
     }
@@ -281,6 +308,26 @@ mod tests {
         assert_eq!(
             e[0].message,
             "--http (http.listen) and --listen (listener.listen) are both 127.0.0.1:1414"
+        );
+    }
+
+    #[test]
+    fn the_routing_listener_clashes_like_the_others() {
+        // rv.routing.listen is a listener of the gateway (docs/config.md
+        // "Listen addresses").
+        let text = "listener:\n  listen: 127.0.0.1:7501\nrv:\n  routing:\n    router: E\n    listen: 127.0.0.1:7501\n";
+        assert_eq!(
+            one(text),
+            (
+                6,
+                13,
+                "listener.listen (line 2, column 11) and rv.routing.listen (line 6, column 13) are both 127.0.0.1:7501".into()
+            )
+        );
+        // Unset: no listener, no clash.
+        assert!(
+            errors("rv:\n  routing:\n    router: E\n    neighbors: [{name: G, connect: 'h:1'}]\n")
+                .is_empty()
         );
     }
 

@@ -505,3 +505,42 @@ fn http_connection_timeouts_have_defaults_and_must_be_positive() {
         "http.idle_timeout_ms: must be at least 1 ms"
     );
 }
+
+#[test]
+fn the_rv_section_has_defaults_ranges_and_no_unknown_keys() {
+    // docs/config.md `rv`: 4 MiB, 1024 messages, wildcard publishes refused.
+    let c = Config::from_yaml("# nothing\n", "empty.yaml").unwrap();
+    assert_eq!(c.rv, crate::rv::config::RvConfig::default());
+    assert_eq!(c.rv.max_message_bytes, 4_194_304);
+    assert_eq!(c.rv.listener_queue, 1024);
+    assert!(!c.rv.wildcard_publish);
+    let c = Config::from_yaml(
+        "rv:\n  listener_queue: 8\n  wildcard_publish: true\n",
+        "rv.yaml",
+    )
+    .unwrap();
+    assert_eq!(c.rv.listener_queue, 8);
+    assert_eq!(c.rv.max_message_bytes, 4_194_304);
+    assert!(c.rv.wildcard_publish);
+    let e = Config::from_yaml(
+        "rv:\n  listener_queue: 0\n  max_message_bytes: 104857601\n",
+        "rv.yaml",
+    )
+    .unwrap_err();
+    let texts: Vec<String> = e.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        texts,
+        [
+            "3:22: rv.max_message_bytes: must be 1 to 104857600 bytes",
+            "2:19: rv.listener_queue: must be 1 to 1048576 messages",
+        ]
+    );
+    let e = Config::from_yaml("rv:\n  queue: 8\n", "rv.yaml").unwrap_err();
+    assert!(
+        e.errors[0]
+            .to_string()
+            .starts_with("2:3: rv: unknown field `queue`"),
+        "{}",
+        e.errors[0]
+    );
+}

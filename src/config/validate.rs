@@ -99,6 +99,17 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
             }
         }
     }
+    for (key, message) in config.rv.problems() {
+        err(&format!("rv.{key}"), message);
+    }
+    if let Some(r) = &config.rv.routing {
+        for (key, message) in r.problems() {
+            err(&format!("rv.routing.{key}"), message);
+        }
+    }
+    for (key, message) in config.rv.bridge_problems() {
+        err(&format!("rv.{key}"), message);
+    }
     crate::rpc::check::check_config(&config.rpc, &mut err);
     check_exits(&config.exits, &mut err);
 

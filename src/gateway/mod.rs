@@ -93,6 +93,11 @@ pub enum StartError {
     /// (docs/messageq.md).
     #[error("{}", .0.join("\n"))]
     MessageQ(Vec<String>),
+    /// The routing daemon of `rv.routing` cannot start: its listen
+    /// address cannot be bound (docs/rendezvous.md "Routing between
+    /// gateways").
+    #[error("{0}")]
+    RvRouting(String),
 }
 
 impl StartError {
@@ -145,6 +150,11 @@ struct Running {
     rpc: Arc<RpcService>,
     /// Channel status: the stop waits until no channel is running.
     board: Arc<StatusBoard>,
+    /// The Rendezvous subject bus: closed at the start of a stop, which
+    /// ends its listeners' event streams.
+    rv: crate::rv::Bus,
+    /// The routing daemon, when `rv.routing` is set.
+    routing: Option<crate::rv::route::service::Routing>,
     tasks: Tasks,
     /// Tells the channel listener, receiver connections and sender channels to stop.
     stop_channels: watch::Sender<bool>,
@@ -226,6 +236,14 @@ impl Gateway {
         let (mqtt_listener, mqtt_addr) = bind(config.mqtt.listen)
             .await
             .map_err(|(addr, source)| StartError::Mqtt { addr, source })?;
+        let routing_listener = match &config.rv.routing {
+            Some(r) => crate::rv::route::service::bind(r)
+                .await
+                .map_err(|(addr, e)| {
+                    StartError::RvRouting(format!("cannot listen for routing links on {addr}: {e}"))
+                })?,
+            None => None,
+        };
         // Port 0 asked for any free port: report (and serve /v1/status) the real one.
         config.http.listen = http_addr;
         config.listener.listen = channel_addr;
@@ -235,10 +253,19 @@ impl Gateway {
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
         let messageq = messageq.map(|loaded| crate::sbs::start(&mqi, loaded));
         let tasks = mqi.tasks();
+        let rv = crate::rv::Bus::new(&config.rv);
+        crate::rv::bridge::start(&rv, &mqi, &config.rv);
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let channel_listener =
             start_channels(&config, &mqi, &board, channel_listener, &stop_rx).await;
+        let routing = match &config.rv.routing {
+            Some(r) => Some(
+                crate::rv::route::service::start(r, &rv, routing_listener, &tasks, stop_rx.clone())
+                    .map_err(|e| StartError::RvRouting(format!("routing daemon: {e}")))?,
+            ),
+            None => None,
+        };
         tracing::info!(
             queue_manager = %qm.name(),
             http = %config.http.listen,
@@ -254,6 +281,8 @@ impl Gateway {
             &mqi,
             Arc::clone(&board),
             &rpc,
+            crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
+                .merge(crate::http::rv_routing::routes(routing.clone())),
         );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -290,6 +319,8 @@ impl Gateway {
                 exits,
                 rpc,
                 board,
+                rv,
+                routing,
                 tasks,
                 stop_channels,
                 stop_http,
@@ -369,6 +400,7 @@ fn routes(
     mqi: &Mqi,
     channels: Arc<StatusBoard>,
     rpc: &Arc<RpcService>,
+    rv_routes: axum::Router,
 ) -> axum::Router {
     let tedg_routes = tedg.map(|loaded| {
         let t = crate::tedg::Tedg::new(
@@ -383,7 +415,9 @@ fn routes(
         })
     });
     let state = crate::http::AppState::new(mqi.clone(), Arc::new(config.clone()), channels);
-    let mut app = crate::http::router(state).merge(crate::rpc::http::router(Arc::clone(rpc)));
+    let mut app = crate::http::router(state)
+        .merge(crate::rpc::http::router(Arc::clone(rpc)))
+        .merge(rv_routes);
     if let Some(r) = tedg_routes {
         app = app.merge(r);
     }
@@ -415,6 +449,21 @@ impl Handle {
     /// `mqtt.listen` had port 0).
     pub fn mqtt_addr(&self) -> SocketAddr {
         self.mqtt_addr
+    }
+
+    /// The Rendezvous subject bus (docs/rendezvous.md "Subject bus"): what
+    /// the HTTP API publishes to and listens on, for parts of the gateway
+    /// and tests in the same process. Closed once the gateway stops;
+    /// `None` after [`Handle::stop`].
+    pub fn rv_bus(&self) -> Option<crate::rv::Bus> {
+        self.running.as_ref().map(|r| r.rv.clone())
+    }
+
+    /// The routing daemon (docs/rendezvous.md "Routing between gateways"),
+    /// when `rv.routing` is set: its listen address and status. `None`
+    /// after [`Handle::stop`].
+    pub fn rv_routing(&self) -> Option<crate::rv::route::service::Routing> {
+        self.running.as_ref().and_then(|r| r.routing.clone())
     }
 
     /// A count of the gateway's running tasks, valid after [`Handle::stop`].
@@ -475,6 +524,7 @@ impl Drop for Handle {
         if let Some(r) = self.running.take() {
             r.stop_http.cancel();
             r.stop_mqtt.cancel();
+            r.rv.close();
             r.stop_channels.send_replace(true);
             r.tasks.end();
         }

@@ -5,7 +5,9 @@
 //! 1. Stop accepting: the HTTP, channel and MQTT listeners close (MQTT
 //!    connections too, their unacknowledged messages backed out); receiver
 //!    connections stop reading new batches, sender channels stop after the
-//!    batch they are sending; HTTP connections take no further requests.
+//!    batch they are sending; HTTP connections take no further requests;
+//!    the Rendezvous subject bus closes (its listeners' event streams end,
+//!    requests waiting for a reply answer 503).
 //! 2. Channels drain: batches already received are committed and
 //!    confirmed, while the queue manager still accepts their puts, until
 //!    no channel shows `running` or `retrying` on the status board.
@@ -64,6 +66,9 @@ impl Handle {
         // MQTT connections close at once (DISCONNECT 0x8B), backing out
         // the messages their devices did not acknowledge (docs/mqtt.md).
         r.stop_mqtt.cancel();
+        // Listeners' event streams end and waiting requests answer 503:
+        // an open stream would hold its connection to the drain bound.
+        r.rv.close();
         r.stop_channels.send_replace(true);
         r.tasks.close();
         let channels = [TaskGroup::Channels];

@@ -53,20 +53,36 @@ pub const MAX_MESSAGE: usize = 1024;
 /// The JSON error body `{"mqrc", "reason", "message"}` (docs/http-api.md
 /// "Errors"), `message` cut to [`MAX_MESSAGE`] bytes.
 pub fn error_body(mqrc: Mqrc, message: &str) -> serde_json::Value {
-    let message = if message.len() <= MAX_MESSAGE {
-        message.to_string()
-    } else {
-        let mut cut = MAX_MESSAGE;
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        format!("{}… ({} bytes)", &message[..cut], message.len())
-    };
+    let message = cut_message(message);
     serde_json::json!({
         "mqrc": mqrc.0,
         "reason": mqrc.name(),
         "message": message,
     })
+}
+
+/// What a JSON body's parse error says, with its place once: `line L,
+/// column C: what` (serde_json's own text ends with ` at line L column C`,
+/// which is dropped here so that a message does not state it twice).
+pub fn json_error_text(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let what = text.strip_suffix(&suffix).unwrap_or(&text);
+    format!("line {}, column {}: {what}", e.line(), e.column())
+}
+
+/// `message` as an error body carries it: whole up to [`MAX_MESSAGE`]
+/// bytes, else cut there (at a character boundary) and ending with
+/// `… (N bytes)`.
+pub fn cut_message(message: &str) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message.to_string();
+    }
+    let mut cut = MAX_MESSAGE;
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes)", &message[..cut], message.len())
 }
 
 /// True when a Content-Type value names `application/json`: media types
@@ -177,6 +193,15 @@ mod tests {
 
     fn header_name() -> axum::http::HeaderName {
         axum::http::header::CONTENT_TYPE
+    }
+
+    #[test]
+    fn a_json_error_states_its_place_once() {
+        let e = serde_json::from_str::<serde_json::Value>("{\"a\": tru}").unwrap_err();
+        // serde_json says "expected ident at line 1 column 10" (the column
+        // after `tru`, where the ident ended early).
+        assert_eq!(e.to_string(), "expected ident at line 1 column 10");
+        assert_eq!(json_error_text(&e), "line 1, column 10: expected ident");
     }
 
     #[test]

@@ -11,9 +11,14 @@ pub mod md_json;
 mod messages;
 mod names;
 pub mod pams;
+pub mod rv;
+pub mod rv_routing;
 mod uow;
 
-pub use error::{ApiError, error_body, is_json_media_type, require_json, status_for};
+pub use error::{
+    ApiError, cut_message, error_body, is_json_media_type, json_error_text, require_json,
+    status_for,
+};
 pub use fallback::{json_for_automatic_answer, with_json_errors};
 
 use crate::config::Config;

@@ -73,6 +73,7 @@ fn param_error(key: &str, raw: &str, why: String) -> ApiError {
         "program" => (Mqrc::OBJECT_NAME_ERROR, "program name"),
         "name" => (Mqrc::OBJECT_NAME_ERROR, "name"),
         "address" => (Mqrc::OBJECT_NAME_ERROR, "address"),
+        "subject" => (Mqrc::OBJECT_NAME_ERROR, "subject"),
         _ => (Mqrc::OBJECT_NAME_ERROR, "name"),
     };
     ApiError::new(mqrc, format!("{what} {} in the path: {why}", shown(raw)))

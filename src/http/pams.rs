@@ -18,6 +18,7 @@ mod attach;
 mod delivery;
 
 use crate::config::Config;
+use crate::mqi::names::shown;
 use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, QmError, Selector};
 use crate::sbs::Group;
 use crate::sbs::attach::Attachments;
@@ -67,8 +68,7 @@ pub fn routes(config: &Config, mqi: &Mqi, group: &Group) -> Router {
         lease_ms: config.http.lease_ms,
         attachments: Arc::clone(&group.attachments),
     };
-    // As the queue API: MAXMSGL with room for base64 in JSON.
-    let limit = mqi.max_msg_length() / 3 * 4 + 64 * 1024;
+    let limit = put_body_limit(mqi.max_msg_length());
     Router::new()
         .route(
             "/v1/pams/messages",
@@ -88,6 +88,14 @@ pub fn routes(config: &Config, mqi: &Mqi, group: &Group) -> Router {
         .with_state(state)
 }
 
+/// The most bytes of a `POST /v1/pams/messages` body: twice the base64 of a
+/// MAXMSGL-byte message area, so that a JSON writer that escapes `/` as
+/// `\/` still fits, plus 64 KiB for the other fields. The decoded area is
+/// then checked against MAXMSGL less the 96-byte PAMS message header.
+pub fn put_body_limit(max_msg_length: usize) -> usize {
+    2 * max_msg_length.div_ceil(3) * 4 + 64 * 1024
+}
+
 /// A refused PAMS call: the PAMS status, the request field at fault, the
 /// reason, and the MQRC when the queue interface refused.
 #[derive(Debug)]
@@ -100,6 +108,18 @@ pub struct PamsError {
     pub message: String,
     /// The MQRC of the queue interface, when it refused.
     pub mqrc: Option<Mqrc>,
+}
+
+/// A PAMS error with an HTTP status other than [`PamsError`]'s own (415 for
+/// a body that is not JSON).
+struct WithStatus(StatusCode, PamsError);
+
+impl IntoResponse for WithStatus {
+    fn into_response(self) -> Response {
+        let mut r = self.1.into_response();
+        *r.status_mut() = self.0;
+        r
+    }
 }
 
 impl PamsError {
@@ -164,9 +184,10 @@ pub fn status_json(s: PamsStatus) -> Value {
 
 impl IntoResponse for PamsError {
     fn into_response(self) -> Response {
+        // Cut as every error message of the API is (docs/http-api.md "Errors").
         let mut body = json!({
             "status": status_json(self.status),
-            "message": self.message,
+            "message": super::cut_message(&self.message),
         });
         if let Some(f) = self.field {
             body["field"] = json!(f);
@@ -199,10 +220,16 @@ struct PutBody {
     data_base64: String,
 }
 
-/// Where a target text leads: `group.queue` (starts with a digit), else a
-/// `%GNT` name looked up in the group scope.
+/// Where a target text leads: an address when it starts with a digit or is
+/// made of digits, dots, signs and blanks only (`10.5`, and the malformed
+/// `10.x`, `-1.5`, ` 10.5`, `10.`, which are refused naming what is wrong
+/// rather than looked up), else a `%GNT` name looked up in the group scope.
 fn resolve_target(s: &PamsState, text: &str) -> Result<QAddress, PamsError> {
-    if text.starts_with(|c: char| c.is_ascii_digit()) {
+    let address_like = text.starts_with(|c: char| c.is_ascii_digit())
+        || text
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | '+' | '-' | ' ' | '\t'));
+    if address_like {
         return QAddress::parse(text)
             .map_err(|e| PamsError::field(PamsStatus::BADPARAM, "target", e.to_string()));
     }
@@ -233,7 +260,8 @@ fn lookup<'a>(s: &'a PamsState, name: &str, scope: LocateScope) -> Result<&'a Gn
         status: PamsStatus::NOOBJECT,
         field: Some("name"),
         message: format!(
-            "{name:?} is no %GNT name of group {}{} (pams_locate_q: PAMS__NOOBJECT)",
+            "{} is no %GNT name of group {}{} (pams_locate_q: PAMS__NOOBJECT)",
+            shown(name),
             s.queues.group(),
             if scope == LocateScope::Bus {
                 " with bus scope G"
@@ -268,7 +296,7 @@ fn symbol(
             PamsError::field(
                 status,
                 field,
-                format!("{t:?} is none of {}", names.join(", ")),
+                format!("{} is none of {}", shown(t), names.join(", ")),
             )
         })
 }
@@ -286,27 +314,116 @@ fn i16_field(v: i64, field: &'static str) -> Result<i16, PamsError> {
 /// `POST /v1/pams/messages`: `pams_put_msg`. 201 with `{"status",
 /// "delivery_status", "target", "queue", "persistent", "message"}`, 200 when
 /// the target could not take the message and the UMA ran ([`delivery`]);
-/// errors as [`PamsError`].
+/// errors as [`PamsError`]. The body is a JSON object with Content-Type
+/// `application/json`: another type, or none, is 415 with -186
+/// PAMS__BADPARAM and 2004 MQRC_BUFFER_ERROR ([`super::require_json`], as
+/// the other JSON routes); a body over [`put_body_limit`] is 413 with -22
+/// PAMS__MSGTOBIG and 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR.
 async fn put(
     State(s): State<PamsState>,
+    headers: axum::http::HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(StatusCode, Json<Value>), PamsError> {
-    let body = body.map_err(|e| PamsError {
-        status: PamsStatus::MSGTOBIG,
-        field: Some("data_base64"),
-        message: format!("cannot read the body: {e}"),
-        mqrc: None,
-    })?;
-    let b: PutBody = serde_json::from_slice(&body).map_err(|e| PamsError {
+) -> Response {
+    const ROUTE: &str = "POST /v1/pams/messages";
+    if let Err(refused) = super::require_json(&headers, ROUTE) {
+        return media_type_error(refused).into_response();
+    }
+    let limit = put_body_limit(s.mqi.max_msg_length());
+    let what = "twice the base64 of the queue manager's MAXMSGL, plus 64 KiB";
+    let answer = match body_bytes(body, ROUTE, limit, what) {
+        Ok(body) => put_json(s, body).await,
+        Err(e) => Err(e),
+    };
+    match answer {
+        Ok(a) => a.into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// The answer to a request body whose Content-Type is not JSON: 415 with
+/// -186 PAMS__BADPARAM and 2004 MQRC_BUFFER_ERROR, the message naming the
+/// type found ([`super::require_json`]).
+fn media_type_error(refused: super::error::UnsupportedMediaType) -> impl IntoResponse {
+    WithStatus(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        PamsError {
+            status: PamsStatus::BADPARAM,
+            field: None,
+            message: refused.0,
+            mqrc: Some(Mqrc::BUFFER_ERROR),
+        },
+    )
+}
+
+/// The body of `route`, or why it could not be read: over `limit` bytes
+/// (`what`: how the limit is made), -22 PAMS__MSGTOBIG with 2031
+/// MQRC_MSG_TOO_BIG_FOR_Q_MGR (413); else -186 PAMS__BADPARAM.
+fn body_bytes(
+    body: Result<Bytes, BytesRejection>,
+    route: &str,
+    limit: usize,
+    what: &str,
+) -> Result<Bytes, PamsError> {
+    body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            PamsError {
+                status: PamsStatus::MSGTOBIG,
+                field: None,
+                message: format!(
+                    "the body of {route} is longer than its limit of {limit} bytes ({what})"
+                ),
+                mqrc: Some(Mqrc::MSG_TOO_BIG_FOR_Q_MGR),
+            }
+        } else {
+            PamsError {
+                status: PamsStatus::BADPARAM,
+                field: None,
+                message: format!("the body of {route} could not be read: {}", e.body_text()),
+                mqrc: None,
+            }
+        }
+    })
+}
+
+/// A JSON object body of `route` as `T`. Errors (-186 PAMS__BADPARAM): a
+/// body that is not a JSON object (an array, a string, a number, nothing),
+/// or one that does not parse as `T` — the message names the line and
+/// column once ([`super::json_error_text`]).
+pub(super) fn json_object<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+    route: &str,
+) -> Result<T, PamsError> {
+    let bad = |message: String| PamsError {
         status: PamsStatus::BADPARAM,
         field: None,
-        message: format!(
-            "the JSON body is not valid (line {}, column {}): {e}",
-            e.line(),
-            e.column()
-        ),
+        message,
         mqrc: None,
-    })?;
+    };
+    let what = match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => {
+            return serde_json::from_slice(body).map_err(|e| {
+                bad(format!(
+                    "the JSON body is not valid at {}",
+                    super::json_error_text(&e)
+                ))
+            });
+        }
+        None => "empty",
+        Some(b'[') => "a JSON array",
+        Some(b'"') => "a JSON string",
+        Some(b't' | b'f') => "a JSON boolean",
+        Some(b'n') => "JSON null",
+        Some(b'-' | b'0'..=b'9') => "a JSON number",
+        Some(_) => "not JSON",
+    };
+    Err(bad(format!(
+        "the body is {what}: {route} takes a JSON object {{...}} (docs/messageq.md \"PAMS API\")"
+    )))
+}
+
+/// [`put`] once the body is read.
+async fn put_json(s: PamsState, body: Bytes) -> Result<(StatusCode, Json<Value>), PamsError> {
+    let b: PutBody = json_object(&body, "POST /v1/pams/messages")?;
     let target = s.queues.normalize(resolve_target(&s, &b.target)?);
     if target.queue == 0 {
         return Err(PamsError::field(
@@ -352,10 +469,7 @@ async fn put(
     )?;
     let resp_q = match b.resp_q.as_deref() {
         None => QAddress::default(),
-        Some(t) => s.queues.normalize(
-            QAddress::parse(t)
-                .map_err(|e| PamsError::field(PamsStatus::BADRESPQ, "resp_q", e.to_string()))?,
-        ),
+        Some(t) => response_queue(&s, t)?,
     };
     let plan = crate::sbs::delivery::plan(
         delivery,
@@ -373,7 +487,7 @@ async fn put(
             return Err(PamsError::field(
                 PamsStatus::BADPARAM,
                 "endian",
-                format!("{other:?} is neither \"big\" nor \"little\""),
+                format!("{} is neither \"big\" nor \"little\"", shown(other)),
             ));
         }
     };
@@ -434,6 +548,25 @@ async fn put(
         mqrc: Some(Mqrc::UNKNOWN_REMOTE_Q_MGR),
     })?;
     delivery::deliver(&s, &plan, target, &dest, &header, &area).await
+}
+
+/// A `resp_q` text: a queue address (group 0 = this group). Errors (-224
+/// PAMS__BADRESPQ): no address, queue 0, or a MOT — replies go to a queue,
+/// never to a broadcast stream.
+fn response_queue(s: &PamsState, text: &str) -> Result<QAddress, PamsError> {
+    let bad = |m: String| PamsError::field(PamsStatus::BADRESPQ, "resp_q", m);
+    let q = s
+        .queues
+        .normalize(QAddress::parse(text).map_err(|e| bad(e.to_string()))?);
+    if q.queue == 0 {
+        return Err(bad(format!("{q}: queue 0 is no queue")));
+    }
+    if q.mot().is_some() {
+        return Err(bad(format!(
+            "{q} is a MOT, a broadcast stream: replies go to a queue"
+        )));
+    }
+    Ok(q)
 }
 
 /// Query parameters of `next`.
@@ -508,6 +641,13 @@ async fn next(
         QAddress::parse(&address)
             .map_err(|e| PamsError::field(PamsStatus::BADPARAM, "address", e.to_string()))?,
     );
+    if target.queue == 0 {
+        return Err(PamsError::field(
+            PamsStatus::BADPARAM,
+            "address",
+            format!("{target}: queue 0 is no queue"),
+        ));
+    }
     if target.mot().is_some() {
         return Err(PamsError::field(
             PamsStatus::BADPARAM,
@@ -645,7 +785,7 @@ async fn locate(
             return Err(PamsError::field(
                 PamsStatus::BADPARAM,
                 "scope",
-                format!("{other:?} is neither \"group\" nor \"bus\""),
+                format!("{} is neither \"group\" nor \"bus\"", shown(other)),
             ));
         }
     };

@@ -94,4 +94,3 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
         }
     }
 }
-

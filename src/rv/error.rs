@@ -6,6 +6,7 @@ use std::fmt;
 
 use mqgate_codecs::rv::field::FieldType;
 use mqgate_codecs::rv::msg_error::FieldPath;
+use mqgate_codecs::rv::status::TibrvStatus;
 
 /// Where the input is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,3 +129,33 @@ impl fmt::Display for RvInputError {
 }
 
 impl std::error::Error for RvInputError {}
+
+impl RvInputError {
+    /// The `tibrv_status` the HTTP API answers with (docs/rendezvous.md
+    /// "Errors"): TIBRV_INVALID_TYPE (31) for a type name the JSON form
+    /// does not have, TIBRV_CONVERSION_FAILED (38) for a value that is not
+    /// of its field's type ("'abc' is not an f64"), TIBRV_INVALID_ARG (3)
+    /// for the rest (shapes, keys, identifiers, time limits, syntax).
+    pub fn status(&self) -> TibrvStatus {
+        match self.kind {
+            RvInputErrorKind::UnknownType(_) => TibrvStatus::INVALID_TYPE,
+            RvInputErrorKind::BadValue { .. } | RvInputErrorKind::BadJson(_) => {
+                TibrvStatus::CONVERSION_FAILED
+            }
+            _ => TibrvStatus::INVALID_ARG,
+        }
+    }
+
+    /// The request key at fault: the envelope key (`reply_subject`,
+    /// `cm.sequence`, ...), `fields` for a field (its path is in the
+    /// message), `body` for the document itself, `field` for a
+    /// command-line argument.
+    pub fn key(&self) -> &'static str {
+        match &self.at {
+            Where::Document => "body",
+            Where::Envelope(k) => k,
+            Where::Field(_) => "fields",
+            Where::Argument(_) => "field",
+        }
+    }
+}

@@ -1,12 +1,37 @@
-//! Rendezvous messages outside the binary form: the JSON form of an
-//! envelope and the `NAME:TYPE=VALUE` command-line fields
-//! (docs/rendezvous.md "Messages"). The message model and its binary form
-//! are `mqgate_codecs::rv`.
+//! TIBCO Rendezvous in the gateway (docs/rendezvous.md): the subject bus
+//! and its listeners, advisories, the `rv:` settings, the JSON form of an
+//! envelope and the `NAME:TYPE=VALUE` command-line fields. The message
+//! model, its binary form and subject names are `mqgate_codecs::rv`.
+//!
+//! The bus's public API, for the parts built on it (certified delivery,
+//! routing links, bridges): [`bus::Bus`] (publish, listen, inboxes,
+//! request, interest), [`listener::Listener`] and
+//! [`listener::ListenerOptions`], [`delivery::Delivery`],
+//! [`delivery::Origin`] and [`delivery::LinkId`], [`watch::InterestWatch`],
+//! [`advisory::Advisory`], [`bus_error::BusError`].
 
+pub mod advisory;
+pub mod bridge;
+pub mod bus;
+pub mod bus_error;
+pub mod config;
+pub mod delivery;
 pub mod error;
 pub mod field_arg;
 pub mod json;
+pub mod listener;
+mod queue;
+pub mod route;
 mod text;
+pub mod watch;
 
+pub use bus::Bus;
+pub use bus_error::BusError;
+pub use delivery::{Delivery, LinkId, Origin};
+pub use listener::{Listener, ListenerId, ListenerOptions};
+pub use watch::{InterestChange, InterestWatch};
+
+#[cfg(test)]
+mod bus_tests;
 #[cfg(test)]
 mod tests;

@@ -7,10 +7,10 @@
 
 use super::bus::Bus;
 use crate::config::{AliasQueueDef, LIMIT_MAX_DEPTH, LocalQueueDef, QueueDef, Usage};
-use crate::mqi::names::check_object_name;
-use mqgate_codecs::pams::QAddress;
+use crate::mqi::names::{check_object_name, shown};
 use mqgate_codecs::pams::address::{is_mot, queues};
 use mqgate_codecs::pams::init_file::{InitFile, QuotaEnable};
+use mqgate_codecs::pams::{PamsStatus, QAddress};
 use std::collections::HashMap;
 
 /// Longest MQ queue name (MQ_Q_NAME_LENGTH).
@@ -126,9 +126,11 @@ impl GroupQueues {
     /// queue when `sbs` and %QCT does not list queue 99; for each %QCT queue
     /// not named `PAMS.<group>.<queue>`, an alias queue of that name, the
     /// name other groups' gateways send to; and the queue manager aliases of
-    /// [`Bus::queue_defs`]. Errors (one line each,
-    /// `FILE:LINE:COLUMN: what`): a %QCT name that is no MQ queue name, a queue
-    /// number in the MOT range 4000-6000, a quota of 0 or above MAXDEPTH's limit.
+    /// [`Bus::queue_defs`]. Errors (one line each, `FILE:LINE:COLUMN: what
+    /// (-282 PAMS__BADINITFILE)`): a %QCT name that is no MQ queue name,
+    /// begins `SYSTEM.` or is another queue's `PAMS.<g>.<n>`; queue number 0
+    /// or one in the MOT range 4000-6000; a quota of 0 or above MAXDEPTH's
+    /// limit.
     pub fn queue_defs(
         &self,
         init: Option<&InitFile>,
@@ -139,16 +141,21 @@ impl GroupQueues {
         let mut errors = Vec::new();
         for q in init.map(|f| f.qct.as_slice()).unwrap_or_default() {
             let at = format!("{file}:{}:{}", q.pos.line, q.pos.column);
-            if let Err(e) = check_object_name(&q.name, Q_NAME_LENGTH) {
+            let bad = PamsStatus::BADINITFILE;
+            if let Err(e) = self.check_qct_name(&q.name, q.number) {
+                errors.push(format!("{at}: {e} ({bad})"));
+                continue;
+            }
+            if q.number == 0 {
                 errors.push(format!(
-                    "{at}: %QCT queue {:?} cannot be an mqgate queue: {e}",
+                    "{at}: %QCT queue {} has number 0, which names no queue (the PAMS API refuses queue 0 too) ({bad})",
                     q.name
                 ));
                 continue;
             }
             if is_mot(q.number) {
                 errors.push(format!(
-                    "{at}: %QCT queue {} has number {}, a MOT (4000-6000 are broadcast streams, not queues)",
+                    "{at}: %QCT queue {} has number {}, a MOT (4000-6000 are broadcast streams, not queues) ({bad})",
                     q.name, q.number
                 ));
                 continue;
@@ -164,7 +171,7 @@ impl GroupQueues {
                 match usize::try_from(n) {
                     Ok(n) if (1..=LIMIT_MAX_DEPTH).contains(&n) => def.max_depth = n,
                     _ => errors.push(format!(
-                        "{at}: %QCT queue {}: message quota {n} must be 1 to {LIMIT_MAX_DEPTH}",
+                        "{at}: %QCT queue {}: message quota {n} must be 1 to {LIMIT_MAX_DEPTH} ({bad})",
                         q.name
                     )),
                 }
@@ -173,7 +180,7 @@ impl GroupQueues {
                 match usize::try_from(n) {
                     Ok(n) if n >= 1 => def.max_queue_bytes = Some(n),
                     _ => errors.push(format!(
-                        "{at}: %QCT queue {}: byte quota {n} must be at least 1",
+                        "{at}: %QCT queue {}: byte quota {n} must be at least 1 ({bad})",
                         q.name
                     )),
                 }
@@ -202,6 +209,45 @@ impl GroupQueues {
             Err(errors)
         }
     }
+}
+
+impl GroupQueues {
+    /// Checks the name of `%QCT` queue `number`: an MQ queue name (IBM MQ
+    /// "Rules for naming IBM MQ objects"), not beginning `SYSTEM.` (reserved
+    /// there for the queue manager's own objects), and not of the form
+    /// `PAMS.<g>.<n>` — mqgate's names for the queues `%QCT` does not name
+    /// and for other groups' queues — unless it is this queue's own
+    /// (`g` this group, `n` its number). Returns what is wrong, the name
+    /// quoted and cut as errors quote values ([`shown`]).
+    fn check_qct_name(&self, name: &str, number: u16) -> Result<(), String> {
+        if let Err(e) = check_object_name(name, Q_NAME_LENGTH) {
+            return Err(format!(
+                "%QCT queue {} cannot be an mqgate queue: {e}",
+                shown(name)
+            ));
+        }
+        if name.starts_with("SYSTEM.") {
+            return Err(format!(
+                "%QCT queue {name}: names beginning SYSTEM. are reserved for the queue manager's own objects (IBM MQ \"Rules for naming IBM MQ objects\")"
+            ));
+        }
+        let own = default_name(self.group, number);
+        if is_pams_name(name) && name != own {
+            return Err(format!(
+                "%QCT queue {name} (number {number}): names PAMS.<group>.<queue> are mqgate's for the queues %QCT does not name and for other groups' queues; this entry may be named {own} or anything else"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// True for a name of the form `PAMS.<digits>.<digits>`.
+fn is_pams_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("PAMS.") else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    matches!(rest.split_once('.'), Some((g, n)) if digits(g) && digits(n))
 }
 
 /// `PAMS.<group>.<queue>`: the mqgate queue of a queue %QCT does not name.
@@ -292,6 +338,8 @@ AUDIT_Q  3  .     .   none .   .    .     .    n    l     .
 
     #[test]
     fn bad_entries_name_file_line_and_column() {
+        // Every error ends with PAMS__BADINITFILE -282 (p_return.h V4.0-09),
+        // the status of a bad group initialization file.
         let f = InitFile::parse(
             "%QCT\nBAD*NAME 1 . . . . . . . Y G N\nMOTQ 4100 . . . . . . . Y G N\nZERO 5 . 0 MSG . . . . Y G N\n%EOS\n",
         )
@@ -313,6 +361,58 @@ AUDIT_Q  3  .     .   none .   .    .     .    n    l     .
             e[2].starts_with("g.init:4:1: %QCT queue ZERO: message quota 0"),
             "{}",
             e[2]
+        );
+        for line in &e {
+            assert!(line.ends_with(" (-282 PAMS__BADINITFILE)"), "{line}");
+        }
+    }
+
+    #[test]
+    fn names_mqgate_or_ibm_mq_keep_for_themselves_are_refused() {
+        // PAMS.<g>.<n> is mqgate's name for the queues %QCT does not name and
+        // for other groups' queues (docs/messageq.md "Configuration"); IBM MQ
+        // reserves names beginning SYSTEM. ("Rules for naming IBM MQ
+        // objects"); queue 0 names no queue.
+        let f = InitFile::parse(
+            "%QCT\nPAMS.10.5 5 . . . . . . . Y G N\nPAMS.10.7 6 . . . . . . . Y G N\nPAMS.20.8 8 . . . . . . . Y G N\nPAMS.010.9 9 . . . . . . . Y G N\nSYSTEM.MINE 11 . . . . . . . Y G N\nNOQ 0 . . . . . . . Y G N\nPAMS.X.12 12 . . . . . . . Y G N\n%EOS\n",
+        )
+        .unwrap();
+        let g = GroupQueues::new(10, Some(&f));
+        let e = g.queue_defs(Some(&f), "g.init", true).unwrap_err();
+        assert_eq!(
+            e,
+            [
+                "g.init:3:1: %QCT queue PAMS.10.7 (number 6): names PAMS.<group>.<queue> are mqgate's for the queues %QCT does not name and for other groups' queues; this entry may be named PAMS.10.6 or anything else (-282 PAMS__BADINITFILE)",
+                "g.init:4:1: %QCT queue PAMS.20.8 (number 8): names PAMS.<group>.<queue> are mqgate's for the queues %QCT does not name and for other groups' queues; this entry may be named PAMS.10.8 or anything else (-282 PAMS__BADINITFILE)",
+                "g.init:5:1: %QCT queue PAMS.010.9 (number 9): names PAMS.<group>.<queue> are mqgate's for the queues %QCT does not name and for other groups' queues; this entry may be named PAMS.10.9 or anything else (-282 PAMS__BADINITFILE)",
+                "g.init:6:1: %QCT queue SYSTEM.MINE: names beginning SYSTEM. are reserved for the queue manager's own objects (IBM MQ \"Rules for naming IBM MQ objects\") (-282 PAMS__BADINITFILE)",
+                "g.init:7:1: %QCT queue NOQ has number 0, which names no queue (the PAMS API refuses queue 0 too) (-282 PAMS__BADINITFILE)",
+            ]
+        );
+        // The line's own PAMS.<group>.<queue> is accepted, without an alias of itself.
+        let f = InitFile::parse("%QCT\nPAMS.10.5 5 . . . . . . . Y G N\n%EOS\n").unwrap();
+        let g = GroupQueues::new(10, Some(&f));
+        let defs = g.queue_defs(Some(&f), "g.init", false).unwrap();
+        let names: Vec<&str> = defs.iter().map(QueueDef::name).collect();
+        assert_eq!(names, ["PAMS.10.5"]);
+    }
+
+    #[test]
+    fn an_overlong_name_is_not_repeated_whole() {
+        // docs/http-api.md "Errors": a value is quoted up to 64 characters.
+        let long = "Q".repeat(1_000_000);
+        let f = InitFile::parse(&format!("%QCT\n{long} 1 . . . . . . . Y G N\n%EOS\n")).unwrap();
+        let g = GroupQueues::new(10, Some(&f));
+        let e = g.queue_defs(Some(&f), "g.init", true).unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert!(e[0].len() < 400, "{} bytes", e[0].len());
+        assert!(
+            e[0].starts_with(&format!(
+                "g.init:2:1: %QCT queue \"{}\"… (1000000 bytes) cannot be an mqgate queue",
+                "Q".repeat(64)
+            )),
+            "{}",
+            e[0]
         );
     }
 }

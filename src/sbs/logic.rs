@@ -10,6 +10,7 @@
 use super::group::GroupQueues;
 use super::registry::{GapNotice, Registration, Registry, Target};
 use mqgate_codecs::mq::Mqrc;
+use mqgate_codecs::pams::address::MotKind;
 use mqgate_codecs::pams::address::queues::PAMS_SBS_SERVER;
 use mqgate_codecs::pams::sbs::register::SBS_VERSION;
 use mqgate_codecs::pams::sbs::status_msg::STATUS_RESP_DATA_SIZE;
@@ -58,6 +59,15 @@ pub struct BroadcastPlan {
     pub targets: Vec<Target>,
     /// The gap notices to send before the copies: (queue, copies reported, notice).
     pub notices: Vec<(QAddress, u32, PamsOut)>,
+}
+
+/// Where a broadcast goes ([`Core::route_broadcast`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BroadcastRoute {
+    /// Distributed by this server: the MOT.
+    Here(Mot),
+    /// Passed unchanged to this SBS server (a private MOT of its group).
+    Pass(QAddress),
 }
 
 /// A broadcast the server does not distribute.
@@ -456,17 +466,36 @@ impl Core {
         Ok(q)
     }
 
-    /// The copies of the broadcast in `header` and `area` (its
-    /// `original_target` is a MOT) and the gap notices owed.
+    /// Where a message of queue 99 whose `original_target` is a MOT goes
+    /// (docs/messageq.md "SBS server", "Between groups"): distributed here,
+    /// or — a private MOT of another group of the bus, not forwarded —
+    /// passed unchanged to that group's SBS server, which distributes its
+    /// private MOTs itself (as the PAMS API sends a put to such a MOT).
     ///
-    /// Errors: a reserved MOT (4900-5100, "Reserved for use by BEA
-    /// MessageQ", Programmer's Guide Table 3-1): refused with PAMS__BADPARAM,
-    /// dead-lettered with 2051 MQRC_PUT_INHIBITED.
-    pub fn plan_broadcast(
-        &mut self,
-        header: &PamsHeader,
-        area: &[u8],
-    ) -> Result<BroadcastPlan, Refusal> {
+    /// Errors (the message is dead-lettered with the reason):
+    /// - a `forwarded_by` that is not queue 99 of another group of the bus:
+    ///   2142 MQRC_HEADER_ERROR (only an SBS server of the bus forwards);
+    /// - a reserved MOT (4900-5100, "Reserved for use by BEA MessageQ",
+    ///   Programmer's Guide Table 3-1): PAMS__BADPARAM, 2051
+    ///   MQRC_PUT_INHIBITED;
+    /// - a MOT of a group that is not on the bus: 2087
+    ///   MQRC_UNKNOWN_REMOTE_Q_MGR (the PAMS API answers -76 PAMS__NOLINK).
+    pub fn route_broadcast(&self, header: &PamsHeader) -> Result<BroadcastRoute, Refusal> {
+        let here = self.queues.group();
+        let forwarded = header.forwarded();
+        if let Some((by, _)) = forwarded
+            && (by.queue != PAMS_SBS_SERVER
+                || by.group == here
+                || by.group == 0
+                || self.queues.bus().get(by.group).is_none())
+        {
+            return Err(Refusal {
+                reason: Mqrc::HEADER_ERROR,
+                error: format!(
+                    "forwarded_by {by} is not the SBS server (queue 99) of another group of this gateway's bus (%XGROUP, messageq.groups): only those forward broadcasts to group {here}"
+                ),
+            });
+        }
         let target = self.queues.normalize(header.original_target);
         let Some(mot) = target.mot() else {
             return Err(Refusal {
@@ -483,6 +512,29 @@ impl Core {
                 ),
             });
         }
+        if target.group == here || forwarded.is_some() {
+            return Ok(BroadcastRoute::Here(mot));
+        }
+        if self.queues.bus().get(target.group).is_none() {
+            return Err(Refusal {
+                reason: Mqrc::UNKNOWN_REMOTE_Q_MGR,
+                error: format!(
+                    "{target} is a MOT of group {}, which is not on this gateway's bus (%XGROUP, messageq.groups; the PAMS API answers {})",
+                    target.group,
+                    PamsStatus::NOLINK
+                ),
+            });
+        }
+        Ok(match mot.kind() {
+            MotKind::Private => BroadcastRoute::Pass(QAddress::sbs_server(target.group)),
+            MotKind::Universal => BroadcastRoute::Here(mot),
+        })
+    }
+
+    /// The copies of the broadcast in `header` and `area` to `mot` (as
+    /// [`Core::route_broadcast`] found it) and the gap notices owed. Counts
+    /// the broadcast in the MOT's counters.
+    pub fn plan_broadcast(&mut self, mot: Mot, header: &PamsHeader, area: &[u8]) -> BroadcastPlan {
         let publisher = self
             .queues
             .normalize(if header.original_source == QAddress::default() {
@@ -517,12 +569,12 @@ impl Core {
             let notice = self.gap_notice(kind, lost, self.queues.group(), mot, t.queue, order);
             notices.push((t.queue, lost, notice));
         }
-        Ok(BroadcastPlan {
+        BroadcastPlan {
             mot,
             copy,
             targets,
             notices,
-        })
+        }
     }
 
     /// The gap notice `kind` to `queue` in `order`: `lost` copies of `mot`

@@ -69,9 +69,11 @@ pub struct Group {
 /// `ENABLE_SBS`) to `config.queues`; a queue already defined there is kept
 /// as defined. `Ok(None)` without a `messageq:` section.
 ///
-/// Errors: one line per problem, `FILE:LINE:COLUMN: what (status)` for the
-/// init file (its first fault, with PAMS__BADINITFILE -282), or a file
-/// that cannot be read.
+/// Errors: one line per problem, `FILE:LINE:COLUMN: what (-282
+/// PAMS__BADINITFILE)` for the init file (its first fault as read — the
+/// first byte that is not UTF-8 included — then every `%QCT` entry that
+/// cannot be a queue, [`group::GroupQueues::queue_defs`]), or a file that
+/// cannot be read.
 pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<String>> {
     let Some(m) = config.messageq.clone() else {
         return Ok(None);
@@ -91,12 +93,12 @@ pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<Strin
         None => (None, String::new()),
         Some(path) => {
             let file = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|e| {
+            let bytes = std::fs::read(path).map_err(|e| {
                 vec![format!(
                     "{file}: cannot read the group initialization file: {e}"
                 )]
             })?;
-            let init = InitFile::parse(&text).map_err(|e| {
+            let init = InitFile::parse_bytes(&bytes).map_err(|e| {
                 vec![format!(
                     "{file}:{}:{}: {} ({})",
                     e.pos.line,

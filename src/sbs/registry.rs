@@ -90,6 +90,37 @@ pub struct Registry {
     missing: HashMap<(u16, QAddress), u32>,
     /// Registrations added or removed so far.
     changes: u64,
+    /// While a request is served: how to undo what it changed, so a request
+    /// whose unit of work did not commit leaves the table as it was
+    /// ([`Registry::begin_request`]).
+    journal: Option<Journal>,
+}
+
+/// What one request changed, to undo it ([`Registry::roll_back`]).
+#[derive(Debug)]
+struct Journal {
+    last_id: u16,
+    changes: u64,
+    undo: Vec<Undo>,
+}
+
+/// One change of the table, as it can be undone.
+#[derive(Debug)]
+enum Undo {
+    /// Registration `id` was added (last in its MOT's list).
+    Added(u16),
+    /// A registration was removed from place `at` of its MOT's list.
+    Removed { reg: Registration, at: usize },
+    /// The lost-copy count of (MOT, queue) was `n` (`None`: there was none).
+    Missing {
+        key: (u16, QAddress),
+        n: Option<u32>,
+    },
+    /// The counters of a MOT were these before a reset.
+    Stream {
+        mot: u16,
+        stats: Option<StreamStats>,
+    },
 }
 
 impl Registry {
@@ -120,6 +151,7 @@ impl Registry {
         let (mot, queue) = (r.mot, r.queue);
         self.by_mot.entry(mot.number()).or_default().push(id);
         self.regs.insert(id, r);
+        self.log(Undo::Added(id));
         Ok((id, self.number_reg(mot, queue)))
     }
 
@@ -161,7 +193,9 @@ impl Registry {
             self.remove(id);
         }
         if self.number_reg(mot, queue) == 0 {
-            self.missing.remove(&(mot.number(), queue));
+            let key = (mot.number(), queue);
+            let n = self.missing.remove(&key);
+            self.log(Undo::Missing { key, n });
         }
         Ok(self.number_reg(mot, queue))
     }
@@ -184,13 +218,90 @@ impl Registry {
     fn remove(&mut self, id: u16) -> Option<Registration> {
         let r = self.regs.remove(&id)?;
         self.changes += 1;
+        let mut at = 0;
         if let Some(ids) = self.by_mot.get_mut(&r.mot.number()) {
-            ids.retain(|i| *i != id);
+            if let Some(i) = ids.iter().position(|i| *i == id) {
+                at = i;
+                ids.remove(i);
+            }
             if ids.is_empty() {
                 self.by_mot.remove(&r.mot.number());
             }
         }
+        if self.journal.is_some() {
+            self.log(Undo::Removed { reg: r.clone(), at });
+        }
         Some(r)
+    }
+
+    /// Starts serving one request: until [`Registry::keep`] or
+    /// [`Registry::roll_back`], every change of the table (registrations
+    /// added or removed, lost-copy counts dropped with them, counters
+    /// reset) is noted so that it can be undone. The SBS server serves a
+    /// request in a unit of work and undoes its changes when the unit does
+    /// not commit (the request is back on queue 99 and is served again).
+    pub fn begin_request(&mut self) {
+        self.journal = Some(Journal {
+            last_id: self.last_id,
+            changes: self.changes,
+            undo: Vec::new(),
+        });
+    }
+
+    /// Keeps the changes of the request begun with
+    /// [`Registry::begin_request`].
+    pub fn keep(&mut self) {
+        self.journal = None;
+    }
+
+    /// Undoes the changes of the request begun with
+    /// [`Registry::begin_request`], newest first: the table, the ids handed
+    /// out and the counters are as they were before it.
+    pub fn roll_back(&mut self) {
+        let Some(j) = self.journal.take() else { return };
+        for u in j.undo.into_iter().rev() {
+            match u {
+                Undo::Added(id) => {
+                    if let Some(r) = self.regs.remove(&id)
+                        && let Some(ids) = self.by_mot.get_mut(&r.mot.number())
+                    {
+                        ids.retain(|i| *i != id);
+                        if ids.is_empty() {
+                            self.by_mot.remove(&r.mot.number());
+                        }
+                    }
+                }
+                Undo::Removed { reg, at } => {
+                    let ids = self.by_mot.entry(reg.mot.number()).or_default();
+                    ids.insert(at.min(ids.len()), reg.reg_id);
+                    self.regs.insert(reg.reg_id, reg);
+                }
+                Undo::Missing { key, n } => match n {
+                    Some(n) => {
+                        self.missing.insert(key, n);
+                    }
+                    None => {
+                        self.missing.remove(&key);
+                    }
+                },
+                Undo::Stream { mot, stats } => match stats {
+                    Some(s) => {
+                        self.streams.insert(mot, s);
+                    }
+                    None => {
+                        self.streams.remove(&mot);
+                    }
+                },
+            }
+        }
+        self.last_id = j.last_id;
+        self.changes = j.changes;
+    }
+
+    fn log(&mut self, u: Undo) {
+        if let Some(j) = &mut self.journal {
+            j.undo.push(u);
+        }
     }
 
     /// Removes every registration owned by one of the attachments `owners`
@@ -382,9 +493,14 @@ impl Registry {
         mots.dedup();
         mots.into_iter()
             .map(|m| {
-                let s = self.streams.get(&m).copied().unwrap_or_default();
+                let before = self.streams.get(&m).copied();
+                let s = before.unwrap_or_default();
                 if reset {
                     self.streams.insert(m, StreamStats::default());
+                    self.log(Undo::Stream {
+                        mot: m,
+                        stats: before,
+                    });
                 }
                 StatusRespMot {
                     mot: i32::from(m),
@@ -481,5 +597,47 @@ mod tests {
             (4100, 3, 2, 2)
         );
         assert_eq!(r.stats(mot), StreamStats::default(), "reset");
+    }
+
+    #[test]
+    fn a_request_rolled_back_leaves_the_table_as_it_was() {
+        // The SBS server undoes a request whose unit of work did not commit
+        // (src/sbs/server.rs): the same request served again must get the
+        // same reg_id and leave one registration, not two.
+        let mut r = Registry::new();
+        let mot = Mot::new(4100).unwrap();
+        let q1 = QAddress::new(10, 1);
+        r.register(reg(4100, 1, vec![], true)).unwrap();
+        r.register(reg(4100, 2, vec![], false)).unwrap();
+        r.register(reg(4100, 1, vec![type_is(7)], true)).unwrap();
+        r.copy_result(mot, q1, false);
+        let _ = r.select(mot, &msg(7));
+        let before_ids: Vec<u16> = r.iter().map(|x| x.reg_id).collect();
+        let before_targets = r.select(mot, &msg(7));
+        let before_status = r.status(4100, 4100, false);
+
+        r.begin_request();
+        assert_eq!(r.register(reg(4100, 3, vec![], false)), Ok((4, 1)));
+        assert_eq!(r.deregister(mot, q1, None), Ok(0), "ids 1 and 3 go");
+        let _ = r.status(4100, 4100, true);
+        r.roll_back();
+
+        assert_eq!(r.iter().map(|x| x.reg_id).collect::<Vec<_>>(), before_ids);
+        assert_eq!(r.missing(mot, q1), 1, "the lost copy is owed again");
+        assert_eq!(
+            r.select(mot, &msg(7)),
+            before_targets,
+            "registration order kept"
+        );
+        let mut after = r.status(4100, 4100, false);
+        // select above counted one more broadcast received.
+        after[0].complete_rcvd -= 1;
+        assert_eq!(after, before_status);
+        // The next id is 4 again, as if the request had never been served.
+        r.begin_request();
+        assert_eq!(r.register(reg(4100, 3, vec![], false)), Ok((4, 1)));
+        r.keep();
+        r.roll_back();
+        assert_eq!(r.iter().count(), 4, "kept: nothing to roll back");
     }
 }

@@ -1,6 +1,12 @@
 //! The SBS server task: reads queue 99 of the group through the queue
 //! interface (src/mqi/), hands each message to [`Core`], and puts what it
-//! decided — replies, gap notices, broadcast copies — back through it. A
+//! decided — replies, gap notices, broadcast copies — back through it. Each
+//! message is taken in a unit of work: a request's replies (and, with
+//! durable registrations, the registrations record) commit with its get, so
+//! a request is served exactly once across a crash; a broadcast's get
+//! commits before its copies go out, since broadcasts are not recoverable
+//! ("Broadcast messages cannot be stored for automatic recovery", BEA
+//! MessageQ Programmer's Guide, "Broadcasting Messages"). A
 //! broadcast is copied with one destination-list put where each target
 //! queue succeeds or fails on its own ([`Mqi::put_many_each`], IBM MQ
 //! "Distribution lists" with response records): a queue over its quota
@@ -15,16 +21,16 @@ use super::attach::Attachments;
 use super::bus::{Arrival, Sequences};
 use super::durable;
 use super::group::GroupQueues;
-use super::logic::{BroadcastPlan, Core, PamsOut};
+use super::logic::{BroadcastPlan, BroadcastRoute, Core, PamsOut};
 use crate::mqi::{
-    DeadLetterPut, GetMode, GetRequest, GetResult, Mqi, Object, Outgoing, PutOptions, QmError,
+    DeadLetter, GetMode, GetRequest, GetResult, Mqi, Object, Outgoing, PutOptions, QmError,
 };
 use bytes::Bytes;
 use mqgate_codecs::mq::constants::per;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use mqgate_codecs::pams::address::{MotKind, is_mot};
 use mqgate_codecs::pams::envelope::{FORMAT, MQ_ENCODING};
-use mqgate_codecs::pams::{PamsHeader, QAddress};
+use mqgate_codecs::pams::{Mot, PamsHeader, QAddress};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -121,19 +127,15 @@ impl SbsServer {
         }
     }
 
-    /// Writes the registrations no attachment owns to the store.
-    async fn save(&mut self) {
+    /// The durable record of the registrations no attachment owns
+    /// ([`durable::encode`]); a registration that cannot be written is
+    /// logged and left out.
+    fn record(&self) -> Vec<u8> {
         let (record, skipped) = durable::encode(self.core.registry.unowned());
         for s in skipped {
             tracing::warn!(error = %s, "SBS registration not kept durably");
         }
-        if let Err(e) = self
-            .mqi
-            .put_meta(vec![(durable::RECORD.to_string(), record)])
-            .await
-        {
-            tracing::error!(mqrc = e.mqrc.0, error = %e.message, "durable SBS registrations not written; they are lost if the gateway stops");
-        }
+        record
     }
 
     /// Removes the registrations of attachments that ended since the last
@@ -148,7 +150,13 @@ impl SbsServer {
         }
     }
 
-    /// Serves queue 99 until the queue manager stops (2161 / 2162).
+    /// Serves queue 99 until the queue manager stops (2161 / 2162). Each
+    /// message is taken in a unit of work that also holds what the server
+    /// puts for it (replies, a dead-letter, a message passed to another
+    /// group's server) and, with durable registrations, the registrations
+    /// it changed: a persistent request is served exactly once even when
+    /// the gateway is killed while serving it (IBM MQ "Units of work";
+    /// docs/messageq.md "Durable registrations").
     pub async fn run(mut self) {
         let name = self.queues.sbs_queue();
         let obj = match self.mqi.open(&name, "") {
@@ -163,6 +171,15 @@ impl SbsServer {
         }
         tracing::info!(queue = %name, group = self.queues.group(), durable = self.durable, "SBS server started");
         loop {
+            let uow = match self.mqi.begin(None) {
+                Ok(u) => u,
+                Err(e) if stopping(e.mqrc) => break,
+                Err(e) => {
+                    tracing::warn!(queue = %name, mqrc = e.mqrc.0, error = %e.message, "SBS server cannot begin a unit of work");
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                    continue;
+                }
+            };
             let req = GetRequest {
                 wait: GET_WAIT,
                 max_wait: GET_WAIT,
@@ -170,15 +187,19 @@ impl SbsServer {
             };
             match self
                 .mqi
-                .get(&obj, req, GetMode::Destructive { uow: None })
+                .get(&obj, req, GetMode::Destructive { uow: Some(uow) })
                 .await
             {
-                Ok(got) => self.serve(got.message).await,
-                Err(e) if e.mqrc == Mqrc::NO_MSG_AVAILABLE => {}
-                Err(e) if e.mqrc == Mqrc::Q_MGR_QUIESCING || e.mqrc == Mqrc::Q_MGR_STOPPING => {
-                    break;
-                }
+                Ok(got) => self.serve(got.message, uow).await,
                 Err(e) => {
+                    // Nothing was taken: the unit holds nothing to undo.
+                    let _ = self.mqi.backout(uow).await;
+                    if e.mqrc == Mqrc::NO_MSG_AVAILABLE {
+                        continue;
+                    }
+                    if stopping(e.mqrc) {
+                        break;
+                    }
                     tracing::warn!(queue = %name, mqrc = e.mqrc.0, error = %e.message, "SBS server get failed");
                     tokio::time::sleep(RETRY_PAUSE).await;
                 }
@@ -187,39 +208,101 @@ impl SbsServer {
         tracing::info!(queue = %name, "SBS server stopped");
     }
 
-    /// One message of queue 99: a broadcast (its original target is a MOT)
-    /// or a request.
-    async fn serve(&mut self, m: GetResult) {
+    /// One message of queue 99, taken under unit of work `uow`: a broadcast
+    /// (its original target is a MOT) or a request. Ends `uow`.
+    async fn serve(&mut self, m: GetResult, uow: u64) {
         self.departures();
         let format = m.md.format.text(m.charset);
         if format != FORMAT {
             let error = format!(
                 "MQMD Format {format:?}: the SBS server reads PAMS messages (Format {FORMAT}, docs/messageq.md)"
             );
-            return self.dead_letter(&m, Mqrc::FORMAT_ERROR, &error).await;
+            self.dead_letter(&m, Mqrc::FORMAT_ERROR, &error, uow).await;
+            self.commit(&m, uow, None).await;
+            return;
         }
         let data = m.data.clone();
         let (header, area) = match PamsHeader::split(&data) {
             Ok(x) => x,
             Err(e) => {
-                return self
-                    .dead_letter(&m, Mqrc::HEADER_ERROR, &e.to_string())
+                self.dead_letter(&m, Mqrc::HEADER_ERROR, &e.to_string(), uow)
                     .await;
+                self.commit(&m, uow, None).await;
+                return;
             }
         };
-        if is_mot(header.original_target.queue) {
-            self.broadcast(&m, &header, &data, area.len()).await;
-        } else {
-            self.request(&m, &header, area).await;
+        if !is_mot(header.original_target.queue) {
+            return self.request(&m, &header, area, uow).await;
+        }
+        match self.core.route_broadcast(&header) {
+            Err(r) => {
+                tracing::warn!(
+                    msg_id = %hex::encode_upper(m.md.msg_id),
+                    target = %header.original_target,
+                    source = %header.source,
+                    forwarded_by = %header.forwarded_by,
+                    error = %r.error,
+                    "broadcast refused"
+                );
+                self.dead_letter(&m, r.reason, &r.error, uow).await;
+                self.commit(&m, uow, None).await;
+            }
+            Ok(BroadcastRoute::Pass(server)) => {
+                self.pass(&m, &header, server, uow).await;
+                self.commit(&m, uow, None).await;
+            }
+            Ok(BroadcastRoute::Here(mot)) => {
+                // Broadcasts are not recoverable ("Broadcast messages cannot
+                // be stored for automatic recovery", Programmer's Guide,
+                // "Broadcasting Messages"): the get is committed before the
+                // copies go out, and a crash meanwhile loses them.
+                if self.commit(&m, uow, None).await {
+                    self.broadcast(&m, mot, &header, &data, area.len()).await;
+                }
+            }
         }
     }
 
-    async fn request(&mut self, m: &GetResult, header: &PamsHeader, area: &[u8]) {
+    /// Commits `uow`, the unit of work of message `m`, with the durable
+    /// registrations record `record` when given, in one store transaction.
+    /// A commit that fails is logged; the unit was backed out, so `m` is
+    /// back on queue 99 and is served again. Returns whether it committed.
+    async fn commit(&self, m: &GetResult, uow: u64, record: Option<Vec<u8>>) -> bool {
+        let result = match record {
+            None => self.mqi.commit(uow).await,
+            Some(r) => {
+                let mqi = self.mqi.clone();
+                Mqi::blocking(move || {
+                    mqi.commit_with_meta_now(uow, vec![(durable::RECORD.to_string(), r)])
+                })
+                .await
+            }
+        };
+        match result {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::error!(
+                    msg_id = %hex::encode_upper(m.md.msg_id),
+                    queue = %m.queue,
+                    mqrc = e.mqrc.0,
+                    error = %e.message,
+                    "SBS server could not commit a message's unit of work: the message is back on its queue and is served again"
+                );
+                // A store that fails now likely fails again at once.
+                tokio::time::sleep(RETRY_PAUSE).await;
+                false
+            }
+        }
+    }
+
+    /// Serves the request in `header` and `area`: its replies are put in
+    /// `uow`, which commits with the registrations record when durable and
+    /// the request changed them. When the unit does not commit, the
+    /// request's changes are undone (it is served again).
+    async fn request(&mut self, m: &GetResult, header: &PamsHeader, area: &[u8], uow: u64) {
+        self.core.registry.begin_request();
         let before = self.core.registry.changes();
         let handled = self.core.handle_request(header, area);
-        if self.durable && self.core.registry.changes() != before {
-            self.save().await;
-        }
         if let Some(error) = &handled.error {
             tracing::warn!(
                 msg_id = %hex::encode_upper(m.md.msg_id),
@@ -233,44 +316,84 @@ impl SbsServer {
         }
         if let Some(reason) = handled.dead_letter {
             let error = handled.error.clone().unwrap_or_default();
-            self.dead_letter(m, reason, &error).await;
+            self.dead_letter(m, reason, &error, uow).await;
         }
+        // A reply takes the persistence of its request (IBM MQ "Persistence
+        // (MQLONG)"): one to a persistent request is stored with it, one to
+        // a non-persistent request can go to a temporary queue.
         for out in handled.replies {
             let to = out.to;
-            if let Err(e) = self.send(out).await {
+            if let Err(e) = self.send_as(out, Some(uow), m.md.persistence).await {
                 tracing::warn!(to = %to, mqrc = e.mqrc.0, error = %e.message, "SBS reply not delivered");
+            }
+        }
+        let record =
+            (self.durable && self.core.registry.changes() != before).then(|| self.record());
+        if self.commit(m, uow, record).await {
+            self.core.registry.keep();
+        } else {
+            self.core.registry.roll_back();
+        }
+    }
+
+    /// Puts message `m` unchanged (MQMD, header, area) in `uow` to the SBS
+    /// server `server` of another group; a put that fails dead-letters it
+    /// with the put's reason.
+    async fn pass(&mut self, m: &GetResult, header: &PamsHeader, server: QAddress, uow: u64) {
+        let put = match self.object_for(server) {
+            Ok(obj) => {
+                let msg = Outgoing {
+                    md: m.md.clone(),
+                    charset: m.charset,
+                    data: m.data.clone(),
+                };
+                let pmo = PutOptions {
+                    uow: Some(uow),
+                    pass_all_context: true,
+                    ..PutOptions::default()
+                };
+                self.mqi.put(&obj, msg, pmo).await
+            }
+            Err(e) => Err(e),
+        };
+        match put {
+            Ok(r) => tracing::info!(
+                msg_id = %hex::encode_upper(m.md.msg_id),
+                target = %header.original_target,
+                server = %server,
+                queue = %r.queue,
+                "broadcast to a private MOT of another group passed to its SBS server"
+            ),
+            Err(e) => {
+                let error = format!(
+                    "{} is a private MOT of group {}, whose SBS server distributes it; the put to {server} failed: {}",
+                    header.original_target, server.group, e.message
+                );
+                self.dead_letter(m, e.mqrc, &error, uow).await;
             }
         }
     }
 
+    /// Distributes the broadcast `m` (header `header`, message area
+    /// `area_len` bytes after it in `data`) to `mot`'s registered queues,
+    /// after its unit of work committed: the copies are put on their own
+    /// (as before), one destination-list put.
     async fn broadcast(
         &mut self,
         m: &GetResult,
+        mot: Mot,
         header: &PamsHeader,
         data: &Bytes,
         area_len: usize,
     ) {
         let area = data.slice(PamsHeader::SIZE..PamsHeader::SIZE + area_len);
-        let mut plan = match self.core.plan_broadcast(header, &area) {
-            Ok(p) => p,
-            Err(r) => {
-                tracing::warn!(
-                    msg_id = %hex::encode_upper(m.md.msg_id),
-                    target = %header.original_target,
-                    source = %header.source,
-                    error = %r.error,
-                    "broadcast refused"
-                );
-                return self.dead_letter(m, r.reason, &r.error).await;
-            }
-        };
-        let mot = plan.mot;
+        let mut plan = self.core.plan_broadcast(mot, header, &area);
         let forwarded = header.forwarded();
         if let Some((by, seq)) = forwarded {
             self.arrival(by.group, &plan, seq);
         }
         for (queue, lost, notice) in std::mem::take(&mut plan.notices) {
-            match self.send(notice).await {
+            match self.send(notice, None).await {
                 Ok(()) => self.core.registry.notice_delivered(mot, queue, lost),
                 Err(e) => {
                     tracing::warn!(queue = %queue, mot = mot.number(), mqrc = e.mqrc.0, "sequence gap notice not delivered")
@@ -278,6 +401,7 @@ impl SbsServer {
             }
         }
         self.bus_notices(&plan).await;
+        let mut lost = 0usize;
         let mut objs = Vec::with_capacity(plan.targets.len());
         let mut addrs = Vec::with_capacity(plan.targets.len());
         for t in &plan.targets {
@@ -287,6 +411,7 @@ impl SbsServer {
                     addrs.push(t.queue);
                 }
                 Err(e) => {
+                    lost += 1;
                     tracing::warn!(queue = %t.queue, mot = mot.number(), mqrc = e.mqrc.0, error = %e.message, "broadcast copy lost");
                     self.core.registry.copy_result(mot, t.queue, false);
                 }
@@ -300,7 +425,6 @@ impl SbsServer {
                 .put_many_each(&objs, outgoing(&plan.copy, copy), PutOptions::default())
                 .await
         };
-        let mut lost = 0usize;
         for (queue, r) in addrs.iter().zip(results) {
             match r {
                 Ok(_) => self.core.registry.copy_result(mot, *queue, true),
@@ -328,8 +452,9 @@ impl SbsServer {
     }
 
     /// Checks the sequence number `seq` of a broadcast the server of group
-    /// `sender` forwarded: a gap counts as lost for every queue registered
-    /// for the MOT, and is owed a notice by those that asked for one.
+    /// `sender` forwarded: the broadcasts a gap misses count once in the
+    /// MOT's `seq_gaps`, and every queue registered for the MOT whose
+    /// registration asked for notices is owed one.
     fn arrival(&mut self, sender: u16, plan: &BroadcastPlan, seq: u32) {
         let mot = plan.mot;
         let lost = match self.seqs.arrive(sender, mot, seq) {
@@ -354,8 +479,10 @@ impl SbsServer {
             registrants = queues.len(),
             "sequence gap in the broadcasts forwarded by another group's SBS server"
         );
+        // seq_gaps counts the broadcasts missing once, whatever the number
+        // of queues registered for them (docs/messageq.md "SBS server").
+        self.core.registry.count_lost(mot, lost);
         for q in queues {
-            self.core.registry.count_lost(mot, lost);
             if self.core.registry.notice_for(mot, q).is_some() {
                 self.seqs.owe(mot, q, sender, lost);
             }
@@ -381,7 +508,7 @@ impl SbsServer {
                 let notice = self
                     .core
                     .gap_notice(kind, lost, sender, mot, t.queue, order);
-                match self.send(notice).await {
+                match self.send(notice, None).await {
                     Ok(()) => self.seqs.paid(mot, t.queue, sender, lost),
                     Err(e) => {
                         tracing::warn!(queue = %t.queue, mot = mot.number(), sender_group = sender, mqrc = e.mqrc.0, "sequence gap notice not delivered")
@@ -413,7 +540,7 @@ impl SbsServer {
                 header,
                 area: area.to_vec(),
             };
-            match self.send(out).await {
+            match self.send(out, None).await {
                 Ok(()) => {
                     tracing::debug!(
                         group,
@@ -461,27 +588,55 @@ impl SbsServer {
         Ok(o)
     }
 
-    async fn send(&mut self, out: PamsOut) -> Result<(), QmError> {
-        let obj = self.object_for(out.to)?;
-        let data = Bytes::from(out.header.with_area(&out.area));
-        self.mqi
-            .put(&obj, outgoing(&out.header, data), PutOptions::default())
-            .await
-            .map(|_| ())
+    /// Puts `out` with the target queue's default persistence, in unit of
+    /// work `uow` when given.
+    async fn send(&mut self, out: PamsOut, uow: Option<u64>) -> Result<(), QmError> {
+        self.send_as(out, uow, per::PERSISTENCE_AS_Q_DEF).await
     }
 
-    async fn dead_letter(&self, m: &GetResult, reason: Mqrc, error: &str) {
-        let put = DeadLetterPut {
-            message: Outgoing {
-                md: m.md.clone(),
-                charset: m.charset,
-                data: m.data.clone(),
-            },
-            reason,
-            dest_q: m.queue.clone(),
-            dest_q_mgr: String::new(),
+    /// [`SbsServer::send`] with MQMD Persistence `persistence`.
+    async fn send_as(
+        &mut self,
+        out: PamsOut,
+        uow: Option<u64>,
+        persistence: i32,
+    ) -> Result<(), QmError> {
+        let obj = self.object_for(out.to)?;
+        let data = Bytes::from(out.header.with_area(&out.area));
+        let pmo = PutOptions {
+            uow,
+            ..PutOptions::default()
         };
-        match self.mqi.dead_letter(put).await {
+        let mut msg = outgoing(&out.header, data);
+        msg.md.persistence = persistence;
+        self.mqi.put(&obj, msg, pmo).await.map(|_| ())
+    }
+
+    /// Puts `m` on the dead-letter queue in unit of work `uow`, behind an
+    /// MQDLH with `reason`; logged with `error`. When that fails too (no
+    /// dead-letter queue, or it is full) the message is discarded with an
+    /// error in the log, so that it cannot hold up the messages behind it.
+    async fn dead_letter(&self, m: &GetResult, reason: Mqrc, error: &str, uow: u64) {
+        let (mqi, md, charset, data, queue) = (
+            self.mqi.clone(),
+            m.md.clone(),
+            m.charset,
+            m.data.clone(),
+            m.queue.clone(),
+        );
+        let put = Mqi::blocking(move || {
+            let dl = DeadLetter {
+                md: &md,
+                charset,
+                data: &data,
+                reason,
+                dest_q: &queue,
+                dest_q_mgr: "",
+            };
+            mqi.dead_letter_as(&dl, "mqgate", Some(uow))
+        })
+        .await;
+        match put {
             Ok(r) => tracing::warn!(
                 msg_id = %hex::encode_upper(m.md.msg_id),
                 queue = %m.queue,
@@ -500,4 +655,9 @@ impl SbsServer {
             ),
         }
     }
+}
+
+/// True for the reasons of a stopping queue manager (2161, 2162).
+fn stopping(mqrc: Mqrc) -> bool {
+    mqrc == Mqrc::Q_MGR_QUIESCING || mqrc == Mqrc::Q_MGR_STOPPING
 }

@@ -2,8 +2,9 @@
 //! message on its queues (`pams::envelope`, docs/messageq.md "PAMS messages
 //! on mqgate queues") and the `group.queue` address text of the PAMS API:
 //! no panic; a refused header names an offset inside the data (0 for data
-//! shorter than the header); an accepted header and its message area are
-//! written back byte for byte; the show buffer made from it encodes and
+//! shorter than the header); an accepted header has a priority of 0 to 99
+//! and an endian of 0 or 1, and it and its message area are written back
+//! byte for byte; the show buffer made from it encodes and
 //! reads back to the same fields in both byte orders; an address text that
 //! parses prints back as itself once leading zeros are dropped, and a
 //! refused one names a column inside the text (one past it for "expected
@@ -25,6 +26,8 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok((header, area)) => {
             assert_eq!(area.len(), data.len() - PamsHeader::SIZE);
+            assert!((0..=99).contains(&header.priority), "{header:?}");
+            assert!(header.area_endian().is_some(), "{header:?}");
             assert_eq!(header.with_area(area), data);
             let _ = (header.area_endian(), header.reply_to());
             let shown = header.show_buffer(header.original_target, area.len());

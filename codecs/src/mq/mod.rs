@@ -18,6 +18,7 @@ pub mod md;
 pub mod mde;
 pub mod opaque;
 pub mod prefix;
+pub mod properties;
 pub mod puttime;
 pub mod rc;
 pub mod rfh;

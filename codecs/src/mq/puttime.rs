@@ -31,7 +31,7 @@ impl PutTimestamp {
         let ok = year <= 9999
             && (1..=12).contains(&month)
             && day >= 1
-            && day <= days_in_month(year, month)
+            && u32::from(day) <= crate::calendar::days_in_month(i64::from(year), u32::from(month))
             && hour < 24
             && minute < 60
             && second < 60
@@ -56,12 +56,13 @@ impl PutTimestamp {
         }
         let days = secs.div_euclid(86_400);
         let sod = secs.rem_euclid(86_400);
-        let (y, m, d) = civil_from_days(days);
+        let (y, m, d) = crate::calendar::civil_from_days(days);
         let year = u16::try_from(y).ok()?;
+        // civil_from_days gives months 1-12 and days 1-31.
         PutTimestamp::new(
             year,
-            m,
-            d,
+            m as u8,
+            d as u8,
             (sod / 3600) as u8,
             (sod / 60 % 60) as u8,
             (sod % 60) as u8,
@@ -112,34 +113,6 @@ fn digits(out: &mut [u8], mut v: u32) {
         *o = b'0' + (v % 10) as u8;
         v /= 10;
     }
-}
-
-fn is_leap(y: u16) -> bool {
-    (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400)
-}
-
-fn days_in_month(y: u16, m: u8) -> u8 {
-    match m {
-        2 if is_leap(y) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Year, month, day of a day count from 1970-01-01 (proleptic Gregorian;
-/// H. Hinnant's "civil_from_days" algorithm).
-fn civil_from_days(z: i64) -> (i64, u8, u8) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]

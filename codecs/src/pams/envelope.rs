@@ -49,6 +49,7 @@ use super::address::QAddress;
 use super::endian::Endian;
 use super::error::{Field, Structure, WireError, WireErrorKind};
 use super::show_buffer::{SHOW_BUFFER_V50, ShowBuffer, flags};
+use super::symbols::MAX_PRIORITY;
 use super::wire::wire_struct;
 
 /// MQMD Format of a PAMS message on an mqgate queue.
@@ -64,7 +65,8 @@ pub const MQ_ENCODING: i32 = 273;
 
 wire_struct! {
     /// The PAMS message header (96 bytes; layout in the module documentation).
-    /// Decoding checks `struc_id` and `version`.
+    /// Decoding checks `struc_id`, `version`, `priority` (0-99) and
+    /// `endian` (0 or 1).
     pub struct PamsHeader: Structure::PamsHeader, size 96, check PamsHeader::check {
         /// `"PMH "`.
         struc_id: [u8; 4] = 0,
@@ -152,12 +154,34 @@ impl PamsHeader {
                 },
             ));
         }
+        if !(0..=i32::from(MAX_PRIORITY)).contains(&self.priority) {
+            return Err(WireError::new(
+                Structure::PamsHeader,
+                Field::Named("priority"),
+                12,
+                WireErrorKind::BadPriority {
+                    found: self.priority,
+                },
+            ));
+        }
+        if Endian::from_psym(self.endian).is_none() {
+            return Err(WireError::new(
+                Structure::PamsHeader,
+                Field::Named("endian"),
+                24,
+                WireErrorKind::BadEndian { found: self.endian },
+            ));
+        }
         Ok(())
     }
 
     /// Splits message data into its header and message area.
     ///
-    /// Errors: `Truncated` below 96 bytes; `BadStrucId`; `BadVersion`.
+    /// Errors: `Truncated` below 96 bytes; `BadStrucId`; `BadVersion`;
+    /// `BadPriority` (priority outside 0-99, offset 12, PAMS__BADPRIORITY);
+    /// `BadEndian` (endian neither 0 nor 1, offset 24). A server answers
+    /// each with 2142 MQRC_HEADER_ERROR (docs/messageq.md "PAMS messages on
+    /// mqgate queues").
     pub fn split(data: &[u8]) -> Result<(PamsHeader, &[u8]), WireError> {
         let head = data.get(..Self::SIZE).ok_or_else(|| {
             WireError::new(
@@ -320,5 +344,53 @@ mod tests {
         data[..4].copy_from_slice(b"PMH ");
         let e = PamsHeader::split(&data).unwrap_err();
         assert_eq!(e.field, Field::Named("version"));
+    }
+
+    #[test]
+    fn priority_and_endian_out_of_range_are_refused() {
+        // BEA MessageQ 5.0 priorities are 0 to 99; the byte order is
+        // PSYM_LITTLE_ENDIAN 0 or PSYM_BIG_ENDIAN 1 (p_symbol.h 5.0).
+        let h = PamsHeader::new(
+            1,
+            2,
+            QAddress::new(10, 5),
+            QAddress::new(10, 7),
+            Endian::Big,
+        );
+        for (priority, ok) in [(0, true), (99, true), (100, false), (-1, false)] {
+            let data = PamsHeader { priority, ..h }.with_area(b"x");
+            match PamsHeader::split(&data) {
+                Ok((back, _)) => {
+                    assert!(ok, "{priority}");
+                    assert_eq!(back.priority, priority);
+                }
+                Err(e) => {
+                    assert!(!ok, "{priority}");
+                    assert_eq!(
+                        (e.field, e.offset, e.kind.clone()),
+                        (
+                            Field::Named("priority"),
+                            12,
+                            WireErrorKind::BadPriority { found: priority }
+                        )
+                    );
+                    assert_eq!(e.pams_status().0, -58, "PAMS__BADPRIORITY");
+                }
+            }
+        }
+        let data = PamsHeader { endian: 2, ..h }.with_area(b"");
+        let e = PamsHeader::split(&data).unwrap_err();
+        assert_eq!(
+            (e.field, e.offset, e.kind.clone()),
+            (
+                Field::Named("endian"),
+                24,
+                WireErrorKind::BadEndian { found: 2 }
+            )
+        );
+        assert_eq!(
+            e.to_string(),
+            "PAMS message header endian at offset 24: endian 2 is neither PSYM_LITTLE_ENDIAN 0 nor PSYM_BIG_ENDIAN 1 (answer 20 PSYM_SBS_BADPARAM, -186 PAMS__BADPARAM)"
+        );
     }
 }

@@ -224,6 +224,18 @@ pub enum WireErrorKind {
         /// The version expected.
         expected: i32,
     },
+    /// A priority outside 0-99, the priorities of BEA MessageQ 5.0
+    /// (`pams_put_msg`: "0 to 99").
+    BadPriority {
+        /// The value read.
+        found: i32,
+    },
+    /// A byte order that is neither PSYM_LITTLE_ENDIAN 0 nor
+    /// PSYM_BIG_ENDIAN 1 (`p_symbol.h` 5.0).
+    BadEndian {
+        /// The value read.
+        found: i32,
+    },
     /// An SBS message type of DECmessageQ 2.x/3.x whose layout mqgate does not implement.
     UnsupportedMessageType {
         /// The type.
@@ -279,6 +291,13 @@ impl fmt::Display for WireErrorKind {
             WireErrorKind::BadVersion { found, expected } => {
                 write!(f, "version {found} is not {expected}")
             }
+            WireErrorKind::BadPriority { found } => {
+                write!(f, "priority {found} is not 0 to 99")
+            }
+            WireErrorKind::BadEndian { found } => write!(
+                f,
+                "endian {found} is neither PSYM_LITTLE_ENDIAN 0 nor PSYM_BIG_ENDIAN 1"
+            ),
             WireErrorKind::UnknownMessageType { msg_type } => {
                 write!(f, "message type {msg_type} is no SBS message")
             }
@@ -348,6 +367,7 @@ impl WireError {
             }
             WireErrorKind::UnknownMessageType { .. }
             | WireErrorKind::UnsupportedMessageType { .. } => PamsStatus::NOTSUPPORTED,
+            WireErrorKind::BadPriority { .. } => PamsStatus::BADPRIORITY,
             _ => PamsStatus::BADPARAM,
         }
     }

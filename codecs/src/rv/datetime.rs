@@ -90,7 +90,7 @@ impl DateTime {
         }
         let days = self.sec.div_euclid(86_400);
         let secs = self.sec.rem_euclid(86_400);
-        let (y, m, d) = civil_from_days(days);
+        let (y, m, d) = crate::calendar::civil_from_days(days);
         Some(format!(
             "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:09}Z",
             secs / 3600,
@@ -205,7 +205,7 @@ fn parse(text: &str) -> Result<DateTime, (usize, DateTimeTextErrorKind)> {
     if !(1..=12).contains(&month) {
         return Err((month_at, OutOfRange("month")));
     }
-    if day == 0 || day > days_in_month(year, month) {
+    if day == 0 || day > crate::calendar::days_in_month(i64::from(year), month) {
         return Err((day_at, OutOfRange("day of month")));
     }
     if hour > 23 {
@@ -220,51 +220,9 @@ fn parse(text: &str) -> Result<DateTime, (usize, DateTimeTextErrorKind)> {
     if second > 59 {
         return Err((second_at, OutOfRange("second")));
     }
-    let days = days_from_civil(i64::from(year), month, day);
+    let days = crate::calendar::days_from_civil(i64::from(year), month, day);
     let sec = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second) - offset_s;
     Ok(DateTime { sec, nsec })
-}
-
-fn is_leap(year: u32) -> bool {
-    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
-}
-
-fn days_in_month(year: u32, month: u32) -> u32 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-// Day counts in 400-year eras (146,097 days each) with years starting on
-// 1 March, so the leap day is the last day of a year; the day of 0000-03-01
-// is 719,468 days before 1970-01-01.
-
-/// Days from 1970-01-01 to year-month-day (proleptic Gregorian).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Year, month and day of a day count from 1970-01-01 (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -18,8 +18,13 @@ impl TibrvStatus {
     pub const INVALID_ARG: TibrvStatus = TibrvStatus(3);
     /// TIBRV_INVALID_SUBJECT (20): a subject name with incorrect syntax.
     pub const INVALID_SUBJECT: TibrvStatus = TibrvStatus(20);
+    /// TIBRV_DAEMON_NOT_CONNECTED (21): the daemon exited, or was never
+    /// started (mqgate: the gateway is stopping).
+    pub const DAEMON_NOT_CONNECTED: TibrvStatus = TibrvStatus(21);
     /// TIBRV_VERSION_MISMATCH (22): incompatible versions.
     pub const VERSION_MISMATCH: TibrvStatus = TibrvStatus(22);
+    /// TIBRV_NOT_PERMITTED (27): the operation is not permitted.
+    pub const NOT_PERMITTED: TibrvStatus = TibrvStatus(27);
     /// TIBRV_INVALID_NAME (30): an invalid field name.
     pub const INVALID_NAME: TibrvStatus = TibrvStatus(30);
     /// TIBRV_INVALID_TYPE (31): an invalid field type.
@@ -36,6 +41,9 @@ impl TibrvStatus {
     pub const INVALID_FIELD: TibrvStatus = TibrvStatus(43);
     /// TIBRV_CORRUPT_MSG (45): the message data is corrupt.
     pub const CORRUPT_MSG: TibrvStatus = TibrvStatus(45);
+    /// TIBRV_TIMEOUT (50): the time limit passed first (a request without
+    /// a reply in time).
+    pub const TIMEOUT: TibrvStatus = TibrvStatus(50);
 
     /// The C name (`TIBRV_CORRUPT_MSG`), if this is one of the named codes.
     pub fn name(self) -> Option<&'static str> {
@@ -43,7 +51,9 @@ impl TibrvStatus {
             0 => "TIBRV_OK",
             3 => "TIBRV_INVALID_ARG",
             20 => "TIBRV_INVALID_SUBJECT",
+            21 => "TIBRV_DAEMON_NOT_CONNECTED",
             22 => "TIBRV_VERSION_MISMATCH",
+            27 => "TIBRV_NOT_PERMITTED",
             30 => "TIBRV_INVALID_NAME",
             31 => "TIBRV_INVALID_TYPE",
             32 => "TIBRV_INVALID_SIZE",
@@ -52,6 +62,7 @@ impl TibrvStatus {
             42 => "TIBRV_INVALID_MSG",
             43 => "TIBRV_INVALID_FIELD",
             45 => "TIBRV_CORRUPT_MSG",
+            50 => "TIBRV_TIMEOUT",
             _ => return None,
         })
     }

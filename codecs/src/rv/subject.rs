@@ -122,6 +122,7 @@ impl From<Mode> for Validation {
 pub(crate) enum Purpose {
     Check(Validation),
     Delivered,
+    Internal,
     Name(NameKind),
 }
 
@@ -224,7 +225,7 @@ pub(crate) fn check(text: &str, purpose: Purpose) -> Result<Subject<'_>, Subject
                         Mode::Send => Some(WildcardContext::OrdinarySend),
                         Mode::SendCertified => Some(WildcardContext::CertifiedSend),
                     },
-                    Purpose::Delivered => Some(WildcardContext::Delivered),
+                    Purpose::Delivered | Purpose::Internal => Some(WildcardContext::Delivered),
                     Purpose::Name(_) => Some(WildcardContext::ReusableName),
                 }
             };
@@ -258,6 +259,7 @@ pub(crate) fn check(text: &str, purpose: Purpose) -> Result<Subject<'_>, Subject
         Purpose::Delivered => {
             (len > RECEIVE_MAX).then_some(SubjectErrorKind::ReceiveTooLong { len })
         }
+        Purpose::Internal => None,
         Purpose::Name(NameKind::CmName | NameKind::DistributedQueue) => {
             (len > REUSABLE_NAME_MAX).then_some(SubjectErrorKind::NameTooLong { len })
         }
@@ -295,6 +297,17 @@ impl<'a> Subject<'a> {
     /// docs/rendezvous.md "Matching").
     pub fn parse_delivered(text: &'a str) -> Result<Subject<'a>, SubjectError> {
         check(text, Purpose::Delivered)
+    }
+
+    /// Checks the subject of a message the gateway itself makes (an
+    /// advisory, a certified delivery protocol message): the syntax and the
+    /// 255-byte limit ([`SUBJECT_MAX`]), any reserved first element, no
+    /// wildcard element. Unlike [`Subject::parse_delivered`] it takes
+    /// subjects over the 196-byte receive limit: advisory subjects such as
+    /// `_RV.INFO.RVCM.DELIVERY.COMPLETE.<subject>` end with a whole subject
+    /// (TIBCO Rendezvous Concepts, "RVCM Advisory Subject Names").
+    pub fn parse_internal(text: &'a str) -> Result<Subject<'a>, SubjectError> {
+        check(text, Purpose::Internal)
     }
 
     /// The same subject owning its text.

@@ -11,11 +11,16 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use mqgate_codecs::pams::QAddress;
 use mqgate_codecs::pams::status::PamsStatus;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::Instant;
+
+/// The body limit of `POST /v1/pams/attachments`: axum's default of 2 MiB,
+/// far above any attach request.
+const ATTACH_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// The JSON body of `POST /v1/pams/attachments`.
 #[derive(Debug, Deserialize)]
@@ -67,26 +72,35 @@ fn token(id: &str) -> Result<Token, PamsError> {
 /// `POST /v1/pams/attachments`: `pams_attach_q`. 201 with `{"status",
 /// "attachment", "queue", "mq_queue", "temporary", "timeout_ms",
 /// "expires_in_ms"}`; errors as `crate::sbs::attach::Attachments::attach`.
+/// The body is a JSON object with Content-Type `application/json` (415
+/// otherwise, as `POST /v1/pams/messages`).
 pub(super) async fn attach(
     State(s): State<PamsState>,
+    headers: axum::http::HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    const ROUTE: &str = "POST /v1/pams/attachments";
+    if let Err(refused) = crate::http::require_json(&headers, ROUTE) {
+        return super::media_type_error(refused).into_response();
+    }
+    match attach_json(&s, body) {
+        Ok(a) => a.into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// [`attach`] once the body is known to be JSON.
+fn attach_json(
+    s: &PamsState,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), PamsError> {
-    let body = body.map_err(|e| PamsError {
-        status: PamsStatus::BADPARAM,
-        field: None,
-        message: format!("cannot read the body: {e}"),
-        mqrc: None,
-    })?;
-    let b: AttachBody = serde_json::from_slice(&body).map_err(|e| PamsError {
-        status: PamsStatus::BADPARAM,
-        field: None,
-        message: format!(
-            "the JSON body is not valid (line {}, column {}): {e}",
-            e.line(),
-            e.column()
-        ),
-        mqrc: None,
-    })?;
+    let body = super::body_bytes(
+        body,
+        "POST /v1/pams/attachments",
+        ATTACH_BODY_LIMIT,
+        "2 MiB, the HTTP API's default",
+    )?;
+    let b: AttachBody = super::json_object(&body, "POST /v1/pams/attachments")?;
     let target = if b.queue == "temporary" {
         AttachTarget::Temporary
     } else {

@@ -24,6 +24,11 @@ impl fmt::Display for Pos {
 /// What was wrong in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InitFileErrorKind {
+    /// The file is not UTF-8 text: the first byte that is not.
+    NotUtf8 {
+        /// The byte, as found.
+        byte: u8,
+    },
     /// Text outside any `%SECTION` … `%EOS` block.
     OutsideSection {
         /// The first word found.
@@ -176,6 +181,10 @@ impl fmt::Display for InitFileErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use InitFileErrorKind as K;
         match self {
+            K::NotUtf8 { byte } => write!(
+                f,
+                "byte 0x{byte:02X} is not UTF-8: a group initialization file is UTF-8 text (ASCII is)"
+            ),
             K::OutsideSection { found } => write!(
                 f,
                 "{found:?} outside a section: expected %SECTION, a '!' comment or a '*' comment line"

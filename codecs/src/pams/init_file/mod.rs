@@ -66,6 +66,29 @@ impl InitFile {
         parse(text)
     }
 
+    /// Reads a group initialization file from its bytes, as read from disk.
+    ///
+    /// Errors: [`InitFileErrorKind::NotUtf8`] at the line and column of the
+    /// first byte that is not UTF-8 (columns counted in characters, as
+    /// everywhere); then as [`InitFile::parse`].
+    pub fn parse_bytes(bytes: &[u8]) -> Result<InitFile, InitFileError> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => parse(text),
+            Err(e) => {
+                let good = &bytes[..e.valid_up_to()];
+                // The valid prefix is UTF-8: count lines and characters in it.
+                let good = std::str::from_utf8(good).unwrap_or_default();
+                let line_start = good.rfind('\n').map_or(0, |i| i + 1);
+                let pos = Pos {
+                    line: good.matches('\n').count() + 1,
+                    column: good[line_start..].chars().count() + 1,
+                };
+                let byte = bytes.get(e.valid_up_to()).copied().unwrap_or_default();
+                Err(InitFileError::new(pos, InitFileErrorKind::NotUtf8 { byte }))
+            }
+        }
+    }
+
     /// `ENABLE_SBS` of `%PROFILE`; YES when absent (the Programmer's Guide:
     /// "The default value for this parameter is YES").
     pub fn enable_sbs(&self) -> bool {
@@ -122,6 +145,12 @@ impl SectionName {
         .into_iter()
         .find(|s| s.name().eq_ignore_ascii_case(name))
     }
+}
+
+/// The first 40 characters of a word of the file, as an error repeats it
+/// (a file's word is never echoed whole).
+pub(crate) fn clip(s: &str) -> String {
+    s.chars().take(40).collect()
 }
 
 /// MessageQ sections mqgate knows of but does not implement, with the reason.
@@ -330,12 +359,10 @@ fn parse(text: &str) -> Result<InitFile, InitFileError> {
             None => {
                 let kind = match unsupported_section(name) {
                     Some(reason) => InitFileErrorKind::UnsupportedSection {
-                        name: name.to_owned(),
+                        name: clip(name),
                         reason,
                     },
-                    None => InitFileErrorKind::UnknownSection {
-                        name: name.to_owned(),
-                    },
+                    None => InitFileErrorKind::UnknownSection { name: clip(name) },
                 };
                 return Err(InitFileError::new(pos, kind));
             }
@@ -365,7 +392,7 @@ fn parse(text: &str) -> Result<InitFile, InitFileError> {
                     return Err(InitFileError::new(
                         at,
                         InitFileErrorKind::NestedSection {
-                            name: inner.to_owned(),
+                            name: clip(inner),
                             open: section.name().to_owned(),
                             open_line: pos.line,
                         },

@@ -104,7 +104,7 @@ pub(crate) fn sbs(
                         proto.pos,
                         InitFileErrorKind::UnsupportedValue {
                             keyword: upper,
-                            value: proto.text.to_owned(),
+                            value: super::clip(proto.text),
                             reason: ETHERNET,
                         },
                     ));

@@ -9,7 +9,7 @@ use super::error::{InitFileError, InitFileErrorKind, Pos};
 use super::lex::Word;
 use super::{
     Column, GntEntry, Profile, ProfileEntry, ProfileKey, QueueEntry, QuotaEnable, Scope,
-    XGroupEntry,
+    XGroupEntry, clip,
 };
 use crate::pams::address::QAddress;
 
@@ -30,16 +30,12 @@ fn unique_name<'e>(
         Some((_, first)) => Err(err(
             pos,
             InitFileErrorKind::DuplicateName {
-                name: name.to_owned(),
+                name: clip(name),
                 first_line: first.line,
             },
         )),
         None => Ok(()),
     }
-}
-
-fn clip(s: &str) -> String {
-    s.chars().take(40).collect()
 }
 
 /// The columns of one line, read left to right; the position of the line end
