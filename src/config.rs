@@ -55,6 +55,8 @@ pub struct Config {
     /// User exits per channel, per queue and global (mqgate-exits YAML,
     /// docs/exits.md "Registering exits (YAML)"); default none.
     pub exits: mqgate_exits::config::ExitsConfig,
+    /// The MQTT listener for devices (docs/mqtt.md); default 127.0.0.1:1883.
+    pub mqtt: crate::mqtt::config::MqttConfig,
     /// Where the listen addresses were set (the file's line and column, or
     /// a command-line option), for listener clash errors.
     #[serde(skip)]
@@ -77,6 +79,7 @@ impl Default for Config {
             messageq: None,
             rv: Default::default(),
             exits: Default::default(),
+            mqtt: Default::default(),
             origins: Default::default(),
         }
     }

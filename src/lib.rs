@@ -17,6 +17,7 @@ pub(crate) mod framing;
 pub(crate) mod http;
 pub(crate) mod mqi;
 pub(crate) mod mqjson;
+pub mod mqtt;
 pub(crate) mod qmgr;
 pub(crate) mod route;
 pub(crate) mod rpc;

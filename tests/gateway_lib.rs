@@ -23,6 +23,8 @@ http:
   max_wait_ms: 30000
 listener:
   listen: 127.0.0.1:0
+mqtt:
+  listen: 127.0.0.1:0
 queues:
   - type: local
     name: APP.Q
@@ -155,7 +157,7 @@ async fn stop_ends_every_task_closes_the_listeners_and_releases_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(config(dir.path(), "QMSTOP")).await.unwrap();
     let monitor = g.tasks();
-    let (http, channel) = (g.http_addr(), g.channel_addr());
+    let (http, channel, mqtt) = (g.http_addr(), g.channel_addr(), g.mqtt_addr());
 
     // A leased message (a unit of work with its expiry timer, 30 s).
     let (st, _) = call(
@@ -186,10 +188,10 @@ async fn stop_ends_every_task_closes_the_listeners_and_releases_the_store() {
             }
         }
     };
-    // The calls above closed their connections: only the HTTP server is
-    // left of the request tasks.
+    // The calls above closed their connections: only the HTTP server and
+    // the MQTT listener (docs/mqtt.md) are left of the request tasks.
     let until = Instant::now() + Duration::from_secs(20);
-    while monitor.requests() != 1 {
+    while monitor.requests() != 2 {
         assert!(
             Instant::now() < until,
             "{} request tasks",
@@ -206,7 +208,7 @@ async fn stop_ends_every_task_closes_the_listeners_and_releases_the_store() {
         ),
         None,
     ));
-    reached("the pull's connection", TaskMonitor::requests, 3).await;
+    reached("the pull's connection", TaskMonitor::requests, 4).await;
     // A channel connection that never sends its HELLO (the receiver waits
     // 10 s for it), and an HTTP request whose headers never end.
     let channels = monitor.channels();
@@ -216,7 +218,7 @@ async fn stop_ends_every_task_closes_the_listeners_and_releases_the_store() {
     half_request
         .write_all(b"GET /v1/status HTTP/1.1\r\nHost: x\r\n")
         .unwrap();
-    reached("the half request's connection", TaskMonitor::requests, 5).await;
+    reached("the half request's connection", TaskMonitor::requests, 6).await;
 
     let drain = Duration::from_millis(800);
     let t = Instant::now();
@@ -235,6 +237,7 @@ async fn stop_ends_every_task_closes_the_listeners_and_releases_the_store() {
     assert_eq!(monitor.running(), 0, "a task outlived Handle::stop");
     assert!(refused(http), "the HTTP listener still accepts");
     assert!(refused(channel), "the channel listener still accepts");
+    assert!(refused(mqtt), "the MQTT listener still accepts");
     assert!(closed_by_peer(&mut silent_channel));
     assert!(closed_by_peer(&mut half_request));
     // The waiting pull was answered 503 / 2161 MQRC_Q_MGR_QUIESCING when the

@@ -27,7 +27,7 @@ const WAIT: Duration = Duration::from_secs(10);
 
 async fn start(dir: &Path, yaml: &str) -> Handle {
     let text = format!(
-        "http:\n  listen: 127.0.0.1:0\n  max_wait_ms: 20000\nlistener:\n  listen: 127.0.0.1:0\n{yaml}"
+        "http:\n  listen: 127.0.0.1:0\n  max_wait_ms: 20000\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n{yaml}"
     );
     let mut c = Config::from_yaml(&text, "test.yaml").unwrap();
     c.storage.data_dir = dir.join("data");

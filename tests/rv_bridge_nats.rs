@@ -253,7 +253,7 @@ impl Drop for Py {
 
 async fn start_gateway(dir: &Path, url: &str) -> Handle {
     let text = format!(
-        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\n\
+        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n\
          rv:\n  wildcard_publish: true\n  nats:\n    url: {url}\n    subjects: [ORDERS.>, QUOTE.>]\n"
     );
     let mut c = Config::from_yaml(&text, "nats.yaml").unwrap();

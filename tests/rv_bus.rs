@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 /// section (empty: none).
 async fn start(dir: &std::path::Path, rv_yaml: &str) -> Handle {
     let text = format!(
-        "http:\n  listen: 127.0.0.1:0\n  max_wait_ms: 20000\nlistener:\n  listen: 127.0.0.1:0\n{rv_yaml}"
+        "http:\n  listen: 127.0.0.1:0\n  max_wait_ms: 20000\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n{rv_yaml}"
     );
     let mut c = Config::from_yaml(&text, "test.yaml").unwrap();
     c.storage.data_dir = dir.join("data");
@@ -825,7 +825,7 @@ async fn an_event_stream_outlives_the_idle_timeout() {
     // docs/rendezvous.md "HTTP API": a stream is an answer being sent, not
     // an idle connection; http.idle_timeout_ms 200 here.
     let dir = tempfile::tempdir().unwrap();
-    let text = "http:\n  listen: 127.0.0.1:0\n  idle_timeout_ms: 200\n  header_read_timeout_ms: 200\nlistener:\n  listen: 127.0.0.1:0\n";
+    let text = "http:\n  listen: 127.0.0.1:0\n  idle_timeout_ms: 200\n  header_read_timeout_ms: 200\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n";
     let mut c = Config::from_yaml(text, "test.yaml").unwrap();
     c.storage.data_dir = dir.path().join("data");
     let g = Gateway::start(c).await.unwrap();

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 /// `rv.routing` section (YAML, indented four spaces).
 async fn start(dir: &std::path::Path, name: &str, routing: &str) -> Handle {
     let text = format!(
-        "queue_manager:\n  name: {name}\nhttp:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nrv:\n  routing:\n    router: {name}\n    listen: 127.0.0.1:0\n    heartbeat_ms: 500\n    reconnect_min_ms: 50\n    reconnect_max_ms: 400\n{routing}"
+        "queue_manager:\n  name: {name}\nhttp:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\nrv:\n  routing:\n    router: {name}\n    listen: 127.0.0.1:0\n    heartbeat_ms: 500\n    reconnect_min_ms: 50\n    reconnect_max_ms: 400\n{routing}"
     );
     let mut c = Config::from_yaml(&text, "test.yaml").unwrap();
     c.storage.data_dir = dir.join(name);
@@ -415,7 +415,7 @@ async fn a_ring_never_loops_or_duplicates_and_survives_a_failure() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gateway_without_routing_answers_404_and_strangers_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let text = "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\n";
+    let text = "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n";
     let mut cfg = Config::from_yaml(text, "t.yaml").unwrap();
     cfg.storage.data_dir = dir.path().join("plain");
     let plain = Gateway::start(cfg).await.unwrap();

@@ -39,6 +39,11 @@ inputs and the project's own fixtures (fixtures/ at the repository root):
   "Messages"): the example of that page, one field of every type, nested
   messages and message arrays, each with limit selector bytes 0 (default
   limits), 0x21 and 0xFF (small limits).
+- mqtt_packet: the state selector byte (0 before CONNECT, 1 MQTT 3.1.1, 2
+  MQTT 5.0; the high nibble the maximum packet size), then the packets
+  mosquitto_sub and mosquitto_pub 2.0.11 sent (codecs/src/mqtt/tests.rs):
+  CONNECTs of both levels with properties, a Will, user and password,
+  SUBSCRIBE, a 5.0 PUBLISH with properties, DISCONNECTs.
 """
 import os
 import struct
@@ -292,3 +297,17 @@ for name, env in rv_seeds.items():
     for sel in (0, 0x21, 0xFF):
         put('rv_message', '%s_%02x' % (name, sel), bytes([sel]) + env)
 print('seeds written')
+
+# mqtt_packet: packets captured from mosquitto_sub / mosquitto_pub 2.0.11.
+MQTT = {
+    'sub311': (0xF0, '101300044d5154540400003c000744455630303031'),
+    'sub311_rest': (0xF1, '820a00010005494e424f5801e000'),
+    'sub5': (0xF0, '101c00044d5154540500003c081100000e10210001000744455630303031'),
+    'sub5_rest': (0xF2, '820b0001000005494e424f5801e00104'),
+    'pub5': (0xF2, '3248000d4150502e494e404d51474154450001312600085072696f7269747900013509000361626308000d5245504c5940444556303030310300054d51535452020000003c68656c6c6f'),
+    'will311': (0xF0, '102d00044d51545404ce003c000744455630303032000557494c4c530004676f6e6500036465760006736563726574'),
+    'pub311': (0xF1, '300a00064150502e494e6869c000'),
+    'too_big': (0x01, '3080808001'),
+}
+for name, (sel, hexdata) in MQTT.items():
+    put('mqtt_packet', name, bytes([sel]) + bytes.fromhex(hexdata))

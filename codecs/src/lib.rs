@@ -10,6 +10,7 @@ pub mod ccsid;
 pub mod dump;
 pub mod idl;
 pub mod mq;
+pub mod mqtt;
 pub mod pams;
 pub mod rv;
 pub mod tux;

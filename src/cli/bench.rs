@@ -27,6 +27,8 @@ pub enum BenchKind {
     Channel(super::bench_channel::ChannelBenchArgs),
     /// One publisher to a MOT with many registered queues (SBS), with core NATS fan-out as the reference.
     Sbs(super::bench_sbs::SbsBenchArgs),
+    /// Devices over MQTT: idle memory per device and delivery of queued messages, with mosquitto as the reference.
+    Mqtt(super::bench_mqtt::MqttBenchArgs),
     /// Rendezvous subject bus: HTTP publishes to many SSE listeners, with core NATS subscribers as the reference.
     Rv(super::bench_rv::RvBenchArgs),
 }
@@ -52,6 +54,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
         BenchKind::Queue(args) => args,
         BenchKind::Channel(args) => return super::bench_channel::run(args),
         BenchKind::Sbs(args) => return super::bench_sbs::run(args),
+        BenchKind::Mqtt(args) => return super::bench_mqtt::run(args),
         BenchKind::Rv(args) => return super::bench_rv::run(args),
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);

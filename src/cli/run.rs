@@ -34,6 +34,9 @@ pub struct RunArgs {
     /// Overrides listener.listen (ADDR:PORT).
     #[arg(long)]
     pub listen: Option<SocketAddr>,
+    /// Overrides mqtt.listen, the MQTT listener for devices (ADDR:PORT; docs/mqtt.md).
+    #[arg(long)]
+    pub mqtt: Option<SocketAddr>,
     /// Tuxedo DMCONFIG file; overrides `dmconfig:` of the YAML (docs/tuxedo.md).
     #[arg(long)]
     pub dmconfig: Option<PathBuf>,
@@ -90,6 +93,9 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
     if let Some(a) = args.listen {
         config.set_listen_from_flag(Listen::Channel, a);
+    }
+    if let Some(a) = args.mqtt {
+        config.set_listen_from_flag(Listen::Mqtt, a);
     }
     if let Some(d) = args.dmconfig {
         config.dmconfig = Some(d);

@@ -15,6 +15,8 @@ pub enum Listen {
     Http,
     /// The message channel listener: `listener.listen`, `mqgate run --listen`.
     Channel,
+    /// The MQTT listener: `mqtt.listen`, `mqgate run --mqtt`.
+    Mqtt,
     /// The Rendezvous routing daemon's listener for neighbor links:
     /// `rv.routing.listen` (no command-line option; unset: none, which
     /// never clashes).
@@ -23,13 +25,19 @@ pub enum Listen {
 
 impl Listen {
     /// Every listener, in the order of the file's sections.
-    pub const ALL: [Listen; 3] = [Listen::Http, Listen::Channel, Listen::RvRouting];
+    pub const ALL: [Listen; 4] = [
+        Listen::Http,
+        Listen::Channel,
+        Listen::Mqtt,
+        Listen::RvRouting,
+    ];
 
     /// The setting's path in the YAML file.
     pub fn path(self) -> &'static str {
         match self {
             Listen::Http => "http.listen",
             Listen::Channel => "listener.listen",
+            Listen::Mqtt => "mqtt.listen",
             Listen::RvRouting => "rv.routing.listen",
         }
     }
@@ -40,6 +48,7 @@ impl Listen {
         match self {
             Listen::Http => "--http",
             Listen::Channel => "--listen",
+            Listen::Mqtt => "--mqtt",
             Listen::RvRouting => "rv.routing.listen",
         }
     }
@@ -48,6 +57,7 @@ impl Listen {
         match self {
             Listen::Http => HttpConfig::default().listen,
             Listen::Channel => ListenerConfig::default().listen,
+            Listen::Mqtt => crate::mqtt::config::MqttConfig::default().listen,
             Listen::RvRouting => UNSET,
         }
     }
@@ -90,6 +100,7 @@ impl Config {
         match l {
             Listen::Http => self.http.listen,
             Listen::Channel => self.listener.listen,
+            Listen::Mqtt => self.mqtt.listen,
             Listen::RvRouting => self
                 .rv
                 .routing
@@ -105,6 +116,7 @@ impl Config {
         match l {
             Listen::Http => self.http.listen = addr,
             Listen::Channel => self.listener.listen = addr,
+            Listen::Mqtt => self.mqtt.listen = addr,
             Listen::RvRouting => {
                 if let Some(r) = self.rv.routing.as_mut() {
                     r.listen = Some(addr);

@@ -33,6 +33,9 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
             format!("must be 1 to {LIMIT_MAX_MSG_LENGTH} bytes"),
         );
     }
+    for (path, message) in config.mqtt.problems() {
+        err(&path, message);
+    }
     if config.http.lease_ms == 0 {
         err("http.lease_ms", "must be at least 1 ms".into());
     }

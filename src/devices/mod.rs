@@ -5,10 +5,14 @@
 //! queues `DEVICE/QUEUE` until the device connects and pulls them, each under a
 //! lease that the device acknowledges once the message is safely its own. A
 //! device that goes away without acknowledging gets the message again
-//! (BackoutCount + 1). Transports (HTTP today) are thin translations of this
-//! protocol.
+//! (BackoutCount + 1). Transports (HTTP, src/http/devices.rs; MQTT,
+//! src/mqtt/) are thin translations of this protocol.
 
-use crate::mqi::{ConvertRequest, GetRequest, Leased, Mqi, Object};
+mod ack_group;
+
+pub use ack_group::AckGroup;
+
+use crate::mqi::{ConvertRequest, DeviceWatch, GetRequest, Leased, Mqi, Object};
 use crate::mqi::{QmError, Selector, Token};
 use std::time::Duration;
 
@@ -31,6 +35,73 @@ impl Devices {
             lease,
             max_wait,
         }
+    }
+
+    /// The same protocol with leases of `lease` and pulls waiting at most
+    /// `max_wait` (a transport whose leases end with its connection, MQTT).
+    pub fn with_times(&self, lease: Duration, max_wait: Duration) -> Devices {
+        Devices {
+            mqi: self.mqi.clone(),
+            lease,
+            max_wait,
+        }
+    }
+
+    /// The queue interface the protocol works through.
+    pub fn mqi(&self) -> &Mqi {
+        &self.mqi
+    }
+
+    /// Checks that `device` is a device queue manager ([`Mqi::check_device`]:
+    /// 2058 malformed, 2087 no device).
+    pub fn check(&self, device: &str) -> Result<(), QmError> {
+        self.mqi.check_device(device)
+    }
+
+    /// The queues of `device` that hold or held a message, in creation
+    /// order ([`Mqi::device_queues`]).
+    pub fn queues(&self, device: &str) -> Result<Vec<String>, QmError> {
+        self.mqi.device_queues(device)
+    }
+
+    /// A watch on new queues of `device` ([`Mqi::watch_device`]).
+    pub fn watch(&self, device: &str) -> Result<DeviceWatch, QmError> {
+        self.mqi.watch_device(device)
+    }
+
+    /// The device queue `queue` of `device` opened for pulls, waiting up to
+    /// `wait` for it to exist (the first message for it creates it);
+    /// `Ok(None)` when it does not by then. Errors: as [`Devices::find`];
+    /// 2161 when the queue manager stops meanwhile.
+    pub async fn open(
+        &self,
+        device: &str,
+        queue: &str,
+        wait: Duration,
+    ) -> Result<Option<Object>, QmError> {
+        self.mqi.open_device_for_get(device, queue, wait).await
+    }
+
+    /// Pulls the next message of device queue `obj` (from [`Devices::open`])
+    /// under a lease, waiting up to `wait` (capped at the maximum);
+    /// `Ok(None)` when none came. Errors: as [`Devices::pull`].
+    pub async fn pull_from(&self, obj: &Object, wait: Duration) -> Result<Option<Leased>, QmError> {
+        let req = GetRequest {
+            selector: Selector::default(),
+            wait: wait.min(self.max_wait),
+            max_wait: self.max_wait,
+        };
+        match self.mqi.get_leased(obj, req, self.lease).await {
+            Ok(l) => Ok(Some(l)),
+            Err(e) if e.mqrc == mqgate_codecs::mq::Mqrc::NO_MSG_AVAILABLE => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Backs out lease `lease` on device queue `obj` now (BackoutCount + 1).
+    /// Errors: as [`Mqi::backout_lease`].
+    pub async fn backout_on(&self, obj: &Object, lease: Token) -> Result<(), QmError> {
+        self.mqi.backout_lease(obj, lease).await
     }
 
     /// The device queue `queue` of device queue manager `device`, opened,

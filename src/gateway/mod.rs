@@ -1,13 +1,15 @@
 //! The gateway as a library: [`Gateway::start`] opens the store and the
-//! queue manager, binds the HTTP and channel listeners and starts every
+//! queue manager, binds the HTTP, channel and MQTT listeners and starts every
 //! service of the configuration (receiver and sender channels, the Tuxedo
 //! gateway, the RPC bridge, queue exits) inside the caller's tokio runtime;
 //! the [`Handle`] it returns tells the bound addresses and stops it.
 //!
 //! Every task the gateway starts is owned by its task groups
 //! (src/tasks.rs): the channel listener, each receiver connection and each
-//! sender channel (`Channels`); the HTTP server, each HTTP connection and
-//! each RPC call (`Requests`); each unit of work's expiry timer (`Timers`).
+//! sender channel (`Channels`); the HTTP server, each HTTP connection,
+//! each RPC call, the MQTT listener and each MQTT connection with its
+//! pullers (`Requests`); each unit of work's expiry timer and each delayed
+//! MQTT Will Message (`Timers`).
 //! HTTP connections are spawned by the HTTP server loop; each holds a
 //! membership of `Requests` through its stream (src/gateway/http.rs). Not
 //! owned: work on the blocking pool (store writes, exits), which the task
@@ -71,6 +73,17 @@ pub enum StartError {
         /// The operating system's error.
         source: io::Error,
     },
+    /// The MQTT listener cannot be bound (docs/mqtt.md).
+    #[error("cannot listen for MQTT on {addr}: {source}")]
+    Mqtt {
+        /// `mqtt.listen`.
+        addr: SocketAddr,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// `mqtt.password_file` cannot be used (docs/mqtt.md "Authentication").
+    #[error("{0}")]
+    MqttPasswords(String),
     /// The RPC bridge cannot start: an IDL file, exit or CCSID of `rpc:`
     /// cannot be used (docs/rpc.md).
     #[error("{0}")]
@@ -93,7 +106,10 @@ impl StartError {
     pub fn is_config(&self) -> bool {
         matches!(
             self,
-            StartError::Listeners(_) | StartError::Tuxedo(_) | StartError::MessageQ(_)
+            StartError::Listeners(_)
+                | StartError::Tuxedo(_)
+                | StartError::MessageQ(_)
+                | StartError::MqttPasswords(_)
         )
     }
 }
@@ -116,6 +132,7 @@ pub struct Fault {
 pub struct Handle {
     http_addr: SocketAddr,
     channel_addr: SocketAddr,
+    mqtt_addr: SocketAddr,
     /// `None` once stopped.
     running: Option<Running>,
 }
@@ -147,6 +164,9 @@ struct Running {
     stop_channels: watch::Sender<bool>,
     /// Starts the HTTP server's graceful shutdown.
     stop_http: CancellationToken,
+    /// Stops the MQTT listener and closes its connections (docs/mqtt.md).
+    stop_mqtt: CancellationToken,
+    mqtt: Option<JoinHandle<Option<()>>>,
     http: Option<JoinHandle<Option<io::Result<()>>>>,
     channel_listener: Option<JoinHandle<Option<()>>>,
 }
@@ -169,7 +189,8 @@ impl TaskMonitor {
     }
 
     /// Of those, the request tasks: the HTTP server and each of its
-    /// connections, RPC calls, the SBS server.
+    /// connections, RPC calls, the SBS server, the MQTT listener and each
+    /// MQTT connection with its pullers.
     pub fn requests(&self) -> usize {
         self.0.running_in(&[crate::tasks::TaskGroup::Requests])
     }
@@ -210,6 +231,15 @@ impl Gateway {
         let (channel_listener, channel_addr) = bind(config.listener.listen)
             .await
             .map_err(|(addr, source)| StartError::Channel { addr, source })?;
+        let passwords = match &config.mqtt.password_file {
+            Some(p) => {
+                Some(crate::mqtt::auth::Passwords::load(p).map_err(StartError::MqttPasswords)?)
+            }
+            None => None,
+        };
+        let (mqtt_listener, mqtt_addr) = bind(config.mqtt.listen)
+            .await
+            .map_err(|(addr, source)| StartError::Mqtt { addr, source })?;
         let routing_listener = match &config.rv.routing {
             Some(r) => crate::rv::route::service::bind(r)
                 .await
@@ -221,6 +251,7 @@ impl Gateway {
         // Port 0 asked for any free port: report (and serve /v1/status) the real one.
         config.http.listen = http_addr;
         config.listener.listen = channel_addr;
+        config.mqtt.listen = mqtt_addr;
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
@@ -247,6 +278,7 @@ impl Gateway {
             queue_manager = %qm.name(),
             http = %config.http.listen,
             listener = %config.listener.listen,
+            mqtt = %config.mqtt.listen,
             data_dir = %config.storage.data_dir.display(),
             "mqgate running"
         );
@@ -273,9 +305,27 @@ impl Gateway {
             TaskGroup::Requests,
             http::serve(listener, app, timeouts, stop_http.clone()),
         );
+        let stop_mqtt = CancellationToken::new();
+        let devices = crate::devices::Devices::new(
+            mqi.clone(),
+            std::time::Duration::from_millis(config.http.lease_ms),
+            std::time::Duration::from_millis(config.http.max_wait_ms),
+        );
+        let mqtt_service = crate::mqtt::Service::new(
+            &devices,
+            &config.mqtt,
+            passwords,
+            tasks.clone(),
+            stop_mqtt.clone(),
+        );
+        let mqtt = tasks.spawn(
+            TaskGroup::Requests,
+            crate::mqtt::serve(mqtt_listener, mqtt_service),
+        );
         Ok(Handle {
             http_addr,
             channel_addr,
+            mqtt_addr,
             running: Some(Running {
                 qm,
                 store,
@@ -289,6 +339,8 @@ impl Gateway {
                 tasks,
                 stop_channels,
                 stop_http,
+                stop_mqtt,
+                mqtt: Some(mqtt),
                 http: Some(http),
                 channel_listener: Some(channel_listener),
             }),
@@ -408,6 +460,12 @@ impl Handle {
         self.channel_addr
     }
 
+    /// The address the MQTT listener listens on (the port chosen when
+    /// `mqtt.listen` had port 0).
+    pub fn mqtt_addr(&self) -> SocketAddr {
+        self.mqtt_addr
+    }
+
     /// The Rendezvous subject bus (docs/rendezvous.md "Subject bus"): what
     /// the HTTP API publishes to and listens on, for parts of the gateway
     /// and tests in the same process. Closed once the gateway stops;
@@ -469,6 +527,13 @@ impl Handle {
                     Err(e) => format!("task failed: {e}"),
                 },
             },
+            ended = joined(&mut r.mqtt) => Fault {
+                part: "MQTT listener",
+                message: match ended {
+                    Ok(_) => "ended".into(),
+                    Err(e) => format!("task failed: {e}"),
+                },
+            },
         }
     }
 }
@@ -487,6 +552,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         if let Some(r) = self.running.take() {
             r.stop_http.cancel();
+            r.stop_mqtt.cancel();
             r.rv.close();
             r.stop_channels.send_replace(true);
             r.tasks.end();

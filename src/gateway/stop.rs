@@ -2,7 +2,8 @@
 //! controlled shutdown (`endmqm -c`): no new work, the work in flight
 //! finishes, then the queue manager ends.
 //!
-//! 1. Stop accepting: the HTTP and channel listeners close; receiver
+//! 1. Stop accepting: the HTTP, channel and MQTT listeners close (MQTT
+//!    connections too, their unacknowledged messages backed out); receiver
 //!    connections stop reading new batches, sender channels stop after the
 //!    batch they are sending; HTTP connections take no further requests;
 //!    the Rendezvous subject bus closes (its listeners' event streams end,
@@ -62,6 +63,9 @@ impl Handle {
         );
         let deadline = drain_deadline(started, drain);
         r.stop_http.cancel();
+        // MQTT connections close at once (DISCONNECT 0x8B), backing out
+        // the messages their devices did not acknowledge (docs/mqtt.md).
+        r.stop_mqtt.cancel();
         // Listeners' event streams end and waiting requests answer 503:
         // an open stream would hold its connection to the drain bound.
         r.rv.close();

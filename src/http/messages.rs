@@ -598,6 +598,7 @@ pub async fn status(State(s): State<AppState>) -> Json<Value> {
         "default_xmit_queue": s.mqi.default_xmit_queue(),
         "http": s.config.http.listen.to_string(),
         "listener": s.config.listener.listen.to_string(),
+        "mqtt": s.config.mqtt.listen.to_string(),
         "data_dir": s.config.storage.data_dir.display().to_string(),
         "queues": queues.len(),
         "messages": messages,

@@ -233,6 +233,43 @@ impl Mqi {
         Mqi::blocking(move || qm.commit(id)).await
     }
 
+    /// Acknowledges several leases in one store transaction (a group
+    /// commit, [`crate::devices::AckGroup`]): one result per lease, in
+    /// order, each as [`Mqi::ack`] answers it; a store failure fails (and
+    /// backs out) every lease of the group.
+    pub async fn ack_many(&self, leases: Vec<(Object, Token)>) -> Vec<Result<(), QmError>> {
+        let mut results: Vec<Option<Result<(), QmError>>> = Vec::with_capacity(leases.len());
+        let mut ids = Vec::new();
+        for (obj, lease) in &leases {
+            match self.lease_id(obj, *lease) {
+                Ok(id) => {
+                    ids.push((results.len(), id));
+                    results.push(None);
+                }
+                Err(e) => results.push(Some(Err(e))),
+            }
+        }
+        let qm = Arc::clone(&self.qm);
+        let only: Vec<u64> = ids.iter().map(|(_, id)| *id).collect();
+        let done = Mqi::blocking(move || Ok(qm.commit_group(&only))).await;
+        match done {
+            Ok(group) => {
+                for ((i, _), r) in ids.iter().zip(group) {
+                    results[*i] = Some(r);
+                }
+            }
+            Err(e) => {
+                for (i, _) in &ids {
+                    results[*i] = Some(Err(e.clone()));
+                }
+            }
+        }
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(QmError::new(Mqrc::UNEXPECTED_ERROR, "no result"))))
+            .collect()
+    }
+
     /// Backs out lease `lease` on `obj` now: the message returns with
     /// BackoutCount + 1. Errors: as [`Mqi::ack`].
     pub async fn backout_lease(&self, obj: &Object, lease: Token) -> Result<(), QmError> {

@@ -56,15 +56,15 @@ mod uow;
 // The queue manager's value types and name rules, as front ends see them.
 pub use crate::qmgr::names;
 pub use crate::qmgr::{
-    DeadLetter, GetMode, GetResult, Match, MessageFilter, Position, PutCheck, PutOptions,
-    PutResult, QmError, SealedUow, Selector, Token,
+    DeadLetter, DeviceWatch, GetMode, GetResult, Match, MessageFilter, Position, PutCheck,
+    PutOptions, PutResult, QmError, SealedUow, Selector, Token,
 };
 pub use convert::ConvertRequest;
 pub use dead_letter::DeadLetterPut;
 pub use error::CallError;
 pub use exits::{ExitStop, QueueExits, QueuePointChains};
 pub use get::{GetRequest, Got, Leased};
-pub use put::{Outgoing, destination_label};
+pub use put::{Outgoing, destination_label, set_origin_context};
 
 use crate::qmgr::{QueueInfo, QueueManager};
 use mqgate_codecs::mq::Mqrc;
@@ -187,6 +187,33 @@ impl Mqi {
             return Ok(None);
         }
         self.open(&local, "").map(Some)
+    }
+
+    /// Checks that `device` names a device queue manager (docs/config.md
+    /// `devices`). Errors: 2058 MQRC_Q_MGR_NAME_ERROR when it is empty or
+    /// malformed, 2087 MQRC_UNKNOWN_REMOTE_Q_MGR when it is no device.
+    pub fn check_device(&self, device: &str) -> Result<(), QmError> {
+        crate::route::DeviceQueueManagers::check_name(device)?;
+        if self.qm.is_device(device) {
+            Ok(())
+        } else {
+            Err(crate::route::DeviceQueueManagers::not_a_device(device))
+        }
+    }
+
+    /// The queues of device `device` that exist (created by the first
+    /// message for each), by their names on the device, in creation order.
+    /// Errors: as [`Mqi::check_device`].
+    pub fn device_queues(&self, device: &str) -> Result<Vec<String>, QmError> {
+        self.check_device(device)?;
+        Ok(self.qm.device_queues(device))
+    }
+
+    /// A watch that fires when a queue of `device` is created (see
+    /// [`DeviceWatch`]). Errors: as [`Mqi::check_device`].
+    pub fn watch_device(&self, device: &str) -> Result<DeviceWatch, QmError> {
+        self.check_device(device)?;
+        Ok(self.qm.watch_device(device))
     }
 
     /// The queue manager's name.

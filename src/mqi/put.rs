@@ -42,6 +42,25 @@ pub fn destination_label(index: usize, queue: &str, q_mgr: &str) -> String {
     }
 }
 
+/// Fills the origin context of `md` (character fields in `charset`) as an
+/// application that puts with MQPMO_SET_ALL_CONTEXT does (IBM MQ "MQPMO
+/// options": the application sets the context, the queue manager takes it
+/// as given): PutApplType MQAT_UNIX, PutApplName `appl_name` (its first 28
+/// characters), PutDate and PutTime now (GMT). A front end that puts on
+/// behalf of a client (an MQTT device, docs/mqtt.md) names the client so,
+/// then puts with `pass_all_context`.
+pub fn set_origin_context(md: &mut Mqmd, charset: Charset, appl_name: &str) {
+    use mqgate_codecs::mq::CharField;
+    use mqgate_codecs::mq::constants::{at, len};
+    if let Some(ts) = crate::qmgr::clock::put_timestamp(crate::qmgr::clock::now_ms()) {
+        md.put_date = ts.put_date(charset);
+        md.put_time = ts.put_time(charset);
+    }
+    md.put_appl_type = at::UNIX;
+    let name: String = appl_name.chars().take(len::PUT_APPL_NAME).collect();
+    md.put_appl_name = CharField::new(&name, charset).unwrap_or_default();
+}
+
 impl Mqi {
     /// MQPUT of `msg` to `obj` with `pmo` (its `q_mgr_name` is taken from the
     /// object), on the blocking pool. before_put runs first and may change the

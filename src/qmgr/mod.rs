@@ -7,6 +7,7 @@
 //! commit returns; non-persistent ones live in memory only.
 
 pub mod clock;
+mod device_index;
 mod dlq;
 pub mod error;
 mod expiry;
@@ -21,6 +22,7 @@ pub mod token;
 mod uow;
 mod xmit;
 
+pub use device_index::DeviceWatch;
 pub use dlq::DeadLetter;
 pub use error::QmError;
 pub use message::Message;
@@ -171,6 +173,9 @@ struct State {
     /// Notified whenever a queue is created on first use (a device or
     /// dynamic queue): what [`QueueManager::wait_for_object`] sleeps on.
     created: Arc<tokio::sync::Notify>,
+    /// The queues of each device and the notification of new ones
+    /// (src/qmgr/device_index.rs).
+    devices: device_index::DeviceIndex,
 }
 
 impl State {
@@ -227,6 +232,7 @@ impl QueueManager {
             uows: HashMap::new(),
             tokens: HashMap::new(),
             created: Arc::new(tokio::sync::Notify::new()),
+            devices: device_index::DeviceIndex::default(),
         };
         let mut max_seq = 0;
         let records = store.load().map_err(store_error)?;
@@ -241,11 +247,15 @@ impl QueueManager {
                 }
             };
             let devices = router.devices();
-            if state.local_mut(&queue).is_none() && devices.owner(&queue).is_some() {
+            if state.local_mut(&queue).is_none()
+                && let Some(device) = devices.owner(&queue)
+            {
                 let def = devices.queue_def(&queue);
                 state
                     .objects
                     .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
+                let tail = &queue[device.len() + 1..];
+                state.devices.add(device, tail);
             }
             if state.local_mut(&queue).is_none() {
                 let def = route::model_for(&state.models, &queue).cloned().unwrap_or_else(|| {
@@ -345,9 +355,29 @@ impl QueueManager {
     /// ends — no polling; `Duration::ZERO` only looks. Errors: 2161
     /// MQRC_Q_MGR_QUIESCING when the queue manager starts to stop meanwhile.
     pub async fn wait_for_object(&self, name: &str, wait: Duration) -> Result<bool, QmError> {
-        let created = Arc::clone(&self.lock().created);
         let deadline = tokio::time::Instant::now() + wait;
         let mut quiescing = self.quiescing.subscribe();
+        // A device's queue is announced to its device's watchers only
+        // (src/qmgr/device_index.rs); any other queue to every waiter.
+        if let Some(device) = self.router.devices().owner(name) {
+            let mut watch = self.watch_device_borrowed(device);
+            loop {
+                if self.has_object(name) {
+                    return Ok(true);
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return Ok(false);
+                }
+                tokio::select! {
+                    _ = watch.rx.changed() => {}
+                    _ = tokio::time::sleep_until(deadline) => {}
+                    _ = quiescing.wait_for(|q| *q) => {
+                        return Err(QmError::new(Mqrc::Q_MGR_QUIESCING, "the queue manager is stopping"));
+                    }
+                }
+            }
+        }
+        let created = Arc::clone(&self.lock().created);
         loop {
             let notified = created.notified();
             tokio::pin!(notified);

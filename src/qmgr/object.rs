@@ -61,11 +61,16 @@ impl State {
                         }
                         Origin::Device { q_mgr } => {
                             tracing::info!(queue = %queue, device = %q_mgr, "device queue created");
+                            let tail = queue.get(q_mgr.len() + 1..).unwrap_or_default();
+                            self.devices.add(q_mgr, tail);
                         }
                     }
                     self.objects
                         .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
-                    self.created.notify_waiters();
+                    // Device queues wake their device's waiters (above) only.
+                    if matches!(origin, Origin::Model { .. }) {
+                        self.created.notify_waiters();
+                    }
                 }
                 (queue, None)
             }

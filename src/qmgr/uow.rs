@@ -293,6 +293,51 @@ impl QueueManager {
         Ok(())
     }
 
+    /// Commits the units of work `ids` together: their store changes go
+    /// to the store in one transaction (a group commit: one write for many
+    /// small units, such as many devices' acknowledgements), then each
+    /// becomes visible as [`QueueManager::commit_sealed`] makes it. One
+    /// result per id, in order: 2003 for an id that is not open (the
+    /// others go on), and 2003 for every unit when the store fails (all are
+    /// backed out).
+    pub fn commit_group(&self, ids: &[u64]) -> Vec<Result<(), QmError>> {
+        let mut results: Vec<Result<(), QmError>> = Vec::with_capacity(ids.len());
+        let mut sealed = Vec::new();
+        let mut batch = Batch::default();
+        for &id in ids {
+            match self.seal(id, Vec::new()) {
+                Ok(mut s) => {
+                    batch.puts.append(&mut s.batch.puts);
+                    batch.deletes.append(&mut s.batch.deletes);
+                    batch.meta.append(&mut s.batch.meta);
+                    sealed.push((results.len(), s));
+                    results.push(Ok(()));
+                }
+                Err(e) => results.push(Err(e)),
+            }
+        }
+        if !batch.is_empty()
+            && let Err(e) = self.store.apply(&batch)
+        {
+            for (i, s) in sealed {
+                results[i] = Err(QmError::new(
+                    Mqrc::BACKED_OUT,
+                    format!(
+                        "unit of work {} was backed out: the store failed: {e}",
+                        s.id
+                    ),
+                ));
+                self.undo(s.uow);
+            }
+            return results;
+        }
+        for (_, s) in sealed {
+            // Nothing left to write: the finish cannot fail.
+            let _ = self.commit_sealed(s);
+        }
+        results
+    }
+
     /// Backs out a sealed unit of work (see [`QueueManager::backout`]).
     pub fn backout_sealed(&self, sealed: SealedUow) {
         self.undo(sealed.uow);

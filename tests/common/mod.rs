@@ -2,9 +2,9 @@
 //! it over HTTP.
 //!
 //! The first start asks for port 0 (`--http 127.0.0.1:0 --listen
-//! 127.0.0.1:0`): the gateway binds both listeners itself, so no other
-//! process can take a port between its choice and its bind, and the two
-//! listeners never get the same port. The harness reads the bound addresses
+//! 127.0.0.1:0 --mqtt 127.0.0.1:0`): the gateway binds its listeners
+//! itself, so no other process can take a port between its choice and its
+//! bind, and the listeners never get the same port. The harness reads the bound addresses
 //! from the gateway's `mqgate running` log line (src/gateway/mod.rs logs
 //! `http` and `listener` after binding), and counts the gateway as started
 //! only when `GET /v1/status` there names its own data directory. A restart
@@ -31,6 +31,9 @@ pub struct Gateway {
     /// The channel listener's port (`--listen`); 0 until the first start
     /// has bound one.
     pub listen_port: u16,
+    /// The MQTT listener's port (`--mqtt`; docs/mqtt.md); 0 until the
+    /// first start has bound one.
+    pub mqtt_port: u16,
     extra: Vec<String>,
 }
 
@@ -59,11 +62,11 @@ pub fn refused_addr() -> (tokio::net::TcpSocket, std::net::SocketAddr) {
     (s, addr)
 }
 
-/// The HTTP and channel listener ports of the `mqgate running` line in
-/// `log` (the gateway's stderr since this start), in the human format
-/// (`http=127.0.0.1:P listener=127.0.0.1:Q`) or the JSON one (`"http":"…"`);
-/// `None` until the line is complete.
-fn bound_ports(log: &str) -> Option<(u16, u16)> {
+/// The HTTP, channel and MQTT listener ports of the `mqgate running` line
+/// in `log` (the gateway's stderr since this start), in the human format
+/// (`http=127.0.0.1:P listener=127.0.0.1:Q mqtt=127.0.0.1:R`) or the JSON
+/// one (`"http":"…"`); `None` until the line is complete.
+fn bound_ports(log: &str) -> Option<(u16, u16, u16)> {
     // Only a whole line: the gateway may be writing it right now.
     let line = log
         .split_inclusive('\n')
@@ -81,7 +84,7 @@ fn bound_ports(log: &str) -> Option<(u16, u16)> {
             .collect();
         addr.parse::<std::net::SocketAddr>().ok().map(|a| a.port())
     };
-    Some((port_of("http")?, port_of("listener")?))
+    Some((port_of("http")?, port_of("listener")?, port_of("mqtt")?))
 }
 
 /// How one start of the gateway process ended.
@@ -109,6 +112,7 @@ impl Gateway {
             config: config_path,
             port: 0,
             listen_port: 0,
+            mqtt_port: 0,
             extra: extra.iter().map(|s| s.to_string()).collect(),
         };
         g.spawn();
@@ -126,9 +130,10 @@ impl Gateway {
             }
         }
         panic!(
-            "gateway could not bind its ports (last tried HTTP {}, channels {}); see {}",
+            "gateway could not bind its ports (last tried HTTP {}, channels {}, MQTT {}); see {}",
             self.port,
             self.listen_port,
+            self.mqtt_port,
             self.log_path().display()
         );
     }
@@ -151,6 +156,8 @@ impl Gateway {
             .arg(format!("127.0.0.1:{}", self.port))
             .arg("--listen")
             .arg(format!("127.0.0.1:{}", self.listen_port))
+            .arg("--mqtt")
+            .arg(format!("127.0.0.1:{}", self.mqtt_port))
             .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(log)
@@ -167,12 +174,13 @@ impl Gateway {
                 }
                 panic!("gateway exited at start ({status}):\n{tail}");
             }
-            let Some((http, listen)) = bound_ports(&tail) else {
+            let Some((http, listen, mqtt)) = bound_ports(&tail) else {
                 std::thread::sleep(Duration::from_millis(20));
                 continue;
             };
             self.port = http;
             self.listen_port = listen;
+            self.mqtt_port = mqtt;
             self.base = format!("http://127.0.0.1:{http}");
             // Ours only when it names our data directory.
             if let Ok(r) = ureq::get(&format!("{}/v1/status", self.base)).call()

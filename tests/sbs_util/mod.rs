@@ -76,7 +76,7 @@ impl Group {
         let init_path = dir.path().join("group.init");
         std::fs::write(&init_path, init).unwrap();
         let yaml = format!(
-            "http:\n  listen: 127.0.0.1:0\n  max_wait_ms: 10000\nlistener:\n  listen: 127.0.0.1:0\nmessageq:\n  group: {group}\n  init_file: {}\n{extra_yaml}",
+            "http:\n  listen: 127.0.0.1:0\n  max_wait_ms: 10000\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\nmessageq:\n  group: {group}\n  init_file: {}\n{extra_yaml}",
             init_path.display()
         );
         let mut config = Config::from_yaml(&yaml, "test.yaml").unwrap();

@@ -1,0 +1,96 @@
+//! The MQTT listener for devices (docs/mqtt.md): MQTT 3.1.1 and 5.0
+//! clients whose client identifier is a device queue manager name receive
+//! the messages stored for them on their device queues (each a QoS 1
+//! PUBLISH; the device's PUBACK acknowledges its lease) and put messages
+//! into the MQ network by publishing to `QUEUE@QMGR`. A thin translation
+//! onto [`crate::devices`] and [`crate::mqi`]: no queue logic here.
+//!
+//! The packet codec is mqgate's own (`mqgate_codecs::mqtt`, docs/mqtt.md
+//! "The codec").
+
+pub(crate) mod auth;
+pub mod client;
+pub mod config;
+mod connection;
+mod delivery;
+mod frame;
+mod mapping;
+mod names;
+mod publish;
+mod session;
+mod sessions;
+
+use crate::devices::{AckGroup, Devices};
+use crate::tasks::Tasks;
+use config::MqttConfig;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// A device's lease lasts as long as its connection: the connection acks
+/// or backs it out. This bound only frees a lease whose holder vanished
+/// without either (it cannot, short of a bug: leases also end with the
+/// run); MQTT allows no resend on a live connection (5.0 4.4).
+const LEASE: Duration = Duration::from_secs(24 * 3600);
+
+/// What every connection of the listener shares.
+pub(crate) struct Service {
+    devices: Devices,
+    /// Acknowledgements (PUBACKs) of all connections, committed in groups.
+    acks: AckGroup,
+    config: MqttConfig,
+    sessions: sessions::Sessions,
+    passwords: Option<auth::Passwords>,
+    tasks: Tasks,
+    /// Cancelled when the gateway stops.
+    stop: CancellationToken,
+    next_conn: AtomicU64,
+}
+
+impl Service {
+    /// The service over `devices` (its leases replaced by connection-long
+    /// ones) with `config`; `passwords` from `mqtt.password_file`.
+    pub(crate) fn new(
+        devices: &Devices,
+        config: &MqttConfig,
+        passwords: Option<auth::Passwords>,
+        tasks: Tasks,
+        stop: CancellationToken,
+    ) -> Arc<Service> {
+        Arc::new(Service {
+            devices: devices.with_times(LEASE, Duration::from_secs(60)),
+            acks: AckGroup::start(devices.mqi().clone()),
+            config: config.clone(),
+            sessions: sessions::Sessions::default(),
+            passwords,
+            tasks,
+            stop,
+            next_conn: AtomicU64::new(1),
+        })
+    }
+}
+
+/// Accepts connections on `listener` until the service's stop token is
+/// cancelled; each connection is a task of the gateway's requests.
+pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
+    loop {
+        let accepted = tokio::select! {
+            () = svc.stop.cancelled() => return,
+            a = listener.accept() => a,
+        };
+        match accepted {
+            Ok((stream, peer)) => {
+                let _ = stream.set_nodelay(true);
+                let s = Arc::clone(&svc);
+                svc.tasks.spawn_request(connection::run(s, stream, peer));
+            }
+            Err(e) => {
+                // Out of file descriptors and the like: try again shortly.
+                tracing::warn!(error = %e, "MQTT listener could not accept a connection");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
