@@ -213,15 +213,13 @@ impl FtRoles {
                 left.unwrap_or("the gateway is stopping"),
             )
             .await;
-            match left {
-                None => break,
-                Some(why) => {
-                    tracing::warn!(group = %c.group, member = %member.id(), reason = why, "fault tolerance: the gateway's member left the group");
-                }
-            }
+            // The bus closes just before the stop signal: a member that
+            // left because the gateway stops is no loss to report.
+            let Some(why) = left else { break };
             if pause_or_stop(pause, &mut stop).await {
                 break;
             }
+            tracing::warn!(group = %c.group, member = %member.id(), reason = %why, "fault tolerance: the gateway's member left the group; it joins again");
         }
         roles.deactivate().await;
         self.set_held(false);
@@ -234,7 +232,7 @@ impl FtRoles {
         }
         roles.deactivate().await;
         self.set_held(false);
-        tracing::info!(group = %self.0.config.group, member, reason = why, roles = %roles.describe(), "fault tolerance: inactive; the roles stopped");
+        tracing::info!(group = %self.0.config.group, member = %member, reason = %why, roles = %roles.describe(), "fault tolerance: inactive; the roles stopped");
     }
 }
 
