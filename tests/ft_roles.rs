@@ -534,3 +534,18 @@ fault_tolerance:
         "{err}"
     );
 }
+
+#[test]
+fn a_gateway_in_no_group_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    // docs/http-api.md "Fault tolerance": 404 / 2298 MQRC_FUNCTION_NOT_SUPPORTED.
+    let (st, v) = g.call("GET", "/v1/fault-tolerance", None);
+    assert_eq!(st, 404, "{v}");
+    assert_eq!(v["mqrc"], 2298);
+    assert_eq!(v["reason"], "MQRC_FUNCTION_NOT_SUPPORTED");
+    assert_eq!(
+        v["message"],
+        "this gateway is in no fault tolerance group: its configuration has no fault_tolerance section"
+    );
+}

@@ -32,7 +32,7 @@ struct SenderRole {
 
 /// The SBS server, idle or serving.
 enum SbsRole {
-    Idle(SbsServer),
+    Idle(Box<SbsServer>),
     Serving(CancellationToken, JoinHandle<Option<SbsServer>>),
     /// Ended with the gateway's tasks.
     Gone,
@@ -72,7 +72,7 @@ impl RoleSet {
                 .into_iter()
                 .map(|def| SenderRole { def, running: None })
                 .collect(),
-            sbs: sbs.map(SbsRole::Idle),
+            sbs: sbs.map(|server| SbsRole::Idle(Box::new(server))),
             tedg,
         }
     }
@@ -154,7 +154,7 @@ impl RoleSet {
         }
         if let Some(task) = sbs {
             self.sbs = Some(match task.await {
-                Ok(Some(server)) => SbsRole::Idle(server),
+                Ok(Some(server)) => SbsRole::Idle(Box::new(server)),
                 Ok(None) => SbsRole::Gone,
                 Err(e) => {
                     tracing::error!(error = %e, "the SBS server of the fault tolerance roles failed");
