@@ -27,7 +27,7 @@ use mqgate_codecs::rv::msg::{Envelope, Field, Message, Value};
 
 async fn gateway(dir: &std::path::Path) -> Handle {
     let mut c = Config::from_yaml(
-        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\n",
+        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n",
         "test.yaml",
     )
     .unwrap();
