@@ -27,7 +27,7 @@ use mqgate_codecs::rv::msg::{Envelope, Field, Message, Value};
 
 async fn gateway(dir: &std::path::Path) -> Handle {
     let mut c = Config::from_yaml(
-        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\n",
+        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n",
         "test.yaml",
     )
     .unwrap();
@@ -98,7 +98,10 @@ async fn certified(h: &Handle, queue: &str, sender: &str) {
                 return;
             }
         }
-        assert!(Instant::now() < until, "no certified agreement with {sender}");
+        assert!(
+            Instant::now() < until,
+            "no certified agreement with {sender}"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -124,7 +127,12 @@ async fn ledger_empty(s: &CmTransport, within: Duration) {
 /// Runs a worker: completes every task at once, counting it in `done`;
 /// with `die_at`, the member is killed (no goodbye) when its `die_at`-th
 /// task comes, before completing it.
-fn worker(mut m: DqMember, done: Arc<Vec<AtomicU32>>, die_at: Option<usize>, got: Arc<AtomicUsize>) {
+fn worker(
+    mut m: DqMember,
+    done: Arc<Vec<AtomicU32>>,
+    die_at: Option<usize>,
+    got: Arc<AtomicUsize>,
+) {
     tokio::spawn(async move {
         let mut received = 0;
         while let Some(e) = m.next().await {
@@ -171,7 +179,9 @@ async fn ten_thousand_tasks_are_done_once_each_through_a_worker_death_and_a_sche
     // "QUEUE.SCHEDULER.ACTIVE": the dedicated scheduler takes the role.
     let until = Instant::now() + Duration::from_secs(5);
     loop {
-        let e = tokio::time::timeout_at(until.into(), sched.next()).await.unwrap();
+        let e = tokio::time::timeout_at(until.into(), sched.next())
+            .await
+            .unwrap();
         if matches!(e, Some(MemberEvent::Scheduler(true))) {
             break;
         }
@@ -198,8 +208,18 @@ async fn ten_thousand_tasks_are_done_once_each_through_a_worker_death_and_a_sche
     let counts: Vec<u32> = done.iter().map(|c| c.load(Ordering::Acquire)).collect();
     let missing: Vec<usize> = (0..N).filter(|&n| counts[n] == 0).collect();
     let twice: Vec<usize> = (0..N).filter(|&n| counts[n] > 1).collect();
-    assert!(missing.is_empty(), "never done: {} e.g. {:?}", missing.len(), &missing[..missing.len().min(5)]);
-    assert!(twice.is_empty(), "done twice: {} e.g. {:?}", twice.len(), &twice[..twice.len().min(5)]);
+    assert!(
+        missing.is_empty(),
+        "never done: {} e.g. {:?}",
+        missing.len(),
+        &missing[..missing.len().min(5)]
+    );
+    assert!(
+        twice.is_empty(),
+        "done twice: {} e.g. {:?}",
+        twice.len(),
+        &twice[..twice.len().min(5)]
+    );
     // Every worker worked; the dead one got its 100; the tasks the dead
     // scheduler and worker held were given again, so the sum is over N.
     let got: Vec<usize> = gots.iter().map(|g| g.load(Ordering::Acquire)).collect();
@@ -249,7 +269,10 @@ async fn a_task_not_completed_within_the_complete_time_goes_to_another_worker() 
         }
     };
     let waited = sent.elapsed();
-    assert!(waited >= Duration::from_millis(400), "reassigned after {waited:?}");
+    assert!(
+        waited >= Duration::from_millis(400),
+        "reassigned after {waited:?}"
+    );
     assert_eq!(n_of(&second.envelope), 7);
     light.complete(second.id).await.unwrap();
     // The slow worker's late completion names a task it no longer holds.
@@ -283,16 +306,23 @@ async fn bad_names_subjects_and_intervals_are_refused() {
     // element, at most 50 bytes (TIBRV_INVALID_SUBJECT 20).
     let (st, field, text) = status(dq.join("A..B", &subjects, DqParams::default()).unwrap_err());
     assert_eq!((st, field), (20, Some("name")));
-    assert_eq!(text, "invalid distributed queue name \"A..B\": element 2 is empty");
+    assert_eq!(
+        text,
+        "invalid distributed queue name \"A..B\": element 2 is empty"
+    );
     for bad in ["Q.*", "_RV.Q", "_RVCMQ.Q", "", &"Q".repeat(51)] {
         let e = dq.join(bad, &subjects, DqParams::default()).unwrap_err();
         assert_eq!(e.status().0, 20, "{bad:?}: {e}");
     }
     let e = dq.join("Q", &[], DqParams::default()).unwrap_err();
     assert_eq!((e.status().0, e.field()), (3, Some("subjects")));
-    let e = dq.join("Q", &["A..B".into()], DqParams::default()).unwrap_err();
+    let e = dq
+        .join("Q", &["A..B".into()], DqParams::default())
+        .unwrap_err();
     assert_eq!((e.status().0, e.field()), (20, Some("subjects")));
-    let e = dq.join("Q", &["_RVCM.X".into()], DqParams::default()).unwrap_err();
+    let e = dq
+        .join("Q", &["_RVCM.X".into()], DqParams::default())
+        .unwrap_err();
     assert_eq!((e.status().0, e.field()), (3, Some("subjects")));
     // Intervals that cannot work: activation not longer than heartbeat.
     let p = DqParams {
@@ -311,25 +341,36 @@ async fn bad_names_subjects_and_intervals_are_refused() {
     let post = |path: &str, body: &str| {
         let url = format!("{base}{path}");
         let body = body.to_string();
-        std::thread::spawn(move || match ureq::post(&url)
-            .set("Content-Type", "application/json")
-            .send_string(&body)
-        {
-            Ok(r) => (r.status(), r.into_json::<serde_json::Value>().unwrap()),
-            Err(ureq::Error::Status(c, r)) => (c, r.into_json::<serde_json::Value>().unwrap()),
-            Err(e) => panic!("{e}"),
+        std::thread::spawn(move || {
+            match ureq::post(&url)
+                .set("Content-Type", "application/json")
+                .send_string(&body)
+            {
+                Ok(r) => (r.status(), r.into_json::<serde_json::Value>().unwrap()),
+                Err(ureq::Error::Status(c, r)) => (c, r.into_json::<serde_json::Value>().unwrap()),
+                Err(e) => panic!("{e}"),
+            }
         })
         .join()
         .unwrap()
     };
     let (code, v) = post("/v1/rv/dq/A..B/members", "{}");
-    assert_eq!((code, v["tibrv_status"]["number"].as_u64()), (400, Some(20)));
-    assert_eq!((v["field"].as_str(), v["element"].as_u64()), (Some("name"), Some(2)));
+    assert_eq!(
+        (code, v["tibrv_status"]["number"].as_u64()),
+        (400, Some(20))
+    );
+    assert_eq!(
+        (v["field"].as_str(), v["element"].as_u64()),
+        (Some("name"), Some(2))
+    );
     let (code, v) = post(
         "/v1/rv/dq/Q/members",
         r#"{"scheduler_heartbeat_s": 1, "scheduler_activation_s": 0.5}"#,
     );
-    assert_eq!((code, v["field"].as_str()), (400, Some("scheduler_activation_s")));
+    assert_eq!(
+        (code, v["field"].as_str()),
+        (400, Some("scheduler_activation_s"))
+    );
     let (code, v) = post("/v1/rv/dq/Q/members", r#"{"worker_weigth": 1}"#);
     assert_eq!((code, v["field"].as_str()), (400, Some("body")));
     // A member's defaults are the C Reference's.
@@ -357,7 +398,10 @@ async fn bad_names_subjects_and_intervals_are_refused() {
     );
     let id = v["member"].as_str().unwrap().to_string();
     let (code, v) = post(&format!("/v1/rv/dq/members/{id}/tasks/9/complete"), "");
-    assert_eq!((code, v["tibrv_status"]["number"].as_u64()), (404, Some(35)));
+    assert_eq!(
+        (code, v["tibrv_status"]["number"].as_u64()),
+        (404, Some(35))
+    );
     let (code, _) = post("/v1/rv/dq/members/nobody/tasks/1/complete", "");
     assert_eq!(code, 404);
     h.stop(Duration::from_secs(5)).await;
@@ -382,10 +426,26 @@ async fn dq_worker_commands_do_the_tasks_and_the_scheduler_advisory_is_published
     for weight in ["2", "1"] {
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_mqgate"))
             .args([
-                "dq", "worker", "--gateway", &gateway_url, "--queue", "CLIQ", "--weight", weight,
-                "--tasks", "2", "--heartbeat", "0.05", "--activation", "0.25", "--input", "data",
+                "dq",
+                "worker",
+                "--gateway",
+                &gateway_url,
+                "--queue",
+                "CLIQ",
+                "--weight",
+                weight,
+                "--tasks",
+                "2",
+                "--heartbeat",
+                "0.05",
+                "--activation",
+                "0.25",
+                "--input",
+                "data",
                 "--",
-                "sh", "-c", &format!("cat > {}/$MQGATE_DQ_MEMBER-$MQGATE_DQ_TASK", out.display()),
+                "sh",
+                "-c",
+                &format!("cat > {}/$MQGATE_DQ_MEMBER-$MQGATE_DQ_TASK", out.display()),
             ])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

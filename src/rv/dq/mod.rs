@@ -10,7 +10,7 @@
 //!   without I/O;
 //! - [`protocol`]: the messages between members on `_RVCMQ.` subjects
 //!   (mqgate's layout: TIBCO's is not public);
-//! - [`advisories`]: `_RV.<class>.RVCM.QUEUE.SCHEDULER.<condition>.<name>`;
+//! - [`advisories`]: the `_RV.<class>.RVCM.QUEUE.SCHEDULER.<condition>.<name>` subjects;
 //! - [`member`]: one member at run time;
 //! - [`queues`]: a gateway's members, joined in Rust or over HTTP.
 
