@@ -318,34 +318,15 @@ impl Gateway {
             None => None,
         };
         let ft_service = crate::rv::ft::FtService::new(&rv, &tasks);
-        let ft_roles = ft_config.map(|c| {
-            let senders = config
-                .channels
-                .iter()
-                .filter_map(|ch| match ch {
-                    ChannelDef::Sender(def) if sender_roles.contains(&def.name) => {
-                        Some(def.clone())
-                    }
-                    _ => None,
-                })
-                .collect();
-            let roles = ft::RoleSet::new(
-                &mqi,
-                &board,
-                &config.exits,
-                senders,
-                sbs_server,
-                qspace_role.clone(),
-            );
-            let roles_handle = ft::FtRoles::new(c);
-            tasks.spawn(
-                TaskGroup::Channels,
-                roles_handle
-                    .clone()
-                    .run(ft_service.clone(), roles, stop_rx.clone()),
-            );
-            roles_handle
-        });
+        let ft_roles = ft::start(
+            &config,
+            &mqi,
+            &board,
+            &ft_service,
+            sbs_server,
+            qspace_role.clone(),
+            stop_rx.clone(),
+        );
         tracing::info!(
             queue_manager = %qm.name(),
             http = %config.http.listen,
@@ -443,8 +424,9 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 
 /// Starts the channel listener with the receiver channels of `config`, and
 /// every sender channel but those in `roles` (fault tolerance roles, which
-/// start when the gateway activates, src/gateway/ft/), all working through `mqi` (so the queue exits of
-/// the `exits:` section run for their puts); returns the listener's task.
+/// start when the gateway activates, src/gateway/ft/), all working through
+/// `mqi` (so the queue exits of the `exits:` section run for their puts);
+/// returns the listener's task.
 /// The receiver channels' stored sequence numbers are on `board` when this
 /// returns (before the HTTP API serves `GET /v1/status`).
 async fn start_channels(

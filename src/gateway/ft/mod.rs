@@ -19,7 +19,7 @@
 pub mod config;
 mod roles;
 
-pub(crate) use roles::RoleSet;
+use roles::RoleSet;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -27,9 +27,50 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
+use crate::channel::StatusBoard;
+use crate::config::{ChannelDef, Config};
+use crate::mqi::Mqi;
 use crate::rv::ft::service::{Member, MemberEvent};
 use crate::rv::ft::{Action, FtError, FtService};
+use crate::sbs::server::SbsServer;
+use crate::tasks::TaskGroup;
+use crate::tedg::QspaceRole;
 use config::FaultToleranceConfig;
+
+/// Starts the fault tolerance roles of `config` when it has a
+/// `fault_tolerance` section: the roles over `mqi` (sender channels shown on
+/// `board`, the SBS server `sbs` that `crate::sbs::start` held back, the
+/// TEDG queue spaces `tedg`) and the task, in the gateway's channel group,
+/// that joins the group through `service` and starts and stops them until
+/// `stop` turns true. `None` without the section.
+pub(crate) fn start(
+    config: &Config,
+    mqi: &Mqi,
+    board: &Arc<StatusBoard>,
+    service: &FtService,
+    sbs: Option<SbsServer>,
+    tedg: Option<Arc<QspaceRole>>,
+    stop: watch::Receiver<bool>,
+) -> Option<FtRoles> {
+    let c = config.fault_tolerance.clone()?;
+    let senders = config
+        .channels
+        .iter()
+        .filter_map(|ch| match ch {
+            ChannelDef::Sender(def) if c.roles.sender_channels.contains(&def.name) => {
+                Some(def.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    let roles = RoleSet::new(mqi, board, &config.exits, senders, sbs, tedg);
+    let handle = FtRoles::new(c);
+    mqi.tasks().spawn(
+        TaskGroup::Channels,
+        handle.clone().run(service.clone(), roles, stop),
+    );
+    Some(handle)
+}
 
 /// The gateway's fault tolerance roles: their configuration and how they
 /// stand; clones share them.
