@@ -31,6 +31,8 @@ pub enum BenchKind {
     Mqtt(super::bench_mqtt::MqttBenchArgs),
     /// Rendezvous subject bus: HTTP publishes to many SSE listeners, with core NATS subscribers as the reference.
     Rv(super::bench_rv::RvBenchArgs),
+    /// Many device queues: fill one message per device over a channel, restart, drain over HTTP with 1, 4 and 16 clients.
+    Devices(super::bench_devices::DevicesBenchArgs),
 }
 
 /// Options of `mqgate bench queue`.
@@ -56,6 +58,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
         BenchKind::Sbs(args) => return super::bench_sbs::run(args),
         BenchKind::Mqtt(args) => return super::bench_mqtt::run(args),
         BenchKind::Rv(args) => return super::bench_rv::run(args),
+        BenchKind::Devices(args) => return super::bench_devices::run(args),
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));
