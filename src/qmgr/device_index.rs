@@ -92,7 +92,7 @@ impl DeviceWatch {
 
 impl Drop for DeviceWatch {
     fn drop(&mut self) {
-        self.qm.lock().devices.unwatch(&self.device);
+        self.qm.devices().unwatch(&self.device);
     }
 }
 
@@ -105,7 +105,7 @@ pub(super) struct BorrowedWatch<'a> {
 
 impl Drop for BorrowedWatch<'_> {
     fn drop(&mut self) {
-        self.qm.lock().devices.unwatch(&self.device);
+        self.qm.devices().unwatch(&self.device);
     }
 }
 
@@ -114,13 +114,13 @@ impl QueueManager {
     /// `QMGR/`, in the order they were created; none before its first
     /// message). O(queues of the device).
     pub fn device_queues(&self, device: &str) -> Vec<String> {
-        self.lock().devices.queues(device)
+        self.devices().queues(device)
     }
 
     /// Watches for new queues of `device` (the caller checked that it is a
     /// device queue manager).
     pub fn watch_device(self: &Arc<Self>, device: &str) -> DeviceWatch {
-        let rx = self.lock().devices.watch(device);
+        let rx = self.devices().watch(device);
         DeviceWatch {
             qm: Arc::clone(self),
             device: device.to_string(),
@@ -129,7 +129,7 @@ impl QueueManager {
     }
 
     pub(super) fn watch_device_borrowed(&self, device: &str) -> BorrowedWatch<'_> {
-        let rx = self.lock().devices.watch(device);
+        let rx = self.devices().watch(device);
         BorrowedWatch {
             qm: self,
             device: device.to_string(),

@@ -6,7 +6,7 @@ use crate::config::LocalQueueDef;
 use mqgate_codecs::mq::Mqmd;
 use mqgate_codecs::mq::md::Id24;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -123,15 +123,23 @@ pub struct FindNotes {
     pub not_before: Option<Duration>,
 }
 
-/// A local queue: its definition and its messages.
-#[derive(Debug)]
+/// A local queue: its definition, its messages behind a lock of its own
+/// (so that gets, puts and acknowledgements on different queues run in
+/// parallel, and none of them locks any other queue), and the notification
+/// of waiting getters.
 pub struct LocalQueue {
     pub def: LocalQueueDef,
-    pub entries: BTreeMap<Position, Entry>,
-    /// Persistent puts admitted against MAXDEPTH but still being written.
-    pub reserved: usize,
     /// Woken whenever a message becomes ready (commit, backout, put).
     pub notify: Arc<Notify>,
+    contents: Mutex<Contents>,
+}
+
+impl std::fmt::Debug for LocalQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalQueue")
+            .field("name", &self.def.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LocalQueue {
@@ -139,12 +147,29 @@ impl LocalQueue {
     pub fn new(def: LocalQueueDef) -> Self {
         LocalQueue {
             def,
-            entries: BTreeMap::new(),
-            reserved: 0,
             notify: Arc::new(Notify::new()),
+            contents: Mutex::new(Contents::default()),
         }
     }
 
+    /// Locks the queue's messages. A panic while holding the lock leaves
+    /// them consistent enough (every change is a single map operation), so
+    /// a poisoned lock is taken over rather than failing every later call.
+    pub fn lock(&self) -> MutexGuard<'_, Contents> {
+        super::probe::queue_locked();
+        self.contents.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A local queue's messages.
+#[derive(Debug, Default)]
+pub struct Contents {
+    pub entries: BTreeMap<Position, Entry>,
+    /// Persistent puts admitted against MAXDEPTH but still being written.
+    pub reserved: usize,
+}
+
+impl Contents {
     /// CURDEPTH: every message on the queue, committed or not (as MQ counts).
     pub fn depth(&self) -> usize {
         self.entries.len() + self.reserved
@@ -208,8 +233,8 @@ mod tests {
         }
     }
 
-    fn queue(msgs: &[(u64, Message, EntryState)]) -> LocalQueue {
-        let mut q = LocalQueue::new(LocalQueueDef::with_defaults("Q", Default::default()));
+    fn queue(msgs: &[(u64, Message, EntryState)]) -> Contents {
+        let mut q = Contents::default();
         for (seq, m, state) in msgs {
             q.entries.insert(
                 position(m.md.priority, *seq),
