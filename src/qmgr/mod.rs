@@ -705,7 +705,7 @@ impl QueueManager {
             contents.entries.insert(pos, Entry { msg, state });
             lq.notify.notify_waiters();
         }
-        tracing::info!(
+        tracing::debug!(
             queue = %result.queue,
             msg_id = %hex::encode_upper(result.msg_id),
             correl_id = %hex::encode_upper(result.correl_id),
@@ -746,7 +746,7 @@ impl QueueManager {
             (result, _) => result,
         };
         if let Ok(result) = &result {
-            tracing::info!(
+            tracing::debug!(
                 queue = %result.queue,
                 msg_id = %hex::encode_upper(result.md.msg_id),
                 correl_id = %hex::encode_upper(result.md.correl_id),

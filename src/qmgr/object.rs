@@ -137,12 +137,12 @@ fn create(
         .insert(name.clone(), Object::Local(Arc::clone(&q)));
     match origin {
         Origin::Model { model } => {
-            tracing::info!(queue = %name, model = %model, "dynamic queue created");
+            tracing::debug!(queue = %name, model = %model, "dynamic queue created");
             table.created.notify_waiters();
         }
         Origin::Device { q_mgr } => {
             // Device queues wake their device's waiters only.
-            tracing::info!(queue = %name, device = %q_mgr, "device queue created");
+            tracing::debug!(queue = %name, device = %q_mgr, "device queue created");
             let tail = name.get(q_mgr.len() + 1..).unwrap_or_default();
             devices
                 .lock()

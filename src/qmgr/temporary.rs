@@ -39,7 +39,7 @@ impl QueueManager {
             .insert(name.clone(), Object::Local(Arc::new(LocalQueue::new(def))));
         table.created.notify_waiters();
         drop(table);
-        tracing::info!(queue = %name, "temporary dynamic queue created");
+        tracing::debug!(queue = %name, "temporary dynamic queue created");
         Ok(())
     }
 
@@ -74,7 +74,7 @@ impl QueueManager {
         drop(table);
         let discarded = std::mem::take(&mut q.lock().entries).len();
         q.notify.notify_waiters();
-        tracing::info!(queue = %name, discarded, "temporary dynamic queue deleted");
+        tracing::debug!(queue = %name, discarded, "temporary dynamic queue deleted");
         Ok(discarded)
     }
 }

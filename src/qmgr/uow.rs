@@ -5,6 +5,7 @@
 
 use super::queue::{Contents, EntryState, LocalQueue, Position};
 use super::{QmError, QueueManager, Token, TokenKind, record};
+use crate::log_limit::Repeats;
 use crate::store::Batch;
 use mqgate_codecs::mq::Mqrc;
 use std::collections::hash_map::Entry;
@@ -74,6 +75,9 @@ impl Uow {
         }
     }
 }
+
+/// "unit of work timed out and was backed out" (src/log_limit.rs).
+static TIMED_OUT: Repeats = Repeats::per_minute();
 
 fn not_open(id: u64) -> QmError {
     QmError::new(
@@ -196,17 +200,23 @@ impl QueueManager {
 
     async fn expire_when_due(self: Arc<Self>, id: u64) {
         loop {
-            let deadline = match self.uows().map.get(&id) {
-                Some(u) => u.deadline,
+            let (deadline, queue) = match self.uows().map.get(&id) {
+                Some(u) => (u.deadline, u.lease_queue.clone()),
                 None => return,
             };
             let Some(deadline) = deadline else { return };
             if Instant::now() >= deadline {
                 let qm = Arc::clone(&self);
                 let done = tokio::task::spawn_blocking(move || qm.backout(id)).await;
-                if let Ok(Ok(())) = done {
-                    tracing::warn!(uow = id, "unit of work timed out and was backed out");
+                // Per message: one line a minute for the whole queue manager
+                // (many devices going away at once), counting the rest.
+                if let Ok(Ok(())) = done
+                    && let Some(suppressed) = TIMED_OUT.admit("")
+                {
+                    let queue = queue.unwrap_or_default();
+                    tracing::warn!(uow = id, %queue, suppressed, "unit of work timed out and was backed out");
                 }
+                tracing::debug!(uow = id, "unit of work timed out");
                 return;
             }
             tokio::time::sleep_until(deadline.into()).await;
