@@ -187,9 +187,12 @@ struct Uows {
 impl Uows {
     /// Removes open unit of work `id` and its token, if it has one.
     fn take(&mut self, id: u64) -> Option<Uow> {
-        let uow = self.map.remove(&id)?;
+        let mut uow = self.map.remove(&id)?;
         if let Some(token) = &uow.token {
             self.tokens.remove(token);
+        }
+        if let Some(timer) = uow.timer.take() {
+            timer.abort();
         }
         Some(uow)
     }
@@ -220,8 +223,8 @@ impl QueueManager {
                     models.push(d);
                     Object::Model
                 }
-                QueueDef::Remote(d) => Object::Remote(d),
-                QueueDef::Alias(d) => Object::Alias(d),
+                QueueDef::Remote(d) => Object::Remote(Box::new(d)),
+                QueueDef::Alias(d) => Object::Alias(Box::new(d)),
             };
             objects.insert(name, obj);
         }
@@ -270,7 +273,7 @@ impl QueueManager {
             };
             let pos = queue::position(msg.md.priority, seq);
             let state = EntryState::Ready;
-            lq.lock().entries.insert(pos, Entry { msg, state });
+            lq.lock().insert(pos, Entry { msg, state });
         }
         tracing::info!(
             queue_manager = %qm.name,
@@ -657,7 +660,7 @@ impl QueueManager {
                 // outside a unit of work that is still being written is not
                 // counted yet (as MAXDEPTH counts it by `reserved`), so two
                 // such puts at once may pass a byte quota by one message.
-                let used: usize = contents.entries.values().map(|e| e.msg.data.len()).sum();
+                let used: usize = contents.entries().map(|e| e.msg.data.len()).sum();
                 if used.saturating_add(msg.data.len()) > quota {
                     return Err(QmError::new(
                         Mqrc::Q_FULL,
@@ -683,7 +686,7 @@ impl QueueManager {
         };
         if let Some(uow_id) = opts.uow {
             let state = EntryState::Putting(uow_id);
-            contents.entries.insert(pos, Entry { msg, state });
+            contents.insert(pos, Entry { msg, state });
             drop(contents);
             self.join_uow(uow_id, &lq, pos, uow::Held::Put)?;
         } else if msg.is_persistent() {
@@ -698,11 +701,11 @@ impl QueueManager {
             contents.reserved -= 1;
             written.map_err(store_error)?;
             let state = EntryState::Ready;
-            contents.entries.insert(pos, Entry { msg, state });
+            contents.insert(pos, Entry { msg, state });
             lq.notify.notify_waiters();
         } else {
             let state = EntryState::Ready;
-            contents.entries.insert(pos, Entry { msg, state });
+            contents.insert(pos, Entry { msg, state });
             lq.notify.notify_waiters();
         }
         tracing::debug!(
@@ -797,7 +800,7 @@ impl QueueManager {
         notes.not_before = found_notes.not_before;
         if destructive {
             for pos in found_notes.expired {
-                if let Some(e) = contents.entries.remove(&pos) {
+                if let Some(e) = contents.remove(&pos) {
                     notes.expired.push((pos.1, e.msg));
                 }
             }
@@ -809,7 +812,6 @@ impl QueueManager {
             ));
         };
         let entry = contents
-            .entries
             .get_mut(&pos)
             .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "message vanished"))?;
         let result = GetResult {

@@ -10,13 +10,14 @@ use std::sync::{Arc, Mutex, RwLockReadGuard};
 
 /// A queue object. A local queue is shared: a unit of work holds the
 /// queues of its messages directly, so its commit or backout never looks
-/// a name up again.
+/// a name up again. Definitions are boxed so that every entry of the
+/// object table is two words, however many device queues it holds.
 #[derive(Debug)]
 pub(super) enum Object {
     Local(Arc<LocalQueue>),
     Model,
-    Remote(RemoteQueueDef),
-    Alias(AliasQueueDef),
+    Remote(Box<RemoteQueueDef>),
+    Alias(Box<AliasQueueDef>),
 }
 
 impl Object {
@@ -60,8 +61,8 @@ impl Objects for Table {
         self.objects.get(name).map(|o| match o {
             Object::Local(q) => ObjectDef::Local(&q.def),
             Object::Model => ObjectDef::Model,
-            Object::Remote(r) => ObjectDef::Remote(r),
-            Object::Alias(a) => ObjectDef::Alias(a),
+            Object::Remote(r) => ObjectDef::Remote(r.as_ref()),
+            Object::Alias(a) => ObjectDef::Alias(a.as_ref()),
         })
     }
 

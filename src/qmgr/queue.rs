@@ -161,10 +161,14 @@ impl LocalQueue {
     }
 }
 
-/// A local queue's messages.
+/// A local queue's messages. Each entry is boxed, so the ordered map's
+/// nodes (11 slots each) hold a pointer per message, not the message: a
+/// queue of one message costs one small node, not eleven messages' room;
+/// and an emptied queue gives its node back (a map that holds nothing
+/// holds no allocation).
 #[derive(Debug, Default)]
 pub struct Contents {
-    pub entries: BTreeMap<Position, Entry>,
+    entries: BTreeMap<Position, Box<Entry>>,
     /// Persistent puts admitted against MAXDEPTH but still being written.
     pub reserved: usize,
 }
@@ -173,6 +177,41 @@ impl Contents {
     /// CURDEPTH: every message on the queue, committed or not (as MQ counts).
     pub fn depth(&self) -> usize {
         self.entries.len() + self.reserved
+    }
+
+    /// Places `entry` at `pos`.
+    pub fn insert(&mut self, pos: Position, entry: Entry) {
+        self.entries.insert(pos, Box::new(entry));
+    }
+
+    /// Takes the message at `pos` off the queue.
+    pub fn remove(&mut self, pos: &Position) -> Option<Entry> {
+        let entry = self.entries.remove(pos)?;
+        if self.entries.is_empty() {
+            // std's map keeps its last node when emptied: drop it.
+            self.entries = BTreeMap::new();
+        }
+        Some(*entry)
+    }
+
+    /// Takes every message off the queue; how many there were.
+    pub fn clear(&mut self) -> usize {
+        std::mem::take(&mut self.entries).len()
+    }
+
+    /// The message at `pos`.
+    pub fn get(&self, pos: &Position) -> Option<&Entry> {
+        self.entries.get(pos).map(|e| &**e)
+    }
+
+    /// The message at `pos`, to change its state or MD.
+    pub fn get_mut(&mut self, pos: &Position) -> Option<&mut Entry> {
+        self.entries.get_mut(pos).map(|e| &mut **e)
+    }
+
+    /// Every message, in delivery order.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.values().map(|e| &**e)
     }
 
     /// The first ready message after `after` (or from the start) that `sel`
@@ -236,7 +275,7 @@ mod tests {
     fn queue(msgs: &[(u64, Message, EntryState)]) -> Contents {
         let mut q = Contents::default();
         for (seq, m, state) in msgs {
-            q.entries.insert(
+            q.insert(
                 position(m.md.priority, *seq),
                 Entry {
                     msg: m.clone(),

@@ -72,7 +72,7 @@ impl QueueManager {
             return Ok(0);
         };
         drop(table);
-        let discarded = std::mem::take(&mut q.lock().entries).len();
+        let discarded = q.lock().clear();
         q.notify.notify_waiters();
         tracing::debug!(queue = %name, discarded, "temporary dynamic queue deleted");
         Ok(discarded)

@@ -774,3 +774,43 @@ fn an_ack_touches_one_queue_whatever_the_number_of_queues() {
     assert_eq!(lease_costs(1), [pull, ack, backout]);
     assert_eq!(lease_costs(100_000), [pull, ack, backout]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_lease_ends_its_timer() {
+    // Each lease has a timer task that backs it out when idle too long; an
+    // acknowledged or backed-out lease ends it at once rather than leaving
+    // it asleep until its deadline (30 s by default, docs/config.md `http`).
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let timers = |qm: &QueueManager| qm.tasks().running_in(&[crate::tasks::TaskGroup::Timers]);
+    for _ in 0..2 {
+        put(&qm, "Q", md(0, 1, per::NOT_PERSISTENT), b"m").unwrap();
+    }
+    let lease = || {
+        let (id, _) = qm.begin_uow_token(None, Some("Q".into())).unwrap();
+        qm.get(
+            "Q",
+            &Selector::default(),
+            GetMode::Destructive { uow: Some(id) },
+        )
+        .unwrap();
+        qm.set_timeout(id, Duration::from_secs(30)).unwrap();
+        id
+    };
+    let wait_for_no_timer = |qm: &QueueManager| {
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        while timers(qm) > 0 && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        timers(qm)
+    };
+    let id = lease();
+    assert_eq!(timers(&qm), 1);
+    qm.commit(id).unwrap();
+    assert_eq!(wait_for_no_timer(&qm), 0);
+    let id = lease();
+    assert_eq!(timers(&qm), 1);
+    qm.backout(id).unwrap();
+    assert_eq!(wait_for_no_timer(&qm), 0);
+    assert_eq!(qm.depth("Q"), Some(1));
+}

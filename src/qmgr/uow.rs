@@ -42,6 +42,11 @@ pub(super) struct Uow {
     /// Idle timeout; `None` = never expires.
     timeout: Option<Duration>,
     deadline: Option<Instant>,
+    /// The task that backs the unit out when its deadline passes, ended
+    /// when the unit closes otherwise (so that a gateway acknowledging
+    /// thousands of leases a second does not keep a sleeping task for each
+    /// until its lease would have expired).
+    pub timer: Option<tokio::task::AbortHandle>,
     /// The queue a lease was taken on (checked by acknowledge).
     pub lease_queue: Option<String>,
     /// The token a client names this unit by, when it was begun for one
@@ -65,6 +70,7 @@ impl Uow {
             },
             lease_queue,
             token: None,
+            timer: None,
         }
     }
 
@@ -194,7 +200,15 @@ impl QueueManager {
             }
         }
         let qm = Arc::clone(self);
-        self.tasks.spawn_timer(qm.expire_when_due(id));
+        let timer = self
+            .tasks
+            .spawn_timer(qm.expire_when_due(id))
+            .abort_handle();
+        match self.uows().map.get_mut(&id) {
+            Some(uow) => uow.timer = Some(timer),
+            // Closed meanwhile: nothing left to expire.
+            None => timer.abort(),
+        }
         Ok(())
     }
 
@@ -206,6 +220,11 @@ impl QueueManager {
             };
             let Some(deadline) = deadline else { return };
             if Instant::now() >= deadline {
+                // This task backs the unit out itself: closing it must not
+                // end this task.
+                if let Some(u) = self.uows().map.get_mut(&id) {
+                    u.timer = None;
+                }
                 let qm = Arc::clone(&self);
                 let done = tokio::task::spawn_blocking(move || qm.backout(id)).await;
                 // Per message: one line a minute for the whole queue manager
@@ -260,10 +279,10 @@ impl QueueManager {
         let mut contents = lq.lock();
         match held {
             Held::Put => {
-                contents.entries.remove(&pos);
+                contents.remove(&pos);
             }
             Held::Get => {
-                if let Some(e) = contents.entries.get_mut(&pos) {
+                if let Some(e) = contents.get_mut(&pos) {
                     e.state = EntryState::Ready;
                 }
                 lq.notify.notify_waiters();
@@ -307,7 +326,7 @@ impl QueueManager {
             ..Batch::default()
         };
         each_locked(&uow.puts, |lq, contents, pos| {
-            if let Some(e) = contents.entries.get(pos)
+            if let Some(e) = contents.get(pos)
                 && e.msg.is_persistent()
             {
                 batch
@@ -316,7 +335,7 @@ impl QueueManager {
             }
         });
         each_locked(&uow.gets, |_, contents, pos| {
-            if let Some(e) = contents.entries.get(pos)
+            if let Some(e) = contents.get(pos)
                 && e.msg.is_persistent()
             {
                 batch.deletes.push(pos.1);
@@ -342,7 +361,7 @@ impl QueueManager {
         }
         let mut woken: Option<&Arc<LocalQueue>> = None;
         each_locked(&uow.puts, |lq, contents, pos| {
-            if let Some(e) = contents.entries.get_mut(pos) {
+            if let Some(e) = contents.get_mut(pos) {
                 e.state = EntryState::Ready;
             }
             // Once per run of messages on one queue.
@@ -352,7 +371,7 @@ impl QueueManager {
             }
         });
         each_locked(&uow.gets, |_, contents, pos| {
-            contents.entries.remove(pos);
+            contents.remove(pos);
         });
         tracing::debug!(uow = id, "committed");
         Ok(())
@@ -427,14 +446,14 @@ impl QueueManager {
     /// new count is stored.
     fn undo(&self, uow: Uow) {
         each_locked(&uow.puts, |_, contents, pos| {
-            contents.entries.remove(pos);
+            contents.remove(pos);
         });
         let mut batch = Batch::default();
         // Per message got: (its queue, its place, the requeue it needs).
         let mut returns: Vec<(&Arc<LocalQueue>, Position, Option<Requeue>)> = Vec::new();
         let mut to_requeue = Vec::new();
         each_locked(&uow.gets, |lq, contents, pos| {
-            let Some(e) = contents.entries.get_mut(pos) else {
+            let Some(e) = contents.get_mut(pos) else {
                 return;
             };
             e.msg.md.backout_count = e.msg.md.backout_count.saturating_add(1);
@@ -454,7 +473,7 @@ impl QueueManager {
                 Some(requeue) => {
                     if persistent {
                         let contents = lq.lock();
-                        if let Some(e) = contents.entries.get(&pos) {
+                        if let Some(e) = contents.get(&pos) {
                             batch.deletes.push(pos.1);
                             batch.puts.push((
                                 requeue.seq,
@@ -467,7 +486,7 @@ impl QueueManager {
                 None => {
                     if persistent {
                         let contents = lq.lock();
-                        if let Some(e) = contents.entries.get(&pos) {
+                        if let Some(e) = contents.get(&pos) {
                             batch
                                 .puts
                                 .push((pos.1, record::encode(&lq.def.name, &e.msg)));
@@ -484,7 +503,7 @@ impl QueueManager {
         for (lq, pos, requeue) in returns {
             match requeue {
                 None => {
-                    if let Some(e) = lq.lock().entries.get_mut(&pos) {
+                    if let Some(e) = lq.lock().get_mut(&pos) {
                         e.state = EntryState::Ready;
                     }
                     lq.notify.notify_waiters();
@@ -552,7 +571,7 @@ impl QueueManager {
     /// Moves the message at `pos` of `lq` to the queue `r` reserved room
     /// on (MQ's backout requeue), ready there.
     fn finish_requeue(&self, lq: &Arc<LocalQueue>, pos: Position, r: Requeue) {
-        let entry = lq.lock().entries.remove(&pos);
+        let entry = lq.lock().remove(&pos);
         let mut target = r.target.lock();
         target.reserved -= 1;
         let Some(entry) = entry else {
@@ -567,7 +586,7 @@ impl QueueManager {
             "backout threshold reached; message requeued"
         );
         let new_pos = super::queue::position(entry.msg.md.priority, r.seq);
-        target.entries.insert(
+        target.insert(
             new_pos,
             super::queue::Entry {
                 msg: entry.msg,
