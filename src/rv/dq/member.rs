@@ -30,7 +30,9 @@ use super::protocol::{
 };
 use super::schedule::{Action, Schedule, TaskKey, WorkerInfo};
 use crate::rv::cm::protocol::ToSender;
-use crate::rv::cm::{CmListener, CmTransport, CmTransports, ConfirmMode, CreateOptions, LedgerKind};
+use crate::rv::cm::{
+    CmListener, CmTransport, CmTransports, ConfirmMode, CreateOptions, LedgerKind,
+};
 use crate::rv::{Bus, Listener, ListenerOptions, Origin};
 
 /// Length of a member's bus queue: large, so that bursts of completions
@@ -86,7 +88,11 @@ impl std::fmt::Debug for Command {
 }
 
 impl MemberControl {
-    pub(super) fn new(id: String, name: String, commands: mpsc::UnboundedSender<Command>) -> MemberControl {
+    pub(super) fn new(
+        id: String,
+        name: String,
+        commands: mpsc::UnboundedSender<Command>,
+    ) -> MemberControl {
         MemberControl { id, name, commands }
     }
 
@@ -105,7 +111,10 @@ impl MemberControl {
         self.commands.is_closed()
     }
 
-    async fn call(&self, make: impl FnOnce(oneshot::Sender<Result<(), DqError>>) -> Command) -> Result<(), DqError> {
+    async fn call(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<(), DqError>>) -> Command,
+    ) -> Result<(), DqError> {
         let (tx, rx) = oneshot::channel();
         let gone = || DqError::UnknownMember {
             member: self.id.clone(),
@@ -430,7 +439,9 @@ impl Runner {
         if env.subject == member_subject(name) {
             match ToMembers::from_message(&env.message) {
                 Ok(m) => self.to_members(m, listener).await,
-                Err(e) => tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable member message"),
+                Err(e) => {
+                    tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable member message")
+                }
             }
         } else if env.subject == scheduler_subject(name) {
             if self.active.is_none() {
@@ -438,12 +449,16 @@ impl Runner {
             }
             match ToScheduler::from_message(&env.message) {
                 Ok(m) => self.to_scheduler(m).await,
-                Err(e) => tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable scheduler message"),
+                Err(e) => {
+                    tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable scheduler message")
+                }
             }
         } else {
             match ToWorker::from_message(&env.message) {
                 Ok(m) => self.to_worker(m),
-                Err(e) => tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable worker message"),
+                Err(e) => {
+                    tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable worker message")
+                }
             }
         }
     }
