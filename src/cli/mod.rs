@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_channel;
+mod bench_dq;
 mod bench_mqtt;
 #[cfg(feature = "nats")]
 mod bench_nats;
