@@ -441,7 +441,7 @@ impl Runner {
         let name = &self.s.name;
         if env.subject == member_subject(name) {
             match ToMembers::from_message(&env.message) {
-                Ok(m) => self.to_members(m, listener).await,
+                Ok(m) => self.on_members_message(m, listener).await,
                 Err(e) => {
                     tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable member message")
                 }
@@ -451,14 +451,14 @@ impl Runner {
                 return;
             }
             match ToScheduler::from_message(&env.message) {
-                Ok(m) => self.to_scheduler(m).await,
+                Ok(m) => self.on_scheduler_message(m).await,
                 Err(e) => {
                     tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable scheduler message")
                 }
             }
         } else {
             match ToWorker::from_message(&env.message) {
-                Ok(m) => self.to_worker(m),
+                Ok(m) => self.on_worker_message(m),
                 Err(e) => {
                     tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable worker message")
                 }
@@ -466,7 +466,7 @@ impl Runner {
         }
     }
 
-    async fn to_members(&mut self, m: ToMembers, listener: &Listener) {
+    async fn on_members_message(&mut self, m: ToMembers, listener: &Listener) {
         let now = now_ms();
         match m {
             ToMembers::Heartbeat(h) => {
@@ -541,7 +541,7 @@ impl Runner {
         self.apply(out).await;
     }
 
-    fn to_worker(&mut self, m: ToWorker) {
+    fn on_worker_message(&mut self, m: ToWorker) {
         match m {
             ToWorker::Task { key, task } => {
                 if self.by_key.contains_key(&key) {
@@ -570,7 +570,7 @@ impl Runner {
         }
     }
 
-    async fn to_scheduler(&mut self, m: ToScheduler) {
+    async fn on_scheduler_message(&mut self, m: ToScheduler) {
         let now = now_ms();
         let Some(a) = self.active.as_mut() else {
             return;
