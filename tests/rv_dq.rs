@@ -316,7 +316,9 @@ async fn each_task_goes_to_the_available_worker_of_greatest_weight_and_the_sched
         src.send(task("ORDER.TASKS", n), None).await.unwrap();
     }
     // Nobody completes: each worker fills up to its capacity, heaviest
-    // first (tasks 1..9), then the scheduler (10); 11 waits.
+    // first (tasks 1..9), then the scheduler (10); 11 waits
+    // ("tibrvcmTransport_SetWorkerTasks()": the greatest worker weight
+    // unless its pending tasks reached its capacity, then the next).
     let mut held = Vec::new();
     for (m, cap) in workers.iter_mut().zip([1, 2, 1, 3, 2]) {
         let mut mine = Vec::new();
