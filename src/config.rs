@@ -57,6 +57,9 @@ pub struct Config {
     pub exits: mqgate_exits::config::ExitsConfig,
     /// The MQTT listener for devices (docs/mqtt.md); default 127.0.0.1:1883.
     pub mqtt: crate::mqtt::config::MqttConfig,
+    /// The listener for IBM MQ client applications and its server-connection
+    /// channels (docs/mq-client-protocol.md); default none.
+    pub svrconn: Option<crate::svrconn::config::SvrconnConfig>,
     /// Where the listen addresses were set (the file's line and column, or
     /// a command-line option), for listener clash errors.
     #[serde(skip)]
@@ -80,6 +83,7 @@ impl Default for Config {
             rv: Default::default(),
             exits: Default::default(),
             mqtt: Default::default(),
+            svrconn: None,
             origins: Default::default(),
         }
     }

@@ -219,11 +219,11 @@ impl FapError {
         match (self.structure, &self.kind) {
             (_, FapErrorKind::MessageTooLong { .. }) => Mqrc::MSG_TOO_BIG_FOR_Q_MGR,
             (FapStructure::Md, _) => Mqrc::MD_ERROR,
-            (FapStructure::Od, _) => Mqrc(2044),
+            (FapStructure::Od, _) => Mqrc::OD_ERROR,
             (FapStructure::Pmo, _) => Mqrc::PMO_ERROR,
             (FapStructure::Gmo, _) => Mqrc::GMO_ERROR,
             (FapStructure::MessageData, _) => Mqrc::DATA_LENGTH_ERROR,
-            (FapStructure::Inq, _) => Mqrc(2065),
+            (FapStructure::Inq, _) => Mqrc::SELECTOR_COUNT_ERROR,
             (FapStructure::Open, _) => Mqrc::OPTIONS_ERROR,
             (FapStructure::UserIdData | FapStructure::ConAuthInfo, _) => Mqrc::SECURITY_ERROR,
             _ => Mqrc::CONNECTION_BROKEN,

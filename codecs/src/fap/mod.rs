@@ -44,7 +44,7 @@ pub mod status;
 pub mod tsh;
 pub mod uid;
 
-pub use api::{API_LEN, ApiHeader, parse_api, write_api};
+pub use api::{API_LEN, ApiHeader, HOBJ_UNUSABLE, parse_api, write_api};
 pub use body::{Body, Verb, decode_body, encode_body};
 pub use error::{FapError, FapErrorKind, FapStructure};
 pub use reassembly::{Reassembled, Reassembler};
