@@ -56,8 +56,9 @@ pub(super) enum Flow {
 pub(super) struct Shared {
     pub agreed: Agreed,
     pub channel: SvrconnChannel,
-    /// USERID_DATA: (user id, password), as sent.
-    pub user: Option<(String, String)>,
+    /// USERID_DATA: (user id, password), as sent; set by the socket after
+    /// the first conversation started.
+    pub user: Arc<std::sync::Mutex<Option<(String, String)>>>,
     pub peer: SocketAddr,
 }
 
@@ -203,8 +204,10 @@ impl Socket {
                     } else {
                         long
                     };
-                    if let Some(s) = self.shared.as_mut() {
-                        s.user = Some((user, super::trimmed(&u.password)));
+                    if let Some(s) = self.shared.as_ref()
+                        && let Ok(mut slot) = s.user.lock()
+                    {
+                        *slot = Some((user, super::trimmed(&u.password)));
                     }
                     Flow::Continue
                 }
@@ -295,7 +298,7 @@ impl Socket {
                     self.shared = Some(Shared {
                         agreed,
                         channel,
-                        user: None,
+                        user: Arc::default(),
                         peer: self.peer,
                     });
                     self.start_conversation(1);

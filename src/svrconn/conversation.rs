@@ -308,7 +308,7 @@ impl Conv {
         if !(qm.is_empty() || qm == "*" || qm == self.svc.mqi.q_mgr_name()) {
             return Reply::reason(Mqrc::Q_MGR_NAME_ERROR, 0, echo(c));
         }
-        let uid = self.shared.user.clone();
+        let uid = self.shared.user.lock().ok().and_then(|u| u.clone());
         let Some(user) = admitted(
             &self.shared.channel,
             self.caut.as_ref().map(|(u, p)| (u.as_str(), p.as_slice())),
