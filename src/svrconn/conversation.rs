@@ -301,22 +301,6 @@ impl Conv {
             mqgate_codecs::fap::conn::write_conn(c, order, &mut b);
             b
         };
-        if self.conn.is_some() {
-            return Reply::reason(Mqrc::ALREADY_CONNECTED, 0, echo(c));
-        }
-        let qm = trimmed(&c.q_mgr_name);
-        if !(qm.is_empty() || qm == "*" || qm == self.svc.mqi.q_mgr_name()) {
-            return Reply::reason(Mqrc::Q_MGR_NAME_ERROR, 0, echo(c));
-        }
-        let uid = self.shared.user.lock().ok().and_then(|u| u.clone());
-        let Some(user) = admitted(
-            &self.shared.channel,
-            self.caut.as_ref().map(|(u, p)| (u.as_str(), p.as_slice())),
-            uid.as_ref().map(|(u, p)| (u.as_str(), p.as_str())),
-        ) else {
-            tracing::info!(peer = %self.shared.peer, channel = %self.shared.channel.name, "MQCONN refused: 2035 MQRC_NOT_AUTHORIZED");
-            return Reply::reason(Mqrc::NOT_AUTHORIZED, 0, echo(c));
-        };
         let mut reply = (**c).clone();
         let n = self.svc.next_conn.fetch_add(1, Ordering::Relaxed);
         let name = self.svc.mqi.q_mgr_name().to_string();
@@ -326,9 +310,8 @@ impl Conv {
         id[16..].copy_from_slice(&n.to_be_bytes());
         if let Some(f) = reply.fcno.as_mut() {
             // As a queue manager answered a version 4 FCNO in real JMS
-            // client traffic: version 3, option 0x01 added, the
-            // ConnectionId first in the tag, the connection tag text in the
-            // second (docs/mq-client-protocol.md).
+            // client traffic, refused or not: version 3, option 0x01 added,
+            // the ConnectionId first in the tag (docs/mq-client-protocol.md).
             f.version = f.version.min(3);
             f.options |= 1;
             if let Some(tag) = f.conn_tag.as_mut() {
@@ -336,17 +319,37 @@ impl Conv {
                 tag[..24].copy_from_slice(&id);
             }
             if let Some(tag) = f.conn_tag2.as_mut() {
-                let text = format!(
-                    "MQCT{}{}{}",
-                    hex::encode_upper(&id[16..]),
-                    trimmed(&self.svc.identity.q_mgr_identifier),
-                    trimmed(&c.appl_name)
-                );
                 *tag = [0; 128];
-                let t = text.as_bytes();
-                let k = t.len().min(128);
-                tag[..k].copy_from_slice(&t[..k]);
             }
+        }
+        if self.conn.is_some() {
+            return Reply::reason(Mqrc::ALREADY_CONNECTED, 0, echo(&reply));
+        }
+        let qm = trimmed(&c.q_mgr_name);
+        if !(qm.is_empty() || qm == "*" || qm == self.svc.mqi.q_mgr_name()) {
+            return Reply::reason(Mqrc::Q_MGR_NAME_ERROR, 0, echo(&reply));
+        }
+        let uid = self.shared.user.lock().ok().and_then(|u| u.clone());
+        let Some(user) = admitted(
+            &self.shared.channel,
+            self.caut.as_ref().map(|(u, p)| (u.as_str(), p.as_slice())),
+            uid.as_ref().map(|(u, p)| (u.as_str(), p.as_str())),
+        ) else {
+            tracing::info!(peer = %self.shared.peer, channel = %self.shared.channel.name, "MQCONN refused: 2035 MQRC_NOT_AUTHORIZED");
+            return Reply::reason(Mqrc::NOT_AUTHORIZED, 0, echo(&reply));
+        };
+        // Connected: the second tag carries the connection tag text, as a
+        // queue manager's.
+        if let Some(tag) = reply.fcno.as_mut().and_then(|f| f.conn_tag2.as_mut()) {
+            let text = format!(
+                "MQCT{}{}{}",
+                hex::encode_upper(&id[16..]),
+                trimmed(&self.svc.identity.q_mgr_identifier),
+                trimmed(&c.appl_name)
+            );
+            let t = text.as_bytes();
+            let k = t.len().min(128);
+            tag[..k].copy_from_slice(&t[..k]);
         }
         self.conn = Some(Connected {
             user,
