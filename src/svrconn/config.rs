@@ -170,6 +170,36 @@ mod tests {
     }
 
     #[test]
+    fn check_config_places_each_error() {
+        // Line and column of each value (counted in the text below).
+        let text = "svrconn:\n  listen: 127.0.0.1:1415\n  channels:\n    - name: 'NO GOOD'\n      maxmsgl: 0\n";
+        let e = crate::config::Config::from_yaml(text, "t.yaml").unwrap_err();
+        let got: Vec<(usize, usize, String)> = e
+            .errors
+            .iter()
+            .map(|e| (e.line, e.column, e.message.clone()))
+            .collect();
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!((got[0].0, got[0].1), (4, 13));
+        assert!(
+            got[0].2.starts_with("svrconn.channels[0].name: "),
+            "{got:?}"
+        );
+        assert_eq!((got[1].0, got[1].1), (5, 16));
+        assert_eq!(
+            got[1].2,
+            "svrconn.channels[0].maxmsgl: must be 1 to 104857600 bytes"
+        );
+        // svrconn.listen clashes like every listener.
+        let text = "listener:\n  listen: 127.0.0.1:1415\nsvrconn:\n  channels: [{name: A}]\n";
+        let e = crate::config::Config::from_yaml(text, "t.yaml").unwrap_err();
+        assert!(
+            e.to_string().contains("listener.listen (line 2, column 11) and svrconn.listen (default) are both 127.0.0.1:1415"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn defaults_and_problems() {
         let s = section("channels: [{name: APP.SVRCONN}]");
         assert_eq!(s.listen.port(), 1415);
