@@ -429,3 +429,66 @@ async fn bad_input_is_refused_and_others_keep_being_served() {
     assert_eq!(h.reason, 0);
     drop(g);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_conversion_and_queue_manager_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    let mut c = client(addr).await;
+    // A HEARTBEAT with CONFIRM_REQUEST is answered by a HEARTBEAT without it.
+    let mut h = tshm(1, SegmentType::HEARTBEAT);
+    h.control_flags1 = tcf::CONFIRM_REQUEST | tcf::FIRST | tcf::LAST;
+    let mut seg = Vec::new();
+    write_segment(&h, &[], &mut seg);
+    c.wire.send(&seg).await;
+    let m = c.wire.message().await.unwrap();
+    assert_eq!(m.tsh.segment_type, SegmentType::HEARTBEAT);
+    assert_eq!(m.tsh.control_flags1, tcf::FIRST | tcf::LAST);
+    // MQGMO_CONVERT to CodedCharSetId 819: UTF-8 "é" (C3 A9) becomes E9 in
+    // ISO 8859-1; "€" has no ISO 8859-1 character, so that message comes
+    // back as it was with MQCC_WARNING 2119 MQRC_NOT_CONVERTED (IBM MQ
+    // "MQGMO_CONVERT", docs/ccsid.md).
+    let out = c.open_ok("APP.Q", oo::OUTPUT).await;
+    c.put(out, md(), 0, "é".as_bytes()).await;
+    c.put(out, md(), 0, "€".as_bytes()).await;
+    let inp = c.open_ok("APP.Q", oo::INPUT_SHARED).await;
+    let mut want = md();
+    want.coded_char_set_id = 819;
+    want.encoding = 546;
+    let (r, m, _, _, d) = c.get(inp, want.clone(), gmo(gmo::CONVERT, 0), 100).await;
+    assert_eq!(
+        (r.reason, m.coded_char_set_id, d.as_slice()),
+        (0, 819, &[0xE9][..])
+    );
+    let (r, m, _, _, d) = c.get(inp, want, gmo(gmo::CONVERT, 0), 100).await;
+    assert_eq!((r.comp_code, r.reason), (1, 2119));
+    assert_eq!((m.coded_char_set_id, d.as_slice()), (1208, "€".as_bytes()));
+    drop(c);
+    // MQCONN naming another queue manager: 2058 MQRC_Q_MGR_NAME_ERROR.
+    let mut w = Wire::connect(addr).await;
+    let id = svrconn_client::initial_data(CHANNEL);
+    svrconn_client::exchange_id(&mut w, &id, TshKind::Tsh)
+        .await
+        .unwrap();
+    let mut other = Client { wire: w, conv: 1 };
+    let mut conn = Vec::new();
+    let mut q = [b' '; 48];
+    q[..5].copy_from_slice(b"OTHER");
+    mqgate_codecs::fap::conn::write_conn(
+        &mqgate_codecs::fap::conn::ConnData {
+            q_mgr_name: q,
+            appl_name: [b' '; 28],
+            appl_type: 28,
+            accounting_token: [0; 32],
+            options: 0,
+            x_options: 0,
+            fcno: None,
+            rest: &[],
+        },
+        svrconn_client::ORDER,
+        &mut conn,
+    );
+    let (r, _) = other.call(SegmentType::MQCONN, 0, &conn).await.unwrap();
+    assert_eq!((r.comp_code, r.reason), (2, 2058));
+    drop(g);
+}
