@@ -8,6 +8,7 @@
 mod calendar;
 pub mod ccsid;
 pub mod dump;
+pub mod fap;
 pub mod idl;
 pub mod mq;
 pub mod mqtt;
