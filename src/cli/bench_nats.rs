@@ -1,11 +1,13 @@
 //! The NATS references of `mqgate bench channel`, `mqgate bench sbs` and
-//! `mqgate bench rv` (built with the `nats` feature): nats-server JetStream
-//! acknowledged publishes and core NATS publishes of the same messages, and
-//! core NATS fan-out to many subscribers of one subject, in the same run.
+//! `mqgate bench rv` (the `nats` feature, on by default): nats-server
+//! JetStream acknowledged publishes and core NATS publishes of the same
+//! messages, core NATS fan-out to many subscribers of one subject, and core
+//! NATS publishes to many subscriptions on one connection, in the same run.
 
-use super::bench::p99;
+use super::bench::{p99, vm_rss};
 use super::bench_channel::{ChannelBenchArgs, Result1};
 use super::bench_rv::{FanoutResult, Tally};
+use super::bench_rv_match::NatsMatching;
 use super::bench_sbs::SbsResult;
 use crate::channel::sender::PIPELINE_BATCHES;
 use bytes::Bytes;
@@ -317,5 +319,107 @@ pub async fn jetstream_round_trips(
     Ok(Some(super::bench_rv_cm::RoundTrips {
         rate: n as f64 / start.elapsed().as_secs_f64(),
         p99: p99(&lat),
+    }))
+}
+
+/// How long the server is left before its memory is read, so that what a
+/// burst of requests left behind is collected as it would be at rest.
+const SETTLE: Duration = Duration::from_secs(1);
+
+/// Core NATS publishes of `subjects` (empty payloads) as fast as the
+/// client takes them, then a flush: publishes per second from the first
+/// publish to the flush's answer, by when the server has matched every
+/// one.
+async fn publish_all(client: &async_nats::Client, subjects: &[String]) -> Result<f64, String> {
+    let started = Instant::now();
+    for s in subjects {
+        client
+            .publish(s.clone(), Bytes::new())
+            .await
+            .map_err(|e| format!("publish {s}: {e}"))?;
+    }
+    client.flush().await.map_err(|e| format!("flush: {e}"))?;
+    Ok(subjects.len() as f64 / started.elapsed().as_secs_f64())
+}
+
+/// The reference of `mqgate bench rv --matching`: `subjects` published
+/// with no subscription on a new nats-server, then `patterns` subscribed
+/// on one connection (one subscription each) and the same `subjects`
+/// published again from another. The subscriptions' messages are read and
+/// counted; the run fails unless they are `deliveries`, the subscribers
+/// mqgate's index found for the same subjects (both then matched the same
+/// subscriptions). `Ok(None)` when `program` is not installed.
+pub async fn matching_reference(
+    program: &str,
+    patterns: &[String],
+    subjects: &[String],
+    deliveries: usize,
+) -> Result<Option<NatsMatching>, String> {
+    let Some((server, subscriber, url)) = start_nats(program, None).await? else {
+        return Ok(None);
+    };
+    let publisher = async_nats::connect(&url)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let rate_idle = publish_all(&publisher, subjects).await?;
+    subscriber
+        .flush()
+        .await
+        .map_err(|e| format!("flush: {e}"))?;
+    tokio::time::sleep(SETTLE).await;
+    let pid = server.0.id().to_string();
+    let before = vm_rss(&pid)?;
+    let started = Instant::now();
+    let mut subs = Vec::with_capacity(patterns.len());
+    for p in patterns {
+        subs.push(
+            subscriber
+                .subscribe(p.clone())
+                .await
+                .map_err(|e| format!("subscribe {p}: {e}"))?,
+        );
+    }
+    subscriber
+        .flush()
+        .await
+        .map_err(|e| format!("flush: {e}"))?;
+    let subscribe = started.elapsed();
+    tokio::time::sleep(SETTLE).await;
+    let grown = vm_rss(&pid)? as f64 - before as f64;
+
+    let delivered = Arc::new(AtomicUsize::new(0));
+    let arrived = Arc::new(tokio::sync::Notify::new());
+    let drain = {
+        let mut all = futures_util::stream::select_all(subs);
+        let (delivered, arrived) = (Arc::clone(&delivered), Arc::clone(&arrived));
+        tokio::spawn(async move {
+            while all.next().await.is_some() {
+                delivered.fetch_add(1, Ordering::AcqRel);
+                arrived.notify_one();
+            }
+        })
+    };
+    let rate = publish_all(&publisher, subjects).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while delivered.load(Ordering::Acquire) < deliveries {
+        if tokio::time::timeout_at(deadline, arrived.notified())
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    drain.abort();
+    let got = delivered.load(Ordering::Acquire);
+    if got != deliveries {
+        return Err(format!(
+            "nats-server delivered {got} messages where mqgate's index found {deliveries} subscribers for the same subjects"
+        ));
+    }
+    Ok(Some(NatsMatching {
+        subscribe,
+        rate,
+        rate_idle,
+        rss: grown / patterns.len().max(1) as f64,
     }))
 }

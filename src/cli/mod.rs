@@ -7,6 +7,7 @@ mod bench_mqtt;
 mod bench_nats;
 mod bench_rv;
 mod bench_rv_cm;
+mod bench_rv_match;
 mod bench_sbs;
 mod browse;
 mod channel;
