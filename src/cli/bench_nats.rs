@@ -410,16 +410,18 @@ pub async fn matching_reference(
 
     let delivered = Arc::new(AtomicUsize::new(0));
     let arrived = Arc::new(tokio::sync::Notify::new());
-    let drain = {
-        let mut all = futures_util::stream::select_all(subs);
+    // A task per subscription: a stream merging 100,000 subscriptions
+    // fell far behind the connection under load.
+    let mut drain = tokio::task::JoinSet::new();
+    for mut sub in subs {
         let (delivered, arrived) = (Arc::clone(&delivered), Arc::clone(&arrived));
-        tokio::spawn(async move {
-            while all.next().await.is_some() {
+        drain.spawn(async move {
+            while sub.next().await.is_some() {
                 delivered.fetch_add(1, Ordering::AcqRel);
                 arrived.notify_one();
             }
-        })
-    };
+        });
+    }
     let rate = publish_all(&publisher, subjects).await?;
     let published = Instant::now();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -431,7 +433,7 @@ pub async fn matching_reference(
             break;
         }
     }
-    drain.abort();
+    drain.abort_all();
     let got = delivered.load(Ordering::Acquire);
     if got != deliveries {
         let events = events.lock().map(|e| e.join(", ")).unwrap_or_default();
