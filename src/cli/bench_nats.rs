@@ -358,8 +358,8 @@ pub async fn matching_reference(
 ) -> Result<Option<NatsMatching>, String> {
     // The publishes without subscriptions go to a server of their own: on
     // nats-server 2.9.10, subjects published before the subscriptions
-    // existed were later missing some of their deliveries, in five runs of
-    // seven (docs/performance.md "Rendezvous subjects").
+    // existed were later missing some of their deliveries, in seven runs
+    // of ten (docs/performance.md "Rendezvous subjects").
     let rate_idle = match start_nats(program, None).await? {
         Some((_idle_server, idle, _)) => publish_all(&idle, subjects).await?,
         None => return Ok(None),
