@@ -57,6 +57,10 @@ pub struct Config {
     pub exits: mqgate_exits::config::ExitsConfig,
     /// The MQTT listener for devices (docs/mqtt.md); default 127.0.0.1:1883.
     pub mqtt: crate::mqtt::config::MqttConfig,
+    /// The fault tolerance group of the gateway's single-owner roles (the
+    /// SBS server, sender channels, TEDG queue spaces; docs/rendezvous.md
+    /// "mqgate's own roles"); default none: every role runs.
+    pub fault_tolerance: Option<crate::gateway::ft::config::FaultToleranceConfig>,
     /// Where the listen addresses were set (the file's line and column, or
     /// a command-line option), for listener clash errors.
     #[serde(skip)]
@@ -80,6 +84,7 @@ impl Default for Config {
             rv: Default::default(),
             exits: Default::default(),
             mqtt: Default::default(),
+            fault_tolerance: None,
             origins: Default::default(),
         }
     }
@@ -524,6 +529,31 @@ impl fmt::Display for ConfigErrors {
 }
 
 impl std::error::Error for ConfigErrors {}
+
+impl ConfigErrors {
+    /// Problems found after the configuration file `path` was loaded (in
+    /// the files it names), each `(path, message)` placed at the setting
+    /// `path` in the file, as validation errors are; a file that cannot be
+    /// read any more leaves them without a position.
+    pub fn placed(file: &Path, problems: Vec<(String, String)>) -> ConfigErrors {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let places = locate::Places::of(&text);
+        ConfigErrors {
+            file: file.display().to_string(),
+            errors: problems
+                .into_iter()
+                .map(|(path, message)| {
+                    let (line, column) = places.at(&path);
+                    ConfigError {
+                        line,
+                        column,
+                        message: format!("{path}: {message}"),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
 
 impl Config {
     /// Parses and validates YAML text. `file` names the source in errors.

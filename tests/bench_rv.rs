@@ -139,7 +139,11 @@ fn bench_rv_matching_finds_what_brute_force_matching_finds() {
         // Columns: system, subscriptions, insert s, lookups/s, found per
         // lookup, ...
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        assert_eq!(cells[5], format!("{:.2}", found as f64 / l as f64), "{line}");
+        assert_eq!(
+            cells[5],
+            format!("{:.2}", found as f64 / l as f64),
+            "{line}"
+        );
     }
     if cfg!(feature = "nats") {
         let row = format!("| nats-server core publish | {r} |");

@@ -34,7 +34,7 @@ const TAKEOVER: Duration = Duration::from_millis(1200);
 /// (indented four spaces), if any.
 fn start(rt: &tokio::runtime::Runtime, dir: &Path, name: &str, routing: Option<&str>) -> Handle {
     let mut text = format!(
-        "queue_manager:\n  name: {name}\nhttp:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\n"
+        "queue_manager:\n  name: {name}\nhttp:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n"
     );
     if let Some(r) = routing {
         text.push_str(&format!(

@@ -31,6 +31,8 @@ pub enum BenchKind {
     Mqtt(super::bench_mqtt::MqttBenchArgs),
     /// Rendezvous subject bus: HTTP publishes to many SSE listeners, with core NATS subscribers as the reference; --certified: certified delivery round trips next to JetStream; --matching: subject matching at 1,000,000 subscriptions next to nats-server.
     Rv(super::bench_rv::RvBenchArgs),
+    /// Rendezvous distributed queue: tasks dispatched through one scheduler to 8 workers, and failover, with a JetStream work queue as the reference.
+    Dq(super::bench_dq::DqBenchArgs),
 }
 
 /// Options of `mqgate bench queue`.
@@ -56,6 +58,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
         BenchKind::Sbs(args) => return super::bench_sbs::run(args),
         BenchKind::Mqtt(args) => return super::bench_mqtt::run(args),
         BenchKind::Rv(args) => return super::bench_rv::run(args),
+        BenchKind::Dq(args) => return super::bench_dq::run(args),
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));

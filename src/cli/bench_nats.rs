@@ -1,13 +1,14 @@
-//! The NATS references of `mqgate bench channel`, `mqgate bench sbs` and
-//! `mqgate bench rv` (the `nats` feature, on by default): nats-server
-//! JetStream acknowledged publishes and core NATS publishes of the same
-//! messages, core NATS fan-out to many subscribers of one subject, and core
-//! NATS publishes to many subscriptions on one connection, in the same run.
+//! The NATS references of `mqgate bench channel`, `mqgate bench sbs`,
+//! `mqgate bench rv` and `mqgate bench dq` (the `nats` feature, on by
+//! default): nats-server JetStream acknowledged publishes and core NATS
+//! publishes of the same messages, core NATS fan-out to many subscribers of
+//! one subject, and a JetStream work queue with pull consumers, in the same
+//! run. The reference of `mqgate bench rv --matching` is
+//! src/cli/bench_nats_match.rs.
 
-use super::bench::{p99, vm_rss};
+use super::bench::p99;
 use super::bench_channel::{ChannelBenchArgs, Result1};
 use super::bench_rv::{FanoutResult, Tally};
-use super::bench_rv_match::NatsMatching;
 use super::bench_sbs::SbsResult;
 use crate::channel::sender::PIPELINE_BATCHES;
 use bytes::Bytes;
@@ -20,7 +21,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Stops the nats-server this benchmark started.
-struct NatsServer(Child);
+pub(super) struct NatsServer(Child);
+
+impl NatsServer {
+    /// The server's process id.
+    pub(super) fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
 
 impl Drop for NatsServer {
     fn drop(&mut self) {
@@ -33,7 +41,7 @@ impl Drop for NatsServer {
 /// `js_dir` when given — and connects to it: the guard that stops the
 /// server when dropped, the client and the server's URL; `Ok(None)` when
 /// the program is not installed.
-async fn start_nats(
+pub(super) async fn start_nats(
     program: &str,
     js_dir: Option<&Path>,
 ) -> Result<Option<(NatsServer, async_nats::Client, String)>, String> {
@@ -322,131 +330,98 @@ pub async fn jetstream_round_trips(
     }))
 }
 
-/// How long the server is left before its memory is read, so that what a
-/// burst of requests left behind is collected as it would be at rest.
-const SETTLE: Duration = Duration::from_secs(1);
-
-/// Core NATS publishes of `subjects` (empty payloads) as fast as the
-/// client takes them, then a flush: publishes per second from the first
-/// publish to the flush's answer, by when the server has matched every
-/// one.
-async fn publish_all(client: &async_nats::Client, subjects: &[String]) -> Result<f64, String> {
-    let started = Instant::now();
-    for s in subjects {
-        client
-            .publish(s.clone(), Bytes::new())
-            .await
-            .map_err(|e| format!("publish {s}: {e}"))?;
-    }
-    client.flush().await.map_err(|e| format!("flush: {e}"))?;
-    Ok(subjects.len() as f64 / started.elapsed().as_secs_f64())
-}
-
-/// The reference of `mqgate bench rv --matching`: `subjects` published
-/// to a nats-server with no subscription; then, on another nats-server,
-/// `patterns` subscribed on one connection (one subscription each) and the
-/// same `subjects` published from another. The subscriptions' messages
-/// are read and counted; the run fails unless they are `deliveries`, the
-/// subscribers mqgate's index found for the same subjects (both then
-/// matched the same subscriptions). `Ok(None)` when `program` is not
-/// installed.
-pub async fn matching_reference(
+/// The reference of `mqgate bench dq`: a JetStream work-queue stream (file
+/// storage in `dir`) with one durable pull consumer shared by
+/// [`WORKERS`](super::bench_dq::WORKERS) pulling clients, each on its own
+/// connection and acknowledging every task as it comes; `n` tasks
+/// published with at most `window` sent and not yet at a client (and their
+/// publish acks pipelined). Dispatch latency runs from the publish to a
+/// client's receipt. `Ok(None)` when the program is not installed.
+pub async fn jetstream_work_queue(
     program: &str,
-    patterns: &[String],
-    subjects: &[String],
-    deliveries: usize,
-) -> Result<Option<NatsMatching>, String> {
-    // The publishes without subscriptions go to a server of their own: on
-    // nats-server 2.9.10, subjects published before the subscriptions
-    // existed were later missing some of their deliveries, in seven runs
-    // of ten (docs/performance.md "Rendezvous subjects").
-    let rate_idle = match start_nats(program, None).await? {
-        Some((_idle_server, idle, _)) => publish_all(&idle, subjects).await?,
-        None => return Ok(None),
-    };
-    let Some((server, publisher, url)) = start_nats(program, None).await? else {
+    dir: &Path,
+    n: usize,
+    window: usize,
+) -> Result<Option<super::bench_dq::Dispatch>, String> {
+    use super::bench_dq::{Receipts, WORKERS};
+    use async_nats::jetstream::consumer::{AckPolicy, pull};
+    use async_nats::jetstream::stream::{RetentionPolicy, StorageType};
+    let Some((_server, client, url)) = start_nats(program, Some(dir)).await? else {
         return Ok(None);
     };
-    // What happened to the subscribing connection (a slow consumer, a
-    // reconnection), for the error when deliveries are missing.
-    let events = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = Arc::clone(&events);
-    let subscriber = async_nats::ConnectOptions::new()
-        .event_callback(move |event| {
-            let seen = Arc::clone(&seen);
-            async move {
-                if let Ok(mut seen) = seen.lock() {
-                    seen.push(event.to_string());
-                }
-            }
+    let js = async_nats::jetstream::new(client);
+    let stream = js
+        .create_stream(async_nats::jetstream::stream::Config {
+            name: "BENCHDQ".into(),
+            subjects: vec!["bench.dq".into()],
+            storage: StorageType::File,
+            retention: RetentionPolicy::WorkQueue,
+            ..Default::default()
         })
-        .connect(&url)
         .await
-        .map_err(|e| format!("connect: {e}"))?;
-    subscriber
-        .flush()
+        .map_err(|e| format!("JetStream stream: {e}"))?;
+    stream
+        .create_consumer(pull::Config {
+            durable_name: Some("workers".into()),
+            ack_policy: AckPolicy::Explicit,
+            max_ack_pending: 8 * 1024,
+            ..Default::default()
+        })
         .await
-        .map_err(|e| format!("flush: {e}"))?;
-    tokio::time::sleep(SETTLE).await;
-    let pid = server.0.id().to_string();
-    let before = vm_rss(&pid)?;
-    let started = Instant::now();
-    let mut subs = Vec::with_capacity(patterns.len());
-    for p in patterns {
-        subs.push(
-            subscriber
-                .subscribe(p.clone())
-                .await
-                .map_err(|e| format!("subscribe {p}: {e}"))?,
-        );
-    }
-    subscriber
-        .flush()
-        .await
-        .map_err(|e| format!("flush: {e}"))?;
-    let subscribe = started.elapsed();
-    tokio::time::sleep(SETTLE).await;
-    let grown = vm_rss(&pid)? as f64 - before as f64;
-
-    let delivered = Arc::new(AtomicUsize::new(0));
-    let arrived = Arc::new(tokio::sync::Notify::new());
-    // A task per subscription: a stream merging 100,000 subscriptions
-    // fell far behind the connection under load.
-    let mut drain = tokio::task::JoinSet::new();
-    for mut sub in subs {
-        let (delivered, arrived) = (Arc::clone(&delivered), Arc::clone(&arrived));
-        drain.spawn(async move {
-            while sub.next().await.is_some() {
-                delivered.fetch_add(1, Ordering::AcqRel);
-                arrived.notify_one();
-            }
-        });
-    }
-    let rate = publish_all(&publisher, subjects).await?;
-    let published = Instant::now();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    while delivered.load(Ordering::Acquire) < deliveries {
-        if tokio::time::timeout_at(deadline, arrived.notified())
+        .map_err(|e| format!("JetStream consumer: {e}"))?;
+    let seen = Receipts::new(n);
+    let mut pullers = Vec::new();
+    for _ in 0..WORKERS {
+        // Each puller on its own connection, as separate worker processes.
+        let c = async_nats::connect(&url)
             .await
-            .is_err()
+            .map_err(|e| format!("connect: {e}"))?;
+        let consumer: async_nats::jetstream::consumer::PullConsumer = async_nats::jetstream::new(c)
+            .get_stream("BENCHDQ")
+            .await
+            .map_err(|e| format!("JetStream stream: {e}"))?
+            .get_consumer("workers")
+            .await
+            .map_err(|e| format!("JetStream consumer: {e}"))?;
+        let seen = Arc::clone(&seen);
+        pullers.push(tokio::spawn(async move {
+            let Ok(mut messages) = consumer.messages().await else {
+                return;
+            };
+            while let Some(Ok(m)) = messages.next().await {
+                if let Some(k) = std::str::from_utf8(&m.payload)
+                    .ok()
+                    .and_then(|s| s.parse::<usize>().ok())
+                {
+                    seen.received(k);
+                }
+                let _ = m.ack().await;
+            }
+        }));
+    }
+    let mut acks = VecDeque::new();
+    for k in 0..n {
+        if k >= window {
+            seen.wait_for(k + 1 - window).await?;
+        }
+        seen.sending(k);
+        let ack = js
+            .publish("bench.dq", Bytes::from(k.to_string()))
+            .await
+            .map_err(|e| format!("JetStream publish: {e}"))?;
+        acks.push_back(ack);
+        if acks.len() >= 256
+            && let Some(a) = acks.pop_front()
         {
-            break;
+            a.await.map_err(|e| format!("JetStream ack: {e}"))?;
         }
     }
-    drain.abort_all();
-    let got = delivered.load(Ordering::Acquire);
-    if got != deliveries {
-        let events = events.lock().map(|e| e.join(", ")).unwrap_or_default();
-        return Err(format!(
-            "nats-server delivered {got} messages where mqgate's index found {deliveries} subscribers for the same subjects ({:.1} s after the last publish; the subscribing connection received {} messages, its events: {events})",
-            published.elapsed().as_secs_f64(),
-            subscriber.statistics().in_messages.load(Ordering::Relaxed)
-        ));
+    for a in acks {
+        a.await.map_err(|e| format!("JetStream ack: {e}"))?;
     }
-    Ok(Some(NatsMatching {
-        subscribe,
-        rate,
-        rate_idle,
-        rss: grown / patterns.len().max(1) as f64,
-    }))
+    seen.wait_for(n).await?;
+    for p in pullers {
+        p.abort();
+    }
+    Ok(Some(seen.dispatch(n)))
 }

@@ -289,7 +289,7 @@ async fn mqgate_scenarios(args: &RvBenchArgs, dir: &Path) -> Result<Vec<FanoutRe
     // Queues long enough that back-to-back publishing loses nothing.
     let queue = n.clamp(1024, LIMIT_LISTENER_QUEUE);
     let yaml = format!(
-        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nrv:\n  listener_queue: {queue}\n"
+        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\nrv:\n  listener_queue: {queue}\n"
     );
     let mut config = Config::from_yaml(&yaml, "bench").map_err(|e| e.to_string())?;
     config.storage.data_dir = dir.join("data");

@@ -46,7 +46,7 @@ pub(super) async fn bench(args: &RvBenchArgs, dir: &Path) -> Result<(), String> 
     println!("| system | ledger | round trips/s | p99 round trip ms |");
     println!("|---|---|---:|---:|");
     let mut config = Config::from_yaml(
-        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\n",
+        "http:\n  listen: 127.0.0.1:0\nlistener:\n  listen: 127.0.0.1:0\nmqtt:\n  listen: 127.0.0.1:0\n",
         "bench",
     )
     .map_err(|e| e.to_string())?;

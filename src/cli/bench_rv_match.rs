@@ -139,8 +139,14 @@ pub(super) async fn bench(args: &RvBenchArgs) -> Result<(), String> {
         );
     }
     #[cfg(feature = "nats")]
-    use super::bench_nats::matching_reference;
-    match matching_reference(&args.nats_server, &patterns[..r], &small_subjects, small.found).await
+    use super::bench_nats_match::matching_reference;
+    match matching_reference(
+        &args.nats_server,
+        &patterns[..r],
+        &small_subjects,
+        small.found,
+    )
+    .await
     {
         Ok(Some(nats)) => {
             println!(

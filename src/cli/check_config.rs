@@ -7,17 +7,21 @@ use std::process::ExitCode;
 /// Prints `FILE: OK`, or every error as `FILE:LINE:COLUMN: message` on stderr
 /// and exits 1. The Tuxedo DMCONFIG and the MessageQ group initialization
 /// file the configuration names are read and checked too (their errors name
-/// their own file, line and column).
+/// their own file, line and column), and the `fault_tolerance` roles
+/// against them (placed in the configuration file).
 pub fn run(file: PathBuf) -> ExitCode {
     match Config::load(&file) {
         Ok(mut c) => {
-            if let Err(errors) = crate::tedg::load_from_config(&mut c) {
-                for e in &errors {
-                    eprintln!("{e}");
+            let tedg = match crate::tedg::load_from_config(&mut c) {
+                Ok(t) => t,
+                Err(errors) => {
+                    for e in &errors {
+                        eprintln!("{e}");
+                    }
+                    eprintln!("{}: {} error(s)", file.display(), errors.len());
+                    return ExitCode::FAILURE;
                 }
-                eprintln!("{}: {} error(s)", file.display(), errors.len());
-                return ExitCode::FAILURE;
-            }
+            };
             let messageq = match crate::sbs::load_from_config(&mut c) {
                 Ok(m) => m,
                 Err(errors) => {
@@ -28,6 +32,22 @@ pub fn run(file: PathBuf) -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            if let Some(ft) = &c.fault_tolerance {
+                let problems = crate::gateway::ft::config::loaded_problems(
+                    ft,
+                    messageq.as_ref(),
+                    tedg.as_ref(),
+                )
+                .into_iter()
+                .map(|(path, message)| (format!("fault_tolerance.{path}"), message))
+                .collect::<Vec<_>>();
+                if !problems.is_empty() {
+                    let e = crate::config::ConfigErrors::placed(&file, problems);
+                    eprintln!("{e}");
+                    eprintln!("{}: {} error(s)", file.display(), e.errors.len());
+                    return ExitCode::FAILURE;
+                }
+            }
             let mut line = format!(
                 "{}: OK (queue manager {}, {} queue definitions",
                 file.display(),
@@ -39,6 +59,12 @@ pub fn run(file: PathBuf) -> ExitCode {
                     ", MessageQ group {}, SBS server {}",
                     m.queues.group(),
                     if m.enable_sbs { "on" } else { "off" }
+                ));
+            }
+            if let Some(ft) = &c.fault_tolerance {
+                line.push_str(&format!(
+                    ", fault tolerance group {} weight {}",
+                    ft.group, ft.weight
                 ));
             }
             line.push(')');

@@ -139,7 +139,11 @@ pub fn run(cmd: DqCommand) -> ExitCode {
 /// The refusal in a gateway's error answer.
 fn refusal(code: u16, v: &Value) -> String {
     let st = &v["tibrv_status"];
-    match (v["message"].as_str(), st["name"].as_str(), st["number"].as_u64()) {
+    match (
+        v["message"].as_str(),
+        st["name"].as_str(),
+        st["number"].as_u64(),
+    ) {
         (Some(m), Some(name), Some(n)) => format!("{m} ({name} {n})"),
         _ => format!("HTTP {code}"),
     }
@@ -154,9 +158,12 @@ fn post(gw: &Gateway, path: &str, body: Option<&Value>) -> Result<Value, (u8, St
         None => req.call(),
     };
     match res {
-        Ok(r) => r
-            .into_json()
-            .map_err(|e| (EXIT_UNREACHABLE, format!("the gateway's answer is not JSON: {e}"))),
+        Ok(r) => r.into_json().map_err(|e| {
+            (
+                EXIT_UNREACHABLE,
+                format!("the gateway's answer is not JSON: {e}"),
+            )
+        }),
         Err(ureq::Error::Status(code, r)) => {
             let v: Value = r.into_json().unwrap_or(Value::Null);
             Err((EXIT_REFUSED, refusal(code, &v)))
@@ -192,12 +199,19 @@ fn member(
         "scheduler_activation_s": m.activation,
         "complete_time_s": m.complete_time,
     });
-    let joined = match post(&gw, &format!("/v1/rv/dq/{}/members", segment(&m.queue)), Some(&body)) {
+    let joined = match post(
+        &gw,
+        &format!("/v1/rv/dq/{}/members", segment(&m.queue)),
+        Some(&body),
+    ) {
         Ok(v) => v,
         Err((code, text)) => return fail(code, text),
     };
     let Some(id) = joined["member"].as_str().map(str::to_string) else {
-        return fail(EXIT_UNREACHABLE, "the gateway's answer has no member id".into());
+        return fail(
+            EXIT_UNREACHABLE,
+            "the gateway's answer has no member id".into(),
+        );
     };
     let stream = match gw
         .request("GET", &format!("/v1/rv/dq/members/{}/tasks", segment(&id)))
@@ -256,7 +270,12 @@ fn member(
                     }
                 );
             }
-            "end" => return fail(EXIT_UNREACHABLE, format!("the gateway ended the stream: {}", e.data)),
+            "end" => {
+                return fail(
+                    EXIT_UNREACHABLE,
+                    format!("the gateway ended the stream: {}", e.data),
+                );
+            }
             _ => {}
         }
         if let Some(n) = worker.and_then(|w| w.count)
@@ -302,8 +321,8 @@ impl Shared {
         let Some((program, args)) = command.split_first() else {
             return;
         };
-        let child = Command::new(program)
-            .args(args)
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .env("MQGATE_DQ_MEMBER", &self.id)
             .env("MQGATE_DQ_TASK", n.to_string())
             .env("MQGATE_DQ_SUBJECT", msg["subject"].as_str().unwrap_or(""))
@@ -311,8 +330,9 @@ impl Shared {
                 "MQGATE_DQ_CERTIFIED",
                 if v["certified"] == true { "1" } else { "0" },
             )
-            .stdin(Stdio::piped())
-            .spawn();
+            .stdin(Stdio::piped());
+        die_with_parent(&mut cmd);
+        let child = cmd.spawn();
         let status = match child {
             Ok(mut c) => {
                 if let Some(mut s) = c.stdin.take() {
@@ -327,7 +347,9 @@ impl Shared {
             Ok(s) if s.success() => false,
             Ok(s) if s.code() == Some(EXIT_RELEASE) => true,
             Ok(s) => {
-                eprintln!("mqgate dq worker: task {n}: {program} ended with {s}; reported complete");
+                eprintln!(
+                    "mqgate dq worker: task {n}: {program} ended with {s}; reported complete"
+                );
                 false
             }
             Err(e) => {
@@ -336,10 +358,7 @@ impl Shared {
             }
         };
         let verb = if release { "release" } else { "complete" };
-        let path = format!(
-            "/v1/rv/dq/members/{}/tasks/{n}/{verb}",
-            segment(&self.id)
-        );
+        let path = format!("/v1/rv/dq/members/{}/tasks/{n}/{verb}", segment(&self.id));
         match post(&self.gw, &path, None) {
             Ok(_) => {
                 if !release {
@@ -353,6 +372,30 @@ impl Shared {
             }
         }
     }
+}
+
+/// On Linux, COMMAND gets PR_SET_PDEATHSIG (SIGKILL): when `mqgate dq
+/// worker` dies, its member leaves and the scheduler gives the task to
+/// another worker, so the command must not run on beside it. (The signal
+/// follows the thread that starts the command; that thread waits for it.)
+fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the child between fork and exec and
+        // calls only prctl, which is async-signal-safe and touches no
+        // memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
 }
 
 /// The bytes of the first field named DATA, Data or data of a message's
@@ -389,7 +432,8 @@ mod tests {
             {"name": "Data", "type": "opaque", "value": "aGk="},
             {"name": "DATA", "type": "string", "value": "second"}]});
         assert_eq!(data_field(&m), b"hi");
-        let m = json!({"subject": "Q", "fields": [{"name": "DATA", "type": "string", "value": "x y"}]});
+        let m =
+            json!({"subject": "Q", "fields": [{"name": "DATA", "type": "string", "value": "x y"}]});
         assert_eq!(data_field(&m), b"x y");
         assert!(data_field(&json!({"subject": "Q"})).is_empty());
     }

@@ -2,9 +2,12 @@
 
 mod bench;
 mod bench_channel;
+mod bench_dq;
 mod bench_mqtt;
 #[cfg(feature = "nats")]
 mod bench_nats;
+#[cfg(feature = "nats")]
+mod bench_nats_match;
 mod bench_rv;
 mod bench_rv_cm;
 mod bench_rv_match;
@@ -224,7 +227,10 @@ mod tests {
                 with(&["bench", "rv", "--matching"], &["--lookups", "10000001"]),
                 "--lookups",
             ),
-            (with(&["bench", "rv", "--matching"], &["--certified"]), "--certified"),
+            (
+                with(&["bench", "rv", "--matching"], &["--certified"]),
+                "--certified",
+            ),
         ];
         for (args, named) in refused {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();

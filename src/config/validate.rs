@@ -110,6 +110,11 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     for (key, message) in config.rv.bridge_problems() {
         err(&format!("rv.{key}"), message);
     }
+    if let Some(ft) = &config.fault_tolerance {
+        for (key, message) in ft.problems(config) {
+            err(&format!("fault_tolerance.{key}"), message);
+        }
+    }
     crate::rpc::check::check_config(&config.rpc, &mut err);
     check_exits(&config.exits, &mut err);
 

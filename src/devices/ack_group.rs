@@ -21,10 +21,12 @@ pub struct AckGroup {
 }
 
 impl AckGroup {
-    /// Starts the committer over `mqi`, as a request task of the gateway.
+    /// Starts the committer over `mqi`. It serves requests but is not one:
+    /// it runs with the timers, so a stop drains the requests (whose acks it
+    /// still commits) without waiting for it, and ends it with the rest.
     pub fn start(mqi: Mqi) -> AckGroup {
         let (tx, rx) = mpsc::unbounded_channel();
-        mqi.tasks().spawn_request(commit_loop(mqi.clone(), rx));
+        mqi.tasks().spawn_timer(commit_loop(mqi.clone(), rx));
         AckGroup { tx }
     }
 

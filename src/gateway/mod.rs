@@ -16,6 +16,7 @@
 //! that started it awaits and which ends on its own. [`Handle::stop`] returns only when every
 //! owned task has ended (docs/config.md "Stopping").
 
+pub mod ft;
 mod http;
 mod stop;
 
@@ -98,6 +99,11 @@ pub enum StartError {
     /// gateways").
     #[error("{0}")]
     RvRouting(String),
+    /// A role of `fault_tolerance.roles` names what the loaded group
+    /// initialization file or DMCONFIG does not have: one line per problem,
+    /// `fault_tolerance.PATH: what` (docs/config.md `fault_tolerance`).
+    #[error("{}", .0.join("\n"))]
+    FaultTolerance(Vec<String>),
 }
 
 impl StartError {
@@ -110,6 +116,7 @@ impl StartError {
                 | StartError::Tuxedo(_)
                 | StartError::MessageQ(_)
                 | StartError::MqttPasswords(_)
+                | StartError::FaultTolerance(_)
         )
     }
 }
@@ -159,6 +166,8 @@ struct Running {
     rv_dq: crate::rv::dq::DistributedQueues,
     /// The routing daemon, when `rv.routing` is set.
     routing: Option<crate::rv::route::service::Routing>,
+    /// The fault tolerance roles, when `fault_tolerance` is set.
+    ft: Option<ft::FtRoles>,
     tasks: Tasks,
     /// Tells the channel listener, receiver connections and sender channels to stop.
     stop_channels: watch::Sender<bool>,
@@ -215,6 +224,23 @@ impl Gateway {
         }
         let tedg = crate::tedg::load_from_config(&mut config).map_err(StartError::Tuxedo)?;
         let messageq = crate::sbs::load_from_config(&mut config).map_err(StartError::MessageQ)?;
+        if let Some(f) = &config.fault_tolerance {
+            let problems = ft::config::loaded_problems(f, messageq.as_ref(), tedg.as_ref());
+            if !problems.is_empty() {
+                return Err(StartError::FaultTolerance(
+                    problems
+                        .into_iter()
+                        .map(|(path, message)| format!("fault_tolerance.{path}: {message}"))
+                        .collect(),
+                ));
+            }
+        }
+        let ft_config = config.fault_tolerance.clone();
+        let sbs_is_role = ft_config.as_ref().is_some_and(|c| c.roles.sbs_server);
+        let qspace_role = ft_config
+            .as_ref()
+            .filter(|c| !c.roles.tedg.is_empty())
+            .map(|c| Arc::new(crate::tedg::QspaceRole::new(c.roles.tedg.clone())));
         let config_for_open = config.clone();
         let qm = tokio::task::spawn_blocking(move || open_queue_manager(&config_for_open))
             .await
@@ -255,7 +281,13 @@ impl Gateway {
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
-        let messageq = messageq.map(|loaded| crate::sbs::start(&mqi, loaded));
+        let (messageq, sbs_server) = match messageq {
+            Some(loaded) => {
+                let (group, server) = crate::sbs::start(&mqi, loaded, sbs_is_role);
+                (Some(group), server)
+            }
+            None => (None, None),
+        };
         let tasks = mqi.tasks();
         let rv = crate::rv::Bus::new(&config.rv);
         let rv_cm = crate::rv::cm::CmTransports::start(&rv, &mqi).await;
@@ -265,8 +297,19 @@ impl Gateway {
         let rv_dq = crate::rv::dq::DistributedQueues::start(&rv, &rv_cm, &tasks);
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
-        let channel_listener =
-            start_channels(&config, &mqi, &board, channel_listener, &stop_rx).await;
+        let sender_roles: Vec<String> = ft_config
+            .as_ref()
+            .map(|c| c.roles.sender_channels.clone())
+            .unwrap_or_default();
+        let channel_listener = start_channels(
+            &config,
+            &mqi,
+            &board,
+            channel_listener,
+            &stop_rx,
+            &sender_roles,
+        )
+        .await;
         let routing = match &config.rv.routing {
             Some(r) => Some(
                 crate::rv::route::service::start(r, &rv, routing_listener, &tasks, stop_rx.clone())
@@ -274,6 +317,16 @@ impl Gateway {
             ),
             None => None,
         };
+        let ft_service = crate::rv::ft::FtService::new(&rv, &tasks);
+        let ft_roles = ft::start(
+            &config,
+            &mqi,
+            &board,
+            &ft_service,
+            sbs_server,
+            qspace_role.clone(),
+            stop_rx.clone(),
+        );
         tracing::info!(
             queue_manager = %qm.name(),
             http = %config.http.listen,
@@ -284,7 +337,7 @@ impl Gateway {
         );
         let app = routes(
             &config,
-            tedg,
+            tedg.map(|t| (t, qspace_role)),
             messageq.as_ref(),
             &mqi,
             Arc::clone(&board),
@@ -293,9 +346,8 @@ impl Gateway {
                 .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
                 .merge(crate::http::rv::dq::routes(rv_dq.clone()))
                 .merge(crate::http::rv_routing::routes(routing.clone()))
-                .merge(crate::http::rv_ft::routes(crate::rv::ft::FtService::new(
-                    &rv, &tasks,
-                ))),
+                .merge(crate::http::rv_ft::routes(ft_service))
+                .merge(crate::http::fault_tolerance::routes(ft_roles.clone())),
         );
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -336,6 +388,7 @@ impl Gateway {
                 rv_cm,
                 rv_dq,
                 routing,
+                ft: ft_roles,
                 tasks,
                 stop_channels,
                 stop_http,
@@ -370,8 +423,10 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 }
 
 /// Starts the channel listener with the receiver channels of `config`, and
-/// every sender channel, all working through `mqi` (so the queue exits of
-/// the `exits:` section run for their puts); returns the listener's task.
+/// every sender channel but those in `roles` (fault tolerance roles, which
+/// start when the gateway activates, src/gateway/ft/), all working through
+/// `mqi` (so the queue exits of the `exits:` section run for their puts);
+/// returns the listener's task.
 /// The receiver channels' stored sequence numbers are on `board` when this
 /// returns (before the HTTP API serves `GET /v1/status`).
 async fn start_channels(
@@ -380,6 +435,7 @@ async fn start_channels(
     board: &Arc<StatusBoard>,
     listener: TcpListener,
     stop: &watch::Receiver<bool>,
+    roles: &[String],
 ) -> JoinHandle<Option<()>> {
     let tasks = mqi.tasks();
     let receivers: Vec<_> = config
@@ -396,7 +452,9 @@ async fn start_channels(
     receivers.show_stored_seqs().await;
     let listener_task = tasks.spawn(TaskGroup::Channels, receivers.serve(listener, stop.clone()));
     for c in &config.channels {
-        if let ChannelDef::Sender(def) = c {
+        if let ChannelDef::Sender(def) = c
+            && !roles.contains(&def.name)
+        {
             let channel = SenderChannel::new(mqi.clone(), Arc::clone(board), def.clone())
                 .with_exits(&config.exits);
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
@@ -410,20 +468,23 @@ async fn start_channels(
 /// `http.allowed_origins` and `http.allowed_hosts` (src/http/guard.rs).
 fn routes(
     config: &Config,
-    tedg: Option<crate::tedg::Loaded>,
+    tedg: Option<(crate::tedg::Loaded, Option<Arc<crate::tedg::QspaceRole>>)>,
     messageq: Option<&crate::sbs::Group>,
     mqi: &Mqi,
     channels: Arc<StatusBoard>,
     rpc: &Arc<RpcService>,
     rv_routes: axum::Router,
 ) -> axum::Router {
-    let tedg_routes = tedg.map(|loaded| {
-        let t = crate::tedg::Tedg::new(
+    let tedg_routes = tedg.map(|(loaded, role)| {
+        let mut t = crate::tedg::Tedg::new(
             loaded,
             mqi.clone(),
             Arc::new(crate::tedg::clock::SystemClock),
             config.http.lease_ms,
         );
+        if let Some(role) = role {
+            t = t.with_role(role);
+        }
         crate::tedg::http::routes(crate::tedg::http::TedgState {
             tedg: Arc::new(t),
             max_wait_ms: config.http.max_wait_ms,
@@ -493,6 +554,13 @@ impl Handle {
     /// after [`Handle::stop`].
     pub fn rv_routing(&self) -> Option<crate::rv::route::service::Routing> {
         self.running.as_ref().and_then(|r| r.routing.clone())
+    }
+
+    /// The fault tolerance roles (docs/rendezvous.md "mqgate's own
+    /// roles"), when `fault_tolerance` is set: the group, the member and
+    /// whether the roles run. `None` after [`Handle::stop`].
+    pub fn fault_tolerance(&self) -> Option<ft::FtRoles> {
+        self.running.as_ref().and_then(|r| r.ft.clone())
     }
 
     /// A count of the gateway's running tasks, valid after [`Handle::stop`].

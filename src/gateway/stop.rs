@@ -148,8 +148,14 @@ async fn finish(r: Running) {
         store,
         exits,
         rpc,
+        rv_cm,
+        rv_dq,
+        routing,
         ..
     } = r;
+    // What holds the queue manager besides the tasks goes first: the
+    // store below closes only when the last reference is gone.
+    drop((rv_dq, rv_cm, routing));
     let terminated = tokio::task::spawn_blocking(move || {
         exits.terminate();
         // The last reference: the RPC exit chains end with it.

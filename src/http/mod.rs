@@ -5,6 +5,7 @@ mod channels;
 mod devices;
 mod error;
 mod fallback;
+pub mod fault_tolerance;
 pub mod guard;
 mod lists;
 pub mod md_json;

@@ -176,8 +176,14 @@ fn check_xmit_queues(config: &Config, bus: &bus::Bus) -> Result<(), Vec<String>>
 
 /// Starts group `loaded`: the reaper of its attachments and, when
 /// `ENABLE_SBS`, its SBS server, as tasks of the gateway that end when the
-/// gateway stops.
-pub fn start(mqi: &Mqi, loaded: Loaded) -> Group {
+/// gateway stops. With `server_is_role` the SBS server is a fault tolerance
+/// role (docs/rendezvous.md "mqgate's own roles"): it is returned, not
+/// started, for the gateway to run while it is the group's active member.
+pub fn start(
+    mqi: &Mqi,
+    loaded: Loaded,
+    server_is_role: bool,
+) -> (Group, Option<server::SbsServer>) {
     let attachments = Arc::new(attach::Attachments::new(
         loaded.attach.clone(),
         Arc::clone(&loaded.queues),
@@ -185,6 +191,7 @@ pub fn start(mqi: &Mqi, loaded: Loaded) -> Group {
     ));
     mqi.tasks()
         .spawn(TaskGroup::Timers, Arc::clone(&attachments).reaper());
+    let mut role = None;
     if loaded.enable_sbs {
         let server = server::SbsServer::new(
             mqi.clone(),
@@ -192,15 +199,22 @@ pub fn start(mqi: &Mqi, loaded: Loaded) -> Group {
             Arc::clone(&attachments),
             loaded.durable_registrations,
         );
-        mqi.tasks().spawn(TaskGroup::Requests, server.run());
+        if server_is_role {
+            role = Some(server);
+        } else {
+            mqi.tasks().spawn(TaskGroup::Requests, server.run());
+        }
     } else {
         tracing::info!(
             group = loaded.queues.group(),
             "ENABLE_SBS NO: no SBS server"
         );
     }
-    Group {
-        loaded,
-        attachments,
-    }
+    (
+        Group {
+            loaded,
+            attachments,
+        },
+        role,
+    )
 }

@@ -34,6 +34,7 @@ use mqgate_codecs::pams::{Mot, PamsHeader, QAddress};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// How long one get on queue 99 waits before it is issued again.
 const GET_WAIT: Duration = Duration::from_secs(60);
@@ -52,6 +53,8 @@ pub struct SbsServer {
     attachments: Arc<Attachments>,
     /// `messageq.durable_registrations`.
     durable: bool,
+    /// The durable registrations were read back (once per server).
+    restored: bool,
 }
 
 /// The MQMD of a PAMS message: Format MQGPAMS, Encoding 273 (the header's
@@ -96,6 +99,7 @@ impl SbsServer {
             seqs: Sequences::new(),
             attachments,
             durable,
+            restored: false,
         }
     }
 
@@ -150,33 +154,48 @@ impl SbsServer {
         }
     }
 
-    /// Serves queue 99 until the queue manager stops (2161 / 2162). Each
-    /// message is taken in a unit of work that also holds what the server
-    /// puts for it (replies, a dead-letter, a message passed to another
-    /// group's server) and, with durable registrations, the registrations
-    /// it changed: a persistent request is served exactly once even when
-    /// the gateway is killed while serving it (IBM MQ "Units of work";
-    /// docs/messageq.md "Durable registrations").
-    pub async fn run(mut self) {
+    /// Serves queue 99 until the queue manager stops (2161 / 2162).
+    /// [`SbsServer::serve_until`] without a stop of its own.
+    pub async fn run(self) {
+        self.serve_until(CancellationToken::new()).await;
+    }
+
+    /// Serves queue 99 until the queue manager stops (2161 / 2162) or
+    /// `stop` is cancelled, then returns the server with its registrations,
+    /// so that it can serve again later (a fault tolerance role that is
+    /// deactivated and activated again, docs/rendezvous.md "mqgate's own
+    /// roles"). Each message is taken in a unit of work that also holds
+    /// what the server puts for it (replies, a dead-letter, a message
+    /// passed to another group's server) and, with durable registrations,
+    /// the registrations it changed: a persistent request is served
+    /// exactly once even when the gateway is killed while serving it (IBM
+    /// MQ "Units of work"; docs/messageq.md "Durable registrations"). A
+    /// stop while a message is being served takes effect once it is
+    /// served; a stop while the get waits backs the empty unit out.
+    pub async fn serve_until(mut self, stop: CancellationToken) -> Self {
         let name = self.queues.sbs_queue();
         let obj = match self.mqi.open(&name, "") {
             Ok(o) => o,
             Err(e) => {
                 tracing::error!(queue = %name, mqrc = e.mqrc.0, error = %e.message, "SBS server cannot open its queue; not started");
-                return;
+                return self;
             }
         };
-        if self.durable {
+        if self.durable && !self.restored {
             self.restore().await;
+            self.restored = true;
         }
         tracing::info!(queue = %name, group = self.queues.group(), durable = self.durable, "SBS server started");
-        loop {
+        while !stop.is_cancelled() {
             let uow = match self.mqi.begin(None) {
                 Ok(u) => u,
                 Err(e) if stopping(e.mqrc) => break,
                 Err(e) => {
                     tracing::warn!(queue = %name, mqrc = e.mqrc.0, error = %e.message, "SBS server cannot begin a unit of work");
-                    tokio::time::sleep(RETRY_PAUSE).await;
+                    tokio::select! {
+                        () = tokio::time::sleep(RETRY_PAUSE) => {}
+                        () = stop.cancelled() => break,
+                    }
                     continue;
                 }
             };
@@ -185,11 +204,15 @@ impl SbsServer {
                 max_wait: GET_WAIT,
                 ..GetRequest::default()
             };
-            match self
-                .mqi
-                .get(&obj, req, GetMode::Destructive { uow: Some(uow) })
-                .await
-            {
+            let got = tokio::select! {
+                got = self.mqi.get(&obj, req, GetMode::Destructive { uow: Some(uow) }) => got,
+                () = stop.cancelled() => {
+                    // Whatever the dropped get may have taken returns.
+                    let _ = self.mqi.backout(uow).await;
+                    break;
+                }
+            };
+            match got {
                 Ok(got) => self.serve(got.message, uow).await,
                 Err(e) => {
                     // Nothing was taken: the unit holds nothing to undo.
@@ -201,11 +224,15 @@ impl SbsServer {
                         break;
                     }
                     tracing::warn!(queue = %name, mqrc = e.mqrc.0, error = %e.message, "SBS server get failed");
-                    tokio::time::sleep(RETRY_PAUSE).await;
+                    tokio::select! {
+                        () = tokio::time::sleep(RETRY_PAUSE) => {}
+                        () = stop.cancelled() => break,
+                    }
                 }
             }
         }
         tracing::info!(queue = %name, "SBS server stopped");
+        self
     }
 
     /// One message of queue 99, taken under unit of work `uow`: a broadcast

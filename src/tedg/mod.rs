@@ -233,6 +233,48 @@ pub struct Tedg {
     id_seq: AtomicU64,
     client_id: String,
     lease_ms: u64,
+    /// The queue spaces served only while the gateway is the active member
+    /// of its fault tolerance group, if any.
+    role: Option<Arc<QspaceRole>>,
+}
+
+/// Queue spaces that are a fault tolerance role (docs/rendezvous.md
+/// "mqgate's own roles"): the TEDG serves them only while the gateway is
+/// the active member of its group. Clones of the `Arc` share the switch.
+#[derive(Debug)]
+pub struct QspaceRole {
+    qspaces: Vec<String>,
+    held: std::sync::atomic::AtomicBool,
+}
+
+impl QspaceRole {
+    /// The role of queue spaces `qspaces` (QSPACE names), not held.
+    pub fn new(qspaces: Vec<String>) -> QspaceRole {
+        QspaceRole {
+            qspaces,
+            held: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The queue spaces of the role.
+    pub fn qspaces(&self) -> &[String] {
+        &self.qspaces
+    }
+
+    /// Serves the queue spaces (`true`) or stops serving them.
+    pub fn set_held(&self, held: bool) {
+        self.held.store(held, Ordering::SeqCst);
+    }
+
+    /// Whether the gateway serves them now.
+    pub fn held(&self) -> bool {
+        self.held.load(Ordering::SeqCst)
+    }
+
+    /// Whether queue space `qspace` is of the role and not served now.
+    fn refuses(&self, qspace: &str) -> bool {
+        !self.held() && self.qspaces.iter().any(|q| q == qspace)
+    }
 }
 
 impl Tedg {
@@ -277,7 +319,33 @@ impl Tedg {
             id_seq: AtomicU64::new(1),
             client_id,
             lease_ms,
+            role: None,
         }
+    }
+
+    /// Serves the queue spaces of `role` only while it is held: a
+    /// tpenqueue to one of them fails with TPENOENT otherwise, and `next`
+    /// on an RTQ queue that only such queue spaces name fails with 2016
+    /// MQRC_GET_INHIBITED (docs/tuxedo.md "Fault tolerance").
+    pub fn with_role(mut self, role: Arc<QspaceRole>) -> Tedg {
+        self.role = Some(role);
+        self
+    }
+
+    /// Whether RTQ queue `group`/`name` is named only by queue spaces of
+    /// the role that are not served now.
+    fn queue_refused(&self, group: &str, name: &str) -> bool {
+        let Some(role) = &self.role else {
+            return false;
+        };
+        let mut naming = self
+            .dm
+            .remote_services
+            .qspaces
+            .iter()
+            .filter(|q| q.rtq_group == group && q.rtq_name == name)
+            .peekable();
+        naming.peek().is_some() && naming.all(|q| role.refuses(&q.name))
     }
 
     /// The field table for FML32 JSON, if configured.
@@ -362,6 +430,16 @@ impl Tedg {
                 data: &req.data,
             },
         )?;
+        if self.role.as_ref().is_some_and(|r| r.refuses(&req.qspace)) {
+            // tpenqueue(3c): TPENOENT, "the qspace is not available".
+            return Err(TpFailure {
+                error: TpError::tperrno(Tperrno::TPENOENT),
+                message: format!(
+                    "queue space {} is served by the active gateway of this gateway's fault tolerance group; this gateway is not active",
+                    req.qspace
+                ),
+            });
+        }
         if req.encrypted {
             return Err(TedgFailure::Decryption.into());
         }
@@ -511,9 +589,11 @@ impl Tedg {
     /// exits run once and the server sees what after_get left. Acknowledge
     /// with [`Tedg::ack`], back out with [`Tedg::backout`].
     ///
-    /// Errors: 2085 for a queue no QSPACE names; 2033 when nothing became
-    /// due; 2195 when after_get left data that is no RTQ request (the lease
-    /// is backed out); the queue interface's get errors.
+    /// Errors: 2085 for a queue no QSPACE names; 2016 when only queue
+    /// spaces of a fault tolerance role not held now name it
+    /// ([`Tedg::with_role`]); 2033 when nothing became due; 2195 when
+    /// after_get left data that is no RTQ request (the lease is backed
+    /// out); the queue interface's get errors.
     pub async fn next(
         &self,
         group: &str,
@@ -526,6 +606,14 @@ impl Tedg {
             return Err(QmError::new(
                 Mqrc::UNKNOWN_OBJECT_NAME,
                 format!("no QSPACE names RTQ queue {group}/{name}"),
+            ));
+        }
+        if self.queue_refused(group, name) {
+            return Err(QmError::new(
+                Mqrc::GET_INHIBITED,
+                format!(
+                    "RTQ queue {group}/{name} belongs to queue spaces served by the active gateway of this gateway's fault tolerance group; this gateway is not active"
+                ),
             ));
         }
         let obj = self.mqi.open(&qm_queue_name(group, name), "")?;

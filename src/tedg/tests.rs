@@ -81,6 +81,8 @@ struct Setup {
     exits: Option<(mqgate_exits::ExitsConfig, mqgate_exits::ExitRegistry)>,
     /// The gateway's clock; `None` = the harness's [`ManualClock`].
     clock: Option<Arc<dyn Clock>>,
+    /// Queue spaces that are a fault tolerance role.
+    role: Option<Arc<QspaceRole>>,
 }
 
 fn build_with(setup: Setup) -> H {
@@ -119,7 +121,11 @@ fn build_with(setup: Setup) -> H {
     ));
     let mqi = crate::mqi::Mqi::new(qm.clone(), exits);
     let tedg_clock = setup.clock.unwrap_or_else(|| clock.clone());
-    let tedg = Arc::new(Tedg::new(loaded, mqi.clone(), tedg_clock, 30_000));
+    let mut tedg = Tedg::new(loaded, mqi.clone(), tedg_clock, 30_000);
+    if let Some(role) = setup.role {
+        tedg = tedg.with_role(role);
+    }
+    let tedg = Arc::new(tedg);
     let app =
         router(AppState::new(mqi, Arc::new(config), Default::default())).merge(routes(TedgState {
             tedg,
@@ -1295,4 +1301,46 @@ async fn tpenqueue_refuses_a_body_that_is_not_declared_json() {
         .raw("/v1/tux/tpenqueue", Some("application/json"), body)
         .await;
     assert_eq!(st, 200, "{v}");
+}
+
+// ---- fault tolerance (docs/tuxedo.md "Fault tolerance") ----
+
+#[tokio::test]
+async fn a_queue_space_of_a_fault_tolerance_role_is_served_only_while_held() {
+    let role = Arc::new(QspaceRole::new(vec!["BILLING".into()]));
+    let h = build_with(Setup {
+        create: true,
+        role: Some(Arc::clone(&role)),
+        ..Setup::default()
+    });
+    // Not held: tpenqueue(3c) TPENOENT, "the qspace is not available"
+    // (its TMQUEUE server is not), and nothing is put.
+    let v = h.enq(invoice(&[], 0, b"standby")).await;
+    tperrno(&v, "TPENOENT", 6);
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("queue space BILLING"),
+        "{v}"
+    );
+    assert_eq!(h.qm.depth(&qm_queue_name(BG, BQ)), Some(0));
+    // RTQ servers take nothing from its RTQ queue: 2016 MQRC_GET_INHIBITED
+    // (403, docs/http-api.md "Errors").
+    let (st, e) = h.next("").await;
+    assert_eq!((st, e["mqrc"].as_i64()), (403, Some(2016)), "{e}");
+    // A queue space that is no role is served as ever.
+    let order = json!({"qspace": "ORDERS", "qname": "NEWORDER", "fml32": {"ORDER_ID": [1]}});
+    ok(&h.enq(order).await);
+    // Held: served.
+    role.set_held(true);
+    ok(&h.enq(invoice(&[], 0, b"active")).await);
+    let (st, r) = h.next("").await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(request_data(&r), b"active");
+    // Released again: refused again; the lease handed out is still settled.
+    role.set_held(false);
+    tperrno(&h.enq(invoice(&[], 0, b"x")).await, "TPENOENT", 6);
+    assert_eq!(h.next("").await.0, 403);
+    assert_eq!(h.ack(&r["lease"]).await.0, 200);
 }

@@ -289,16 +289,10 @@ fn node_heap<Id>(node: &Node<Id>) -> usize {
 fn children_heap<Id>(children: &Children<Id>) -> usize {
     let literal = match &children.literal {
         Literal::Few(v) => {
-            list_heap(v)
-                + v.iter()
-                    .map(|(k, n)| k.len() + node_heap(n))
-                    .sum::<usize>()
+            list_heap(v) + v.iter().map(|(k, n)| k.len() + node_heap(n)).sum::<usize>()
         }
         Literal::Many(m) => {
-            m.allocation_size()
-                + m.iter()
-                    .map(|(k, n)| k.len() + node_heap(n))
-                    .sum::<usize>()
+            m.allocation_size() + m.iter().map(|(k, n)| k.len() + node_heap(n)).sum::<usize>()
         }
     };
     literal

@@ -148,7 +148,10 @@ pub(super) async fn object_body(
     Ok(o)
 }
 
-pub(super) fn string_of(o: &Map<String, Value>, key: &'static str) -> Result<Option<String>, RvError> {
+pub(super) fn string_of(
+    o: &Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<String>, RvError> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),

@@ -215,9 +215,9 @@ async fn tasks(
     params(query.as_deref(), &[])?;
     let control = dq.control(&id)?;
     let (events, guard) = dq.take_events(&id)?;
-    let ready = Event::default().event("ready").data(
-        json!({ "member": control.id(), "name": control.queue() }).to_string(),
-    );
+    let ready = Event::default()
+        .event("ready")
+        .data(json!({ "member": control.id(), "name": control.queue() }).to_string());
     let stream = futures_util::stream::unfold(Some((events, guard)), |state| async move {
         let (mut events, guard) = state?;
         match events.recv().await {
@@ -240,8 +240,12 @@ async fn tasks(
 }
 
 fn task_number(text: &str) -> Result<u64, RvError> {
-    text.parse()
-        .map_err(|_| invalid("task", format!("task {} is not a number", crate::mqi::names::shown(text))))
+    text.parse().map_err(|_| {
+        invalid(
+            "task",
+            format!("task {} is not a number", crate::mqi::names::shown(text)),
+        )
+    })
 }
 
 /// `POST /v1/rv/dq/members/{id}/tasks/{task}/complete`.

@@ -133,10 +133,7 @@ impl Election {
         if rank.member == self.me.member {
             return None;
         }
-        let first_ms = self
-            .peers
-            .get(&rank.member)
-            .map_or(now_ms, |p| p.first_ms);
+        let first_ms = self.peers.get(&rank.member).map_or(now_ms, |p| p.first_ms);
         self.peers.insert(
             rank.member.clone(),
             Peer {
@@ -178,8 +175,7 @@ impl Election {
         let act = self.activation_ms;
         if self.active {
             let yield_to = self.peers.values().any(|p| {
-                p.rank.outranks(&self.me)
-                    && (p.active || now_ms.saturating_sub(p.first_ms) >= act)
+                p.rank.outranks(&self.me) && (p.active || now_ms.saturating_sub(p.first_ms) >= act)
             });
             if yield_to {
                 self.active = false;
@@ -267,7 +263,10 @@ mod tests {
         assert_eq!(c.tick(10_500).change, None);
         // a silent since 7100: gone at 10600, and c takes over.
         let t = c.tick(10_600);
-        assert_eq!((t.lost.as_slice(), t.change), (["a".to_string()].as_slice(), Some(Change::Activate)));
+        assert_eq!(
+            (t.lost.as_slice(), t.change),
+            (["a".to_string()].as_slice(), Some(Change::Activate))
+        );
     }
 
     #[test]
@@ -278,7 +277,10 @@ mod tests {
         // until b has been there an activation interval.
         assert_eq!(a.heard(r("b", 9, 5000), false, 5000), None);
         assert_eq!(a.heard(r("b", 9, 5000), false, 8499), None);
-        assert_eq!(a.heard(r("b", 9, 5000), false, 8500), Some(Change::Deactivate));
+        assert_eq!(
+            a.heard(r("b", 9, 5000), false, 8500),
+            Some(Change::Deactivate)
+        );
         let mut b = Election::new(r("b", 9, 5000), ACT, 5000);
         b.heard(r("a", 1, 0), true, 5000);
         b.heard(r("a", 1, 0), true, 8000);
@@ -290,7 +292,10 @@ mod tests {
     fn of_two_active_members_the_lower_ranked_yields() {
         let mut b = Election::new(r("b", 1, 10), ACT, 10);
         assert_eq!(b.tick(ACT + 10).change, Some(Change::Activate));
-        assert_eq!(b.heard(r("a", 1, 0), true, ACT + 20), Some(Change::Deactivate));
+        assert_eq!(
+            b.heard(r("a", 1, 0), true, ACT + 20),
+            Some(Change::Deactivate)
+        );
         let mut a = Election::new(r("a", 1, 0), ACT, 0);
         a.tick(ACT);
         assert_eq!(a.heard(r("b", 1, 10), true, ACT + 20), None, "a outranks b");

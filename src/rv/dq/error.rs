@@ -113,7 +113,9 @@ impl fmt::Display for DqError {
             DqError::Subject { subject, error } => {
                 write!(f, "invalid task subject {}: {error}", shown(subject))
             }
-            DqError::NoSubjects => f.write_str("a distributed queue member needs at least one subject"),
+            DqError::NoSubjects => {
+                f.write_str("a distributed queue member needs at least one subject")
+            }
             DqError::Setting { message, .. } => f.write_str(message),
             DqError::UnknownMember { member } => {
                 write!(f, "no distributed queue member {}", shown(member))

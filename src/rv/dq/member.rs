@@ -30,7 +30,9 @@ use super::protocol::{
 };
 use super::schedule::{Action, Schedule, TaskKey, WorkerInfo};
 use crate::rv::cm::protocol::ToSender;
-use crate::rv::cm::{CmListener, CmTransport, CmTransports, ConfirmMode, CreateOptions, LedgerKind};
+use crate::rv::cm::{
+    CmListener, CmTransport, CmTransports, ConfirmMode, CreateOptions, LedgerKind,
+};
 use crate::rv::{Bus, Listener, ListenerOptions, Origin};
 
 /// Length of a member's bus queue: large, so that bursts of completions
@@ -86,7 +88,11 @@ impl std::fmt::Debug for Command {
 }
 
 impl MemberControl {
-    pub(super) fn new(id: String, name: String, commands: mpsc::UnboundedSender<Command>) -> MemberControl {
+    pub(super) fn new(
+        id: String,
+        name: String,
+        commands: mpsc::UnboundedSender<Command>,
+    ) -> MemberControl {
         MemberControl { id, name, commands }
     }
 
@@ -105,7 +111,10 @@ impl MemberControl {
         self.commands.is_closed()
     }
 
-    async fn call(&self, make: impl FnOnce(oneshot::Sender<Result<(), DqError>>) -> Command) -> Result<(), DqError> {
+    async fn call(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<(), DqError>>) -> Command,
+    ) -> Result<(), DqError> {
         let (tx, rx) = oneshot::channel();
         let gone = || DqError::UnknownMember {
             member: self.id.clone(),
@@ -174,7 +183,10 @@ impl DqMember {
     /// Ends the member without a word to the queue, as a process that
     /// dies: the others notice when its heartbeats stop (the activation
     /// interval). For failure drills and tests.
-    pub fn kill(self) {
+    pub fn kill(mut self) {
+        // No goodbye from the drop either: a task still being polled could
+        // read it before the abort takes effect.
+        self.leave_on_drop = false;
         self.abort.abort();
     }
 
@@ -429,26 +441,32 @@ impl Runner {
         let name = &self.s.name;
         if env.subject == member_subject(name) {
             match ToMembers::from_message(&env.message) {
-                Ok(m) => self.to_members(m, listener).await,
-                Err(e) => tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable member message"),
+                Ok(m) => self.on_members_message(m, listener).await,
+                Err(e) => {
+                    tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable member message")
+                }
             }
         } else if env.subject == scheduler_subject(name) {
             if self.active.is_none() {
                 return;
             }
             match ToScheduler::from_message(&env.message) {
-                Ok(m) => self.to_scheduler(m).await,
-                Err(e) => tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable scheduler message"),
+                Ok(m) => self.on_scheduler_message(m).await,
+                Err(e) => {
+                    tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable scheduler message")
+                }
             }
         } else {
             match ToWorker::from_message(&env.message) {
-                Ok(m) => self.to_worker(m),
-                Err(e) => tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable worker message"),
+                Ok(m) => self.on_worker_message(m),
+                Err(e) => {
+                    tracing::warn!(dq = %name, error = %e, "distributed queue: unreadable worker message")
+                }
             }
         }
     }
 
-    async fn to_members(&mut self, m: ToMembers, listener: &Listener) {
+    async fn on_members_message(&mut self, m: ToMembers, listener: &Listener) {
         let now = now_ms();
         match m {
             ToMembers::Heartbeat(h) => {
@@ -523,7 +541,7 @@ impl Runner {
         self.apply(out).await;
     }
 
-    fn to_worker(&mut self, m: ToWorker) {
+    fn on_worker_message(&mut self, m: ToWorker) {
         match m {
             ToWorker::Task { key, task } => {
                 if self.by_key.contains_key(&key) {
@@ -552,7 +570,7 @@ impl Runner {
         }
     }
 
-    async fn to_scheduler(&mut self, m: ToScheduler) {
+    async fn on_scheduler_message(&mut self, m: ToScheduler) {
         let now = now_ms();
         let Some(a) = self.active.as_mut() else {
             return;

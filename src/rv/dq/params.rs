@@ -88,16 +88,16 @@ impl DqParams {
         if !(h.is_finite() && (MIN_HEARTBEAT_S..=MAX_INTERVAL_S).contains(&h)) {
             return Err(setting(
                 "scheduler_heartbeat_s",
-                format!(
-                    "scheduler heartbeat {h} s is not {MIN_HEARTBEAT_S} to {MAX_INTERVAL_S} s"
-                ),
+                format!("scheduler heartbeat {h} s is not {MIN_HEARTBEAT_S} to {MAX_INTERVAL_S} s"),
             ));
         }
         let a = self.activation_s;
         if !(a.is_finite() && a <= MAX_INTERVAL_S) {
             return Err(setting(
                 "scheduler_activation_s",
-                format!("scheduler activation {a} s is not a number of seconds up to {MAX_INTERVAL_S}"),
+                format!(
+                    "scheduler activation {a} s is not a number of seconds up to {MAX_INTERVAL_S}"
+                ),
             ));
         }
         if a <= h {
@@ -161,7 +161,10 @@ mod tests {
             (p.worker_weight, p.worker_tasks, p.scheduler_weight),
             (1, 1, 1)
         );
-        assert_eq!((p.heartbeat_ms(), p.activation_ms(), p.complete_ms()), (1000, 3500, 0));
+        assert_eq!(
+            (p.heartbeat_ms(), p.activation_ms(), p.complete_ms()),
+            (1000, 3500, 0)
+        );
         assert!(p.check().is_ok());
     }
 
@@ -178,10 +181,25 @@ mod tests {
             e.to_string(),
             "scheduler activation 1 s must be longer than the scheduler heartbeat 1 s"
         );
-        assert_eq!(bad(|p| p.heartbeat_s = 0.0).field(), Some("scheduler_heartbeat_s"));
-        assert_eq!(bad(|p| p.heartbeat_s = f64::NAN).field(), Some("scheduler_heartbeat_s"));
-        assert_eq!(bad(|p| p.activation_s = f64::INFINITY).field(), Some("scheduler_activation_s"));
-        assert_eq!(bad(|p| p.complete_time_s = -1.0).field(), Some("complete_time_s"));
-        assert_eq!(bad(|p| p.worker_tasks = MAX_WORKER_TASKS + 1).field(), Some("worker_tasks"));
+        assert_eq!(
+            bad(|p| p.heartbeat_s = 0.0).field(),
+            Some("scheduler_heartbeat_s")
+        );
+        assert_eq!(
+            bad(|p| p.heartbeat_s = f64::NAN).field(),
+            Some("scheduler_heartbeat_s")
+        );
+        assert_eq!(
+            bad(|p| p.activation_s = f64::INFINITY).field(),
+            Some("scheduler_activation_s")
+        );
+        assert_eq!(
+            bad(|p| p.complete_time_s = -1.0).field(),
+            Some("complete_time_s")
+        );
+        assert_eq!(
+            bad(|p| p.worker_tasks = MAX_WORKER_TASKS + 1).field(),
+            Some("worker_tasks")
+        );
     }
 }

@@ -270,13 +270,19 @@ impl<'a> Reader<'a> {
             op: self.op.clone(),
         };
         if m.get("sender").is_some() {
-            let seqno = sub.u64("seqno").map_err(|_| self.error(name, "has no u64 seqno"))?;
+            let seqno = sub
+                .u64("seqno")
+                .map_err(|_| self.error(name, "has no u64 seqno"))?;
             if seqno == 0 {
                 return Err(self.error(name, "has seqno 0, which is not certified"));
             }
             Ok(TaskKey::Certified {
-                sender: sub.string("sender").map_err(|_| self.error(name, "has no string sender"))?,
-                subject: sub.string("subject").map_err(|_| self.error(name, "has no string subject"))?,
+                sender: sub
+                    .string("sender")
+                    .map_err(|_| self.error(name, "has no string sender"))?,
+                subject: sub
+                    .string("subject")
+                    .map_err(|_| self.error(name, "has no string subject"))?,
                 seqno,
             })
         } else {
@@ -529,7 +535,13 @@ mod tests {
         assert_eq!(ToWorker::from_message(&e.message).unwrap(), task);
         let report = ToScheduler::Report {
             member: "m-1".into(),
-            pending: vec![cert(1), TaskKey::Reliable { scheduler: "m-2".into(), n: 4 }],
+            pending: vec![
+                cert(1),
+                TaskKey::Reliable {
+                    scheduler: "m-2".into(),
+                    n: 4,
+                },
+            ],
             completed: vec![cert(2)],
         };
         let e = report.to_envelope("Q.ONE");
@@ -539,21 +551,29 @@ mod tests {
 
     #[test]
     fn unreadable_messages_name_the_field() {
-        let m = Message::new(vec![Field::new("op", s("complete")), Field::new("member", s("m"))]);
+        let m = Message::new(vec![
+            Field::new("op", s("complete")),
+            Field::new("member", s("m")),
+        ]);
         assert_eq!(
             ToScheduler::from_message(&m).unwrap_err().to_string(),
             "op \"complete\": field 'key' is missing"
         );
         let bad_key = Message::new(vec![
             Field::new("op", s("ack")),
-            Field::new("key", Value::Msg(Message::new(vec![Field::new("sender", s("S"))]))),
+            Field::new(
+                "key",
+                Value::Msg(Message::new(vec![Field::new("sender", s("S"))])),
+            ),
         ]);
         assert_eq!(
             ToWorker::from_message(&bad_key).unwrap_err().to_string(),
             "op \"ack\": field 'key' has no u64 seqno"
         );
         assert_eq!(
-            ToMembers::from_message(&Message::default()).unwrap_err().to_string(),
+            ToMembers::from_message(&Message::default())
+                .unwrap_err()
+                .to_string(),
             "field 'op' is missing"
         );
     }

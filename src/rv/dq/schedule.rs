@@ -190,12 +190,15 @@ impl Schedule {
     /// Adds worker `id` or updates its parameters; tasks waiting may go to
     /// it.
     pub fn worker(&mut self, id: &str, info: WorkerInfo, now_ms: u64) -> Vec<Action> {
-        let w = self.workers.entry(id.to_string()).or_insert_with(|| Worker {
-            weight: info.weight,
-            capacity: info.capacity,
-            joined_ms: info.joined_ms,
-            pending: BTreeSet::new(),
-        });
+        let w = self
+            .workers
+            .entry(id.to_string())
+            .or_insert_with(|| Worker {
+                weight: info.weight,
+                capacity: info.capacity,
+                joined_ms: info.joined_ms,
+                pending: BTreeSet::new(),
+            });
         w.weight = info.weight;
         w.capacity = info.capacity;
         w.joined_ms = info.joined_ms;
@@ -203,12 +206,21 @@ impl Schedule {
     }
 
     /// Worker `id` is gone (left, or unheard for the activation interval):
-    /// its certified tasks go to other workers, its reliable ones are lost.
+    /// its certified tasks are withdrawn from it and go to other workers,
+    /// its reliable ones are lost. The withdrawal reaches nobody when the
+    /// worker is dead; one that was only silent for too long (a paused
+    /// process) drops the tasks instead of completing them a second time.
     pub fn remove_worker(&mut self, id: &str, now_ms: u64) -> Vec<Action> {
         let Some(w) = self.workers.remove(id) else {
             return Vec::new();
         };
         let mut out = Vec::new();
+        for key in w.pending.iter().filter(|k| k.certified()) {
+            out.push(Action::Withdraw {
+                worker: id.to_string(),
+                key: key.clone(),
+            });
+        }
         // Back at the front of the backlog, in their order.
         for key in w.pending.into_iter().rev() {
             out.extend(self.unassign(key));
@@ -410,7 +422,14 @@ impl Schedule {
             // "reassigns the task to another worker" ("Complete Time").
             let other = self.choose(Some(&worker));
             match (other, self.tasks.remove(&key)) {
-                (Some(next), Some(Task { task: Some(task), bytes, .. })) => {
+                (
+                    Some(next),
+                    Some(Task {
+                        task: Some(task),
+                        bytes,
+                        ..
+                    }),
+                ) => {
                     out.push(self.assign(next, key, task, bytes, now_ms));
                 }
                 (_, Some(t)) => {
@@ -468,8 +487,19 @@ impl Schedule {
         })
     }
 
-    fn assign(&mut self, worker: String, key: TaskKey, task: Envelope, bytes: u64, now_ms: u64) -> Action {
-        let deadline = if key.certified() { self.deadline(now_ms) } else { None };
+    fn assign(
+        &mut self,
+        worker: String,
+        key: TaskKey,
+        task: Envelope,
+        bytes: u64,
+        now_ms: u64,
+    ) -> Action {
+        let deadline = if key.certified() {
+            self.deadline(now_ms)
+        } else {
+            None
+        };
         if let Some(w) = self.workers.get_mut(&worker) {
             w.pending.insert(key.clone());
         }
@@ -489,9 +519,15 @@ impl Schedule {
     fn dispatch(&mut self, now_ms: u64) -> Vec<Action> {
         let mut out = Vec::new();
         while !self.backlog.is_empty() {
-            let Some(worker) = self.choose(None) else { break };
-            let Some(key) = self.backlog.pop_front() else { break };
-            let Some(t) = self.tasks.remove(&key) else { continue };
+            let Some(worker) = self.choose(None) else {
+                break;
+            };
+            let Some(key) = self.backlog.pop_front() else {
+                break;
+            };
+            let Some(t) = self.tasks.remove(&key) else {
+                continue;
+            };
             self.backlog_bytes -= t.bytes;
             let Some(task) = t.task else { continue };
             out.push(self.assign(worker, key, task, t.bytes, now_ms));
@@ -552,7 +588,13 @@ mod tests {
     fn five() -> Schedule {
         let mut s = Schedule::new("sched", 0, 0, 0);
         s.worker("sched", info(100, 0, 0), 0);
-        for (id, w, cap) in [("w5", 5, 1), ("w4", 4, 2), ("w3", 3, 1), ("w2", 2, 3), ("w1", 1, 2)] {
+        for (id, w, cap) in [
+            ("w5", 5, 1),
+            ("w4", 4, 2),
+            ("w3", 3, 1),
+            ("w2", 2, 3),
+            ("w1", 1, 2),
+        ] {
             s.worker(id, info(w, cap, 0), 0);
         }
         s
@@ -563,7 +605,9 @@ mod tests {
         // "tibrvcmTransport_SetWorkerTasks()": the greatest worker weight
         // unless its pending tasks reached its capacity; then the next.
         let mut s = five();
-        let got: Vec<String> = (1..=9).flat_map(|n| assigned(&s.task(c(n), env(), 10, 0))).collect();
+        let got: Vec<String> = (1..=9)
+            .flat_map(|n| assigned(&s.task(c(n), env(), 10, 0)))
+            .collect();
         assert_eq!(got, ["w5", "w4", "w4", "w3", "w2", "w2", "w2", "w1", "w1"]);
         // All busy: the tenth waits; the dedicated scheduler never works.
         assert!(s.task(c(10), env(), 10, 0).is_empty());
@@ -574,8 +618,15 @@ mod tests {
             out,
             vec![
                 Action::Confirm(c(4)),
-                Action::Ack { worker: "w3".into(), key: c(4) },
-                Action::Assign { worker: "w3".into(), key: c(10), task: env() },
+                Action::Ack {
+                    worker: "w3".into(),
+                    key: c(4)
+                },
+                Action::Assign {
+                    worker: "w3".into(),
+                    key: c(10),
+                    task: env()
+                },
             ]
         );
     }
@@ -597,7 +648,9 @@ mod tests {
         let mut s = Schedule::new("sched", 0, 0, 0);
         s.worker("b", info(1, 5, 10), 0);
         s.worker("a", info(1, 5, 20), 0);
-        let got: Vec<String> = (1..=4).flat_map(|n| assigned(&s.task(c(n), env(), 1, 0))).collect();
+        let got: Vec<String> = (1..=4)
+            .flat_map(|n| assigned(&s.task(c(n), env(), 1, 0)))
+            .collect();
         assert_eq!(got, ["b", "a", "b", "a"]);
     }
 
@@ -614,8 +667,15 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                Action::Withdraw { worker: "w5".into(), key: c(1) },
-                Action::Assign { worker: "w1".into(), key: c(1), task: env() },
+                Action::Withdraw {
+                    worker: "w5".into(),
+                    key: c(1)
+                },
+                Action::Assign {
+                    worker: "w1".into(),
+                    key: c(1),
+                    task: env()
+                },
             ],
             "to another worker, though w5 is heavier"
         );
@@ -626,7 +686,10 @@ mod tests {
         assert_eq!(s.next_deadline(), Some(4100));
         // The late worker completes after all: the holder is told to drop it.
         let out = s.complete("w5", c(1), 4050);
-        assert!(out.contains(&Action::Withdraw { worker: "w1".into(), key: c(1) }));
+        assert!(out.contains(&Action::Withdraw {
+            worker: "w1".into(),
+            key: c(1)
+        }));
         assert!(out.contains(&Action::Confirm(c(1))));
     }
 
@@ -651,8 +714,16 @@ mod tests {
         assert_eq!(
             out,
             vec![
+                Action::Withdraw {
+                    worker: "w2".into(),
+                    key: c(1)
+                },
                 Action::Lost(rel(1)),
-                Action::Assign { worker: "w1".into(), key: c(1), task: env() },
+                Action::Assign {
+                    worker: "w1".into(),
+                    key: c(1),
+                    task: env()
+                },
             ]
         );
         assert_eq!(s.holder(&c(1)), Some("w1"));
@@ -666,7 +737,13 @@ mod tests {
         let out = s.reported("w1", vec![c(1), rel(7)], vec![c(2)], 0);
         assert_eq!(
             out,
-            vec![Action::Confirm(c(2)), Action::Ack { worker: "w1".into(), key: c(2) }]
+            vec![
+                Action::Confirm(c(2)),
+                Action::Ack {
+                    worker: "w1".into(),
+                    key: c(2)
+                }
+            ]
         );
         assert_eq!(s.pending_of("w1"), 2);
         // The sender sends what it kept again (requestOld): 1 stays with
@@ -686,7 +763,13 @@ mod tests {
         s.worker("w1", info(1, 1, 0), 0);
         s.worker("w2", info(1, 1, 0), 0);
         s.reported("w1", vec![c(1)], vec![], 0);
-        assert!(s.remove_worker("w1", 0).is_empty());
+        assert_eq!(
+            s.remove_worker("w1", 0),
+            vec![Action::Withdraw {
+                worker: "w1".into(),
+                key: c(1)
+            }]
+        );
         assert_eq!(assigned(&s.task(c(1), env(), 1, 0)), ["w2"]);
     }
 
@@ -700,7 +783,10 @@ mod tests {
         s.task(c(3), env(), 10, 0);
         assert_eq!(
             s.task(c(4), env(), 10, 0),
-            vec![Action::Overflow { key: c(4), task: env() }]
+            vec![Action::Overflow {
+                key: c(4),
+                task: env()
+            }]
         );
         // 25 bytes (TIBRVCMQ_LIMIT_BYTES): two 10-byte tasks fit, not three.
         let mut s = Schedule::new("sched", 0, 0, 25);
@@ -708,7 +794,10 @@ mod tests {
         s.task(c(1), env(), 10, 0);
         s.task(c(2), env(), 10, 0);
         s.task(c(3), env(), 10, 0);
-        assert!(matches!(s.task(c(4), env(), 10, 0)[..], [Action::Overflow { .. }]));
+        assert!(matches!(
+            s.task(c(4), env(), 10, 0)[..],
+            [Action::Overflow { .. }]
+        ));
     }
 
     #[test]
