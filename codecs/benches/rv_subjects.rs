@@ -16,43 +16,14 @@
 //! literal, `*` and `>` subscribers of its symbol (mostly none or one each)
 //! and the about ten whole-feed subscribers of its region and venue.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mqgate_codecs::rv::{InterestIndex, MarketDataMix, Mode, Subject};
 
-/// The system allocator, counting the bytes live.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every call is passed to `System` unchanged; only a counter is added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: the caller's contract for `alloc` is `System::alloc`'s.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(
-            new_size as isize - layout.size() as isize,
-            Ordering::Relaxed,
-        );
-        // SAFETY: the caller's contract for `realloc` is `System::realloc`'s.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
 
 const SUBSCRIPTIONS: u64 = 1_000_000;
 const LOOKUPS: usize = 1_000;
@@ -60,7 +31,7 @@ const LOOKUPS: usize = 1_000;
 fn benches(c: &mut Criterion) {
     let mut mix = MarketDataMix::new();
     let patterns = mix.patterns(SUBSCRIPTIONS as usize);
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = counting_alloc::live();
     let started = Instant::now();
     let mut index = InterestIndex::new();
     for (id, p) in patterns.iter().enumerate() {
@@ -68,7 +39,7 @@ fn benches(c: &mut Criterion) {
         index.insert(&p, id as u64);
     }
     let built = started.elapsed();
-    let bytes = LIVE.load(Ordering::Relaxed) - before;
+    let bytes = counting_alloc::live() - before;
     assert_eq!(index.len(), SUBSCRIPTIONS as usize);
     eprintln!(
         "rv_subjects: {} subscriptions inserted in {:.2} s; index heap {} bytes, {:.1} bytes/subscription",

@@ -6,37 +6,10 @@
 //!
 //! One test in this binary, so that nothing else allocates while it counts.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
-
 use mqgate_codecs::rv::{InterestIndex, MarketDataMix, Mode, Subject};
 
-/// The system allocator, counting the bytes live.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every call is passed to `System` unchanged; only a counter is added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::SeqCst);
-        // SAFETY: the caller's contract for `alloc` is `System::alloc`'s.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::SeqCst);
-        // SAFETY: the caller's contract for `realloc` is `System::realloc`'s.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "../benches/common/counting_alloc.rs"]
+mod counting_alloc;
 
 #[test]
 fn heap_bytes_are_the_bytes_allocated() {
@@ -46,7 +19,7 @@ fn heap_bytes_are_the_bytes_allocated() {
         .map(|p| Subject::parse(p, Mode::Listen).unwrap())
         .collect();
 
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = counting_alloc::live();
     let mut index = InterestIndex::new();
     for (id, p) in checked.iter().enumerate() {
         index.insert(p, id as u64);
@@ -55,7 +28,7 @@ fn heap_bytes_are_the_bytes_allocated() {
     for (id, p) in checked.iter().enumerate().step_by(10) {
         index.insert(p, (id + checked.len()) as u64);
     }
-    let allocated = (LIVE.load(Ordering::SeqCst) - before) as usize;
+    let allocated = (counting_alloc::live() - before) as usize;
     let counted = index.heap_bytes();
     assert_eq!(counted, allocated);
     // 50,000 subscriptions need more than a node's two words each.
@@ -64,10 +37,10 @@ fn heap_bytes_are_the_bytes_allocated() {
     for (id, p) in checked.iter().enumerate().filter(|(id, _)| id % 3 != 0) {
         assert!(index.remove(p, id as u64));
     }
-    let allocated = (LIVE.load(Ordering::SeqCst) - before) as usize;
+    let allocated = (counting_alloc::live() - before) as usize;
     assert_eq!(index.heap_bytes(), allocated);
     assert!(index.heap_bytes() < counted);
 
     drop(index);
-    assert_eq!(LIVE.load(Ordering::SeqCst), before);
+    assert_eq!(counting_alloc::live(), before);
 }
