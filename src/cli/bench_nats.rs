@@ -1,8 +1,10 @@
 //! The NATS references of `mqgate bench channel`, `mqgate bench sbs`,
-//! `mqgate bench rv` and `mqgate bench dq` (built with the `nats` feature):
-//! nats-server JetStream acknowledged publishes and core NATS publishes of
-//! the same messages, core NATS fan-out to many subscribers of one subject,
-//! and a JetStream work queue with pull consumers, in the same run.
+//! `mqgate bench rv` and `mqgate bench dq` (the `nats` feature, on by
+//! default): nats-server JetStream acknowledged publishes and core NATS
+//! publishes of the same messages, core NATS fan-out to many subscribers of
+//! one subject, and a JetStream work queue with pull consumers, in the same
+//! run. The reference of `mqgate bench rv --matching` is
+//! src/cli/bench_nats_match.rs.
 
 use super::bench::p99;
 use super::bench_channel::{ChannelBenchArgs, Result1};
@@ -20,6 +22,13 @@ use std::time::{Duration, Instant};
 
 /// Stops the nats-server this benchmark started.
 pub(super) struct NatsServer(Child);
+
+impl NatsServer {
+    /// The server's process id.
+    pub(super) fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
 
 impl Drop for NatsServer {
     fn drop(&mut self) {
