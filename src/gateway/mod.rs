@@ -481,7 +481,7 @@ async fn start_channels(
         .iter()
         .filter_map(|c| match c {
             ChannelDef::Receiver(r) => Some(r.clone()),
-            ChannelDef::Sender(_) => None,
+            ChannelDef::Sender(_) | ChannelDef::MqClient(_) => None,
         })
         .collect();
     let receivers = Arc::new(
