@@ -568,8 +568,14 @@ fn mq_client_channels_have_defaults_and_placed_errors() {
     match &c.channels[..] {
         [ChannelDef::MqClient(m)] => {
             assert_eq!((m.host.as_str(), m.port), ("qm1.example.com", 1414));
-            assert_eq!((m.channel.as_str(), m.q_mgr_name.as_str()), ("MQGATE.SVRCONN", "QM1"));
-            assert_eq!((m.user.as_str(), m.password.as_deref()), ("app", Some("secret")));
+            assert_eq!(
+                (m.channel.as_str(), m.q_mgr_name.as_str()),
+                ("MQGATE.SVRCONN", "QM1")
+            );
+            assert_eq!(
+                (m.user.as_str(), m.password.as_deref()),
+                ("app", Some("secret"))
+            );
             assert_eq!(m.xmit_queue, "MQGATE.XMITQ");
             assert_eq!(m.wait_ms, 5000);
             assert_eq!(m.exit_buffer, ExitBuffer::Agent);
@@ -588,7 +594,8 @@ fn mq_client_channels_have_defaults_and_placed_errors() {
         "{e}"
     );
     // A required key missing, placed at the entry's `type:` value (line 2, column 11).
-    let e = first_error("channels:\n  - type: mq-client\n    name: M\n    host: h\n    channel: C\n");
+    let e =
+        first_error("channels:\n  - type: mq-client\n    name: M\n    host: h\n    channel: C\n");
     assert!(
         e.starts_with("2:11: channels[0]: missing field `xmit_queue` (type mq-client)"),
         "{e}"

@@ -383,13 +383,19 @@ fn check_mq_client(i: usize, m: &MqClientChannelDef, err: &mut impl FnMut(&str, 
         err(&at("xmit_queue"), e);
     }
     if m.user.len() > 64 {
-        err(&at("user"), format!("{} characters; at most 64", m.user.len()));
+        err(
+            &at("user"),
+            format!("{} characters; at most 64", m.user.len()),
+        );
     }
     if m.password.is_some() && m.user.is_empty() {
         err(&at("password"), "a password needs a user".into());
     }
     if m.retry.first_interval_ms == 0 {
-        err(&at("retry.first_interval_ms"), "must be at least 1 ms".into());
+        err(
+            &at("retry.first_interval_ms"),
+            "must be at least 1 ms".into(),
+        );
     }
     if m.reconnect.first_ms == 0 || m.reconnect.max_ms < m.reconnect.first_ms {
         err(

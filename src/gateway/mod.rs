@@ -497,6 +497,15 @@ async fn start_channels(
                 .with_exits(&config.exits);
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
         }
+        if let ChannelDef::MqClient(def) = c {
+            let channel = crate::channel::mq_client::MqClientChannel::new(
+                mqi.clone(),
+                Arc::clone(board),
+                def.clone(),
+            )
+            .with_exits(&config.exits);
+            tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
+        }
     }
     listener_task
 }

@@ -26,6 +26,10 @@
 //!   MQRC_Q_MGR_NAME_ERROR (queue manager part, likewise), so the message is
 //!   dead-lettered; `pass` leaves the
 //!   message unchanged. Either way it is logged; nothing is truncated.
+//! - `offset=N`: where the MQXQH starts in the buffer, bytes, default 0;
+//!   492 where an mq-client channel hands its receive exits the whole MQGET
+//!   reply segment, as the article's Java exit saw the MQ client's agent
+//!   buffer (docs/exits.md "The agent buffer").
 //!
 //! The rewrite allocates nothing and changes no byte outside the two fields.
 
@@ -56,6 +60,8 @@ pub struct DestinationRewrite {
     prefix: [u8; NAME_LENGTH],
     prefix_len: usize,
     on_invalid: InvalidPolicy,
+    /// Where the MQXQH starts in the exit's buffer, bytes.
+    offset: usize,
 }
 
 /// Which of the two names is wrong.
@@ -138,7 +144,9 @@ pub enum DataError {
     Prefix(String),
     #[error("invalid={0:?} must be suppress or pass")]
     Invalid(String),
-    #[error("unknown key {0:?} (known: separator, prefix, invalid)")]
+    #[error("offset={0:?} must be a whole number of bytes, at most 65536")]
+    Offset(String),
+    #[error("unknown key {0:?} (known: separator, prefix, invalid, offset)")]
     UnknownKey(String),
 }
 
@@ -166,12 +174,13 @@ impl Default for DestinationRewrite {
             prefix: [b' '; NAME_LENGTH],
             prefix_len: 0,
             on_invalid: InvalidPolicy::Suppress,
+            offset: 0,
         }
     }
 }
 
 impl DestinationRewrite {
-    /// Reads `separator=`, `prefix=` and `invalid=` from the exit data.
+    /// Reads `separator=`, `prefix=`, `invalid=` and `offset=` from the exit data.
     pub fn from_exit_data(data: &str) -> Result<Self, DataError> {
         let mut r = DestinationRewrite::default();
         for item in exit_data::items(data) {
@@ -194,6 +203,13 @@ impl DestinationRewrite {
                         "pass" => InvalidPolicy::Pass,
                         _ => return Err(DataError::Invalid(v.to_string())),
                     }
+                }
+                "offset" => {
+                    r.offset = v
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|n| *n <= 65_536)
+                        .ok_or_else(|| DataError::Offset(v.to_string()))?;
                 }
                 _ => return Err(DataError::UnknownKey(k.to_string())),
             }
@@ -372,7 +388,8 @@ impl Exit for DestinationRewrite {
         let Payload::Buffer(buf) = payload else {
             return ExitResponse::Ok;
         };
-        match self.rewrite(buf) {
+        let at = self.offset.min(buf.len());
+        match self.rewrite(&mut buf[at..]) {
             RewriteOutcome::Rewritten | RewriteOutcome::NoSeparator => ExitResponse::Ok,
             RewriteOutcome::NotXqh => {
                 tracing::warn!(point = %ctx.exit_point, object = ctx.object_name, len = buf.len(),
