@@ -4,7 +4,7 @@
 //! time, each waiting for its reply.
 #![allow(dead_code)]
 
-use mqgate_codecs::fap::conn::{ConnData, Fcno, parse_conn, write_conn};
+use mqgate_codecs::fap::conn::{parse_conn, write_conn};
 use mqgate_codecs::fap::gmo::Mqgmo;
 use mqgate_codecs::fap::id::{InitialData, parse_id, write_id};
 use mqgate_codecs::fap::inq::{InqData, parse_inq, write_inq};
@@ -80,36 +80,12 @@ impl Wire {
     }
 }
 
-/// A TSHM header for conversation `conv`.
-pub fn tshm(conv: u32, t: SegmentType) -> Tsh {
-    let mut h = Tsh::new(TshKind::Tshm, t);
-    h.conversation_id = conv;
-    h.encoding = 273;
-    h
-}
+pub use mqgate::mqclient::wire::tshm;
 
 /// A JMS client's INITIAL_DATA for `channel` (the values of a real IBM MQ
-/// JMS client at FAP level 17).
+/// JMS client at FAP level 17: 4 MiB messages, heartbeat 300 s).
 pub fn initial_data(channel: &str) -> InitialData {
-    let mut chl = [b' '; 20];
-    chl[..channel.len()].copy_from_slice(channel.as_bytes());
-    let mut q = [b' '; 48];
-    q[0] = b'*';
-    InitialData {
-        fap_level: 17,
-        capability_flags1: 0x26,
-        capability_flags2: 0x51,
-        capability_flags3: 0x20,
-        max_transmission_size: 32748,
-        max_msg_size: 4_194_304,
-        heartbeat_interval: 300,
-        conv_per_socket: 10,
-        channel_name: chl,
-        ccsid: 819,
-        q_mgr_name: q,
-        product_id: *b"MQJM09030500",
-        ..InitialData::default()
-    }
+    mqgate::mqclient::handshake::initial_data(channel, "*", 4_194_304, 300)
 }
 
 /// How a handshake ended.
@@ -189,15 +165,7 @@ impl Client {
     }
 
     async fn uid(&mut self, user: &str) {
-        let mut body = b"UID ".to_vec();
-        let mut short = [b' '; 12];
-        short[..user.len().min(12)].copy_from_slice(&user.as_bytes()[..user.len().min(12)]);
-        body.extend_from_slice(&short);
-        body.extend_from_slice(&[b' '; 12]);
-        let mut long = [b' '; 64];
-        long[..user.len()].copy_from_slice(user.as_bytes());
-        body.extend_from_slice(&long);
-        body.extend_from_slice(&[0; 40]);
+        let body = mqgate::mqclient::handshake::userid_body(user);
         let mut seg = Vec::new();
         write_segment(&tshm(self.conv, SegmentType::USERID_DATA), &body, &mut seg);
         self.wire.send(&seg).await;
@@ -225,28 +193,8 @@ impl Client {
             assert_eq!(m.tsh.segment_type, SegmentType::STATUS_DATA);
             assert_eq!(m.tsh.control_flags1, tcf::REQUEST_ACCEPTED);
         }
-        let mut q = [b' '; 48];
-        q[0] = b'*';
-        let mut appl = [b' '; 28];
-        appl[..11].copy_from_slice(b"mqgate-test");
         let tags = [0u8; 84];
-        let c = ConnData {
-            q_mgr_name: q,
-            appl_name: appl,
-            appl_type: 28,
-            accounting_token: [0; 32],
-            options: 7,
-            x_options: 0,
-            fcno: Some(Fcno {
-                ebcdic: false,
-                version: 4,
-                options: 4,
-                conn_tag: Some([0; 128]),
-                conn_tag2: Some([0; 128]),
-                rest: &tags,
-            }),
-            rest: &[],
-        };
+        let c = mqgate::mqclient::handshake::conn_data("*", "mqgate-test", &tags);
         let mut p = Vec::new();
         write_conn(&c, ORDER, &mut p);
         let (h, body) = self
