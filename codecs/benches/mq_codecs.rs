@@ -56,7 +56,11 @@ fn transmission_message() -> Vec<u8> {
     out
 }
 
-fn benches(c: &mut Criterion) {
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
+use thread_cpu::ThreadCpuTime;
+
+fn benches(c: &mut Criterion<ThreadCpuTime>) {
     let msg = transmission_message();
     let opts = ChainOptions::default();
     let chain = parse_chain(&msg, &opts).expect("bench message parses");
@@ -84,5 +88,9 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(mq, benches);
+criterion_group! {
+    name = mq;
+    config = Criterion::default().with_measurement(ThreadCpuTime);
+    targets = benches
+}
 criterion_main!(mq);
