@@ -20,6 +20,7 @@ pub mod opaque;
 pub mod prefix;
 pub mod properties;
 pub mod puttime;
+mod quick;
 pub mod rc;
 pub mod rfh;
 pub mod rfh2;
