@@ -8,6 +8,7 @@
 
 pub mod chain;
 pub mod constants;
+pub mod destination;
 pub mod dlh;
 pub mod edit;
 pub mod enc;

@@ -1,15 +1,12 @@
 //! The AVX2 kernels (x86_64 with AVX2 and POPCNT, checked at run time by
-//! the caller through [`available`]): 32 input bytes per step. The 256-entry
+//! the caller through `crate::cpu`): 32 input bytes per step. The 256-entry
 //! table lookup is sixteen 16-entry `vpshufb` lookups, one per high nibble,
 //! merged by a tree of blends; UTF-8 bytes are widened or packed with shuffle
 //! masks from small constant tables, and all-ASCII steps skip that.
+
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-/// Whether the CPU has what the kernels use (AVX2, POPCNT).
-pub fn available() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
-}
 
 /// Room past the written output a kernel may store into (then cut).
 pub const SLACK: usize = 16;
@@ -94,7 +91,7 @@ fn lookup_ascii(rows: &[__m256i; 16], x: __m256i) -> __m256i {
 /// returns how many bytes were done.
 ///
 /// # Safety
-/// The CPU must have AVX2 and POPCNT ([`available`]).
+/// The CPU must have AVX2 and POPCNT (`crate::cpu::has_avx2`).
 #[target_feature(enable = "avx2,popcnt")]
 pub unsafe fn map_bytes(table: &[u8; 256], input: &[u8], out: &mut [MaybeUninit<u8>]) -> usize {
     let n = input.len().min(out.len());
@@ -176,7 +173,7 @@ fn expand_mask(m_low: u32, m_high: u32) -> __m256i {
 /// [`SLACK`]; bytes past the written count are scratch.
 ///
 /// # Safety
-/// The CPU must have AVX2 and POPCNT ([`available`]).
+/// The CPU must have AVX2 and POPCNT (`crate::cpu::has_avx2`).
 #[target_feature(enable = "avx2,popcnt")]
 pub unsafe fn latin1_to_utf8(
     to_latin1: &[u8; 256],
@@ -242,7 +239,7 @@ pub unsafe fn latin1_to_utf8(
 /// plus [`SLACK`] (less room only stops it earlier).
 ///
 /// # Safety
-/// The CPU must have AVX2 and POPCNT ([`available`]).
+/// The CPU must have AVX2 and POPCNT (`crate::cpu::has_avx2`).
 #[target_feature(enable = "avx2,popcnt")]
 pub unsafe fn utf8_to_latin1_mapped(
     from_latin1: &[u8; 256],

@@ -1,5 +1,5 @@
 //! The AVX-512 kernels (x86_64 with AVX-512 F, BW, VBMI and VBMI2, BMI2 and
-//! POPCNT, checked at run time by the caller through [`available`]): 64
+//! POPCNT, checked at run time by the caller, `crate::cpu`): 64
 //! input bytes per step. A 256-entry table is four 64-byte registers, and a
 //! lookup is two `vpermi2b` (entries 0-127 and 128-255, each indexed by the
 //! byte's low seven bits) and one blend on the byte's bit 7. UTF-8 is
@@ -14,15 +14,6 @@
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-/// Whether the CPU has what the kernels use.
-pub fn available() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vbmi")
-        && std::is_x86_feature_detected!("avx512vbmi2")
-        && std::is_x86_feature_detected!("bmi2")
-        && std::is_x86_feature_detected!("popcnt")
-}
 
 /// Room past the written output a kernel may store into (then cut): the
 /// two 64-byte stores of one widening step.
@@ -66,7 +57,7 @@ fn lookup_ascii(t: &[__m512i; 4], x: __m512i) -> __m512i {
 /// the two lengths; returns that length.
 ///
 /// # Safety
-/// The CPU must have the features [`available`] checks.
+/// The CPU must have the features `crate::cpu::has_avx512` checks.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 pub unsafe fn map_bytes(table: &[u8; 256], input: &[u8], out: &mut [MaybeUninit<u8>]) -> usize {
     let n = input.len().min(out.len());
@@ -121,7 +112,7 @@ const ODD: u64 = !EVEN;
 /// it earlier); bytes past the written count are scratch.
 ///
 /// # Safety
-/// The CPU must have the features [`available`] checks.
+/// The CPU must have the features `crate::cpu::has_avx512` checks.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 pub unsafe fn latin1_to_utf8(
     to_latin1: &[u8; 256],
@@ -193,7 +184,7 @@ pub unsafe fn latin1_to_utf8(
 /// earlier).
 ///
 /// # Safety
-/// The CPU must have the features [`available`] checks.
+/// The CPU must have the features `crate::cpu::has_avx512` checks.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 pub unsafe fn utf8_to_latin1_mapped(
     from_latin1: &[u8; 256],

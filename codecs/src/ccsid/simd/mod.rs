@@ -4,7 +4,7 @@
 //! sets that hold every Latin-1 character.
 //!
 //! Which kernels run is decided at run time by what the CPU has
-//! ([`Kernels`]): on x86_64 with AVX-512 (F, BW, VBMI, VBMI2) 64 input
+//! ([`crate::cpu`]): on x86_64 with AVX-512 (F, BW, VBMI, VBMI2) 64 input
 //! bytes per step, where a 256-entry table lookup is two `vpermi2b` and a
 //! blend ([`avx512`]); else with AVX2 32 bytes per step, the lookup built
 //! from sixteen `vpshufb` ([`avx2`]); else, and on every other target, the
@@ -17,60 +17,14 @@
 
 use std::mem::MaybeUninit;
 
+use crate::cpu::{Kernels, Level};
+
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(test)]
 mod tests;
-
-/// A set of kernels, from the plainest to the widest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Level {
-    /// Byte-at-a-time loops, on every CPU.
-    Scalar,
-    /// x86_64 with AVX2 and POPCNT.
-    Avx2,
-    /// x86_64 with AVX-512 F, BW, VBMI, VBMI2, BMI2 and POPCNT.
-    Avx512,
-}
-
-/// The kernels this CPU runs. Only made by checking the CPU, so holding
-/// one at a vector level is what makes that level's `unsafe` calls sound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Kernels(Level);
-
-impl Kernels {
-    /// The widest kernels the CPU has (the feature checks are cached by
-    /// std, so this is a few loads).
-    #[inline]
-    pub(crate) fn detect() -> Kernels {
-        Kernels::at_most(Level::Avx512)
-    }
-
-    /// The widest kernels the CPU has, but not above `max` (the tests run
-    /// every lower level this way).
-    #[inline]
-    pub(crate) fn at_most(max: Level) -> Kernels {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if max >= Level::Avx512 && avx512::available() {
-                return Kernels(Level::Avx512);
-            }
-            if max >= Level::Avx2 && avx2::available() {
-                return Kernels(Level::Avx2);
-            }
-        }
-        let _ = max;
-        Kernels(Level::Scalar)
-    }
-
-    /// Which level these are.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) fn level(self) -> Level {
-        self.0
-    }
-}
 
 /// Room past the written output any kernel may store into (then cut).
 const SLACK: usize = 128;
@@ -100,7 +54,7 @@ fn map_bytes_with(k: Kernels, table: &[u8; 256], input: &[u8], out: &mut Vec<u8>
     let start = out.len();
     out.reserve(input.len());
     let spare = &mut out.spare_capacity_mut()[..input.len()];
-    let done = match k.0 {
+    let done = match k.level() {
         // SAFETY: a Kernels at this level exists only where the CPU has
         // its features (Kernels::at_most checked them).
         #[cfg(target_arch = "x86_64")]
@@ -134,7 +88,7 @@ pub(crate) fn latin1_to_utf8(to_latin1: &[u8; 256], input: &[u8], out: &mut Vec<
 
 /// [`latin1_to_utf8`] with the given kernels.
 fn latin1_to_utf8_with(k: Kernels, to_latin1: &[u8; 256], input: &[u8], out: &mut Vec<u8>) {
-    let kernel: WidenKernel = match k.0 {
+    let kernel: WidenKernel = match k.level() {
         #[cfg(target_arch = "x86_64")]
         Level::Avx512 => avx512::latin1_to_utf8,
         #[cfg(target_arch = "x86_64")]
@@ -180,7 +134,7 @@ fn utf8_latin1_prefix_with(
     src: &[u8],
     out: &mut Vec<u8>,
 ) -> usize {
-    let kernel: NarrowKernel = match k.0 {
+    let kernel: NarrowKernel = match k.level() {
         #[cfg(target_arch = "x86_64")]
         Level::Avx512 => avx512::utf8_to_latin1_mapped,
         #[cfg(target_arch = "x86_64")]

@@ -6,19 +6,10 @@
 //! random tables and inputs.
 
 use super::*;
+use crate::cpu::levels;
 use crate::ccsid::sbcs::{Composed, SbcsCodec};
 use crate::ccsid::tables;
 use proptest::prelude::*;
-
-/// Every level of kernels this CPU runs, each once (scalar always).
-fn levels() -> Vec<Kernels> {
-    let mut v: Vec<Kernels> = [Level::Scalar, Level::Avx2, Level::Avx512]
-        .into_iter()
-        .map(Kernels::at_most)
-        .collect();
-    v.dedup();
-    v
-}
 
 /// A permutation of the bytes (odd multiplier), unlike the identity.
 fn permutation() -> [u8; 256] {
@@ -246,7 +237,7 @@ fn the_vector_kernels_run_where_the_cpu_has_them() {
     let input = [0x41u8; 128];
     let text = [b'a'; 129];
     let mut out = [MaybeUninit::new(0u8); 3 * 128 + SLACK];
-    if avx512::available() {
+    if crate::cpu::has_avx512() {
         assert_eq!(Kernels::detect().level(), Level::Avx512);
         // SAFETY: the CPU has the AVX-512 kernels' features (checked).
         unsafe {
@@ -263,7 +254,7 @@ fn the_vector_kernels_run_where_the_cpu_has_them() {
     } else {
         assert!(Kernels::detect().level() < Level::Avx512);
     }
-    if avx2::available() {
+    if crate::cpu::has_avx2() {
         assert!(Kernels::detect().level() >= Level::Avx2);
         assert_eq!(Kernels::at_most(Level::Avx2).level(), Level::Avx2);
         // SAFETY: the CPU has AVX2 and POPCNT (checked).
