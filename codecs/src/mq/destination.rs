@@ -171,6 +171,8 @@ pub struct DestinationSplit {
     /// The prefix in ASCII and in EBCDIC, blank padded to a register's 64
     /// bytes.
     prefix: [[u8; 64]; 2],
+    /// The kernels to run, found once here rather than on every message.
+    kernels: Kernels,
 }
 
 impl Default for DestinationSplit {
@@ -181,6 +183,7 @@ impl Default for DestinationSplit {
             separator: [b'%', 0x6C],
             prefix_len: 0,
             prefix: [[b' '; 64], [e.blank(); 64]],
+            kernels: Kernels::detect(),
         }
     }
 }
@@ -212,6 +215,7 @@ impl DestinationSplit {
             separator: [separator, separator_ebcdic],
             prefix_len: prefix.len(),
             prefix: p,
+            kernels: Kernels::detect(),
         })
     }
 
@@ -229,7 +233,7 @@ impl DestinationSplit {
     /// docs). Changes only RemoteQName and RemoteQMgrName, and only on
     /// [`RewriteOutcome::Rewritten`].
     pub fn apply(&self, buf: &mut [u8]) -> RewriteOutcome {
-        self.apply_with(Kernels::detect(), buf)
+        self.apply_with(self.kernels, buf)
     }
 
     /// [`Self::apply`] with the given kernels.
