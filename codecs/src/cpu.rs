@@ -96,7 +96,11 @@ mod tests {
         assert_eq!(Kernels::at_most(Level::Scalar).level(), Level::Scalar);
         assert_eq!(
             Kernels::at_most(Level::Avx2).level(),
-            if has_avx2() { Level::Avx2 } else { Level::Scalar }
+            if has_avx2() {
+                Level::Avx2
+            } else {
+                Level::Scalar
+            }
         );
         assert_eq!(levels().last().map(|k| k.level()), Some(top));
     }

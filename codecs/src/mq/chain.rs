@@ -22,8 +22,8 @@ use super::error::{DecodeError, DecodeErrorKind};
 use super::field::{CharField, Charset};
 use super::md::{Mqmd, parse_md, scan_md, write_md};
 use super::mde::{Mqmde, parse_mde, scan_mde, write_mde};
-use super::quick;
 use super::opaque::{OpaqueHeader, parse_opaque, scan_opaque, write_opaque};
+use super::quick;
 use super::rfh::{Mqrfh, parse_rfh, scan_rfh, write_rfh};
 use super::rfh2::{Mqrfh2, parse_rfh2, scan_rfh2, write_rfh2};
 use super::strucid::{Structure, ascii_format};
@@ -561,7 +561,11 @@ mod tests {
             version: first_md.unwrap_or(1),
             encoding: next_order.encoding(),
             coded_char_set_id: 1208,
-            format: f(if mde { fmt::MD_EXTENSION } else { fmt::RF_HEADER_2 }),
+            format: f(if mde {
+                fmt::MD_EXTENSION
+            } else {
+                fmt::RF_HEADER_2
+            }),
             ..Mqmd::default()
         };
         let mut out = Vec::new();
@@ -627,11 +631,17 @@ mod tests {
         for m in shapes() {
             let chain = parse_chain_with::<false>(&m, &ChainOptions::default()).unwrap();
             let (s, order) = quick::first(&m).unwrap();
-            assert_eq!((s, order), (chain.links[0].structure, chain.links[0].order()));
+            assert_eq!(
+                (s, order),
+                (chain.links[0].structure, chain.links[0].order())
+            );
             assert_eq!(chain.body(), b"body");
             for l in &chain.links {
                 let f = quick::scan(l.structure, &m[l.offset..], l.order()).unwrap();
-                assert_eq!((f.length, f.charset, f.next()), (l.length, l.charset, l.next));
+                assert_eq!(
+                    (f.length, f.charset, f.next()),
+                    (l.length, l.charset, l.next)
+                );
             }
         }
     }
@@ -644,12 +654,12 @@ mod tests {
         let chain = parse_chain_with::<false>(m, &ChainOptions::default()).unwrap();
         let mut v = Vec::new();
         for l in &chain.links {
-            let fields: &[std::ops::Range<usize>] = match l.structure {
-                Structure::Xqh => &[0..8, 104..112, 128..144],
-                Structure::Md => &[0..8, 24..40],
-                _ => &[0..36],
+            let fields: &[(usize, usize)] = match l.structure {
+                Structure::Xqh => &[(0, 8), (104, 112), (128, 144)],
+                Structure::Md => &[(0, 8), (24, 40)],
+                _ => &[(0, 36)],
             };
-            v.extend(fields.iter().cloned().flatten().map(|i| l.offset + i));
+            v.extend(fields.iter().flat_map(|&(a, b)| a..b).map(|i| l.offset + i));
             if l.structure == Structure::Rfh2 {
                 let (r, _) = crate::mq::rfh2::parse_rfh2(l.bytes(m), l.order()).unwrap();
                 for f in &r.folders {

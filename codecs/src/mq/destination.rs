@@ -153,7 +153,9 @@ pub enum SplitError {
         len: usize,
     },
     /// The prefix byte at `position` is not an MQ name character.
-    #[error("prefix byte 0x{byte:02X} at position {position} is not an MQ name character (A-Z a-z 0-9 . / _ %)")]
+    #[error(
+        "prefix byte 0x{byte:02X} at position {position} is not an MQ name character (A-Z a-z 0-9 . / _ %)"
+    )]
     PrefixCharacter {
         /// Position in the prefix, bytes.
         position: usize,
@@ -371,7 +373,11 @@ mod avx512 {
     /// The CPU must have the features `crate::cpu::has_avx512` checks, and
     /// `buf` at least [`XQH_LENGTH`] bytes.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
-    pub(super) unsafe fn apply(split: &DestinationSplit, cs: Charset, buf: &mut [u8]) -> RewriteOutcome {
+    pub(super) unsafe fn apply(
+        split: &DestinationSplit,
+        cs: Charset,
+        buf: &mut [u8],
+    ) -> RewriteOutcome {
         let ci = charset_index(cs);
         let base = REMOTE_Q_NAME_OFFSET;
         let field = below(NAME_LENGTH);
@@ -414,14 +420,21 @@ mod avx512 {
         }
         let after = field & !below(at + 1);
         let ends = (blanks | nuls) & after;
-        let end = if ends == 0 { NAME_LENGTH } else { ends.trailing_zeros() as usize };
+        let end = if ends == 0 {
+            NAME_LENGTH
+        } else {
+            ends.trailing_zeros() as usize
+        };
         // After the part: nothing, a NUL, or blanks up to the end or a NUL.
         let rest = field & !below(end);
         if blanks & rest & rest.wrapping_neg() != 0 {
             let non_blank = rest & !blanks;
             if non_blank != 0 && nuls & non_blank & non_blank.wrapping_neg() == 0 {
                 let (offset, byte) = (base + end, blank);
-                return invalid(NamePart::QueueManager, NameProblem::BadCharacter { offset, byte });
+                return invalid(
+                    NamePart::QueueManager,
+                    NameProblem::BadCharacter { offset, byte },
+                );
             }
         }
         let part_len = end - at - 1;
@@ -430,11 +443,17 @@ mod avx512 {
             return invalid(NamePart::QueueManager, NameProblem::Empty);
         }
         if q_mgr_len > NAME_LENGTH {
-            return invalid(NamePart::QueueManager, NameProblem::TooLong { len: q_mgr_len });
+            return invalid(
+                NamePart::QueueManager,
+                NameProblem::TooLong { len: q_mgr_len },
+            );
         }
         let part = after & below(end);
         if bad & part != 0 {
-            return invalid(NamePart::QueueManager, bad_at((bad & part).trailing_zeros()));
+            return invalid(
+                NamePart::QueueManager,
+                bad_at((bad & part).trailing_zeros()),
+            );
         }
         // RemoteQMgrName: lane j takes the prefix below prefix_len, then
         // field byte j + at + 1 - prefix_len (one vpermb; indices wrap
@@ -455,7 +474,11 @@ mod avx512 {
         // 8 (at..48 there): bytes 8..104, inside the 428-byte header.
         unsafe {
             _mm512_mask_storeu_epi8(p.add(REMOTE_Q_MGR_NAME_OFFSET).cast(), field, q_mgr);
-            _mm512_mask_storeu_epi8(p.add(base).cast(), field & !below(at), _mm512_set1_epi8(blank as i8));
+            _mm512_mask_storeu_epi8(
+                p.add(base).cast(),
+                field & !below(at),
+                _mm512_set1_epi8(blank as i8),
+            );
         }
         RewriteOutcome::Rewritten
     }

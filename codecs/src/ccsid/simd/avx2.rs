@@ -7,7 +7,6 @@
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-
 /// Room past the written output a kernel may store into (then cut).
 pub const SLACK: usize = 16;
 
@@ -59,11 +58,9 @@ fn lookup(rows: &[__m256i; 16], x: __m256i) -> __m256i {
         )
     });
     let b5 = _mm256_slli_epi16(x, 2);
-    let w: [__m256i; 4] =
-        std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b5));
+    let w: [__m256i; 4] = std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b5));
     let b6 = _mm256_slli_epi16(x, 1);
-    let w: [__m256i; 2] =
-        std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b6));
+    let w: [__m256i; 2] = std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b6));
     _mm256_blendv_epi8(w[0], w[1], x)
 }
 
@@ -82,8 +79,7 @@ fn lookup_ascii(rows: &[__m256i; 16], x: __m256i) -> __m256i {
         )
     });
     let b5 = _mm256_slli_epi16(x, 2);
-    let w: [__m256i; 2] =
-        std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b5));
+    let w: [__m256i; 2] = std::array::from_fn(|k| _mm256_blendv_epi8(w[2 * k], w[2 * k + 1], b5));
     _mm256_blendv_epi8(w[0], w[1], _mm256_slli_epi16(x, 1))
 }
 
@@ -270,9 +266,7 @@ pub unsafe fn utf8_to_latin1_mapped(
             // All ASCII (common in text), and the next byte starts a
             // character: half the table, no packing.
             // SAFETY: o + 32 <= out.len() (room checked above).
-            unsafe {
-                _mm256_storeu_si256(out.as_mut_ptr().add(o).cast(), lookup_ascii(&rows, c))
-            };
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(o).cast(), lookup_ascii(&rows, c)) };
             o += 32;
             i += 32;
             continue;

@@ -14,7 +14,6 @@
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-
 /// Room past the written output a kernel may store into (then cut): the
 /// two 64-byte stores of one widening step.
 pub const SLACK: usize = 128;
@@ -165,7 +164,8 @@ pub unsafe fn latin1_to_utf8(
             // Every valid character keeps its lead; non-ASCII ones also
             // their continuation.
             let keep = _pdep_u64(valid, EVEN) | _pdep_u64(non_ascii, ODD);
-            let packed = _mm512_maskz_compress_epi8(keep, _mm512_permutex2var_epi8(lead, pairs, cont));
+            let packed =
+                _mm512_maskz_compress_epi8(keep, _mm512_permutex2var_epi8(lead, pairs, cont));
             // SAFETY: o + 64 <= out.len(): o grows by at most 64 after the
             // first store, from a start with 128 bytes of room.
             unsafe { _mm512_storeu_si512(dst.add(o).cast(), packed) };

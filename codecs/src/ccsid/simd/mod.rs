@@ -77,8 +77,7 @@ type WidenKernel = unsafe fn(&[u8; 256], &[u8], &mut [MaybeUninit<u8>]) -> (usiz
 
 /// A kernel that narrows UTF-8 to single bytes (see
 /// `avx512::utf8_to_latin1_mapped`).
-type NarrowKernel =
-    unsafe fn(&[u8; 256], &[u8], usize, &mut [MaybeUninit<u8>]) -> (usize, usize);
+type NarrowKernel = unsafe fn(&[u8; 256], &[u8], usize, &mut [MaybeUninit<u8>]) -> (usize, usize);
 
 /// Appends the UTF-8 of `input` to `out`, where `to_latin1[b]` is the
 /// Latin-1 character (U+0000..U+00FF) of byte `b`.
@@ -155,8 +154,7 @@ fn utf8_latin1_prefix_with(
         out.reserve(limit + SLACK);
         // SAFETY: `kernel` is of the level `k` holds, whose features the
         // CPU has (Kernels::at_most checked them).
-        let (used, written) =
-            unsafe { kernel(from_latin1, rest, limit, out.spare_capacity_mut()) };
+        let (used, written) = unsafe { kernel(from_latin1, rest, limit, out.spare_capacity_mut()) };
         // SAFETY: the kernel wrote the first `written` spare bytes.
         unsafe { out.set_len(start + written) };
         let used = used
@@ -197,4 +195,3 @@ fn utf8_latin1_prefix_scalar(
     }
     i
 }
-

@@ -6,9 +6,9 @@
 //! random tables and inputs.
 
 use super::*;
-use crate::cpu::levels;
 use crate::ccsid::sbcs::{Composed, SbcsCodec};
 use crate::ccsid::tables;
+use crate::cpu::levels;
 use proptest::prelude::*;
 
 /// A permutation of the bytes (odd multiplier), unlike the identity.

@@ -143,7 +143,12 @@ fn errors_name_the_part_the_offset_and_the_byte() {
         let mut q = [b' '; 48];
         q[..name.len()].copy_from_slice(name);
         let msg = message(q, ByteOrder::Little, Charset::Ascii);
-        assert_eq!(check(&split, &msg).0, want, "{}", String::from_utf8_lossy(name));
+        assert_eq!(
+            check(&split, &msg).0,
+            want,
+            "{}",
+            String::from_utf8_lossy(name)
+        );
     }
     // 3 + 46 characters: one more than the field holds.
     let long = format!("Q%{}", "M".repeat(46));
@@ -177,7 +182,7 @@ fn templates(cs: Charset) -> Vec<[u8; 48]> {
         &format!("{}%B", "A".repeat(46)),
         &format!("A%{}", "B".repeat(46)),
         &format!("A%{}", "B".repeat(44)),
-        &"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv".to_string(),
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv",
         "Q%M%N",
     ] {
         let f = field(text, cs);
