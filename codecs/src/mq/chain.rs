@@ -331,6 +331,7 @@ fn detect_order(s: Structure, input: &[u8]) -> Result<(Structure, ByteOrder), De
 ///
 /// Errors: the first bad structure, with the chain read before it; the
 /// error's offset counts from the start of `input`.
+///
 /// Reads only the headers' bytes (for an MQXQH + MQRFH2 chain, its 428 bytes,
 /// the RFH2's 36-byte fixed part and each folder's NameValueLength).
 #[inline(always)]
@@ -396,18 +397,15 @@ fn first_structure(
     }))
 }
 
-/// [`scan`] and [`Position::record`] out of line, for what [`quick::scan`]
-/// leaves: other structures and every fault.
+/// [`scan`] out of line, for what [`quick::scan`] leaves: other structures
+/// and every fault (`walk` is inlined into every caller of [`parse_chain`]).
 #[inline(never)]
-fn scan_and_record(
-    at: &mut Position,
-    chain: &mut Chain<'_>,
+fn full_scan(
     s: Structure,
     input: &[u8],
     order: ByteOrder,
-) -> Result<Option<Structure>, DecodeError> {
-    let (length, charset, next) = scan(s, input, order).map_err(|e| e.shifted(at.offset))?;
-    Ok(at.record(chain, s, length, charset, next))
+) -> Result<(usize, Charset, Descriptor), DecodeError> {
+    scan(s, input, order)
 }
 
 /// The chain walk proper; fills `chain` as far as the input is good.
@@ -436,19 +434,16 @@ fn walk<const QUICK: bool>(chain: &mut Chain<'_>, opts: &ChainOptions) -> Result
     loop {
         let rest = &input[at.offset..];
         let order = ByteOrder::from_encoding(at.encoding);
-        // The quick path records its link inline and the full scan in a
-        // function of its own: a result merged from both would be stored
-        // field by field and reloaded whole, a store-forwarding stall that
-        // cost more than the rest of the walk.
         let found = if QUICK {
             quick::scan(current, rest, order)
         } else {
             None
         };
-        let following = match found {
-            Some(f) => at.record(chain, current, f.length, f.charset, f.next()),
-            None => scan_and_record(&mut at, chain, current, rest, order)?,
+        let (length, charset, next) = match found {
+            Some(f) => (f.length, f.charset, f.next()),
+            None => full_scan(current, rest, order).map_err(|e| e.shifted(at.offset))?,
         };
+        let following = at.record(chain, current, length, charset, next);
         match following {
             Some(s) => current = s,
             None => return Ok(()),
@@ -483,14 +478,7 @@ impl Position {
             encoding: self.encoding,
             coded_char_set_id: self.ccsid,
             charset,
-            // Field by field: copying the whole struct would move its
-            // padding too, as wide loads of narrow stores.
-            next: Descriptor {
-                encoding: next.encoding,
-                coded_char_set_id: next.coded_char_set_id,
-                format: next.format,
-                charset: next.charset,
-            },
+            next,
         });
         self.offset += length;
         chain.body_offset = self.offset;
