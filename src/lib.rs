@@ -23,5 +23,6 @@ pub(crate) mod route;
 pub(crate) mod rpc;
 pub(crate) mod sbs;
 pub(crate) mod store;
+pub mod svrconn;
 pub(crate) mod tasks;
 pub(crate) mod tedg;

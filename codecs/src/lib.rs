@@ -9,6 +9,7 @@ mod calendar;
 pub mod ccsid;
 mod cpu;
 pub mod dump;
+pub mod fap;
 pub mod idl;
 pub mod mq;
 pub mod mqtt;

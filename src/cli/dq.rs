@@ -321,8 +321,8 @@ impl Shared {
         let Some((program, args)) = command.split_first() else {
             return;
         };
-        let child = Command::new(program)
-            .args(args)
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .env("MQGATE_DQ_MEMBER", &self.id)
             .env("MQGATE_DQ_TASK", n.to_string())
             .env("MQGATE_DQ_SUBJECT", msg["subject"].as_str().unwrap_or(""))
@@ -330,8 +330,9 @@ impl Shared {
                 "MQGATE_DQ_CERTIFIED",
                 if v["certified"] == true { "1" } else { "0" },
             )
-            .stdin(Stdio::piped())
-            .spawn();
+            .stdin(Stdio::piped());
+        die_with_parent(&mut cmd);
+        let child = cmd.spawn();
         let status = match child {
             Ok(mut c) => {
                 if let Some(mut s) = c.stdin.take() {
@@ -371,6 +372,30 @@ impl Shared {
             }
         }
     }
+}
+
+/// On Linux, COMMAND gets PR_SET_PDEATHSIG (SIGKILL): when `mqgate dq
+/// worker` dies, its member leaves and the scheduler gives the task to
+/// another worker, so the command must not run on beside it. (The signal
+/// follows the thread that starts the command; that thread waits for it.)
+fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the child between fork and exec and
+        // calls only prctl, which is async-signal-safe and touches no
+        // memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
 }
 
 /// The bytes of the first field named DATA, Data or data of a message's

@@ -36,6 +36,11 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     for (path, message) in config.mqtt.problems() {
         err(&path, message);
     }
+    if let Some(s) = &config.svrconn {
+        for (path, message) in s.problems() {
+            err(&path, message);
+        }
+    }
     if config.http.lease_ms == 0 {
         err("http.lease_ms", "must be at least 1 ms".into());
     }
