@@ -7,6 +7,7 @@
 
 mod calendar;
 pub mod ccsid;
+mod cpu;
 pub mod dump;
 pub mod fap;
 pub mod idl;
