@@ -93,6 +93,7 @@ impl DestinationRewrite {
     pub fn from_exit_data(data: &str) -> Result<Self, DataError> {
         let mut on_invalid = InvalidPolicy::Suppress;
         let (mut separator, mut prefix) = (b'%', "");
+        let mut offset = 0;
         for item in exit_data::items(data) {
             let (k, v) = item?;
             match k {
@@ -114,7 +115,7 @@ impl DestinationRewrite {
                     }
                 }
                 "offset" => {
-                    r.offset = v
+                    offset = v
                         .parse::<usize>()
                         .ok()
                         .filter(|n| *n <= 65_536)
@@ -131,7 +132,11 @@ impl DestinationRewrite {
                 DataError::Prefix(prefix.to_string())
             }
         })?;
-        Ok(DestinationRewrite { split, on_invalid })
+        Ok(DestinationRewrite {
+            split,
+            on_invalid,
+            offset,
+        })
     }
 
     /// The separator character (ASCII).
