@@ -625,12 +625,20 @@ async fn a_dq_worker_whose_command_cannot_start_gives_the_task_back_and_leaves()
     let seen = Arc::clone(&lines);
     std::thread::spawn(move || {
         use std::io::BufRead;
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
             seen.lock().unwrap().push(line);
         }
     });
     let until = Instant::now() + PATIENCE;
-    while !lines.lock().unwrap().iter().any(|l| l.contains("listening to")) {
+    while !lines
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains("listening to"))
+    {
         assert!(Instant::now() < until, "the worker did not join");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

@@ -144,7 +144,11 @@ fn body(cmd: &str, fields: &[String], reply: Option<&str>) -> Result<Value, Exit
                 // The status the gateway would answer for the same field
                 // (docs/rendezvous.md "Errors").
                 let st = e.status();
-                eprintln!("mqgate rv {cmd}: {e} ({} {})", st.name().unwrap_or("status"), st.0);
+                eprintln!(
+                    "mqgate rv {cmd}: {e} ({} {})",
+                    st.name().unwrap_or("status"),
+                    st.0
+                );
                 return Err(ExitCode::from(EXIT_UNREACHABLE));
             }
         }

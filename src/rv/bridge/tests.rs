@@ -271,7 +271,8 @@ fn a_nats_url_the_client_would_refuse_is_placed_by_check_config() {
     )
     .unwrap_err();
     assert!(
-        c.to_string().contains("rv.nats.url: \"nats://127.0.0.1:4222,\": an empty server in the list"),
+        c.to_string()
+            .contains("rv.nats.url: \"nats://127.0.0.1:4222,\": an empty server in the list"),
         "{c}"
     );
     // A list separated by commas is what the docs allow.
