@@ -591,3 +591,88 @@ async fn dq_worker_commands_do_the_tasks_and_the_scheduler_advisory_is_published
     }
     h.stop(Duration::from_secs(5)).await;
 }
+
+/// A `mqgate dq worker` whose COMMAND cannot be started gives the task
+/// back and leaves with exit 5 (docs/rendezvous.md "`mqgate dq worker` and
+/// `mqgate dq scheduler`"): as the available worker of greatest weight it
+/// would otherwise get the same task back at once, again and again, and no
+/// other worker would ever do it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dq_worker_whose_command_cannot_start_gives_the_task_back_and_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = gateway(dir.path()).await;
+    let dq = h.rv_dq().unwrap();
+    let subjects = vec!["NOCMD".to_string()];
+    let src = sender(&h, "NOCMDSRC", "NOCMD", "NOCMD").await;
+    // The scheduler, also a worker of weight 1: it works only when the
+    // heavier worker below is busy ("Distributed Queue").
+    let mut other = dq.join("NOCMD", &subjects, params(1, 1, 100)).unwrap();
+    becomes_scheduler(&mut other).await;
+    certified(&h, "NOCMD", "NOCMDSRC").await;
+    let missing = dir.path().join("no-such-program");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mqgate"))
+        .args(["dq", "worker", "--gateway"])
+        .arg(format!("http://{}", h.http_addr()))
+        .args(["--queue", "NOCMD", "--weight", "9", "--tasks", "1"])
+        .args(["--heartbeat", "0.25", "--activation", "3.5", "--"])
+        .arg(&missing)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stderr = child.stderr.take().unwrap();
+    let seen = Arc::clone(&lines);
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            seen.lock().unwrap().push(line);
+        }
+    });
+    let until = Instant::now() + PATIENCE;
+    while !lines
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains("listening to"))
+    {
+        assert!(Instant::now() < until, "the worker did not join");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    src.send(task("NOCMD", 1), None).await.unwrap();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            let tried = lines
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|l| l.contains("cannot run"))
+                .count();
+            panic!("the worker did not leave; it tried the task {tried} times");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(status.code(), Some(5));
+    // The task went back to the scheduler, which gives it to the worker
+    // that is left.
+    let t = next_task(&mut other).await;
+    assert_eq!((n_of(&t.envelope), t.certified), (1, true));
+    other.complete(t.id).await.unwrap();
+    ledger_empty(&src).await;
+    let tried = lines
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains("cannot run"))
+        .count();
+    assert_eq!(tried, 1);
+    h.stop(Duration::from_secs(5)).await;
+}
