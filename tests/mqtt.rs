@@ -722,3 +722,129 @@ fn devices_authenticate_with_the_password_file() {
     let log = std::fs::read_to_string(g.log_path()).unwrap();
     assert!(log.contains("wrong password for device DEV0001"), "{log}");
 }
+
+/// A device that subscribes and then reads nothing: its socket's receive
+/// buffer is the smallest the kernel allows, so the gateway's writes stop
+/// once its own send buffer is full. The stream is returned unread.
+async fn device_that_never_reads(addr: SocketAddr, o: &Options) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let s = tokio::net::TcpSocket::new_v4().unwrap();
+    s.set_recv_buffer_size(4096).unwrap();
+    let mut stream = s.connect(addr).await.unwrap();
+    let mut properties = Properties::new();
+    properties.push(Property::SessionExpiryInterval(o.session_expiry));
+    let mut bytes = Vec::new();
+    for p in [
+        Packet::Connect(Connect {
+            level: Level::V5,
+            clean_start: o.clean_start,
+            keep_alive: o.keep_alive,
+            properties,
+            client_id: o.client_id.clone(),
+            will: o.will.clone(),
+            user_name: None,
+            password: None,
+        }),
+        Packet::Subscribe(mqgate_codecs::mqtt::Subscribe {
+            packet_id: 1,
+            properties: Properties::new(),
+            filters: vec![(
+                "INBOX".into(),
+                mqgate_codecs::mqtt::SubscriptionOptions::qos(QoS::AtLeastOnce),
+            )],
+        }),
+    ] {
+        mqgate_codecs::mqtt::encode(&p, Level::V5, &mut bytes);
+    }
+    stream.write_all(&bytes).await.unwrap();
+    stream
+}
+
+#[test]
+fn a_device_that_stops_reading_keeps_neither_its_connection_nor_its_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "queues:\n  - type: local\n    name: WILLS\n");
+    let addr = mqtt_addr(&g);
+    // 10 MiB for each device: more than a TCP send buffer holds (Linux
+    // tcp_wmem's largest is 4 MiB), within the 32 messages in flight.
+    let n = 10u8;
+    for dev in ["DEV0001", "DEV0002"] {
+        for i in 0..n {
+            let mut data = vec![i; 1024 * 1024];
+            data[1..8].copy_from_slice(dev.as_bytes());
+            let (st, v) = g.put("INBOX", &format!("q_mgr={dev}&persistent=true"), &data);
+            assert_eq!(st, 201, "{v}");
+        }
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // DEV0001 stops reading; a new connection of DEV0001 takes the
+        // session over. The old connection is closed at once (5.0 3.1.4
+        // [MQTT-3.1.4-3]), its session (Clean Start 0) goes on (Session
+        // Present 1, 3.2.2.1.1) and every message comes to the new one.
+        let stuck = device_that_never_reads(addr, &Options::persistent("DEV0001", Level::V5)).await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let started = std::time::Instant::now();
+        let (mut c, ack) = Client::connect(addr, &Options::persistent("DEV0001", Level::V5))
+            .await
+            .unwrap();
+        let took = started.elapsed();
+        assert_eq!(ack.code, ReasonCode::SUCCESS);
+        assert!(
+            took < Duration::from_secs(5),
+            "the takeover waited {took:?} for a connection that reads nothing"
+        );
+        assert!(ack.session_present, "the session was kept");
+        let mut got = std::collections::BTreeSet::new();
+        while got.len() < usize::from(n) {
+            match tokio::time::timeout(Duration::from_secs(20), c.recv()).await {
+                Ok(Ok(Some(Packet::Publish(p)))) => {
+                    assert_eq!(&p.payload[1..8], b"DEV0001");
+                    got.insert(p.payload[0]);
+                    c.puback(p.packet_id.unwrap()).await.unwrap();
+                }
+                other => panic!("after {} messages: {other:?}", got.len()),
+            }
+        }
+        drop(stuck);
+
+        // DEV0002 stops reading with Keep Alive 1 s: after 1.5 s in which
+        // it took nothing (and so nothing it sent was read) it is closed
+        // as on a Keep Alive timeout (5.0 3.1.2.10 [MQTT-3.1.2-22]): its
+        // Will Message is put and its messages stay on its queue.
+        let o = Options {
+            keep_alive: 1,
+            will: Some(Will {
+                qos: QoS::AtLeastOnce,
+                retain: false,
+                properties: Properties::new(),
+                topic: "WILLS".into(),
+                payload: bytes::Bytes::from_static(b"DEV0002 stopped reading"),
+            }),
+            ..Options::persistent("DEV0002", Level::V5)
+        };
+        let _stuck = device_that_never_reads(addr, &o).await;
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        while g.depth("WILLS") == 0 && std::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let v = get_json(&g, "WILLS");
+    assert_eq!(common::data(&v), b"DEV0002 stopped reading");
+    // The leases of the closed connection were backed out.
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while g.depth("DEV0002/INBOX") < u64::from(n) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(g.depth("DEV0002/INBOX"), u64::from(n));
+    assert_eq!(g.depth("DEV0001/INBOX"), 0);
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(
+        log.contains("MQTT device does not read; connection closed"),
+        "{log}"
+    );
+}

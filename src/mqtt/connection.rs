@@ -30,6 +30,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
 
 type Reader = FramedRead<OwnedReadHalf, Frames>;
 
@@ -53,6 +54,17 @@ struct Out {
     /// The client's Request Problem Information (5.0 3.1.2.11.7): when
     /// false, no Reason String or User Property on acknowledgements.
     problem_info: bool,
+    /// The gateway's stop token: a write the device does not take is
+    /// abandoned when it is cancelled.
+    stop: CancellationToken,
+    /// Cancelled when another connection takes the session over (5.0
+    /// 3.1.4 [MQTT-3.1.4-3]: the old connection is closed); a write the
+    /// device does not take is abandoned then.
+    takeover: CancellationToken,
+    /// Longest a write may wait with no byte taken by the device: 1.5
+    /// times its Keep Alive (5.0 3.1.2.10 [MQTT-3.1.2-22]; while a write
+    /// waits nothing the device sends is read); `None`: no Keep Alive.
+    stall: Option<Duration>,
 }
 
 impl Out {
@@ -65,11 +77,32 @@ impl Out {
         Ok(())
     }
 
+    /// Writes the queued packets out. Errors: the connection failed; the
+    /// device took no byte for [`Out::stall`] (`TimedOut`); the gateway
+    /// stops or the session was taken over while the device took nothing
+    /// (`ConnectionAborted`): a device that stops reading cannot hold its
+    /// connection, its leases or its session.
     async fn flush(&mut self) -> std::io::Result<()> {
-        if !self.buf.is_empty() {
-            self.w.write_all(&self.buf).await?;
-            self.buf.clear();
+        let mut done = 0;
+        while done < self.buf.len() {
+            let n = tokio::select! {
+                biased;
+                r = self.w.write(&self.buf[done..]) => r?,
+                () = self.stop.cancelled() => return Err(aborted("the gateway is stopping")),
+                () = self.takeover.cancelled() => return Err(aborted("the session was taken over")),
+                () = sleep_for(self.stall) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the device took no bytes for 1.5 times its Keep Alive",
+                    ));
+                }
+            };
+            if n == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            done += n;
         }
+        self.buf.clear();
         if self.buf.capacity() > KEEP_CAPACITY {
             self.buf = Vec::new();
         }
@@ -115,6 +148,9 @@ pub async fn run(svc: Arc<Service>, stream: TcpStream, peer: SocketAddr) {
         buf: Vec::new(),
         client_max: usize::MAX,
         problem_info: true,
+        stop: svc.stop.clone(),
+        takeover: CancellationToken::new(),
+        stall: None,
     };
     // The handshake, the packet handlers and the end are boxed: the
     // connection's future holds only what waits between packets (an idle
@@ -402,6 +438,8 @@ async fn accept(
     let keep_alive = server_keep_alive.unwrap_or(c.keep_alive);
     let claim = svc.sessions.claim(&client_id, conn_id, c.clean_start).await;
     let session_present = claim.session.is_some();
+    out.takeover = claim.takeover.clone();
+    out.stall = (keep_alive > 0).then(|| Duration::from_secs(u64::from(keep_alive)) * 3 / 2);
     let mut p = Properties::new();
     if v5 {
         if told_expiry {
@@ -541,9 +579,29 @@ impl Conn {
             if let Some(end) = end {
                 return end;
             }
-            if Box::pin(out.flush()).await.is_err() {
-                return End::Abnormal;
+            if let Err(e) = Box::pin(out.flush()).await {
+                return self.write_failed(out, &e);
             }
+        }
+    }
+
+    /// How the connection ends when writing to it failed (`e`, from
+    /// [`Out::flush`]), logged: a device that took nothing for 1.5 times
+    /// its Keep Alive is closed as a Keep Alive timeout (its Will Message
+    /// is put); the gateway stopping ends it without one.
+    fn write_failed(&self, out: &Out, e: &std::io::Error) -> End {
+        match e.kind() {
+            std::io::ErrorKind::TimedOut | std::io::ErrorKind::ConnectionAborted => {
+                tracing::warn!(peer = %self.peer, client_id = %self.client_id, error = %e, "MQTT device does not read; connection closed");
+            }
+            _ => {
+                tracing::debug!(peer = %self.peer, client_id = %self.client_id, error = %e, "MQTT connection failed");
+            }
+        }
+        if out.stop.is_cancelled() {
+            End::Stopping
+        } else {
+            End::Abnormal
         }
     }
 
@@ -682,7 +740,7 @@ impl Conn {
                     .await;
             }
         };
-        sent.err().map(|_| End::Abnormal)
+        sent.err().map(|e| self.write_failed(out, &e))
     }
 
     /// PUBACK from the device: the lease is acknowledged, the message gone.
@@ -751,7 +809,11 @@ impl Conn {
         {
             // A resent QoS 2 PUBLISH already put: PUBREC again (4.3.3).
             let ack = Packet::Pubrec(Ack::new(id, ReasonCode::SUCCESS, Properties::new()));
-            return out.send(&ack).await.err().map(|_| End::Abnormal);
+            return out
+                .send(&ack)
+                .await
+                .err()
+                .map(|e| self.write_failed(out, &e));
         }
         let mqi = svc.devices.mqi();
         let outcome = publish::put(
@@ -779,7 +841,11 @@ impl Conn {
                 if v5 && pb.qos == QoS::AtLeastOnce {
                     let props = out.problem(&r.message);
                     let ack = Packet::Puback(Ack::new(pb.packet_id.unwrap_or(1), r.code, props));
-                    return out.send(&ack).await.err().map(|_| End::Abnormal);
+                    return out
+                        .send(&ack)
+                        .await
+                        .err()
+                        .map(|e| self.write_failed(out, &e));
                 }
                 // No way to tell the device: the message goes to the
                 // dead-letter queue (docs/mqtt.md "Publishing into MQ").
@@ -812,7 +878,10 @@ impl Conn {
             }
             _ => return None,
         };
-        out.send(&ack).await.err().map(|_| End::Abnormal)
+        out.send(&ack)
+            .await
+            .err()
+            .map(|e| self.write_failed(out, &e))
     }
 
     /// Publishes a message a puller took (QoS 1, 5.0 3.3; DUP when it was
@@ -878,7 +947,10 @@ impl Conn {
                 held,
             },
         );
-        out.send(&packet).await.err().map(|_| End::Abnormal)
+        out.send(&packet)
+            .await
+            .err()
+            .map(|e| self.write_failed(out, &e))
     }
 
     /// A message longer than the device's Maximum Packet Size: it cannot be
@@ -952,7 +1024,7 @@ impl Conn {
             if delay.is_zero() {
                 put_will(svc, &self.client_id, w).await;
             } else {
-                let token = tokio_util::sync::CancellationToken::new();
+                let token = CancellationToken::new();
                 will_timer = Some(token.clone());
                 let (mqi, client, queue) = (
                     svc.devices.mqi().clone(),
@@ -1008,6 +1080,19 @@ async fn put_will_with(mqi: &crate::mqi::Mqi, client: &str, will_queue: &str, w:
         Outcome::Stopping(e) => {
             tracing::warn!(client_id = client, error = %e, "MQTT Will Message not put: the gateway is stopping");
         }
+    }
+}
+
+/// A write abandoned because the connection must end now.
+fn aborted(why: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::ConnectionAborted, why.to_string())
+}
+
+/// Sleeps for `d`; never ends for `None`.
+async fn sleep_for(d: Option<Duration>) {
+    match d {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
     }
 }
 
