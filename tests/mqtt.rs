@@ -848,3 +848,148 @@ fn a_device_that_stops_reading_keeps_neither_its_connection_nor_its_messages() {
         "{log}"
     );
 }
+
+/// A raw MQTT 5.0 connection that sends `packets` (CONNECT first) and
+/// returns every packet the gateway sends until it closes or is silent
+/// for 2 s, each with its length in bytes.
+async fn exchange(addr: SocketAddr, packets: &[Packet]) -> Vec<(usize, Packet)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut bytes = Vec::new();
+    for p in packets {
+        mqgate_codecs::mqtt::encode(p, Level::V5, &mut bytes);
+    }
+    stream.write_all(&bytes).await.unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(Ok(n)) =
+        tokio::time::timeout(Duration::from_secs(2), stream.read(&mut chunk)).await
+    {
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let mut out = Vec::new();
+    while let Some(len) = mqgate_codecs::mqtt::frame_len(&buf, usize::MAX).unwrap() {
+        let frame = bytes::Bytes::copy_from_slice(&buf[..len]);
+        out.push((
+            len,
+            mqgate_codecs::mqtt::decode(frame, Some(Level::V5)).unwrap(),
+        ));
+        buf.drain(..len);
+    }
+    out
+}
+
+fn connect_v5(client_id: &str, properties: Properties) -> Packet {
+    Packet::Connect(Connect {
+        level: Level::V5,
+        clean_start: true,
+        keep_alive: 60,
+        properties,
+        client_id: client_id.into(),
+        will: None,
+        user_name: None,
+        password: None,
+    })
+}
+
+#[test]
+fn no_packet_to_a_client_is_longer_than_its_maximum_packet_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let addr = mqtt_addr(&g);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // MQTT 5.0 3.1.2.11.4 [MQTT-3.1.2-24]: the server must not send a
+        // packet longer than the client's Maximum Packet Size; it leaves
+        // the Reason String out of an acknowledgement that would not fit
+        // (3.2.2.3.16 [MQTT-3.2.2-19], 3.4.2.2.2 [MQTT-3.4.2-2], 3.9.2.1.2
+        // [MQTT-3.9.2-1], 3.14.2.2.3 [MQTT-3.14.2-3]). The refusals below
+        // each come with a Reason String longer than 32 bytes otherwise.
+        let max = 32usize;
+        let mut small = Properties::new();
+        small.push(Property::MaximumPacketSize(max as u32));
+
+        // A client identifier that is no device: CONNACK 0x85.
+        let got = exchange(addr, &[connect_v5("NOTADEVICE", small.clone())]).await;
+        let [(len, Packet::Connack(a))] = &got[..] else {
+            panic!("{got:?}")
+        };
+        assert_eq!(a.code, ReasonCode::CLIENT_IDENTIFIER_NOT_VALID);
+        assert!(*len <= max, "CONNACK of {len} bytes");
+
+        // Another device's queue: SUBACK 0x87; a PUBLISH to no queue:
+        // PUBACK 0x90; then a malformed packet (reserved type 0):
+        // DISCONNECT 0x81.
+        let subscribe = Packet::Subscribe(mqgate_codecs::mqtt::Subscribe {
+            packet_id: 7,
+            properties: Properties::new(),
+            filters: vec![(
+                "INBOX@DEV0002".into(),
+                mqgate_codecs::mqtt::SubscriptionOptions::qos(QoS::AtLeastOnce),
+            )],
+        });
+        let publish = Packet::Publish(mqgate_codecs::mqtt::Publish {
+            dup: false,
+            qos: QoS::AtLeastOnce,
+            retain: false,
+            topic: "NO.SUCH.QUEUE".into(),
+            packet_id: Some(8),
+            properties: Properties::new(),
+            payload: bytes::Bytes::from_static(b"x"),
+        });
+        let got = exchange(
+            addr,
+            &[connect_v5("DEV0001", small.clone()), subscribe, publish],
+        )
+        .await;
+        let codes: Vec<(u8, ReasonCode)> = got
+            .iter()
+            .map(|(len, p)| {
+                assert!(*len <= max, "{p:?}: {len} bytes");
+                match p {
+                    Packet::Connack(a) => (0x20, a.code),
+                    Packet::Suback(s) => (0x90, s.codes[0]),
+                    Packet::Puback(a) => (0x40, a.reason_code()),
+                    other => panic!("{other:?}"),
+                }
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                (0x20, ReasonCode::SUCCESS),
+                (0x90, ReasonCode::NOT_AUTHORIZED),
+                (0x40, ReasonCode::TOPIC_NAME_INVALID),
+            ]
+        );
+
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut bytes = Vec::new();
+        mqgate_codecs::mqtt::encode(&connect_v5("DEV0001", small), Level::V5, &mut bytes);
+        bytes.extend_from_slice(&[0x00, 0x00]);
+        stream.write_all(&bytes).await.unwrap();
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).await.unwrap();
+        let connack = mqgate_codecs::mqtt::frame_len(&answer, usize::MAX)
+            .unwrap()
+            .unwrap();
+        let disconnect = &answer[connack..];
+        assert_eq!(disconnect[0], 0xE0, "{answer:?}");
+        assert_eq!(disconnect[2], ReasonCode::MALFORMED_PACKET.0, "{answer:?}");
+        assert!(
+            disconnect.len() <= max,
+            "DISCONNECT of {} bytes",
+            disconnect.len()
+        );
+    });
+    // The Reason Strings left out are still logged.
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(log.contains("names the queues of \"DEV0002\""), "{log}");
+}

@@ -68,9 +68,23 @@ struct Out {
 }
 
 impl Out {
-    /// Queues `p`; written out at once when the buffer grew large.
+    /// Queues `p`; written out at once when the buffer grew large. A
+    /// packet longer than the client's Maximum Packet Size is sent without
+    /// its Reason String and User Properties, or not at all when even
+    /// that is too long (5.0 3.1.2.11.4 [MQTT-3.1.2-24], [MQTT-3.1.2-25];
+    /// 3.2.2.3.16 [MQTT-3.2.2-19], 3.4.2.2.2 [MQTT-3.4.2-2], 3.9.2.1.2
+    /// [MQTT-3.9.2-1], 3.14.2.2.3 [MQTT-3.14.2-3]).
     async fn send(&mut self, p: &Packet) -> std::io::Result<()> {
-        encode(p, self.level, &mut self.buf);
+        if encoded_len(p, self.level) <= self.client_max {
+            encode(p, self.level, &mut self.buf);
+        } else {
+            let smaller = without_problem_info(p);
+            if encoded_len(&smaller, self.level) <= self.client_max {
+                encode(&smaller, self.level, &mut self.buf);
+            } else {
+                tracing::warn!(packet = %p.packet_type(), max_packet_size = self.client_max, "MQTT packet longer than the client's Maximum Packet Size; not sent");
+            }
+        }
         if self.buf.len() >= FLUSH_AT {
             self.flush().await?;
         }
@@ -307,6 +321,21 @@ async fn accept(
 ) -> Option<Conn> {
     out.level = c.level;
     let v5 = c.level == Level::V5;
+    // Before any answer: a refused CONNACK must fit too (3.2.2.3.16).
+    out.client_max = c
+        .properties
+        .find(|p| match p {
+            Property::MaximumPacketSize(n) => Some(*n as usize),
+            _ => None,
+        })
+        .unwrap_or(usize::MAX);
+    out.problem_info = c
+        .properties
+        .find(|p| match p {
+            Property::RequestProblemInformation(v) => Some(*v != 0),
+            _ => None,
+        })
+        .unwrap_or(true);
     let client_id = c.client_id.clone();
     if client_id.is_empty() {
         // 5.0 3.1.3.1: a server may refuse a zero-length client identifier
@@ -420,18 +449,6 @@ async fn accept(
             _ => None,
         })
         .unwrap_or(usize::from(u16::MAX));
-    out.client_max = props
-        .find(|p| match p {
-            Property::MaximumPacketSize(n) => Some(*n as usize),
-            _ => None,
-        })
-        .unwrap_or(usize::MAX);
-    out.problem_info = props
-        .find(|p| match p {
-            Property::RequestProblemInformation(v) => Some(*v != 0),
-            _ => None,
-        })
-        .unwrap_or(true);
     let max_ka = svc.config.max_keep_alive_s;
     let server_keep_alive =
         (v5 && max_ka > 0 && (c.keep_alive == 0 || c.keep_alive > max_ka)).then_some(max_ka);
@@ -1094,6 +1111,28 @@ async fn sleep_for(d: Option<Duration>) {
         Some(d) => tokio::time::sleep(d).await,
         None => std::future::pending().await,
     }
+}
+
+/// `p` without its Reason String and User Properties (what a server may
+/// leave out of a packet that would otherwise exceed the client's Maximum
+/// Packet Size, 5.0 3.1.2.11.4).
+fn without_problem_info(p: &Packet) -> Packet {
+    let mut p = p.clone();
+    let props = match &mut p {
+        Packet::Connack(c) => Some(&mut c.properties),
+        Packet::Puback(a) | Packet::Pubrec(a) | Packet::Pubrel(a) | Packet::Pubcomp(a) => {
+            a.properties.as_mut()
+        }
+        Packet::Suback(s) | Packet::Unsuback(s) => Some(&mut s.properties),
+        Packet::Disconnect(d) | Packet::Auth(d) => d.properties.as_mut(),
+        _ => None,
+    };
+    if let Some(props) = props {
+        props
+            .0
+            .retain(|x| !matches!(x, Property::ReasonString(_) | Property::UserProperty(..)));
+    }
+    p
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
