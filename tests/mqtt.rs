@@ -993,3 +993,73 @@ fn no_packet_to_a_client_is_longer_than_its_maximum_packet_size() {
     let log = std::fs::read_to_string(g.log_path()).unwrap();
     assert!(log.contains("names the queues of \"DEV0002\""), "{log}");
 }
+
+#[test]
+fn qos_2_from_an_mqtt_3_1_1_device_is_put_once_and_an_unknown_pubrel_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), PUT_CONFIG);
+    let addr = mqtt_addr(&g);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let ack = |p: Option<Packet>| match p {
+            Some(Packet::Pubrec(a)) => ("PUBREC", a.packet_id, a.reason_code()),
+            Some(Packet::Pubcomp(a)) => ("PUBCOMP", a.packet_id, a.reason_code()),
+            other => panic!("{other:?}"),
+        };
+        // MQTT 3.1.1 4.3.3 (docs/mqtt.md "Quality of service"): PUBREC,
+        // the same Packet Identifier again before PUBREL is not put again,
+        // PUBREL gets PUBCOMP.
+        let o = Options {
+            clean_start: true,
+            ..Options::persistent("DEV0001", Level::V311)
+        };
+        let (mut c, _) = Client::connect(addr, &o).await.unwrap();
+        c.publish("APP.IN", QoS::ExactlyOnce, 5, b"exactly once")
+            .await
+            .unwrap();
+        assert_eq!(
+            ack(c.recv().await.unwrap()),
+            ("PUBREC", 5, ReasonCode::SUCCESS)
+        );
+        c.publish("APP.IN", QoS::ExactlyOnce, 5, b"exactly once")
+            .await
+            .unwrap();
+        assert_eq!(
+            ack(c.recv().await.unwrap()),
+            ("PUBREC", 5, ReasonCode::SUCCESS)
+        );
+        c.send(&Packet::Pubrel(mqgate_codecs::mqtt::Ack::new(
+            5,
+            ReasonCode::SUCCESS,
+            Properties::new(),
+        )))
+        .await
+        .unwrap();
+        assert_eq!(
+            ack(c.recv().await.unwrap()),
+            ("PUBCOMP", 5, ReasonCode::SUCCESS)
+        );
+        // MQTT 5.0 3.7.2.1: a PUBREL for no QoS 2 PUBLISH gets PUBCOMP
+        // 0x92 Packet Identifier not found (a 5.0 device has none: it is
+        // told Maximum QoS 1).
+        let (mut c, _) = Client::connect(addr, &v5("DEV0002")).await.unwrap();
+        c.send(&Packet::Pubrel(mqgate_codecs::mqtt::Ack::new(
+            9,
+            ReasonCode::SUCCESS,
+            Properties::new(),
+        )))
+        .await
+        .unwrap();
+        assert_eq!(
+            ack(c.recv().await.unwrap()),
+            ("PUBCOMP", 9, ReasonCode::PACKET_IDENTIFIER_NOT_FOUND)
+        );
+    });
+    let v = get_json(&g, "APP.IN");
+    assert_eq!(common::data(&v), b"exactly once");
+    assert_eq!(v["md"]["Persistence"], 1, "QoS 2: persistent");
+    assert_eq!(g.depth("APP.IN"), 0, "put once");
+}

@@ -647,8 +647,13 @@ impl Conn {
             }
             Packet::Publish(pb) => return self.publish(svc, out, pb).await,
             Packet::Pubrel(a) => {
-                self.qos2.remove(&a.packet_id);
-                let code = ReasonCode::SUCCESS;
+                // 5.0 3.7.2.1: 0x92 for a Packet Identifier no QoS 2
+                // PUBLISH holds (3.1.1 PUBCOMP has no reason code).
+                let code = if self.qos2.remove(&a.packet_id) || self.level == Level::V311 {
+                    ReasonCode::SUCCESS
+                } else {
+                    ReasonCode::PACKET_IDENTIFIER_NOT_FOUND
+                };
                 out.send(&Packet::Pubcomp(Ack::new(
                     a.packet_id,
                     code,
