@@ -1063,3 +1063,37 @@ fn qos_2_from_an_mqtt_3_1_1_device_is_put_once_and_an_unknown_pubrel_is_answered
     assert_eq!(v["md"]["Persistence"], 1, "QoS 2: persistent");
     assert_eq!(g.depth("APP.IN"), 0, "put once");
 }
+
+#[test]
+fn a_topic_cannot_forge_lines_in_the_gateways_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let addr = mqtt_addr(&g);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // A Topic Name or Filter is any UTF-8 without U+0000 (5.0 1.5.4,
+    // 4.7.3): a line feed included. Each is refused (0x90, 0x8F) and
+    // logged; the log shows it escaped, as one line.
+    let forged = "\n2026-01-01T00:00:00.000000Z ERROR forged";
+    rt.block_on(async {
+        let (mut c, _) = connack(addr, &v5("DEV0001")).await;
+        c.publish(&format!("APP.IN{forged} topic"), QoS::AtMostOnce, 0, b"x")
+            .await
+            .unwrap();
+        let codes = c
+            .subscribe(1, &format!("INBOX{forged} filter"), QoS::AtLeastOnce)
+            .await
+            .unwrap()
+            .codes;
+        assert_eq!(codes, vec![ReasonCode::TOPIC_FILTER_INVALID]);
+    });
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(log.contains("MQTT PUBLISH refused"), "{log}");
+    assert!(log.contains("MQTT subscription refused"), "{log}");
+    assert!(
+        !log.lines().any(|l| l.starts_with(&forged[1..])),
+        "a device wrote a line of its own into the log:\n{log}"
+    );
+}

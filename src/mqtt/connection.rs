@@ -487,7 +487,7 @@ async fn accept(
         );
         return None;
     }
-    tracing::info!(%peer, client_id, level = c.level.byte(), session_present, keep_alive, "MQTT device connected");
+    tracing::info!(%peer, client_id = %client_id, level = c.level.byte(), session_present, keep_alive, "MQTT device connected");
     let (tx, rx) = mpsc::channel(1);
     let mut conn = Conn {
         peer,
@@ -686,7 +686,7 @@ impl Conn {
                     match r {
                         Ok(qos) => codes.push(ReasonCode(qos as u8)),
                         Err(r) => {
-                            tracing::warn!(peer = %self.peer, client_id = %self.client_id, filter = %filter, reason = %r.code, error = %r.message, "MQTT subscription refused");
+                            tracing::warn!(peer = %self.peer, client_id = %self.client_id, filter = ?filter, reason = %r.code, error = %r.message, "MQTT subscription refused");
                             codes.push(r.code);
                             problems.push(r.message);
                         }
@@ -850,7 +850,7 @@ impl Conn {
         .await;
         let code = match outcome {
             Outcome::Put { queue } => {
-                tracing::debug!(client_id = %self.client_id, topic = %pb.topic, queue = %queue, "MQTT PUBLISH put");
+                tracing::debug!(client_id = %self.client_id, topic = ?pb.topic, queue = %queue, "MQTT PUBLISH put");
                 ReasonCode::SUCCESS
             }
             Outcome::Stopping(e) => {
@@ -859,7 +859,7 @@ impl Conn {
                 return Some(End::Stopping);
             }
             Outcome::Refused(r) => {
-                tracing::warn!(peer = %self.peer, client_id = %self.client_id, topic = %pb.topic, reason = %r.code, error = %r.message, "MQTT PUBLISH refused");
+                tracing::warn!(peer = %self.peer, client_id = %self.client_id, topic = ?pb.topic, reason = %r.code, error = %r.message, "MQTT PUBLISH refused");
                 if v5 && pb.qos == QoS::AtLeastOnce {
                     let props = out.problem(&r.message);
                     let ack = Packet::Puback(Ack::new(pb.packet_id.unwrap_or(1), r.code, props));
@@ -882,7 +882,7 @@ impl Conn {
                 )
                 .await
                 {
-                    tracing::error!(client_id = %self.client_id, topic = %pb.topic, error = %e, "MQTT PUBLISH could not be dead-lettered");
+                    tracing::error!(client_id = %self.client_id, topic = ?pb.topic, error = %e, "MQTT PUBLISH could not be dead-lettered");
                     if pb.qos != QoS::AtMostOnce {
                         out.disconnect(ReasonCode::UNSPECIFIED_ERROR, &e.to_string())
                             .await;
@@ -1088,19 +1088,19 @@ async fn put_will_with(mqi: &crate::mqi::Mqi, client: &str, will_queue: &str, w:
     .await
     {
         Outcome::Put { queue } => {
-            tracing::info!(client_id = client, queue = %queue, "MQTT Will Message put");
+            tracing::info!(client_id = %client, queue = %queue, "MQTT Will Message put");
         }
         Outcome::Refused(r) => {
-            tracing::warn!(client_id = client, topic = %w.topic, reason = %r.code, error = %r.message, "MQTT Will Message refused; dead-lettered");
+            tracing::warn!(client_id = %client, topic = ?w.topic, reason = %r.code, error = %r.message, "MQTT Will Message refused; dead-lettered");
             if let Err(e) =
                 publish::dead_letter(mqi, client, &w.topic, w.qos, &w.properties, w.payload, &r)
                     .await
             {
-                tracing::error!(client_id = client, error = %e, "MQTT Will Message could not be dead-lettered");
+                tracing::error!(client_id = %client, error = %e, "MQTT Will Message could not be dead-lettered");
             }
         }
         Outcome::Stopping(e) => {
-            tracing::warn!(client_id = client, error = %e, "MQTT Will Message not put: the gateway is stopping");
+            tracing::warn!(client_id = %client, error = %e, "MQTT Will Message not put: the gateway is stopping");
         }
     }
 }
