@@ -1097,3 +1097,35 @@ fn a_topic_cannot_forge_lines_in_the_gateways_log() {
         "a device wrote a line of its own into the log:\n{log}"
     );
 }
+
+#[test]
+fn check_config_reads_the_password_file_as_run_does() {
+    // docs/mqtt.md "Authentication": a malformed line stops the start,
+    // naming the line; `check-config` (docs/config.md) says so too.
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.passwd");
+    std::fs::write(&good, PASSWORD_FILE).unwrap();
+    let bad = dir.path().join("bad.passwd");
+    std::fs::write(&bad, format!("{PASSWORD_FILE}DEV0002:secret\n")).unwrap();
+    let check = |passwords: &std::path::Path| {
+        let config = dir.path().join("gateway.yaml");
+        std::fs::write(
+            &config,
+            format!("mqtt:\n  password_file: {}\n", passwords.display()),
+        )
+        .unwrap();
+        run(Command::new(BIN).arg("check-config").arg(&config))
+    };
+    let out = check(&good);
+    assert!(out.status.success(), "{out:?}");
+    for (file, problem) in [
+        (bad, ":2: DEV0002: not a mosquitto_passwd hash"),
+        (dir.path().join("missing.passwd"), ": cannot read: "),
+    ] {
+        let out = check(&file);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let want = format!("mqtt.password_file {}{problem}", file.display());
+        assert!(stderr.contains(&want), "{want} not in: {stderr}");
+    }
+}
