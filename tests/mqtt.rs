@@ -1129,3 +1129,63 @@ fn check_config_reads_the_password_file_as_run_does() {
         assert!(stderr.contains(&want), "{want} not in: {stderr}");
     }
 }
+
+#[test]
+fn a_device_with_a_small_maximum_packet_size_gets_the_data_that_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let addr = mqtt_addr(&g);
+    // The MQMD as User Properties is about 800 bytes (docs/mqtt.md
+    // "Message descriptor"); a device that takes packets of 256 bytes at
+    // most (5.0 3.1.2.11.4) gets a short message without them but its
+    // MsgId, and a message whose data alone is longer goes to the
+    // dead-letter queue with 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL.
+    let max = 256usize;
+    let (st, small) = g.put("INBOX", "q_mgr=DEV0001&persistent=true", b"short");
+    assert_eq!(st, 201, "{small}");
+    let (st, v) = g.put("INBOX", "q_mgr=DEV0001&persistent=true", &[b'L'; 300]);
+    assert_eq!(st, 201, "{v}");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let got = rt.block_on(async {
+        let mut properties = Properties::new();
+        properties.push(Property::MaximumPacketSize(max as u32));
+        let subscribe = Packet::Subscribe(mqgate_codecs::mqtt::Subscribe {
+            packet_id: 1,
+            properties: Properties::new(),
+            filters: vec![(
+                "INBOX".into(),
+                mqgate_codecs::mqtt::SubscriptionOptions::qos(QoS::AtLeastOnce),
+            )],
+        });
+        exchange(addr, &[connect_v5("DEV0001", properties), subscribe]).await
+    });
+    let publishes: Vec<_> = got
+        .iter()
+        .filter_map(|(len, p)| match p {
+            Packet::Publish(p) => Some((*len, p)),
+            _ => None,
+        })
+        .collect();
+    let [(len, p)] = &publishes[..] else {
+        panic!("{got:?}")
+    };
+    assert!(*len <= max, "PUBLISH of {len} bytes");
+    assert_eq!(&p.payload[..], b"short");
+    assert_eq!(
+        p.properties.user().collect::<Vec<_>>(),
+        vec![("MsgId", small["msg_id"].as_str().unwrap())]
+    );
+    let v = get_json(&g, "SYSTEM.DEAD.LETTER.QUEUE");
+    let d = common::data(&v);
+    assert_eq!(v["md"]["Format"], "MQDEAD", "{v}");
+    // IBM MQ "MQDLH - Dead-letter header": 172 bytes, then the data.
+    let (dlh, cs) =
+        mqgate_codecs::mq::dlh::parse_dlh(&d, mqgate_codecs::mq::ByteOrder::Little).unwrap();
+    assert_eq!(dlh.reason, 2218);
+    assert_eq!(dlh.dest_q_name.text(cs), "INBOX");
+    assert_eq!(dlh.dest_q_mgr_name.text(cs), "DEV0001");
+    assert_eq!(&d[172..], &[b'L'; 300][..]);
+}

@@ -947,7 +947,7 @@ impl Conn {
             Level::V5 => super::mapping::properties(&msg.md, msg.charset, &msg.data),
             Level::V311 => Properties::new(),
         };
-        let packet = Packet::Publish(Publish {
+        let mut packet = Packet::Publish(Publish {
             dup: resent.is_some() || msg.md.backout_count > 0,
             qos: QoS::AtLeastOnce,
             retain: false,
@@ -956,7 +956,7 @@ impl Conn {
             properties,
             payload: msg.data.clone(),
         });
-        if encoded_len(&packet, self.level) > out.client_max {
+        if !fit_publish(&mut packet, self.level, out.client_max) {
             self.too_big(svc, &queue, &leased.got.stored, held, out.client_max)
                 .await;
             return None;
@@ -1103,6 +1103,27 @@ async fn put_will_with(mqi: &crate::mqi::Mqi, client: &str, will_queue: &str, w:
             tracing::warn!(client_id = %client, error = %e, "MQTT Will Message not put: the gateway is stopping");
         }
     }
+}
+
+/// Makes a PUBLISH to a device fit the device's Maximum Packet Size (5.0
+/// 3.1.2.11.4) by leaving out what the gateway added to the data: first
+/// the MQMD's User Properties but `MsgId` (by which a device recognises a
+/// redelivery), then every property. False when even the data alone does
+/// not fit (docs/mqtt.md "Message descriptor").
+fn fit_publish(packet: &mut Packet, level: Level, max: usize) -> bool {
+    let shrink: [fn(&Property) -> bool; 2] = [
+        |p| !matches!(p, Property::UserProperty(k, _) if k != "MsgId"),
+        |_| false,
+    ];
+    for keep in shrink {
+        if encoded_len(packet, level) <= max {
+            return true;
+        }
+        if let Packet::Publish(p) = packet {
+            p.properties.0.retain(keep);
+        }
+    }
+    encoded_len(packet, level) <= max
 }
 
 /// A write abandoned because the connection must end now.
