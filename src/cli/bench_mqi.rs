@@ -361,7 +361,7 @@ fn http_client(
 }
 
 /// The same messages through a sender connection to the channel listener
-/// (channel TO.MQGATE, docs/channels.md), each to queue BENCH.CH: a
+/// (channel TO.MQGATE, docs/channel-protocol.md), each to queue BENCH.CH: a
 /// persistent message is a batch of one, timed to its CONFIRM; a
 /// non-persistent one goes on the fast path, timed with a heartbeat round
 /// trip after it. Afterwards the queue is drained over SVRCONN (not timed)
