@@ -33,6 +33,8 @@ pub enum BenchKind {
     Rv(super::bench_rv::RvBenchArgs),
     /// Rendezvous distributed queue: tasks dispatched through one scheduler to 8 workers, and failover, with a JetStream work queue as the reference.
     Dq(super::bench_dq::DqBenchArgs),
+    /// MQPUT+MQGET round trips through the IBM MQ client protocol (SVRCONN), 1 and 16 connections, next to the HTTP API and the message channel.
+    Mqi(super::bench_mqi::MqiBenchArgs),
 }
 
 /// Options of `mqgate bench queue`.
@@ -59,6 +61,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
         BenchKind::Mqtt(args) => return super::bench_mqtt::run(args),
         BenchKind::Rv(args) => return super::bench_rv::run(args),
         BenchKind::Dq(args) => return super::bench_dq::run(args),
+        BenchKind::Mqi(args) => return super::bench_mqi::run(args),
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));

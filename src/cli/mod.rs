@@ -3,6 +3,7 @@
 mod bench;
 mod bench_channel;
 mod bench_dq;
+mod bench_mqi;
 mod bench_mqtt;
 #[cfg(feature = "nats")]
 mod bench_nats;
