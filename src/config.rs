@@ -61,6 +61,9 @@ pub struct Config {
     /// SBS server, sender channels, TEDG queue spaces; docs/rendezvous.md
     /// "mqgate's own roles"); default none: every role runs.
     pub fault_tolerance: Option<crate::gateway::ft::config::FaultToleranceConfig>,
+    /// The listener for IBM MQ client applications and its server-connection
+    /// channels (docs/mq-client-protocol.md); default none.
+    pub svrconn: Option<crate::svrconn::config::SvrconnConfig>,
     /// Where the listen addresses were set (the file's line and column, or
     /// a command-line option), for listener clash errors.
     #[serde(skip)]
@@ -85,6 +88,7 @@ impl Default for Config {
             exits: Default::default(),
             mqtt: Default::default(),
             fault_tolerance: None,
+            svrconn: None,
             origins: Default::default(),
         }
     }

@@ -722,3 +722,470 @@ fn devices_authenticate_with_the_password_file() {
     let log = std::fs::read_to_string(g.log_path()).unwrap();
     assert!(log.contains("wrong password for device DEV0001"), "{log}");
 }
+
+/// A device that subscribes and then reads nothing: its socket's receive
+/// buffer is the smallest the kernel allows, so the gateway's writes stop
+/// once its own send buffer is full. The stream is returned unread.
+async fn device_that_never_reads(addr: SocketAddr, o: &Options) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let s = tokio::net::TcpSocket::new_v4().unwrap();
+    s.set_recv_buffer_size(4096).unwrap();
+    let mut stream = s.connect(addr).await.unwrap();
+    let mut properties = Properties::new();
+    properties.push(Property::SessionExpiryInterval(o.session_expiry));
+    let mut bytes = Vec::new();
+    for p in [
+        Packet::Connect(Connect {
+            level: Level::V5,
+            clean_start: o.clean_start,
+            keep_alive: o.keep_alive,
+            properties,
+            client_id: o.client_id.clone(),
+            will: o.will.clone(),
+            user_name: None,
+            password: None,
+        }),
+        Packet::Subscribe(mqgate_codecs::mqtt::Subscribe {
+            packet_id: 1,
+            properties: Properties::new(),
+            filters: vec![(
+                "INBOX".into(),
+                mqgate_codecs::mqtt::SubscriptionOptions::qos(QoS::AtLeastOnce),
+            )],
+        }),
+    ] {
+        mqgate_codecs::mqtt::encode(&p, Level::V5, &mut bytes);
+    }
+    stream.write_all(&bytes).await.unwrap();
+    stream
+}
+
+#[test]
+fn a_device_that_stops_reading_keeps_neither_its_connection_nor_its_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "queues:\n  - type: local\n    name: WILLS\n");
+    let addr = mqtt_addr(&g);
+    // 10 MiB for each device: more than a TCP send buffer holds (Linux
+    // tcp_wmem's largest is 4 MiB), within the 32 messages in flight.
+    let n = 10u8;
+    for dev in ["DEV0001", "DEV0002"] {
+        for i in 0..n {
+            let mut data = vec![i; 1024 * 1024];
+            data[1..8].copy_from_slice(dev.as_bytes());
+            let (st, v) = g.put("INBOX", &format!("q_mgr={dev}&persistent=true"), &data);
+            assert_eq!(st, 201, "{v}");
+        }
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // DEV0001 stops reading; a new connection of DEV0001 takes the
+        // session over. The old connection is closed at once (5.0 3.1.4
+        // [MQTT-3.1.4-3]), its session (Clean Start 0) goes on (Session
+        // Present 1, 3.2.2.1.1) and every message comes to the new one.
+        let stuck = device_that_never_reads(addr, &Options::persistent("DEV0001", Level::V5)).await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let started = std::time::Instant::now();
+        let (mut c, ack) = Client::connect(addr, &Options::persistent("DEV0001", Level::V5))
+            .await
+            .unwrap();
+        let took = started.elapsed();
+        assert_eq!(ack.code, ReasonCode::SUCCESS);
+        assert!(
+            took < Duration::from_secs(5),
+            "the takeover waited {took:?} for a connection that reads nothing"
+        );
+        assert!(ack.session_present, "the session was kept");
+        let mut got = std::collections::BTreeSet::new();
+        while got.len() < usize::from(n) {
+            match tokio::time::timeout(Duration::from_secs(20), c.recv()).await {
+                Ok(Ok(Some(Packet::Publish(p)))) => {
+                    assert_eq!(&p.payload[1..8], b"DEV0001");
+                    got.insert(p.payload[0]);
+                    c.puback(p.packet_id.unwrap()).await.unwrap();
+                }
+                other => panic!("after {} messages: {other:?}", got.len()),
+            }
+        }
+        drop(stuck);
+
+        // DEV0002 stops reading with Keep Alive 1 s: after 1.5 s in which
+        // it took nothing (and so nothing it sent was read) it is closed
+        // as on a Keep Alive timeout (5.0 3.1.2.10 [MQTT-3.1.2-22]): its
+        // Will Message is put and its messages stay on its queue.
+        let o = Options {
+            keep_alive: 1,
+            will: Some(Will {
+                qos: QoS::AtLeastOnce,
+                retain: false,
+                properties: Properties::new(),
+                topic: "WILLS".into(),
+                payload: bytes::Bytes::from_static(b"DEV0002 stopped reading"),
+            }),
+            ..Options::persistent("DEV0002", Level::V5)
+        };
+        let _stuck = device_that_never_reads(addr, &o).await;
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        while g.depth("WILLS") == 0 && std::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let v = get_json(&g, "WILLS");
+    assert_eq!(common::data(&v), b"DEV0002 stopped reading");
+    // The leases of the closed connection were backed out.
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while g.depth("DEV0002/INBOX") < u64::from(n) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(g.depth("DEV0002/INBOX"), u64::from(n));
+    assert_eq!(g.depth("DEV0001/INBOX"), 0);
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(
+        log.contains("MQTT device does not read; connection closed"),
+        "{log}"
+    );
+}
+
+/// A raw MQTT 5.0 connection that sends `packets` (CONNECT first) and
+/// returns every packet the gateway sends until it closes or is silent
+/// for 2 s, each with its length in bytes.
+async fn exchange(addr: SocketAddr, packets: &[Packet]) -> Vec<(usize, Packet)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut bytes = Vec::new();
+    for p in packets {
+        mqgate_codecs::mqtt::encode(p, Level::V5, &mut bytes);
+    }
+    stream.write_all(&bytes).await.unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(Ok(n)) =
+        tokio::time::timeout(Duration::from_secs(2), stream.read(&mut chunk)).await
+    {
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let mut out = Vec::new();
+    while let Some(len) = mqgate_codecs::mqtt::frame_len(&buf, usize::MAX).unwrap() {
+        let frame = bytes::Bytes::copy_from_slice(&buf[..len]);
+        out.push((
+            len,
+            mqgate_codecs::mqtt::decode(frame, Some(Level::V5)).unwrap(),
+        ));
+        buf.drain(..len);
+    }
+    out
+}
+
+fn connect_v5(client_id: &str, properties: Properties) -> Packet {
+    Packet::Connect(Connect {
+        level: Level::V5,
+        clean_start: true,
+        keep_alive: 60,
+        properties,
+        client_id: client_id.into(),
+        will: None,
+        user_name: None,
+        password: None,
+    })
+}
+
+#[test]
+fn no_packet_to_a_client_is_longer_than_its_maximum_packet_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let addr = mqtt_addr(&g);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // MQTT 5.0 3.1.2.11.4 [MQTT-3.1.2-24]: the server must not send a
+        // packet longer than the client's Maximum Packet Size; it leaves
+        // the Reason String out of an acknowledgement that would not fit
+        // (3.2.2.3.16 [MQTT-3.2.2-19], 3.4.2.2.2 [MQTT-3.4.2-2], 3.9.2.1.2
+        // [MQTT-3.9.2-1], 3.14.2.2.3 [MQTT-3.14.2-3]). The refusals below
+        // each come with a Reason String longer than 32 bytes otherwise.
+        let max = 32usize;
+        let mut small = Properties::new();
+        small.push(Property::MaximumPacketSize(max as u32));
+
+        // A client identifier that is no device: CONNACK 0x85.
+        let got = exchange(addr, &[connect_v5("NOTADEVICE", small.clone())]).await;
+        let [(len, Packet::Connack(a))] = &got[..] else {
+            panic!("{got:?}")
+        };
+        assert_eq!(a.code, ReasonCode::CLIENT_IDENTIFIER_NOT_VALID);
+        assert!(*len <= max, "CONNACK of {len} bytes");
+
+        // Another device's queue: SUBACK 0x87; a PUBLISH to no queue:
+        // PUBACK 0x90; then a malformed packet (reserved type 0):
+        // DISCONNECT 0x81.
+        let subscribe = Packet::Subscribe(mqgate_codecs::mqtt::Subscribe {
+            packet_id: 7,
+            properties: Properties::new(),
+            filters: vec![(
+                "INBOX@DEV0002".into(),
+                mqgate_codecs::mqtt::SubscriptionOptions::qos(QoS::AtLeastOnce),
+            )],
+        });
+        let publish = Packet::Publish(mqgate_codecs::mqtt::Publish {
+            dup: false,
+            qos: QoS::AtLeastOnce,
+            retain: false,
+            topic: "NO.SUCH.QUEUE".into(),
+            packet_id: Some(8),
+            properties: Properties::new(),
+            payload: bytes::Bytes::from_static(b"x"),
+        });
+        let got = exchange(
+            addr,
+            &[connect_v5("DEV0001", small.clone()), subscribe, publish],
+        )
+        .await;
+        let codes: Vec<(u8, ReasonCode)> = got
+            .iter()
+            .map(|(len, p)| {
+                assert!(*len <= max, "{p:?}: {len} bytes");
+                match p {
+                    Packet::Connack(a) => (0x20, a.code),
+                    Packet::Suback(s) => (0x90, s.codes[0]),
+                    Packet::Puback(a) => (0x40, a.reason_code()),
+                    other => panic!("{other:?}"),
+                }
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                (0x20, ReasonCode::SUCCESS),
+                (0x90, ReasonCode::NOT_AUTHORIZED),
+                (0x40, ReasonCode::TOPIC_NAME_INVALID),
+            ]
+        );
+
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut bytes = Vec::new();
+        mqgate_codecs::mqtt::encode(&connect_v5("DEV0001", small), Level::V5, &mut bytes);
+        bytes.extend_from_slice(&[0x00, 0x00]);
+        stream.write_all(&bytes).await.unwrap();
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).await.unwrap();
+        let connack = mqgate_codecs::mqtt::frame_len(&answer, usize::MAX)
+            .unwrap()
+            .unwrap();
+        let disconnect = &answer[connack..];
+        assert_eq!(disconnect[0], 0xE0, "{answer:?}");
+        assert_eq!(disconnect[2], ReasonCode::MALFORMED_PACKET.0, "{answer:?}");
+        assert!(
+            disconnect.len() <= max,
+            "DISCONNECT of {} bytes",
+            disconnect.len()
+        );
+    });
+    // The Reason Strings left out are still logged.
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(log.contains("names the queues of \"DEV0002\""), "{log}");
+}
+
+#[test]
+fn qos_2_from_an_mqtt_3_1_1_device_is_put_once_and_an_unknown_pubrel_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), PUT_CONFIG);
+    let addr = mqtt_addr(&g);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let ack = |p: Option<Packet>| match p {
+            Some(Packet::Pubrec(a)) => ("PUBREC", a.packet_id, a.reason_code()),
+            Some(Packet::Pubcomp(a)) => ("PUBCOMP", a.packet_id, a.reason_code()),
+            other => panic!("{other:?}"),
+        };
+        // MQTT 3.1.1 4.3.3 (docs/mqtt.md "Quality of service"): PUBREC,
+        // the same Packet Identifier again before PUBREL is not put again,
+        // PUBREL gets PUBCOMP.
+        let o = Options {
+            clean_start: true,
+            ..Options::persistent("DEV0001", Level::V311)
+        };
+        let (mut c, _) = Client::connect(addr, &o).await.unwrap();
+        c.publish("APP.IN", QoS::ExactlyOnce, 5, b"exactly once")
+            .await
+            .unwrap();
+        assert_eq!(
+            ack(c.recv().await.unwrap()),
+            ("PUBREC", 5, ReasonCode::SUCCESS)
+        );
+        c.publish("APP.IN", QoS::ExactlyOnce, 5, b"exactly once")
+            .await
+            .unwrap();
+        assert_eq!(
+            ack(c.recv().await.unwrap()),
+            ("PUBREC", 5, ReasonCode::SUCCESS)
+        );
+        c.send(&Packet::Pubrel(mqgate_codecs::mqtt::Ack::new(
+            5,
+            ReasonCode::SUCCESS,
+            Properties::new(),
+        )))
+        .await
+        .unwrap();
+        assert_eq!(
+            ack(c.recv().await.unwrap()),
+            ("PUBCOMP", 5, ReasonCode::SUCCESS)
+        );
+        // MQTT 5.0 3.7.2.1: a PUBREL for no QoS 2 PUBLISH gets PUBCOMP
+        // 0x92 Packet Identifier not found (a 5.0 device has none: it is
+        // told Maximum QoS 1).
+        let (mut c, _) = Client::connect(addr, &v5("DEV0002")).await.unwrap();
+        c.send(&Packet::Pubrel(mqgate_codecs::mqtt::Ack::new(
+            9,
+            ReasonCode::SUCCESS,
+            Properties::new(),
+        )))
+        .await
+        .unwrap();
+        assert_eq!(
+            ack(c.recv().await.unwrap()),
+            ("PUBCOMP", 9, ReasonCode::PACKET_IDENTIFIER_NOT_FOUND)
+        );
+    });
+    let v = get_json(&g, "APP.IN");
+    assert_eq!(common::data(&v), b"exactly once");
+    assert_eq!(v["md"]["Persistence"], 1, "QoS 2: persistent");
+    assert_eq!(g.depth("APP.IN"), 0, "put once");
+}
+
+#[test]
+fn a_topic_cannot_forge_lines_in_the_gateways_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let addr = mqtt_addr(&g);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // A Topic Name or Filter is any UTF-8 without U+0000 (5.0 1.5.4,
+    // 4.7.3): a line feed included. Each is refused (0x90, 0x8F) and
+    // logged; the log shows it escaped, as one line.
+    let forged = "\n2026-01-01T00:00:00.000000Z ERROR forged";
+    rt.block_on(async {
+        let (mut c, _) = connack(addr, &v5("DEV0001")).await;
+        c.publish(&format!("APP.IN{forged} topic"), QoS::AtMostOnce, 0, b"x")
+            .await
+            .unwrap();
+        let codes = c
+            .subscribe(1, &format!("INBOX{forged} filter"), QoS::AtLeastOnce)
+            .await
+            .unwrap()
+            .codes;
+        assert_eq!(codes, vec![ReasonCode::TOPIC_FILTER_INVALID]);
+    });
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(log.contains("MQTT PUBLISH refused"), "{log}");
+    assert!(log.contains("MQTT subscription refused"), "{log}");
+    assert!(
+        !log.lines().any(|l| l.starts_with(&forged[1..])),
+        "a device wrote a line of its own into the log:\n{log}"
+    );
+}
+
+#[test]
+fn check_config_reads_the_password_file_as_run_does() {
+    // docs/mqtt.md "Authentication": a malformed line stops the start,
+    // naming the line; `check-config` (docs/config.md) says so too.
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.passwd");
+    std::fs::write(&good, PASSWORD_FILE).unwrap();
+    let bad = dir.path().join("bad.passwd");
+    std::fs::write(&bad, format!("{PASSWORD_FILE}DEV0002:secret\n")).unwrap();
+    let check = |passwords: &std::path::Path| {
+        let config = dir.path().join("gateway.yaml");
+        std::fs::write(
+            &config,
+            format!("mqtt:\n  password_file: {}\n", passwords.display()),
+        )
+        .unwrap();
+        run(Command::new(BIN).arg("check-config").arg(&config))
+    };
+    let out = check(&good);
+    assert!(out.status.success(), "{out:?}");
+    for (file, problem) in [
+        (bad, ":2: DEV0002: not a mosquitto_passwd hash"),
+        (dir.path().join("missing.passwd"), ": cannot read: "),
+    ] {
+        let out = check(&file);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let want = format!("mqtt.password_file {}{problem}", file.display());
+        assert!(stderr.contains(&want), "{want} not in: {stderr}");
+    }
+}
+
+#[test]
+fn a_device_with_a_small_maximum_packet_size_gets_the_data_that_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "");
+    let addr = mqtt_addr(&g);
+    // The MQMD as User Properties is about 800 bytes (docs/mqtt.md
+    // "Message descriptor"); a device that takes packets of 256 bytes at
+    // most (5.0 3.1.2.11.4) gets a short message without them but its
+    // MsgId, and a message whose data alone is longer goes to the
+    // dead-letter queue with 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL.
+    let max = 256usize;
+    let (st, small) = g.put("INBOX", "q_mgr=DEV0001&persistent=true", b"short");
+    assert_eq!(st, 201, "{small}");
+    let (st, v) = g.put("INBOX", "q_mgr=DEV0001&persistent=true", &[b'L'; 300]);
+    assert_eq!(st, 201, "{v}");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let got = rt.block_on(async {
+        let mut properties = Properties::new();
+        properties.push(Property::MaximumPacketSize(max as u32));
+        let subscribe = Packet::Subscribe(mqgate_codecs::mqtt::Subscribe {
+            packet_id: 1,
+            properties: Properties::new(),
+            filters: vec![(
+                "INBOX".into(),
+                mqgate_codecs::mqtt::SubscriptionOptions::qos(QoS::AtLeastOnce),
+            )],
+        });
+        exchange(addr, &[connect_v5("DEV0001", properties), subscribe]).await
+    });
+    let publishes: Vec<_> = got
+        .iter()
+        .filter_map(|(len, p)| match p {
+            Packet::Publish(p) => Some((*len, p)),
+            _ => None,
+        })
+        .collect();
+    let [(len, p)] = &publishes[..] else {
+        panic!("{got:?}")
+    };
+    assert!(*len <= max, "PUBLISH of {len} bytes");
+    assert_eq!(&p.payload[..], b"short");
+    assert_eq!(
+        p.properties.user().collect::<Vec<_>>(),
+        vec![("MsgId", small["msg_id"].as_str().unwrap())]
+    );
+    let v = get_json(&g, "SYSTEM.DEAD.LETTER.QUEUE");
+    let d = common::data(&v);
+    assert_eq!(v["md"]["Format"], "MQDEAD", "{v}");
+    // IBM MQ "MQDLH - Dead-letter header": 172 bytes, then the data.
+    let (dlh, cs) =
+        mqgate_codecs::mq::dlh::parse_dlh(&d, mqgate_codecs::mq::ByteOrder::Little).unwrap();
+    assert_eq!(dlh.reason, 2218);
+    assert_eq!(dlh.dest_q_name.text(cs), "INBOX");
+    assert_eq!(dlh.dest_q_mgr_name.text(cs), "DEV0001");
+    assert_eq!(&d[172..], &[b'L'; 300][..]);
+}

@@ -451,3 +451,20 @@ async fn subjects_cross_both_ways_with_a_python_nats_client() {
     assert!(mine.try_recv().is_none());
     h.stop(Duration::from_secs(5)).await;
 }
+
+/// `rv.nats.url` may list several servers separated by commas, tried in
+/// turn (docs/rendezvous.md "Bridge to NATS"): with a dead server first
+/// and the live one second, the bridge still connects and subscribes.
+#[tokio::test]
+async fn a_url_list_reaches_the_server_that_answers() {
+    let Some(program) = nats_server() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_server(&program);
+    let dead = format!("nats://127.0.0.1:{}", free_port());
+    let h = start_gateway(dir.path(), &format!("'{dead}, {}'", server.url)).await;
+    // ORDERS.>, QUOTE.> and this gateway's inboxes (`_INBOX.<id>.>`).
+    until_subscribed(&server, 3).await;
+    h.stop(Duration::from_secs(5)).await;
+}

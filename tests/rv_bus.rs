@@ -801,6 +801,22 @@ async fn bad_input_on_every_route_is_refused_clearly_and_disturbs_nothing() {
     let (st, b) = call("POST", url(&g, "/v1/rv/messages/A.%FF"), None, None).await;
     assert_eq!(st, 400);
     assert_eq!(b["mqrc"], 2152);
+    // Nor a listen subject in the query (docs/rendezvous.md "HTTP API"): it
+    // is refused, not read as U+FFFD and listened to.
+    let bad = Sse::open(url(&g, "/v1/rv/listen?subject=A.%FF"), false);
+    let (event, data) = bad.next(Duration::from_secs(20)).unwrap();
+    assert_eq!(event, "status");
+    assert!(data.starts_with("400 "), "{data}");
+    let body: Value = serde_json::from_str(&data[4..]).unwrap();
+    assert_eq!(
+        body,
+        refusal(
+            20,
+            "TIBRV_INVALID_SUBJECT",
+            "subject",
+            "query parameter \"subject\": its percent-escapes decode to bytes that are not UTF-8 (write % as %25)"
+        )
+    );
 
     // Nothing was published by any of it; a good message still goes through.
     let (st, b) = post_json(

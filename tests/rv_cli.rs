@@ -525,15 +525,16 @@ fn timeouts_refusals_and_unreachable_gateways_have_their_exit_statuses() {
         assert_eq!((rc, out.as_str(), err.as_str()), (1, "", says), "{args:?}");
     }
     // 2: an invalid --field never reaches the gateway (docs/rendezvous.md
-    // "Command-line fields").
+    // "Command-line fields"), and is named with the status the gateway
+    // gives the same field ("Errors": 3 for the syntax, 38 for the value).
     for (field, says) in [
         (
             "price=1",
-            "mqgate rv publish: 'price=1': is not NAME:TYPE=VALUE\n",
+            "mqgate rv publish: 'price=1': is not NAME:TYPE=VALUE (TIBRV_INVALID_ARG 3)\n",
         ),
         (
             "price:f64=abc",
-            "mqgate rv publish: field 'price': 'abc' is not an f64\n",
+            "mqgate rv publish: field 'price': 'abc' is not an f64 (TIBRV_CONVERSION_FAILED 38)\n",
         ),
     ] {
         let (rc, out, err) = on(&g, &["rv", "publish", "--subject", "A", "--field", field]);

@@ -73,11 +73,14 @@ impl Drop for Iconv {
     }
 }
 
+#[path = "common/cpu_model.rs"]
+mod cpu_model;
 #[path = "common/thread_cpu.rs"]
 mod thread_cpu;
 use thread_cpu::ThreadCpuTime;
 
 fn bench(c: &mut Criterion<ThreadCpuTime>) {
+    println!("{}", cpu_model::describe());
     let input = ebcdic_text();
     let c37 = Ccsid::new(37).unwrap();
     let c819 = Ccsid::new(819).unwrap();

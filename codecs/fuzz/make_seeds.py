@@ -4,13 +4,14 @@
 Run from codecs/fuzz: `python3 make_seeds.py`. Seeds are hand-made valid
 inputs and the project's own fixtures (fixtures/ at the repository root):
 
-- mq_chain_parse, mq_round_trip, ccsid_message: MQMD + MQXQH + MQMDE +
-  MQRFH2 and MQMD + MQDLH + MQRFH + MQCIH + MQIIH chains in both byte
-  orders, an XQH with a NUL-padded Format and a UTF-16 folder,
+- mq_chain_parse, mq_round_trip, mq_destination, ccsid_message: MQMD +
+  MQXQH + MQMDE + MQRFH2 and MQMD + MQDLH + MQRFH + MQCIH + MQIIH chains in
+  both byte orders, an XQH with a NUL-padded Format and a UTF-16 folder,
   fixtures/mq/device_rfh2.dat, and the pymqi RFH2 fixtures when
   ../../../shared is present (read there, never copied into the repository:
   corpus/ is ignored by git). The first byte of every input selects the
-  chain options (fuzz_targets/common.rs); 0 = detect.
+  chain options (fuzz_targets/common.rs); 0 = detect. For mq_destination
+  it selects the separator and prefix length instead; 0 = `%`, no prefix.
 - ccsid_convert: text in UTF-8, UTF-16, EBCDIC, Shift_JIS, Big5, GB18030 and
   mixed EBCDIC behind the four selector bytes (CCSID pair, policy, cut).
 - dump_reader: fixtures/dmpmqmsg/*.dmp.
@@ -99,7 +100,7 @@ def put(target, name, data):
         f.write(data)
 
 for k, v in seeds.items():
-    for target in ('mq_chain_parse', 'mq_round_trip'):
+    for target in ('mq_chain_parse', 'mq_round_trip', 'mq_destination'):
         put(target, k, b'\0' + v)
     # ccsid_message: target selector, then the chain options byte.
     for t in range(6):

@@ -7,7 +7,9 @@
 
 mod calendar;
 pub mod ccsid;
+mod cpu;
 pub mod dump;
+pub mod fap;
 pub mod idl;
 pub mod mq;
 pub mod mqtt;

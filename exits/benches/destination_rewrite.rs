@@ -39,6 +39,8 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+#[path = "../../codecs/benches/common/cpu_model.rs"]
+mod cpu_model;
 #[path = "../../codecs/benches/common/thread_cpu.rs"]
 mod thread_cpu;
 use thread_cpu::ThreadCpuTime;
@@ -129,6 +131,7 @@ fn count(n: usize, mut f: impl FnMut()) -> usize {
 }
 
 fn main() {
+    println!("{}", cpu_model::describe());
     let mut c = Criterion::default()
         .with_measurement(ThreadCpuTime)
         .configure_from_args();

@@ -176,10 +176,36 @@ impl Applier {
         batches: &[&[Bytes]],
         seq: u64,
     ) -> Result<(SealedUow, usize), ApplyError> {
+        let msgs = batches.iter().flat_map(|b| b.iter()).map(|raw| (raw, 0));
+        let meta = vec![(super::seq_key(&self.channel), seq.to_be_bytes().to_vec())];
+        self.prepare_with(msgs, meta)
+    }
+
+    /// Applies `msgs` in one unit of work and commits it together with the
+    /// state records `meta` (name, bytes): one store transaction. Each
+    /// message is (the buffer the receive exits see, where the transmission
+    /// message starts in it): 0 for a transmission message, 492 for an MQ
+    /// client's agent buffer (docs/exits.md "The agent buffer"). Returns how
+    /// many went to the dead-letter queue; on error nothing is committed.
+    pub fn apply_with_meta(
+        &mut self,
+        msgs: &[(Bytes, usize)],
+        meta: Vec<(String, Vec<u8>)>,
+    ) -> Result<usize, ApplyError> {
+        let (sealed, dead) = self.prepare_with(msgs.iter().map(|(b, at)| (b, *at)), meta)?;
+        self.group_commit().commit(sealed)?;
+        Ok(dead)
+    }
+
+    fn prepare_with<'b>(
+        &mut self,
+        msgs: impl Iterator<Item = (&'b Bytes, usize)>,
+        meta: Vec<(String, Vec<u8>)>,
+    ) -> Result<(SealedUow, usize), ApplyError> {
         let uow = self.mqi.begin(None).map_err(close)?;
         let mut dead = 0;
-        for (index, raw) in batches.iter().flat_map(|b| b.iter()).enumerate() {
-            match self.one(raw, Some(uow), false) {
+        for (index, (raw, at)) in msgs.enumerate() {
+            match self.one(raw, at, Some(uow), false) {
                 Ok(Placed::Delivered) => {}
                 Ok(Placed::DeadLettered) => dead += 1,
                 Err(e) => {
@@ -195,7 +221,6 @@ impl Applier {
                 }
             }
         }
-        let meta = vec![(super::seq_key(&self.channel), seq.to_be_bytes().to_vec())];
         let sealed = self.mqi.seal(uow, meta).map_err(close)?;
         Ok((sealed, dead))
     }
@@ -224,12 +249,15 @@ impl Applier {
     /// An undelivered message goes to the dead-letter queue whatever the rule,
     /// since the sender no longer holds it.
     pub fn apply_fast(&mut self, raw: &Bytes) -> Result<(), ApplyError> {
-        self.one(raw, None, true).map(|_| ())
+        self.one(raw, 0, None, true).map(|_| ())
     }
 
+    /// Applies one message; the receive exits see `raw`, whose transmission
+    /// message starts at offset `at` (0, or an agent buffer's 492).
     fn one(
         &mut self,
         raw: &Bytes,
+        at: usize,
         uow: Option<u64>,
         force_dlq: bool,
     ) -> Result<Placed, ApplyError> {
@@ -241,6 +269,9 @@ impl Applier {
         {
             suppressed = Some((reason, text));
         }
+        // The agent buffer's headers are the queue manager's, not the
+        // message's: what goes on is the transmission message alone.
+        let mut buf = buf.split_off(at.min(buf.len()));
         if suppressed.is_none()
             && let Some(chain) = self.message.as_mut()
             && xmit::parse(&buf).is_ok()

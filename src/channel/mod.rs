@@ -14,6 +14,7 @@ pub mod control;
 pub mod frame;
 pub mod handshake;
 mod instance;
+pub mod mq_client;
 mod reader;
 pub mod receiver;
 pub mod sender;

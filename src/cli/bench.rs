@@ -29,10 +29,14 @@ pub enum BenchKind {
     Sbs(super::bench_sbs::SbsBenchArgs),
     /// Devices over MQTT: idle memory per device and delivery of queued messages, with mosquitto as the reference.
     Mqtt(super::bench_mqtt::MqttBenchArgs),
-    /// Rendezvous subject bus: HTTP publishes to many SSE listeners, with core NATS subscribers as the reference.
+    /// Rendezvous subject bus: HTTP publishes to many SSE listeners, with core NATS subscribers as the reference; --certified: certified delivery round trips next to JetStream; --matching: subject matching at 1,000,000 subscriptions next to nats-server.
     Rv(super::bench_rv::RvBenchArgs),
     /// Many device queues: fill one message per device over a channel, restart, drain over HTTP with 1, 4 and 16 clients.
     Devices(super::bench_devices::DevicesBenchArgs),
+    /// Rendezvous distributed queue: tasks dispatched through one scheduler to 8 workers, and failover, with a JetStream work queue as the reference.
+    Dq(super::bench_dq::DqBenchArgs),
+    /// MQPUT+MQGET round trips through the IBM MQ client protocol (SVRCONN), 1 and 16 connections, next to the HTTP API and the message channel.
+    Mqi(super::bench_mqi::MqiBenchArgs),
 }
 
 /// Options of `mqgate bench queue`.
@@ -59,6 +63,8 @@ pub fn run(kind: BenchKind) -> ExitCode {
         BenchKind::Mqtt(args) => return super::bench_mqtt::run(args),
         BenchKind::Rv(args) => return super::bench_rv::run(args),
         BenchKind::Devices(args) => return super::bench_devices::run(args),
+        BenchKind::Dq(args) => return super::bench_dq::run(args),
+        BenchKind::Mqi(args) => return super::bench_mqi::run(args),
     };
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("mqgate-bench-{}", std::process::id()));
@@ -78,6 +84,19 @@ pub(super) fn p99(v: &[Duration]) -> Duration {
     s.get((s.len() * 99).div_ceil(100).saturating_sub(1))
         .copied()
         .unwrap_or_default()
+}
+
+/// Resident memory of process `pid` (`"self"` for this one), in bytes
+/// (Linux /proc/PID/status VmRSS).
+pub(super) fn vm_rss(pid: &str) -> Result<u64, String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map_err(|e| format!("cannot read the memory of process {pid}: {e}"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .ok_or_else(|| format!("no VmRSS in /proc/{pid}/status"))
 }
 
 /// A duration in milliseconds, for the tables.

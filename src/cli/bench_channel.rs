@@ -151,7 +151,7 @@ async fn mqgate_scenario(
         .into_iter()
         .filter_map(|c| match c {
             ChannelDef::Receiver(r) => Some(r),
-            ChannelDef::Sender(_) => None,
+            ChannelDef::Sender(_) | ChannelDef::MqClient(_) => None,
         })
         .collect();
     let receivers = Arc::new(Receivers::new(

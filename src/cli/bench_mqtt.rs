@@ -80,14 +80,7 @@ impl Server {
     /// Resident memory of the server process, in bytes (Linux
     /// /proc/PID/status VmRSS).
     fn rss(&self) -> Result<u64, String> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .map_err(|e| format!("cannot read the server's memory: {e}"))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-            .ok_or_else(|| "no VmRSS in /proc/PID/status".into())
+        super::bench::vm_rss(&self.child.id().to_string())
     }
 }
 

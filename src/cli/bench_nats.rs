@@ -1,7 +1,10 @@
-//! The NATS references of `mqgate bench channel`, `mqgate bench sbs` and
-//! `mqgate bench rv` (built with the `nats` feature): nats-server JetStream
-//! acknowledged publishes and core NATS publishes of the same messages, and
-//! core NATS fan-out to many subscribers of one subject, in the same run.
+//! The NATS references of `mqgate bench channel`, `mqgate bench sbs`,
+//! `mqgate bench rv` and `mqgate bench dq` (the `nats` feature, on by
+//! default): nats-server JetStream acknowledged publishes and core NATS
+//! publishes of the same messages, core NATS fan-out to many subscribers of
+//! one subject, and a JetStream work queue with pull consumers, in the same
+//! run. The reference of `mqgate bench rv --matching` is
+//! src/cli/bench_nats_match.rs.
 
 use super::bench::p99;
 use super::bench_channel::{ChannelBenchArgs, Result1};
@@ -18,7 +21,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Stops the nats-server this benchmark started.
-struct NatsServer(Child);
+pub(super) struct NatsServer(Child);
+
+impl NatsServer {
+    /// The server's process id.
+    pub(super) fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
 
 impl Drop for NatsServer {
     fn drop(&mut self) {
@@ -31,7 +41,7 @@ impl Drop for NatsServer {
 /// `js_dir` when given — and connects to it: the guard that stops the
 /// server when dropped, the client and the server's URL; `Ok(None)` when
 /// the program is not installed.
-async fn start_nats(
+pub(super) async fn start_nats(
     program: &str,
     js_dir: Option<&Path>,
 ) -> Result<Option<(NatsServer, async_nats::Client, String)>, String> {
@@ -318,4 +328,100 @@ pub async fn jetstream_round_trips(
         rate: n as f64 / start.elapsed().as_secs_f64(),
         p99: p99(&lat),
     }))
+}
+
+/// The reference of `mqgate bench dq`: a JetStream work-queue stream (file
+/// storage in `dir`) with one durable pull consumer shared by
+/// [`WORKERS`](super::bench_dq::WORKERS) pulling clients, each on its own
+/// connection and acknowledging every task as it comes; `n` tasks
+/// published with at most `window` sent and not yet at a client (and their
+/// publish acks pipelined). Dispatch latency runs from the publish to a
+/// client's receipt. `Ok(None)` when the program is not installed.
+pub async fn jetstream_work_queue(
+    program: &str,
+    dir: &Path,
+    n: usize,
+    window: usize,
+) -> Result<Option<super::bench_dq::Dispatch>, String> {
+    use super::bench_dq::{Receipts, WORKERS};
+    use async_nats::jetstream::consumer::{AckPolicy, pull};
+    use async_nats::jetstream::stream::{RetentionPolicy, StorageType};
+    let Some((_server, client, url)) = start_nats(program, Some(dir)).await? else {
+        return Ok(None);
+    };
+    let js = async_nats::jetstream::new(client);
+    let stream = js
+        .create_stream(async_nats::jetstream::stream::Config {
+            name: "BENCHDQ".into(),
+            subjects: vec!["bench.dq".into()],
+            storage: StorageType::File,
+            retention: RetentionPolicy::WorkQueue,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| format!("JetStream stream: {e}"))?;
+    stream
+        .create_consumer(pull::Config {
+            durable_name: Some("workers".into()),
+            ack_policy: AckPolicy::Explicit,
+            max_ack_pending: 8 * 1024,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| format!("JetStream consumer: {e}"))?;
+    let seen = Receipts::new(n);
+    let mut pullers = Vec::new();
+    for _ in 0..WORKERS {
+        // Each puller on its own connection, as separate worker processes.
+        let c = async_nats::connect(&url)
+            .await
+            .map_err(|e| format!("connect: {e}"))?;
+        let consumer: async_nats::jetstream::consumer::PullConsumer = async_nats::jetstream::new(c)
+            .get_stream("BENCHDQ")
+            .await
+            .map_err(|e| format!("JetStream stream: {e}"))?
+            .get_consumer("workers")
+            .await
+            .map_err(|e| format!("JetStream consumer: {e}"))?;
+        let seen = Arc::clone(&seen);
+        pullers.push(tokio::spawn(async move {
+            let Ok(mut messages) = consumer.messages().await else {
+                return;
+            };
+            while let Some(Ok(m)) = messages.next().await {
+                if let Some(k) = std::str::from_utf8(&m.payload)
+                    .ok()
+                    .and_then(|s| s.parse::<usize>().ok())
+                {
+                    seen.received(k);
+                }
+                let _ = m.ack().await;
+            }
+        }));
+    }
+    let mut acks = VecDeque::new();
+    for k in 0..n {
+        if k >= window {
+            seen.wait_for(k + 1 - window).await?;
+        }
+        seen.sending(k);
+        let ack = js
+            .publish("bench.dq", Bytes::from(k.to_string()))
+            .await
+            .map_err(|e| format!("JetStream publish: {e}"))?;
+        acks.push_back(ack);
+        if acks.len() >= 256
+            && let Some(a) = acks.pop_front()
+        {
+            a.await.map_err(|e| format!("JetStream ack: {e}"))?;
+        }
+    }
+    for a in acks {
+        a.await.map_err(|e| format!("JetStream ack: {e}"))?;
+    }
+    seen.wait_for(n).await?;
+    for p in pullers {
+        p.abort();
+    }
+    Ok(Some(seen.dispatch(n)))
 }

@@ -2,8 +2,10 @@
 //! `POST /v1/rv/messages/{subject}` to listeners reading `GET
 //! /v1/rv/listen` as Server-Sent Events, each on its own connection — next
 //! to core NATS with as many subscribers, each on its own connection, in
-//! the same run (built with the `nats` feature). Results:
-//! docs/performance.md "Rendezvous subject bus".
+//! the same run (the `nats` feature, on by default). Results:
+//! docs/performance.md "Rendezvous subject bus". `--certified` and
+//! `--matching` run the other measures of the subject bus
+//! (src/cli/bench_rv_cm.rs, src/cli/bench_rv_match.rs).
 //!
 //! A gateway runs in this process with its HTTP API on a loopback port;
 //! the listeners are threads reading their event streams line by line (as
@@ -57,6 +59,18 @@ pub struct RvBenchArgs {
     /// Measure certified delivery round trips (send, delivery, confirmation) with memory and store ledgers next to JetStream acknowledged publishes, instead of fan-out (--listeners is not used).
     #[arg(long)]
     pub certified: bool,
+    /// Measure subject matching instead of fan-out: mqgate's interest index holding --subscriptions subscriptions of a market-data mix (literal, `*`, `>`), then nats-server holding --reference-subscriptions of them on one connection next to mqgate's index holding the same (--messages, --listeners and --size are not used).
+    #[arg(long, conflicts_with = "certified")]
+    pub matching: bool,
+    /// Subscriptions of mqgate's index with --matching, 1 to 10,000,000.
+    #[arg(long, default_value_t = 1_000_000, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+    pub subscriptions: usize,
+    /// Subscriptions of the reference with --matching (nats-server, and mqgate's index beside it), 1 to 1,000,000.
+    #[arg(long, default_value_t = 100_000, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub reference_subscriptions: usize,
+    /// Lookups per index with --matching (nats-server: publishes), 1 to 10,000,000.
+    #[arg(long, default_value_t = 1_000_000, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+    pub lookups: usize,
 }
 
 /// Deliveries of numbered messages to many listeners: when each message
@@ -193,6 +207,9 @@ pub fn run(args: RvBenchArgs) -> ExitCode {
     let dir = base.join(format!("mqgate-bench-rv-{}", std::process::id()));
     if args.certified {
         return run_async(&dir, super::bench_rv_cm::bench(&args, &dir));
+    }
+    if args.matching {
+        return run_async(&dir, super::bench_rv_match::bench(&args));
     }
     run_async(&dir, bench(&args, &dir))
 }

@@ -7,8 +7,9 @@ use std::process::ExitCode;
 /// Prints `FILE: OK`, or every error as `FILE:LINE:COLUMN: message` on stderr
 /// and exits 1. The Tuxedo DMCONFIG and the MessageQ group initialization
 /// file the configuration names are read and checked too (their errors name
-/// their own file, line and column), and the `fault_tolerance` roles
-/// against them (placed in the configuration file).
+/// their own file, line and column), the `fault_tolerance` roles against
+/// them (placed in the configuration file), and `mqtt.password_file` as
+/// `run` reads it (docs/mqtt.md "Authentication").
 pub fn run(file: PathBuf) -> ExitCode {
     match Config::load(&file) {
         Ok(mut c) => {
@@ -47,6 +48,13 @@ pub fn run(file: PathBuf) -> ExitCode {
                     eprintln!("{}: {} error(s)", file.display(), e.errors.len());
                     return ExitCode::FAILURE;
                 }
+            }
+            if let Some(p) = &c.mqtt.password_file
+                && let Err(e) = crate::mqtt::auth::Passwords::load(p)
+            {
+                eprintln!("{e}");
+                eprintln!("{}: 1 error(s)", file.display());
+                return ExitCode::FAILURE;
             }
             let mut line = format!(
                 "{}: OK (queue manager {}, {} queue definitions",

@@ -29,6 +29,10 @@ use super::sse::EventReader;
 pub const EXIT_RELEASE: i32 = 75;
 /// Exit of `mqgate dq`: the gateway refused the join.
 const EXIT_REFUSED: u8 = 1;
+/// Exit of `mqgate dq worker`: COMMAND could not be started (as `mqgate ft
+/// run`'s 5); the task was given back and the member left, so that the
+/// scheduler gives it to another worker instead of to this one again.
+pub const EXIT_NOT_STARTED: u8 = 5;
 
 /// Distributed queue members.
 #[derive(Subcommand, Debug)]
@@ -45,12 +49,14 @@ pub enum DqCommand {
     /// is confirmed to its sender); 75 (EX_TEMPFAIL) gives it back, and the
     /// scheduler assigns it again; any other status (or a signal) is logged
     /// on stderr and the task is reported complete, so that a task that
-    /// always fails is not retried for ever.
+    /// always fails is not retried for ever. When COMMAND cannot be started
+    /// the task is given back and the worker leaves (exit 5).
     ///
     /// Exit statuses of mqgate dq worker: 0 when --count tasks were done;
     /// 1 when the gateway refused the join (an invalid name, subject or
     /// interval); 2 when the gateway is unreachable, ended the stream (it
-    /// is stopping), or on a usage error.
+    /// is stopping), or on a usage error; 5 when COMMAND could not be
+    /// started (the task given back, the member left).
     Worker(WorkerArgs),
     /// Join a distributed queue as a dedicated scheduler (worker tasks 0)
     /// and stay until killed. Exit statuses: 1 refused; 2 unreachable, the
@@ -232,6 +238,7 @@ fn member(
     let shared = Arc::new(Shared {
         gw,
         id,
+        queue: m.queue.clone(),
         done: AtomicU64::new(0),
         withdrawn: Mutex::new(HashSet::new()),
     });
@@ -290,6 +297,7 @@ fn member(
 struct Shared {
     gw: Gateway,
     id: String,
+    queue: String,
     done: AtomicU64,
     withdrawn: Mutex<HashSet<u64>>,
 }
@@ -321,8 +329,8 @@ impl Shared {
         let Some((program, args)) = command.split_first() else {
             return;
         };
-        let child = Command::new(program)
-            .args(args)
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .env("MQGATE_DQ_MEMBER", &self.id)
             .env("MQGATE_DQ_TASK", n.to_string())
             .env("MQGATE_DQ_SUBJECT", msg["subject"].as_str().unwrap_or(""))
@@ -330,8 +338,9 @@ impl Shared {
                 "MQGATE_DQ_CERTIFIED",
                 if v["certified"] == true { "1" } else { "0" },
             )
-            .stdin(Stdio::piped())
-            .spawn();
+            .stdin(Stdio::piped());
+        die_with_parent(&mut cmd);
+        let child = cmd.spawn();
         let status = match child {
             Ok(mut c) => {
                 if let Some(mut s) = c.stdin.take() {
@@ -370,7 +379,40 @@ impl Shared {
                 }
             }
         }
+        // A command that cannot start now will not start for the next task
+        // either, and as the available worker of greatest weight this one
+        // would get the task back at once, for ever: leave instead. The
+        // stream closes with the process, the member leaves, and its other
+        // certified tasks go to other workers.
+        if status.is_err() {
+            eprintln!("mqgate dq worker: leaving {}", self.queue);
+            std::process::exit(i32::from(EXIT_NOT_STARTED));
+        }
     }
+}
+
+/// On Linux, COMMAND gets PR_SET_PDEATHSIG (SIGKILL): when `mqgate dq
+/// worker` dies, its member leaves and the scheduler gives the task to
+/// another worker, so the command must not run on beside it. (The signal
+/// follows the thread that starts the command; that thread waits for it.)
+fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the child between fork and exec and
+        // calls only prctl, which is async-signal-safe and touches no
+        // memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
 }
 
 /// The bytes of the first field named DATA, Data or data of a message's

@@ -3,11 +3,16 @@
 mod bench;
 mod bench_channel;
 mod bench_devices;
+mod bench_dq;
+mod bench_mqi;
 mod bench_mqtt;
 #[cfg(feature = "nats")]
 mod bench_nats;
+#[cfg(feature = "nats")]
+mod bench_nats_match;
 mod bench_rv;
 mod bench_rv_cm;
+mod bench_rv_match;
 mod bench_sbs;
 mod browse;
 mod channel;
@@ -208,6 +213,26 @@ mod tests {
             // pams_put_msg buffer holds at most 32767.
             (with(&["bench", "sbs"], &["--size", "39"]), "--size"),
             (with(&["bench", "sbs"], &["--size", "32768"]), "--size"),
+            // bench rv --matching: its own limits (src/cli/bench_rv.rs).
+            (
+                with(&["bench", "rv", "--matching"], &["--subscriptions", "0"]),
+                "--subscriptions",
+            ),
+            (
+                with(
+                    &["bench", "rv", "--matching"],
+                    &["--reference-subscriptions", "1000001"],
+                ),
+                "--reference-subscriptions",
+            ),
+            (
+                with(&["bench", "rv", "--matching"], &["--lookups", "10000001"]),
+                "--lookups",
+            ),
+            (
+                with(&["bench", "rv", "--matching"], &["--certified"]),
+                "--certified",
+            ),
         ];
         for (args, named) in refused {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -232,6 +257,17 @@ mod tests {
             ),
             with(&["bench", "sbs"], &["--queues", "3000", "--size", "40"]),
             with(&["bench", "sbs"], &["--queues", "1", "--size", "32767"]),
+            with(
+                &["bench", "rv", "--matching"],
+                &[
+                    "--subscriptions",
+                    "10000000",
+                    "--reference-subscriptions",
+                    "1",
+                    "--lookups",
+                    "1",
+                ],
+            ),
         ] {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             assert_eq!(parse(&args), Ok(()), "{args:?}");

@@ -37,6 +37,10 @@ pub struct RunArgs {
     /// Overrides mqtt.listen, the MQTT listener for devices (ADDR:PORT; docs/mqtt.md).
     #[arg(long)]
     pub mqtt: Option<SocketAddr>,
+    /// Overrides svrconn.listen, the listener for IBM MQ client applications
+    /// (ADDR:PORT; docs/mq-client-protocol.md); only with a `svrconn:` section.
+    #[arg(long)]
+    pub svrconn: Option<SocketAddr>,
     /// Tuxedo DMCONFIG file; overrides `dmconfig:` of the YAML (docs/tuxedo.md).
     #[arg(long)]
     pub dmconfig: Option<PathBuf>,
@@ -96,6 +100,13 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
     if let Some(a) = args.mqtt {
         config.set_listen_from_flag(Listen::Mqtt, a);
+    }
+    if let Some(a) = args.svrconn {
+        if config.svrconn.is_none() {
+            eprintln!("--svrconn: the configuration has no svrconn: section (docs/config.md)");
+            return ExitCode::from(2);
+        }
+        config.set_listen_from_flag(Listen::Svrconn, a);
     }
     if let Some(d) = args.dmconfig {
         config.dmconfig = Some(d);

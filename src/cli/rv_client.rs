@@ -141,7 +141,14 @@ fn body(cmd: &str, fields: &[String], reply: Option<&str>) -> Result<Value, Exit
         match parse_field_arg(f) {
             Ok(field) => parsed.push(field),
             Err(e) => {
-                eprintln!("mqgate rv {cmd}: {e}");
+                // The status the gateway would answer for the same field
+                // (docs/rendezvous.md "Errors").
+                let st = e.status();
+                eprintln!(
+                    "mqgate rv {cmd}: {e} ({} {})",
+                    st.name().unwrap_or("status"),
+                    st.0
+                );
                 return Err(ExitCode::from(EXIT_UNREACHABLE));
             }
         }

@@ -23,6 +23,10 @@ pub enum ChannelDef {
     /// A sender channel: serves a transmission queue and delivers its
     /// messages to another mqgate (MQ CHLTYPE(SDR)).
     Sender(SenderChannelDef),
+    /// An MQ client channel: connects to a queue manager's server-connection
+    /// channel and MQGETs from one of its transmission queues
+    /// (docs/mq-client-protocol.md "Client side").
+    MqClient(MqClientChannelDef),
 }
 
 impl ChannelDef {
@@ -31,6 +35,7 @@ impl ChannelDef {
         match self {
             ChannelDef::Receiver(r) => &r.name,
             ChannelDef::Sender(s) => &s.name,
+            ChannelDef::MqClient(c) => &c.name,
         }
     }
 
@@ -39,6 +44,7 @@ impl ChannelDef {
         match self {
             ChannelDef::Receiver(r) => &r.limits,
             ChannelDef::Sender(s) => &s.limits,
+            ChannelDef::MqClient(c) => &c.limits,
         }
     }
 }
@@ -178,6 +184,64 @@ pub struct SenderChannelDef {
     /// Reconnection backoff.
     pub reconnect: BackoffConfig,
     /// Offered batch size, message length and heartbeat.
+    pub limits: ChannelLimits,
+}
+
+/// IBM MQ's default listener port (IBM MQ "Defining a TCP connection").
+pub const DEFAULT_MQ_PORT: u16 = 1414;
+/// Default MQGET wait interval of an mq-client channel: 5000 ms.
+pub const DEFAULT_GET_WAIT_MS: u32 = 5000;
+
+/// Which buffer an mq-client channel's receive exits see
+/// (docs/exits.md "The agent buffer").
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExitBuffer {
+    /// The transmission message: MQXQH at offset 0, as on a receiver channel.
+    #[default]
+    Transmission,
+    /// The whole MQGET reply segment, as an IBM MQ client's exits see the
+    /// agent buffer: TSHM (36 bytes), API header (16), MQMD v1 (324), MQGMO
+    /// v4 (112), data length (4), so the MQXQH starts at offset 492.
+    Agent,
+}
+
+/// An MQ client channel (YAML: a `channels` entry with `type: mq-client`):
+/// mqgate connects as an IBM MQ client to a queue manager's server-connection
+/// channel, MQGETs each message of a transmission queue under syncpoint,
+/// runs its receive exits, resolves and stores it, then MQCMITs
+/// (docs/mq-client-protocol.md "Client side").
+#[derive(Clone, Debug)]
+pub struct MqClientChannelDef {
+    /// mqgate's name for the channel (status, exits, logs); 20 characters.
+    pub name: String,
+    /// The queue manager's host name or address.
+    pub host: String,
+    /// The queue manager's listener port; default 1414.
+    pub port: u16,
+    /// The server-connection channel to connect to (MQ CHANNEL), 20 characters.
+    pub channel: String,
+    /// The queue manager name sent in MQCONN; empty = whichever answers.
+    pub q_mgr_name: String,
+    /// User id for USERID_DATA and, with `password`, CONAUTH_INFO; empty = none.
+    pub user: String,
+    /// Password checked by the queue manager (CONAUTH_INFO); `None` = none sent.
+    pub password: Option<String>,
+    /// The transmission queue on the queue manager to MQGET from.
+    pub xmit_queue: String,
+    /// MQGET wait interval for the first message of a batch, in ms; default 5000.
+    pub wait_ms: u32,
+    /// Receive exits (after the `exits:` section's global and per-channel ones).
+    pub receive_exits: Vec<ExitDef>,
+    /// Which buffer the receive exits see.
+    pub exit_buffer: ExitBuffer,
+    /// The undelivered rule.
+    pub undelivered: UndeliveredRule,
+    /// Intervals of the `retry` rule.
+    pub retry: RetryConfig,
+    /// Reconnection backoff (with jitter).
+    pub reconnect: BackoffConfig,
+    /// Batch size (messages per MQCMIT), longest message, heartbeat offered.
     pub limits: ChannelLimits,
 }
 

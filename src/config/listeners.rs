@@ -17,6 +17,9 @@ pub enum Listen {
     Channel,
     /// The MQTT listener: `mqtt.listen`, `mqgate run --mqtt`.
     Mqtt,
+    /// The IBM MQ client listener: `svrconn.listen`, `mqgate run --svrconn`
+    /// (no section: none, which never clashes).
+    Svrconn,
     /// The Rendezvous routing daemon's listener for neighbor links:
     /// `rv.routing.listen` (no command-line option; unset: none, which
     /// never clashes).
@@ -25,10 +28,11 @@ pub enum Listen {
 
 impl Listen {
     /// Every listener, in the order of the file's sections.
-    pub const ALL: [Listen; 4] = [
+    pub const ALL: [Listen; 5] = [
         Listen::Http,
         Listen::Channel,
         Listen::Mqtt,
+        Listen::Svrconn,
         Listen::RvRouting,
     ];
 
@@ -38,6 +42,7 @@ impl Listen {
             Listen::Http => "http.listen",
             Listen::Channel => "listener.listen",
             Listen::Mqtt => "mqtt.listen",
+            Listen::Svrconn => "svrconn.listen",
             Listen::RvRouting => "rv.routing.listen",
         }
     }
@@ -49,6 +54,7 @@ impl Listen {
             Listen::Http => "--http",
             Listen::Channel => "--listen",
             Listen::Mqtt => "--mqtt",
+            Listen::Svrconn => "--svrconn",
             Listen::RvRouting => "rv.routing.listen",
         }
     }
@@ -58,6 +64,7 @@ impl Listen {
             Listen::Http => HttpConfig::default().listen,
             Listen::Channel => ListenerConfig::default().listen,
             Listen::Mqtt => crate::mqtt::config::MqttConfig::default().listen,
+            Listen::Svrconn => crate::svrconn::config::SvrconnConfig::default().listen,
             Listen::RvRouting => UNSET,
         }
     }
@@ -101,6 +108,7 @@ impl Config {
             Listen::Http => self.http.listen,
             Listen::Channel => self.listener.listen,
             Listen::Mqtt => self.mqtt.listen,
+            Listen::Svrconn => self.svrconn.as_ref().map_or(UNSET, |s| s.listen),
             Listen::RvRouting => self
                 .rv
                 .routing
@@ -117,6 +125,11 @@ impl Config {
             Listen::Http => self.http.listen = addr,
             Listen::Channel => self.listener.listen = addr,
             Listen::Mqtt => self.mqtt.listen = addr,
+            Listen::Svrconn => {
+                if let Some(s) = self.svrconn.as_mut() {
+                    s.listen = addr;
+                }
+            }
             Listen::RvRouting => {
                 if let Some(r) = self.rv.routing.as_mut() {
                     r.listen = Some(addr);

@@ -6,7 +6,8 @@
 
 use super::{
     BackoffConfig, ChannelDef, ChannelLimits, DEFAULT_BATCH_SIZE, DEFAULT_CHANNEL_MAX_MSG_LENGTH,
-    DEFAULT_HEARTBEAT_MS, ReceiverChannelDef, RetryConfig, SenderChannelDef, UndeliveredRule,
+    DEFAULT_GET_WAIT_MS, DEFAULT_HEARTBEAT_MS, DEFAULT_MQ_PORT, ExitBuffer, MqClientChannelDef,
+    ReceiverChannelDef, RetryConfig, SenderChannelDef, UndeliveredRule,
 };
 use mqgate_exits::ExitDef;
 use serde::Deserialize;
@@ -18,6 +19,8 @@ use std::net::{IpAddr, SocketAddr};
 pub enum ChannelType {
     Receiver,
     Sender,
+    #[serde(rename = "mq-client")]
+    MqClient,
 }
 
 impl ChannelType {
@@ -33,6 +36,21 @@ impl ChannelType {
                 "retry",
             ],
             ChannelType::Sender => &["xmit_queue", "connect", "reconnect"],
+            ChannelType::MqClient => &[
+                "host",
+                "port",
+                "channel",
+                "q_mgr_name",
+                "user",
+                "password",
+                "xmit_queue",
+                "wait_ms",
+                "receive_exits",
+                "exit_buffer",
+                "undelivered",
+                "retry",
+                "reconnect",
+            ],
         };
         matches!(
             key,
@@ -44,6 +62,16 @@ impl ChannelType {
         match self {
             ChannelType::Receiver => "receiver",
             ChannelType::Sender => "sender",
+            ChannelType::MqClient => "mq-client",
+        }
+    }
+
+    /// The keys an entry of this type must have.
+    fn required(self) -> &'static [&'static str] {
+        match self {
+            ChannelType::Receiver => &[],
+            ChannelType::Sender => &["xmit_queue", "connect"],
+            ChannelType::MqClient => &["host", "channel", "xmit_queue"],
         }
     }
 }
@@ -63,6 +91,14 @@ pub struct RawChannelDef {
     xmit_queue: Option<String>,
     connect: Option<SocketAddr>,
     reconnect: Option<BackoffConfig>,
+    host: Option<String>,
+    port: Option<u16>,
+    channel: Option<String>,
+    q_mgr_name: Option<String>,
+    user: Option<String>,
+    password: Option<String>,
+    wait_ms: Option<u32>,
+    exit_buffer: Option<ExitBuffer>,
     batch_size: Option<u32>,
     max_msg_length: Option<u32>,
     heartbeat_ms: Option<u32>,
@@ -71,9 +107,9 @@ pub struct RawChannelDef {
 /// Start of the message of a key that does not belong to the entry's type;
 /// `Config::from_yaml` finds the key's position by it.
 pub const MISPLACED: &str = "key not valid for this channel type: ";
-/// Start and end of the message of a sender entry without a required key.
+/// Start and end of the message of an entry without a key its type requires.
 const MISSING: &str = "missing field `";
-const MISSING_SENDER: &str = "` (type sender)";
+const MISSING_OF_TYPE: &str = "` (type ";
 
 impl TryFrom<RawChannelDef> for ChannelDef {
     type Error = String;
@@ -88,6 +124,14 @@ impl TryFrom<RawChannelDef> for ChannelDef {
             ("xmit_queue", r.xmit_queue.is_some()),
             ("connect", r.connect.is_some()),
             ("reconnect", r.reconnect.is_some()),
+            ("host", r.host.is_some()),
+            ("port", r.port.is_some()),
+            ("channel", r.channel.is_some()),
+            ("q_mgr_name", r.q_mgr_name.is_some()),
+            ("user", r.user.is_some()),
+            ("password", r.password.is_some()),
+            ("wait_ms", r.wait_ms.is_some()),
+            ("exit_buffer", r.exit_buffer.is_some()),
         ];
         if let Some((key, _)) = present.iter().find(|(k, p)| *p && !r.kind.allows(k)) {
             return Err(format!(
@@ -100,6 +144,8 @@ impl TryFrom<RawChannelDef> for ChannelDef {
             max_msg_length: r.max_msg_length.unwrap_or(DEFAULT_CHANNEL_MAX_MSG_LENGTH),
             heartbeat_ms: r.heartbeat_ms.unwrap_or(DEFAULT_HEARTBEAT_MS),
         };
+        let kind = r.kind.name();
+        let missing = |key: &str| format!("{MISSING}{key}{MISSING_OF_TYPE}{kind})");
         Ok(match r.kind {
             ChannelType::Receiver => ChannelDef::Receiver(ReceiverChannelDef {
                 name: r.name,
@@ -110,31 +156,46 @@ impl TryFrom<RawChannelDef> for ChannelDef {
                 retry: r.retry.unwrap_or_default(),
                 limits,
             }),
-            ChannelType::Sender => {
-                let missing = |key: &str| format!("{MISSING}{key}{MISSING_SENDER}");
-                ChannelDef::Sender(SenderChannelDef {
-                    name: r.name,
-                    xmit_queue: r.xmit_queue.ok_or_else(|| missing("xmit_queue"))?,
-                    connect: r.connect.ok_or_else(|| missing("connect"))?,
-                    reconnect: r.reconnect.unwrap_or_default(),
-                    limits,
-                })
-            }
+            ChannelType::Sender => ChannelDef::Sender(SenderChannelDef {
+                name: r.name,
+                xmit_queue: r.xmit_queue.ok_or_else(|| missing("xmit_queue"))?,
+                connect: r.connect.ok_or_else(|| missing("connect"))?,
+                reconnect: r.reconnect.unwrap_or_default(),
+                limits,
+            }),
+            ChannelType::MqClient => ChannelDef::MqClient(MqClientChannelDef {
+                name: r.name,
+                host: r.host.ok_or_else(|| missing("host"))?,
+                port: r.port.unwrap_or(DEFAULT_MQ_PORT),
+                channel: r.channel.ok_or_else(|| missing("channel"))?,
+                q_mgr_name: r.q_mgr_name.unwrap_or_default(),
+                user: r.user.unwrap_or_default(),
+                password: r.password,
+                xmit_queue: r.xmit_queue.ok_or_else(|| missing("xmit_queue"))?,
+                wait_ms: r.wait_ms.unwrap_or(DEFAULT_GET_WAIT_MS),
+                receive_exits: r.receive_exits.unwrap_or_default(),
+                exit_buffer: r.exit_buffer.unwrap_or_default(),
+                undelivered: r.undelivered.unwrap_or_default(),
+                retry: r.retry.unwrap_or_default(),
+                reconnect: r.reconnect.unwrap_or_default(),
+                limits,
+            }),
         })
     }
 }
 
 /// True when `message` is one of [`RawChannelDef`]'s own errors (a key of
-/// the other type, a sender without a required key), which serde places at
-/// the `channels:` list only.
+/// another type, an entry without a key its type requires), which serde
+/// places at the `channels:` list only.
 pub fn is_entry_error(message: &str) -> bool {
-    message.contains(MISPLACED) || message.contains(MISSING_SENDER)
+    message.contains(MISPLACED) || (message.contains(MISSING) && message.contains(MISSING_OF_TYPE))
 }
 
 /// Where the [`is_entry_error`] error of `text` is: (path for the message,
 /// path whose position to report) of the first channel entry's key that its
-/// type does not have, or of a sender entry without `xmit_queue` or
-/// `connect` (placed at its `type:` value).
+/// type does not have, or of an entry without a key its type requires
+/// (sender: `xmit_queue`, `connect`; mq-client: `host`, `channel`,
+/// `xmit_queue`), placed at its `type:` value.
 pub fn first_entry_error(text: &str) -> Option<(String, String)> {
     let doc: serde_yaml::Value = serde_yaml::from_str(text).ok()?;
     let channels = doc.get("channels")?.as_sequence()?;
@@ -150,11 +211,7 @@ pub fn first_entry_error(text: &str) -> Option<(String, String)> {
                 return Some((path.clone(), path));
             }
         }
-        if kind == ChannelType::Sender
-            && ["xmit_queue", "connect"]
-                .iter()
-                .any(|k| entry.get(k).is_none())
-        {
+        if kind.required().iter().any(|k| entry.get(k).is_none()) {
             return Some((format!("channels[{i}]"), format!("channels[{i}].type")));
         }
     }

@@ -544,3 +544,90 @@ fn the_rv_section_has_defaults_ranges_and_no_unknown_keys() {
         e.errors[0]
     );
 }
+
+#[test]
+fn mq_client_channels_have_defaults_and_placed_errors() {
+    // docs/config.md `mq-client` channels: port 1414 (IBM MQ's default
+    // listener port), MQGET wait 5000 ms, the transmission buffer for exits,
+    // BATCHSZ 50, backoff 500..30000 ms.
+    let text = "channels:
+  - type: mq-client
+    name: FROM.QM1
+    host: qm1.example.com
+    channel: MQGATE.SVRCONN
+    q_mgr_name: QM1
+    user: app
+    password: secret
+    xmit_queue: MQGATE.XMITQ
+    exit_buffer: agent
+    receive_exits:
+      - exit: destination-rewrite
+        data: 'separator=% offset=492'
+";
+    let c = Config::from_yaml(text, "f.yaml").unwrap();
+    match &c.channels[..] {
+        [ChannelDef::MqClient(m)] => {
+            assert_eq!((m.host.as_str(), m.port), ("qm1.example.com", 1414));
+            assert_eq!(
+                (m.channel.as_str(), m.q_mgr_name.as_str()),
+                ("MQGATE.SVRCONN", "QM1")
+            );
+            assert_eq!(
+                (m.user.as_str(), m.password.as_deref()),
+                ("app", Some("secret"))
+            );
+            assert_eq!(m.xmit_queue, "MQGATE.XMITQ");
+            assert_eq!(m.wait_ms, 5000);
+            assert_eq!(m.exit_buffer, ExitBuffer::Agent);
+            assert_eq!(m.limits.batch_size, 50);
+            assert_eq!((m.reconnect.first_ms, m.reconnect.max_ms), (500, 30_000));
+            assert_eq!(m.receive_exits[0].data, "separator=% offset=492");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A key of another type, placed at its value (line 5, column 14).
+    let e = first_error(
+        "channels:\n  - type: mq-client\n    name: M\n    host: h\n    connect: 127.0.0.1:1\n    channel: C\n    xmit_queue: X\n",
+    );
+    assert!(
+        e.starts_with("5:14: channels[0].connect: key not valid for this channel type"),
+        "{e}"
+    );
+    // A required key missing, placed at the entry's `type:` value (line 2, column 11).
+    let e =
+        first_error("channels:\n  - type: mq-client\n    name: M\n    host: h\n    channel: C\n");
+    assert!(
+        e.starts_with("2:11: channels[0]: missing field `xmit_queue` (type mq-client)"),
+        "{e}"
+    );
+    // Names and numbers, each at its key.
+    let bad = "channels:
+  - type: mq-client
+    name: M
+    host: ' '
+    port: 0
+    channel: A.CHANNEL.NAME.LONGER.THAN.20
+    xmit_queue: 'BAD NAME'
+    password: p
+    batch_size: 0
+    reconnect: { first_ms: 0 }
+exits:
+  channels:
+    M:
+      send:
+        - exit: destination-rewrite
+";
+    let text = Config::from_yaml(bad, "bad.yaml").unwrap_err().to_string();
+    for needle in [
+        "4:11: channels[0].host: must name the queue manager's host",
+        "5:11: channels[0].port: must be a TCP port",
+        "6:14: channels[0].channel",
+        "7:17: channels[0].xmit_queue",
+        "8:15: channels[0].password: a password needs a user",
+        "9:17: channels[0].batch_size: must be at least 1",
+        "channels[0].reconnect.first_ms: must be at least 1 ms",
+        "exits.channels.M.send[0]: M is a mq-client channel",
+    ] {
+        assert!(text.contains(needle), "{needle} not in:\n{text}");
+    }
+}

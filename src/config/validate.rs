@@ -4,7 +4,7 @@
 use super::locate::Places;
 use super::{
     ChannelDef, Config, ConfigError, LIMIT_MAX_DEPTH, LIMIT_MAX_MSG_LENGTH, LocalQueueDef,
-    QueueDef, Usage,
+    MqClientChannelDef, QueueDef, Usage,
 };
 use crate::qmgr::names::{check_object_name, check_pattern};
 use mqgate_codecs::mq::constants::len;
@@ -35,6 +35,11 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     }
     for (path, message) in config.mqtt.problems() {
         err(&path, message);
+    }
+    if let Some(s) = &config.svrconn {
+        for (path, message) in s.problems() {
+            err(&path, message);
+        }
     }
     if config.http.lease_ms == 0 {
         err("http.lease_ms", "must be at least 1 ms".into());
@@ -336,6 +341,7 @@ fn check_channels(
                     );
                 }
             }
+            ChannelDef::MqClient(m) => check_mq_client(i, m, err),
         }
         if c.limits().batch_size == 0 {
             err(
@@ -349,6 +355,56 @@ fn check_channels(
         if let Err(e) = check_pattern(p, len::Q_MGR_NAME) {
             err(&format!("devices.queue_managers[{i}]"), e);
         }
+    }
+}
+
+/// An mq-client channel's names and numbers (docs/config.md `mq-client`
+/// channels): MQ's name lengths (IBM MQ "Rules for naming IBM MQ objects":
+/// channel 20, queue manager 48, queue 48), a user id of at most 64
+/// characters (the long user id of USERID_DATA), a host, a port and
+/// intervals that are not 0.
+fn check_mq_client(i: usize, m: &MqClientChannelDef, err: &mut impl FnMut(&str, String)) {
+    let at = |key: &str| format!("channels[{i}].{key}");
+    if m.host.trim().is_empty() {
+        err(&at("host"), "must name the queue manager's host".into());
+    }
+    if m.port == 0 {
+        err(&at("port"), "must be a TCP port from 1 to 65535".into());
+    }
+    if let Err(e) = check_object_name(&m.channel, 20) {
+        err(&at("channel"), e);
+    }
+    if !m.q_mgr_name.is_empty()
+        && let Err(e) = check_object_name(&m.q_mgr_name, len::Q_MGR_NAME)
+    {
+        err(&at("q_mgr_name"), e);
+    }
+    if let Err(e) = check_object_name(&m.xmit_queue, len::Q_NAME) {
+        err(&at("xmit_queue"), e);
+    }
+    if m.user.len() > 64 {
+        err(
+            &at("user"),
+            format!("{} characters; at most 64", m.user.len()),
+        );
+    }
+    if m.password.is_some() && m.user.is_empty() {
+        err(&at("password"), "a password needs a user".into());
+    }
+    if m.retry.first_interval_ms == 0 {
+        err(
+            &at("retry.first_interval_ms"),
+            "must be at least 1 ms".into(),
+        );
+    }
+    if m.reconnect.first_ms == 0 || m.reconnect.max_ms < m.reconnect.first_ms {
+        err(
+            &at("reconnect.first_ms"),
+            format!(
+                "must be at least 1 ms and at most max_ms ({} ms)",
+                m.reconnect.max_ms
+            ),
+        );
     }
 }
 
@@ -367,6 +423,10 @@ fn check_channel_exit_points(config: &Config, err: &mut impl FnMut(&str, String)
             ChannelDef::Receiver(_) => (
                 ExitPoint::Send,
                 "receiver channel: it sends no transmission messages (only HELLO_ACK, CONFIRM, HEARTBEAT and CLOSE frames), so a send exit would never run; send exits run on sender channels",
+            ),
+            ChannelDef::MqClient(_) => (
+                ExitPoint::Send,
+                "mq-client channel: it sends no transmission messages (only MQI verbs to the queue manager), so a send exit would never run; send exits run on sender channels",
             ),
             ChannelDef::Sender(_) => (
                 ExitPoint::Receive,

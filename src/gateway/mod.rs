@@ -82,6 +82,14 @@ pub enum StartError {
         /// The operating system's error.
         source: io::Error,
     },
+    /// The SVRCONN listener cannot be bound (docs/mq-client-protocol.md).
+    #[error("cannot listen for MQ clients on {addr}: {source}")]
+    Svrconn {
+        /// `svrconn.listen`.
+        addr: SocketAddr,
+        /// The operating system's error.
+        source: io::Error,
+    },
     /// `mqtt.password_file` cannot be used (docs/mqtt.md "Authentication").
     #[error("{0}")]
     MqttPasswords(String),
@@ -140,6 +148,7 @@ pub struct Handle {
     http_addr: SocketAddr,
     channel_addr: SocketAddr,
     mqtt_addr: SocketAddr,
+    svrconn_addr: Option<SocketAddr>,
     /// `None` once stopped.
     running: Option<Running>,
 }
@@ -176,6 +185,9 @@ struct Running {
     /// Stops the MQTT listener and closes its connections (docs/mqtt.md).
     stop_mqtt: CancellationToken,
     mqtt: Option<JoinHandle<Option<()>>>,
+    /// Stops the SVRCONN listener and closes its connections
+    /// (docs/mq-client-protocol.md).
+    stop_svrconn: CancellationToken,
     http: Option<JoinHandle<Option<io::Result<()>>>>,
     channel_listener: Option<JoinHandle<Option<()>>>,
 }
@@ -266,6 +278,14 @@ impl Gateway {
         let (mqtt_listener, mqtt_addr) = bind(config.mqtt.listen)
             .await
             .map_err(|(addr, source)| StartError::Mqtt { addr, source })?;
+        let svrconn_listener = match &config.svrconn {
+            Some(s) => Some(
+                bind(s.listen)
+                    .await
+                    .map_err(|(addr, source)| StartError::Svrconn { addr, source })?,
+            ),
+            None => None,
+        };
         let routing_listener = match &config.rv.routing {
             Some(r) => crate::rv::route::service::bind(r)
                 .await
@@ -278,6 +298,10 @@ impl Gateway {
         config.http.listen = http_addr;
         config.listener.listen = channel_addr;
         config.mqtt.listen = mqtt_addr;
+        let svrconn_addr = svrconn_listener.as_ref().map(|(_, a)| *a);
+        if let (Some(s), Some(a)) = (config.svrconn.as_mut(), svrconn_addr) {
+            s.listen = a;
+        }
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
@@ -374,10 +398,23 @@ impl Gateway {
             TaskGroup::Requests,
             crate::mqtt::serve(mqtt_listener, mqtt_service),
         );
+        let stop_svrconn = CancellationToken::new();
+        if let (Some(s), Some((listener, _))) = (&config.svrconn, svrconn_listener) {
+            let svc = crate::svrconn::Service::new(
+                &mqi,
+                s,
+                &config.queues,
+                tasks.clone(),
+                stop_svrconn.clone(),
+            );
+            tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
+            tasks.spawn(TaskGroup::Requests, crate::svrconn::serve(listener, svc));
+        }
         Ok(Handle {
             http_addr,
             channel_addr,
             mqtt_addr,
+            svrconn_addr,
             running: Some(Running {
                 qm,
                 store,
@@ -394,6 +431,7 @@ impl Gateway {
                 stop_http,
                 stop_mqtt,
                 mqtt: Some(mqtt),
+                stop_svrconn,
                 http: Some(http),
                 channel_listener: Some(channel_listener),
             }),
@@ -443,7 +481,7 @@ async fn start_channels(
         .iter()
         .filter_map(|c| match c {
             ChannelDef::Receiver(r) => Some(r.clone()),
-            ChannelDef::Sender(_) => None,
+            ChannelDef::Sender(_) | ChannelDef::MqClient(_) => None,
         })
         .collect();
     let receivers = Arc::new(
@@ -457,6 +495,15 @@ async fn start_channels(
         {
             let channel = SenderChannel::new(mqi.clone(), Arc::clone(board), def.clone())
                 .with_exits(&config.exits);
+            tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
+        }
+        if let ChannelDef::MqClient(def) = c {
+            let channel = crate::channel::mq_client::MqClientChannel::new(
+                mqi.clone(),
+                Arc::clone(board),
+                def.clone(),
+            )
+            .with_exits(&config.exits);
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
         }
     }
@@ -525,6 +572,13 @@ impl Handle {
     /// `mqtt.listen` had port 0).
     pub fn mqtt_addr(&self) -> SocketAddr {
         self.mqtt_addr
+    }
+
+    /// The address the SVRCONN listener for MQ clients listens on (the port
+    /// chosen when `svrconn.listen` had port 0); `None` without a
+    /// `svrconn:` section.
+    pub fn svrconn_addr(&self) -> Option<SocketAddr> {
+        self.svrconn_addr
     }
 
     /// The Rendezvous subject bus (docs/rendezvous.md "Subject bus"): what
@@ -621,6 +675,7 @@ impl Drop for Handle {
         if let Some(r) = self.running.take() {
             r.stop_http.cancel();
             r.stop_mqtt.cancel();
+            r.stop_svrconn.cancel();
             r.rv.close();
             r.stop_channels.send_replace(true);
             r.tasks.end();

@@ -66,6 +66,9 @@ impl Handle {
         // MQTT connections close at once (DISCONNECT 0x8B), backing out
         // the messages their devices did not acknowledge (docs/mqtt.md).
         r.stop_mqtt.cancel();
+        // MQ client connections close, backing out their units of work
+        // (docs/mq-client-protocol.md).
+        r.stop_svrconn.cancel();
         // Listeners' event streams end and waiting requests answer 503:
         // an open stream would hold its connection to the drain bound.
         r.rv.close();

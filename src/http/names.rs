@@ -32,7 +32,7 @@ fn bad_escape(segment: &str) -> Option<String> {
 
 /// `segment` with its percent-escapes decoded (RFC 3986 §2.1), when the
 /// bytes are UTF-8; escapes already checked by [`bad_escape`].
-fn decodes_to_utf8(segment: &str) -> bool {
+pub(crate) fn decodes_to_utf8(segment: &str) -> bool {
     let b = segment.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

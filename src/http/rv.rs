@@ -138,8 +138,33 @@ impl IntoResponse for RvError {
 }
 
 /// The query parameters of `query` (form encoding, `+` is a space), each
-/// key one of `known`.
-fn params(query: Option<&str>, known: &[&str]) -> Result<Vec<(String, String)>, RvError> {
+/// key one of `known`. Percent-escapes that decode to bytes that are not
+/// UTF-8 are refused, as in a path (docs/rendezvous.md "HTTP API"), rather
+/// than read as U+FFFD: `subject=%FF` would otherwise listen to "\u{FFFD}".
+fn params(query: Option<&str>, known: &[&'static str]) -> Result<Vec<(String, String)>, RvError> {
+    for piece in query.unwrap_or("").split('&') {
+        let (k, v) = piece.split_once('=').unwrap_or((piece, ""));
+        if crate::http::names::decodes_to_utf8(k) && crate::http::names::decodes_to_utf8(v) {
+            continue;
+        }
+        let key = form_urlencoded::parse(k.as_bytes())
+            .next()
+            .map(|(k, _)| k.into_owned())
+            .unwrap_or_default();
+        let (status, field) = match known.iter().find(|&&n| n == key) {
+            Some(&"subject") => (TibrvStatus::INVALID_SUBJECT, "subject"),
+            Some(&n) => (TibrvStatus::INVALID_ARG, n),
+            None => (TibrvStatus::INVALID_ARG, "query"),
+        };
+        return Err(RvError::new(
+            status,
+            field,
+            format!(
+                "query parameter {}: its percent-escapes decode to bytes that are not UTF-8 (write % as %25)",
+                crate::mqi::names::shown(&key)
+            ),
+        ));
+    }
     let pairs: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or("").as_bytes())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();

@@ -30,6 +30,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
 
 type Reader = FramedRead<OwnedReadHalf, Frames>;
 
@@ -53,23 +54,69 @@ struct Out {
     /// The client's Request Problem Information (5.0 3.1.2.11.7): when
     /// false, no Reason String or User Property on acknowledgements.
     problem_info: bool,
+    /// The gateway's stop token: a write the device does not take is
+    /// abandoned when it is cancelled.
+    stop: CancellationToken,
+    /// Cancelled when another connection takes the session over (5.0
+    /// 3.1.4 [MQTT-3.1.4-3]: the old connection is closed); a write the
+    /// device does not take is abandoned then.
+    takeover: CancellationToken,
+    /// Longest a write may wait with no byte taken by the device: 1.5
+    /// times its Keep Alive (5.0 3.1.2.10 [MQTT-3.1.2-22]; while a write
+    /// waits nothing the device sends is read); `None`: no Keep Alive.
+    stall: Option<Duration>,
 }
 
 impl Out {
-    /// Queues `p`; written out at once when the buffer grew large.
+    /// Queues `p`; written out at once when the buffer grew large. A
+    /// packet longer than the client's Maximum Packet Size is sent without
+    /// its Reason String and User Properties, or not at all when even
+    /// that is too long (5.0 3.1.2.11.4 [MQTT-3.1.2-24], [MQTT-3.1.2-25];
+    /// 3.2.2.3.16 [MQTT-3.2.2-19], 3.4.2.2.2 [MQTT-3.4.2-2], 3.9.2.1.2
+    /// [MQTT-3.9.2-1], 3.14.2.2.3 [MQTT-3.14.2-3]).
     async fn send(&mut self, p: &Packet) -> std::io::Result<()> {
-        encode(p, self.level, &mut self.buf);
+        if encoded_len(p, self.level) <= self.client_max {
+            encode(p, self.level, &mut self.buf);
+        } else {
+            let smaller = without_problem_info(p);
+            if encoded_len(&smaller, self.level) <= self.client_max {
+                encode(&smaller, self.level, &mut self.buf);
+            } else {
+                tracing::warn!(packet = %p.packet_type(), max_packet_size = self.client_max, "MQTT packet longer than the client's Maximum Packet Size; not sent");
+            }
+        }
         if self.buf.len() >= FLUSH_AT {
             self.flush().await?;
         }
         Ok(())
     }
 
+    /// Writes the queued packets out. Errors: the connection failed; the
+    /// device took no byte for [`Out::stall`] (`TimedOut`); the gateway
+    /// stops or the session was taken over while the device took nothing
+    /// (`ConnectionAborted`): a device that stops reading cannot hold its
+    /// connection, its leases or its session.
     async fn flush(&mut self) -> std::io::Result<()> {
-        if !self.buf.is_empty() {
-            self.w.write_all(&self.buf).await?;
-            self.buf.clear();
+        let mut done = 0;
+        while done < self.buf.len() {
+            let n = tokio::select! {
+                biased;
+                r = self.w.write(&self.buf[done..]) => r?,
+                () = self.stop.cancelled() => return Err(aborted("the gateway is stopping")),
+                () = self.takeover.cancelled() => return Err(aborted("the session was taken over")),
+                () = sleep_for(self.stall) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the device took no bytes for 1.5 times its Keep Alive",
+                    ));
+                }
+            };
+            if n == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            done += n;
         }
+        self.buf.clear();
         if self.buf.capacity() > KEEP_CAPACITY {
             self.buf = Vec::new();
         }
@@ -115,6 +162,9 @@ pub async fn run(svc: Arc<Service>, stream: TcpStream, peer: SocketAddr) {
         buf: Vec::new(),
         client_max: usize::MAX,
         problem_info: true,
+        stop: svc.stop.clone(),
+        takeover: CancellationToken::new(),
+        stall: None,
     };
     // The handshake, the packet handlers and the end are boxed: the
     // connection's future holds only what waits between packets (an idle
@@ -271,6 +321,21 @@ async fn accept(
 ) -> Option<Conn> {
     out.level = c.level;
     let v5 = c.level == Level::V5;
+    // Before any answer: a refused CONNACK must fit too (3.2.2.3.16).
+    out.client_max = c
+        .properties
+        .find(|p| match p {
+            Property::MaximumPacketSize(n) => Some(*n as usize),
+            _ => None,
+        })
+        .unwrap_or(usize::MAX);
+    out.problem_info = c
+        .properties
+        .find(|p| match p {
+            Property::RequestProblemInformation(v) => Some(*v != 0),
+            _ => None,
+        })
+        .unwrap_or(true);
     let client_id = c.client_id.clone();
     if client_id.is_empty() {
         // 5.0 3.1.3.1: a server may refuse a zero-length client identifier
@@ -384,24 +449,14 @@ async fn accept(
             _ => None,
         })
         .unwrap_or(usize::from(u16::MAX));
-    out.client_max = props
-        .find(|p| match p {
-            Property::MaximumPacketSize(n) => Some(*n as usize),
-            _ => None,
-        })
-        .unwrap_or(usize::MAX);
-    out.problem_info = props
-        .find(|p| match p {
-            Property::RequestProblemInformation(v) => Some(*v != 0),
-            _ => None,
-        })
-        .unwrap_or(true);
     let max_ka = svc.config.max_keep_alive_s;
     let server_keep_alive =
         (v5 && max_ka > 0 && (c.keep_alive == 0 || c.keep_alive > max_ka)).then_some(max_ka);
     let keep_alive = server_keep_alive.unwrap_or(c.keep_alive);
     let claim = svc.sessions.claim(&client_id, conn_id, c.clean_start).await;
     let session_present = claim.session.is_some();
+    out.takeover = claim.takeover.clone();
+    out.stall = (keep_alive > 0).then(|| Duration::from_secs(u64::from(keep_alive)) * 3 / 2);
     let mut p = Properties::new();
     if v5 {
         if told_expiry {
@@ -432,7 +487,7 @@ async fn accept(
         );
         return None;
     }
-    tracing::info!(%peer, client_id, level = c.level.byte(), session_present, keep_alive, "MQTT device connected");
+    tracing::info!(%peer, client_id = %client_id, level = c.level.byte(), session_present, keep_alive, "MQTT device connected");
     let (tx, rx) = mpsc::channel(1);
     let mut conn = Conn {
         peer,
@@ -541,9 +596,29 @@ impl Conn {
             if let Some(end) = end {
                 return end;
             }
-            if Box::pin(out.flush()).await.is_err() {
-                return End::Abnormal;
+            if let Err(e) = Box::pin(out.flush()).await {
+                return self.write_failed(out, &e);
             }
+        }
+    }
+
+    /// How the connection ends when writing to it failed (`e`, from
+    /// [`Out::flush`]), logged: a device that took nothing for 1.5 times
+    /// its Keep Alive is closed as a Keep Alive timeout (its Will Message
+    /// is put); the gateway stopping ends it without one.
+    fn write_failed(&self, out: &Out, e: &std::io::Error) -> End {
+        match e.kind() {
+            std::io::ErrorKind::TimedOut | std::io::ErrorKind::ConnectionAborted => {
+                tracing::warn!(peer = %self.peer, client_id = %self.client_id, error = %e, "MQTT device does not read; connection closed");
+            }
+            _ => {
+                tracing::debug!(peer = %self.peer, client_id = %self.client_id, error = %e, "MQTT connection failed");
+            }
+        }
+        if out.stop.is_cancelled() {
+            End::Stopping
+        } else {
+            End::Abnormal
         }
     }
 
@@ -572,8 +647,13 @@ impl Conn {
             }
             Packet::Publish(pb) => return self.publish(svc, out, pb).await,
             Packet::Pubrel(a) => {
-                self.qos2.remove(&a.packet_id);
-                let code = ReasonCode::SUCCESS;
+                // 5.0 3.7.2.1: 0x92 for a Packet Identifier no QoS 2
+                // PUBLISH holds (3.1.1 PUBCOMP has no reason code).
+                let code = if self.qos2.remove(&a.packet_id) || self.level == Level::V311 {
+                    ReasonCode::SUCCESS
+                } else {
+                    ReasonCode::PACKET_IDENTIFIER_NOT_FOUND
+                };
                 out.send(&Packet::Pubcomp(Ack::new(
                     a.packet_id,
                     code,
@@ -606,7 +686,7 @@ impl Conn {
                     match r {
                         Ok(qos) => codes.push(ReasonCode(qos as u8)),
                         Err(r) => {
-                            tracing::warn!(peer = %self.peer, client_id = %self.client_id, filter = %filter, reason = %r.code, error = %r.message, "MQTT subscription refused");
+                            tracing::warn!(peer = %self.peer, client_id = %self.client_id, filter = ?filter, reason = %r.code, error = %r.message, "MQTT subscription refused");
                             codes.push(r.code);
                             problems.push(r.message);
                         }
@@ -682,7 +762,7 @@ impl Conn {
                     .await;
             }
         };
-        sent.err().map(|_| End::Abnormal)
+        sent.err().map(|e| self.write_failed(out, &e))
     }
 
     /// PUBACK from the device: the lease is acknowledged, the message gone.
@@ -751,7 +831,11 @@ impl Conn {
         {
             // A resent QoS 2 PUBLISH already put: PUBREC again (4.3.3).
             let ack = Packet::Pubrec(Ack::new(id, ReasonCode::SUCCESS, Properties::new()));
-            return out.send(&ack).await.err().map(|_| End::Abnormal);
+            return out
+                .send(&ack)
+                .await
+                .err()
+                .map(|e| self.write_failed(out, &e));
         }
         let mqi = svc.devices.mqi();
         let outcome = publish::put(
@@ -766,7 +850,7 @@ impl Conn {
         .await;
         let code = match outcome {
             Outcome::Put { queue } => {
-                tracing::debug!(client_id = %self.client_id, topic = %pb.topic, queue = %queue, "MQTT PUBLISH put");
+                tracing::debug!(client_id = %self.client_id, topic = ?pb.topic, queue = %queue, "MQTT PUBLISH put");
                 ReasonCode::SUCCESS
             }
             Outcome::Stopping(e) => {
@@ -775,11 +859,15 @@ impl Conn {
                 return Some(End::Stopping);
             }
             Outcome::Refused(r) => {
-                tracing::warn!(peer = %self.peer, client_id = %self.client_id, topic = %pb.topic, reason = %r.code, error = %r.message, "MQTT PUBLISH refused");
+                tracing::warn!(peer = %self.peer, client_id = %self.client_id, topic = ?pb.topic, reason = %r.code, error = %r.message, "MQTT PUBLISH refused");
                 if v5 && pb.qos == QoS::AtLeastOnce {
                     let props = out.problem(&r.message);
                     let ack = Packet::Puback(Ack::new(pb.packet_id.unwrap_or(1), r.code, props));
-                    return out.send(&ack).await.err().map(|_| End::Abnormal);
+                    return out
+                        .send(&ack)
+                        .await
+                        .err()
+                        .map(|e| self.write_failed(out, &e));
                 }
                 // No way to tell the device: the message goes to the
                 // dead-letter queue (docs/mqtt.md "Publishing into MQ").
@@ -794,7 +882,7 @@ impl Conn {
                 )
                 .await
                 {
-                    tracing::error!(client_id = %self.client_id, topic = %pb.topic, error = %e, "MQTT PUBLISH could not be dead-lettered");
+                    tracing::error!(client_id = %self.client_id, topic = ?pb.topic, error = %e, "MQTT PUBLISH could not be dead-lettered");
                     if pb.qos != QoS::AtMostOnce {
                         out.disconnect(ReasonCode::UNSPECIFIED_ERROR, &e.to_string())
                             .await;
@@ -812,7 +900,10 @@ impl Conn {
             }
             _ => return None,
         };
-        out.send(&ack).await.err().map(|_| End::Abnormal)
+        out.send(&ack)
+            .await
+            .err()
+            .map(|e| self.write_failed(out, &e))
     }
 
     /// Publishes a message a puller took (QoS 1, 5.0 3.3; DUP when it was
@@ -856,7 +947,7 @@ impl Conn {
             Level::V5 => super::mapping::properties(&msg.md, msg.charset, &msg.data),
             Level::V311 => Properties::new(),
         };
-        let packet = Packet::Publish(Publish {
+        let mut packet = Packet::Publish(Publish {
             dup: resent.is_some() || msg.md.backout_count > 0,
             qos: QoS::AtLeastOnce,
             retain: false,
@@ -865,7 +956,7 @@ impl Conn {
             properties,
             payload: msg.data.clone(),
         });
-        if encoded_len(&packet, self.level) > out.client_max {
+        if !fit_publish(&mut packet, self.level, out.client_max) {
             self.too_big(svc, &queue, &leased.got.stored, held, out.client_max)
                 .await;
             return None;
@@ -878,7 +969,10 @@ impl Conn {
                 held,
             },
         );
-        out.send(&packet).await.err().map(|_| End::Abnormal)
+        out.send(&packet)
+            .await
+            .err()
+            .map(|e| self.write_failed(out, &e))
     }
 
     /// A message longer than the device's Maximum Packet Size: it cannot be
@@ -952,7 +1046,7 @@ impl Conn {
             if delay.is_zero() {
                 put_will(svc, &self.client_id, w).await;
             } else {
-                let token = tokio_util::sync::CancellationToken::new();
+                let token = CancellationToken::new();
                 will_timer = Some(token.clone());
                 let (mqi, client, queue) = (
                     svc.devices.mqi().clone(),
@@ -994,21 +1088,77 @@ async fn put_will_with(mqi: &crate::mqi::Mqi, client: &str, will_queue: &str, w:
     .await
     {
         Outcome::Put { queue } => {
-            tracing::info!(client_id = client, queue = %queue, "MQTT Will Message put");
+            tracing::info!(client_id = %client, queue = %queue, "MQTT Will Message put");
         }
         Outcome::Refused(r) => {
-            tracing::warn!(client_id = client, topic = %w.topic, reason = %r.code, error = %r.message, "MQTT Will Message refused; dead-lettered");
+            tracing::warn!(client_id = %client, topic = ?w.topic, reason = %r.code, error = %r.message, "MQTT Will Message refused; dead-lettered");
             if let Err(e) =
                 publish::dead_letter(mqi, client, &w.topic, w.qos, &w.properties, w.payload, &r)
                     .await
             {
-                tracing::error!(client_id = client, error = %e, "MQTT Will Message could not be dead-lettered");
+                tracing::error!(client_id = %client, error = %e, "MQTT Will Message could not be dead-lettered");
             }
         }
         Outcome::Stopping(e) => {
-            tracing::warn!(client_id = client, error = %e, "MQTT Will Message not put: the gateway is stopping");
+            tracing::warn!(client_id = %client, error = %e, "MQTT Will Message not put: the gateway is stopping");
         }
     }
+}
+
+/// Makes a PUBLISH to a device fit the device's Maximum Packet Size (5.0
+/// 3.1.2.11.4) by leaving out what the gateway added to the data: first
+/// the MQMD's User Properties but `MsgId` (by which a device recognises a
+/// redelivery), then every property. False when even the data alone does
+/// not fit (docs/mqtt.md "Message descriptor").
+fn fit_publish(packet: &mut Packet, level: Level, max: usize) -> bool {
+    let shrink: [fn(&Property) -> bool; 2] = [
+        |p| !matches!(p, Property::UserProperty(k, _) if k != "MsgId"),
+        |_| false,
+    ];
+    for keep in shrink {
+        if encoded_len(packet, level) <= max {
+            return true;
+        }
+        if let Packet::Publish(p) = packet {
+            p.properties.0.retain(keep);
+        }
+    }
+    encoded_len(packet, level) <= max
+}
+
+/// A write abandoned because the connection must end now.
+fn aborted(why: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::ConnectionAborted, why.to_string())
+}
+
+/// Sleeps for `d`; never ends for `None`.
+async fn sleep_for(d: Option<Duration>) {
+    match d {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// `p` without its Reason String and User Properties (what a server may
+/// leave out of a packet that would otherwise exceed the client's Maximum
+/// Packet Size, 5.0 3.1.2.11.4).
+fn without_problem_info(p: &Packet) -> Packet {
+    let mut p = p.clone();
+    let props = match &mut p {
+        Packet::Connack(c) => Some(&mut c.properties),
+        Packet::Puback(a) | Packet::Pubrec(a) | Packet::Pubrel(a) | Packet::Pubcomp(a) => {
+            a.properties.as_mut()
+        }
+        Packet::Suback(s) | Packet::Unsuback(s) => Some(&mut s.properties),
+        Packet::Disconnect(d) | Packet::Auth(d) => d.properties.as_mut(),
+        _ => None,
+    };
+    if let Some(props) = props {
+        props
+            .0
+            .retain(|x| !matches!(x, Property::ReasonString(_) | Property::UserProperty(..)));
+    }
+    p
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

@@ -71,9 +71,9 @@ pub fn destination(topic: &str) -> Result<(String, String), Refusal> {
 /// `filter` of that device subscribes to. Refusals (SUBACK codes, 5.0
 /// 3.9.3): 0x8F Topic Filter invalid for a malformed filter or one that
 /// can match no device queue name (MQ name characters, `/` and the
-/// wildcards only); 0x87 Not authorized for another device's queues
-/// (`QUEUE@OTHER`); 0x9E Shared Subscriptions not supported for
-/// `$share/...` (4.8.2).
+/// wildcards only), or whose `@` is followed by no queue manager name;
+/// 0x87 Not authorized for another device's queues (`QUEUE@OTHER`); 0x9E
+/// Shared Subscriptions not supported for `$share/...` (4.8.2).
 pub fn subscription(filter: &str, device: &str) -> Result<String, Refusal> {
     if filter.starts_with("$share/") {
         return Err(Refusal::new(
@@ -89,6 +89,14 @@ pub fn subscription(filter: &str, device: &str) -> Result<String, Refusal> {
     })?;
     let local = match filter.split_once(AT) {
         Some((f, owner)) if owner == device => f,
+        // After `@` comes a queue manager name, or the filter names no
+        // queue at all (`INBOX@`, `INBOX@DEV0001/#`).
+        Some((_, owner)) if owner.is_empty() || check_q_mgr_name(owner).is_err() => {
+            return Err(Refusal::new(
+                ReasonCode::TOPIC_FILTER_INVALID,
+                format!("topic filter {filter:?}: {owner:?} after @ is no queue manager name"),
+            ));
+        }
         Some((_, owner)) => {
             return Err(Refusal::new(
                 ReasonCode::NOT_AUTHORIZED,
@@ -181,7 +189,17 @@ mod tests {
             subscription("$share/g/INBOX", "DEV0001").unwrap_err().code,
             ReasonCode::SHARED_SUBSCRIPTIONS_NOT_SUPPORTED
         );
-        for bad in ["IN#", "$SYS/#", "in box", "", &"Q".repeat(49)] {
+        for bad in [
+            "IN#",
+            "$SYS/#",
+            "in box",
+            "",
+            &"Q".repeat(49),
+            // Nothing, or no queue manager name, after @.
+            "INBOX@",
+            "INBOX@DEV0001/#",
+            "INBOX@DEV 2",
+        ] {
             assert_eq!(
                 subscription(bad, "DEV0001").unwrap_err().code,
                 ReasonCode::TOPIC_FILTER_INVALID,

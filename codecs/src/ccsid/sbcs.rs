@@ -46,10 +46,10 @@ pub(crate) struct SbcsCodec {
     above_latin1: &'static [(u16, u8)],
     /// The Latin-1 character of each byte, when every byte has one (the
     /// EBCDIC Latin-1 sets such as 037, 500, 1047): the bulk UTF-8 path.
-    byte_to_latin1: Option<[u8; 256]>,
+    pub(crate) byte_to_latin1: Option<[u8; 256]>,
     /// The byte of each Latin-1 character, when the set has all of them:
     /// the bulk path from UTF-8.
-    latin1_to_byte: Option<[u8; 256]>,
+    pub(crate) latin1_to_byte: Option<[u8; 256]>,
 }
 
 impl SbcsCodec {
@@ -379,7 +379,7 @@ impl SbcsCodec {
 pub(crate) struct Composed {
     /// Target byte per source byte; the target's substitution byte where
     /// there is none (`bad` says which).
-    map: [u8; 256],
+    pub(crate) map: [u8; 256],
     bad: [bool; 256],
     any_bad: bool,
     from: SbcsCodec,

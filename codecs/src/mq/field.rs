@@ -48,7 +48,7 @@ const ASCII_TO_EBCDIC: [u8; 128] = {
 };
 
 /// ASCII for each EBCDIC invariant code point, 0 where there is none.
-const EBCDIC_TO_ASCII: [u8; 256] = {
+pub(crate) const EBCDIC_TO_ASCII: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut a = 0;
     while a < 128 {

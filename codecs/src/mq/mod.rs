@@ -8,6 +8,7 @@
 
 pub mod chain;
 pub mod constants;
+pub mod destination;
 pub mod dlh;
 pub mod edit;
 pub mod enc;
@@ -20,6 +21,7 @@ pub mod opaque;
 pub mod prefix;
 pub mod properties;
 pub mod puttime;
+mod quick;
 pub mod rc;
 pub mod rfh;
 pub mod rfh2;

@@ -211,13 +211,15 @@ impl Structure {
                 return Some(Structure::Mde);
             }
         }
-        Self::from_format_slow(format, cs)
+        // By value: a reference escaping into the out-of-line path would
+        // keep the caller's descriptor in memory.
+        Self::from_format_slow(*format, cs)
     }
 
     #[cold]
     #[inline(never)]
-    fn from_format_slow(format: &CharField<8>, cs: Charset) -> Option<Structure> {
-        let name = ascii_format(format, cs);
+    fn from_format_slow(format: CharField<8>, cs: Charset) -> Option<Structure> {
+        let name = ascii_format(&format, cs);
         match &name {
             b"MQHMDE  " => Some(Structure::Mde),
             b"MQXMIT  " => Some(Structure::Xqh),
@@ -270,7 +272,8 @@ const EBCDIC_WIH: [u8; 4] = ebcdic_struc_id(b"WIH ");
 const EBCDIC_RMH: [u8; 4] = ebcdic_struc_id(b"RMH ");
 const EBCDIC_DH: [u8; 4] = ebcdic_struc_id(b"DH  ");
 
-const fn ebcdic_struc_id(a: &[u8; 4]) -> [u8; 4] {
+/// The EBCDIC form of an ASCII StrucId (capitals and blanks).
+pub(crate) const fn ebcdic_struc_id(a: &[u8; 4]) -> [u8; 4] {
     [
         ascii_to_ebcdic_upper(a[0]),
         ascii_to_ebcdic_upper(a[1]),

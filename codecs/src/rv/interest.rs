@@ -257,12 +257,50 @@ impl<Id: Copy + Ord> InterestIndex<Id> {
         }
     }
 
+    /// Bytes of heap the index holds, counted from its structure: every
+    /// block it allocated (node lists, child vectors and maps, element
+    /// texts) at the size it asked the allocator for. The allocator's own
+    /// overhead per block comes on top, and so does the index value itself
+    /// (`size_of::<InterestIndex<Id>>()`).
+    pub fn heap_bytes(&self) -> usize {
+        node_heap(&self.root)
+    }
+
     /// True when some pattern matches `subject` (a routing daemon's "is
     /// there a listener" question), without collecting subscribers.
     pub fn has_interest(&self, subject: &Subject<'_>) -> bool {
         let elements: Elements<'_> = subject.elements().collect();
         any(&self.root, &elements)
     }
+}
+
+fn list_heap<T>(list: &Vec<T>) -> usize {
+    list.capacity() * size_of::<T>()
+}
+
+fn node_heap<Id>(node: &Node<Id>) -> usize {
+    list_heap(&node.here)
+        + node
+            .children
+            .as_deref()
+            .map_or(0, |c| size_of::<Children<Id>>() + children_heap(c))
+}
+
+fn children_heap<Id>(children: &Children<Id>) -> usize {
+    let literal = match &children.literal {
+        Literal::Few(v) => {
+            list_heap(v) + v.iter().map(|(k, n)| k.len() + node_heap(n)).sum::<usize>()
+        }
+        Literal::Many(m) => {
+            m.allocation_size() + m.iter().map(|(k, n)| k.len() + node_heap(n)).sum::<usize>()
+        }
+    };
+    literal
+        + list_heap(&children.full)
+        + children
+            .star
+            .as_deref()
+            .map_or(0, |n| size_of::<Node<Id>>() + node_heap(n))
 }
 
 fn collect<Id: Copy>(node: &Node<Id>, elements: &[&str], out: &mut Vec<Id>, sources: &mut usize) {

@@ -13,6 +13,8 @@
 //!   distributed queue names).
 //! - [`nats`]: which valid subjects NATS would refuse, and why.
 //! - [`interest`]: [`InterestIndex`], subscriber lookup by subject.
+//! - [`workload`]: [`MarketDataMix`], the fixed subject mix that
+//!   subject matching is measured with.
 //!
 //! Messages — named, typed fields (docs/rendezvous.md "Messages"):
 //!
@@ -40,6 +42,7 @@ pub mod names;
 pub mod nats;
 pub mod status;
 pub mod subject;
+pub mod workload;
 
 pub use class::SubjectClass;
 pub use error::{SubjectError, SubjectErrorKind, TIBRV_INVALID_SUBJECT, WildcardContext};
@@ -47,3 +50,4 @@ pub use interest::InterestIndex;
 pub use names::{NameKind, check_reusable_name};
 pub use nats::{NatsRefusal, NatsUse, nats_refusal};
 pub use subject::{Mode, Subject, Validation, matches};
+pub use workload::MarketDataMix;

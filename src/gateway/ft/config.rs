@@ -192,6 +192,14 @@ impl FaultToleranceConfig {
                             ),
                         );
                     }
+                    if matches!(config.channels[at], ChannelDef::MqClient(_)) {
+                        push(
+                            &path,
+                            format!(
+                                "channels[{at}] {name:?} is an mq-client channel: only sender channels are roles (an mq-client channel runs on every gateway that defines it; the queue manager's syncpoint keeps each message in one place)"
+                            ),
+                        );
+                    }
                 }
                 None => push(&path, format!("no channel {name:?} in channels")),
             }

@@ -248,6 +248,36 @@ impl BridgesConfig {
 }
 
 impl NatsConfig {
+    /// The servers of `url`, a list separated by commas (spaces around
+    /// each ignored), in the order they are tried.
+    pub fn servers(&self) -> Vec<&str> {
+        self.url.split(',').map(str::trim).collect()
+    }
+
+    /// Why the NATS client would refuse `url` (an empty entry, a scheme
+    /// other than `nats`, `tls`, `ws` or `wss`, a malformed URL), so that
+    /// check-config says it rather than the bridge not starting at run time.
+    #[cfg(feature = "nats")]
+    fn url_problem(&self) -> Option<String> {
+        self.servers().into_iter().find_map(|server| {
+            if server.is_empty() {
+                return Some(format!(
+                    "{:?}: an empty server in the list (nats://HOST:PORT, separated by commas)",
+                    self.url
+                ));
+            }
+            server
+                .parse::<async_nats::ServerAddr>()
+                .err()
+                .map(|e| format!("{server:?}: {e} (nats://HOST:PORT)"))
+        })
+    }
+
+    #[cfg(not(feature = "nats"))]
+    fn url_problem(&self) -> Option<String> {
+        None
+    }
+
     /// Every problem: the URL, each subject (listen mode, and what NATS
     /// would refuse: whitespace; `_RV.`, `_LOCAL.` and `_INBOX.` never
     /// cross), `reply_ttl_ms`.
@@ -258,6 +288,8 @@ impl NatsConfig {
                 "nats.url".into(),
                 "a nats-server URL is needed (nats://HOST:PORT)".into(),
             ));
+        } else if let Some(problem) = self.url_problem() {
+            out.push(("nats.url".into(), problem));
         }
         if self.subjects.is_empty() {
             out.push((

@@ -122,7 +122,7 @@ impl NatsBridge {
                     }
                 }
             })
-            .connect(url.as_str())
+            .connect(config.servers())
             .await
         {
             Ok(c) => c,

@@ -248,3 +248,41 @@ fn nats_subjects_are_checked_for_what_nats_and_the_bridge_refuse() {
     );
     assert!(!text.contains("subjects[2]"), "{text}");
 }
+
+#[cfg(feature = "nats")]
+#[test]
+fn a_nats_url_the_client_would_refuse_is_placed_by_check_config() {
+    // The NATS client takes the schemes nats, tls, ws and wss
+    // (async-nats, "ServerAddr"); an http URL would leave the bridge
+    // unstarted at run time, so check-config says so at the value.
+    let c = crate::config::Config::from_yaml(
+        "rv:\n  nats:\n    url: 'http://127.0.0.1:4222'\n    subjects: [ORDERS.>]\n",
+        "n.yaml",
+    )
+    .unwrap_err();
+    let text = c.to_string();
+    assert!(
+        text.contains("n.yaml:3:10: rv.nats.url: \"http://127.0.0.1:4222\": invalid scheme for NATS server URL: http (nats://HOST:PORT)"),
+        "{text}"
+    );
+    let c = crate::config::Config::from_yaml(
+        "rv:\n  nats:\n    url: 'nats://127.0.0.1:4222,'\n    subjects: [ORDERS.>]\n",
+        "n.yaml",
+    )
+    .unwrap_err();
+    assert!(
+        c.to_string()
+            .contains("rv.nats.url: \"nats://127.0.0.1:4222,\": an empty server in the list"),
+        "{c}"
+    );
+    // A list separated by commas is what the docs allow.
+    let c = crate::config::Config::from_yaml(
+        "rv:\n  nats:\n    url: 'nats://127.0.0.1:4222, tls://10.0.0.2:4222'\n    subjects: [ORDERS.>]\n",
+        "n.yaml",
+    )
+    .unwrap();
+    assert_eq!(
+        c.rv.nats.unwrap().servers(),
+        ["nats://127.0.0.1:4222", "tls://10.0.0.2:4222"]
+    );
+}

@@ -183,7 +183,10 @@ impl DqMember {
     /// Ends the member without a word to the queue, as a process that
     /// dies: the others notice when its heartbeats stop (the activation
     /// interval). For failure drills and tests.
-    pub fn kill(self) {
+    pub fn kill(mut self) {
+        // No goodbye from the drop either: a task still being polled could
+        // read it before the abort takes effect.
+        self.leave_on_drop = false;
         self.abort.abort();
     }
 

@@ -4,15 +4,15 @@
 //! Reference, "tibrvcmTransport_CreateDistributedQueue()",
 //! "tibrvcmTransport_SetCompleteTime()", "tibrvcmTransport_SetWorkerTasks()").
 //!
-//! - [`params`]: the member's parameters, their defaults and checks;
-//! - [`election`]: who is the scheduler, a state machine without I/O;
-//! - [`schedule`]: the scheduler's assignment table, a state machine
+//! - [`params`] — the member's parameters, their defaults and checks;
+//! - [`election`] — who is the scheduler, a state machine without I/O;
+//! - [`schedule`] — the scheduler's assignment table, a state machine
 //!   without I/O;
-//! - [`protocol`]: the messages between members on `_RVCMQ.` subjects
+//! - [`protocol`] — the messages between members on `_RVCMQ.` subjects
 //!   (mqgate's layout: TIBCO's is not public);
-//! - [`advisories`]: the `_RV.<class>.RVCM.QUEUE.SCHEDULER.<condition>.<name>` subjects;
-//! - [`member`]: one member at run time;
-//! - [`queues`]: a gateway's members, joined in Rust or over HTTP.
+//! - [`advisories`] — `_RV.<class>.RVCM.QUEUE.SCHEDULER.<condition>.<name>`;
+//! - [`member`] — one member at run time;
+//! - [`queues`] — a gateway's members, joined in Rust or over HTTP.
 
 pub mod advisories;
 pub mod election;

@@ -206,12 +206,21 @@ impl Schedule {
     }
 
     /// Worker `id` is gone (left, or unheard for the activation interval):
-    /// its certified tasks go to other workers, its reliable ones are lost.
+    /// its certified tasks are withdrawn from it and go to other workers,
+    /// its reliable ones are lost. The withdrawal reaches nobody when the
+    /// worker is dead; one that was only silent for too long (a paused
+    /// process) drops the tasks instead of completing them a second time.
     pub fn remove_worker(&mut self, id: &str, now_ms: u64) -> Vec<Action> {
         let Some(w) = self.workers.remove(id) else {
             return Vec::new();
         };
         let mut out = Vec::new();
+        for key in w.pending.iter().filter(|k| k.certified()) {
+            out.push(Action::Withdraw {
+                worker: id.to_string(),
+                key: key.clone(),
+            });
+        }
         // Back at the front of the backlog, in their order.
         for key in w.pending.into_iter().rev() {
             out.extend(self.unassign(key));
@@ -705,6 +714,10 @@ mod tests {
         assert_eq!(
             out,
             vec![
+                Action::Withdraw {
+                    worker: "w2".into(),
+                    key: c(1)
+                },
                 Action::Lost(rel(1)),
                 Action::Assign {
                     worker: "w1".into(),
@@ -750,7 +763,13 @@ mod tests {
         s.worker("w1", info(1, 1, 0), 0);
         s.worker("w2", info(1, 1, 0), 0);
         s.reported("w1", vec![c(1)], vec![], 0);
-        assert!(s.remove_worker("w1", 0).is_empty());
+        assert_eq!(
+            s.remove_worker("w1", 0),
+            vec![Action::Withdraw {
+                worker: "w1".into(),
+                key: c(1)
+            }]
+        );
         assert_eq!(assigned(&s.task(c(1), env(), 1, 0)), ["w2"]);
     }
 

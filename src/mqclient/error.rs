@@ -1,0 +1,102 @@
+//! What can go wrong talking to a queue manager, with the MQRC reason each
+//! maps to (IBM MQ "API reason codes").
+
+use mqgate_codecs::fap::{FapError, SegmentType, StatusData};
+use mqgate_codecs::mq::Mqrc;
+use std::fmt;
+
+/// Why a client call failed. `during` names the step (`connect`,
+/// `INITIAL_DATA`, `MQGET`, ...).
+#[allow(missing_docs)]
+#[derive(Debug)]
+pub enum ClientError {
+    /// Connecting, reading or writing the socket failed (2009
+    /// MQRC_CONNECTION_BROKEN; 2059 MQRC_Q_MGR_NOT_AVAILABLE when connecting).
+    Io {
+        during: &'static str,
+        error: std::io::Error,
+    },
+    /// The queue manager closed the socket (2009).
+    Closed { during: &'static str },
+    /// No reply within the allowed time, in ms (2009).
+    Timeout { during: &'static str, ms: u64 },
+    /// The queue manager sent bytes the codec refuses (the codec's reason).
+    Protocol(FapError),
+    /// A reply of another segment type than the request's.
+    Unexpected {
+        expected: SegmentType,
+        got: SegmentType,
+    },
+    /// The queue manager refused the connection with STATUS_DATA (2059,
+    /// or 2035 MQRC_NOT_AUTHORIZED for a security failure).
+    Refused {
+        during: &'static str,
+        status: StatusData,
+    },
+    /// An MQI verb completed with CompCode `comp_code` and `reason`.
+    Verb {
+        verb: &'static str,
+        comp_code: i32,
+        reason: Mqrc,
+    },
+}
+
+impl ClientError {
+    /// The MQRC reason of the failure.
+    pub fn mqrc(&self) -> Mqrc {
+        match self {
+            ClientError::Io {
+                during: "connect", ..
+            } => Mqrc::Q_MGR_NOT_AVAILABLE,
+            ClientError::Io { .. } | ClientError::Closed { .. } | ClientError::Timeout { .. } => {
+                Mqrc::CONNECTION_BROKEN
+            }
+            ClientError::Protocol(e) => e.mqrc(),
+            ClientError::Unexpected { .. } => Mqrc::CONNECTION_BROKEN,
+            ClientError::Refused { status, .. } => match status {
+                StatusData::Status { code, .. }
+                    if *code == mqgate_codecs::fap::StatusCode::SECURITY_FAILURE =>
+                {
+                    Mqrc::NOT_AUTHORIZED
+                }
+                _ => Mqrc::Q_MGR_NOT_AVAILABLE,
+            },
+            ClientError::Verb { reason, .. } => *reason,
+        }
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Io { during, error } => write!(f, "{during}: {error}"),
+            ClientError::Closed { during } => {
+                write!(f, "{during}: the queue manager closed the connection")
+            }
+            ClientError::Timeout { during, ms } => write!(f, "{during}: no reply within {ms} ms"),
+            ClientError::Protocol(e) => write!(f, "bad segment from the queue manager: {e}"),
+            ClientError::Unexpected { expected, got } => write!(
+                f,
+                "expected a {} reply, got segment type {:#04x}",
+                expected.name().unwrap_or("?"),
+                got.0
+            ),
+            ClientError::Refused { during, status } => {
+                write!(f, "{during}: refused by the queue manager ({status:?})")
+            }
+            ClientError::Verb {
+                verb,
+                comp_code,
+                reason,
+            } => write!(f, "{verb}: CompCode {comp_code}, Reason {}", reason.0),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+impl From<FapError> for ClientError {
+    fn from(e: FapError) -> Self {
+        ClientError::Protocol(e)
+    }
+}

@@ -1,0 +1,116 @@
+//! The server-connection channel: IBM MQ client applications (IBM's C,
+//! Java/JMS and .NET clients) connect to mqgate as to a queue manager, over
+//! IBM MQ's own client protocol (docs/mq-client-protocol.md; the codec is
+//! `mqgate_codecs::fap`). A thin translation onto [`crate::mqi`]: each MQI
+//! verb a client sends is the matching call of the queue interface, with
+//! MQ's CompCode and Reason in the reply.
+//!
+//! One task per socket reads segments, runs the handshake (INITIAL_DATA,
+//! USERID_DATA, SOCKET_ACTION, HEARTBEAT) and hands each conversation's
+//! requests to that conversation's task; one task per socket writes.
+
+pub mod config;
+mod connection;
+mod conversation;
+mod frame;
+mod handles;
+mod message;
+mod negotiate;
+mod object;
+mod out;
+mod spi;
+
+use crate::mqi::Mqi;
+use crate::tasks::Tasks;
+use config::SvrconnConfig;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// What every connection of the listener shares.
+pub(crate) struct Service {
+    mqi: Mqi,
+    config: SvrconnConfig,
+    identity: negotiate::ServerIdentity,
+    tasks: Tasks,
+    /// Cancelled when the gateway stops.
+    stop: CancellationToken,
+    /// The model queues (MQOPEN of one creates a temporary dynamic queue).
+    models: Vec<crate::config::LocalQueueDef>,
+    /// Numbers the connections' ConnectionIds and dynamic queue names.
+    next_conn: std::sync::atomic::AtomicU64,
+}
+
+impl Service {
+    /// The service over `mqi` with `config`; `queues` are the gateway's
+    /// queue definitions (for the model queues).
+    pub(crate) fn new(
+        mqi: &Mqi,
+        config: &SvrconnConfig,
+        queues: &[crate::config::QueueDef],
+        tasks: Tasks,
+        stop: CancellationToken,
+    ) -> Arc<Service> {
+        let models = queues
+            .iter()
+            .filter_map(|q| match q {
+                crate::config::QueueDef::Model(d) => Some(d.clone()),
+                _ => None,
+            })
+            .collect();
+        let name = mqi.q_mgr_name().to_string();
+        Arc::new(Service {
+            identity: negotiate::ServerIdentity {
+                q_mgr_name: padded(&name),
+                q_mgr_identifier: padded(&format!("{name}_mqgate")),
+                process_id: std::process::id() as i32,
+            },
+            mqi: mqi.clone(),
+            config: config.clone(),
+            tasks,
+            stop,
+            models,
+            next_conn: std::sync::atomic::AtomicU64::new(1),
+        })
+    }
+}
+
+/// `s` blank padded (or cut) to `N` bytes.
+pub(crate) fn padded<const N: usize>(s: &str) -> [u8; N] {
+    let mut out = [b' '; N];
+    let b = s.as_bytes();
+    let n = b.len().min(N);
+    out[..n].copy_from_slice(&b[..n]);
+    out
+}
+
+/// `b` as text up to its first NUL, trailing blanks removed.
+pub(crate) fn trimmed(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end])
+        .trim_end_matches(' ')
+        .to_string()
+}
+
+/// Accepts connections on `listener` until the service's stop token is
+/// cancelled; each connection is a task of the gateway's requests.
+pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
+    loop {
+        let accepted = tokio::select! {
+            () = svc.stop.cancelled() => return,
+            a = listener.accept() => a,
+        };
+        match accepted {
+            Ok((stream, peer)) => {
+                let _ = stream.set_nodelay(true);
+                let s = Arc::clone(&svc);
+                svc.tasks.spawn_request(connection::run(s, stream, peer));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "SVRCONN listener could not accept a connection");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}

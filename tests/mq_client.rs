@@ -1,0 +1,268 @@
+//! mq-client channels (docs/mq-client-protocol.md "Client side"): gateway B
+//! pulls gateway A's transmission queue through A's server-connection
+//! channel, as it would a queue manager's. Values checked: the device queue
+//! names the destination-rewrite exit makes of `INBOX%DEVnnnn` (the
+//! WebSphere MQ Everyplace gateway article), the MQXQH at offset 492 of an
+//! MQGET reply with MQMD v1 and MQGMO v4 (TSHM 36 + API header 16 + MQMD v1
+//! 324 + MQGMO v4 112 + data length 4), and each MsgId A handed out
+//! arriving once.
+
+mod common;
+
+use common::Gateway;
+use mqgate::mqclient::{ConnectOptions, connect};
+use mqgate_codecs::fap::object::oo;
+use std::collections::HashMap;
+use std::time::{Duration, Instant, SystemTime};
+
+const SVRCONN: &str = "MQGATE.SVRCONN";
+
+/// A free TCP port on loopback (bound, then released).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Gateway A: queue manager QMA serving `svrconn:` on `port`, with a
+/// transmission queue GWB (messages for queue manager GWB go there, by MQ's
+/// name resolution: the transmission queue named like the queue manager).
+fn config_a(port: u16) -> String {
+    format!(
+        "queue_manager:
+  name: QMA
+channels: []
+svrconn:
+  listen: 127.0.0.1:{port}
+  channels:
+    - name: {SVRCONN}
+queues:
+  - type: local
+    name: GWB
+    usage: xmitq
+"
+    )
+}
+
+/// Gateway B: queue manager GWB with an mq-client channel pulling A's GWB.
+fn config_b(port: u16, exit_buffer: &str, offset: u32, batch: u32) -> String {
+    format!(
+        "queue_manager:
+  name: GWB
+channels:
+  - type: mq-client
+    name: FROM.QMA
+    host: 127.0.0.1
+    port: {port}
+    channel: {SVRCONN}
+    q_mgr_name: QMA
+    user: mqgate
+    xmit_queue: GWB
+    batch_size: {batch}
+    wait_ms: 200
+    exit_buffer: {exit_buffer}
+    reconnect: {{ first_ms: 50, max_ms: 400 }}
+    receive_exits:
+      - exit: destination-rewrite
+        data: 'separator=% offset={offset}'
+"
+    )
+}
+
+/// Puts `n` persistent messages on A for `INBOX%DEVnnnn` at GWB (five
+/// devices); returns each MsgId with its device and body.
+fn put_on_a(a: &Gateway, n: usize) -> HashMap<String, (String, String)> {
+    let mut sent = HashMap::new();
+    for i in 0..n {
+        let device = format!("DEV{:04}", i % 5);
+        let body = format!("message {i:05}");
+        let q = format!("INBOX%25{device}");
+        let (st, v) = a.put(&q, "q_mgr=GWB&persistent=true", body.as_bytes());
+        assert_eq!(st, 201, "{v}");
+        let id = v["msg_id"].as_str().unwrap().to_string();
+        sent.insert(id, (device, body));
+    }
+    sent
+}
+
+/// Every message on B's device queues, browsed: MsgId -> (device, body),
+/// with the number of times each MsgId was seen.
+fn on_b(b: &Gateway) -> (HashMap<String, (String, String)>, usize) {
+    let mut seen = HashMap::new();
+    let mut total = 0;
+    for d in 0..5 {
+        let device = format!("DEV{d:04}");
+        let q = format!("{device}%2FINBOX");
+        let mut cursor = String::new();
+        loop {
+            let (st, m) = b.next(&q, &format!("browse=true{cursor}"));
+            if st != 200 {
+                break;
+            }
+            total += 1;
+            let id = m["md"]["MsgId"].as_str().unwrap().to_string();
+            let body = String::from_utf8(common::data(&m)).unwrap();
+            seen.insert(id, (device.clone(), body));
+            cursor = format!("&cursor={}", m["cursor"].as_str().unwrap());
+        }
+    }
+    (seen, total)
+}
+
+fn device_depths(b: &Gateway) -> u64 {
+    let (_, v) = b.call("GET", "/v1/queues", None);
+    v.as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["name"].as_str().is_some_and(|n| n.ends_with("/INBOX")))
+        .filter_map(|q| q["depth"].as_u64())
+        .sum()
+}
+
+/// Waits until A's transmission queue is empty and B holds `n` messages.
+fn wait_drained(a: &Gateway, b: &Gateway, n: u64, within: Duration) {
+    let deadline = Instant::now() + within;
+    loop {
+        let (xq, got) = (a.depth("GWB"), device_depths(b));
+        if xq == 0 && got >= n {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "A's GWB depth {xq}, B's device queues {got} of {n}; see {} and {}",
+            a.log_path().display(),
+            b.log_path().display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn messages_arrive_rewritten_from_the_transmission_buffer() {
+    let root = tempfile::tempdir().unwrap();
+    let (da, db) = (root.path().join("a"), root.path().join("b"));
+    std::fs::create_dir_all(&da).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    let port = free_port();
+    let a = Gateway::start(&da, &config_a(port));
+    let sent = put_on_a(&a, 40);
+    let b = Gateway::start(&db, &config_b(port, "transmission", 0, 7));
+    wait_drained(&a, &b, 40, Duration::from_secs(60));
+    let (seen, total) = on_b(&b);
+    assert_eq!(total, 40);
+    assert_eq!(seen, sent);
+}
+
+#[test]
+fn kill_9_of_either_gateway_loses_nothing_and_stores_nothing_twice() {
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    println!("kill-point seed {seed}");
+    let mut rng = seed;
+    let mut below = |n: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % n
+    };
+    let root = tempfile::tempdir().unwrap();
+    let (da, db) = (root.path().join("a"), root.path().join("b"));
+    std::fs::create_dir_all(&da).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    let port = free_port();
+    let mut a = Gateway::start(&da, &config_a(port));
+    const N: usize = 1500;
+    let sent = put_on_a(&a, N);
+    // The agent buffer: the exit finds the MQXQH at offset 492 of the
+    // MQGET reply segment, as the article's Java exit did.
+    let mut b = Gateway::start(&db, &config_b(port, "agent", 492, 10));
+    let mut kills = 0;
+    let mut mid_transfer = 0;
+    for round in 0..6 {
+        std::thread::sleep(Duration::from_millis(20 + below(120)));
+        let left = a.depth("GWB");
+        if left > 0 && (left as usize) < N {
+            mid_transfer += 1;
+        }
+        if round == 3 {
+            a.kill9();
+            std::thread::sleep(Duration::from_millis(below(200)));
+            a.restart();
+        } else {
+            b.kill9();
+            std::thread::sleep(Duration::from_millis(below(200)));
+            b.restart();
+        }
+        kills += 1;
+    }
+    assert_eq!(kills, 6);
+    println!("{mid_transfer} of {kills} kills while the transmission queue was part done");
+    // At least one kill came while B was pulling (otherwise nothing was tested).
+    assert!(mid_transfer > 0, "no kill interrupted the transfer");
+    wait_drained(&a, &b, N as u64, Duration::from_secs(120));
+    // One more kill of B after the last commit: what is stored stays.
+    b.kill9();
+    b.restart();
+    let (seen, total) = on_b(&b);
+    // Nothing twice: as many messages as distinct MsgIds; nothing lost:
+    // every MsgId A handed out, with its device and body.
+    assert_eq!(total, seen.len(), "a MsgId arrived twice");
+    assert_eq!(seen.len(), N);
+    assert_eq!(seen, sent);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mqget_reply_has_the_xqh_at_offset_492() {
+    let root = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let a = tokio::task::spawn_blocking({
+        let dir = root.path().to_path_buf();
+        move || {
+            let a = Gateway::start(&dir, &config_a(port));
+            let (st, v) = a.put("INBOX%25DEV0001", "q_mgr=GWB", b"payload");
+            assert_eq!(st, 201, "{v}");
+            a
+        }
+    })
+    .await
+    .unwrap();
+    let o = ConnectOptions {
+        host: "127.0.0.1".into(),
+        port,
+        channel: SVRCONN.into(),
+        q_mgr_name: "QMA".into(),
+        user: "mqgate".into(),
+        password: None,
+        heartbeat_s: 30,
+        max_msg_size: 4 << 20,
+        timeout: Duration::from_secs(20),
+        appl_name: "mq_client test".into(),
+    };
+    let mut s = connect(&o).await.unwrap();
+    let h = s.open("GWB", oo::INPUT_SHARED).await.unwrap();
+    let r = s.get(h, 1000, 1 << 20).await.unwrap().unwrap();
+    // TSHM 36 + API header 16 + MQMD v1 324 + MQGMO v4 112 + DataLength 4.
+    assert_eq!(r.data_offset, 36 + 16 + 324 + 112 + 4);
+    assert_eq!(r.data_offset, 492);
+    assert_eq!(&r.segment[..4], b"TSHM");
+    assert_eq!(&r.segment[492..496], b"XQH ");
+    // RemoteQName at 8 and RemoteQMgrName at 56 of the MQXQH (IBM MQ
+    // "MQXQH - Transmission-queue header").
+    assert_eq!(&r.segment[492 + 8..492 + 8 + 13], b"INBOX%DEV0001");
+    assert_eq!(&r.segment[492 + 56..492 + 56 + 3], b"GWB");
+    assert_eq!(&r.segment[r.segment.len() - 7..], b"payload");
+    assert_eq!(&r.data[..], &r.segment[492..]);
+    // Backed out, it is there again; committed, it is gone.
+    s.backout().await.unwrap();
+    let again = s.get(h, 1000, 1 << 20).await.unwrap().unwrap();
+    assert_eq!(again.md.msg_id, r.md.msg_id);
+    s.commit().await.unwrap();
+    assert!(s.get(h, 0, 1 << 20).await.unwrap().is_none());
+    s.disconnect().await.unwrap();
+    drop(a);
+}
