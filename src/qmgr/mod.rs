@@ -33,7 +33,7 @@ pub use device_index::DeviceWatch;
 pub use dlq::DeadLetter;
 pub use error::QmError;
 pub use message::Message;
-pub use queue::{Match, MessageFilter, Position, Selector};
+pub use queue::{Match, MessageFilter, Position, Selector, removed_messages};
 pub use token::{Token, TokenKind};
 pub use uow::SealedUow;
 

@@ -6,6 +6,7 @@ use crate::config::LocalQueueDef;
 use mqgate_codecs::mq::Mqmd;
 use mqgate_codecs::mq::md::Id24;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -161,6 +162,16 @@ impl LocalQueue {
     }
 }
 
+/// Messages taken off any queue of this process since it started (a move
+/// between queues counts once): what decides when the gateway gives freed
+/// memory back (src/gateway/trim.rs).
+static REMOVED: AtomicU64 = AtomicU64::new(0);
+
+/// [`REMOVED`]'s count.
+pub fn removed_messages() -> u64 {
+    REMOVED.load(Ordering::Relaxed)
+}
+
 /// A local queue's messages. Each entry is boxed, so the ordered map's
 /// nodes (11 slots each) hold a pointer per message, not the message: a
 /// queue of one message costs one small node, not eleven messages' room;
@@ -187,6 +198,7 @@ impl Contents {
     /// Takes the message at `pos` off the queue.
     pub fn remove(&mut self, pos: &Position) -> Option<Entry> {
         let entry = self.entries.remove(pos)?;
+        REMOVED.fetch_add(1, Ordering::Relaxed);
         if self.entries.is_empty() {
             // std's map keeps its last node when emptied: drop it.
             self.entries = BTreeMap::new();
@@ -196,7 +208,9 @@ impl Contents {
 
     /// Takes every message off the queue; how many there were.
     pub fn clear(&mut self) -> usize {
-        std::mem::take(&mut self.entries).len()
+        let n = std::mem::take(&mut self.entries).len();
+        REMOVED.fetch_add(n as u64, Ordering::Relaxed);
+        n
     }
 
     /// The message at `pos`.
