@@ -109,16 +109,29 @@ fn listen(h: &Handle, subjects: &[&str]) -> Listener {
         .unwrap()
 }
 
-/// What arrived at `listeners` within `ms` after the last message: count
-/// per (subject, n).
-async fn drain(listeners: &mut [&mut Listener], ms: u64) -> BTreeMap<(String, i32), u32> {
+/// What arrived at `listeners`: once `expect` deliveries came (or after 30 s,
+/// so that a wrong route shows in the assertion, not as a hang), and then
+/// `ms` without another (for duplicates or strays): count per (subject, n).
+/// Waiting for the count rather than a quiet spell alone keeps the test
+/// right on a loaded machine, where a routed message can take longer than
+/// the quiet spell.
+async fn drain(
+    listeners: &mut [&mut Listener],
+    expect: u32,
+    ms: u64,
+) -> BTreeMap<(String, i32), u32> {
     let mut got = BTreeMap::new();
+    let mut total = 0u32;
+    let deadline = Instant::now() + Duration::from_secs(30);
     let mut quiet_since = Instant::now();
-    while quiet_since.elapsed() < Duration::from_millis(ms) {
+    while (total < expect && Instant::now() < deadline)
+        || quiet_since.elapsed() < Duration::from_millis(ms)
+    {
         let mut any = false;
         for l in listeners.iter_mut() {
             while let Some(d) = l.try_recv() {
                 any = true;
+                total += 1;
                 let n = match d.envelope().message.get("n").map(|f| &f.value) {
                     Some(RvValue::I32(n)) => *n,
                     _ => -1,
@@ -185,8 +198,8 @@ async fn load_balancing_example_with_four_gateways_and_failover() {
             publish(r, "bar.x", i);
         }
     }
-    let mut got_g = drain(&mut [&mut at_g], 300).await;
-    let got_h = drain(&mut [&mut at_h], 50).await;
+    let mut got_g = drain(&mut [&mut at_g], 5, 300).await;
+    let got_h = drain(&mut [&mut at_h], 5, 50).await;
     // bar.> enters Bnet through G, foo.> through H, once each.
     assert_eq!(got_g, each_once("bar.x", 0..5));
     assert_eq!(got_h, each_once("foo.x", 0..5));
@@ -202,8 +215,8 @@ async fn load_balancing_example_with_four_gateways_and_failover() {
         publish(&f, "foo.x", i);
         publish(&f, "bar.x", i);
     }
-    got_g = drain(&mut [&mut at_g], 300).await;
-    let got_h = drain(&mut [&mut at_h], 50).await;
+    let got_h = drain(&mut [&mut at_h], 10, 50).await;
+    got_g = drain(&mut [&mut at_g], 0, 300).await;
     assert!(got_g.is_empty(), "{got_g:?}");
     let mut want = each_once("foo.x", 5..10);
     want.extend(each_once("bar.x", 5..10));
@@ -260,14 +273,14 @@ async fn interest_gating_and_replies_across_three_gateways() {
     let mut wide = listen(&c, &[">"]);
     tokio::time::sleep(Duration::from_millis(100)).await;
     publish(&a, "PUB.ONLY.X", 1);
-    assert!(drain(&mut [&mut wide], 150).await.is_empty());
+    assert!(drain(&mut [&mut wide], 0, 150).await.is_empty());
     assert_eq!(sent(&status(&a).await, "B"), 0);
 
     // Someone listens on a subset: then both receive it, through B.
     let mut narrow = listen(&c, &["PUB.ONLY.X"]);
     wait_for(&a, "C's interest reached A", |s| listens(s, "PUB.ONLY.X")).await;
     publish(&a, "PUB.ONLY.X", 2);
-    let got = drain(&mut [&mut wide, &mut narrow], 200).await;
+    let got = drain(&mut [&mut wide, &mut narrow], 2, 200).await;
     assert_eq!(got, [(("PUB.ONLY.X".to_string(), 2), 2)].into());
     assert_eq!(sent(&status(&a).await, "B"), 1);
     assert_eq!(sent(&status(&b).await, "C"), 1);
@@ -279,14 +292,14 @@ async fn interest_gating_and_replies_across_three_gateways() {
     assert!(!listens(&status(&a).await, "PRIV.X"));
     publish(&a, "PRIV.X", 3);
     publish(&a, "PUB.Y", 4);
-    let got = drain(&mut [&mut at_b], 200).await;
+    let got = drain(&mut [&mut at_b], 1, 200).await;
     assert_eq!(got, [(("PUB.Y".to_string(), 4), 1)].into());
 
     // _LOCAL. subjects never leave a gateway, whatever listens elsewhere.
     let mut local_c = listen(&c, &["_LOCAL.X"]);
     tokio::time::sleep(Duration::from_millis(100)).await;
     h_publish_local(&a);
-    assert!(drain(&mut [&mut local_c], 150).await.is_empty());
+    assert!(drain(&mut [&mut local_c], 0, 150).await.is_empty());
 
     // Request and reply ("Inbox Names"): a program at C asks SVC.TIME,
     // served at A; the reply goes back to C's inbox without any import or
@@ -381,7 +394,7 @@ async fn a_ring_never_loops_or_duplicates_and_survives_a_failure() {
         publish(&a, "R.x", i);
     }
     for l in [&mut lb, &mut lc, &mut ld] {
-        assert_eq!(drain(&mut [l], 200).await, each_once("R.x", 0..10));
+        assert_eq!(drain(&mut [l], 10, 200).await, each_once("R.x", 0..10));
     }
     // Three networks, three link crossings per message: A-B, B-C (the
     // lower-named of the two cheapest paths to C), A-D.
@@ -403,8 +416,11 @@ async fn a_ring_never_loops_or_duplicates_and_survives_a_failure() {
     for i in 10..15 {
         publish(&a, "R.x", i);
     }
-    assert_eq!(drain(&mut [&mut lc], 200).await, each_once("R.x", 10..15));
-    assert_eq!(drain(&mut [&mut ld], 50).await, each_once("R.x", 10..15));
+    assert_eq!(
+        drain(&mut [&mut lc], 5, 200).await,
+        each_once("R.x", 10..15)
+    );
+    assert_eq!(drain(&mut [&mut ld], 5, 50).await, each_once("R.x", 10..15));
     let sd = status(&dd).await;
     assert_eq!(sent(&sd, "C"), 5);
     for x in [a, c, dd] {

@@ -336,7 +336,12 @@ fn suback(r: &mut Reader, v5: bool, ctx: Context, codes: bool) -> Result<Suback,
     let properties = props(r, v5, ctx)?;
     let mut list = Vec::new();
     while codes && !r.is_empty() {
-        list.push(ReasonCode(r.u8()?));
+        let at = r.pos();
+        let code = r.u8()?;
+        if !v5 && !matches!(code, 0x00 | 0x01 | 0x02 | 0x80) {
+            return Err(r.error_at(at, ErrorKind::ReservedReturnCode { code }));
+        }
+        list.push(ReasonCode(code));
     }
     Ok(Suback {
         packet_id,

@@ -75,6 +75,9 @@ pub enum ErrorKind {
     /// Retain Handling 3 (5.0 3.8.3.1: "It is a Protocol Error to send a
     /// Retain Handling value of 3").
     RetainHandling3,
+    /// An MQTT 3.1.1 SUBACK return code other than 0x00, 0x01, 0x02 and
+    /// 0x80 (3.1.1 3.9.3 [MQTT-3.9.3-2]: the others are reserved).
+    ReservedReturnCode { code: u8 },
     /// A Property Identifier MQTT 5.0 does not define (2.2.2.2).
     UnknownProperty { id: u8 },
     /// A property not allowed in this packet (2.2.2.2: "A Control Packet
@@ -118,6 +121,7 @@ impl ErrorKind {
             | WillFlags { .. }
             | InvalidQos(_)
             | SubscriptionOptions { .. }
+            | ReservedReturnCode { .. }
             | UnknownProperty { .. }
             | PropertyNotAllowed { .. } => ReasonCode::MALFORMED_PACKET,
         }
@@ -172,6 +176,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "Subscription Options 0x{byte:02X} has reserved bits set")
             }
             RetainHandling3 => f.write_str("Retain Handling 3"),
+            ReservedReturnCode { code } => write!(f, "reserved return code 0x{code:02X}"),
             UnknownProperty { id } => write!(f, "unknown Property Identifier 0x{id:02X}"),
             PropertyNotAllowed { id } => {
                 write!(f, "property 0x{id:02X} is not allowed in this packet")

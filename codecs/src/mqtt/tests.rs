@@ -292,6 +292,20 @@ fn bad_packets_get_the_reason_codes_the_specification_gives() {
     );
     // SUBSCRIBE with no filter.
     assert_eq!(err("8203000100", v5).kind, ErrorKind::NoTopicFilter);
+    // A 3.1.1 SUBACK return code 0x81 (reserved, 3.1.1 3.9.3
+    // [MQTT-3.9.3-2]): refused where it stands, not read as 0x80 Failure
+    // (a packet read is written back byte for byte). The same byte in a
+    // 5.0 SUBACK is a reason code (0x81 Malformed Packet).
+    let e = err("900400010081", v3);
+    assert_eq!(
+        (e.offset, e.reason_code(), e.kind),
+        (
+            5,
+            ReasonCode::MALFORMED_PACKET,
+            ErrorKind::ReservedReturnCode { code: 0x81 }
+        )
+    );
+    round_trip("90050001000081", v5);
     // 3.1.1 SUBSCRIBE options byte with reserved bits (0x05).
     assert_eq!(
         err("820a00010005494e424f5805", v3).kind,
