@@ -143,6 +143,11 @@ fn mosquitto_sub_receives_the_main_job_byte_for_byte_also_what_came_while_offlin
     std::fs::write(&second, b"while you were away").unwrap();
     send_main_job(&g, second.to_str().unwrap(), "MQSTR");
     send_main_job(&g, FIXTURE, "MQHRF2");
+    // Ended by -W, not -C 2: with its session present the device gets both
+    // PUBLISHes before its SUBACK, and mosquitto_sub 2.0.11 stopping at its
+    // -C count then may close the socket without the last PUBACK (a tshark
+    // capture showed PUBACK id 1 followed by RST), which rightly leaves
+    // that message on the queue for the next connection.
     let out = run(Command::new("mosquitto_sub")
         .args([
             "-h",
@@ -157,10 +162,11 @@ fn mosquitto_sub_receives_the_main_job_byte_for_byte_also_what_came_while_offlin
             "1",
             "-c",
         ])
-        .args(["-C", "2", "-W", "20", "-N"]));
-    assert!(
-        out.status.success(),
-        "{}",
+        .args(["-W", "5", "-N"]));
+    assert_eq!(
+        out.status.code(),
+        Some(27),
+        "mosquitto_sub ends at its -W timeout (27): {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let mut want = b"while you were away".to_vec();

@@ -75,9 +75,10 @@ impl Out {
     /// 3.2.2.3.16 [MQTT-3.2.2-19], 3.4.2.2.2 [MQTT-3.4.2-2], 3.9.2.1.2
     /// [MQTT-3.9.2-1], 3.14.2.2.3 [MQTT-3.14.2-3]).
     async fn send(&mut self, p: &Packet) -> std::io::Result<()> {
-        if encoded_len(p, self.level) <= self.client_max {
-            encode(p, self.level, &mut self.buf);
-        } else {
+        let start = self.buf.len();
+        encode(p, self.level, &mut self.buf);
+        if self.buf.len() - start > self.client_max {
+            self.buf.truncate(start);
             let smaller = without_problem_info(p);
             if encoded_len(&smaller, self.level) <= self.client_max {
                 encode(&smaller, self.level, &mut self.buf);
