@@ -15,6 +15,7 @@ pub(crate) mod channel;
 pub(crate) mod devices;
 pub(crate) mod framing;
 pub(crate) mod http;
+pub(crate) mod log_limit;
 pub mod mqclient;
 pub(crate) mod mqi;
 pub(crate) mod mqjson;

@@ -1788,3 +1788,44 @@ exits:
         "{err}"
     );
 }
+
+#[test]
+fn a_stopped_channel_does_not_flood_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), RETRY);
+    // The retry rule stops RETRY.CHL (2 attempts, then 2087
+    // MQRC_UNKNOWN_REMOTE_Q_MGR; docs/channel-protocol.md).
+    let mut bytes = hello("RETRY.CHL", 100_000);
+    bytes.extend_from_slice(&raw_batch(
+        1,
+        &[xmit("Q1", "NOWHERE", true, "MQSTR", b"undeliverable")],
+    ));
+    let mut s = TcpStream::connect(g.listen_addr()).unwrap();
+    s.write_all(&bytes).unwrap();
+    assert_eq!(confirms_until(&mut s, 1).1, Some(2087));
+    // A sender that keeps retrying is refused at each connection, the same
+    // way each time.
+    let mut refusals = std::collections::HashSet::new();
+    for _ in 0..10 {
+        let (reason, text) = raw(&g, &hello("RETRY.CHL", 100_000));
+        refusals.insert((reason, text));
+    }
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    let (reason, _) = refusals.into_iter().next().unwrap();
+    // docs/config.md "Logging": the same trouble of one channel is written
+    // once a minute at most: one refusal line, not ten.
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    let refused: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("channel closed with a reason"))
+        .filter(|l| l.contains("RETRY.CHL") && l.contains(&format!("reason={reason}")))
+        .collect();
+    assert_eq!(refused.len(), 1, "{log}");
+    assert_eq!(
+        log.lines()
+            .filter(|l| l.contains("channel stopped by the undelivered rule"))
+            .count(),
+        1,
+        "{log}"
+    );
+}

@@ -137,35 +137,68 @@ fn check_config_reports_line_and_column() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
-fn json_logs_carry_queue_msg_id_and_correl_id() {
+/// The JSON log lines of a gateway run with `RUST_LOG=filter` that put one
+/// message with CorrelId `correl` on a device queue (created by the put)
+/// and stopped; and the put's answer.
+fn json_log_of_one_put(filter: &str, correl: &str) -> (Vec<serde_json::Value>, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
-    let mut g = Gateway::start_with(
+    let mut g = Gateway::start_with_env(
         dir.path(),
-        "queues:\n  - type: local\n    name: LOG.Q\n",
+        "",
         &["--log-format", "json"],
+        &[("RUST_LOG", filter)],
     );
-    let correl = "AB".repeat(24);
-    let (st, put) = g.put("LOG.Q", &format!("correl_id={correl}"), b"logged");
+    let (st, put) = g.put(
+        "INBOX",
+        &format!("q_mgr=DEV0001&correl_id={correl}"),
+        b"logged",
+    );
     assert_eq!(st, 201);
     assert!(g.terminate().success());
     let log = std::fs::read_to_string(g.log_path()).unwrap();
-    let lines: Vec<serde_json::Value> = log
+    let lines = log
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
         .collect();
-    let put_line = lines
-        .iter()
-        .find(|v| v["fields"]["message"] == "put")
-        .unwrap_or_else(|| panic!("no put line in {log}"));
-    assert_eq!(put_line["fields"]["queue"], "LOG.Q");
+    (lines, put)
+}
+
+fn line<'a>(lines: &'a [serde_json::Value], message: &str) -> Option<&'a serde_json::Value> {
+    lines.iter().find(|v| v["fields"]["message"] == message)
+}
+
+#[test]
+fn json_logs_carry_queue_msg_id_and_correl_id() {
+    // docs/config.md "Logging": per-message events are DEBUG lines with the
+    // queue, MsgId and CorrelId as fields.
+    let correl = "AB".repeat(24);
+    let (lines, put) = json_log_of_one_put("info,mqgate::qmgr=debug", &correl);
+    let put_line = line(&lines, "put").unwrap_or_else(|| panic!("no put line in {lines:?}"));
+    assert_eq!(put_line["level"], "DEBUG");
+    assert_eq!(put_line["fields"]["queue"], "DEV0001/INBOX");
     assert_eq!(put_line["fields"]["msg_id"], put["msg_id"]);
     assert_eq!(put_line["fields"]["correl_id"], correl);
-    assert!(
-        lines
-            .iter()
-            .any(|v| v["fields"]["message"] == "queue manager stopped")
-    );
+    let created = line(&lines, "device queue created").expect("a device queue creation line");
+    assert_eq!(created["level"], "DEBUG");
+    assert!(line(&lines, "queue manager stopped").is_some());
+}
+
+#[test]
+fn the_default_level_logs_lifecycle_not_each_message() {
+    // docs/config.md "Logging": at the default level (`info`) a put and the
+    // device queue it creates write nothing; the queue manager's start and
+    // stop do.
+    let (lines, _) = json_log_of_one_put("info", &"CD".repeat(24));
+    assert!(line(&lines, "put").is_none(), "{lines:?}");
+    assert!(line(&lines, "device queue created").is_none(), "{lines:?}");
+    for lifecycle in [
+        "queue manager started",
+        "mqgate running",
+        "queue manager stopped",
+    ] {
+        let l = line(&lines, lifecycle).unwrap_or_else(|| panic!("no {lifecycle:?} in {lines:?}"));
+        assert_eq!(l["level"], "INFO");
+    }
 }
 
 /// Runs `mqgate args` with stdout a pipe whose reader is closed, as in

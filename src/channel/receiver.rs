@@ -12,6 +12,7 @@ use super::reader::Conn;
 use super::session::Session;
 use super::{ChannelState, Frame, FrameCodec, StatusBoard};
 use crate::config::ReceiverChannelDef;
+use crate::log_limit::Repeats;
 use crate::mqi::{Mqi, QmError};
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
@@ -116,7 +117,9 @@ impl Receivers {
                         me.mqi.tasks().spawn_channel(async move { me.connection(stream, peer, stop).await });
                     }
                     Err(e) => {
-                        tracing::warn!(error = %e, "channel listener: accept failed");
+                        if let Some(suppressed) = ACCEPT_FAILED.admit("") {
+                            tracing::warn!(error = %e, suppressed, "channel listener: accept failed");
+                        }
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
                 },
@@ -223,6 +226,7 @@ impl Receivers {
             applier: Some(applier),
             halt: instance.halt(),
             instance,
+            messages: 0,
         };
         // The gateway's stop reaches the session through the instance's
         // halt, beside an adoption.
@@ -263,6 +267,11 @@ impl Receivers {
     }
 }
 
+/// Refusals of a connection, per channel and refusal (src/log_limit.rs).
+static REFUSED: Repeats = Repeats::per_minute();
+/// Failed accepts of the channel listener.
+static ACCEPT_FAILED: Repeats = Repeats::per_minute();
+
 /// Sends a CLOSE with `reason` and logs why the connection is refused or ended.
 async fn refuse(
     conn: &mut Conn,
@@ -271,8 +280,13 @@ async fn refuse(
     reason: Mqrc,
     text: String,
 ) {
-    tracing::warn!(channel = channel.unwrap_or(""), peer = %peer, reason = reason.0, %text,
-        "channel closed with a reason");
+    // A sender that keeps retrying is refused at each connection: one line
+    // a minute for each channel and refusal, counting the rest.
+    let channel = channel.unwrap_or("");
+    if let Some(suppressed) = REFUSED.admit(&format!("{channel} {} {text}", reason.0)) {
+        tracing::warn!(channel, peer = %peer, reason = reason.0, %text, suppressed,
+            "channel closed with a reason");
+    }
     let _ = conn
         .send(Frame::Close {
             reason: reason.0,

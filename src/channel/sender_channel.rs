@@ -25,6 +25,7 @@ use super::sender::{Offer, SendError, SenderConn};
 use super::transmit::{self, SenderExits, Transmit};
 use super::{ChannelState, StatusBoard};
 use crate::config::SenderChannelDef;
+use crate::log_limit::Repeats;
 use crate::mqi::{CallError, GetMode, GetRequest, Mqi, QmError, Selector};
 use bytes::Bytes;
 use mqgate_codecs::mq::Mqrc;
@@ -32,6 +33,10 @@ use mqgate_exits::ExitsConfig;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
+
+/// "sender channel retrying", per channel and failure (src/log_limit.rs):
+/// a channel that keeps failing the same way writes one line a minute.
+static RETRYING: Repeats = Repeats::per_minute();
 
 /// One configured sender channel.
 pub struct SenderChannel {
@@ -222,8 +227,10 @@ impl SenderChannel {
                 Err(e) => e,
             };
             let reason = failure.mqrc().0;
-            tracing::warn!(channel = %self.def.name, error = %failure,
-                retry_in_ms = backoff.as_millis() as u64, "sender channel retrying");
+            if let Some(suppressed) = RETRYING.admit(&format!("{} {failure}", self.def.name)) {
+                tracing::warn!(channel = %self.def.name, error = %failure,
+                    retry_in_ms = backoff.as_millis() as u64, suppressed, "sender channel retrying");
+            }
             self.show(ChannelState::Retrying, reason, failure.to_string());
             tokio::select! {
                 _ = tokio::time::sleep(backoff) => {}

@@ -10,6 +10,7 @@ use super::instance::{Halt, Instance, halted};
 use super::reader::{Conn, End, FrameReader, Work};
 use super::{ChannelState, Frame, StatusBoard};
 use crate::config::{ChannelLimits, ReceiverChannelDef, UndeliveredRule};
+use crate::log_limit::Repeats;
 use crate::mqi::SealedUow;
 use bytes::Bytes;
 use futures_util::stream::SplitSink;
@@ -39,7 +40,17 @@ pub(super) struct Session<'a> {
     pub halt: watch::Receiver<Halt>,
     /// The channel instance this session is; told when the session ends.
     pub instance: &'a Instance,
+    /// Messages committed by this session (for its summary line).
+    pub messages: u64,
 }
+
+/// Lines a receiver channel repeats at each connection of a sender that
+/// keeps retrying (src/log_limit.rs), per channel and what went wrong: the
+/// same trouble again is left out for a minute, different trouble is not.
+static CLOSED: Repeats = Repeats::per_minute();
+static LOST: Repeats = Repeats::per_minute();
+static STOPPED: Repeats = Repeats::per_minute();
+static RETRYING: Repeats = Repeats::per_minute();
 
 impl Session<'_> {
     /// Runs the connection: a frame reader and a committer work side by side,
@@ -49,6 +60,7 @@ impl Session<'_> {
     /// (docs/channel-protocol.md "Pipelining and group commit").
     pub async fn run(mut self, conn: Conn, mut halt: watch::Receiver<Halt>) {
         let name = self.def.name.clone();
+        let first = self.last;
         let (mut sink, mut stream) = conn.split();
         let (tx, rx) = mpsc::channel(QUEUE_ITEMS);
         // Turns true when the reader stops (the sender closed the channel,
@@ -73,14 +85,20 @@ impl Session<'_> {
         // now adopt the channel (docs/channel-protocol.md "Adopting a
         // channel instance") rather than be refused while this one closes.
         self.instance.set_ending();
+        // The session's summary: batches and messages it committed.
+        let (batches, messages) = (self.last - first, self.messages);
         match end {
             End::Closed { reason, text } => {
                 if reason == Mqrc::NONE {
-                    tracing::info!(channel = %name, peer = %self.peer, %text, "channel closed by the sender");
+                    tracing::info!(channel = %name, peer = %self.peer, %text, batches, messages,
+                        last_committed_seq = self.last, "channel closed by the sender");
                     close(&mut sink, Mqrc::NONE, "closed".into()).await;
                 } else {
-                    tracing::warn!(channel = %name, peer = %self.peer, reason = reason.0, %text,
-                        "channel closed with a reason");
+                    if let Some(suppressed) = CLOSED.admit(&format!("{name} {} {text}", reason.0)) {
+                        tracing::warn!(channel = %name, peer = %self.peer, reason = reason.0, %text,
+                            batches, messages, last_committed_seq = self.last, suppressed,
+                            "channel closed with a reason");
+                    }
                     close(&mut sink, reason, text.clone()).await;
                     self.board.update(&name, |s| {
                         s.reason = reason.0;
@@ -89,7 +107,10 @@ impl Session<'_> {
                 }
             }
             End::Lost(text) => {
-                tracing::warn!(channel = %name, peer = %self.peer, %text, "channel connection lost");
+                if let Some(suppressed) = LOST.admit(&format!("{name} {text}")) {
+                    tracing::warn!(channel = %name, peer = %self.peer, %text, batches, messages,
+                        last_committed_seq = self.last, suppressed, "channel connection lost");
+                }
                 self.board.update(&name, |s| s.message = text);
             }
         }
@@ -289,6 +310,7 @@ impl Session<'_> {
     /// Records that batches up to `last` (`n` messages) are committed.
     fn committed(&mut self, last: u64, n: u64) {
         self.last = last;
+        self.messages += n;
         self.board.update(&self.def.name, |s| {
             s.state = ChannelState::Running;
             s.last_seq = last;
@@ -366,7 +388,12 @@ impl Session<'_> {
                             "message {} of batch {seq} undelivered after {attempt} retries: {text}; channel stopped, the message and those after it stay with the sender",
                             index + 1,
                         );
-                        tracing::error!(channel = %name, reason = reason.0, %text, "channel stopped by the undelivered rule");
+                        if let Some(suppressed) =
+                            STOPPED.admit(&format!("{name} {} {text}", reason.0))
+                        {
+                            tracing::error!(channel = %name, reason = reason.0, %text, suppressed,
+                                "channel stopped by the undelivered rule");
+                        }
                         self.board.update(&name, |s| {
                             s.state = ChannelState::Stopped;
                             s.reason = reason.0;
@@ -375,8 +402,12 @@ impl Session<'_> {
                         return Err(End::Closed { reason, text });
                     }
                     attempt += 1;
-                    tracing::warn!(channel = %name, reason = reason.0, attempt,
-                        wait_ms = wait.as_millis() as u64, %text, "undelivered; retrying the batch");
+                    if let Some(suppressed) = RETRYING.admit(&format!("{name} {} {text}", reason.0))
+                    {
+                        tracing::warn!(channel = %name, reason = reason.0, attempt,
+                            wait_ms = wait.as_millis() as u64, %text, suppressed,
+                            "undelivered; retrying the batch");
+                    }
                     self.board.update(&name, |s| {
                         s.state = ChannelState::Retrying;
                         s.reason = reason.0;

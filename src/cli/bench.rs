@@ -31,6 +31,8 @@ pub enum BenchKind {
     Mqtt(super::bench_mqtt::MqttBenchArgs),
     /// Rendezvous subject bus: HTTP publishes to many SSE listeners, with core NATS subscribers as the reference; --certified: certified delivery round trips next to JetStream; --matching: subject matching at 1,000,000 subscriptions next to nats-server.
     Rv(super::bench_rv::RvBenchArgs),
+    /// Many device queues: fill one message per device over a channel, restart, drain over HTTP with 1, 4 and 16 clients.
+    Devices(super::bench_devices::DevicesBenchArgs),
     /// Rendezvous distributed queue: tasks dispatched through one scheduler to 8 workers, and failover, with a JetStream work queue as the reference.
     Dq(super::bench_dq::DqBenchArgs),
     /// MQPUT+MQGET round trips through the IBM MQ client protocol (SVRCONN), 1 and 16 connections, next to the HTTP API and the message channel.
@@ -60,6 +62,7 @@ pub fn run(kind: BenchKind) -> ExitCode {
         BenchKind::Sbs(args) => return super::bench_sbs::run(args),
         BenchKind::Mqtt(args) => return super::bench_mqtt::run(args),
         BenchKind::Rv(args) => return super::bench_rv::run(args),
+        BenchKind::Devices(args) => return super::bench_devices::run(args),
         BenchKind::Dq(args) => return super::bench_dq::run(args),
         BenchKind::Mqi(args) => return super::bench_mqi::run(args),
     };

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_channel;
+mod bench_devices;
 mod bench_dq;
 mod bench_mqi;
 mod bench_mqtt;

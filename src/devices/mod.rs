@@ -14,12 +14,16 @@ pub use ack_group::AckGroup;
 
 use crate::mqi::{ConvertRequest, DeviceWatch, GetRequest, Leased, Mqi, Object};
 use crate::mqi::{QmError, Selector, Token};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// The device protocol of one gateway.
 #[derive(Clone)]
 pub struct Devices {
     mqi: Mqi,
+    /// The committer of acknowledgements, shared by the clones, started
+    /// by the first acknowledgement (inside the runtime that serves it).
+    acks: Arc<OnceLock<AckGroup>>,
     /// How long a pulled message stays leased when the device is silent.
     lease: Duration,
     /// The longest wait a pull may ask for.
@@ -32,6 +36,7 @@ impl Devices {
     pub fn new(mqi: Mqi, lease: Duration, max_wait: Duration) -> Devices {
         Devices {
             mqi,
+            acks: Arc::default(),
             lease,
             max_wait,
         }
@@ -42,6 +47,7 @@ impl Devices {
     pub fn with_times(&self, lease: Duration, max_wait: Duration) -> Devices {
         Devices {
             mqi: self.mqi.clone(),
+            acks: Arc::clone(&self.acks),
             lease,
             max_wait,
         }
@@ -154,7 +160,11 @@ impl Devices {
     }
 
     /// Acknowledges a pulled message: it is removed, durably, when this
-    /// returns. Errors: as [`Devices::find`]; 2003 MQRC_BACKED_OUT when the
+    /// returns. Acknowledgements of many devices at once are committed
+    /// together, one store transaction per group ([`AckGroup`]), so that
+    /// devices acknowledging in parallel share the durable write. Errors:
+    /// as [`Devices::find`]; 2161 MQRC_Q_MGR_QUIESCING when the gateway is
+    /// stopping (nothing changed); 2003 MQRC_BACKED_OUT when the
     /// lease is not open on that device queue (acknowledged already,
     /// expired, another queue's or not issued since the gateway started —
     /// e.g. from before a restart; nothing changes then), or the queue never
@@ -168,6 +178,7 @@ impl Devices {
                 ),
             ));
         };
-        self.mqi.ack(&obj, lease).await
+        let acks = self.acks.get_or_init(|| AckGroup::start(self.mqi.clone()));
+        acks.ack(&obj, lease).await
     }
 }

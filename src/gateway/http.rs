@@ -26,6 +26,7 @@
 //! an answer.
 
 use crate::http::ApiError;
+use crate::log_limit::Repeats;
 use crate::tasks::{Membership, TaskGroup, Tasks};
 use axum::Router;
 use axum::extract::Request;
@@ -167,6 +168,9 @@ where
 
 /// The most a connection reads at once while it reads a request head
 /// ([`TrackedStream`]'s `poll_read`), in bytes.
+/// Failed accepts of the HTTP listener (src/log_limit.rs).
+static ACCEPT_FAILED: Repeats = Repeats::per_minute();
+
 const HEAD_READ_CHUNK: usize = 16 * 1024;
 
 /// The HTTP listener: accepts like a `TcpListener`, each connection a
@@ -195,7 +199,9 @@ impl axum::serve::Listener for TrackedListener {
                 }
                 Err(e) => {
                     // E.g. EMFILE: wait a little rather than spin.
-                    tracing::warn!(error = %e, "HTTP listener: accept failed");
+                    if let Some(suppressed) = ACCEPT_FAILED.admit("") {
+                        tracing::warn!(error = %e, suppressed, "HTTP listener: accept failed");
+                    }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             }

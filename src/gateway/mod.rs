@@ -19,6 +19,9 @@
 pub mod ft;
 mod http;
 mod stop;
+mod trim;
+
+pub use trim::PERIOD as TRIM_PERIOD;
 
 pub use stop::Stopped;
 
@@ -373,6 +376,7 @@ impl Gateway {
                 .merge(crate::http::rv_ft::routes(ft_service))
                 .merge(crate::http::fault_tolerance::routes(ft_roles.clone())),
         );
+        tasks.spawn_timer(trim::run());
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
         let listener = http::TrackedListener::new(http_listener, tasks.clone());

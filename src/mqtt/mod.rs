@@ -21,6 +21,7 @@ mod session;
 mod sessions;
 
 use crate::devices::{AckGroup, Devices};
+use crate::log_limit::Repeats;
 use crate::tasks::Tasks;
 use config::MqttConfig;
 use std::sync::Arc;
@@ -34,6 +35,9 @@ use tokio_util::sync::CancellationToken;
 /// without either (it cannot, short of a bug: leases also end with the
 /// run); MQTT allows no resend on a live connection (5.0 4.4).
 const LEASE: Duration = Duration::from_secs(24 * 3600);
+
+/// Failed accepts of the MQTT listener (src/log_limit.rs).
+static ACCEPT_FAILED: Repeats = Repeats::per_minute();
 
 /// What every connection of the listener shares.
 pub(crate) struct Service {
@@ -88,7 +92,9 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
             }
             Err(e) => {
                 // Out of file descriptors and the like: try again shortly.
-                tracing::warn!(error = %e, "MQTT listener could not accept a connection");
+                if let Some(suppressed) = ACCEPT_FAILED.admit("") {
+                    tracing::warn!(error = %e, suppressed, "MQTT listener could not accept a connection");
+                }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }

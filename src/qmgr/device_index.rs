@@ -12,26 +12,20 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 /// Device queue manager -> its queues (the part after `QMGR/`, in creation
-/// order) and a counter of them that watchers follow (a `watch` channel:
-/// a watcher never misses a creation between two looks). An entry lives
-/// while the device has a queue or someone watches it.
+/// order) and, while someone watches the device, a counter of them that
+/// the watchers follow (a `watch` channel: a watcher never misses a
+/// creation between two looks). An entry lives while the device has a
+/// queue or someone watches it; the channel only while someone watches,
+/// so a device nobody waits for costs its name and its queues' names.
 #[derive(Default)]
 pub(super) struct DeviceIndex {
     map: HashMap<String, DeviceQueues>,
 }
 
+#[derive(Default)]
 struct DeviceQueues {
     queues: Vec<String>,
-    created: watch::Sender<usize>,
-}
-
-impl Default for DeviceQueues {
-    fn default() -> Self {
-        DeviceQueues {
-            queues: Vec::new(),
-            created: watch::channel(0).0,
-        }
-    }
+    created: Option<watch::Sender<usize>>,
 }
 
 impl DeviceIndex {
@@ -40,7 +34,10 @@ impl DeviceIndex {
         let entry = self.map.entry(device.to_string()).or_default();
         if !entry.queues.iter().any(|q| q == queue) {
             entry.queues.push(queue.to_string());
-            entry.created.send_modify(|n| *n += 1);
+            entry.queues.shrink_to_fit();
+            if let Some(created) = &entry.created {
+                created.send_modify(|n| *n += 1);
+            }
         }
     }
 
@@ -52,20 +49,24 @@ impl DeviceIndex {
     }
 
     fn watch(&mut self, device: &str) -> watch::Receiver<usize> {
-        self.map
-            .entry(device.to_string())
-            .or_default()
+        let entry = self.map.entry(device.to_string()).or_default();
+        let count = entry.queues.len();
+        entry
             .created
+            .get_or_insert_with(|| watch::channel(count).0)
             .subscribe()
     }
 
-    /// Drops the entry of `device` when it has no queue and the watcher
-    /// being dropped is its last.
+    /// When the watcher being dropped is the last of `device`, drops the
+    /// device's channel, and its entry too when it has no queue.
     fn unwatch(&mut self, device: &str) {
-        if let Some(d) = self.map.get(device)
-            && d.queues.is_empty()
-            && d.created.receiver_count() <= 1
-        {
+        let Some(d) = self.map.get_mut(device) else {
+            return;
+        };
+        if d.created.as_ref().is_some_and(|c| c.receiver_count() <= 1) {
+            d.created = None;
+        }
+        if d.queues.is_empty() && d.created.is_none() {
             self.map.remove(device);
         }
     }
@@ -92,7 +93,7 @@ impl DeviceWatch {
 
 impl Drop for DeviceWatch {
     fn drop(&mut self) {
-        self.qm.lock().devices.unwatch(&self.device);
+        self.qm.devices().unwatch(&self.device);
     }
 }
 
@@ -105,7 +106,7 @@ pub(super) struct BorrowedWatch<'a> {
 
 impl Drop for BorrowedWatch<'_> {
     fn drop(&mut self) {
-        self.qm.lock().devices.unwatch(&self.device);
+        self.qm.devices().unwatch(&self.device);
     }
 }
 
@@ -114,13 +115,13 @@ impl QueueManager {
     /// `QMGR/`, in the order they were created; none before its first
     /// message). O(queues of the device).
     pub fn device_queues(&self, device: &str) -> Vec<String> {
-        self.lock().devices.queues(device)
+        self.devices().queues(device)
     }
 
     /// Watches for new queues of `device` (the caller checked that it is a
     /// device queue manager).
     pub fn watch_device(self: &Arc<Self>, device: &str) -> DeviceWatch {
-        let rx = self.lock().devices.watch(device);
+        let rx = self.devices().watch(device);
         DeviceWatch {
             qm: Arc::clone(self),
             device: device.to_string(),
@@ -129,11 +130,49 @@ impl QueueManager {
     }
 
     pub(super) fn watch_device_borrowed(&self, device: &str) -> BorrowedWatch<'_> {
-        let rx = self.lock().devices.watch(device);
+        let rx = self.devices().watch(device);
         BorrowedWatch {
             qm: self,
             device: device.to_string(),
             rx,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_has_a_channel_only_while_watched_and_watchers_see_each_new_queue() {
+        let mut index = DeviceIndex::default();
+        index.add("DEV1", "INBOX");
+        assert!(index.map["DEV1"].created.is_none());
+        let mut first = index.watch("DEV1");
+        let second = index.watch("DEV1");
+        // The count starts at the queues the device has.
+        assert_eq!(*first.borrow_and_update(), 1);
+        index.add("DEV1", "INBOX");
+        assert!(
+            !first.has_changed().unwrap(),
+            "a queue recorded twice is one queue"
+        );
+        index.add("DEV1", "OUTBOX");
+        assert!(first.has_changed().unwrap());
+        assert_eq!(*first.borrow_and_update(), 2);
+        assert_eq!(index.queues("DEV1"), ["INBOX", "OUTBOX"]);
+        // Dropping a watcher: unwatch runs before its receiver goes.
+        index.unwatch("DEV1");
+        drop(second);
+        assert!(index.map["DEV1"].created.is_some(), "one watcher is left");
+        index.unwatch("DEV1");
+        drop(first);
+        assert!(index.map["DEV1"].created.is_none());
+        // A device watched before it has a queue loses its entry with its
+        // last watcher.
+        let w = index.watch("DEV2");
+        index.unwatch("DEV2");
+        drop(w);
+        assert!(!index.map.contains_key("DEV2"));
     }
 }

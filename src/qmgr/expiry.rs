@@ -35,7 +35,7 @@ impl QueueManager {
             tracing::error!(error = %e, "could not remove expired messages from the store");
         }
         for (_, m) in expired {
-            tracing::info!(
+            tracing::debug!(
                 msg_id = %hex::encode_upper(m.md.msg_id),
                 correl_id = %hex::encode_upper(m.md.correl_id),
                 "expired message discarded"

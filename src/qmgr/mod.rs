@@ -1,10 +1,16 @@
 //! The queue manager: queue objects, put/get/browse, units of work, get-wait,
 //! expiry, and the durable store of persistent messages.
 //!
-//! State lives behind one mutex held only for in-memory work; store writes run
-//! outside it (except for the rare backout-requeue move), so a slow fsync never
-//! blocks gets on other queues. Persistent messages are written before a put or
-//! commit returns; non-persistent ones live in memory only.
+//! State is split so that calls on different queues do not wait for each
+//! other: the object table (name -> object) is read-shared and written only
+//! to create or delete a queue; each local queue's messages have a lock of
+//! their own; units of work and their tokens have one more. A unit of work
+//! holds the queues of its messages directly, so a get, commit, backout,
+//! acknowledgement or lease expiry touches only the queues of its own
+//! messages, whatever the number of queues. No lock is held during a store
+//! write: messages a unit of work holds stay invisible to others until its
+//! write is done. Persistent messages are written before a put or commit
+//! returns; non-persistent ones live in memory only.
 
 pub mod clock;
 mod device_index;
@@ -15,6 +21,7 @@ pub mod message;
 pub mod msgid;
 pub mod names;
 mod object;
+mod probe;
 pub mod queue;
 mod record;
 mod temporary;
@@ -26,7 +33,7 @@ pub use device_index::DeviceWatch;
 pub use dlq::DeadLetter;
 pub use error::QmError;
 pub use message::Message;
-pub use queue::{Match, MessageFilter, Position, Selector};
+pub use queue::{Match, MessageFilter, Position, Selector, removed_messages};
 pub use token::{Token, TokenKind};
 pub use uow::SealedUow;
 
@@ -38,11 +45,11 @@ use mqgate_codecs::mq::constants::{at, ccsi, md as mdc, mt, per};
 use mqgate_codecs::mq::md::ID_NONE;
 use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use msgid::MsgIdGenerator;
-use object::Object;
+use object::{Object, Table};
 use queue::{Entry, EntryState, LocalQueue};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 use tokio::sync::watch;
 use uow::Uow;
@@ -150,7 +157,13 @@ pub struct QueueManager {
     /// Name resolution, default transmission queue, device queue managers.
     router: Router,
     store: Arc<dyn Store>,
-    state: Mutex<State>,
+    /// The object table (src/qmgr/object.rs).
+    table: RwLock<Table>,
+    /// The queues of each device and the notification of new ones
+    /// (src/qmgr/device_index.rs).
+    devices: Mutex<device_index::DeviceIndex>,
+    /// Open units of work and the tokens of those handed to clients.
+    uows: Mutex<Uows>,
     next_seq: AtomicU64,
     /// The next unit-of-work id. It starts again at 1 in every run, so an id
     /// is never handed to a client: clients get a [`Token`].
@@ -162,35 +175,24 @@ pub struct QueueManager {
     put_check: std::sync::OnceLock<Arc<dyn PutCheck>>,
 }
 
-struct State {
-    objects: HashMap<String, Object>,
-    /// Model queues in definition order: the first whose pattern matches wins.
-    models: Vec<LocalQueueDef>,
-    uows: HashMap<u64, Uow>,
+/// Open units of work.
+#[derive(Default)]
+struct Uows {
+    map: HashMap<u64, Uow>,
     /// The token of each unit of work handed to a client (src/qmgr/token.rs)
     /// -> its id; an entry lives exactly as long as its unit is open.
     tokens: HashMap<Token, u64>,
-    /// Notified whenever a queue is created on first use (a device or
-    /// dynamic queue): what [`QueueManager::wait_for_object`] sleeps on.
-    created: Arc<tokio::sync::Notify>,
-    /// The queues of each device and the notification of new ones
-    /// (src/qmgr/device_index.rs).
-    devices: device_index::DeviceIndex,
 }
 
-impl State {
-    fn local_mut(&mut self, name: &str) -> Option<&mut LocalQueue> {
-        match self.objects.get_mut(name) {
-            Some(Object::Local(q)) => Some(q),
-            _ => None,
-        }
-    }
-
+impl Uows {
     /// Removes open unit of work `id` and its token, if it has one.
-    fn take_uow(&mut self, id: u64) -> Option<Uow> {
-        let uow = self.uows.remove(&id)?;
+    fn take(&mut self, id: u64) -> Option<Uow> {
+        let mut uow = self.map.remove(&id)?;
         if let Some(token) = &uow.token {
             self.tokens.remove(token);
+        }
+        if let Some(timer) = uow.timer.take() {
+            timer.abort();
         }
         Some(uow)
     }
@@ -216,24 +218,22 @@ impl QueueManager {
         for def in config.effective_queues() {
             let name = def.name().to_string();
             let obj = match def {
-                QueueDef::Local(d) => Object::Local(LocalQueue::new(d)),
+                QueueDef::Local(d) => Object::Local(Arc::new(LocalQueue::new(d))),
                 QueueDef::Model(d) => {
                     models.push(d);
                     Object::Model
                 }
-                QueueDef::Remote(d) => Object::Remote(d),
-                QueueDef::Alias(d) => Object::Alias(d),
+                QueueDef::Remote(d) => Object::Remote(Box::new(d)),
+                QueueDef::Alias(d) => Object::Alias(Box::new(d)),
             };
             objects.insert(name, obj);
         }
-        let mut state = State {
+        let mut table = Table {
             objects,
             models,
-            uows: HashMap::new(),
-            tokens: HashMap::new(),
             created: Arc::new(tokio::sync::Notify::new()),
-            devices: device_index::DeviceIndex::default(),
         };
+        let mut devices = device_index::DeviceIndex::default();
         let mut max_seq = 0;
         let records = store.load().map_err(store_error)?;
         let count = records.len();
@@ -246,36 +246,34 @@ impl QueueManager {
                     continue;
                 }
             };
-            let devices = router.devices();
-            if state.local_mut(&queue).is_none()
-                && let Some(device) = devices.owner(&queue)
-            {
-                let def = devices.queue_def(&queue);
-                state
-                    .objects
-                    .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
-                let tail = &queue[device.len() + 1..];
-                state.devices.add(device, tail);
-            }
-            if state.local_mut(&queue).is_none() {
-                let def = route::model_for(&state.models, &queue).cloned().unwrap_or_else(|| {
-                    tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
-                    LocalQueueDef::with_defaults(&queue, Usage::Normal)
-                });
-                let def = LocalQueueDef {
-                    name: queue.clone(),
-                    dynamic_q_name: None,
-                    ..def
-                };
-                state
-                    .objects
-                    .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
-            }
-            if let Some(q) = state.local_mut(&queue) {
-                let pos = queue::position(msg.md.priority, seq);
-                let state = EntryState::Ready;
-                q.entries.insert(pos, Entry { msg, state });
-            }
+            let lq = match table.local(&queue) {
+                Some(lq) => lq,
+                None => {
+                    let def = match router.devices().owner(&queue) {
+                        Some(device) => {
+                            devices.add(device, &queue[device.len() + 1..]);
+                            router.devices().queue_def(&queue)
+                        }
+                        None => {
+                            let def = route::model_for(&table.models, &queue).cloned().unwrap_or_else(|| {
+                                tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
+                                LocalQueueDef::with_defaults(&queue, Usage::Normal)
+                            });
+                            LocalQueueDef {
+                                name: queue.clone(),
+                                dynamic_q_name: None,
+                                ..def
+                            }
+                        }
+                    };
+                    let lq = Arc::new(LocalQueue::new(def));
+                    table.objects.insert(queue, Object::Local(Arc::clone(&lq)));
+                    lq
+                }
+            };
+            let pos = queue::position(msg.md.priority, seq);
+            let state = EntryState::Ready;
+            lq.lock().insert(pos, Entry { msg, state });
         }
         tracing::info!(
             queue_manager = %qm.name,
@@ -288,7 +286,9 @@ impl QueueManager {
             dead_letter_queue: qm.dead_letter_queue.clone(),
             router,
             store,
-            state: Mutex::new(state),
+            table: RwLock::new(table),
+            devices: Mutex::new(devices),
+            uows: Mutex::new(Uows::default()),
             next_seq: AtomicU64::new(max_seq + 1),
             next_uow: AtomicU64::new(1),
             ids: MsgIdGenerator::new(&qm.name),
@@ -357,6 +357,9 @@ impl QueueManager {
     pub async fn wait_for_object(&self, name: &str, wait: Duration) -> Result<bool, QmError> {
         let deadline = tokio::time::Instant::now() + wait;
         let mut quiescing = self.quiescing.subscribe();
+        if self.has_object(name) {
+            return Ok(true);
+        }
         // A device's queue is announced to its device's watchers only
         // (src/qmgr/device_index.rs); any other queue to every waiter.
         if let Some(device) = self.router.devices().owner(name) {
@@ -377,7 +380,7 @@ impl QueueManager {
                 }
             }
         }
-        let created = Arc::clone(&self.lock().created);
+        let created = Arc::clone(&self.table().created);
         loop {
             let notified = created.notified();
             tokio::pin!(notified);
@@ -440,13 +443,14 @@ impl QueueManager {
     /// CURDEPTH of local queue `q` (committed and in-flight messages); `None`
     /// when it is not a local queue.
     pub fn depth(&self, q: &str) -> Option<usize> {
-        self.lock().local_mut(q).map(|lq| lq.depth())
+        let lq = self.table().local(q)?;
+        Some(lq.lock().depth())
     }
 
     /// True when an object (queue of any type, queue manager alias) named
     /// `name` is defined or was created; O(1) in the number of objects.
     pub fn has_object(&self, name: &str) -> bool {
-        self.lock().objects.contains_key(name)
+        self.table().objects.contains_key(name)
     }
 
     /// The queue manager's MAXMSGL in bytes.
@@ -454,10 +458,30 @@ impl QueueManager {
         self.max_msg_length
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // A panic while holding the lock leaves consistent-enough state (every
-        // mutation is a single map operation); keep serving rather than abort.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    // A panic while holding one of these locks leaves consistent-enough
+    // state (every change is a single map operation): keep serving rather
+    // than fail every later call.
+
+    /// The object table, for a lookup.
+    fn table(&self) -> RwLockReadGuard<'_, Table> {
+        probe::table_looked();
+        self.table.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The object table, to create or delete a queue.
+    fn table_mut(&self) -> RwLockWriteGuard<'_, Table> {
+        probe::table_looked();
+        self.table.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The open units of work.
+    fn uows(&self) -> MutexGuard<'_, Uows> {
+        self.uows.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The device index.
+    fn devices(&self) -> MutexGuard<'_, device_index::DeviceIndex> {
+        self.devices.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn check_running(&self) -> Result<(), QmError> {
@@ -477,8 +501,8 @@ impl QueueManager {
     /// creating nothing. Queues a put would create (device and dynamic
     /// queues) come back as [`route::Destination::Create`] decisions.
     pub fn resolve_list(&self, list: &route::DestinationList) -> Vec<route::list::Resolved> {
-        let st = self.lock();
-        self.router.resolve(&*st, list)
+        let table = self.table();
+        self.router.resolve(&*table, list)
     }
 
     /// Puts a message on queue `q` (MQPUT1). Resolves `q` as MQ does (local,
@@ -543,23 +567,26 @@ impl QueueManager {
             md.reply_to_q_mgr = CharField::new(&self.name, charset).unwrap_or_default();
         }
 
-        let mut st = self.lock();
         // The unit of work first: a put under one that is not open fails with
         // 2003 whatever the queue's state (not 2053 on a full queue).
         if let Some(id) = opts.uow {
-            self.uow_mut(&mut st, id)?;
+            self.check_uow(id)?;
         }
         // A put is a destination list of one (route::list), resolved
         // without building the list.
-        let dest = self.router.resolve_one(&*st, q, &opts.q_mgr_name)?;
-        let (target, remote) = st.place(dest);
-        let (queue_name, msg) = {
-            let lq = st.local_mut(&target).ok_or_else(|| {
-                QmError::new(
-                    Mqrc::UNKNOWN_OBJECT_NAME,
-                    format!("queue {q} is not defined"),
-                )
-            })?;
+        let placed = {
+            let table = self.table();
+            let dest = self.router.resolve_one(&*table, q, &opts.q_mgr_name)?;
+            self.place(table, dest)
+        };
+        let remote = placed.remote;
+        let lq = placed.queue.ok_or_else(|| {
+            QmError::new(
+                Mqrc::UNKNOWN_OBJECT_NAME,
+                format!("queue {q} is not defined"),
+            )
+        })?;
+        let msg = {
             let def = &lq.def;
             if def.put_inhibited {
                 return Err(QmError::new(
@@ -614,7 +641,13 @@ impl QueueManager {
                     ),
                 ));
             }
-            if lq.depth() >= def.max_depth {
+            msg
+        };
+        let def = &lq.def;
+        let queue_name = def.name.clone();
+        let mut contents = lq.lock();
+        {
+            if contents.depth() >= def.max_depth {
                 return Err(QmError::new(
                     Mqrc::Q_FULL,
                     format!("queue {} is full (MAXDEPTH {})", def.name, def.max_depth),
@@ -627,7 +660,7 @@ impl QueueManager {
                 // outside a unit of work that is still being written is not
                 // counted yet (as MAXDEPTH counts it by `reserved`), so two
                 // such puts at once may pass a byte quota by one message.
-                let used: usize = lq.entries.values().map(|e| e.msg.data.len()).sum();
+                let used: usize = contents.entries().map(|e| e.msg.data.len()).sum();
                 if used.saturating_add(msg.data.len()) > quota {
                     return Err(QmError::new(
                         Mqrc::Q_FULL,
@@ -639,8 +672,9 @@ impl QueueManager {
                     ));
                 }
             }
-            (def.name.clone(), msg)
-        };
+        }
+        // Numbered under the queue's lock: FIFO within a priority is the
+        // order of the numbers.
         let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
         let pos = queue::position(msg.md.priority, seq);
         let result = PutResult {
@@ -651,38 +685,30 @@ impl QueueManager {
             warning: priority_warning(msg.md.priority),
         };
         if let Some(uow_id) = opts.uow {
-            let uow = self.uow_mut(&mut st, uow_id)?;
-            uow.puts.push((queue_name.clone(), pos));
-            uow.touch();
-            if let Some(lq) = st.local_mut(&queue_name) {
-                let state = EntryState::Putting(uow_id);
-                lq.entries.insert(pos, Entry { msg, state });
-            }
+            let state = EntryState::Putting(uow_id);
+            contents.insert(pos, Entry { msg, state });
+            drop(contents);
+            self.join_uow(uow_id, &lq, pos, uow::Held::Put)?;
         } else if msg.is_persistent() {
-            if let Some(lq) = st.local_mut(&queue_name) {
-                lq.reserved += 1;
-            }
-            drop(st);
+            contents.reserved += 1;
+            drop(contents);
             let written = self.store.apply(&Batch {
                 puts: vec![(seq, record::encode(&queue_name, &msg))],
                 deletes: vec![],
                 meta: vec![],
             });
-            let mut st = self.lock();
-            let lq = st
-                .local_mut(&queue_name)
-                .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "queue vanished"))?;
-            lq.reserved -= 1;
+            let mut contents = lq.lock();
+            contents.reserved -= 1;
             written.map_err(store_error)?;
             let state = EntryState::Ready;
-            lq.entries.insert(pos, Entry { msg, state });
+            contents.insert(pos, Entry { msg, state });
             lq.notify.notify_waiters();
-        } else if let Some(lq) = st.local_mut(&queue_name) {
+        } else {
             let state = EntryState::Ready;
-            lq.entries.insert(pos, Entry { msg, state });
+            contents.insert(pos, Entry { msg, state });
             lq.notify.notify_waiters();
         }
-        tracing::info!(
+        tracing::debug!(
             queue = %result.queue,
             msg_id = %hex::encode_upper(result.msg_id),
             correl_id = %hex::encode_upper(result.correl_id),
@@ -723,7 +749,7 @@ impl QueueManager {
             (result, _) => result,
         };
         if let Ok(result) = &result {
-            tracing::info!(
+            tracing::debug!(
                 queue = %result.queue,
                 msg_id = %hex::encode_upper(result.md.msg_id),
                 correl_id = %hex::encode_upper(result.md.correl_id),
@@ -742,35 +768,39 @@ impl QueueManager {
         now: u64,
         notes: &mut GetNotes,
     ) -> Result<GetResult, QmError> {
-        let mut st = self.lock();
-        let dest = self.router.resolve_get(&*st, q)?;
-        let queue_name = st.place(dest).0;
+        let placed = {
+            let table = self.table();
+            let dest = self.router.resolve_get(&*table, q)?;
+            self.place(table, dest)
+        };
         let (destructive, uow_id, after) = match mode {
             GetMode::Destructive { uow: Some(id) } => {
-                self.uow_mut(&mut st, id)?;
+                self.check_uow(id)?;
                 (true, Some(id), None)
             }
             GetMode::Destructive { uow: None } => (true, None, None),
             GetMode::Browse { after } => (false, None, after),
         };
-        let lq = st.local_mut(&queue_name).ok_or_else(|| {
+        let lq = placed.queue.ok_or_else(|| {
             QmError::new(
                 Mqrc::UNKNOWN_OBJECT_NAME,
                 format!("queue {q} is not defined"),
             )
         })?;
+        let queue_name = placed.name;
         if lq.def.get_inhibited {
             return Err(QmError::new(
                 Mqrc::GET_INHIBITED,
                 format!("gets from queue {} are inhibited", lq.def.name),
             ));
         }
+        let mut contents = lq.lock();
         let mut found_notes = queue::FindNotes::default();
-        let found = lq.find(sel, after, now, &mut found_notes);
+        let found = contents.find(sel, after, now, &mut found_notes);
         notes.not_before = found_notes.not_before;
         if destructive {
             for pos in found_notes.expired {
-                if let Some(e) = lq.entries.remove(&pos) {
+                if let Some(e) = contents.remove(&pos) {
                     notes.expired.push((pos.1, e.msg));
                 }
             }
@@ -781,8 +811,7 @@ impl QueueManager {
                 format!("no message available on queue {queue_name}"),
             ));
         };
-        let entry = lq
-            .entries
+        let entry = contents
             .get_mut(&pos)
             .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "message vanished"))?;
         let result = GetResult {
@@ -793,17 +822,21 @@ impl QueueManager {
             queue: queue_name.clone(),
             warning: None,
         };
-        if destructive {
-            let id = uow_id.unwrap_or_else(|| {
+        if !destructive {
+            return Ok(result);
+        }
+        let id = match uow_id {
+            Some(id) => id,
+            None => {
                 let id = self.next_uow.fetch_add(1, Ordering::SeqCst);
+                self.uows().map.insert(id, Uow::new(None, None));
                 notes.implicit_uow = Some(id);
                 id
-            });
-            entry.state = EntryState::Getting(id);
-            let uow = st.uows.entry(id).or_insert_with(|| Uow::new(None, None));
-            uow.gets.push((queue_name, pos));
-            uow.touch();
-        }
+            }
+        };
+        entry.state = EntryState::Getting(id);
+        drop(contents);
+        self.join_uow(id, &lq, pos, uow::Held::Get)?;
         Ok(result)
     }
 
@@ -876,10 +909,13 @@ impl QueueManager {
     }
 
     fn notify_of(&self, q: &str) -> Result<Arc<tokio::sync::Notify>, QmError> {
-        let mut st = self.lock();
-        let dest = self.router.resolve_get(&*st, q)?;
-        let name = st.place(dest).0;
-        st.local_mut(&name)
+        let placed = {
+            let table = self.table();
+            let dest = self.router.resolve_get(&*table, q)?;
+            self.place(table, dest)
+        };
+        placed
+            .queue
             .map(|lq| Arc::clone(&lq.notify))
             .ok_or_else(|| {
                 QmError::new(
@@ -891,19 +927,23 @@ impl QueueManager {
 
     /// Every queue object with its type and, for local queues, CURDEPTH.
     pub fn queues(&self) -> Vec<QueueInfo> {
-        let st = self.lock();
-        let mut out: Vec<QueueInfo> = st
+        let table = self.table();
+        let mut out: Vec<QueueInfo> = table
             .objects
             .iter()
-            .map(|(name, obj)| QueueInfo {
-                name: name.clone(),
-                kind: obj.kind(),
-                depth: match obj {
-                    Object::Local(q) => Some(q.depth()),
-                    _ => None,
-                },
+            .map(|(name, obj)| {
+                probe::queue_listed();
+                QueueInfo {
+                    name: name.clone(),
+                    kind: obj.kind(),
+                    depth: match obj {
+                        Object::Local(q) => Some(q.lock().depth()),
+                        _ => None,
+                    },
+                }
             })
             .collect();
+        drop(table);
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
@@ -917,7 +957,7 @@ impl QueueManager {
     /// Quiesces, then backs out every open unit of work (leases included).
     pub fn shutdown(&self) {
         self.quiesce();
-        let ids: Vec<u64> = self.lock().uows.keys().copied().collect();
+        let ids: Vec<u64> = self.uows().map.keys().copied().collect();
         for id in ids {
             if let Err(e) = self.backout(id) {
                 tracing::warn!(uow = id, error = %e, "backout at shutdown failed");

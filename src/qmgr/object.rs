@@ -1,18 +1,23 @@
 //! Queue objects as the queue manager holds them, the router's view of them
 //! (crate::route::Objects), and carrying out a routing decision.
 
-use super::State;
 use super::queue::LocalQueue;
+use super::{QueueManager, device_index::DeviceIndex};
 use crate::config::{AliasQueueDef, LocalQueueDef, RemoteQueueDef, Usage};
 use crate::route::{Destination, NewQueue, ObjectDef, Objects, Origin, RemoteName};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLockReadGuard};
 
-/// A queue object.
+/// A queue object. A local queue is shared: a unit of work holds the
+/// queues of its messages directly, so its commit or backout never looks
+/// a name up again. Definitions are boxed so that every entry of the
+/// object table is two words, however many device queues it holds.
 #[derive(Debug)]
 pub(super) enum Object {
-    Local(LocalQueue),
+    Local(Arc<LocalQueue>),
     Model,
-    Remote(RemoteQueueDef),
-    Alias(AliasQueueDef),
+    Remote(Box<RemoteQueueDef>),
+    Alias(Box<AliasQueueDef>),
 }
 
 impl Object {
@@ -29,13 +34,35 @@ impl Object {
     }
 }
 
-impl Objects for State {
+/// The object table: every object by name, and the model queues. Read
+/// (shared) for every lookup, written only to create or delete a queue.
+pub(super) struct Table {
+    pub objects: HashMap<String, Object>,
+    /// Model queues in definition order: the first whose pattern matches wins.
+    pub models: Vec<LocalQueueDef>,
+    /// Notified whenever a queue other than a device queue is created on
+    /// first use (a dynamic queue): what [`QueueManager::wait_for_object`]
+    /// sleeps on.
+    pub created: Arc<tokio::sync::Notify>,
+}
+
+impl Table {
+    /// The local queue named `name`, if there is one.
+    pub fn local(&self, name: &str) -> Option<Arc<LocalQueue>> {
+        match self.objects.get(name) {
+            Some(Object::Local(q)) => Some(Arc::clone(q)),
+            _ => None,
+        }
+    }
+}
+
+impl Objects for Table {
     fn object(&self, name: &str) -> Option<ObjectDef<'_>> {
         self.objects.get(name).map(|o| match o {
             Object::Local(q) => ObjectDef::Local(&q.def),
             Object::Model => ObjectDef::Model,
-            Object::Remote(r) => ObjectDef::Remote(r),
-            Object::Alias(a) => ObjectDef::Alias(a),
+            Object::Remote(r) => ObjectDef::Remote(r.as_ref()),
+            Object::Alias(a) => ObjectDef::Alias(a.as_ref()),
         })
     }
 
@@ -44,36 +71,85 @@ impl Objects for State {
     }
 }
 
-impl State {
-    /// Carries out routing decision `dest`: creates the queue a
-    /// [`Destination::Create`] asks for (once), and returns the local queue
-    /// the message goes to with the MQXQH names when it is a transmission queue.
-    pub(super) fn place(&mut self, dest: Destination) -> (String, Option<RemoteName>) {
+/// Where a routing decision leads: the local queue (`None` when the name
+/// is no local queue), its name, and the MQXQH names when it is a
+/// transmission queue.
+pub(super) struct Placed {
+    pub queue: Option<Arc<LocalQueue>>,
+    pub name: String,
+    pub remote: Option<RemoteName>,
+}
+
+impl QueueManager {
+    /// Carries out routing decision `dest`, made under `table`: creates the
+    /// queue a [`Destination::Create`] asks for (once; the table is written
+    /// only then), and returns the local queue the message goes to.
+    pub(super) fn place(&self, table: RwLockReadGuard<'_, Table>, dest: Destination) -> Placed {
         match dest {
-            Destination::Local { queue } => (queue, None),
-            Destination::Transmit { xmit_q, remote } => (xmit_q, Some(remote)),
+            Destination::Local { queue } => Placed {
+                queue: table.local(&queue),
+                name: queue,
+                remote: None,
+            },
+            Destination::Transmit { xmit_q, remote } => Placed {
+                queue: table.local(&xmit_q),
+                name: xmit_q,
+                remote: Some(remote),
+            },
             Destination::Create(NewQueue { def, origin }) => {
-                let queue = def.name.clone();
-                if !self.objects.contains_key(&queue) {
-                    match &origin {
-                        Origin::Model { model } => {
-                            tracing::info!(queue = %queue, model = %model, "dynamic queue created");
-                        }
-                        Origin::Device { q_mgr } => {
-                            tracing::info!(queue = %queue, device = %q_mgr, "device queue created");
-                            let tail = queue.get(q_mgr.len() + 1..).unwrap_or_default();
-                            self.devices.add(q_mgr, tail);
-                        }
-                    }
-                    self.objects
-                        .insert(queue.clone(), Object::Local(LocalQueue::new(def)));
-                    // Device queues wake their device's waiters (above) only.
-                    if matches!(origin, Origin::Model { .. }) {
-                        self.created.notify_waiters();
-                    }
+                let name = def.name.clone();
+                if let Some(q) = table.local(&name) {
+                    return Placed {
+                        queue: Some(q),
+                        name,
+                        remote: None,
+                    };
                 }
-                (queue, None)
+                drop(table);
+                let queue = create(&mut self.table_mut(), &self.devices, def, &origin);
+                Placed {
+                    queue,
+                    name,
+                    remote: None,
+                }
             }
         }
     }
+}
+
+/// Creates queue `def` from `origin` in `table` unless another call did
+/// meanwhile; the local queue of that name.
+fn create(
+    table: &mut Table,
+    devices: &Mutex<DeviceIndex>,
+    def: LocalQueueDef,
+    origin: &Origin,
+) -> Option<Arc<LocalQueue>> {
+    if let Some(obj) = table.objects.get(&def.name) {
+        return match obj {
+            Object::Local(q) => Some(Arc::clone(q)),
+            _ => None,
+        };
+    }
+    let name = def.name.clone();
+    let q = Arc::new(LocalQueue::new(def));
+    table
+        .objects
+        .insert(name.clone(), Object::Local(Arc::clone(&q)));
+    match origin {
+        Origin::Model { model } => {
+            tracing::debug!(queue = %name, model = %model, "dynamic queue created");
+            table.created.notify_waiters();
+        }
+        Origin::Device { q_mgr } => {
+            // Device queues wake their device's waiters only.
+            tracing::debug!(queue = %name, device = %q_mgr, "device queue created");
+            let tail = name.get(q_mgr.len() + 1..).unwrap_or_default();
+            devices
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .add(q_mgr, tail);
+        }
+    }
+    Some(q)
 }

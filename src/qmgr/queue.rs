@@ -6,7 +6,8 @@ use crate::config::LocalQueueDef;
 use mqgate_codecs::mq::Mqmd;
 use mqgate_codecs::mq::md::Id24;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -123,15 +124,23 @@ pub struct FindNotes {
     pub not_before: Option<Duration>,
 }
 
-/// A local queue: its definition and its messages.
-#[derive(Debug)]
+/// A local queue: its definition, its messages behind a lock of its own
+/// (so that gets, puts and acknowledgements on different queues run in
+/// parallel, and none of them locks any other queue), and the notification
+/// of waiting getters.
 pub struct LocalQueue {
     pub def: LocalQueueDef,
-    pub entries: BTreeMap<Position, Entry>,
-    /// Persistent puts admitted against MAXDEPTH but still being written.
-    pub reserved: usize,
     /// Woken whenever a message becomes ready (commit, backout, put).
     pub notify: Arc<Notify>,
+    contents: Mutex<Contents>,
+}
+
+impl std::fmt::Debug for LocalQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalQueue")
+            .field("name", &self.def.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LocalQueue {
@@ -139,15 +148,84 @@ impl LocalQueue {
     pub fn new(def: LocalQueueDef) -> Self {
         LocalQueue {
             def,
-            entries: BTreeMap::new(),
-            reserved: 0,
             notify: Arc::new(Notify::new()),
+            contents: Mutex::new(Contents::default()),
         }
     }
 
+    /// Locks the queue's messages. A panic while holding the lock leaves
+    /// them consistent enough (every change is a single map operation), so
+    /// a poisoned lock is taken over rather than failing every later call.
+    pub fn lock(&self) -> MutexGuard<'_, Contents> {
+        super::probe::queue_locked();
+        self.contents.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Messages taken off any queue of this process since it started (a move
+/// between queues counts once): what decides when the gateway gives freed
+/// memory back (src/gateway/trim.rs).
+static REMOVED: AtomicU64 = AtomicU64::new(0);
+
+/// [`REMOVED`]'s count.
+pub fn removed_messages() -> u64 {
+    REMOVED.load(Ordering::Relaxed)
+}
+
+/// A local queue's messages. Each entry is boxed, so the ordered map's
+/// nodes (11 slots each) hold a pointer per message, not the message: a
+/// queue of one message costs one small node, not eleven messages' room;
+/// and an emptied queue gives its node back (a map that holds nothing
+/// holds no allocation).
+#[derive(Debug, Default)]
+pub struct Contents {
+    entries: BTreeMap<Position, Box<Entry>>,
+    /// Persistent puts admitted against MAXDEPTH but still being written.
+    pub reserved: usize,
+}
+
+impl Contents {
     /// CURDEPTH: every message on the queue, committed or not (as MQ counts).
     pub fn depth(&self) -> usize {
         self.entries.len() + self.reserved
+    }
+
+    /// Places `entry` at `pos`.
+    pub fn insert(&mut self, pos: Position, entry: Entry) {
+        self.entries.insert(pos, Box::new(entry));
+    }
+
+    /// Takes the message at `pos` off the queue.
+    pub fn remove(&mut self, pos: &Position) -> Option<Entry> {
+        let entry = self.entries.remove(pos)?;
+        REMOVED.fetch_add(1, Ordering::Relaxed);
+        if self.entries.is_empty() {
+            // std's map keeps its last node when emptied: drop it.
+            self.entries = BTreeMap::new();
+        }
+        Some(*entry)
+    }
+
+    /// Takes every message off the queue; how many there were.
+    pub fn clear(&mut self) -> usize {
+        let n = std::mem::take(&mut self.entries).len();
+        REMOVED.fetch_add(n as u64, Ordering::Relaxed);
+        n
+    }
+
+    /// The message at `pos`.
+    pub fn get(&self, pos: &Position) -> Option<&Entry> {
+        self.entries.get(pos).map(|e| &**e)
+    }
+
+    /// The message at `pos`, to change its state or MD.
+    pub fn get_mut(&mut self, pos: &Position) -> Option<&mut Entry> {
+        self.entries.get_mut(pos).map(|e| &mut **e)
+    }
+
+    /// Every message, in delivery order.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.values().map(|e| &**e)
     }
 
     /// The first ready message after `after` (or from the start) that `sel`
@@ -208,10 +286,10 @@ mod tests {
         }
     }
 
-    fn queue(msgs: &[(u64, Message, EntryState)]) -> LocalQueue {
-        let mut q = LocalQueue::new(LocalQueueDef::with_defaults("Q", Default::default()));
+    fn queue(msgs: &[(u64, Message, EntryState)]) -> Contents {
+        let mut q = Contents::default();
         for (seq, m, state) in msgs {
-            q.entries.insert(
+            q.insert(
                 position(m.md.priority, *seq),
                 Entry {
                     msg: m.clone(),

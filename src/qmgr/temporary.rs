@@ -9,6 +9,7 @@ use super::queue::LocalQueue;
 use super::{QmError, QueueManager, names};
 use crate::config::LocalQueueDef;
 use mqgate_codecs::mq::Mqrc;
+use std::sync::Arc;
 
 impl QueueManager {
     /// Creates the temporary dynamic queue `def.name` with the attributes of
@@ -20,8 +21,8 @@ impl QueueManager {
     pub fn create_temporary(&self, def: LocalQueueDef) -> Result<(), QmError> {
         self.check_running()?;
         names::check_q_name(&def.name)?;
-        let mut st = self.lock();
-        if st.objects.contains_key(&def.name) {
+        let mut table = self.table_mut();
+        if table.objects.contains_key(&def.name) {
             return Err(QmError::new(
                 Mqrc::OBJECT_ALREADY_EXISTS,
                 format!("an object named {} exists", def.name),
@@ -33,10 +34,12 @@ impl QueueManager {
             dynamic_q_name: None,
             ..def
         };
-        st.objects
-            .insert(name.clone(), Object::Local(LocalQueue::new(def)));
-        st.created.notify_waiters();
-        tracing::info!(queue = %name, "temporary dynamic queue created");
+        table
+            .objects
+            .insert(name.clone(), Object::Local(Arc::new(LocalQueue::new(def))));
+        table.created.notify_waiters();
+        drop(table);
+        tracing::debug!(queue = %name, "temporary dynamic queue created");
         Ok(())
     }
 
@@ -49,8 +52,8 @@ impl QueueManager {
     /// 2043 MQRC_OBJECT_TYPE_ERROR when it is not a temporary dynamic queue
     /// (a defined queue is never deleted here).
     pub fn delete_temporary(&self, name: &str) -> Result<usize, QmError> {
-        let mut st = self.lock();
-        match st.objects.get(name) {
+        let mut table = self.table_mut();
+        match table.objects.get(name) {
             Some(Object::Local(q)) if q.def.temporary => {}
             Some(_) => {
                 return Err(QmError::new(
@@ -65,12 +68,13 @@ impl QueueManager {
                 ));
             }
         }
-        let Some(Object::Local(q)) = st.objects.remove(name) else {
+        let Some(Object::Local(q)) = table.objects.remove(name) else {
             return Ok(0);
         };
+        drop(table);
+        let discarded = q.lock().clear();
         q.notify.notify_waiters();
-        let discarded = q.entries.len();
-        tracing::info!(queue = %name, discarded, "temporary dynamic queue deleted");
+        tracing::debug!(queue = %name, discarded, "temporary dynamic queue deleted");
         Ok(discarded)
     }
 }

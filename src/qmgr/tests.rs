@@ -528,7 +528,7 @@ async fn tokens_name_open_units_only() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     // Nothing is left behind in the token map.
-    assert!(qm.lock().tokens.is_empty());
+    assert!(qm.uows().tokens.is_empty());
 }
 
 /// A store whose every write fails, as a broken disk would (EIO).
@@ -687,4 +687,130 @@ devices:
     assert_eq!(rc(put_to(&qm, "INBOX", "DEV0001")), 2053);
     let got = get(&qm, "DEV0001/INBOX").unwrap();
     assert_eq!(got.data, Bytes::from_static(b"d"));
+}
+
+/// What the acknowledgement of a lease (a token looked up, then its unit of
+/// work committed), its backout and the pull that took it touch on a queue
+/// manager with `queues` device queues of one non-persistent message each,
+/// the pulled message being a persistent one on one more device queue.
+fn lease_costs(queues: usize) -> [probe::Touched; 3] {
+    const DEVICES: &str = "
+queue_manager:
+  name: QM1
+devices:
+  queue_managers: [\"DEV*\"]
+";
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::from_yaml(DEVICES, "test").unwrap();
+    let store = Arc::new(RedbStore::open(dir.path()).unwrap());
+    let qm = Arc::new(QueueManager::open(&config, store).unwrap());
+    let to = |q_mgr: String| PutOptions {
+        q_mgr_name: q_mgr,
+        ..PutOptions::default()
+    };
+    for n in 0..queues {
+        let m = md(0, 1, per::NOT_PERSISTENT);
+        qm.put(
+            "INBOX",
+            m,
+            Charset::Ascii,
+            Bytes::new(),
+            &to(format!("DEV{n:06}")),
+        )
+        .unwrap();
+    }
+    let m = md(0, 1, per::PERSISTENT);
+    let data = Bytes::from_static(b"d");
+    for _ in 0..2 {
+        qm.put(
+            "INBOX",
+            m.clone(),
+            Charset::Ascii,
+            data.clone(),
+            &to("DEVX".into()),
+        )
+        .unwrap();
+    }
+    let lease = |qm: &Arc<QueueManager>| {
+        let (id, token) = qm.begin_uow_token(None, Some("DEVX/INBOX".into())).unwrap();
+        let mode = GetMode::Destructive { uow: Some(id) };
+        qm.get("DEVX/INBOX", &Selector::default(), mode).unwrap();
+        token
+    };
+    probe::take();
+    let token = lease(&qm);
+    let pull = probe::take();
+    let (id, _) = qm.token_uow(&token).unwrap();
+    qm.commit(id).unwrap();
+    let ack = probe::take();
+    let token = lease(&qm);
+    probe::take();
+    let (id, _) = qm.token_uow(&token).unwrap();
+    qm.backout(id).unwrap();
+    let backout = probe::take();
+    assert_eq!(qm.depth("DEVX/INBOX"), Some(1));
+    [pull, ack, backout]
+}
+
+#[test]
+fn an_ack_touches_one_queue_whatever_the_number_of_queues() {
+    // A lease names its queue and message directly: acknowledging it locks
+    // that queue's messages twice (read the message for the store batch,
+    // then remove it) and looks nothing up in the object table; a backout
+    // locks it twice too (count the backout, then make the message ready
+    // once the count is stored); the pull looks the queue up once and locks
+    // it once. None of them goes over the queues, with 1 queue or 100,000.
+    let pull = probe::Touched {
+        queue_locks: 1,
+        table_looks: 1,
+        queues_listed: 0,
+    };
+    let ack = probe::Touched {
+        queue_locks: 2,
+        table_looks: 0,
+        queues_listed: 0,
+    };
+    let backout = ack;
+    assert_eq!(lease_costs(1), [pull, ack, backout]);
+    assert_eq!(lease_costs(100_000), [pull, ack, backout]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_lease_ends_its_timer() {
+    // Each lease has a timer task that backs it out when idle too long; an
+    // acknowledged or backed-out lease ends it at once rather than leaving
+    // it asleep until its deadline (30 s by default, docs/config.md `http`).
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let timers = |qm: &QueueManager| qm.tasks().running_in(&[crate::tasks::TaskGroup::Timers]);
+    for _ in 0..2 {
+        put(&qm, "Q", md(0, 1, per::NOT_PERSISTENT), b"m").unwrap();
+    }
+    let lease = || {
+        let (id, _) = qm.begin_uow_token(None, Some("Q".into())).unwrap();
+        qm.get(
+            "Q",
+            &Selector::default(),
+            GetMode::Destructive { uow: Some(id) },
+        )
+        .unwrap();
+        qm.set_timeout(id, Duration::from_secs(30)).unwrap();
+        id
+    };
+    let wait_for_no_timer = |qm: &QueueManager| {
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        while timers(qm) > 0 && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        timers(qm)
+    };
+    let id = lease();
+    assert_eq!(timers(&qm), 1);
+    qm.commit(id).unwrap();
+    assert_eq!(wait_for_no_timer(&qm), 0);
+    let id = lease();
+    assert_eq!(timers(&qm), 1);
+    qm.backout(id).unwrap();
+    assert_eq!(wait_for_no_timer(&qm), 0);
+    assert_eq!(qm.depth("Q"), Some(1));
 }

@@ -3,12 +3,13 @@
 //! BackoutCount + 1). A unit of work may have an idle timeout, after which it
 //! is backed out: this is how an HTTP lease expires.
 
-use super::queue::{EntryState, Position};
-use super::{QmError, QueueManager, State, Token, TokenKind, record};
+use super::queue::{Contents, EntryState, LocalQueue, Position};
+use super::{QmError, QueueManager, Token, TokenKind, record};
+use crate::log_limit::Repeats;
 use crate::store::Batch;
 use mqgate_codecs::mq::Mqrc;
 use std::collections::hash_map::Entry;
-use std::sync::Arc;
+use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// A unit of work closed to further calls, its store changes encoded: the
@@ -19,16 +20,33 @@ pub struct SealedUow {
     batch: Batch,
 }
 
+/// A message a unit of work holds: its queue (held directly, so that
+/// nothing is looked up by name again) and its place there.
+pub(super) type HeldMessage = (Arc<LocalQueue>, Position);
+
+/// Why a unit of work holds a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Held {
+    /// Put under it: invisible until it commits.
+    Put,
+    /// Got under it: invisible, removed when it commits.
+    Get,
+}
+
 /// An open unit of work.
-#[derive(Debug)]
 pub(super) struct Uow {
-    /// (queue, position) of each message put.
-    pub puts: Vec<(String, Position)>,
-    /// (queue, position) of each message got.
-    pub gets: Vec<(String, Position)>,
+    /// Each message put.
+    pub puts: Vec<HeldMessage>,
+    /// Each message got.
+    pub gets: Vec<HeldMessage>,
     /// Idle timeout; `None` = never expires.
     timeout: Option<Duration>,
     deadline: Option<Instant>,
+    /// The task that backs the unit out when its deadline passes, ended
+    /// when the unit closes otherwise (so that a gateway acknowledging
+    /// thousands of leases a second does not keep a sleeping task for each
+    /// until its lease would have expired).
+    pub timer: Option<tokio::task::AbortHandle>,
     /// The queue a lease was taken on (checked by acknowledge).
     pub lease_queue: Option<String>,
     /// The token a client names this unit by, when it was begun for one
@@ -52,6 +70,7 @@ impl Uow {
             },
             lease_queue,
             token: None,
+            timer: None,
         }
     }
 
@@ -62,6 +81,9 @@ impl Uow {
         }
     }
 }
+
+/// "unit of work timed out and was backed out" (src/log_limit.rs).
+static TIMED_OUT: Repeats = Repeats::per_minute();
 
 fn not_open(id: u64) -> QmError {
     QmError::new(
@@ -82,7 +104,7 @@ impl QueueManager {
         let id = self
             .next_uow
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.lock().uows.insert(id, Uow::new(None, lease_queue));
+        self.uows().map.insert(id, Uow::new(None, lease_queue));
         if let Some(t) = timeout {
             self.set_timeout(id, t)?;
         }
@@ -119,16 +141,16 @@ impl QueueManager {
             .next_uow
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         loop {
-            let mut guard = self.lock();
-            let st = &mut *guard;
-            if let Entry::Vacant(free) = st.tokens.entry(token) {
+            let mut guard = self.uows();
+            let uows = &mut *guard;
+            if let Entry::Vacant(free) = uows.tokens.entry(token) {
                 free.insert(id);
                 let mut uow = Uow::new(None, lease_queue);
                 uow.token = Some(token);
                 if let Some(kind) = kind {
                     uow.kind = kind;
                 }
-                st.uows.insert(id, uow);
+                uows.map.insert(id, uow);
                 break;
             }
             drop(guard);
@@ -145,9 +167,9 @@ impl QueueManager {
     /// issued by this run of the gateway (a token from before a restart, a
     /// guess), or its unit was committed, backed out or expired.
     pub fn token_uow(&self, token: &Token) -> Option<(u64, Option<String>)> {
-        let st = self.lock();
-        let id = *st.tokens.get(token)?;
-        let uow = st.uows.get(&id)?;
+        let uows = self.uows();
+        let id = *uows.tokens.get(token)?;
+        let uow = uows.map.get(&id)?;
         Some((id, uow.lease_queue.clone()))
     }
 
@@ -156,9 +178,9 @@ impl QueueManager {
     /// alike, so a caller cannot tell them apart (docs/http-api.md
     /// "Tokens").
     pub fn token_uow_of(&self, token: &Token, kind: TokenKind) -> Option<u64> {
-        let st = self.lock();
-        let id = *st.tokens.get(token)?;
-        let uow = st.uows.get(&id)?;
+        let uows = self.uows();
+        let id = *uows.tokens.get(token)?;
+        let uow = uows.map.get(&id)?;
         (uow.kind == kind).then_some(id)
     }
 
@@ -168,8 +190,8 @@ impl QueueManager {
     /// message does not count. 2003 when `id` is not open.
     pub fn set_timeout(self: &Arc<Self>, id: u64, timeout: Duration) -> Result<(), QmError> {
         {
-            let mut st = self.lock();
-            let uow = self.uow_mut(&mut st, id)?;
+            let mut uows = self.uows();
+            let uow = uows.map.get_mut(&id).ok_or_else(|| not_open(id))?;
             let first = uow.timeout.is_none();
             uow.timeout = Some(timeout);
             uow.touch();
@@ -178,39 +200,100 @@ impl QueueManager {
             }
         }
         let qm = Arc::clone(self);
-        self.tasks.spawn_timer(qm.expire_when_due(id));
+        let timer = self
+            .tasks
+            .spawn_timer(qm.expire_when_due(id))
+            .abort_handle();
+        match self.uows().map.get_mut(&id) {
+            Some(uow) => uow.timer = Some(timer),
+            // Closed meanwhile: nothing left to expire.
+            None => timer.abort(),
+        }
         Ok(())
     }
 
     async fn expire_when_due(self: Arc<Self>, id: u64) {
         loop {
-            let deadline = match self.lock().uows.get(&id) {
-                Some(u) => u.deadline,
+            let (deadline, queue) = match self.uows().map.get(&id) {
+                Some(u) => (u.deadline, u.lease_queue.clone()),
                 None => return,
             };
             let Some(deadline) = deadline else { return };
             if Instant::now() >= deadline {
+                // This task backs the unit out itself: closing it must not
+                // end this task.
+                if let Some(u) = self.uows().map.get_mut(&id) {
+                    u.timer = None;
+                }
                 let qm = Arc::clone(&self);
                 let done = tokio::task::spawn_blocking(move || qm.backout(id)).await;
-                if let Ok(Ok(())) = done {
-                    tracing::warn!(uow = id, "unit of work timed out and was backed out");
+                // Per message: one line a minute for the whole queue manager
+                // (many devices going away at once), counting the rest.
+                if let Ok(Ok(())) = done
+                    && let Some(suppressed) = TIMED_OUT.admit("")
+                {
+                    let queue = queue.unwrap_or_default();
+                    tracing::warn!(uow = id, %queue, suppressed, "unit of work timed out and was backed out");
                 }
+                tracing::debug!(uow = id, "unit of work timed out");
                 return;
             }
             tokio::time::sleep_until(deadline.into()).await;
         }
     }
 
-    pub(super) fn uow_mut<'a>(&self, st: &'a mut State, id: u64) -> Result<&'a mut Uow, QmError> {
-        st.uows.get_mut(&id).ok_or_else(|| not_open(id))
+    /// 2003 when unit of work `id` is not open.
+    pub(super) fn check_uow(&self, id: u64) -> Result<(), QmError> {
+        if self.uows().map.contains_key(&id) {
+            Ok(())
+        } else {
+            Err(not_open(id))
+        }
+    }
+
+    /// Records that unit of work `id` holds the message at `pos` of `lq`,
+    /// which the caller has just marked as put or got under it (and
+    /// unlocked). When the unit closed meanwhile (committed, backed out or
+    /// expired by another thread), the message is let go again as if the
+    /// call had not happened — a put removed, a get ready as it was — and
+    /// the call fails with 2003.
+    pub(super) fn join_uow(
+        &self,
+        id: u64,
+        lq: &Arc<LocalQueue>,
+        pos: Position,
+        held: Held,
+    ) -> Result<(), QmError> {
+        {
+            let mut uows = self.uows();
+            if let Some(uow) = uows.map.get_mut(&id) {
+                let list = match held {
+                    Held::Put => &mut uow.puts,
+                    Held::Get => &mut uow.gets,
+                };
+                list.push((Arc::clone(lq), pos));
+                uow.touch();
+                return Ok(());
+            }
+        }
+        let mut contents = lq.lock();
+        match held {
+            Held::Put => {
+                contents.remove(&pos);
+            }
+            Held::Get => {
+                if let Some(e) = contents.get_mut(&pos) {
+                    e.state = EntryState::Ready;
+                }
+                lq.notify.notify_waiters();
+            }
+        }
+        Err(not_open(id))
     }
 
     /// The queue a lease was taken on, or `None` when `id` is not an open lease.
     pub fn lease_queue(&self, id: u64) -> Option<String> {
-        self.lock()
-            .uows
-            .get(&id)
-            .and_then(|u| u.lease_queue.clone())
+        self.uows().map.get(&id).and_then(|u| u.lease_queue.clone())
     }
 
     /// Commits: the unit's persistent puts and gets go to the store in one
@@ -237,26 +320,27 @@ impl QueueManager {
     /// commits lets a receiver channel prepare its next group during the
     /// previous group's fsync. 2003 when `id` is not open.
     pub fn seal(&self, id: u64, meta: Vec<(String, Vec<u8>)>) -> Result<SealedUow, QmError> {
-        let mut st = self.lock();
-        let uow = st.take_uow(id).ok_or_else(|| not_open(id))?;
+        let uow = self.uows().take(id).ok_or_else(|| not_open(id))?;
         let mut batch = Batch {
             meta,
             ..Batch::default()
         };
-        for (q, pos) in &uow.puts {
-            if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
+        each_locked(&uow.puts, |lq, contents, pos| {
+            if let Some(e) = contents.get(pos)
                 && e.msg.is_persistent()
             {
-                batch.puts.push((pos.1, record::encode(q, &e.msg)));
+                batch
+                    .puts
+                    .push((pos.1, record::encode(&lq.def.name, &e.msg)));
             }
-        }
-        for (q, pos) in &uow.gets {
-            if let Some(e) = st.local_mut(q).and_then(|lq| lq.entries.get(pos))
+        });
+        each_locked(&uow.gets, |_, contents, pos| {
+            if let Some(e) = contents.get(pos)
                 && e.msg.is_persistent()
             {
                 batch.deletes.push(pos.1);
             }
-        }
+        });
         Ok(SealedUow { id, uow, batch })
     }
 
@@ -275,20 +359,20 @@ impl QueueManager {
                 format!("unit of work {id} was backed out: the store failed: {e}"),
             ));
         }
-        let mut st = self.lock();
-        for (q, pos) in uow.puts {
-            if let Some(lq) = st.local_mut(&q) {
-                if let Some(e) = lq.entries.get_mut(&pos) {
-                    e.state = EntryState::Ready;
-                }
+        let mut woken: Option<&Arc<LocalQueue>> = None;
+        each_locked(&uow.puts, |lq, contents, pos| {
+            if let Some(e) = contents.get_mut(pos) {
+                e.state = EntryState::Ready;
+            }
+            // Once per run of messages on one queue.
+            if !woken.is_some_and(|w| Arc::ptr_eq(w, lq)) {
                 lq.notify.notify_waiters();
+                woken = Some(lq);
             }
-        }
-        for (q, pos) in uow.gets {
-            if let Some(lq) = st.local_mut(&q) {
-                lq.entries.remove(&pos);
-            }
-        }
+        });
+        each_locked(&uow.gets, |_, contents, pos| {
+            contents.remove(pos);
+        });
         tracing::debug!(uow = id, "committed");
         Ok(())
     }
@@ -348,93 +432,168 @@ impl QueueManager {
     /// place with BackoutCount + 1 (kept in the store for persistent messages).
     /// 2003 when `id` is not open.
     pub fn backout(&self, id: u64) -> Result<(), QmError> {
-        let uow = self.lock().take_uow(id).ok_or_else(|| not_open(id))?;
+        let uow = self.uows().take(id).ok_or_else(|| not_open(id))?;
         self.undo(uow);
         tracing::debug!(uow = id, "backed out");
         Ok(())
     }
 
+    /// Undoes closed unit of work `uow`: its puts are removed; its gets
+    /// get BackoutCount + 1 and, once that is written to the store (for
+    /// persistent messages), become ready again, or move to the backout
+    /// requeue queue when the count reached its threshold. Until then they
+    /// stay invisible, so no other get can take and commit one before its
+    /// new count is stored.
     fn undo(&self, uow: Uow) {
-        let mut st = self.lock();
-        for (q, pos) in uow.puts {
-            if let Some(lq) = st.local_mut(&q) {
-                lq.entries.remove(&pos);
-            }
-        }
+        each_locked(&uow.puts, |_, contents, pos| {
+            contents.remove(pos);
+        });
         let mut batch = Batch::default();
-        let mut requeue = Vec::new();
-        for (q, pos) in uow.gets {
-            let Some(lq) = st.local_mut(&q) else { continue };
-            let threshold = lq.def.backout_threshold;
-            let Some(e) = lq.entries.get_mut(&pos) else {
-                continue;
+        // Per message got: (its queue, its place, the requeue it needs).
+        let mut returns: Vec<(&Arc<LocalQueue>, Position, Option<Requeue>)> = Vec::new();
+        let mut to_requeue = Vec::new();
+        each_locked(&uow.gets, |lq, contents, pos| {
+            let Some(e) = contents.get_mut(pos) else {
+                return;
             };
             e.msg.md.backout_count = e.msg.md.backout_count.saturating_add(1);
-            e.state = EntryState::Ready;
-            if e.msg.is_persistent() {
-                batch.puts.push((pos.1, record::encode(&q, &e.msg)));
-            }
+            let threshold = lq.def.backout_threshold;
             if threshold > 0 && e.msg.md.backout_count >= threshold {
-                requeue.push((q.clone(), pos));
+                to_requeue.push((returns.len(), e.msg.is_persistent()));
+            } else if e.msg.is_persistent() {
+                batch
+                    .puts
+                    .push((pos.1, record::encode(&lq.def.name, &e.msg)));
             }
-            lq.notify.notify_waiters();
+            returns.push((lq, *pos, None));
+        });
+        for (i, persistent) in to_requeue {
+            let (lq, pos, _) = returns[i];
+            match self.reserve_requeue(lq) {
+                Some(requeue) => {
+                    if persistent {
+                        let contents = lq.lock();
+                        if let Some(e) = contents.get(&pos) {
+                            batch.deletes.push(pos.1);
+                            batch.puts.push((
+                                requeue.seq,
+                                record::encode(&requeue.target.def.name, &e.msg),
+                            ));
+                        }
+                    }
+                    returns[i].2 = Some(requeue);
+                }
+                None => {
+                    if persistent {
+                        let contents = lq.lock();
+                        if let Some(e) = contents.get(&pos) {
+                            batch
+                                .puts
+                                .push((pos.1, record::encode(&lq.def.name, &e.msg)));
+                        }
+                    }
+                }
+            }
         }
-        for (q, pos) in requeue {
-            self.requeue_backed_out(&mut st, &q, pos, &mut batch);
-        }
-        // Applied under the lock so no later commit of the same message can
-        // overtake this write.
         if !batch.is_empty()
             && let Err(e) = self.store.apply(&batch)
         {
             tracing::error!(error = %e, "could not store the backout; BackoutCount may be lower after a restart");
         }
+        for (lq, pos, requeue) in returns {
+            match requeue {
+                None => {
+                    if let Some(e) = lq.lock().get_mut(&pos) {
+                        e.state = EntryState::Ready;
+                    }
+                    lq.notify.notify_waiters();
+                }
+                Some(r) => self.finish_requeue(lq, pos, r),
+            }
+        }
     }
 }
 
-impl QueueManager {
-    /// Moves a message whose BackoutCount reached BOTHRESH to BOQNAME (MQ's
-    /// backout requeue), as one store change with the rest of the backout. If
-    /// the requeue queue is missing or full the message stays where it is.
-    fn requeue_backed_out(&self, st: &mut State, q: &str, pos: Position, batch: &mut Batch) {
-        let Some(target) = st.local_mut(q).map(|lq| lq.def.backout_requeue_q.clone()) else {
-            return;
-        };
-        let room = st
-            .local_mut(&target)
-            .is_some_and(|t| t.depth() < t.def.max_depth);
-        if !room {
-            tracing::warn!(queue = %q, backout_queue = %target, "backout requeue queue missing or full; message left in place");
-            return;
+/// Runs `f` over each held message with its queue locked, keeping the lock
+/// while consecutive messages are on the same queue (a batch of many
+/// messages on one queue takes its lock once).
+fn each_locked<'a>(
+    held: &'a [HeldMessage],
+    mut f: impl FnMut(&'a Arc<LocalQueue>, &mut Contents, &'a Position),
+) {
+    let mut current: Option<(&Arc<LocalQueue>, MutexGuard<'_, Contents>)> = None;
+    for (lq, pos) in held {
+        if !current.as_ref().is_some_and(|(q, _)| Arc::ptr_eq(q, lq)) {
+            // The previous queue's lock goes before the next is taken.
+            drop(current.take());
+            current = Some((lq, lq.lock()));
         }
-        let Some(entry) = st.local_mut(q).and_then(|lq| lq.entries.remove(&pos)) else {
-            return;
+        if let Some((_, contents)) = current.as_mut() {
+            f(lq, contents, pos);
+        }
+    }
+}
+
+/// A backed-out message's move to its queue's backout requeue queue
+/// (MQ's BOQNAME), with room reserved there.
+struct Requeue {
+    target: Arc<LocalQueue>,
+    /// Its new number (and store key) on the target.
+    seq: u64,
+}
+
+impl QueueManager {
+    /// Reserves room for one message on the backout requeue queue of `lq`;
+    /// `None` (the message stays where it is, with a warning) when that
+    /// queue is missing or full.
+    fn reserve_requeue(&self, lq: &Arc<LocalQueue>) -> Option<Requeue> {
+        let name = &lq.def.backout_requeue_q;
+        let target = self.table().local(name);
+        let reserved = target.and_then(|t| {
+            let mut contents = t.lock();
+            if contents.depth() >= t.def.max_depth {
+                return None;
+            }
+            contents.reserved += 1;
+            drop(contents);
+            Some(t)
+        });
+        let Some(target) = reserved else {
+            tracing::warn!(queue = %lq.def.name, backout_queue = %name, "backout requeue queue missing or full; message left in place");
+            return None;
         };
         let seq = self
             .next_seq
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let new_pos = super::queue::position(entry.msg.md.priority, seq);
-        if entry.msg.is_persistent() {
-            batch.deletes.push(pos.1);
-            batch.puts.push((seq, record::encode(&target, &entry.msg)));
-        }
+        Some(Requeue { target, seq })
+    }
+
+    /// Moves the message at `pos` of `lq` to the queue `r` reserved room
+    /// on (MQ's backout requeue), ready there.
+    fn finish_requeue(&self, lq: &Arc<LocalQueue>, pos: Position, r: Requeue) {
+        let entry = lq.lock().remove(&pos);
+        let mut target = r.target.lock();
+        target.reserved -= 1;
+        let Some(entry) = entry else {
+            return;
+        };
         tracing::warn!(
-            queue = %q,
-            backout_queue = %target,
+            queue = %lq.def.name,
+            backout_queue = %r.target.def.name,
             msg_id = %hex::encode_upper(entry.msg.md.msg_id),
             correl_id = %hex::encode_upper(entry.msg.md.correl_id),
             backout_count = entry.msg.md.backout_count,
             "backout threshold reached; message requeued"
         );
-        if let Some(t) = st.local_mut(&target) {
-            t.entries.insert(
-                new_pos,
-                super::queue::Entry {
-                    msg: entry.msg,
-                    state: EntryState::Ready,
-                },
-            );
-            t.notify.notify_waiters();
-        }
+        let new_pos = super::queue::position(entry.msg.md.priority, r.seq);
+        target.insert(
+            new_pos,
+            super::queue::Entry {
+                msg: entry.msg,
+                state: EntryState::Ready,
+            },
+        );
+        drop(target);
+        r.target.notify.notify_waiters();
     }
 }

@@ -384,7 +384,7 @@ impl SbsServer {
             Err(e) => Err(e),
         };
         match put {
-            Ok(r) => tracing::info!(
+            Ok(r) => tracing::debug!(
                 msg_id = %hex::encode_upper(m.md.msg_id),
                 target = %header.original_target,
                 server = %server,
@@ -462,15 +462,16 @@ impl SbsServer {
                 }
             }
         }
-        tracing::info!(
-            msg_id = %hex::encode_upper(m.md.msg_id),
-            mot = mot.number(),
-            source = %plan.copy.original_source,
-            forwarded_by = %forwarded.map(|f| f.0).unwrap_or_default(),
-            targets = plan.targets.len(),
-            lost,
-            "broadcast"
-        );
+        // One line per broadcast: at DEBUG, as every per-message event,
+        // unless copies were lost (each was warned of above).
+        let forwarded_by = forwarded.map(|f| f.0).unwrap_or_default();
+        let (msg_id, targets) = (hex::encode_upper(m.md.msg_id), plan.targets.len());
+        let source = &plan.copy.original_source;
+        if lost > 0 {
+            tracing::warn!(%msg_id, mot = mot.number(), %source, %forwarded_by, targets, lost, "broadcast");
+        } else {
+            tracing::debug!(%msg_id, mot = mot.number(), %source, %forwarded_by, targets, lost, "broadcast");
+        }
         // A universal broadcast goes once to every other group's server,
         // unless another server forwarded it here (it is never sent on again).
         if forwarded.is_none() && mot.kind() == MotKind::Universal {

@@ -529,7 +529,7 @@ impl Tedg {
             .put(&obj, msg, opts)
             .await
             .map_err(|e| self.put_failure(e, transactional))?;
-        tracing::info!(
+        tracing::debug!(
             request_id = %header.request_id,
             qspace = %header.qspace,
             qname = %header.qname,

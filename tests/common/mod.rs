@@ -35,6 +35,8 @@ pub struct Gateway {
     /// first start has bound one.
     pub mqtt_port: u16,
     extra: Vec<String>,
+    /// Environment variables of the gateway process.
+    env: Vec<(String, String)>,
 }
 
 /// Writes `data` to a child's stdin and closes it. The child may exit before
@@ -103,6 +105,17 @@ impl Gateway {
     /// Like [`Gateway::start`] with more `mqgate run` options. The gateway's
     /// stderr (its log) goes to `root/gateway.log`.
     pub fn start_with(root: &Path, config: &str, extra: &[&str]) -> Gateway {
+        Gateway::start_with_env(root, config, extra, &[])
+    }
+
+    /// Like [`Gateway::start_with`] with environment variables `env` for
+    /// the gateway process (e.g. `RUST_LOG`).
+    pub fn start_with_env(
+        root: &Path,
+        config: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Gateway {
         let config_path = root.join("gateway.yaml");
         std::fs::write(&config_path, config).unwrap();
         let mut g = Gateway {
@@ -114,6 +127,10 @@ impl Gateway {
             listen_port: 0,
             mqtt_port: 0,
             extra: extra.iter().map(|s| s.to_string()).collect(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
         };
         g.spawn();
         g
@@ -159,6 +176,7 @@ impl Gateway {
             .arg("--mqtt")
             .arg(format!("127.0.0.1:{}", self.mqtt_port))
             .args(&self.extra)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()

@@ -1,0 +1,63 @@
+//! `mqgate bench devices` runs end to end on a small workload: the fill
+//! is confirmed by the gateway's channel, the restarted gateway must hand
+//! out every device's message (the run fails on a pull that finds none or
+//! an acknowledgement that fails), and the table has its rows. No timing
+//! is asserted; the figures are for docs/performance.md, measured by hand.
+
+mod common;
+
+use common::BIN;
+use std::process::Command;
+
+#[test]
+fn bench_devices_fills_restarts_and_drains_every_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["bench", "devices", "--devices", "50", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The header names the devices and the default size (256 bytes, the
+    // option's default in src/cli/bench_devices.rs).
+    assert!(
+        stdout
+            .contains("mqgate bench devices: 50 devices, one persistent message of 256 bytes each"),
+        "{stdout}"
+    );
+    // 50 devices in three parts: 16, 16 and the 18 left over, each pulled
+    // and acknowledged by 1, 4 and 16 clients.
+    for (clients, devices) in [(1, 16), (4, 16), (16, 18)] {
+        let row = format!("| pulls+acks/s, {clients} client(s), {devices} devices |");
+        assert!(stdout.contains(&row), "{row} missing:\n{stdout}");
+        let row = format!("| p99 ack latency ms, {clients} client(s) (p99 pull ms: ");
+        assert!(stdout.contains(&row), "{row} missing:\n{stdout}");
+    }
+    for row in [
+        "| startup with 50 queued messages, ms",
+        "| RSS 1 s after 50 of 50 drained, MiB |",
+        "| RSS 12 s after 50 of 50 drained, MiB |",
+        "| bytes per idle (drained) device queue",
+        "| data directory after the fill, bytes per message |",
+    ] {
+        assert!(stdout.contains(row), "{row} missing:\n{stdout}");
+    }
+    // Nothing per message at the default log level (docs/config.md
+    // "Logging"): the fill logs its channel's start and end (a few hundred
+    // bytes for the 50 messages); a line per put or per device queue
+    // created would be 300 bytes or more per message.
+    let log_row = "| gateway log written during the fill, bytes per message | ";
+    let per_message: f64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(log_row))
+        .and_then(|v| v.trim_end_matches(" |").parse().ok())
+        .unwrap_or_else(|| panic!("{log_row} missing:\n{stdout}"));
+    assert!(
+        per_message < 100.0,
+        "{per_message} bytes per message:\n{stdout}"
+    );
+    // The scratch directory is removed.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
