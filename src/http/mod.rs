@@ -13,7 +13,6 @@ mod messages;
 mod names;
 pub mod pams;
 pub mod rv;
-pub mod rv_ft;
 pub mod rv_routing;
 mod uow;
 
