@@ -73,4 +73,3 @@ pub(crate) async fn object_body(
     }
     Ok(o)
 }
-
