@@ -965,6 +965,11 @@ impl QueueManager {
         self.quiescing.send_replace(true);
     }
 
+    /// True once [`QueueManager::quiesce`] was called.
+    pub fn is_quiescing(&self) -> bool {
+        *self.quiescing.borrow()
+    }
+
     /// Quiesces, then backs out every open unit of work (leases included).
     pub fn shutdown(&self) {
         self.quiesce();
