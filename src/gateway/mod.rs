@@ -442,7 +442,8 @@ impl Gateway {
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
             tasks.spawn(
                 TaskGroup::Requests,
-                Arc::clone(&readiness).watch(Listener::Svrconn, crate::svrconn::serve(listener, svc)),
+                Arc::clone(&readiness)
+                    .watch(Listener::Svrconn, crate::svrconn::serve(listener, svc)),
             );
         }
         Ok(Handle {

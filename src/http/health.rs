@@ -22,7 +22,9 @@ pub async fn healthz(State(s): State<OpsState>) -> Json<Value> {
 /// `not_ready` naming what is missing) otherwise
 /// ([`crate::metrics::ready::Readiness::report`]).
 pub async fn readyz(State(s): State<OpsState>) -> (StatusCode, Json<Value>) {
-    let report = s.readiness.report(&s.qm.store_health(), s.qm.is_quiescing());
+    let report = s
+        .readiness
+        .report(&s.qm.store_health(), s.qm.is_quiescing());
     let status = if report.is_ready() {
         StatusCode::OK
     } else {

@@ -17,8 +17,18 @@ pub async fn metrics(State(s): State<OpsState>) -> Response {
     let registry = Arc::clone(&s.registry);
     let text = tokio::task::spawn_blocking(move || crate::metrics::encode(&registry)).await;
     match text {
-        Ok(Ok(text)) => ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response(),
-        Ok(Err(e)) => ApiError::new(Mqrc::UNEXPECTED_ERROR, format!("encoding the metrics failed: {e}")).into_response(),
-        Err(e) => ApiError::new(Mqrc::UNEXPECTED_ERROR, format!("the metrics task failed: {e}")).into_response(),
+        Ok(Ok(text)) => {
+            ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()
+        }
+        Ok(Err(e)) => ApiError::new(
+            Mqrc::UNEXPECTED_ERROR,
+            format!("encoding the metrics failed: {e}"),
+        )
+        .into_response(),
+        Err(e) => ApiError::new(
+            Mqrc::UNEXPECTED_ERROR,
+            format!("the metrics task failed: {e}"),
+        )
+        .into_response(),
     }
 }

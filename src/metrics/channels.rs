@@ -27,7 +27,10 @@ pub(super) fn encode(
         all.iter().flat_map(|c| {
             STATES.iter().map(move |(s, label)| {
                 let [ch, ty] = labels(c);
-                ([ch, ty, ("state", label.to_string())], i64::from(c.state == *s))
+                (
+                    [ch, ty, ("state", label.to_string())],
+                    i64::from(c.state == *s),
+                )
             })
         }),
     )?;

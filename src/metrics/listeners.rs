@@ -88,8 +88,14 @@ mod tests {
         let at = |s: [(Listener, u64, u64); 5]| s[4];
         let before = at(snapshot());
         let c = accepted(Listener::RvRouting);
-        assert_eq!(at(snapshot()), (Listener::RvRouting, before.1 + 1, before.2 + 1));
+        assert_eq!(
+            at(snapshot()),
+            (Listener::RvRouting, before.1 + 1, before.2 + 1)
+        );
         drop(c);
-        assert_eq!(at(snapshot()), (Listener::RvRouting, before.1, before.2 + 1));
+        assert_eq!(
+            at(snapshot()),
+            (Listener::RvRouting, before.1, before.2 + 1)
+        );
     }
 }

@@ -102,7 +102,8 @@ impl Gateway {
             enc,
             "mqgate_listener_connections",
             "Connections open now, per listener",
-            rows.iter().map(|(l, open, _)| ([("listener", l.label())], *open)),
+            rows.iter()
+                .map(|(l, open, _)| ([("listener", l.label())], *open)),
         )?;
         counters(
             enc,

@@ -35,7 +35,9 @@ pub fn sample() -> ProcessSample {
             .as_deref()
             .and_then(resident_bytes),
         open_fds: count_entries(Path::new("/proc/self/fd")),
-        max_fds: read("/proc/self/limits").as_deref().and_then(max_open_files),
+        max_fds: read("/proc/self/limits")
+            .as_deref()
+            .and_then(max_open_files),
     }
 }
 
@@ -74,7 +76,9 @@ fn resident_bytes(status: &str) -> Option<u64> {
 
 /// The soft limit of the `Max open files` line of /proc/self/limits.
 fn max_open_files(limits: &str) -> Option<u64> {
-    let line = limits.lines().find_map(|l| l.strip_prefix("Max open files"))?;
+    let line = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max open files"))?;
     line.split_whitespace().next()?.parse().ok()
 }
 
@@ -101,13 +105,17 @@ mod tests {
         // proc(5) /proc/pid/stat: field 22 starttime in clock ticks since
         // boot. A command name with a space and a ')' in it, 250 ticks at
         // 100 per second, booted at 1700000000.
-        let stat = "4242 (my) prog) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 3 0 250 1000000 300";
+        let stat =
+            "4242 (my) prog) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 3 0 250 1000000 300";
         let proc_stat = "cpu  1 2 3\nbtime 1700000000\nprocesses 7\n";
         assert_eq!(
             start_time(Some(stat), Some(proc_stat), Some(100)),
             Some(1_700_000_002.5)
         );
-        assert_eq!(start_time(Some("garbage"), Some(proc_stat), Some(100)), None);
+        assert_eq!(
+            start_time(Some("garbage"), Some(proc_stat), Some(100)),
+            None
+        );
         assert_eq!(start_time(Some(stat), Some("cpu 1\n"), Some(100)), None);
     }
 
@@ -131,6 +139,10 @@ mod tests {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_secs_f64();
-        assert!(s.start_time_s.is_some_and(|t| t <= now + 1.0 && t > now - 86_400.0 * 365.0), "{s:?}");
+        assert!(
+            s.start_time_s
+                .is_some_and(|t| t <= now + 1.0 && t > now - 86_400.0 * 365.0),
+            "{s:?}"
+        );
     }
 }

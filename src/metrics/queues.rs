@@ -7,7 +7,12 @@ use crate::qmgr::stats::QueueSamples;
 use prometheus_client::encoding::DescriptorEncoder;
 
 pub(super) fn encode(enc: &mut DescriptorEncoder, s: &QueueSamples) -> Result<(), std::fmt::Error> {
-    let labels = |i: usize| [("queue", s.queues[i].name.as_str()), ("type", s.queues[i].kind)];
+    let labels = |i: usize| {
+        [
+            ("queue", s.queues[i].name.as_str()),
+            ("type", s.queues[i].kind),
+        ]
+    };
     let each = 0..s.queues.len();
     gauges(
         enc,

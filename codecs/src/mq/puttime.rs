@@ -230,7 +230,11 @@ mod tests {
         );
         // ASCII digits read as EBCDIC are no digits.
         assert_eq!(
-            PutTimestamp::from_fields(&t.put_date(Charset::Ascii), &t.put_time(Charset::Ascii), Charset::Ebcdic),
+            PutTimestamp::from_fields(
+                &t.put_date(Charset::Ascii),
+                &t.put_time(Charset::Ascii),
+                Charset::Ebcdic
+            ),
             None
         );
     }
