@@ -136,31 +136,27 @@ fn exits(enc: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
 fn process(enc: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
     let p = process::sample();
     let none: [(&str, &str); 0] = [];
-    let one = |v: Option<f64>| v.map(|v| (none, v));
     gauges(
         enc,
         "process_start_time_seconds",
         "Start time of the process since the Unix epoch, in seconds",
-        one(p.start_time_s),
+        p.start_time_s.map(|v| (none, v)),
     )?;
-    gauges(
-        enc,
-        "process_resident_memory_bytes",
-        "Resident memory size (VmRSS), in bytes",
-        one(p.resident_bytes.map(|b| b as f64)),
-    )?;
-    gauges(
-        enc,
-        "process_open_fds",
-        "Open file descriptors",
-        one(p.open_fds.map(|n| n as f64)),
-    )?;
-    gauges(
-        enc,
-        "process_max_fds",
-        "Most open file descriptors allowed (RLIMIT_NOFILE soft limit)",
-        one(p.max_fds.map(|n| n as f64)),
-    )?;
+    for (name, help, v) in [
+        (
+            "process_resident_memory_bytes",
+            "Resident memory size (VmRSS), in bytes",
+            p.resident_bytes,
+        ),
+        ("process_open_fds", "Open file descriptors", p.open_fds),
+        (
+            "process_max_fds",
+            "Most open file descriptors allowed (RLIMIT_NOFILE soft limit)",
+            p.max_fds,
+        ),
+    ] {
+        gauges(enc, name, help, v.map(|v| (none, v)))?;
+    }
     let info = Info::new(process::build_labels());
     info.encode(enc.encode_descriptor(
         "mqgate_build",

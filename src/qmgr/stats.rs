@@ -207,3 +207,88 @@ fn older(a: Option<f64>, b: Option<f64>) -> Option<f64> {
         (None, y) => y,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::qmgr::{GetMode, PutOptions, Selector};
+    use crate::store::redb::RedbStore;
+    use bytes::Bytes;
+    use mqgate_codecs::mq::{CharField, Charset, Mqmd};
+
+    const CONFIG: &str = "
+queue_manager:
+  name: QM1
+queues:
+  - type: local
+    name: Q
+    max_depth: 2
+  - type: model
+    name: DEVICE.MODEL
+    dynamic_q_name: DEVICE.*
+";
+
+    /// Puts `md`: a PutDate set in it is kept (MQPMO_PASS_ALL_CONTEXT),
+    /// a blank one gets the queue manager's (MQPMO_DEFAULT_CONTEXT).
+    fn put(qm: &QueueManager, q: &str, md: Mqmd) -> Result<(), crate::qmgr::QmError> {
+        let opts = PutOptions {
+            pass_all_context: !md.put_date.is_blank(Charset::Ascii),
+            ..PutOptions::default()
+        };
+        qm.put(q, md, Charset::Ascii, Bytes::from_static(b"x"), &opts)
+            .map(|_| ())
+    }
+
+    #[test]
+    fn defined_queues_count_alone_and_created_ones_in_their_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::from_yaml(CONFIG, "test").unwrap();
+        let store = Arc::new(RedbStore::open(dir.path()).unwrap());
+        let qm = QueueManager::open(&config, store).unwrap();
+        // A message relayed with its context (pass all context): PutDate
+        // 2020-12-31, PutTime 01:02:03.44 (IBM MQ "PutTime (MQCHAR8)").
+        let old = Mqmd {
+            put_date: CharField(*b"20201231"),
+            put_time: CharField(*b"01020344"),
+            ..Mqmd::default()
+        };
+        put(&qm, "Q", old.clone()).unwrap();
+        put(&qm, "Q", Mqmd::default()).unwrap();
+        // MAXDEPTH 2: a refused put (2053) is not counted.
+        assert!(put(&qm, "Q", Mqmd::default()).is_err());
+        let got = qm.get(
+            "Q",
+            &Selector::default(),
+            GetMode::Destructive { uow: None },
+        );
+        assert!(got.is_ok());
+        // Two dynamic queues from the model, one message each; a browse is
+        // no get.
+        put(&qm, "DEVICE.A", Mqmd::default()).unwrap();
+        put(&qm, "DEVICE.B", old).unwrap();
+        let browse = GetMode::Browse { after: None };
+        assert!(qm.get("DEVICE.A", &Selector::default(), browse).is_ok());
+
+        let s = qm.queue_samples();
+        let q = s.queues.iter().find(|q| q.name == "Q").unwrap();
+        assert_eq!((q.kind, q.depth, q.puts, q.gets), ("local", 1, 2, 1));
+        // The relayed message was got (it was first); the one left got the
+        // queue manager's PutDate and PutTime (now).
+        assert!(q.oldest_age_s.is_some_and(|a| a < 60.0), "{q:?}");
+        assert!(!s.queues.iter().any(|q| q.name.starts_with("DEVICE.")));
+        let dynamic = &s.groups[1];
+        assert_eq!(dynamic.group, QueueGroup::Dynamic);
+        assert_eq!(
+            (dynamic.queues, dynamic.depth, dynamic.puts, dynamic.gets),
+            (2, 2, 2, 0)
+        );
+        // 2020-12-31T01:02:03.44Z is Unix time 1609376523.44: years ago.
+        let now_s = now_ms() as f64 / 1000.0;
+        let age = dynamic.oldest_age_s.unwrap();
+        assert!((age - (now_s - 1_609_376_523.44)).abs() < 5.0, "{age}");
+        let device = &s.groups[0];
+        assert_eq!((device.queues, device.depth, device.puts), (0, 0, 0));
+        assert_eq!(device.oldest_age_s, None);
+    }
+}
