@@ -384,7 +384,7 @@ impl Gateway {
                 .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
                 .merge(crate::http::rv::dq::routes(rv_dq.clone()))
                 .merge(crate::http::rv_routing::routes(routing.clone()))
-                .merge(crate::http::rv_ft::routes(ft_service))
+                .merge(crate::http::rv::ft::routes(ft_service))
                 .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
                 .merge(crate::http::ops::routes(crate::http::ops::OpsState {
                     registry: Arc::new(crate::metrics::registry(

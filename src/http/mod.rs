@@ -16,7 +16,6 @@ mod names;
 pub mod ops;
 pub mod pams;
 pub mod rv;
-pub mod rv_ft;
 pub mod rv_routing;
 mod uow;
 
