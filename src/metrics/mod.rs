@@ -37,7 +37,7 @@ use std::sync::Arc;
 pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 
 /// What the metrics are read from at each fetch.
-struct Gateway {
+struct GatewayCollector {
     qm: Arc<QueueManager>,
     board: Arc<StatusBoard>,
     readiness: Arc<Readiness>,
@@ -59,7 +59,7 @@ pub fn registry(
         "Time of each store transaction (a commit of persistent messages), in seconds",
         commits,
     );
-    r.register_collector(Box::new(Gateway {
+    r.register_collector(Box::new(GatewayCollector {
         qm,
         board,
         readiness,
@@ -74,13 +74,13 @@ pub fn encode(registry: &Registry) -> Result<String, std::fmt::Error> {
     Ok(out)
 }
 
-impl std::fmt::Debug for Gateway {
+impl std::fmt::Debug for GatewayCollector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gateway").finish_non_exhaustive()
+        f.debug_struct("GatewayCollector").finish_non_exhaustive()
     }
 }
 
-impl Collector for Gateway {
+impl Collector for GatewayCollector {
     fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         queues::encode(&mut enc, &self.qm.queue_samples())?;
         channels::encode(&mut enc, &self.board.all())?;
@@ -90,7 +90,7 @@ impl Collector for Gateway {
     }
 }
 
-impl Gateway {
+impl GatewayCollector {
     /// The connections of each listener this gateway bound.
     fn listeners(&self, enc: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let bound: Vec<Listener> = self.readiness.listeners().collect();
