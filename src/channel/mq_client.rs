@@ -276,6 +276,10 @@ impl Pull<'_> {
                 });
             }
             let count = msgs.len() as u64;
+            let bytes: u64 = msgs
+                .iter()
+                .map(|(b, off)| b.len().saturating_sub(*off) as u64)
+                .sum();
             let meta = vec![(batch_key(&d.name), ids)];
             let Some(mut applier) = self.applier.take() else {
                 return Err(Failure {
@@ -304,7 +308,9 @@ impl Pull<'_> {
                     self.committed = true;
                     attempts = 0;
                     retry_ms = d.retry.first_interval_ms.max(1);
-                    self.chan.board.update(&d.name, |s| s.messages += count);
+                    self.chan
+                        .board
+                        .update(&d.name, |s| s.moved(count, 1, bytes));
                     tracing::debug!(channel = %d.name, messages = count, dead_lettered = dead, "batch committed");
                 }
                 Err(ApplyError::Undelivered {
