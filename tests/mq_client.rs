@@ -266,3 +266,72 @@ async fn an_mqget_reply_has_the_xqh_at_offset_492() {
     s.disconnect().await.unwrap();
     drop(a);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_longer_than_the_buffer_is_an_error_and_stays_on_the_queue() {
+    let root = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let a = tokio::task::spawn_blocking({
+        let dir = root.path().to_path_buf();
+        move || {
+            let a = Gateway::start(&dir, &config_a(port));
+            let (st, v) = a.put("INBOX%25DEV0001", "q_mgr=GWB", &[b'x'; 1000]);
+            assert_eq!(st, 201, "{v}");
+            a
+        }
+    })
+    .await
+    .unwrap();
+    let o = ConnectOptions {
+        host: "127.0.0.1".into(),
+        port,
+        channel: SVRCONN.into(),
+        q_mgr_name: "QMA".into(),
+        user: "mqgate".into(),
+        password: None,
+        heartbeat_s: 30,
+        max_msg_size: 4 << 20,
+        timeout: Duration::from_secs(20),
+        appl_name: "mq_client test".into(),
+    };
+    let mut s = connect(&o).await.unwrap();
+    let h = s.open("GWB", oo::INPUT_SHARED).await.unwrap();
+    // A 100-byte buffer for a 428-byte MQXQH + 1000 bytes: the queue manager
+    // answers MQCC_WARNING 2080 MQRC_TRUNCATED_MSG_FAILED and leaves the
+    // message on the queue (IBM MQ "2080 (0820) (RC2080):
+    // MQRC_TRUNCATED_MSG_FAILED"), so the cut data is no message to store.
+    match s.get(h, 1000, 100).await {
+        Err(e) => assert_eq!(e.mqrc().0, 2080, "{e}"),
+        Ok(r) => panic!("a truncated message was returned as got: {:?}", r.map(|r| r.data.len())),
+    }
+    // It is still there, whole, for a buffer that holds it.
+    let r = s.get(h, 1000, 1 << 20).await.unwrap().unwrap();
+    assert_eq!(r.data.len(), 428 + 1000);
+    s.commit().await.unwrap();
+    s.disconnect().await.unwrap();
+    drop(a);
+}
+
+#[test]
+fn a_channel_whose_buffer_is_too_short_stores_nothing_and_keeps_the_message() {
+    let root = tempfile::tempdir().unwrap();
+    let (da, db) = (root.path().join("a"), root.path().join("b"));
+    std::fs::create_dir_all(&da).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    let port = free_port();
+    let a = Gateway::start(&da, &config_a(port));
+    let (st, v) = a.put("INBOX%25DEV0001", "q_mgr=GWB&persistent=true", &[b'x'; 1000]);
+    assert_eq!(st, 201, "{v}");
+    let config = config_b(port, "transmission", 0, 5).replace(
+        "    batch_size: 5\n",
+        "    batch_size: 5\n    max_msg_length: 600\n",
+    );
+    let b = Gateway::start(&db, &config);
+    std::thread::sleep(Duration::from_secs(3));
+    // Nothing stored on B, not on a device queue and not on its dead-letter
+    // queue; the message stays on A's transmission queue (2080 leaves it
+    // there: IBM MQ "2080 (0820) (RC2080): MQRC_TRUNCATED_MSG_FAILED").
+    assert_eq!(device_depths(&b), 0);
+    assert_eq!(b.depth("SYSTEM.DEAD.LETTER.QUEUE"), 0);
+    assert_eq!(a.depth("GWB"), 1);
+}

@@ -118,8 +118,9 @@ impl Session {
     /// MQGET from `hobj` under syncpoint, waiting up to `wait_ms` (0 = no
     /// wait), into a buffer of `buffer` bytes, with an MQMD v1 and MQGMO v4
     /// (so the data starts at offset 492 of the reply). `Ok(None)`: 2033
-    /// MQRC_NO_MSG_AVAILABLE. Errors: any other failure, e.g. 2080
-    /// MQRC_TRUNCATED_MSG_FAILED for a message longer than `buffer`.
+    /// MQRC_NO_MSG_AVAILABLE. Errors: any other failure, and any warning:
+    /// 2080 MQRC_TRUNCATED_MSG_FAILED (MQCC_WARNING) for a message longer
+    /// than `buffer`, which stays on the queue.
     pub async fn get(
         &mut self,
         hobj: i32,
@@ -153,6 +154,17 @@ impl Session {
             .call("MQGET", SegmentType::MQGET, hobj, &p, extra)
             .await
         {
+            // A warning is no message got: 2080 MQRC_TRUNCATED_MSG_FAILED
+            // leaves the message on its queue and returns cut data (IBM MQ
+            // "2080 (0820) (RC2080): MQRC_TRUNCATED_MSG_FAILED", MQCC_WARNING);
+            // storing that would store a cut copy at every MQGET.
+            Ok((h, _)) if h.comp_code != 0 => {
+                return Err(ClientError::Verb {
+                    verb: "MQGET",
+                    comp_code: h.comp_code,
+                    reason: Mqrc(h.reason),
+                });
+            }
             Ok((_, m)) => m,
             Err(ClientError::Verb { reason, .. }) if reason == Mqrc::NO_MSG_AVAILABLE => {
                 return Ok(None);
