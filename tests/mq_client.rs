@@ -302,7 +302,10 @@ async fn a_message_longer_than_the_buffer_is_an_error_and_stays_on_the_queue() {
     // MQRC_TRUNCATED_MSG_FAILED"), so the cut data is no message to store.
     match s.get(h, 1000, 100).await {
         Err(e) => assert_eq!(e.mqrc().0, 2080, "{e}"),
-        Ok(r) => panic!("a truncated message was returned as got: {:?}", r.map(|r| r.data.len())),
+        Ok(r) => panic!(
+            "a truncated message was returned as got: {:?}",
+            r.map(|r| r.data.len())
+        ),
     }
     // It is still there, whole, for a buffer that holds it.
     let r = s.get(h, 1000, 1 << 20).await.unwrap().unwrap();
@@ -320,7 +323,11 @@ fn a_channel_whose_buffer_is_too_short_stores_nothing_and_keeps_the_message() {
     std::fs::create_dir_all(&db).unwrap();
     let port = free_port();
     let a = Gateway::start(&da, &config_a(port));
-    let (st, v) = a.put("INBOX%25DEV0001", "q_mgr=GWB&persistent=true", &[b'x'; 1000]);
+    let (st, v) = a.put(
+        "INBOX%25DEV0001",
+        "q_mgr=GWB&persistent=true",
+        &[b'x'; 1000],
+    );
     assert_eq!(st, 201, "{v}");
     let config = config_b(port, "transmission", 0, 5).replace(
         "    batch_size: 5\n",

@@ -236,7 +236,10 @@ impl Socket {
                     Flow::Continue
                 }
             }
-            t if t == SegmentType::CONAUTH_INFO || t.is_api() || (0xA0..=0xBF).contains(&t.0) => {
+            t if t == SegmentType::CONAUTH_INFO
+                || conversation::VERBS.contains(&t.0)
+                || conversation::XA_CALLS.contains(&t.0) =>
+            {
                 self.forward(conv, m).await
             }
             _ => self.unexpected(&m, conv).await,
@@ -365,8 +368,13 @@ impl Socket {
             }
             END_CONVERSATION => {
                 // Dropping its queue ends the conversation's task, which
-                // backs out what it left uncommitted.
-                self.convs.remove(&id);
+                // backs out what it left uncommitted. One never started is
+                // refused like any unknown conversation id.
+                if self.convs.remove(&id).is_none() {
+                    self.status(id, order, StatusCode::CONV_ID_ERROR, 2009)
+                        .await;
+                    return Flow::Close;
+                }
                 if m.tsh.has(tcf::CLOSE_CHANNEL) || self.convs.is_empty() {
                     Flow::Close
                 } else {
