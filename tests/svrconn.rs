@@ -603,3 +603,28 @@ async fn a_tiny_maximum_transmission_size_is_raised_to_4096() {
     assert_eq!((r.max_transmission_size, r.ini_error_flags1), (4096, 0x04));
     drop(g);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn negative_inquire_counts_have_their_own_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    let mut c = client(addr).await;
+    let q = c.open_ok("APP.Q", oo::INQUIRE).await;
+    // IBM MQ "2021 (07E5) (RC2021): MQRC_INT_ATTR_COUNT_ERROR" (IntAttrCount
+    // negative), "2006 (07D6) (RC2006): MQRC_CHAR_ATTR_LENGTH_ERROR"
+    // (CharAttrLength negative), "2065 (0811) (RC2065):
+    // MQRC_SELECTOR_COUNT_ERROR" (SelectorCount out of range).
+    let (r, ..) = c.inq(q, &[3], -1, 0).await;
+    assert_eq!((r.comp_code, r.reason), (2, 2021));
+    let (r, ..) = c.inq(q, &[3], 1, -1).await;
+    assert_eq!((r.comp_code, r.reason), (2, 2006));
+    let mut p = Vec::new();
+    for v in [-1i32, 0, 0] {
+        p.extend_from_slice(&v.to_le_bytes());
+    }
+    let (r, _) = c.call(SegmentType::MQINQ, q, &p).await.unwrap();
+    assert_eq!((r.comp_code, r.reason), (2, 2065));
+    let (r, ints, _) = c.inq(q, &[3], 1, 0).await;
+    assert_eq!((r.reason, ints), (0, vec![0]));
+    drop(g);
+}
