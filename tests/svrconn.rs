@@ -628,3 +628,23 @@ async fn negative_inquire_counts_have_their_own_reasons() {
     assert_eq!((r.reason, ints), (0, vec![0]));
     drop(g);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_priority_above_nine_is_put_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    let mut c = client(addr).await;
+    let out = c.open_ok("APP.Q", oo::OUTPUT).await;
+    // IBM MQ "2049 (0801) (RC2049): MQRC_PRIORITY_EXCEEDS_MAXIMUM":
+    // MQCC_WARNING, the message is put (at the highest priority, its MQMD
+    // keeping the value given). A client told MQCC_FAILED would put it again.
+    let mut m = md();
+    m.priority = 12;
+    let (h, pmd, _) = c.put(out, m, pmo::NEW_MSG_ID, b"urgent").await;
+    assert_eq!((h.comp_code, h.reason), (1, 2049));
+    let inp = c.open_ok("APP.Q", oo::INPUT_SHARED).await;
+    let (h, gmd, _, _, d) = c.get(inp, md(), gmo(0, 0), 100).await;
+    assert_eq!((h.reason, d.as_slice()), (0, &b"urgent"[..]));
+    assert_eq!((gmd.msg_id, gmd.priority), (pmd.msg_id, 12));
+    drop(g);
+}

@@ -150,13 +150,15 @@ impl Mqrc {
     }
 
     /// The completion code that goes with this reason (MQCC_OK 0 for NONE,
-    /// MQCC_WARNING 1 for the conversion warnings MQ returns with data and
-    /// for 2002 MQRC_ALREADY_CONNECTED, else MQCC_FAILED 2; IBM MQ "API
+    /// MQCC_WARNING 1 for the conversion warnings MQ returns with data, 2002
+    /// MQRC_ALREADY_CONNECTED and 2049 MQRC_PRIORITY_EXCEEDS_MAXIMUM (the
+    /// message is put), else MQCC_FAILED 2; IBM MQ "API
     /// reason codes", each reason's "Completion code").
     pub fn completion_code(self) -> i32 {
         match self {
             Mqrc::NONE => 0,
             Mqrc::ALREADY_CONNECTED
+            | Mqrc::PRIORITY_EXCEEDS_MAXIMUM
             | Mqrc::TRUNCATED_MSG_ACCEPTED
             | Mqrc::FORMAT_ERROR
             | Mqrc::NOT_CONVERTED
