@@ -648,3 +648,22 @@ async fn a_priority_above_nine_is_put_with_a_warning() {
     assert_eq!((gmd.msg_id, gmd.priority), (pmd.msg_id, 12));
     drop(g);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_segment_of_a_conversation_never_started_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    // Half a message on conversation 7, which no SOCKET_ACTION started: it
+    // is refused at its first segment, before anything is kept for it
+    // (otherwise one socket could hold a partial message for each of 2^32
+    // conversation ids). STATUS_DATA CONV_ID_ERROR (0x1E), as for any
+    // conversation id never started (docs/mq-client-protocol.md "Bad input").
+    let mut h = tshm(7, SegmentType::MQPUT);
+    h.control_flags1 = tcf::FIRST;
+    let mut seg = Vec::new();
+    write_segment(&h, &[0; 1000], &mut seg);
+    let (h, b, _) = after(addr, &seg).await;
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(status_of(&h[0], &b[0]), (0x1E, Some(2009)));
+    drop(g);
+}

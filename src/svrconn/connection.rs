@@ -180,6 +180,16 @@ impl Socket {
         };
         let conv = conversation_of(seg.tsh.kind, seg.tsh.conversation_id);
         let order = seg.tsh.byte_order;
+        // Verbs may come in several segments; nothing is kept for a
+        // conversation that was never started.
+        if self.shared.is_some()
+            && seg.tsh.segment_type.0 >= 0x80
+            && !self.convs.contains_key(&conv)
+        {
+            self.status(conv, order, StatusCode::CONV_ID_ERROR, 2009)
+                .await;
+            return Flow::Close;
+        }
         let m = match self.reasm.push(&seg) {
             Ok(Some(m)) => m,
             Ok(None) => return Flow::Continue,
@@ -370,6 +380,7 @@ impl Socket {
                 // Dropping its queue ends the conversation's task, which
                 // backs out what it left uncommitted. One never started is
                 // refused like any unknown conversation id.
+                self.reasm.discard(id);
                 if self.convs.remove(&id).is_none() {
                     self.status(id, order, StatusCode::CONV_ID_ERROR, 2009)
                         .await;
