@@ -667,3 +667,25 @@ async fn a_first_segment_of_a_conversation_never_started_is_refused_at_once() {
     assert_eq!(status_of(&h[0], &b[0]), (0x1E, Some(2009)));
     drop(g);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_segment_before_initial_data_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    // Before INITIAL_DATA is agreed only INITIAL_DATA is served: half an
+    // MQPUT is refused at its first segment with STATUS_DATA
+    // PROTOCOL_SEGMENT_TYPE (0x0A, the Wireshark MQ dissector's
+    // MQ_STATUS_ERR_PROTOCOL_SEGMENT_TYPE) and 2009
+    // (docs/mq-client-protocol.md "Bad input"), not kept until the
+    // connect timeout.
+    let mut h = tshm(5, SegmentType::MQPUT);
+    h.control_flags1 = tcf::FIRST;
+    let mut seg = Vec::new();
+    write_segment(&h, &[0; 1000], &mut seg);
+    let mut w = Wire::connect(addr).await;
+    w.send(&seg).await;
+    let m = w.message().await.expect("a STATUS_DATA");
+    assert_eq!(status_of(&m.tsh, &m.body), (0x0A, Some(2009)));
+    assert!(w.message().await.is_none(), "the socket closes");
+    drop(g);
+}
