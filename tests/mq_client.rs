@@ -301,7 +301,15 @@ async fn a_message_longer_than_the_buffer_is_an_error_and_stays_on_the_queue() {
     // message on the queue (IBM MQ "2080 (0820) (RC2080):
     // MQRC_TRUNCATED_MSG_FAILED"), so the cut data is no message to store.
     match s.get(h, 1000, 100).await {
-        Err(e) => assert_eq!(e.mqrc().0, 2080, "{e}"),
+        Err(e) => {
+            assert_eq!(e.mqrc().0, 2080, "{e}");
+            // The reason's name too (IBM MQ "API reason codes"), as the
+            // channel's status shows it.
+            assert_eq!(
+                e.to_string(),
+                "MQGET: CompCode 1, Reason 2080 MQRC_TRUNCATED_MSG_FAILED"
+            );
+        }
         Ok(r) => panic!(
             "a truncated message was returned as got: {:?}",
             r.map(|r| r.data.len())

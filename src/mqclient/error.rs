@@ -104,7 +104,7 @@ impl fmt::Display for ClientError {
                 verb,
                 comp_code,
                 reason,
-            } => write!(f, "{verb}: CompCode {comp_code}, Reason {}", reason.0),
+            } => write!(f, "{verb}: CompCode {comp_code}, Reason {reason}"),
         }
     }
 }
