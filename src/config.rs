@@ -64,6 +64,9 @@ pub struct Config {
     /// The listener for IBM MQ client applications and its server-connection
     /// channels (docs/mq-client-protocol.md); default none.
     pub svrconn: Option<crate::svrconn::config::SvrconnConfig>,
+    /// HTTP bearer tokens, principals and authorities (docs/security.md);
+    /// default none: the HTTP API listens on loopback only.
+    pub security: crate::security::SecurityConfig,
     /// Where the listen addresses were set (the file's line and column, or
     /// a command-line option), for listener clash errors.
     #[serde(skip)]
@@ -89,6 +92,7 @@ impl Default for Config {
             mqtt: Default::default(),
             fault_tolerance: None,
             svrconn: None,
+            security: Default::default(),
             origins: Default::default(),
         }
     }

@@ -25,6 +25,7 @@ pub(crate) mod qmgr;
 pub(crate) mod route;
 pub(crate) mod rpc;
 pub(crate) mod sbs;
+pub mod security;
 pub(crate) mod store;
 pub mod svrconn;
 pub(crate) mod tasks;

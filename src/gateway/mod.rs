@@ -19,6 +19,7 @@
 pub mod ft;
 mod http;
 mod stop;
+mod security;
 mod trim;
 
 pub use trim::PERIOD as TRIM_PERIOD;
@@ -116,6 +117,11 @@ pub enum StartError {
     /// `fault_tolerance.PATH: what` (docs/config.md `fault_tolerance`).
     #[error("{}", .0.join("\n"))]
     FaultTolerance(Vec<String>),
+    /// `security:` cannot be used: a tokens file that cannot be read or
+    /// has a bad line, or a non-loopback HTTP listener without tokens and
+    /// without `security.insecure` (docs/security.md).
+    #[error("{0}")]
+    Security(String),
 }
 
 impl StartError {
@@ -129,6 +135,7 @@ impl StartError {
                 | StartError::MessageQ(_)
                 | StartError::MqttPasswords(_)
                 | StartError::FaultTolerance(_)
+                | StartError::Security(_)
         )
     }
 }
@@ -240,6 +247,7 @@ impl Gateway {
                 errors: clashes,
             }));
         }
+        let security = security::load(&config)?;
         let tedg = crate::tedg::load_from_config(&mut config).map_err(StartError::Tuxedo)?;
         let messageq = crate::sbs::load_from_config(&mut config).map_err(StartError::MessageQ)?;
         if let Some(f) = &config.fault_tolerance {
@@ -316,7 +324,10 @@ impl Gateway {
             routing_listener.as_ref(),
         )));
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
-        let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
+        let mut mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
+        if let Some((_, authorities)) = &security {
+            mqi = mqi.with_authorities(Arc::clone(authorities));
+        }
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
         let (messageq, sbs_server) = match messageq {
             Some(loaded) => {
@@ -374,6 +385,7 @@ impl Gateway {
             "mqgate running"
         );
         let app = routes(
+            security.map(|(authentication, _)| authentication),
             &config,
             tedg.map(|t| (t, qspace_role)),
             messageq.as_ref(),
@@ -580,6 +592,7 @@ async fn start_channels(
 /// all answering errors as JSON, behind the origin and host checks of
 /// `http.allowed_origins` and `http.allowed_hosts` (src/http/guard.rs).
 fn routes(
+    authentication: Option<crate::http::auth::Authentication>,
     config: &Config,
     tedg: Option<(crate::tedg::Loaded, Option<Arc<crate::tedg::QspaceRole>>)>,
     messageq: Option<&crate::sbs::Group>,
@@ -616,6 +629,11 @@ fn routes(
     }
     // After the merges, so RPC and Tuxedo routes answer JSON errors too.
     let app = crate::http::with_json_errors(app);
+    // Inside the origin and host checks, around every route (docs/security.md).
+    let app = match authentication {
+        Some(a) => crate::http::auth::with_authentication(app, a),
+        None => app,
+    };
     // Outermost: nothing runs for a refused origin or host.
     let guard = crate::http::guard::Guard::new(&config.http);
     crate::http::guard::with_origin_and_host_checks(app, guard)

@@ -59,6 +59,7 @@ struct ListBody {
 /// takes any other type as the message data, docs/http-api.md).
 pub async fn put_list(
     State(s): State<AppState>,
+    principal: Option<axum::Extension<crate::security::Principal>>,
     query: Result<Query<PutQuery>, QueryRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -66,7 +67,8 @@ pub async fn put_list(
     if let Err(refused) = super::require_json(&headers, "POST /v1/messages") {
         return refused.into_response();
     }
-    match put_json_list(s, query, body).await {
+    let principal = principal.map(|axum::Extension(p)| p);
+    match put_json_list(s, principal, query, body).await {
         Ok(created) => created.into_response(),
         Err(e) => e.into_response(),
     }
@@ -75,6 +77,7 @@ pub async fn put_list(
 /// [`put_list`] once the body is known to be JSON.
 async fn put_json_list(
     s: AppState,
+    principal: Option<crate::security::Principal>,
     query: Result<Query<PutQuery>, QueryRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
@@ -110,7 +113,17 @@ async fn put_json_list(
         .iter()
         .enumerate()
         .map(|(i, d)| {
-            s.mqi.open(&d.queue, &d.q_mgr).map_err(|e| {
+            // +put on each destination (docs/security.md "Authorities").
+            s.mqi
+                .authorize(
+                    principal.as_ref(),
+                    crate::security::ObjectType::Queue,
+                    &d.queue,
+                    crate::security::Authority::Put,
+                )
+                .and_then(|()| super::auth::authorize_q_mgr(&s, principal.as_ref(), &d.q_mgr))
+                .and_then(|()| s.mqi.open(&d.queue, &d.q_mgr))
+                .map_err(|e| {
                 let at = crate::mqi::destination_label(i, &d.queue, &d.q_mgr);
                 ApiError::new(e.mqrc, format!("{at}: {}; nothing was put", e.message))
             })

@@ -1,6 +1,7 @@
 //! The HTTP API (axum): put, get with lease and acknowledge, browse, units of
 //! work, queue list and status. Routes and errors: docs/http-api.md.
 
+pub mod auth;
 mod channels;
 mod devices;
 mod error;
@@ -101,6 +102,10 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/uow/{id}/commit", post(uow::commit))
         .route("/v1/uow/{id}/backout", post(uow::backout))
         .route("/v1/channels/{name}/start", post(channels::start))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::authorize,
+        ))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
 }

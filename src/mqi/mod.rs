@@ -37,6 +37,7 @@
 //! "MQCMIT", "MQBACK", "MQPMO - Put-message options", "MQGMO - Get-message
 //! options").
 
+mod authority;
 pub mod convert;
 mod dead_letter;
 mod dynamic;
@@ -86,6 +87,8 @@ enum ExitSource {
 pub struct Mqi {
     qm: Arc<QueueManager>,
     exits: ExitSource,
+    /// Checked by [`Mqi::authorize`]; `None`: no security configured.
+    authorities: Option<Arc<crate::security::Authorities>>,
 }
 
 /// An object opened with [`Mqi::open`]: the names as the application gave
@@ -107,6 +110,7 @@ impl Mqi {
         Mqi {
             qm,
             exits: ExitSource::PerQueue(exits),
+            authorities: None,
         }
     }
 
@@ -116,6 +120,7 @@ impl Mqi {
         Mqi {
             qm: Arc::clone(&self.qm),
             exits: ExitSource::Fixed(chains),
+            authorities: self.authorities.clone(),
         }
     }
 

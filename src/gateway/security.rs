@@ -1,0 +1,53 @@
+//! What `security:` starts with the gateway (docs/security.md): the tokens
+//! and authorities, and the rule that an HTTP API without tokens listens on
+//! loopback only.
+
+use super::StartError;
+use crate::config::Config;
+use crate::http::auth::Authentication;
+use crate::security::tokens::Tokens;
+use crate::security::Authorities;
+use std::sync::Arc;
+
+/// The HTTP authentication and the authorities of `config`, `None` when no
+/// token is configured. Errors: a tokens file that cannot be read or has a
+/// bad line ([`StartError::Security`], naming file and line); a
+/// non-loopback `http.listen` without any token and without
+/// `security.insecure: true`.
+pub(super) fn load(config: &Config) -> Result<Option<(Authentication, Arc<Authorities>)>, StartError> {
+    let s = &config.security;
+    if !s.has_tokens() {
+        let addr = config.http.listen;
+        if addr.ip().is_loopback() {
+            tracing::info!(
+                http = %addr,
+                "no HTTP authentication configured (security.tokens): the HTTP API listens on loopback only"
+            );
+        } else if s.insecure {
+            tracing::warn!(
+                http = %addr,
+                "no HTTP authentication configured and security.insecure is true: anyone who reaches {addr} can put to and get from every queue"
+            );
+        } else {
+            return Err(StartError::Security(format!(
+                "http.listen {addr} is not a loopback address and no HTTP authentication is configured: add security.tokens or security.tokens_file (docs/security.md), listen on 127.0.0.1, or set security.insecure: true to accept unauthenticated access"
+            )));
+        }
+        return Ok(None);
+    }
+    let tokens = Tokens::from_config(s).map_err(StartError::Security)?;
+    let authorities = Authorities::from_config(s).map_err(StartError::Security)?;
+    tracing::info!(
+        tokens = tokens.len(),
+        grants = s.authorities.len(),
+        metrics_open = s.metrics_open,
+        "HTTP authentication: bearer tokens required on every route but /healthz and /readyz"
+    );
+    Ok(Some((
+        Authentication {
+            tokens: Arc::new(tokens),
+            metrics_open: s.metrics_open,
+        },
+        Arc::new(authorities),
+    )))
+}

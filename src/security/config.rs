@@ -1,0 +1,115 @@
+//! The `security:` section of the configuration (docs/security.md).
+
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// HTTP authentication and authorities. Absent or empty: no authentication,
+/// and the HTTP API may listen on loopback addresses only (unless
+/// `insecure: true`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SecurityConfig {
+    /// Bearer tokens (RFC 6750), each stored as the SHA-256 of the token.
+    pub tokens: Vec<TokenEntry>,
+    /// A file of more tokens: one `SHA256HEX PRINCIPAL` a line, `#`
+    /// comments and blank lines ignored (docs/security.md "Tokens").
+    pub tokens_file: Option<PathBuf>,
+    /// Authorities granted to principals on object profiles.
+    pub authorities: Vec<Grant>,
+    /// `GET /metrics` without a token even when tokens are configured
+    /// (a scraper on a trusted network). Default false.
+    pub metrics_open: bool,
+    /// Allows the HTTP API to listen on a non-loopback address without any
+    /// token configured. Default false: such a gateway refuses to start.
+    pub insecure: bool,
+}
+
+/// One token: who presents it, and its SHA-256.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenEntry {
+    /// The principal the token authenticates: a name, or `device:QMGR`
+    /// for a device queue manager's own queues.
+    pub principal: String,
+    /// SHA-256 of the token's bytes, 64 hex digits (any case).
+    pub sha256: String,
+}
+
+/// `setmqaut -n PROFILE -t TYPE -p PRINCIPAL +AUTH...` as YAML.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grant {
+    /// The principal (as a token names it).
+    pub principal: String,
+    /// A generic profile (src/security/profile.rs).
+    pub profile: String,
+    /// The object type; default `queue`.
+    #[serde(default, rename = "type")]
+    pub object_type: ObjectType,
+    /// Authority names: put, get, browse, inq, set, dsp, chg, ctrl, all.
+    pub authorities: Vec<String>,
+}
+
+/// Object types of a grant, named as setmqaut's `-t` values.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectType {
+    /// Queues (`-t queue`), including a device's local queues `QMGR/QUEUE`.
+    #[default]
+    Queue,
+    /// This queue manager (`-t qmgr`): queue list and status.
+    Qmgr,
+    /// Another queue manager a put addresses (`-t rqmname`).
+    Rqmname,
+    /// Channels (`-t channel`).
+    Channel,
+}
+
+impl SecurityConfig {
+    /// True when any token is configured (inline or in a file).
+    pub fn has_tokens(&self) -> bool {
+        !self.tokens.is_empty() || self.tokens_file.is_some()
+    }
+
+    /// The problems of the section: (setting path, message).
+    pub fn problems(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (i, t) in self.tokens.iter().enumerate() {
+            if let Err(e) = super::tokens::parse_digest(&t.sha256) {
+                out.push((format!("security.tokens[{i}].sha256"), e));
+            }
+            if let Err(e) = super::check_principal(&t.principal) {
+                out.push((format!("security.tokens[{i}].principal"), e));
+            }
+        }
+        if !self.authorities.is_empty() && !self.has_tokens() {
+            out.push((
+                "security.authorities".into(),
+                "authorities need principals: configure security.tokens or security.tokens_file".into(),
+            ));
+        }
+        for (i, g) in self.authorities.iter().enumerate() {
+            let at = |k: &str| format!("security.authorities[{i}].{k}");
+            if let Err(e) = super::check_principal(&g.principal) {
+                out.push((at("principal"), e));
+            }
+            if let Err(e) = super::profile::check_profile(&g.profile) {
+                out.push((at("profile"), e));
+            } else if g.principal.starts_with(super::DEVICE_PREFIX) && g.profile.contains('/') {
+                out.push((
+                    at("profile"),
+                    "a device principal reaches only its own device queues; its grants may not name device queues (`/`)".into(),
+                ));
+            }
+            if g.authorities.is_empty() {
+                out.push((at("authorities"), "names no authority".into()));
+            }
+            for (j, a) in g.authorities.iter().enumerate() {
+                if let Err(e) = super::Authority::parse_list_item(a) {
+                    out.push((format!("security.authorities[{i}].authorities[{j}]"), e));
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,253 @@
+//! Principals and authorities (docs/security.md): who a request comes from
+//! (a principal authenticated by a bearer token, [`tokens`]) and what it may
+//! do to which objects, in the spirit of IBM MQ's object authority manager
+//! ("setmqaut (grant or revoke authority)", "Generic profiles"). The queue
+//! interface asks [`Authorities::check`] before every call it is given a
+//! principal for (src/mqi/authority.rs).
+
+pub mod config;
+pub mod profile;
+pub mod tokens;
+
+pub use config::{ObjectType, SecurityConfig};
+
+use std::cmp::Ordering;
+
+/// What a principal name starts with when it is a device queue manager.
+pub const DEVICE_PREFIX: &str = "device:";
+
+/// An authenticated principal: a name, and for `device:QMGR` the device
+/// queue manager whose own queues are all it may read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    name: String,
+}
+
+/// Checks a principal name: 1 to 64 characters of letters, digits and
+/// `. _ - @ :`; `device:QMGR` names a valid queue manager.
+pub fn check_principal(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 64 {
+        return Err(format!(
+            "a principal is 1 to 64 characters, not {}",
+            name.len()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@' | ':')))
+    {
+        return Err(format!("principal {name:?}: character {c:?} is not allowed"));
+    }
+    if let Some(d) = name.strip_prefix(DEVICE_PREFIX) {
+        crate::route::DeviceQueueManagers::check_name(d)
+            .map_err(|e| format!("principal {name:?}: {}", e.message))?;
+    }
+    Ok(())
+}
+
+impl Principal {
+    /// A principal named `name`. Errors: as [`check_principal`].
+    pub fn new(name: &str) -> Result<Principal, String> {
+        check_principal(name)?;
+        Ok(Principal {
+            name: name.to_string(),
+        })
+    }
+
+    /// The principal's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The device queue manager of a `device:QMGR` principal.
+    pub fn device(&self) -> Option<&str> {
+        self.name.strip_prefix(DEVICE_PREFIX)
+    }
+}
+
+/// IBM MQ's authority names (setmqaut's `+put`, `+get`, ...), the subset
+/// mqgate checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Authority {
+    /// MQPUT to a queue, or to a queue manager (`rqmname`).
+    Put,
+    /// Destructive MQGET, and acknowledging or backing out its lease.
+    Get,
+    /// MQGET with a browse option.
+    Browse,
+    /// MQINQ: queue depth, queue list, status.
+    Inq,
+    /// MQSET.
+    Set,
+    /// Display an object's attributes.
+    Dsp,
+    /// Change an object's attributes.
+    Chg,
+    /// Start and stop a channel.
+    Ctrl,
+}
+
+impl Authority {
+    /// Every authority, which `all` grants.
+    pub const ALL: [Authority; 8] = [
+        Authority::Put,
+        Authority::Get,
+        Authority::Browse,
+        Authority::Inq,
+        Authority::Set,
+        Authority::Dsp,
+        Authority::Chg,
+        Authority::Ctrl,
+    ];
+
+    /// The name in a grant (setmqaut's without the `+`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Authority::Put => "put",
+            Authority::Get => "get",
+            Authority::Browse => "browse",
+            Authority::Inq => "inq",
+            Authority::Set => "set",
+            Authority::Dsp => "dsp",
+            Authority::Chg => "chg",
+            Authority::Ctrl => "ctrl",
+        }
+    }
+
+    /// The authorities an item of a grant's list names: one, or every one
+    /// for `all`; a leading `+` is allowed. Errors name the unknown item.
+    pub fn parse_list_item(text: &str) -> Result<Vec<Authority>, String> {
+        let t = text.strip_prefix('+').unwrap_or(text);
+        if t == "all" {
+            return Ok(Authority::ALL.to_vec());
+        }
+        Authority::ALL
+            .into_iter()
+            .find(|a| a.name() == t)
+            .map(|a| vec![a])
+            .ok_or_else(|| {
+                format!(
+                    "unknown authority {text:?}: expected put, get, browse, inq, set, dsp, chg, ctrl or all"
+                )
+            })
+    }
+}
+
+/// One grant, parsed.
+#[derive(Clone, Debug)]
+struct Grant {
+    principal: String,
+    profile: String,
+    object_type: ObjectType,
+    authorities: Vec<Authority>,
+}
+
+/// The grants of the `security:` section.
+#[derive(Clone, Debug, Default)]
+pub struct Authorities {
+    grants: Vec<Grant>,
+}
+
+/// Why [`Authorities::check`] refused: a sentence naming the principal,
+/// the authority and the object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl Authorities {
+    /// The grants of `c` (checked by [`SecurityConfig::problems`]; an
+    /// unknown authority name is an error here too).
+    pub fn from_config(c: &SecurityConfig) -> Result<Authorities, String> {
+        let mut grants = Vec::new();
+        for g in &c.authorities {
+            let mut authorities = Vec::new();
+            for a in &g.authorities {
+                authorities.extend(Authority::parse_list_item(a)?);
+            }
+            grants.push(Grant {
+                principal: g.principal.clone(),
+                profile: g.profile.clone(),
+                object_type: g.object_type,
+                authorities,
+            });
+        }
+        Ok(Authorities { grants })
+    }
+
+    /// Whether `principal` holds `authority` on object `name` of type
+    /// `object_type`.
+    ///
+    /// A device principal (`device:QMGR`) holds get, browse and inq on its
+    /// own device queues (`QMGR/QUEUE`, exactly that queue manager name, a
+    /// queue name without `/`) and nothing on any other device's; its
+    /// grants apply to other queues. Otherwise the most specific matching
+    /// profile granted to the principal decides (IBM MQ "Profile priorities
+    /// on UNIX, Linux, and Windows"); no matching profile: refused.
+    pub fn check(
+        &self,
+        principal: &Principal,
+        object_type: ObjectType,
+        name: &str,
+        authority: Authority,
+    ) -> Result<(), Refusal> {
+        let refuse = || {
+            Refusal(format!(
+                "principal {:?} has no +{} authority on {} {:?}",
+                principal.name(),
+                authority.name(),
+                type_name(object_type),
+                name
+            ))
+        };
+        if let Some(device) = principal.device()
+            && object_type == ObjectType::Queue
+            && let Some(queue) = name
+                .strip_prefix(device)
+                .and_then(|rest| rest.strip_prefix('/'))
+        {
+            let own = !queue.is_empty() && !queue.contains('/');
+            return if own
+                && matches!(
+                    authority,
+                    Authority::Get | Authority::Browse | Authority::Inq
+                ) {
+                Ok(())
+            } else {
+                Err(refuse())
+            };
+        }
+        let mut best: Option<&str> = None;
+        for g in &self.grants {
+            if g.principal == principal.name()
+                && g.object_type == object_type
+                && profile::matches(&g.profile, name)
+                && best.is_none_or(|b| profile::more_specific(&g.profile, b) == Ordering::Greater)
+            {
+                best = Some(&g.profile);
+            }
+        }
+        let Some(best) = best else {
+            return Err(refuse());
+        };
+        // Every grant of the same principal and profile counts (as
+        // repeated setmqaut commands add up).
+        let held = self.grants.iter().any(|g| {
+            g.principal == principal.name()
+                && g.object_type == object_type
+                && g.profile == best
+                && g.authorities.contains(&authority)
+        });
+        if held { Ok(()) } else { Err(refuse()) }
+    }
+}
+
+fn type_name(t: ObjectType) -> &'static str {
+    match t {
+        ObjectType::Queue => "queue",
+        ObjectType::Qmgr => "queue manager",
+        ObjectType::Rqmname => "remote queue manager",
+        ObjectType::Channel => "channel",
+    }
+}
+
+#[cfg(test)]
+mod tests;
