@@ -24,13 +24,17 @@ pub struct BrowseArgs {
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
     pub gateway: String,
+    /// Bearer token for a gateway that requires one (docs/security.md);
+    /// default: the MQGATE_TOKEN environment variable.
+    #[arg(long)]
+    pub token: Option<String>,
 }
 
 /// Browses first, then next until the end (2033), one line per message.
 /// Exit 0 (also when the reader of stdout closed the pipe), 1 on an MQ error,
 /// 2 when the gateway could not be reached.
 pub fn run(args: BrowseArgs) -> ExitCode {
-    let gw = Gateway::new(&args.gateway, Duration::from_secs(30));
+    let gw = Gateway::new(&args.gateway, Duration::from_secs(30)).with_token(args.token.as_deref());
     let q = segment(&args.queue);
     let mut cursor: Option<String> = None;
     loop {

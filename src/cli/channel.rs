@@ -26,6 +26,10 @@ pub struct StartArgs {
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
     pub gateway: String,
+    /// Bearer token for a gateway that requires one (docs/security.md);
+    /// default: the MQGATE_TOKEN environment variable.
+    #[arg(long)]
+    pub token: Option<String>,
 }
 
 /// Runs a `channel` subcommand.
@@ -38,7 +42,7 @@ pub fn run(cmd: ChannelCommand) -> ExitCode {
 /// Starts the channel; prints what happened. Exit 0, 1 on an MQ error
 /// (e.g. 2540 MQRC_UNKNOWN_CHANNEL_NAME), 2 when the gateway could not be reached.
 fn start(args: StartArgs) -> ExitCode {
-    let gw = Gateway::new(&args.gateway, Duration::from_secs(30));
+    let gw = Gateway::new(&args.gateway, Duration::from_secs(30)).with_token(args.token.as_deref());
     let req = gw
         .request(
             "POST",

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 /// and exits 1. The Tuxedo DMCONFIG and the MessageQ group initialization
 /// file the configuration names are read and checked too (their errors name
 /// their own file, line and column), the `fault_tolerance` roles against
-/// them (placed in the configuration file), and `mqtt.password_file` as
-/// `run` reads it (docs/mqtt.md "Authentication").
+/// them (placed in the configuration file), `mqtt.password_file` as
+/// `run` reads it (docs/mqtt.md "Authentication"), and
+/// `security.tokens_file` (docs/security.md "Tokens").
 pub fn run(file: PathBuf) -> ExitCode {
     match Config::load(&file) {
         Ok(mut c) => {
@@ -51,6 +52,13 @@ pub fn run(file: PathBuf) -> ExitCode {
             }
             if let Some(p) = &c.mqtt.password_file
                 && let Err(e) = crate::mqtt::auth::Passwords::load(p)
+            {
+                eprintln!("{e}");
+                eprintln!("{}: 1 error(s)", file.display());
+                return ExitCode::FAILURE;
+            }
+            if let Some(p) = &c.security.tokens_file
+                && let Err(e) = crate::security::tokens::load_file(p)
             {
                 eprintln!("{e}");
                 eprintln!("{}: 1 error(s)", file.display());

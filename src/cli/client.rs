@@ -82,11 +82,19 @@ pub fn lease_of(answer: &Value) -> Option<&str> {
 pub struct Gateway {
     base: String,
     agent: ureq::Agent,
+    /// Sent as `Authorization: Bearer TOKEN` (RFC 6750 §2.1) on every
+    /// request when set (docs/security.md "Command-line clients").
+    token: Option<String>,
 }
+
+/// The environment variable a client command takes its bearer token from
+/// when `--token` is not given.
+pub const TOKEN_ENV: &str = "MQGATE_TOKEN";
 
 impl Gateway {
     /// A client for `base` (e.g. `http://127.0.0.1:8080`); reads wait up to
-    /// `read_timeout`.
+    /// `read_timeout`. The bearer token is [`TOKEN_ENV`]'s value when it is
+    /// set and not empty ([`Gateway::with_token`] overrides it).
     pub fn new(base: &str, read_timeout: Duration) -> Self {
         let agent = ureq::AgentBuilder::new()
             .timeout_connect(Duration::from_secs(5))
@@ -95,12 +103,26 @@ impl Gateway {
         Gateway {
             base: base.trim_end_matches('/').to_string(),
             agent,
+            token: std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()),
         }
+    }
+
+    /// The same client sending bearer token `token` (`--token`) when it is
+    /// `Some`; `None` keeps the one from [`TOKEN_ENV`].
+    pub fn with_token(mut self, token: Option<&str>) -> Self {
+        if let Some(t) = token {
+            self.token = Some(t.to_string());
+        }
+        self
     }
 
     /// A request to `path` (already encoded).
     pub fn request(&self, method: &str, path: &str) -> ureq::Request {
-        self.agent.request(method, &format!("{}{path}", self.base))
+        let req = self.agent.request(method, &format!("{}{path}", self.base));
+        match &self.token {
+            Some(t) => req.set("Authorization", &format!("Bearer {t}")),
+            None => req,
+        }
     }
 
     /// Sends `req` with `body` and returns the JSON answer.

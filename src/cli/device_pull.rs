@@ -31,6 +31,10 @@ pub struct DevicePullArgs {
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
     pub gateway: String,
+    /// Bearer token for a gateway that requires one (docs/security.md);
+    /// default: the MQGATE_TOKEN environment variable.
+    #[arg(long)]
+    pub token: Option<String>,
     /// The device queue manager name (must match `devices.queue_managers`).
     #[arg(long)]
     pub qmgr: String,
@@ -56,7 +60,7 @@ pub struct DevicePullArgs {
 /// Pulls one message (one per call) or, with `--out`, every waiting message.
 /// Exit codes: [`EXIT_CODES_HELP`].
 pub fn run(args: DevicePullArgs) -> ExitCode {
-    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000));
+    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000)).with_token(args.token.as_deref());
     let base = format!(
         "/v1/devices/{}/queues/{}/messages",
         segment(&args.qmgr),

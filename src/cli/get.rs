@@ -45,12 +45,16 @@ pub struct GetArgs {
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
     pub gateway: String,
+    /// Bearer token for a gateway that requires one (docs/security.md);
+    /// default: the MQGATE_TOKEN environment variable.
+    #[arg(long)]
+    pub token: Option<String>,
 }
 
 /// Gets, acknowledges, then writes the data (or JSON) to stdout. The message
 /// is printed only once the gateway has removed it. Exit 3 on 2033.
 pub fn run(args: GetArgs) -> ExitCode {
-    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000));
+    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000)).with_token(args.token.as_deref());
     let q = segment(&args.queue);
     let mut req = gw
         .request("GET", &format!("/v1/queues/{q}/messages/next"))

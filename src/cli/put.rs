@@ -35,6 +35,10 @@ pub struct PutArgs {
     /// Gateway base URL.
     #[arg(long, default_value = DEFAULT_GATEWAY)]
     pub gateway: String,
+    /// Bearer token for a gateway that requires one (docs/security.md);
+    /// default: the MQGATE_TOKEN environment variable.
+    #[arg(long)]
+    pub token: Option<String>,
     /// File with the message data; `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
 }
@@ -60,7 +64,7 @@ pub fn run(args: PutArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let gw = Gateway::new(&args.gateway, Duration::from_secs(60));
+    let gw = Gateway::new(&args.gateway, Duration::from_secs(60)).with_token(args.token.as_deref());
     let path = format!("/v1/queues/{}/messages", segment(&args.queue));
     let mut req = gw
         .request("POST", &path)

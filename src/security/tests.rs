@@ -7,6 +7,8 @@ fn authorities(yaml: &str) -> Authorities {
 }
 
 const GRANTS: &str = r#"
+tokens:
+  - { principal: app1, sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" }
 authorities:
   - { principal: app1, profile: "APP.**", authorities: [put, browse] }
   - { principal: app1, profile: "APP.IN", authorities: [get] }

@@ -39,6 +39,9 @@ pub struct Gateway {
     extra: Vec<String>,
     /// Environment variables of the gateway process.
     env: Vec<(String, String)>,
+    /// The bearer token [`Gateway::call`] and the start probe send
+    /// (docs/security.md); `None`: no Authorization header.
+    pub token: Option<String>,
 }
 
 /// Writes `data` to a child's stdin and closes it. The child may exit before
@@ -133,6 +136,29 @@ impl Gateway {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            token: None,
+        };
+        g.spawn();
+        g
+    }
+
+    /// Like [`Gateway::start`] for a gateway whose `security:` section
+    /// requires bearer tokens: `token` is sent by the start probe and by
+    /// [`Gateway::call`].
+    pub fn start_with_token(root: &Path, config: &str, token: &str) -> Gateway {
+        let config_path = root.join("gateway.yaml");
+        std::fs::write(&config_path, config).unwrap();
+        let mut g = Gateway {
+            child: None,
+            base: String::new(),
+            dir: root.to_path_buf(),
+            config: config_path,
+            port: 0,
+            listen_port: 0,
+            mqtt_port: 0,
+            extra: Vec::new(),
+            env: Vec::new(),
+            token: Some(token.to_string()),
         };
         g.spawn();
         g
@@ -203,7 +229,11 @@ impl Gateway {
             self.mqtt_port = mqtt;
             self.base = format!("http://127.0.0.1:{http}");
             // Ours only when it names our data directory.
-            if let Ok(r) = ureq::get(&format!("{}/v1/status", self.base)).call()
+            let mut probe = ureq::get(&format!("{}/v1/status", self.base));
+            if let Some(t) = &self.token {
+                probe = probe.set("Authorization", &format!("Bearer {t}"));
+            }
+            if let Ok(r) = probe.call()
                 && let Ok(v) = r.into_json::<Value>()
                 && v["data_dir"] == data_dir.display().to_string()
             {
@@ -276,7 +306,10 @@ impl Gateway {
 
     /// Any HTTP call: (status, JSON body).
     pub fn call(&self, method: &str, path: &str, body: Option<(&str, &[u8])>) -> (u16, Value) {
-        let req = ureq::request(method, &format!("{}{path}", self.base));
+        let mut req = ureq::request(method, &format!("{}{path}", self.base));
+        if let Some(t) = &self.token {
+            req = req.set("Authorization", &format!("Bearer {t}"));
+        }
         let res = match body {
             Some((ctype, b)) => req.set("Content-Type", ctype).send_bytes(b),
             None => req.call(),
