@@ -60,7 +60,8 @@ pub struct DevicePullArgs {
 /// Pulls one message (one per call) or, with `--out`, every waiting message.
 /// Exit codes: [`EXIT_CODES_HELP`].
 pub fn run(args: DevicePullArgs) -> ExitCode {
-    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000)).with_token(args.token.as_deref());
+    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000))
+        .with_token(args.token.as_deref());
     let base = format!(
         "/v1/devices/{}/queues/{}/messages",
         segment(&args.qmgr),

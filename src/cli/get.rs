@@ -54,7 +54,8 @@ pub struct GetArgs {
 /// Gets, acknowledges, then writes the data (or JSON) to stdout. The message
 /// is printed only once the gateway has removed it. Exit 3 on 2033.
 pub fn run(args: GetArgs) -> ExitCode {
-    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000)).with_token(args.token.as_deref());
+    let gw = Gateway::new(&args.gateway, Duration::from_millis(args.wait + 30_000))
+        .with_token(args.token.as_deref());
     let q = segment(&args.queue);
     let mut req = gw
         .request("GET", &format!("/v1/queues/{q}/messages/next"))

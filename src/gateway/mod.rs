@@ -18,8 +18,8 @@
 
 pub mod ft;
 mod http;
-mod stop;
 mod security;
+mod stop;
 mod trim;
 
 pub use trim::PERIOD as TRIM_PERIOD;

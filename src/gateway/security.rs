@@ -5,8 +5,8 @@
 use super::StartError;
 use crate::config::Config;
 use crate::http::auth::Authentication;
-use crate::security::tokens::Tokens;
 use crate::security::Authorities;
+use crate::security::tokens::Tokens;
 use std::sync::Arc;
 
 /// The HTTP authentication and the authorities of `config`, `None` when no
@@ -14,7 +14,9 @@ use std::sync::Arc;
 /// bad line ([`StartError::Security`], naming file and line); a
 /// non-loopback `http.listen` without any token and without
 /// `security.insecure: true`.
-pub(super) fn load(config: &Config) -> Result<Option<(Authentication, Arc<Authorities>)>, StartError> {
+pub(super) fn load(
+    config: &Config,
+) -> Result<Option<(Authentication, Arc<Authorities>)>, StartError> {
     let s = &config.security;
     if !s.has_tokens() {
         let addr = config.http.listen;

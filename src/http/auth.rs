@@ -101,9 +101,9 @@ pub fn bearer_token(value: &[u8]) -> Option<&str> {
     let token = rest.trim_start_matches(' ');
     let body = token.trim_end_matches('=');
     let ok = !body.is_empty()
-        && body
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/'));
+        && body.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
+        });
     ok.then_some(token)
 }
 
@@ -140,9 +140,10 @@ pub async fn authorize(
     let principal = req.extensions().get::<Principal>().cloned();
     let params = params.map(|Path(p)| p).unwrap_or_default();
     let route = matched.as_ref().map(|m| m.as_str()).unwrap_or_default();
-    let query: Vec<(String, String)> = form_urlencoded::parse(req.uri().query().unwrap_or_default().as_bytes())
-        .into_owned()
-        .collect();
+    let query: Vec<(String, String)> =
+        form_urlencoded::parse(req.uri().query().unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
     match check_route(&s, principal.as_ref(), route, &params, &query) {
         Ok(()) => next.run(req).await,
         Err(e) => super::ApiError(e).into_response(),
@@ -177,7 +178,11 @@ fn check_route(
         }
         "/v1/queues/{q}/messages/next" => {
             let browse = query.iter().any(|(k, v)| k == "browse" && v == "true");
-            let a = if browse { Authority::Browse } else { Authority::Get };
+            let a = if browse {
+                Authority::Browse
+            } else {
+                Authority::Get
+            };
             mqi.authorize(p, ObjectType::Queue, q, a)
         }
         "/v1/queues/{q}/messages/ack/{lease}" | "/v1/queues/{q}/messages/backout/{lease}" => {
@@ -190,9 +195,12 @@ fn check_route(
             param(params, "queue"),
             Authority::Get,
         ),
-        "/v1/channels/{name}/start" => {
-            mqi.authorize(p, ObjectType::Channel, param(params, "name"), Authority::Ctrl)
-        }
+        "/v1/channels/{name}/start" => mqi.authorize(
+            p,
+            ObjectType::Channel,
+            param(params, "name"),
+            Authority::Ctrl,
+        ),
         // Units of work and list puts: the puts and gets they hold are
         // checked one by one (list puts in src/http/lists.rs).
         _ => Ok(()),
@@ -205,7 +213,8 @@ pub fn authorize_q_mgr(s: &AppState, p: Option<&Principal>, q_mgr: &str) -> Resu
     if q_mgr.is_empty() || q_mgr == s.mqi.q_mgr_name() {
         return Ok(());
     }
-    s.mqi.authorize(p, ObjectType::Rqmname, q_mgr, Authority::Put)
+    s.mqi
+        .authorize(p, ObjectType::Rqmname, q_mgr, Authority::Put)
 }
 
 #[cfg(test)]
@@ -215,7 +224,10 @@ mod tests {
     #[test]
     fn bearer_values_are_read_as_rfc_6750_says() {
         // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token.
-        assert_eq!(bearer_token(b"Bearer abc.DEF-_~+/=="), Some("abc.DEF-_~+/=="));
+        assert_eq!(
+            bearer_token(b"Bearer abc.DEF-_~+/=="),
+            Some("abc.DEF-_~+/==")
+        );
         assert_eq!(bearer_token(b"bearer  t0k"), Some("t0k"));
         assert_eq!(bearer_token(b"Basic dXNlcjpwdw=="), None);
         assert_eq!(bearer_token(b"Bearer"), None);

@@ -124,9 +124,9 @@ async fn put_json_list(
                 .and_then(|()| super::auth::authorize_q_mgr(&s, principal.as_ref(), &d.q_mgr))
                 .and_then(|()| s.mqi.open(&d.queue, &d.q_mgr))
                 .map_err(|e| {
-                let at = crate::mqi::destination_label(i, &d.queue, &d.q_mgr);
-                ApiError::new(e.mqrc, format!("{at}: {}; nothing was put", e.message))
-            })
+                    let at = crate::mqi::destination_label(i, &d.queue, &d.q_mgr);
+                    ApiError::new(e.mqrc, format!("{at}: {}; nothing was put", e.message))
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let opts = PutOptions {

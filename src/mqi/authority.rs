@@ -45,7 +45,13 @@ impl Mqi {
             ));
         };
         a.check(p, object_type, name, authority).map_err(|r| {
-            tracing::info!(principal = p.name(), object = name, authority = authority.name(), "refused: {}", r.0);
+            tracing::info!(
+                principal = p.name(),
+                object = name,
+                authority = authority.name(),
+                "refused: {}",
+                r.0
+            );
             QmError::new(Mqrc::NOT_AUTHORIZED, r.0)
         })
     }

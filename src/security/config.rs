@@ -85,7 +85,8 @@ impl SecurityConfig {
         if !self.authorities.is_empty() && !self.has_tokens() {
             out.push((
                 "security.authorities".into(),
-                "authorities need principals: configure security.tokens or security.tokens_file".into(),
+                "authorities need principals: configure security.tokens or security.tokens_file"
+                    .into(),
             ));
         }
         for (i, g) in self.authorities.iter().enumerate() {

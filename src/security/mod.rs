@@ -36,7 +36,9 @@ pub fn check_principal(name: &str) -> Result<(), String> {
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@' | ':')))
     {
-        return Err(format!("principal {name:?}: character {c:?} is not allowed"));
+        return Err(format!(
+            "principal {name:?}: character {c:?} is not allowed"
+        ));
     }
     if let Some(d) = name.strip_prefix(DEVICE_PREFIX) {
         crate::route::DeviceQueueManagers::check_name(d)

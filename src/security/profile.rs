@@ -172,7 +172,11 @@ mod tests {
     fn profile_syntax_is_checked() {
         assert!(check_profile("APP.**").is_ok());
         assert!(check_profile("").is_err());
-        assert!(check_profile("A**").unwrap_err().contains("whole qualifier"));
+        assert!(
+            check_profile("A**")
+                .unwrap_err()
+                .contains("whole qualifier")
+        );
         assert!(check_profile("**.A.**").unwrap_err().contains("only once"));
         assert!(check_profile(&"A".repeat(49)).is_err());
     }

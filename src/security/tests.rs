@@ -39,7 +39,10 @@ fn the_most_specific_profile_decides() {
     );
     // Object types are apart: the channel grant gives nothing on queues.
     let ops = Principal::new("ops").unwrap();
-    assert!(a.check(&ops, ObjectType::Channel, "TO.GW2", Authority::Ctrl).is_ok());
+    assert!(
+        a.check(&ops, ObjectType::Channel, "TO.GW2", Authority::Ctrl)
+            .is_ok()
+    );
     assert!(a.check(&ops, q, "TO.GW2", Authority::Ctrl).is_err());
 }
 

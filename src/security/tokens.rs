@@ -136,7 +136,10 @@ mod tests {
         )
         .unwrap();
         let e = load_file(&f).unwrap_err();
-        assert!(e.ends_with(":4: a SHA-256 digest is 64 hex digits, not 7 characters"), "{e}");
+        assert!(
+            e.ends_with(":4: a SHA-256 digest is 64 hex digits, not 7 characters"),
+            "{e}"
+        );
         std::fs::write(
             &f,
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad device:DEV0001\n",
