@@ -385,7 +385,6 @@ impl Gateway {
             "mqgate running"
         );
         let app = routes(
-            security.map(|(authentication, _)| authentication),
             &config,
             tedg.map(|t| (t, qspace_role)),
             messageq.as_ref(),
@@ -409,6 +408,11 @@ impl Gateway {
                     qm: Arc::clone(&qm),
                     started: std::time::Instant::now(),
                 })),
+        );
+        let app = guarded(
+            app,
+            &config,
+            security.map(|(authentication, _)| authentication),
         );
         tasks.spawn_timer(trim::run());
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
@@ -589,10 +593,8 @@ async fn start_channels(
 }
 
 /// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,
-/// all answering errors as JSON, behind the origin and host checks of
-/// `http.allowed_origins` and `http.allowed_hosts` (src/http/guard.rs).
+/// all answering errors as JSON ([`guarded`] puts them behind the checks).
 fn routes(
-    authentication: Option<crate::http::auth::Authentication>,
     config: &Config,
     tedg: Option<(crate::tedg::Loaded, Option<Arc<crate::tedg::QspaceRole>>)>,
     messageq: Option<&crate::sbs::Group>,
@@ -628,13 +630,21 @@ fn routes(
         app = app.merge(crate::http::pams::routes(config, mqi, group));
     }
     // After the merges, so RPC and Tuxedo routes answer JSON errors too.
-    let app = crate::http::with_json_errors(app);
-    // Inside the origin and host checks, around every route (docs/security.md).
+    crate::http::with_json_errors(app)
+}
+
+/// `app` behind the gateway's checks: the bearer token of every request
+/// (docs/security.md), and outermost the origin and host checks, so nothing
+/// runs for a refused origin or host.
+fn guarded(
+    app: axum::Router,
+    config: &Config,
+    authentication: Option<crate::http::auth::Authentication>,
+) -> axum::Router {
     let app = match authentication {
         Some(a) => crate::http::auth::with_authentication(app, a),
         None => app,
     };
-    // Outermost: nothing runs for a refused origin or host.
     let guard = crate::http::guard::Guard::new(&config.http);
     crate::http::guard::with_origin_and_host_checks(app, guard)
 }

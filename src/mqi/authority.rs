@@ -45,9 +45,10 @@ impl Mqi {
             ));
         };
         a.check(p, object_type, name, authority).map_err(|r| {
+            // Names quoted and cut (they come from the request).
             tracing::info!(
                 principal = p.name(),
-                object = name,
+                object = %crate::qmgr::names::shown(name),
                 authority = authority.name(),
                 "refused: {}",
                 r.0

@@ -192,12 +192,13 @@ impl Authorities {
         authority: Authority,
     ) -> Result<(), Refusal> {
         let refuse = || {
+            // The name comes from the request: quoted and cut.
             Refusal(format!(
-                "principal {:?} has no +{} authority on {} {:?}",
+                "principal {:?} has no +{} authority on {} {}",
                 principal.name(),
                 authority.name(),
                 type_name(object_type),
-                name
+                crate::qmgr::names::shown(name)
             ))
         };
         if let Some(device) = principal.device()
