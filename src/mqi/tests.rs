@@ -404,3 +404,50 @@ async fn a_get_with_convert_converts_the_copy_and_reports_its_warning() {
     let w = got.message.warning.expect("a warning");
     assert_eq!(w.mqrc, Mqrc::FORMAT_ERROR, "{}", w.message);
 }
+
+#[test]
+fn authorities_are_checked_only_when_configured() {
+    use crate::security::{Authorities, Authority, ObjectType, Principal, SecurityConfig};
+    let (_d, m) = mqi();
+    // No security configured: every call is allowed, with or without a
+    // principal (docs/security.md "Defaults").
+    assert!(!m.checks_authorities());
+    assert!(
+        m.authorize(None, ObjectType::Queue, "Q1", Authority::Get)
+            .is_ok()
+    );
+    let c: SecurityConfig = serde_yaml::from_str(
+        "tokens: [{ principal: app1, sha256: ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad }]\nauthorities: [{ principal: app1, profile: Q1, authorities: [put] }]",
+    )
+    .unwrap();
+    let m = m.with_authorities(Arc::new(Authorities::from_config(&c).unwrap()));
+    let app1 = Principal::new("app1").unwrap();
+    assert!(
+        m.authorize(Some(&app1), ObjectType::Queue, "Q1", Authority::Put)
+            .is_ok()
+    );
+    // IBM MQ "API reason codes": 2035 MQRC_NOT_AUTHORIZED.
+    let e = m
+        .authorize(Some(&app1), ObjectType::Queue, "Q1", Authority::Get)
+        .unwrap_err();
+    assert_eq!(e.mqrc, Mqrc::NOT_AUTHORIZED);
+    assert_eq!(
+        e.message,
+        "principal \"app1\" has no +get authority on queue \"Q1\""
+    );
+    // A call without a principal is refused once authorities are checked.
+    let e = m
+        .authorize(None, ObjectType::Queue, "Q1", Authority::Put)
+        .unwrap_err();
+    assert_eq!(e.mqrc, Mqrc::NOT_AUTHORIZED);
+    // The device form joins the names as given.
+    let d = Principal::new("device:DEV0001").unwrap();
+    assert!(
+        m.authorize_device(Some(&d), "DEV0001", "ORDERS", Authority::Get)
+            .is_ok()
+    );
+    assert!(
+        m.authorize_device(Some(&d), "DEV0001", "../DEV0002/ORDERS", Authority::Get)
+            .is_err()
+    );
+}
