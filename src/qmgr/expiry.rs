@@ -31,6 +31,7 @@ impl QueueManager {
             puts: vec![],
             deletes,
             meta: vec![],
+                summaries: vec![],
         }) {
             tracing::error!(error = %e, "could not remove expired messages from the store");
         }

@@ -696,6 +696,7 @@ impl QueueManager {
                 puts: vec![(seq, record::encode(&queue_name, &msg))],
                 deletes: vec![],
                 meta: vec![],
+                summaries: vec![],
             });
             let mut contents = lq.lock();
             contents.reserved -= 1;
