@@ -843,7 +843,8 @@ impl Store for RedbStore {
         }
         let mut index = self.index();
         if !index.scanned {
-            let fresh = self.read_retrying(&mut index, "begin read", |db, _| self.scan(db, None))?;
+            let fresh =
+                self.read_retrying(&mut index, "begin read", |db, _| self.scan(db, None))?;
             *index = fresh;
         }
         let seg = index.located.get(&key).copied();

@@ -53,9 +53,8 @@ impl RedbStore {
             let mut value = vec![0u8; entries.len() * segment::ENTRY_HEADER];
             let mut rest: &mut [u8] = &mut value;
             for (key, _) in &entries {
-                rest = segment::write_entry(rest, *key, &[]).ok_or_else(|| {
-                    self.refused("upgrade", "summaries exceed their size".into())
-                })?;
+                rest = segment::write_entry(rest, *key, &[])
+                    .ok_or_else(|| self.refused("upgrade", "summaries exceed their size".into()))?;
             }
             summaries
                 .insert(seg, value.as_slice())

@@ -270,7 +270,10 @@ fn writer_batch(i: u64) -> Batch {
     }
     // A summary per record, so that a batch's summaries are whole or
     // absent with it.
-    let summaries = puts.iter().map(|(k, _)| (*k, k.to_le_bytes().to_vec())).collect();
+    let summaries = puts
+        .iter()
+        .map(|(k, _)| (*k, k.to_le_bytes().to_vec()))
+        .collect();
     Batch {
         puts,
         deletes,

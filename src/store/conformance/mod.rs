@@ -97,7 +97,9 @@ impl Model {
             ));
         }
         for (k, v) in &self.records {
-            let got = store.read(*k).map_err(|e| format!("read {k} failed: {e}"))?;
+            let got = store
+                .read(*k)
+                .map_err(|e| format!("read {k} failed: {e}"))?;
             if got.as_ref() != Some(v) {
                 return Err(format!("read {k} returned {got:?}, the model holds {v:?}"));
             }

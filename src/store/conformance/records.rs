@@ -252,7 +252,8 @@ pub fn random_histories_match_a_plain_map<F: Fn(&Path) -> Arc<dyn Store>>(open: 
                 for _ in 0..n {
                     b.puts.push((next, vec![next as u8; size]));
                     if next % 2 == 1 {
-                        b.summaries.push((next, format!("summary {next}").into_bytes()));
+                        b.summaries
+                            .push((next, format!("summary {next}").into_bytes()));
                     }
                     next += 1;
                 }
