@@ -460,7 +460,7 @@ impl QueueManager {
         // Per message got: whether it goes to the backout requeue queue, and
         // for a persistent one its new BackoutCount and its copy in memory,
         // if any (else its record is read back to be written again).
-        let mut counted: Vec<(bool, Option<(i32, Option<Message>)>)> = Vec::new();
+        let mut counted: Vec<(bool, Option<NewCount>)> = Vec::new();
         each_locked(&uow.gets, |lq, contents, pos| {
             let Some(e) = contents.get_mut(pos) else {
                 return;
@@ -537,6 +537,10 @@ impl QueueManager {
         }
     }
 }
+
+/// A persistent message backed out: its new BackoutCount and its copy in
+/// memory, if it has one (else its record is read back).
+type NewCount = (i32, Option<Message>);
 
 /// Runs `f` over each held message with its queue locked, keeping the lock
 /// while consecutive messages are on the same queue (a batch of many

@@ -257,7 +257,7 @@ pub fn random_histories_match_a_plain_map<F: Fn(&Path) -> Arc<dyn Store>>(open: 
                     }
                     next += 1;
                 }
-                if n % 2 == 0 {
+                if n.is_multiple_of(2) {
                     b.puts.reverse();
                 }
             };
