@@ -26,6 +26,7 @@ mod object;
 mod probe;
 pub mod queue;
 mod record;
+mod slots;
 mod stored;
 mod temporary;
 pub mod token;

@@ -3,10 +3,10 @@
 
 use super::index::MsgIndex;
 use super::message::Message;
+use super::slots::Slots;
 use crate::config::LocalQueueDef;
 use mqgate_codecs::mq::Mqmd;
 use mqgate_codecs::mq::md::Id24;
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -195,13 +195,12 @@ pub fn removed_messages() -> u64 {
 }
 
 /// A local queue's messages. Each entry is boxed, so the ordered map's
-/// nodes (11 slots each) hold a pointer per message, not the message: a
-/// queue of one message costs one small node, not eleven messages' room;
-/// and an emptied queue gives its node back (a map that holds nothing
-/// holds no allocation).
+/// nodes (11 slots each) hold a pointer per message, not the message; a
+/// queue of one message holds it inline, without a map node, and an
+/// emptied queue holds no allocation (src/qmgr/slots.rs).
 #[derive(Debug, Default)]
 pub struct Contents {
-    entries: BTreeMap<Position, Box<Entry>>,
+    entries: Slots,
     /// Persistent puts admitted against MAXDEPTH but still being written.
     pub reserved: usize,
 }
@@ -221,10 +220,6 @@ impl Contents {
     pub fn remove(&mut self, pos: &Position) -> Option<Entry> {
         let entry = self.entries.remove(pos)?;
         REMOVED.fetch_add(1, Ordering::Relaxed);
-        if self.entries.is_empty() {
-            // std's map keeps its last node when emptied: drop it.
-            self.entries = BTreeMap::new();
-        }
         Some(*entry)
     }
 
@@ -238,17 +233,17 @@ impl Contents {
 
     /// The message at `pos`.
     pub fn get(&self, pos: &Position) -> Option<&Entry> {
-        self.entries.get(pos).map(|e| &**e)
+        self.entries.get(pos)
     }
 
     /// The message at `pos`, to change its state or MD.
     pub fn get_mut(&mut self, pos: &Position) -> Option<&mut Entry> {
-        self.entries.get_mut(pos).map(|e| &mut **e)
+        self.entries.get_mut(pos)
     }
 
     /// Every message, in delivery order.
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.values().map(|e| &**e)
+        self.entries.after(None).map(|(_, e)| e)
     }
 
     /// The first ready message after `after` (or from the start) that `sel`
@@ -266,13 +261,7 @@ impl Contents {
         notes: &mut FindNotes,
         load: &mut Load<'_>,
     ) -> Option<Position> {
-        let range = match after {
-            Some(p) => self
-                .entries
-                .range((std::ops::Bound::Excluded(p), std::ops::Bound::Unbounded)),
-            None => self.entries.range(..),
-        };
-        for (pos, e) in range {
+        for (pos, e) in self.entries.after(after) {
             if e.state != EntryState::Ready {
                 continue;
             }
