@@ -53,10 +53,10 @@ impl Slots {
             },
             Slots::Many(m) => {
                 let e = m.remove(pos)?;
-                if m.len() == 1 {
-                    if let Some((at, last)) = m.pop_first() {
-                        *self = Slots::One(at, last);
-                    }
+                if m.len() == 1
+                    && let Some((at, last)) = m.pop_first()
+                {
+                    *self = Slots::One(at, last);
                 }
                 Some(e)
             }
