@@ -11,6 +11,14 @@
 //! write: messages a unit of work holds stay invisible to others until its
 //! write is done. Persistent messages are written before a put or commit
 //! returns; non-persistent ones live in memory only.
+//!
+//! A persistent message lives in the store once written: its queue keeps a
+//! small index entry (src/qmgr/index.rs: the ids a get matches on, expiry,
+//! size, BackoutCount) and reads the MQMD and data back when a get needs
+//! them, through a byte-bounded cache (src/qmgr/body_cache.rs). The store
+//! keeps a summary of each message beside it, written in the same
+//! transaction, from which a start rebuilds every queue without reading a
+//! message (src/qmgr/stored.rs).
 
 mod body_cache;
 pub mod clock;

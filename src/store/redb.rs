@@ -270,9 +270,10 @@ impl RedbStore {
             .map_err(|e| StoreError::from_io(format!("cannot create {}", data_dir.display()), e))?;
         let path = data_dir.join(FILE_NAME);
         let file = path.clone();
-        // The queue manager keeps every message in memory and reads the file
-        // only at start-up, so redb's page cache (1 GiB by default) would
-        // only hold copies; a small one lets written pages be freed and reused.
+        // The queue manager caches the messages it reads back itself
+        // (src/qmgr/body_cache.rs), so redb's page cache (1 GiB by default)
+        // would mostly hold copies; a small one lets written pages be freed
+        // and reused.
         let opener: Opener = Box::new(move || {
             Database::builder()
                 .set_cache_size(CACHE_BYTES)
