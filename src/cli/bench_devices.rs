@@ -221,9 +221,13 @@ fn device_name(n: usize) -> String {
 async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
     let n = args.devices;
     let messages = n * args.per_device;
+    let each = match args.per_device {
+        1 => "one persistent message".to_string(),
+        m => format!("{m} persistent messages"),
+    };
     println!(
-        "mqgate bench devices: {n} devices, {} persistent message(s) of {} bytes each",
-        args.per_device, args.size
+        "mqgate bench devices: {n} devices, {each} of {} bytes each",
+        args.size
     );
     println!();
     let gw = Gateway::start(dir, "gateway-1.log")?;
