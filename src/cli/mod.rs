@@ -23,8 +23,11 @@ mod ft;
 mod ft_child;
 mod ft_run;
 mod get;
+mod load;
+mod mqmd_wire;
 mod out;
 mod pams;
+mod progress;
 mod put;
 mod rtq;
 mod run;
@@ -34,6 +37,7 @@ mod rv_cm_client;
 mod sbs;
 mod sse;
 mod tpenqueue;
+mod unload;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -80,6 +84,10 @@ pub(crate) enum Command {
     Get(get::GetArgs),
     /// Browse a queue of a running gateway without removing messages.
     Browse(browse::BrowseArgs),
+    /// Write the messages of a queue of a running gateway to a dmpmqmsg file (optionally removing them).
+    Unload(unload::UnloadArgs),
+    /// Put the messages of a dmpmqmsg or qload file on a queue of a running gateway, all or none.
+    Load(load::LoadArgs),
     /// Tuxedo tpenqueue through a running gateway; exit 1 on a Tuxedo error.
     Tpenqueue(tpenqueue::TpenqueueArgs),
     /// RTQ servers: take due requests from a running gateway.
@@ -130,6 +138,8 @@ impl Cli {
             Command::Put(args) => put::run(args),
             Command::Get(args) => get::run(args),
             Command::Browse(args) => browse::run(args),
+            Command::Unload(args) => unload::run(args),
+            Command::Load(args) => load::run(args),
             Command::Bench(kind) => bench::run(kind),
             Command::Convert(args) => convert::run(args),
             Command::Tpenqueue(args) => tpenqueue::run(args),

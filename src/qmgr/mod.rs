@@ -453,6 +453,13 @@ impl QueueManager {
         self.table().objects.contains_key(name)
     }
 
+    /// The sequence number the next put takes. Every put takes the next
+    /// number (it is also the message's key in the store, and survives a
+    /// restart), so a message with a smaller one was put before this call.
+    pub fn next_put_sequence(&self) -> u64 {
+        self.next_seq.load(Ordering::SeqCst)
+    }
+
     /// The queue manager's MAXMSGL in bytes.
     pub fn max_msg_length(&self) -> usize {
         self.max_msg_length

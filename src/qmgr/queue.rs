@@ -81,6 +81,11 @@ pub struct Selector {
     pub group_id: Option<Id24>,
     /// A condition on the whole message, with a due time.
     pub filter: Option<Arc<dyn MessageFilter>>,
+    /// Only messages put before the put with this sequence number
+    /// ([`crate::qmgr::QueueManager::next_put_sequence`] taken earlier): a
+    /// queue unload sees what was there when it started, never what arrived
+    /// since (docs/http-api.md `put_before`).
+    pub put_before: Option<u64>,
 }
 
 impl std::fmt::Debug for Selector {
@@ -90,6 +95,7 @@ impl std::fmt::Debug for Selector {
             .field("correl_id", &self.correl_id.map(hex::encode_upper))
             .field("group_id", &self.group_id.map(hex::encode_upper))
             .field("filter", &self.filter.as_ref().map(|_| "<filter>"))
+            .field("put_before", &self.put_before)
             .finish()
     }
 }
@@ -248,6 +254,9 @@ impl Contents {
         };
         for (pos, e) in range {
             if e.state != EntryState::Ready {
+                continue;
+            }
+            if sel.put_before.is_some_and(|before| pos.1 >= before) {
                 continue;
             }
             if e.msg.is_expired(now_ms) {
