@@ -61,7 +61,7 @@ fn message(k: u32) -> DumpMessage {
     let md = Mqmd {
         version: if k.is_multiple_of(3) { 1 } else { 2 },
         report: if k.is_multiple_of(5) { 0xC0 } else { 0 }, // MQRO_PASS_MSG_ID | PASS_CORREL_ID
-        msg_type: [8, 1, 2, 4][k as usize % 4],    // datagram, request, reply, report
+        msg_type: [8, 1, 2, 4][k as usize % 4],             // datagram, request, reply, report
         expiry: -1,
         feedback: if k % 4 == 3 { 259 } else { 0 }, // MQFB_COA on reports
         encoding: [546, 273, 785][k as usize % 3],
