@@ -19,6 +19,7 @@ pub(crate) mod log_limit;
 pub mod mqclient;
 pub(crate) mod mqi;
 pub(crate) mod mqjson;
+pub mod mqsc;
 pub mod mqtt;
 pub(crate) mod qmgr;
 pub(crate) mod route;

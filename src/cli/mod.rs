@@ -25,6 +25,7 @@ mod ft_run;
 mod get;
 mod load;
 mod mqmd_wire;
+mod mqsc;
 mod out;
 mod pams;
 mod progress;
@@ -88,6 +89,9 @@ pub(crate) enum Command {
     Unload(unload::UnloadArgs),
     /// Put the messages of a dmpmqmsg or qload file on a queue of a running gateway, all or none.
     Load(load::LoadArgs),
+    /// MQSC definitions (runmqsc scripts, dmpmqcfg output) to and from the YAML configuration.
+    #[command(subcommand)]
+    Mqsc(mqsc::MqscCommand),
     /// Tuxedo tpenqueue through a running gateway; exit 1 on a Tuxedo error.
     Tpenqueue(tpenqueue::TpenqueueArgs),
     /// RTQ servers: take due requests from a running gateway.
@@ -140,6 +144,7 @@ impl Cli {
             Command::Browse(args) => browse::run(args),
             Command::Unload(args) => unload::run(args),
             Command::Load(args) => load::run(args),
+            Command::Mqsc(cmd) => mqsc::run(cmd),
             Command::Bench(kind) => bench::run(kind),
             Command::Convert(args) => convert::run(args),
             Command::Tpenqueue(args) => tpenqueue::run(args),
