@@ -22,6 +22,7 @@ mod dq;
 mod ft;
 mod ft_child;
 mod ft_run;
+mod generated;
 mod get;
 mod load;
 mod mqmd_wire;
@@ -92,6 +93,10 @@ pub(crate) enum Command {
     /// MQSC definitions (runmqsc scripts, dmpmqcfg output) to and from the YAML configuration.
     #[command(subcommand)]
     Mqsc(mqsc::MqscCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(generated::CompletionsArgs),
+    /// Print the manual page mqgate(1), or write every page into --dir.
+    Man(generated::ManArgs),
     /// Tuxedo tpenqueue through a running gateway; exit 1 on a Tuxedo error.
     Tpenqueue(tpenqueue::TpenqueueArgs),
     /// RTQ servers: take due requests from a running gateway.
@@ -145,6 +150,8 @@ impl Cli {
             Command::Unload(args) => unload::run(args),
             Command::Load(args) => load::run(args),
             Command::Mqsc(cmd) => mqsc::run(cmd),
+            Command::Completions(args) => generated::completions(args),
+            Command::Man(args) => generated::man(args),
             Command::Bench(kind) => bench::run(kind),
             Command::Convert(args) => convert::run(args),
             Command::Tpenqueue(args) => tpenqueue::run(args),
