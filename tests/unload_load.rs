@@ -470,3 +470,124 @@ fn bad_files_are_named_by_line_and_load_nothing() {
     let out = mqgate(&["unload", "--queue", "SRC", "--remove", "--gateway", gw]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_http_api_carries_the_whole_mqmd_and_bounds_reads_by_put_sequence() {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD as B64;
+    use mqgate_codecs::mq::md::write_md;
+    use mqgate_codecs::mq::{ByteOrder, Charset};
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), CONFIG);
+    let md = message(2).md.unwrap();
+    // The MQMD as IBM MQ "MQMD - Message descriptor" lays it out: 364 bytes
+    // for version 2, little-endian integers.
+    let mut raw = Vec::new();
+    write_md(&md, ByteOrder::Little, Charset::Ascii, &mut raw);
+    assert_eq!(raw.len(), 364);
+    let body = |extra: &str| {
+        format!(
+            r#"{{"mqmd_base64": "{}", "data": "x"{extra}}}"#,
+            B64.encode(&raw)
+        )
+    };
+    let put = |query: &str, body: String| {
+        g.call(
+            "POST",
+            &format!("/v1/queues/SRC/messages{query}"),
+            Some(("application/json", body.as_bytes())),
+        )
+    };
+    // With an MD field from elsewhere: 400 / 2046 MQRC_OPTIONS_ERROR naming it.
+    let (st, v) = put("?priority=3", body(""));
+    assert_eq!((st, v["mqrc"].as_i64()), (400, Some(2046)), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("priority"), "{v}");
+    let (st, v) = put("", body(r#", "md": {"Priority": 3}"#));
+    assert_eq!((st, v["mqrc"].as_i64()), (400, Some(2046)), "{v}");
+    // 363 bytes: 2026 MQRC_MD_ERROR.
+    let short = format!(r#"{{"mqmd_base64": "{}"}}"#, B64.encode(&raw[..363]));
+    let (st, v) = put("", short);
+    assert_eq!((st, v["mqrc"].as_i64()), (400, Some(2026)), "{v}");
+
+    let (_, status) = g.call("GET", "/v1/status", None);
+    let before = status["next_put_sequence"].as_u64().unwrap();
+    let (st, v) = put("", body(""));
+    assert_eq!(st, 201, "{v}");
+    // Every field as given (context included: MQPMO_SET_ALL_CONTEXT).
+    let (st, got) = g.next("SRC", "browse=true&mqmd=true");
+    assert_eq!(st, 200, "{got}");
+    assert_eq!(
+        B64.decode(got["mqmd_base64"].as_str().unwrap()).unwrap(),
+        raw
+    );
+    assert_eq!(got["md"]["PutApplName"], "app/2.exe");
+    assert_eq!(
+        got["md"]["PutDate"],
+        md.put_date.0.iter().map(|&b| b as char).collect::<String>()
+    );
+    // Put after the mark: a read bounded by it does not see the message.
+    let (st, v) = g.next("SRC", &format!("browse=true&put_before={before}"));
+    assert_eq!((st, v["mqrc"].as_i64()), (404, Some(2033)), "{v}");
+    let (st, _) = g.next("SRC", &format!("browse=true&put_before={}", before + 1));
+    assert_eq!(st, 200);
+
+    // An MQMD in EBCDIC (StrucId "MD  " as D4 C4 40 40 in CCSID 500) is kept
+    // as it is; unload writes its character fields in ASCII.
+    // Priority, Persistence and CodedCharSetId given, not left to the queue
+    // and queue manager to fill (MQPRI_PRIORITY_AS_Q_DEF, MQPER_PERSISTENCE_AS_Q_DEF,
+    // MQCCSI_Q_MGR are replaced on MQPUT).
+    let mut e = Mqmd {
+        msg_id: [7; 24],
+        priority: 3,
+        persistence: 1,
+        coded_char_set_id: 500,
+        ..Mqmd::default()
+    };
+    for f in [
+        &mut e.format.0[..],
+        &mut e.put_date.0[..],
+        &mut e.put_time.0[..],
+        &mut e.appl_origin_data.0[..],
+    ] {
+        f.fill(0x40);
+    }
+    for f in [
+        &mut e.reply_to_q.0[..],
+        &mut e.reply_to_q_mgr.0[..],
+        &mut e.appl_identity_data.0[..],
+    ] {
+        f.fill(0x40);
+    }
+    e.user_identifier.0.fill(0x40);
+    e.put_appl_name.0.fill(0x40);
+    e.put_appl_name.0[..4].copy_from_slice(&[0xC3, 0xC9, 0xC3, 0xE2]); // "CICS"
+    let mut raw = Vec::new();
+    write_md(&e, ByteOrder::Little, Charset::Ebcdic, &mut raw);
+    assert_eq!(&raw[..4], &[0xD4, 0xC4, 0x40, 0x40]);
+    let (st, v) = g.call(
+        "POST",
+        "/v1/queues/DST/messages",
+        Some((
+            "application/json",
+            format!(r#"{{"mqmd_base64": "{}"}}"#, B64.encode(&raw)).as_bytes(),
+        )),
+    );
+    assert_eq!(st, 201, "{v}");
+    let (_, got) = g.next("DST", "browse=true&mqmd=true");
+    assert_eq!(
+        B64.decode(got["mqmd_base64"].as_str().unwrap()).unwrap(),
+        raw
+    );
+    let f = dir.path().join("ebcdic.dmp");
+    ok(&mqgate(&[
+        "unload",
+        "--queue",
+        "DST",
+        "--file",
+        f.to_str().unwrap(),
+        "--gateway",
+        g.base.as_str(),
+    ]));
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert!(text.contains("\nA PAN CICS"), "{text}");
+}
