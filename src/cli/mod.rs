@@ -228,6 +228,14 @@ mod tests {
                 with(&["bench", "channel"], &["--size", "4193877"]),
                 "--size",
             ),
+            // dmpmqmsg -dw: at least 10 bytes per X line (the qload source).
+            (
+                with(&["unload", "--queue", "Q"], &["--width", "9"]),
+                "--width",
+            ),
+            // --remove needs a file to sync before the messages leave.
+            (with(&["unload", "--queue", "Q"], &["--remove"]), "--file"),
+            (with(&["completions"], &["tcsh"]), "tcsh"),
             (with(&["bench", "sbs"], &["--queues", "0"]), "--queues"),
             // Queue numbers 101-3100 stay below the MOTs (4000-6000).
             (with(&["bench", "sbs"], &["--queues", "3001"]), "--queues"),
