@@ -16,6 +16,7 @@ pub(crate) mod devices;
 pub(crate) mod framing;
 pub(crate) mod http;
 pub(crate) mod log_limit;
+pub(crate) mod metrics;
 pub mod mqclient;
 pub(crate) mod mqi;
 pub(crate) mod mqjson;

@@ -24,6 +24,7 @@ mod object;
 mod probe;
 pub mod queue;
 mod record;
+pub mod stats;
 mod temporary;
 pub mod token;
 mod uow;
@@ -173,6 +174,8 @@ pub struct QueueManager {
     tasks: crate::tasks::Tasks,
     /// The [`PutCheck`] every put onto a local queue passes, if one is set.
     put_check: std::sync::OnceLock<Arc<dyn PutCheck>>,
+    /// The counters queues created at run time share (src/qmgr/stats.rs).
+    group_stats: stats::GroupStats,
 }
 
 /// Open units of work.
@@ -234,6 +237,7 @@ impl QueueManager {
             created: Arc::new(tokio::sync::Notify::new()),
         };
         let mut devices = device_index::DeviceIndex::default();
+        let group_stats = stats::GroupStats::default();
         let mut max_seq = 0;
         let records = store.load().map_err(store_error)?;
         let count = records.len();
@@ -249,6 +253,10 @@ impl QueueManager {
             let lq = match table.local(&queue) {
                 Some(lq) => lq,
                 None => {
+                    let group = match router.devices().owner(&queue) {
+                        Some(_) => stats::QueueGroup::Device,
+                        None => stats::QueueGroup::Dynamic,
+                    };
                     let def = match router.devices().owner(&queue) {
                         Some(device) => {
                             devices.add(device, &queue[device.len() + 1..]);
@@ -266,7 +274,7 @@ impl QueueManager {
                             }
                         }
                     };
-                    let lq = Arc::new(LocalQueue::new(def));
+                    let lq = Arc::new(LocalQueue::with_stats(def, group_stats.of(group)));
                     table.objects.insert(queue, Object::Local(Arc::clone(&lq)));
                     lq
                 }
@@ -295,6 +303,7 @@ impl QueueManager {
             quiescing: watch::channel(false).0,
             tasks: crate::tasks::Tasks::default(),
             put_check: std::sync::OnceLock::new(),
+            group_stats,
         })
     }
 
@@ -715,6 +724,7 @@ impl QueueManager {
             contents.insert(pos, Entry { msg, state });
             lq.notify.notify_waiters();
         }
+        lq.stats.put();
         tracing::debug!(
             queue = %result.queue,
             msg_id = %hex::encode_upper(result.msg_id),
@@ -843,6 +853,7 @@ impl QueueManager {
         };
         entry.state = EntryState::Getting(id);
         drop(contents);
+        lq.stats.got();
         self.join_uow(id, &lq, pos, uow::Held::Get)?;
         Ok(result)
     }
@@ -959,6 +970,11 @@ impl QueueManager {
     /// getters return 2161.
     pub fn quiesce(&self) {
         self.quiescing.send_replace(true);
+    }
+
+    /// True once [`QueueManager::quiesce`] was called.
+    pub fn is_quiescing(&self) -> bool {
+        *self.quiescing.borrow()
     }
 
     /// Quiesces, then backs out every open unit of work (leases included).

@@ -138,6 +138,9 @@ pub struct LocalQueue {
     pub def: LocalQueueDef,
     /// Woken whenever a message becomes ready (commit, backout, put).
     pub notify: Arc<Notify>,
+    /// Its put and get counters, its own or its group's
+    /// (src/qmgr/stats.rs).
+    pub stats: Arc<super::stats::QueueStats>,
     contents: Mutex<Contents>,
 }
 
@@ -150,11 +153,18 @@ impl std::fmt::Debug for LocalQueue {
 }
 
 impl LocalQueue {
-    /// An empty queue.
+    /// An empty queue with counters of its own.
     pub fn new(def: LocalQueueDef) -> Self {
+        Self::with_stats(def, Arc::default())
+    }
+
+    /// An empty queue counting its puts and gets in `stats` (its group's,
+    /// src/qmgr/stats.rs).
+    pub fn with_stats(def: LocalQueueDef, stats: Arc<super::stats::QueueStats>) -> Self {
         LocalQueue {
             def,
             notify: Arc::new(Notify::new()),
+            stats,
             contents: Mutex::new(Contents::default()),
         }
     }
@@ -227,6 +237,15 @@ impl Contents {
     /// The message at `pos`, to change its state or MD.
     pub fn get_mut(&mut self, pos: &Position) -> Option<&mut Entry> {
         self.entries.get_mut(pos).map(|e| &mut **e)
+    }
+
+    /// The message put first (the lowest sequence number): the first of
+    /// each priority's FIFO, at most ten lookups, whatever the depth.
+    pub fn oldest(&self) -> Option<&Entry> {
+        (0..=9u8)
+            .filter_map(|band| self.entries.range((band, 0)..=(band, u64::MAX)).next())
+            .min_by_key(|(pos, _)| pos.1)
+            .map(|(_, e)| &**e)
     }
 
     /// Every message, in delivery order.
@@ -334,6 +353,9 @@ mod tests {
             None
         );
         assert_eq!(q.depth(), 4);
+        // Put first: sequence number 1 (priority 0), whatever its priority.
+        assert_eq!(q.oldest().map(|e| e.msg.md.correl_id[0]), Some(1));
+        assert!(Contents::default().oldest().is_none());
     }
 
     #[test]
