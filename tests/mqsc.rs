@@ -1,5 +1,5 @@
 //! `mqgate mqsc import` / `export`: a dmpmqcfg-style script (fixtures/mqsc)
-//! through YAML and back (docs/operations-cli.md "mqgate mqsc").
+//! through YAML and back (docs/operations.md "mqgate mqsc").
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! `mqgate completions SHELL` and `mqgate man`: shell completion scripts and
 //! manual pages generated from the command-line definitions themselves
 //! (clap_complete, clap_mangen), so they always list the commands and
-//! options this binary has (docs/operations-cli.md).
+//! options this binary has (docs/operations.md).
 
 use super::Cli;
 use clap::{Args, CommandFactory};

@@ -1,6 +1,6 @@
 //! `mqgate load`: the messages of a dmpmqmsg (or qload) file onto a queue of a
 //! running gateway (IBM MQ "dmpmqmsg (queue load and unload)";
-//! docs/operations-cli.md).
+//! docs/operations.md).
 //!
 //! The whole file is read and checked first, so a bad file puts nothing and
 //! its error names the line and column. The messages are then put in file

@@ -1,6 +1,6 @@
 //! `mqgate mqsc import` / `mqgate mqsc export`: MQSC definitions (runmqsc
 //! scripts, dmpmqcfg output) to and from the YAML configuration
-//! (docs/operations-cli.md "mqgate mqsc").
+//! (docs/operations.md "mqgate mqsc").
 
 use crate::config::Config;
 use crate::mqsc::Note;

@@ -1,5 +1,5 @@
 //! `mqgate unload`: a queue of a running gateway into a dmpmqmsg file (IBM MQ
-//! "dmpmqmsg (queue load and unload)"; docs/operations-cli.md).
+//! "dmpmqmsg (queue load and unload)"; docs/operations.md).
 //!
 //! It talks to the gateway over its HTTP API as `browse` and `get` do, so the
 //! gateway keeps running. The unload sees the messages put before it started

@@ -1,5 +1,5 @@
 //! MQSC definitions to and from mqgate's YAML configuration
-//! (docs/operations-cli.md "mqgate mqsc"). The script is read by
+//! (docs/operations.md "mqgate mqsc"). The script is read by
 //! [`mqgate_codecs::mqsc`]; this module decides what each command means for
 //! mqgate: [`import`] turns DEFINE QLOCAL, QMODEL, QREMOTE, QALIAS, CHANNEL
 //! (CHLTYPE SDR, RCVR, SVRCONN) and ALTER QMGR into YAML, [`export`] writes
