@@ -266,3 +266,231 @@ async fn an_mqget_reply_has_the_xqh_at_offset_492() {
     s.disconnect().await.unwrap();
     drop(a);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_longer_than_the_buffer_is_an_error_and_stays_on_the_queue() {
+    let root = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let a = tokio::task::spawn_blocking({
+        let dir = root.path().to_path_buf();
+        move || {
+            let a = Gateway::start(&dir, &config_a(port));
+            let (st, v) = a.put("INBOX%25DEV0001", "q_mgr=GWB", &[b'x'; 1000]);
+            assert_eq!(st, 201, "{v}");
+            a
+        }
+    })
+    .await
+    .unwrap();
+    let o = ConnectOptions {
+        host: "127.0.0.1".into(),
+        port,
+        channel: SVRCONN.into(),
+        q_mgr_name: "QMA".into(),
+        user: "mqgate".into(),
+        password: None,
+        heartbeat_s: 30,
+        max_msg_size: 4 << 20,
+        timeout: Duration::from_secs(20),
+        appl_name: "mq_client test".into(),
+    };
+    let mut s = connect(&o).await.unwrap();
+    let h = s.open("GWB", oo::INPUT_SHARED).await.unwrap();
+    // A 100-byte buffer for a 428-byte MQXQH + 1000 bytes: the queue manager
+    // answers MQCC_WARNING 2080 MQRC_TRUNCATED_MSG_FAILED and leaves the
+    // message on the queue (IBM MQ "2080 (0820) (RC2080):
+    // MQRC_TRUNCATED_MSG_FAILED"), so the cut data is no message to store.
+    match s.get(h, 1000, 100).await {
+        Err(e) => {
+            assert_eq!(e.mqrc().0, 2080, "{e}");
+            // The reason's name too (IBM MQ "API reason codes"), as the
+            // channel's status shows it.
+            assert_eq!(
+                e.to_string(),
+                "MQGET: CompCode 1, Reason 2080 MQRC_TRUNCATED_MSG_FAILED"
+            );
+        }
+        Ok(r) => panic!(
+            "a truncated message was returned as got: {:?}",
+            r.map(|r| r.data.len())
+        ),
+    }
+    // It is still there, whole, for a buffer that holds it.
+    let r = s.get(h, 1000, 1 << 20).await.unwrap().unwrap();
+    assert_eq!(r.data.len(), 428 + 1000);
+    s.commit().await.unwrap();
+    s.disconnect().await.unwrap();
+    drop(a);
+}
+
+#[test]
+fn a_channel_whose_buffer_is_too_short_stores_nothing_and_keeps_the_message() {
+    let root = tempfile::tempdir().unwrap();
+    let (da, db) = (root.path().join("a"), root.path().join("b"));
+    std::fs::create_dir_all(&da).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    let port = free_port();
+    let a = Gateway::start(&da, &config_a(port));
+    let (st, v) = a.put(
+        "INBOX%25DEV0001",
+        "q_mgr=GWB&persistent=true",
+        &[b'x'; 1000],
+    );
+    assert_eq!(st, 201, "{v}");
+    let config = config_b(port, "transmission", 0, 5).replace(
+        "    batch_size: 5\n",
+        "    batch_size: 5\n    max_msg_length: 600\n",
+    );
+    let b = Gateway::start(&db, &config);
+    std::thread::sleep(Duration::from_secs(3));
+    // Nothing stored on B, not on a device queue and not on its dead-letter
+    // queue; the message stays on A's transmission queue (2080 leaves it
+    // there: IBM MQ "2080 (0820) (RC2080): MQRC_TRUNCATED_MSG_FAILED").
+    assert_eq!(device_depths(&b), 0);
+    assert_eq!(b.depth("SYSTEM.DEAD.LETTER.QUEUE"), 0);
+    assert_eq!(a.depth("GWB"), 1);
+}
+
+/// A stand-in queue manager on `listener` for one connection: INITIAL_DATA
+/// agreed as sent, MQCONN echoed, MQOPEN answered with handle 2, each MQGET
+/// answered with `get_params` after the API header, MQCMIT, MQBACK and
+/// MQDISC with MQCC_OK.
+async fn fake_queue_manager(listener: tokio::net::TcpListener, get_params: Vec<u8>) {
+    use mqgate_codecs::fap::{ApiHeader, SegmentType, parse_segment, segment_len, write_api};
+    use mqgate_codecs::fap::{tcf, write_segment};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Ok((mut s, _)) = listener.accept().await else {
+        return;
+    };
+    let mut buf = Vec::new();
+    loop {
+        while let Ok(Some(n)) = segment_len(&buf, 1 << 20) {
+            if buf.len() < n {
+                break;
+            }
+            let seg: Vec<u8> = buf.drain(..n).collect();
+            let Ok(seg) = parse_segment(&seg) else { return };
+            let t = seg.tsh.segment_type;
+            let mut h = seg.tsh.clone();
+            h.segment_type = if t == SegmentType::INITIAL_DATA {
+                t
+            } else {
+                t.reply()
+            };
+            h.control_flags1 = if t == SegmentType::INITIAL_DATA {
+                0
+            } else {
+                tcf::FIRST | tcf::LAST
+            };
+            let api = |hobj: i32| {
+                let mut b = Vec::new();
+                let a = ApiHeader {
+                    reply_length: 0,
+                    comp_code: 0,
+                    reason: 0,
+                    hobj,
+                };
+                write_api(&a, seg.tsh.byte_order, &mut b);
+                b
+            };
+            let body = match t {
+                SegmentType::INITIAL_DATA => seg.body.to_vec(),
+                SegmentType::MQCONN => seg.body.to_vec(),
+                SegmentType::MQOPEN => [api(2), seg.body[16..].to_vec()].concat(),
+                SegmentType::MQGET => [api(2), get_params.clone()].concat(),
+                SegmentType::MQCMIT | SegmentType::MQBACK | SegmentType::MQDISC => api(0),
+                _ => continue,
+            };
+            let mut out = Vec::new();
+            write_segment(&h, &body, &mut out);
+            if s.write_all(&out).await.is_err() {
+                return;
+            }
+        }
+        let mut chunk = [0u8; 4096];
+        match s.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+fn options(port: u16, channel: &str) -> ConnectOptions {
+    ConnectOptions {
+        host: "127.0.0.1".into(),
+        port,
+        channel: channel.into(),
+        q_mgr_name: String::new(),
+        user: "mqgate".into(),
+        password: None,
+        heartbeat_s: 30,
+        max_msg_size: 4 << 20,
+        timeout: Duration::from_secs(20),
+        appl_name: "mq_client test".into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_whose_data_length_is_not_its_data_is_refused() {
+    use mqgate_codecs::fap::gmo::Mqgmo;
+    use mqgate_codecs::fap::message::{GetData, write_get};
+    use mqgate_codecs::mq::{Charset, Mqmd};
+    // MQCC_OK with DataLength 5000 but 8 bytes of data: a message cut on the
+    // way. Stored, it would be a cut copy and MQCMIT would remove the whole
+    // one; refused, it is backed out. 2010 MQRC_DATA_LENGTH_ERROR (IBM MQ
+    // "2010 (07DA) (RC2010): MQRC_DATA_LENGTH_ERROR").
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let g = GetData {
+        md: Mqmd {
+            version: 1,
+            ..Mqmd::default()
+        },
+        md_charset: Charset::Ascii,
+        gmo: Mqgmo {
+            version: 4,
+            ..Mqgmo::default()
+        },
+        length: 5000,
+        data: b"XQH cut.",
+    };
+    let mut params = Vec::new();
+    write_get(&g, mqgate::mqclient::handshake::ORDER, &mut params);
+    let qm = tokio::spawn(fake_queue_manager(listener, params));
+    let mut s = connect(&options(port, SVRCONN)).await.unwrap();
+    let h = s.open("GWB", oo::INPUT_SHARED).await.unwrap();
+    assert_eq!(h, 2);
+    match s.get(h, 0, 1 << 20).await {
+        Err(e) => assert_eq!(e.mqrc().0, 2010, "{e}"),
+        Ok(r) => panic!("a cut message was returned: {:?}", r.map(|r| r.data.len())),
+    }
+    qm.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_channel_is_2540_and_says_so() {
+    let root = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let a = tokio::task::spawn_blocking({
+        let dir = root.path().to_path_buf();
+        move || Gateway::start(&dir, &config_a(port))
+    })
+    .await
+    .unwrap();
+    // The queue manager refuses INITIAL_DATA naming no channel it has with
+    // STATUS_DATA NO_CHANNEL (0x01, the Wireshark MQ dissector's
+    // MQ_STATUS_ERR_NO_CHANNEL); the application's reason is 2540
+    // MQRC_UNKNOWN_CHANNEL_NAME, as mqgate's server tells
+    // (docs/mq-client-protocol.md "Handshake"), not 2059.
+    let e = match connect(&options(port, "NO.SUCH.CHL")).await {
+        Err(e) => e,
+        Ok(_) => panic!("connected to a channel that does not exist"),
+    };
+    assert_eq!(e.mqrc().0, 2540, "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("STATUS_DATA code 0x01") && text.contains("2540"),
+        "{text}"
+    );
+    drop(a);
+}

@@ -9,14 +9,15 @@
 //! refusal texts are docs/rendezvous.md ("HTTP API", "Errors",
 //! "Refusals"), the `tibrv_status` numbers those of `tibrv/status.h`.
 
+mod common;
+
+use common::sse::Sse;
 use mqgate::config::Config;
 use mqgate::gateway::{Gateway, Handle};
 use mqgate::rv::{Listener, ListenerOptions, Origin};
 use mqgate_codecs::rv::msg::{Envelope, Field, Message, Value as RvValue};
 use mqgate_codecs::rv::{Mode, Subject, matches};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A gateway on port 0 with data under `dir` and `rv_yaml` as its `rv:`
@@ -72,105 +73,6 @@ async fn post_json(url: String, body: &Value) -> (u16, Value) {
 
 fn url(h: &Handle, path: &str) -> String {
     format!("http://{}{path}", h.http_addr())
-}
-
-/// One Server-Sent Event: its type and data; `("eof", "")` when the
-/// stream ended.
-type Event = (String, String);
-
-/// A listener over HTTP: a thread reading the event stream (WHATWG HTML,
-/// "Server-sent events": `event:` and `data:` lines, a blank line ends an
-/// event, `:` lines are comments) and handing each event over.
-struct Sse {
-    rx: mpsc::Receiver<Event>,
-    /// Sending on it lets a held-back reader start reading.
-    go: Option<mpsc::Sender<()>>,
-}
-
-impl Sse {
-    /// Opens `url`; the thread reads at once, or (`hold`) only once
-    /// [`Sse::release`] is called: until then the client reads nothing and
-    /// the gateway's writes pile up in the socket.
-    fn open(url: String, hold: bool) -> Sse {
-        let (tx, rx) = mpsc::channel();
-        let (go, wait) = mpsc::channel::<()>();
-        std::thread::spawn(move || {
-            let agent = ureq::AgentBuilder::new()
-                .timeout_read(Duration::from_secs(60))
-                .build();
-            let res = match agent.get(&url).call() {
-                Ok(r) => r,
-                Err(ureq::Error::Status(code, r)) => {
-                    let _ = tx.send((
-                        "status".into(),
-                        format!("{code} {}", r.into_string().unwrap_or_default()),
-                    ));
-                    return;
-                }
-                Err(e) => {
-                    let _ = tx.send(("error".into(), e.to_string()));
-                    return;
-                }
-            };
-            if hold {
-                let _ = wait.recv();
-            }
-            let mut reader = BufReader::new(res.into_reader());
-            let (mut event, mut data) = (String::new(), String::new());
-            let mut line = String::new();
-            loop {
-                line.clear();
-                match reader.read_line(&mut line) {
-                    Ok(0) | Err(_) => {
-                        let _ = tx.send(("eof".into(), String::new()));
-                        return;
-                    }
-                    Ok(_) => {}
-                }
-                let l = line.trim_end_matches(['\r', '\n']);
-                if l.is_empty() {
-                    if !event.is_empty() || !data.is_empty() {
-                        let ev = (std::mem::take(&mut event), std::mem::take(&mut data));
-                        if tx.send(ev).is_err() {
-                            return;
-                        }
-                    }
-                } else if let Some(v) = l.strip_prefix("event:") {
-                    event = v.trim_start().to_string();
-                } else if let Some(v) = l.strip_prefix("data:") {
-                    data = v.trim_start().to_string();
-                }
-            }
-        });
-        Sse { rx, go: Some(go) }
-    }
-
-    fn release(&mut self) {
-        if let Some(go) = self.go.take() {
-            let _ = go.send(());
-        }
-    }
-
-    /// The next event, waiting up to `wait`.
-    fn next(&self, wait: Duration) -> Option<Event> {
-        self.rx.recv_timeout(wait).ok()
-    }
-
-    /// The `ready` event's data, which comes first.
-    fn ready(&self) -> Value {
-        let (event, data) = self.next(Duration::from_secs(20)).expect("no ready event");
-        assert_eq!(event, "ready", "{data}");
-        serde_json::from_str(&data).unwrap()
-    }
-
-    /// The next `message` event's JSON.
-    fn message(&self) -> Value {
-        let (event, data) = self
-            .next(Duration::from_secs(20))
-            .expect("no message event");
-        assert_eq!(event, "message", "{data}");
-        serde_json::from_str(&data).unwrap()
-    }
 }
 
 /// The listen URL for `subjects` (form-encoded: `>` is `%3E`).
@@ -255,7 +157,7 @@ async fn a_thousand_listeners_with_overlapping_wildcards_get_each_matching_messa
     ];
     let sse: Vec<Sse> = sse_patterns
         .iter()
-        .map(|p| Sse::open(listen_url(&g, p), false))
+        .map(|p| Sse::open(listen_url(&g, p)))
         .collect();
     for (s, p) in sse.iter().zip(sse_patterns) {
         let ready = s.ready();
@@ -333,9 +235,9 @@ async fn a_thousand_listeners_with_overlapping_wildcards_get_each_matching_messa
 async fn the_stop_ends_event_streams_and_waiting_requests_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let g = start(dir.path(), "").await;
-    let sse = Sse::open(listen_url(&g, &["A.>"]), false);
+    let sse = Sse::open(listen_url(&g, &["A.>"]));
     sse.ready();
-    let inbox = Sse::open(url(&g, "/v1/rv/listen?inbox=true"), false);
+    let inbox = Sse::open(url(&g, "/v1/rv/listen?inbox=true"));
     assert!(
         inbox.ready()["inbox"]
             .as_str()
@@ -432,7 +334,7 @@ async fn request_and_reply_through_an_inbox() {
         })
     );
     // An inbox listener over HTTP receives what is sent to its inbox.
-    let sse = Sse::open(url(&g, "/v1/rv/listen?inbox=true"), false);
+    let sse = Sse::open(url(&g, "/v1/rv/listen?inbox=true"));
     let ready = sse.ready();
     let inbox = ready["inbox"].as_str().unwrap().to_string();
     assert_eq!(ready["subjects"], json!([inbox]));
@@ -457,7 +359,7 @@ async fn a_slow_event_stream_loses_its_oldest_messages_and_no_one_else_waits() {
     let dir = tempfile::tempdir().unwrap();
     let g = start(dir.path(), "rv:\n  listener_queue: 8\n").await;
     let bus = g.rv_bus().unwrap();
-    let mut slow = Sse::open(listen_url(&g, &["FEED.>"]), true);
+    let mut slow = Sse::open_held(listen_url(&g, &["FEED.>"]));
     let mut fast = bus
         .listen(
             &["FEED.>"],
@@ -533,7 +435,7 @@ async fn bad_input_on_every_route_is_refused_clearly_and_disturbs_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let g = start(dir.path(), "rv:\n  max_message_bytes: 1024\n").await;
     // A listener that must see only the one good message at the end.
-    let watcher = Sse::open(listen_url(&g, &["A.>", "_LOCAL.>"]), false);
+    let watcher = Sse::open(listen_url(&g, &["A.>", "_LOCAL.>"]));
     watcher.ready();
     let publish = |subject: &str| url(&g, &format!("/v1/rv/messages/{}", pct(subject)));
 
@@ -583,7 +485,7 @@ async fn bad_input_on_every_route_is_refused_clearly_and_disturbs_nothing() {
         "invalid subject \"Foo.>.baz\": element 2 is '>': '>' must be the last element"
     );
     // A listen subject: the codec's rule, then the inbox rule (27, 403).
-    let bad = Sse::open(listen_url(&g, &["OK", "abc*xyz"]), false);
+    let bad = Sse::open(listen_url(&g, &["OK", "abc*xyz"]));
     let (event, data) = bad.next(Duration::from_secs(20)).unwrap();
     assert_eq!(event, "status");
     assert!(data.starts_with("400 "), "{data}");
@@ -596,13 +498,13 @@ async fn bad_input_on_every_route_is_refused_clearly_and_disturbs_nothing() {
     );
     want["element"] = json!(1);
     assert_eq!(body, want);
-    let bad = Sse::open(listen_url(&g, &["_INBOX.X.1"]), false);
+    let bad = Sse::open(listen_url(&g, &["_INBOX.X.1"]));
     let (_, data) = bad.next(Duration::from_secs(20)).unwrap();
     assert!(data.starts_with("403 "), "{data}");
     let body: Value = serde_json::from_str(&data[4..]).unwrap();
     assert_eq!(body["tibrv_status"]["number"], 27);
     assert_eq!(body["tibrv_status"]["name"], "TIBRV_NOT_PERMITTED");
-    let bad = Sse::open(url(&g, "/v1/rv/listen"), false);
+    let bad = Sse::open(url(&g, "/v1/rv/listen"));
     let (_, data) = bad.next(Duration::from_secs(20)).unwrap();
     assert!(data.starts_with("400 "), "{data}");
     let body: Value = serde_json::from_str(&data[4..]).unwrap();
@@ -803,7 +705,7 @@ async fn bad_input_on_every_route_is_refused_clearly_and_disturbs_nothing() {
     assert_eq!(b["mqrc"], 2152);
     // Nor a listen subject in the query (docs/rendezvous.md "HTTP API"): it
     // is refused, not read as U+FFFD and listened to.
-    let bad = Sse::open(url(&g, "/v1/rv/listen?subject=A.%FF"), false);
+    let bad = Sse::open(url(&g, "/v1/rv/listen?subject=A.%FF"));
     let (event, data) = bad.next(Duration::from_secs(20)).unwrap();
     assert_eq!(event, "status");
     assert!(data.starts_with("400 "), "{data}");
@@ -845,7 +747,7 @@ async fn an_event_stream_outlives_the_idle_timeout() {
     let mut c = Config::from_yaml(text, "test.yaml").unwrap();
     c.storage.data_dir = dir.path().join("data");
     let g = Gateway::start(c).await.unwrap();
-    let sse = Sse::open(listen_url(&g, &["LATE"]), false);
+    let sse = Sse::open(listen_url(&g, &["LATE"]));
     sse.ready();
     tokio::time::sleep(Duration::from_millis(1000)).await;
     let bus = g.rv_bus().unwrap();

@@ -18,116 +18,11 @@
 
 mod common;
 
+use common::sse::Sse;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// One Server-Sent Event: its type and data; `("eof", "")` at the end.
-type Event = (String, String);
-
-/// A stream read by a thread (WHATWG HTML, "Server-sent events").
-struct Sse {
-    rx: mpsc::Receiver<Event>,
-}
-
-impl Sse {
-    fn open(url: String) -> Sse {
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let agent = ureq::AgentBuilder::new()
-                .timeout_read(Duration::from_secs(60))
-                .build();
-            let res = match agent.get(&url).call() {
-                Ok(r) => r,
-                Err(ureq::Error::Status(code, r)) => {
-                    let _ = tx.send((
-                        "status".into(),
-                        format!("{code} {}", r.into_string().unwrap_or_default()),
-                    ));
-                    return;
-                }
-                Err(e) => {
-                    let _ = tx.send(("error".into(), e.to_string()));
-                    return;
-                }
-            };
-            let mut reader = BufReader::new(res.into_reader());
-            let (mut event, mut data, mut line) = (String::new(), String::new(), String::new());
-            loop {
-                line.clear();
-                match reader.read_line(&mut line) {
-                    Ok(0) | Err(_) => {
-                        let _ = tx.send(("eof".into(), String::new()));
-                        return;
-                    }
-                    Ok(_) => {}
-                }
-                let l = line.trim_end_matches(['\r', '\n']);
-                if l.is_empty() {
-                    if !event.is_empty() || !data.is_empty() {
-                        let ev = (std::mem::take(&mut event), std::mem::take(&mut data));
-                        if tx.send(ev).is_err() {
-                            return;
-                        }
-                    }
-                } else if let Some(v) = l.strip_prefix("event:") {
-                    event = v.trim_start().to_string();
-                } else if let Some(v) = l.strip_prefix("data:") {
-                    data = v.trim_start().to_string();
-                }
-            }
-        });
-        Sse { rx }
-    }
-
-    fn next(&self, wait: Duration) -> Option<Event> {
-        self.rx.recv_timeout(wait).ok()
-    }
-
-    /// The `ready` event's data.
-    fn ready(&self) -> Value {
-        let (event, data) = self.next(Duration::from_secs(20)).expect("no ready event");
-        assert_eq!(event, "ready", "{data}");
-        serde_json::from_str(&data).unwrap()
-    }
-
-    /// The next `message` event's JSON.
-    fn message(&self) -> Value {
-        let (event, data) = self
-            .next(Duration::from_secs(20))
-            .expect("no message event");
-        assert_eq!(event, "message", "{data}");
-        serde_json::from_str(&data).unwrap()
-    }
-
-    /// Messages until one on `subject` (returned); the others are kept in
-    /// the panic message if none comes within 20 s.
-    fn until(&self, subject: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut seen = Vec::new();
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            let Some((event, data)) = self.next(left) else {
-                break;
-            };
-            if event != "message" {
-                seen.push(format!("{event} {data}"));
-                continue;
-            }
-            let v: Value = serde_json::from_str(&data).unwrap();
-            if v["subject"] == subject {
-                return v;
-            }
-            seen.push(v["subject"].to_string());
-        }
-        panic!("no message on {subject}; saw {seen:?}");
-    }
-
-    /// True when nothing comes within `wait`.
-    fn quiet(&self, wait: Duration) -> Option<Event> {
-        self.next(wait)
-    }
-}
 
 /// The value of the first field named `name` of a message's JSON form.
 fn field<'a>(m: &'a Value, name: &str) -> &'a Value {

@@ -492,3 +492,200 @@ async fn heartbeats_conversion_and_queue_manager_names() {
     assert_eq!((r.comp_code, r.reason), (2, 2058));
     drop(g);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verbs_before_mqconn_a_second_mqconn_and_a_negative_buffer_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    // Before MQCONN every verb is 2018 MQRC_HCONN_ERROR, whatever its
+    // parameters (docs/mq-client-protocol.md "Handshake"): an MQOPEN whose
+    // MQOD is all zeros and an MQGET without an MQMD do not get 2044 or 2026.
+    let mut w = Wire::connect(addr).await;
+    let id = svrconn_client::initial_data(CHANNEL);
+    svrconn_client::exchange_id(&mut w, &id, TshKind::Tsh)
+        .await
+        .unwrap();
+    let mut nc = Client { wire: w, conv: 1 };
+    let (h, _) = nc.call(SegmentType::MQOPEN, 0, &[0; 200]).await.unwrap();
+    assert_eq!((h.comp_code, h.reason), (2, 2018));
+    let (h, _) = nc.call(SegmentType::MQGET, 2, &[0; 100]).await.unwrap();
+    assert_eq!((h.comp_code, h.reason, h.hobj), (2, 2018, 2));
+
+    // A second MQCONN: 2002 MQRC_ALREADY_CONNECTED is MQCC_WARNING (IBM MQ
+    // "2002 (07D2) (RC2002): MQRC_ALREADY_CONNECTED", Completion code).
+    let mut c = client(addr).await;
+    let tags = [0u8; 84];
+    let conn = mqgate::mqclient::handshake::conn_data("*", "mqgate-test", &tags);
+    let mut p = Vec::new();
+    mqgate_codecs::fap::conn::write_conn(&conn, svrconn_client::ORDER, &mut p);
+    let (h, _) = c.call(SegmentType::MQCONN, 0, &p).await.unwrap();
+    assert_eq!((h.comp_code, h.reason), (1, 2002));
+
+    // MQGET with BufferLength -1: 2005 MQRC_BUFFER_LENGTH_ERROR (IBM MQ
+    // "2005 (07D5) (RC2005): MQRC_BUFFER_LENGTH_ERROR": "Specify a value
+    // that is zero or greater"); the conversation goes on.
+    let inp = c.open_ok("APP.Q", oo::INPUT_SHARED).await;
+    let get = mqgate_codecs::fap::message::GetData {
+        md: md(),
+        md_charset: mqgate_codecs::mq::Charset::Ascii,
+        gmo: gmo(0, 0),
+        length: -1,
+        data: &[],
+    };
+    let mut p = Vec::new();
+    mqgate_codecs::fap::message::write_get(&get, svrconn_client::ORDER, &mut p);
+    let (h, _) = c.call(SegmentType::MQGET, inp, &p).await.unwrap();
+    assert_eq!((h.comp_code, h.reason), (2, 2005));
+    let (h, ..) = c.get(inp, md(), gmo(0, 0), 100).await;
+    assert_eq!(h.reason, 2033);
+    drop(g);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn types_that_are_no_request_and_ending_an_unknown_conversation_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    let mut keeper = client(addr).await;
+    // Segment types no client sends: 0x80 (no verb), 0x91 (MQCONN_REPLY),
+    // 0xAB and 0xBF (past the XA calls 0xA1-0xAA). STATUS_DATA
+    // PROTOCOL_SEGMENT_TYPE (0x0A, the Wireshark MQ dissector's
+    // MQ_STATUS_ERR_PROTOCOL_SEGMENT_TYPE), 2009, as docs/mq-client-protocol.md
+    // "Bad input" says for unknown types.
+    for t in [0x80u8, 0x91, 0xAB, 0xBF] {
+        let mut seg = Vec::new();
+        write_segment(&tshm(1, SegmentType(t)), &[0; 16], &mut seg);
+        let (h, b, _) = after(addr, &seg).await;
+        assert_eq!(h.len(), 1, "type 0x{t:02X}: {h:?}");
+        assert_eq!(status_of(&h[0], &b[0]), (0x0A, Some(2009)), "0x{t:02X}");
+    }
+    // SOCKET_ACTION ending conversation 5, never started: CONV_ID_ERROR
+    // (0x1E), as for any conversation id never started.
+    let mut h = Tsh::new(TshKind::Tshc, SegmentType::SOCKET_ACTION);
+    h.control_flags1 = tcf::FIRST | tcf::LAST;
+    let a = mqgate_codecs::fap::socket::SocketAction {
+        conversation_id: 5,
+        request_id: 0,
+        action_type: 2,
+        parm1: 0,
+        parm2: 0,
+    };
+    let mut body = Vec::new();
+    mqgate_codecs::fap::socket::write_socket_action(&a, svrconn_client::ORDER, &mut body);
+    let mut seg = Vec::new();
+    write_segment(&h, &body, &mut seg);
+    let (h, b, _) = after(addr, &seg).await;
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(status_of(&h[0], &b[0]), (0x1E, Some(2009)));
+    // The other client is still served.
+    assert_eq!(keeper.simple(SegmentType::MQCMIT).await.reason, 0);
+    drop(g);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tiny_maximum_transmission_size_is_raised_to_4096() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    // A client asking for 40-byte segments would have every reply cut into
+    // 4 bytes of data per 36-byte header. mqgate offers its smallest
+    // maximum transmission size instead, 4096 bytes (docs/config.md
+    // `svrconn.max_transmission_size`), flagged with IniErrorFlags1
+    // MAX_TRANSMISSION_SIZE (0x04, the Wireshark MQ dissector's
+    // MQ_IEF1_MAX_TRANSMISSION_SIZE) and ControlFlags1 ERROR.
+    let mut id = svrconn_client::initial_data(CHANNEL);
+    id.capability_flags3 = 0x20;
+    id.max_transmission_size = 40;
+    let mut w = Wire::connect(addr).await;
+    let (t, body) = svrconn_client::exchange_id(&mut w, &id, TshKind::Tsh)
+        .await
+        .unwrap();
+    assert_eq!(t.control_flags1, tcf::ERROR);
+    let r = mqgate_codecs::fap::id::parse_id(&body, 28, t.byte_order).unwrap();
+    assert_eq!((r.max_transmission_size, r.ini_error_flags1), (4096, 0x04));
+    drop(g);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn negative_inquire_counts_have_their_own_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    let mut c = client(addr).await;
+    let q = c.open_ok("APP.Q", oo::INQUIRE).await;
+    // IBM MQ "2021 (07E5) (RC2021): MQRC_INT_ATTR_COUNT_ERROR" (IntAttrCount
+    // negative), "2006 (07D6) (RC2006): MQRC_CHAR_ATTR_LENGTH_ERROR"
+    // (CharAttrLength negative), "2065 (0811) (RC2065):
+    // MQRC_SELECTOR_COUNT_ERROR" (SelectorCount out of range).
+    let (r, ..) = c.inq(q, &[3], -1, 0).await;
+    assert_eq!((r.comp_code, r.reason), (2, 2021));
+    let (r, ..) = c.inq(q, &[3], 1, -1).await;
+    assert_eq!((r.comp_code, r.reason), (2, 2006));
+    let mut p = Vec::new();
+    for v in [-1i32, 0, 0] {
+        p.extend_from_slice(&v.to_le_bytes());
+    }
+    let (r, _) = c.call(SegmentType::MQINQ, q, &p).await.unwrap();
+    assert_eq!((r.comp_code, r.reason), (2, 2065));
+    let (r, ints, _) = c.inq(q, &[3], 1, 0).await;
+    assert_eq!((r.reason, ints), (0, vec![0]));
+    drop(g);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_priority_above_nine_is_put_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    let mut c = client(addr).await;
+    let out = c.open_ok("APP.Q", oo::OUTPUT).await;
+    // IBM MQ "2049 (0801) (RC2049): MQRC_PRIORITY_EXCEEDS_MAXIMUM":
+    // MQCC_WARNING, the message is put (at the highest priority, its MQMD
+    // keeping the value given). A client told MQCC_FAILED would put it again.
+    let mut m = md();
+    m.priority = 12;
+    let (h, pmd, _) = c.put(out, m, pmo::NEW_MSG_ID, b"urgent").await;
+    assert_eq!((h.comp_code, h.reason), (1, 2049));
+    let inp = c.open_ok("APP.Q", oo::INPUT_SHARED).await;
+    let (h, gmd, _, _, d) = c.get(inp, md(), gmo(0, 0), 100).await;
+    assert_eq!((h.reason, d.as_slice()), (0, &b"urgent"[..]));
+    assert_eq!((gmd.msg_id, gmd.priority), (pmd.msg_id, 12));
+    drop(g);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_segment_of_a_conversation_never_started_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    // Half a message on conversation 7, which no SOCKET_ACTION started: it
+    // is refused at its first segment, before anything is kept for it
+    // (otherwise one socket could hold a partial message for each of 2^32
+    // conversation ids). STATUS_DATA CONV_ID_ERROR (0x1E), as for any
+    // conversation id never started (docs/mq-client-protocol.md "Bad input").
+    let mut h = tshm(7, SegmentType::MQPUT);
+    h.control_flags1 = tcf::FIRST;
+    let mut seg = Vec::new();
+    write_segment(&h, &[0; 1000], &mut seg);
+    let (h, b, _) = after(addr, &seg).await;
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(status_of(&h[0], &b[0]), (0x1E, Some(2009)));
+    drop(g);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_segment_before_initial_data_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, addr) = start(dir.path(), "").await;
+    // Before INITIAL_DATA is agreed only INITIAL_DATA is served: half an
+    // MQPUT is refused at its first segment with STATUS_DATA
+    // PROTOCOL_SEGMENT_TYPE (0x0A, the Wireshark MQ dissector's
+    // MQ_STATUS_ERR_PROTOCOL_SEGMENT_TYPE) and 2009
+    // (docs/mq-client-protocol.md "Bad input"), not kept until the
+    // connect timeout.
+    let mut h = tshm(5, SegmentType::MQPUT);
+    h.control_flags1 = tcf::FIRST;
+    let mut seg = Vec::new();
+    write_segment(&h, &[0; 1000], &mut seg);
+    let mut w = Wire::connect(addr).await;
+    w.send(&seg).await;
+    let m = w.message().await.expect("a STATUS_DATA");
+    assert_eq!(status_of(&m.tsh, &m.body), (0x0A, Some(2009)));
+    assert!(w.message().await.is_none(), "the socket closes");
+    drop(g);
+}

@@ -412,6 +412,7 @@ impl ExitChain {
                     r
                 }
             };
+            crate::stats::count(point, matches!(result, Outcome::Fail(_)));
             let link = &mut self.links[i];
             match result {
                 Outcome::Ok => {}

@@ -19,6 +19,7 @@ pub mod exit_data;
 pub mod external;
 pub mod isolation;
 pub mod registry;
+pub mod stats;
 
 pub use api::{
     EXIT_USER_AREA_LENGTH, Exit, ExitContext, ExitPoint, ExitReason, ExitResponse, ExitUserArea,

@@ -13,6 +13,7 @@ pub mod batch;
 pub mod control;
 pub mod frame;
 pub mod handshake;
+mod in_doubt;
 mod instance;
 pub mod mq_client;
 mod reader;

@@ -3,12 +3,14 @@
 //! pulling a transmission queue. Each batch: MQGET under syncpoint (the
 //! first with the configured wait), the receive exits, resolution and the
 //! put through the queue interface ([`super::apply`]) committed in one store
-//! transaction together with the batch's MsgIds, then MQCMIT. A message
-//! leaves the queue manager only once it is stored; a crash before the
-//! MQCMIT leaves it there, backed out, and the MsgIds stored with the batch
-//! keep it from being stored twice when it comes again.
+//! transaction together with the batch's record (MsgId and data digest of
+//! each message, [`super::in_doubt`]), then MQCMIT. A message leaves the
+//! queue manager only once it is stored; a crash before the MQCMIT leaves
+//! it there, backed out, and the record keeps it from being stored twice
+//! when it comes again.
 
 use super::apply::{Applier, ApplyError};
+use super::in_doubt::{self, InDoubt};
 use super::{ChannelState, StatusBoard};
 use crate::config::{ExitBuffer, MqClientChannelDef, UndeliveredRule};
 use crate::mqclient::{ClientError, ConnectOptions, Session, connect};
@@ -17,7 +19,6 @@ use bytes::Bytes;
 use mqgate_codecs::fap::object::oo;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::{ExitChain, ExitPoint, ExitsConfig};
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -26,8 +27,8 @@ use tokio::sync::watch;
 /// wait interval.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Name of the state record holding the MsgIds (24 bytes each) of the
-/// channel's last stored batch.
+/// Name of the state record of the channel's last stored batch (its
+/// messages' MsgIds and data digests, [`super::in_doubt`]).
 pub fn batch_key(channel: &str) -> String {
     format!("mqclient/{channel}/last_batch")
 }
@@ -206,8 +207,10 @@ impl MqClientChannel {
         r.map_err(|f| (f, pull.committed))
     }
 
-    /// The MsgIds of the last stored batch (the state record of [`batch_key`]).
-    async fn in_doubt(&self) -> Result<HashSet<[u8; 24]>, Failure> {
+    /// The messages of the last stored batch (the state record of
+    /// [`batch_key`]); a record that cannot be read fails the connection
+    /// with 2195 MQRC_UNEXPECTED_ERROR rather than risk storing twice.
+    async fn in_doubt(&self) -> Result<InDoubt, Failure> {
         let v = self
             .mqi
             .meta(&batch_key(&self.def.name))
@@ -217,9 +220,10 @@ impl MqClientChannel {
                 text: e.message,
             })?
             .unwrap_or_default();
-        Ok(v.chunks_exact(24)
-            .filter_map(|c| <[u8; 24]>::try_from(c).ok())
-            .collect())
+        InDoubt::decode(&v).map_err(|text| Failure {
+            reason: Mqrc::UNEXPECTED_ERROR,
+            text,
+        })
     }
 }
 
@@ -228,9 +232,10 @@ struct Pull<'a> {
     chan: &'a MqClientChannel,
     session: Session,
     hobj: i32,
-    /// MsgIds stored by a batch whose MQCMIT may not have reached the queue
-    /// manager: met again, they are committed there without being stored twice.
-    in_doubt: HashSet<[u8; 24]>,
+    /// Messages stored by a batch whose MQCMIT may not have reached the
+    /// queue manager: met again, they are committed there without being
+    /// stored twice.
+    in_doubt: InDoubt,
     applier: Option<Applier>,
     /// Whether a batch was committed on this connection.
     committed: bool,
@@ -258,14 +263,11 @@ impl Pull<'_> {
                     None => break,
                 }
             }
-            let mut ids = Vec::with_capacity(batch.len() * 24);
+            let record = in_doubt::encode(batch.iter().map(|m| (m.md.msg_id, &m.data[..])));
             let mut msgs = Vec::with_capacity(batch.len());
             for m in batch {
                 let id = m.md.msg_id;
-                if id != [0; 24] {
-                    ids.extend_from_slice(&id);
-                }
-                if self.in_doubt.remove(&id) {
+                if self.in_doubt.take(id, &m.data) {
                     tracing::info!(channel = %d.name, msg_id = %hex::encode_upper(id),
                         "already stored before the last MQCMIT was lost; committed without storing it again");
                     continue;
@@ -276,7 +278,11 @@ impl Pull<'_> {
                 });
             }
             let count = msgs.len() as u64;
-            let meta = vec![(batch_key(&d.name), ids)];
+            let bytes: u64 = msgs
+                .iter()
+                .map(|(b, off)| b.len().saturating_sub(*off) as u64)
+                .sum();
+            let meta = vec![(batch_key(&d.name), record)];
             let Some(mut applier) = self.applier.take() else {
                 return Err(Failure {
                     reason: Mqrc::UNEXPECTED_ERROR,
@@ -304,7 +310,9 @@ impl Pull<'_> {
                     self.committed = true;
                     attempts = 0;
                     retry_ms = d.retry.first_interval_ms.max(1);
-                    self.chan.board.update(&d.name, |s| s.messages += count);
+                    self.chan
+                        .board
+                        .update(&d.name, |s| s.moved(count, 1, bytes));
                     tracing::debug!(channel = %d.name, messages = count, dead_lettered = dead, "batch committed");
                 }
                 Err(ApplyError::Undelivered {

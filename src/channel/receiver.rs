@@ -114,7 +114,11 @@ impl Receivers {
                     Ok((stream, peer)) => {
                         let me = Arc::clone(&self);
                         let stop = stop.clone();
-                        me.mqi.tasks().spawn_channel(async move { me.connection(stream, peer, stop).await });
+                        let open = crate::metrics::accepted(crate::metrics::Listener::Channel);
+                        me.mqi.tasks().spawn_channel(async move {
+                            let _open = open;
+                            me.connection(stream, peer, stop).await
+                        });
                     }
                     Err(e) => {
                         if let Some(suppressed) = ACCEPT_FAILED.admit("") {

@@ -156,6 +156,7 @@ impl SenderChannel {
                         correl_id: None,
                         group_id: None,
                         filter: None,
+                        put_before: None,
                     };
                     if mqi.get_now_detailed(&xmitq, &sel, uow).is_ok() {
                         removed += 1;
@@ -359,7 +360,8 @@ impl SenderChannel {
             self.last_confirmed = seq;
             self.finish(true).await;
             let n = msgs.len() as u64;
-            self.board.update(&self.def.name, |s| s.messages += n);
+            let bytes = msgs.iter().map(|b| b.len() as u64).sum();
+            self.board.update(&self.def.name, |s| s.moved(n, 1, bytes));
             self.show(ChannelState::Running, 0, String::new());
         }
     }

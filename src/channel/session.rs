@@ -224,10 +224,16 @@ impl Session<'_> {
                     let commit = self.group_commit.clone();
                     let last = group.last().map_or(self.last, |(s, _)| *s);
                     let n = group.iter().map(|(_, m)| m.len() as u64).sum();
+                    let bytes = group
+                        .iter()
+                        .flat_map(|(_, m)| m.iter().map(|b| b.len() as u64))
+                        .sum();
                     running = Some(Running {
                         task: tokio::task::spawn_blocking(move || commit.commit(sealed)),
                         last,
                         n,
+                        batches: group.len() as u64,
+                        bytes,
                         budgets,
                     });
                 }
@@ -264,7 +270,7 @@ impl Session<'_> {
     ) -> Result<(), End> {
         match done {
             Ok(Ok(())) => {
-                self.committed(r.last, r.n);
+                self.committed(r.last, r.n, r.batches, r.bytes);
                 drop(r.budgets);
                 sink.send(Frame::Confirm { seq: r.last })
                     .await
@@ -307,14 +313,15 @@ impl Session<'_> {
         }
     }
 
-    /// Records that batches up to `last` (`n` messages) are committed.
-    fn committed(&mut self, last: u64, n: u64) {
+    /// Records that `batches` batches up to `last` (`n` messages of
+    /// `bytes` bytes) are committed.
+    fn committed(&mut self, last: u64, n: u64, batches: u64, bytes: u64) {
         self.last = last;
         self.messages += n;
         self.board.update(&self.def.name, |s| {
             s.state = ChannelState::Running;
             s.last_seq = last;
-            s.messages += n;
+            s.moved(n, batches, bytes);
         });
     }
 
@@ -347,7 +354,8 @@ impl Session<'_> {
                 self.applier = Some(applier);
                 return match result {
                     Ok(()) => {
-                        self.board.update(&name, |s| s.messages += 1);
+                        let bytes = batch[0].len() as u64;
+                        self.board.update(&name, |s| s.moved(1, 0, bytes));
                         Ok(())
                     }
                     Err(ApplyError::Close { reason, text })
@@ -368,7 +376,8 @@ impl Session<'_> {
             self.applier = Some(applier);
             match result {
                 Ok(_) => {
-                    self.committed(seq, msgs.len() as u64);
+                    let bytes = msgs.iter().map(|b| b.len() as u64).sum();
+                    self.committed(seq, msgs.len() as u64, 1, bytes);
                     if attempt > 0 {
                         tracing::info!(channel = %name, attempt, "batch delivered after retrying");
                     }
@@ -475,6 +484,9 @@ struct Running {
     /// The group's last (highest) sequence number and message count.
     last: u64,
     n: u64,
+    /// Its batches and the bytes of their messages.
+    batches: u64,
+    bytes: u64,
     /// The group's read-ahead budget, released when it is committed.
     budgets: Vec<OwnedSemaphorePermit>,
 }

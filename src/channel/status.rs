@@ -42,6 +42,29 @@ pub struct ChannelStatus {
     pub reason: i32,
     /// What went wrong last, in words.
     pub message: String,
+    /// Batches committed (receiver) or confirmed (sender) since the gateway
+    /// started (`GET /metrics`, docs/operations.md).
+    #[serde(skip)]
+    pub batches: u64,
+    /// Bytes of the transmission messages (MQXQH, MQMD and data) in those
+    /// batches.
+    #[serde(skip)]
+    pub bytes: u64,
+    /// When the channel last met a failure: its reason became non-zero, or
+    /// its state changed while a reason was set ([`StatusBoard::update`]).
+    #[serde(skip)]
+    pub last_error_at: Option<std::time::SystemTime>,
+}
+
+impl ChannelStatus {
+    /// Counts a committed or confirmed batch of `messages` messages and
+    /// `bytes` bytes; `batches` is 0 for a message outside any batch (a
+    /// non-persistent message on a receiver's fast path).
+    pub fn moved(&mut self, messages: u64, batches: u64, bytes: u64) {
+        self.messages += messages;
+        self.batches += batches;
+        self.bytes += bytes;
+    }
 }
 
 /// Every channel's status, shared by the channel tasks and the HTTP API.
@@ -65,6 +88,9 @@ impl StatusBoard {
                 xmit_queue_depth: None,
                 reason: 0,
                 message: String::new(),
+                batches: 0,
+                bytes: 0,
+                last_error_at: None,
             },
         );
     }
@@ -74,9 +100,15 @@ impl StatusBoard {
     }
 
     /// Changes channel `name`'s status with `f` (no-op for an unknown name).
+    /// A change that sets a non-zero reason, or changes the state while a
+    /// reason is set, stamps `last_error_at`.
     pub fn update(&self, name: &str, f: impl FnOnce(&mut ChannelStatus)) {
         if let Some(s) = self.lock().get_mut(name) {
+            let before = (s.reason, s.state);
             f(s);
+            if s.reason != 0 && (s.reason, s.state) != before {
+                s.last_error_at = Some(std::time::SystemTime::now());
+            }
         }
     }
 

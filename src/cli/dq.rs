@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 use std::io::{BufReader, Write};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -241,6 +241,7 @@ fn member(
         queue: m.queue.clone(),
         done: AtomicU64::new(0),
         withdrawn: Mutex::new(HashSet::new()),
+        leaving: AtomicBool::new(false),
     });
     let mut events = EventReader::new(BufReader::new(stream.into_reader()));
     loop {
@@ -300,6 +301,9 @@ struct Shared {
     queue: String,
     done: AtomicU64,
     withdrawn: Mutex<HashSet<u64>>,
+    /// Set once COMMAND could not start: the worker is leaving, and a task
+    /// that reaches it meanwhile is given back without being tried.
+    leaving: AtomicBool,
 }
 
 impl Shared {
@@ -329,6 +333,11 @@ impl Shared {
         let Some((program, args)) = command.split_first() else {
             return;
         };
+        if self.leaving.load(Ordering::Acquire) {
+            let path = format!("/v1/rv/dq/members/{}/tasks/{n}/release", segment(&self.id));
+            let _ = post(&self.gw, &path, None);
+            return;
+        }
         let mut cmd = Command::new(program);
         cmd.args(args)
             .env("MQGATE_DQ_MEMBER", &self.id)
@@ -361,6 +370,9 @@ impl Shared {
                 false
             }
             Err(e) => {
+                // Before the release: the scheduler may give the task back
+                // to this worker at once.
+                self.leaving.store(true, Ordering::Release);
                 eprintln!("mqgate dq worker: task {n}: cannot run {program}: {e}; given back");
                 true
             }

@@ -611,6 +611,7 @@ fn mq_client_channels_have_defaults_and_placed_errors() {
     password: p
     batch_size: 0
     reconnect: { first_ms: 0 }
+    max_msg_length: 0
 exits:
   channels:
     M:
@@ -626,6 +627,10 @@ exits:
         "8:15: channels[0].password: a password needs a user",
         "9:17: channels[0].batch_size: must be at least 1",
         "channels[0].reconnect.first_ms: must be at least 1 ms",
+        // The MQGET buffer: a message longer than it is never got (2080), so
+        // 0 pulls nothing; IBM MQ "Maximum message length (MAXMSGL)": at
+        // most 100 MB.
+        "11:21: channels[0].max_msg_length: must be 1 to 104857600 bytes",
         "exits.channels.M.send[0]: M is a mq-client channel",
     ] {
         assert!(text.contains(needle), "{needle} not in:\n{text}");

@@ -361,8 +361,8 @@ fn check_channels(
 /// An mq-client channel's names and numbers (docs/config.md `mq-client`
 /// channels): MQ's name lengths (IBM MQ "Rules for naming IBM MQ objects":
 /// channel 20, queue manager 48, queue 48), a user id of at most 64
-/// characters (the long user id of USERID_DATA), a host, a port and
-/// intervals that are not 0.
+/// characters (the long user id of USERID_DATA), a host, a port, a
+/// `max_msg_length` of 1 to 100 MB and intervals that are not 0.
 fn check_mq_client(i: usize, m: &MqClientChannelDef, err: &mut impl FnMut(&str, String)) {
     let at = |key: &str| format!("channels[{i}].{key}");
     if m.host.trim().is_empty() {
@@ -390,6 +390,15 @@ fn check_mq_client(i: usize, m: &MqClientChannelDef, err: &mut impl FnMut(&str, 
     }
     if m.password.is_some() && m.user.is_empty() {
         err(&at("password"), "a password needs a user".into());
+    }
+    // The MQGET buffer: a longer message is never got (2080), so 0 would
+    // pull nothing; IBM MQ "Maximum message length (MAXMSGL)": 100 MB at most.
+    let max = m.limits.max_msg_length as usize;
+    if max == 0 || max > LIMIT_MAX_MSG_LENGTH {
+        err(
+            &at("max_msg_length"),
+            format!("must be 1 to {LIMIT_MAX_MSG_LENGTH} bytes"),
+        );
     }
     if m.retry.first_interval_ms == 0 {
         err(

@@ -195,7 +195,8 @@ impl axum::serve::Listener for TrackedListener {
             match self.inner.accept().await {
                 Ok((stream, peer)) => {
                     let member = self.tasks.join(TaskGroup::Requests);
-                    return (TrackedStream::new(stream, member), peer);
+                    let open = crate::metrics::accepted(crate::metrics::Listener::Http);
+                    return (TrackedStream::new(stream, member, open), peer);
                 }
                 Err(e) => {
                     // E.g. EMFILE: wait a little rather than spin.
@@ -220,6 +221,8 @@ pub(super) struct TrackedStream {
     ended: Pin<Box<WaitForCancellationFutureOwned>>,
     /// Held for the connection's lifetime: the gateway counts it until dropped.
     _member: tokio_util::task::task_tracker::TaskTrackerToken,
+    /// Held for the connection's lifetime: counted open for `GET /metrics`.
+    _open: crate::metrics::Connection,
     /// An answer of hyper's own rewritten as JSON
     /// ([`crate::http::json_for_automatic_answer`]) and the bytes of it
     /// already sent: written before anything else.
@@ -242,12 +245,13 @@ pub(super) struct TrackedStream {
 pub(super) const ANSWER_GRACE: Duration = Duration::from_secs(1);
 
 impl TrackedStream {
-    fn new(inner: TcpStream, member: Membership) -> Self {
+    fn new(inner: TcpStream, member: Membership, open: crate::metrics::Connection) -> Self {
         TrackedStream {
             inner,
             ended: Box::pin(member.cancel.clone().cancelled_owned()),
             cancel: member.cancel,
             _member: member.token,
+            _open: open,
             rewritten: Vec::new(),
             sent: 0,
             heads: None,

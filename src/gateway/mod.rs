@@ -29,6 +29,7 @@ use crate::channel::StatusBoard;
 use crate::channel::receiver::Receivers;
 use crate::channel::sender_channel::SenderChannel;
 use crate::config::{ChannelDef, Config, ConfigErrors};
+use crate::metrics::{Listener, Readiness};
 use crate::mqi::{Mqi, QueueExits};
 use crate::qmgr::QueueManager;
 use crate::rpc::RpcService;
@@ -193,6 +194,8 @@ struct Running {
     stop_svrconn: CancellationToken,
     http: Option<JoinHandle<Option<io::Result<()>>>>,
     channel_listener: Option<JoinHandle<Option<()>>>,
+    /// What `GET /readyz` reads: marked stopping at the start of a stop.
+    readiness: Arc<Readiness>,
 }
 
 /// How many tasks a gateway runs; stays usable after [`Handle::stop`].
@@ -257,7 +260,9 @@ impl Gateway {
             .filter(|c| !c.roles.tedg.is_empty())
             .map(|c| Arc::new(crate::tedg::QspaceRole::new(c.roles.tedg.clone())));
         let config_for_open = config.clone();
-        let qm = tokio::task::spawn_blocking(move || open_queue_manager(&config_for_open))
+        let commits = crate::metrics::store::commit_histogram();
+        let timed = commits.clone();
+        let qm = tokio::task::spawn_blocking(move || open_queue_manager(&config_for_open, timed))
             .await
             .map_err(|e| StartError::Store(format!("opening the store failed: {e}")))??;
         let (qm, store) = qm;
@@ -305,6 +310,11 @@ impl Gateway {
         if let (Some(s), Some(a)) = (config.svrconn.as_mut(), svrconn_addr) {
             s.listen = a;
         }
+        let readiness = Arc::new(Readiness::new(&bound_listeners(
+            &config,
+            svrconn_addr,
+            routing_listener.as_ref(),
+        )));
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
@@ -335,6 +345,7 @@ impl Gateway {
             channel_listener,
             &stop_rx,
             &sender_roles,
+            &readiness,
         )
         .await;
         let routing = match &config.rv.routing {
@@ -373,8 +384,19 @@ impl Gateway {
                 .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
                 .merge(crate::http::rv::dq::routes(rv_dq.clone()))
                 .merge(crate::http::rv_routing::routes(routing.clone()))
-                .merge(crate::http::rv_ft::routes(ft_service))
-                .merge(crate::http::fault_tolerance::routes(ft_roles.clone())),
+                .merge(crate::http::rv::ft::routes(ft_service))
+                .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
+                .merge(crate::http::ops::routes(crate::http::ops::OpsState {
+                    registry: Arc::new(crate::metrics::registry(
+                        Arc::clone(&qm),
+                        Arc::clone(&board),
+                        Arc::clone(&readiness),
+                        commits,
+                    )),
+                    readiness: Arc::clone(&readiness),
+                    qm: Arc::clone(&qm),
+                    started: std::time::Instant::now(),
+                })),
         );
         tasks.spawn_timer(trim::run());
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
@@ -383,7 +405,10 @@ impl Gateway {
         let timeouts = http::Timeouts::of(&config.http);
         let http = tasks.spawn(
             TaskGroup::Requests,
-            http::serve(listener, app, timeouts, stop_http.clone()),
+            Arc::clone(&readiness).watch(
+                Listener::Http,
+                http::serve(listener, app, timeouts, stop_http.clone()),
+            ),
         );
         let stop_mqtt = CancellationToken::new();
         let devices = crate::devices::Devices::new(
@@ -400,7 +425,10 @@ impl Gateway {
         );
         let mqtt = tasks.spawn(
             TaskGroup::Requests,
-            crate::mqtt::serve(mqtt_listener, mqtt_service),
+            Arc::clone(&readiness).watch(
+                Listener::Mqtt,
+                crate::mqtt::serve(mqtt_listener, mqtt_service),
+            ),
         );
         let stop_svrconn = CancellationToken::new();
         if let (Some(s), Some((listener, _))) = (&config.svrconn, svrconn_listener) {
@@ -412,7 +440,11 @@ impl Gateway {
                 stop_svrconn.clone(),
             );
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
-            tasks.spawn(TaskGroup::Requests, crate::svrconn::serve(listener, svc));
+            tasks.spawn(
+                TaskGroup::Requests,
+                Arc::clone(&readiness)
+                    .watch(Listener::Svrconn, crate::svrconn::serve(listener, svc)),
+            );
         }
         Ok(Handle {
             http_addr,
@@ -438,6 +470,7 @@ impl Gateway {
                 stop_svrconn,
                 http: Some(http),
                 channel_listener: Some(channel_listener),
+                readiness,
             }),
         })
     }
@@ -445,15 +478,40 @@ impl Gateway {
 
 /// Opens the store and the queue manager over it; also returns a weak
 /// reference to the store, which tells when the store is closed.
+/// Every store transaction is timed into `commits` (`GET /metrics`).
 fn open_queue_manager(
     config: &Config,
+    commits: prometheus_client::metrics::histogram::Histogram,
 ) -> Result<(QueueManager, std::sync::Weak<RedbStore>), StartError> {
     let store = Arc::new(
         RedbStore::open(&config.storage.data_dir).map_err(|e| StartError::Store(e.to_string()))?,
     );
     let weak = Arc::downgrade(&store);
-    let qm = QueueManager::open(config, store).map_err(|e| StartError::Store(e.to_string()))?;
+    let timed = Arc::new(crate::metrics::store::TimedStore::new(store, commits));
+    let qm = QueueManager::open(config, timed).map_err(|e| StartError::Store(e.to_string()))?;
     Ok((qm, weak))
+}
+
+/// The listeners a gateway bound, with their addresses (the ports chosen
+/// for port 0 already in `config`): HTTP, channel and MQTT always, SVRCONN
+/// and the routing daemon's when configured.
+fn bound_listeners(
+    config: &Config,
+    svrconn: Option<SocketAddr>,
+    routing: Option<&TcpListener>,
+) -> Vec<(Listener, SocketAddr)> {
+    let mut out = vec![
+        (Listener::Http, config.http.listen),
+        (Listener::Channel, config.listener.listen),
+        (Listener::Mqtt, config.mqtt.listen),
+    ];
+    out.extend(svrconn.map(|a| (Listener::Svrconn, a)));
+    out.extend(
+        routing
+            .and_then(|l| l.local_addr().ok())
+            .map(|a| (Listener::RvRouting, a)),
+    );
+    out
 }
 
 /// Binds `addr`; returns the listener and the address it got (the port
@@ -478,6 +536,7 @@ async fn start_channels(
     listener: TcpListener,
     stop: &watch::Receiver<bool>,
     roles: &[String],
+    readiness: &Arc<Readiness>,
 ) -> JoinHandle<Option<()>> {
     let tasks = mqi.tasks();
     let receivers: Vec<_> = config
@@ -492,7 +551,10 @@ async fn start_channels(
         Receivers::new(mqi.clone(), Arc::clone(board), &receivers).with_exits(&config.exits),
     );
     receivers.show_stored_seqs().await;
-    let listener_task = tasks.spawn(TaskGroup::Channels, receivers.serve(listener, stop.clone()));
+    let listener_task = tasks.spawn(
+        TaskGroup::Channels,
+        Arc::clone(readiness).watch(Listener::Channel, receivers.serve(listener, stop.clone())),
+    );
     for c in &config.channels {
         if let ChannelDef::Sender(def) = c
             && !roles.contains(&def.name)
@@ -677,6 +739,7 @@ async fn joined<T>(slot: &mut Option<JoinHandle<T>>) -> Result<T, JoinError> {
 impl Drop for Handle {
     fn drop(&mut self) {
         if let Some(r) = self.running.take() {
+            r.readiness.stopping();
             r.stop_http.cancel();
             r.stop_mqtt.cancel();
             r.stop_svrconn.cancel();

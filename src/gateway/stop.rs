@@ -62,6 +62,8 @@ impl Handle {
             "stop requested; finishing requests in flight"
         );
         let deadline = drain_deadline(started, drain);
+        // `GET /readyz` answers 503 from here on to the requests in flight.
+        r.readiness.stopping();
         r.stop_http.cancel();
         // MQTT connections close at once (DISCONNECT 0x8B), backing out
         // the messages their devices did not acknowledge (docs/mqtt.md).

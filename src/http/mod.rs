@@ -7,13 +7,15 @@ mod error;
 mod fallback;
 pub mod fault_tolerance;
 pub mod guard;
+mod health;
 mod lists;
 pub mod md_json;
 mod messages;
+mod metrics;
 mod names;
+pub mod ops;
 pub mod pams;
 pub mod rv;
-pub mod rv_ft;
 pub mod rv_routing;
 mod uow;
 

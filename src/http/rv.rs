@@ -13,8 +13,10 @@
 //! Errors are `{"tibrv_status": {"number", "name"}, "field", "element",
 //! "message"}` with the HTTP status of docs/rendezvous.md "Errors".
 
+mod body;
 pub mod cm;
 pub mod dq;
+pub mod ft;
 
 use std::convert::Infallible;
 use std::time::Duration;

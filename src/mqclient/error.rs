@@ -1,7 +1,7 @@
 //! What can go wrong talking to a queue manager, with the MQRC reason each
 //! maps to (IBM MQ "API reason codes").
 
-use mqgate_codecs::fap::{FapError, SegmentType, StatusData};
+use mqgate_codecs::fap::{FapError, SegmentType, StatusCode, StatusData};
 use mqgate_codecs::mq::Mqrc;
 use std::fmt;
 
@@ -27,8 +27,9 @@ pub enum ClientError {
         expected: SegmentType,
         got: SegmentType,
     },
-    /// The queue manager refused the connection with STATUS_DATA (2059,
-    /// or 2035 MQRC_NOT_AUTHORIZED for a security failure).
+    /// The queue manager refused the connection with STATUS_DATA: 2540
+    /// MQRC_UNKNOWN_CHANNEL_NAME for NO_CHANNEL, 2035 MQRC_NOT_AUTHORIZED
+    /// for a security failure or a refused CONAUTH_INFO, else 2059.
     Refused {
         during: &'static str,
         status: StatusData,
@@ -53,12 +54,16 @@ impl ClientError {
             }
             ClientError::Protocol(e) => e.mqrc(),
             ClientError::Unexpected { .. } => Mqrc::CONNECTION_BROKEN,
-            ClientError::Refused { status, .. } => match status {
-                StatusData::Status { code, .. }
-                    if *code == mqgate_codecs::fap::StatusCode::SECURITY_FAILURE =>
-                {
+            ClientError::Refused { during, status } => match status {
+                // What mqgate's server sends for a channel it does not have
+                // (docs/mq-client-protocol.md "Handshake").
+                StatusData::Status { code, .. } if *code == StatusCode::NO_CHANNEL => {
+                    Mqrc::UNKNOWN_CHANNEL_NAME
+                }
+                StatusData::Status { code, .. } if *code == StatusCode::SECURITY_FAILURE => {
                     Mqrc::NOT_AUTHORIZED
                 }
+                _ if *during == "CONAUTH_INFO" => Mqrc::NOT_AUTHORIZED,
                 _ => Mqrc::Q_MGR_NOT_AVAILABLE,
             },
             ClientError::Verb { reason, .. } => *reason,
@@ -81,14 +86,25 @@ impl fmt::Display for ClientError {
                 expected.name().unwrap_or("?"),
                 got.0
             ),
-            ClientError::Refused { during, status } => {
-                write!(f, "{during}: refused by the queue manager ({status:?})")
-            }
+            ClientError::Refused { during, status } => match status {
+                StatusData::Status { code, value } => {
+                    write!(
+                        f,
+                        "{during}: refused by the queue manager with STATUS_DATA code 0x{:02X}",
+                        code.0
+                    )?;
+                    match value {
+                        Some(v) => write!(f, ", value {v}"),
+                        None => Ok(()),
+                    }
+                }
+                StatusData::Empty => write!(f, "{during}: refused by the queue manager"),
+            },
             ClientError::Verb {
                 verb,
                 comp_code,
                 reason,
-            } => write!(f, "{verb}: CompCode {comp_code}, Reason {}", reason.0),
+            } => write!(f, "{verb}: CompCode {comp_code}, Reason {reason}"),
         }
     }
 }

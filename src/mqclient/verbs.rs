@@ -12,7 +12,8 @@ use mqgate_codecs::fap::message::{GetData, parse_get, write_get};
 use mqgate_codecs::fap::object::{OpenData, write_open};
 use mqgate_codecs::fap::od::{Mqod, ot};
 use mqgate_codecs::fap::{
-    API_LEN, ApiHeader, Reassembled, SegmentType, parse_api, write_api, write_segment,
+    API_LEN, ApiHeader, FapError, FapErrorKind, FapStructure, Reassembled, SegmentType, parse_api,
+    write_api, write_segment,
 };
 use mqgate_codecs::mq::constants::gmo;
 use mqgate_codecs::mq::{Charset, Mqmd, Mqrc};
@@ -118,8 +119,10 @@ impl Session {
     /// MQGET from `hobj` under syncpoint, waiting up to `wait_ms` (0 = no
     /// wait), into a buffer of `buffer` bytes, with an MQMD v1 and MQGMO v4
     /// (so the data starts at offset 492 of the reply). `Ok(None)`: 2033
-    /// MQRC_NO_MSG_AVAILABLE. Errors: any other failure, e.g. 2080
-    /// MQRC_TRUNCATED_MSG_FAILED for a message longer than `buffer`.
+    /// MQRC_NO_MSG_AVAILABLE. Errors: any other failure, and any warning:
+    /// 2080 MQRC_TRUNCATED_MSG_FAILED (MQCC_WARNING) for a message longer
+    /// than `buffer`, which stays on the queue; a reply whose DataLength is
+    /// not the length of its data (2010 MQRC_DATA_LENGTH_ERROR).
     pub async fn get(
         &mut self,
         hobj: i32,
@@ -153,6 +156,17 @@ impl Session {
             .call("MQGET", SegmentType::MQGET, hobj, &p, extra)
             .await
         {
+            // A warning is no message got: 2080 MQRC_TRUNCATED_MSG_FAILED
+            // leaves the message on its queue and returns cut data (IBM MQ
+            // "2080 (0820) (RC2080): MQRC_TRUNCATED_MSG_FAILED", MQCC_WARNING);
+            // storing that would store a cut copy at every MQGET.
+            Ok((h, _)) if h.comp_code != 0 => {
+                return Err(ClientError::Verb {
+                    verb: "MQGET",
+                    comp_code: h.comp_code,
+                    reason: Mqrc(h.reason),
+                });
+            }
             Ok((_, m)) => m,
             Err(ClientError::Verb { reason, .. }) if reason == Mqrc::NO_MSG_AVAILABLE => {
                 return Ok(None);
@@ -162,6 +176,23 @@ impl Session {
         let header = m.tsh.header_len();
         let params = m.body.get(API_LEN..).unwrap_or_default();
         let r = parse_get(params, header + API_LEN, m.tsh.byte_order)?;
+        // Without MQGMO_ACCEPT_TRUNCATED_MSG a completed get returns the
+        // whole message: DataLength is its length. Anything else is a cut
+        // copy, which must not be stored and then committed away.
+        if usize::try_from(r.length).ok() != Some(r.data.len()) {
+            let at = header + API_LEN + params.len() - r.data.len() - 4;
+            let n = r.data.len() as i64;
+            return Err(ClientError::Protocol(FapError::new(
+                FapStructure::MessageData,
+                at,
+                "DataLength",
+                FapErrorKind::OutOfRange {
+                    value: i64::from(r.length),
+                    min: n,
+                    max: n,
+                },
+            )));
+        }
         let in_body = m.body.len() - r.data.len();
         let data = Bytes::copy_from_slice(r.data);
         let md = r.md;

@@ -88,7 +88,11 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
                 let s = Arc::clone(&svc);
-                svc.tasks.spawn_request(connection::run(s, stream, peer));
+                let open = crate::metrics::accepted(crate::metrics::Listener::Mqtt);
+                svc.tasks.spawn_request(async move {
+                    let _open = open;
+                    connection::run(s, stream, peer).await
+                });
             }
             Err(e) => {
                 // Out of file descriptors and the like: try again shortly.

@@ -7,7 +7,8 @@
 //! Summary layout (little-endian): version (u8 = 1), flags (u8: bit 0
 //! persistent, bit 1 an expiry report wanted, bit 2 CorrelId or GroupId
 //! present), priority (u8, 0-9 as queued), BackoutCount (i32), expiry time in
-//! ms since the epoch (u64, 0 = never), data length (u32), MsgId (24 bytes),
+//! ms since the epoch (u64, 0 = never), data length (u32), the time it was
+//! put on its queue in seconds since the epoch (u32), MsgId (24 bytes),
 //! then CorrelId and GroupId (24 bytes each) when bit 2 is set, then the
 //! queue-name length (u8) and name. Pure: no I/O.
 
@@ -22,8 +23,8 @@ const PERSISTENT: u8 = 1;
 const EXPIRY_REPORT: u8 = 2;
 const OTHER_IDS: u8 = 4;
 /// Bytes before the MsgId: version, flags, priority, BackoutCount, expiry,
-/// data length.
-const FIXED: usize = 1 + 1 + 1 + 4 + 8 + 4;
+/// data length, put time.
+const FIXED: usize = 1 + 1 + 1 + 4 + 8 + 4 + 4;
 
 /// CorrelId and GroupId, kept only when one of them is not MQCI_NONE /
 /// MQGI_NONE (most messages carry neither: 8 bytes of pointer instead of 48).
@@ -47,6 +48,10 @@ pub struct MsgIndex {
     pub data_len: u32,
     /// MQMD BackoutCount.
     pub backout_count: i32,
+    /// When it was put on this queue, seconds since the epoch: the age of
+    /// the oldest message (IBM MQ "DISPLAY QSTATUS", MSGAGE) without a
+    /// store read. Fits the entry's padding: still 56 bytes.
+    pub put_s: u32,
     flags: u8,
 }
 
@@ -73,6 +78,7 @@ impl MsgIndex {
             expires_at_ms: msg.expires_at_ms.unwrap_or(0),
             data_len: u32::try_from(msg.data.len()).unwrap_or(u32::MAX),
             backout_count: md.backout_count,
+            put_s: u32::try_from(super::clock::now_ms() / 1000).unwrap_or(u32::MAX),
             flags,
         }
     }
@@ -148,6 +154,7 @@ pub fn encode(queue: &str, index: &MsgIndex, priority: u8) -> Vec<u8> {
     out.extend_from_slice(&index.backout_count.to_le_bytes());
     out.extend_from_slice(&index.expires_at_ms.to_le_bytes());
     out.extend_from_slice(&index.data_len.to_le_bytes());
+    out.extend_from_slice(&index.put_s.to_le_bytes());
     out.extend_from_slice(&index.msg_id);
     if let Some(o) = &index.other_ids {
         out.extend_from_slice(&o.correl_id);
@@ -181,6 +188,7 @@ pub fn decode(s: &[u8]) -> Result<Summary, SummaryError> {
     let mut expiry = [0u8; 8];
     expiry.copy_from_slice(&fixed[7..15]);
     let data_len = u32::from_le_bytes(le4(15));
+    let put_s = u32::from_le_bytes(le4(19));
     let ids = if flags & OTHER_IDS != 0 { 72 } else { 24 };
     let name_at = FIXED + ids + 1;
     let id_bytes = s.get(FIXED..FIXED + ids).ok_or_else(|| short(name_at))?;
@@ -213,6 +221,7 @@ pub fn decode(s: &[u8]) -> Result<Summary, SummaryError> {
             expires_at_ms: u64::from_le_bytes(expiry),
             data_len,
             backout_count,
+            put_s,
             flags: flags & (PERSISTENT | EXPIRY_REPORT),
         },
     })
@@ -253,12 +262,12 @@ mod tests {
 
     #[test]
     fn a_summary_round_trips() {
-        // 19 fixed bytes, the ids, the name's length and the name (module
+        // 23 fixed bytes, the ids, the name's length and the name (module
         // documentation).
         // MQRO_EXPIRATION (IBM MQ "Report (MQLONG)": 0x00200000).
         for (m, len) in [
-            (msg(ID_NONE, 0), 19 + 24 + 1 + 6),
-            (msg([9; 24], 0x0020_0000), 19 + 72 + 1 + 6),
+            (msg(ID_NONE, 0), 23 + 24 + 1 + 6),
+            (msg([9; 24], 0x0020_0000), 23 + 72 + 1 + 6),
         ] {
             let index = MsgIndex::of(&m);
             let s = encode("APP.IN", &index, 4);
@@ -270,6 +279,8 @@ mod tests {
             assert!(back.index.is_persistent());
             assert_eq!(back.index.backout_count, 3);
             assert_eq!(back.index.data_len, 5);
+            assert_eq!(back.index.put_s, index.put_s);
+            assert!(index.put_s > 1_700_000_000, "put now: {}", index.put_s);
             assert!(back.index.is_expired(1234) && !back.index.is_expired(1233));
         }
         assert!(MsgIndex::of(&msg(ID_NONE, 0x0020_0000)).wants_expiry_report());
@@ -280,17 +291,17 @@ mod tests {
         let s = encode("Q", &MsgIndex::of(&msg(ID_NONE, 0)), 0);
         assert_eq!(
             decode(&s[..5]),
-            Err(SummaryError::Short { len: 5, need: 44 })
+            Err(SummaryError::Short { len: 5, need: 48 })
         );
         assert_eq!(
             decode(&s[..s.len() - 1]),
-            Err(SummaryError::Short { len: 44, need: 45 })
+            Err(SummaryError::Short { len: 48, need: 49 })
         );
         let mut bad = s.clone();
         bad[0] = 2;
         assert_eq!(decode(&bad), Err(SummaryError::Version(2)));
         let mut bad = s;
         *bad.last_mut().unwrap() = 0xC3;
-        assert_eq!(decode(&bad), Err(SummaryError::Name { offset: 44 }));
+        assert_eq!(decode(&bad), Err(SummaryError::Name { offset: 48 }));
     }
 }

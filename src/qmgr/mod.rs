@@ -35,6 +35,7 @@ mod probe;
 pub mod queue;
 mod record;
 mod slots;
+pub mod stats;
 mod stored;
 mod temporary;
 pub mod token;
@@ -187,6 +188,8 @@ pub struct QueueManager {
     put_check: std::sync::OnceLock<Arc<dyn PutCheck>>,
     /// Stored messages read or put lately (src/qmgr/body_cache.rs).
     cache: body_cache::BodyCache,
+    /// The counters queues created at run time share (src/qmgr/stats.rs).
+    group_stats: stats::GroupStats,
 }
 
 /// Open units of work.
@@ -248,6 +251,7 @@ impl QueueManager {
             created: Arc::new(tokio::sync::Notify::new()),
         };
         let mut devices = device_index::DeviceIndex::default();
+        let group_stats = stats::GroupStats::default();
         let mut max_seq = 0;
         // Summaries only: the messages' MQMDs and data stay in the store
         // until a get needs them (src/qmgr/stored.rs).
@@ -266,6 +270,10 @@ impl QueueManager {
             let lq = match table.local(&queue) {
                 Some(lq) => lq,
                 None => {
+                    let group = match router.devices().owner(&queue) {
+                        Some(_) => stats::QueueGroup::Device,
+                        None => stats::QueueGroup::Dynamic,
+                    };
                     let def = match router.devices().owner(&queue) {
                         Some(device) => {
                             devices.add(device, &queue[device.len() + 1..]);
@@ -283,7 +291,7 @@ impl QueueManager {
                             }
                         }
                     };
-                    let lq = Arc::new(LocalQueue::new(def));
+                    let lq = Arc::new(LocalQueue::with_stats(def, group_stats.of(group)));
                     table.objects.insert(queue, Object::Local(Arc::clone(&lq)));
                     lq
                 }
@@ -313,6 +321,7 @@ impl QueueManager {
             tasks: crate::tasks::Tasks::default(),
             put_check: std::sync::OnceLock::new(),
             cache: body_cache::BodyCache::new(qm.body_cache_bytes),
+            group_stats,
         })
     }
 
@@ -469,6 +478,13 @@ impl QueueManager {
     /// `name` is defined or was created; O(1) in the number of objects.
     pub fn has_object(&self, name: &str) -> bool {
         self.table().objects.contains_key(name)
+    }
+
+    /// The sequence number the next put takes. Every put takes the next
+    /// number (it is also the message's key in the store, and survives a
+    /// restart), so a message with a smaller one was put before this call.
+    pub fn next_put_sequence(&self) -> u64 {
+        self.next_seq.load(Ordering::SeqCst)
     }
 
     /// The queue manager's MAXMSGL in bytes.
@@ -725,6 +741,7 @@ impl QueueManager {
             contents.insert(pos, Entry::resident(msg, EntryState::Ready));
             lq.notify.notify_waiters();
         }
+        lq.stats.put();
         tracing::debug!(
             queue = %result.queue,
             msg_id = %hex::encode_upper(result.msg_id),
@@ -878,6 +895,7 @@ impl QueueManager {
                 return Err(e);
             }
         };
+        lq.stats.got();
         self.join_uow(id, &lq, pos, uow::Held::Get)?;
         Ok(result(msg))
     }
@@ -994,6 +1012,11 @@ impl QueueManager {
     /// getters return 2161.
     pub fn quiesce(&self) {
         self.quiescing.send_replace(true);
+    }
+
+    /// True once [`QueueManager::quiesce`] was called.
+    pub fn is_quiescing(&self) -> bool {
+        *self.quiescing.borrow()
     }
 
     /// Quiesces, then backs out every open unit of work (leases included).

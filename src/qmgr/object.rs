@@ -106,7 +106,12 @@ impl QueueManager {
                     };
                 }
                 drop(table);
-                let queue = create(&mut self.table_mut(), &self.devices, def, &origin);
+                let group = match origin {
+                    Origin::Device { .. } => super::stats::QueueGroup::Device,
+                    Origin::Model { .. } => super::stats::QueueGroup::Dynamic,
+                };
+                let stats = self.group_stats.of(group);
+                let queue = create(&mut self.table_mut(), &self.devices, def, &origin, stats);
                 Placed {
                     queue,
                     name,
@@ -124,6 +129,7 @@ fn create(
     devices: &Mutex<DeviceIndex>,
     def: LocalQueueDef,
     origin: &Origin,
+    stats: Arc<super::stats::QueueStats>,
 ) -> Option<Arc<LocalQueue>> {
     if let Some(obj) = table.objects.get(&def.name) {
         return match obj {
@@ -132,7 +138,7 @@ fn create(
         };
     }
     let name = def.name.clone();
-    let q = Arc::new(LocalQueue::new(def));
+    let q = Arc::new(LocalQueue::with_stats(def, stats));
     table
         .objects
         .insert(name.clone(), Object::Local(Arc::clone(&q)));

@@ -108,6 +108,11 @@ pub struct Selector {
     pub group_id: Option<Id24>,
     /// A condition on the whole message, with a due time.
     pub filter: Option<Arc<dyn MessageFilter>>,
+    /// Only messages put before the put with this sequence number
+    /// ([`crate::qmgr::QueueManager::next_put_sequence`] taken earlier): a
+    /// queue unload sees what was there when it started, never what arrived
+    /// since (docs/http-api.md `put_before`).
+    pub put_before: Option<u64>,
 }
 
 impl std::fmt::Debug for Selector {
@@ -117,6 +122,7 @@ impl std::fmt::Debug for Selector {
             .field("correl_id", &self.correl_id.map(hex::encode_upper))
             .field("group_id", &self.group_id.map(hex::encode_upper))
             .field("filter", &self.filter.as_ref().map(|_| "<filter>"))
+            .field("put_before", &self.put_before)
             .finish()
     }
 }
@@ -154,6 +160,9 @@ pub struct LocalQueue {
     pub def: LocalQueueDef,
     /// Woken whenever a message becomes ready (commit, backout, put).
     pub notify: Arc<Notify>,
+    /// Its put and get counters, its own or its group's
+    /// (src/qmgr/stats.rs).
+    pub stats: Arc<super::stats::QueueStats>,
     contents: Mutex<Contents>,
 }
 
@@ -166,11 +175,18 @@ impl std::fmt::Debug for LocalQueue {
 }
 
 impl LocalQueue {
-    /// An empty queue.
+    /// An empty queue with counters of its own.
     pub fn new(def: LocalQueueDef) -> Self {
+        Self::with_stats(def, Arc::default())
+    }
+
+    /// An empty queue counting its puts and gets in `stats` (its group's,
+    /// src/qmgr/stats.rs).
+    pub fn with_stats(def: LocalQueueDef, stats: Arc<super::stats::QueueStats>) -> Self {
         LocalQueue {
             def,
             notify: Arc::new(Notify::new()),
+            stats,
             contents: Mutex::new(Contents::default()),
         }
     }
@@ -241,6 +257,21 @@ impl Contents {
         self.entries.get_mut(pos)
     }
 
+    /// The message put first (the lowest sequence number): the first of
+    /// each priority's FIFO, at most ten lookups, whatever the depth.
+    pub fn oldest(&self) -> Option<&Entry> {
+        (0..=9u8)
+            .filter_map(|band| {
+                let after = band.checked_sub(1).map(|b| (b, u64::MAX));
+                self.entries
+                    .after(after)
+                    .next()
+                    .filter(|(pos, _)| pos.0 == band)
+            })
+            .min_by_key(|(pos, _)| pos.1)
+            .map(|(_, e)| e)
+    }
+
     /// Every message, in delivery order.
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.entries.after(None).map(|(_, e)| e)
@@ -263,6 +294,9 @@ impl Contents {
     ) -> Option<Position> {
         for (pos, e) in self.entries.after(after) {
             if e.state != EntryState::Ready {
+                continue;
+            }
+            if sel.put_before.is_some_and(|before| pos.1 >= before) {
                 continue;
             }
             if e.index.is_expired(now_ms) {
@@ -372,6 +406,9 @@ mod tests {
             None
         );
         assert_eq!(q.depth(), 4);
+        // Put first: sequence number 1 (priority 0), whatever its priority.
+        assert_eq!(q.oldest().map(|e| e.index.correl_id()[0]), Some(1));
+        assert!(Contents::default().oldest().is_none());
     }
 
     #[test]

@@ -34,9 +34,11 @@ impl QueueManager {
             dynamic_q_name: None,
             ..def
         };
+        let stats = self.group_stats.of(super::stats::QueueGroup::Dynamic);
+        let queue = LocalQueue::with_stats(def, stats);
         table
             .objects
-            .insert(name.clone(), Object::Local(Arc::new(LocalQueue::new(def))));
+            .insert(name.clone(), Object::Local(Arc::new(queue)));
         table.created.notify_waiters();
         drop(table);
         tracing::debug!(queue = %name, "temporary dynamic queue created");

@@ -125,6 +125,7 @@ fn match_by_correl_id_and_msg_id() {
         msg_id: None,
         group_id: None,
         filter: None,
+        put_before: None,
     };
     let mode = GetMode::Destructive { uow: None };
     assert_eq!(qm.get("Q", &by_correl, mode).unwrap().data, &b"b"[..]);
@@ -135,6 +136,7 @@ fn match_by_correl_id_and_msg_id() {
         correl_id: None,
         group_id: None,
         filter: None,
+        put_before: None,
     };
     assert_eq!(rc(qm.get("Q", &by_msg_id, mode)), 2033);
     assert_eq!(get(&qm, "Q").unwrap().data, &b"a"[..]);
@@ -433,6 +435,7 @@ async fn a_waiting_getter_wakes_on_commit_and_times_out_with_2033() {
                 msg_id: None,
                 group_id: None,
                 filter: None,
+                put_before: None,
             };
             let mode = GetMode::Destructive { uow: None };
             qm.get_wait("Q", sel, mode, Duration::from_secs(10)).await
@@ -819,4 +822,55 @@ async fn a_closed_lease_ends_its_timer() {
     qm.backout(id).unwrap();
     assert_eq!(wait_for_no_timer(&qm), 0);
     assert_eq!(qm.depth("Q"), Some(1));
+}
+
+/// Many getters waiting on one queue while as many persistent puts arrive
+/// from other tasks: every get is satisfied, each message got once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_getters_on_one_queue_each_get_one_of_the_concurrent_puts() {
+    const TASKS: usize = 200;
+    const EACH: usize = 5;
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|t| {
+            let qm = Arc::clone(&qm);
+            tokio::spawn(async move {
+                for n in 0..EACH {
+                    let qm2 = Arc::clone(&qm);
+                    tokio::task::spawn_blocking(move || {
+                        qm2.put(
+                            "Q",
+                            md(0, 0, 1),
+                            Charset::Ascii,
+                            Bytes::from(format!("{t}.{n}")),
+                            &PutOptions::default(),
+                        )
+                    })
+                    .await
+                    .unwrap()
+                    .unwrap();
+                }
+                let mut got = Vec::new();
+                for n in 0..EACH {
+                    let mode = GetMode::Destructive { uow: None };
+                    let r = qm
+                        .get_wait("Q", Selector::default(), mode, Duration::from_secs(15))
+                        .await;
+                    match r {
+                        Ok(g) => got.push(g.data),
+                        Err(e) => panic!("task {t} get {n}: {e:?}"),
+                    }
+                }
+                got
+            })
+        })
+        .collect();
+    let mut all = std::collections::HashSet::new();
+    for t in tasks {
+        for d in t.await.unwrap() {
+            assert!(all.insert(d), "a message got twice");
+        }
+    }
+    assert_eq!(all.len(), TASKS * EACH);
 }

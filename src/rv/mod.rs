@@ -17,6 +17,7 @@ pub mod bus;
 pub mod bus_error;
 pub mod cm;
 pub mod config;
+mod control;
 pub mod delivery;
 pub mod dq;
 pub mod error;

@@ -17,11 +17,13 @@ pub struct SvrconnConfig {
     /// Address and port the listener binds.
     pub listen: SocketAddr,
     /// The largest segment (MQ's maximum transmission size) the gateway
-    /// takes or sends, bytes; a client asking for more is offered this.
+    /// takes or sends, bytes; a client asking for more is offered this, one
+    /// asking for less than [`MIN_TRANSMISSION_SIZE`] is offered that.
     /// 4096 to 1048576 (IBM MQ clients ask for 32748 or 32768).
     pub max_transmission_size: u32,
     /// How long a new connection may take to finish its INITIAL_DATA
-    /// exchange and MQCONN, ms. At least 1.
+    /// exchange, ms (after it, the agreed heartbeat interval bounds
+    /// silence). At least 1.
     pub connect_timeout_ms: u64,
     /// The server-connection channels clients may name in INITIAL_DATA.
     pub channels: Vec<SvrconnChannel>,

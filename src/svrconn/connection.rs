@@ -21,7 +21,7 @@ use mqgate_codecs::fap::status::write_status;
 use mqgate_codecs::fap::uid::parse_uid;
 use mqgate_codecs::fap::{
     FapError, FapErrorKind, FapStructure, Reassembled, Reassembler, SegmentType, StatusCode,
-    StatusData, TshKind, parse_segment, tcf,
+    StatusData, Tsh, TshKind, parse_segment, tcf,
 };
 use mqgate_codecs::mq::ByteOrder;
 use std::collections::HashMap;
@@ -180,6 +180,16 @@ impl Socket {
         };
         let conv = conversation_of(seg.tsh.kind, seg.tsh.conversation_id);
         let order = seg.tsh.byte_order;
+        // Verbs may come in several segments; nothing is kept before
+        // agreement or for a conversation that was never started.
+        if self.shared.is_none() && seg.tsh.segment_type != SegmentType::INITIAL_DATA {
+            return self.unexpected(&seg.tsh, conv).await;
+        }
+        if seg.tsh.segment_type.0 >= 0x80 && !self.convs.contains_key(&conv) {
+            self.status(conv, order, StatusCode::CONV_ID_ERROR, 2009)
+                .await;
+            return Flow::Close;
+        }
         let m = match self.reasm.push(&seg) {
             Ok(Some(m)) => m,
             Ok(None) => return Flow::Continue,
@@ -193,7 +203,7 @@ impl Socket {
             return self.initial_data(m, frames).await;
         }
         if self.shared.is_none() {
-            return self.unexpected(&m, conv).await;
+            return self.unexpected(&m.tsh, conv).await;
         }
         match t {
             SegmentType::USERID_DATA => match parse_uid(&m.body, m.tsh.header_len()) {
@@ -236,10 +246,13 @@ impl Socket {
                     Flow::Continue
                 }
             }
-            t if t == SegmentType::CONAUTH_INFO || t.is_api() || (0xA0..=0xBF).contains(&t.0) => {
+            t if t == SegmentType::CONAUTH_INFO
+                || conversation::VERBS.contains(&t.0)
+                || conversation::XA_CALLS.contains(&t.0) =>
+            {
                 self.forward(conv, m).await
             }
-            _ => self.unexpected(&m, conv).await,
+            _ => self.unexpected(&m.tsh, conv).await,
         }
     }
 
@@ -365,8 +378,14 @@ impl Socket {
             }
             END_CONVERSATION => {
                 // Dropping its queue ends the conversation's task, which
-                // backs out what it left uncommitted.
-                self.convs.remove(&id);
+                // backs out what it left uncommitted. One never started is
+                // refused like any unknown conversation id.
+                self.reasm.discard(id);
+                if self.convs.remove(&id).is_none() {
+                    self.status(id, order, StatusCode::CONV_ID_ERROR, 2009)
+                        .await;
+                    return Flow::Close;
+                }
                 if m.tsh.has(tcf::CLOSE_CHANNEL) || self.convs.is_empty() {
                     Flow::Close
                 } else {
@@ -404,16 +423,16 @@ impl Socket {
         Flow::Continue
     }
 
-    async fn unexpected(&mut self, m: &Reassembled, conv: u32) -> Flow {
+    async fn unexpected(&mut self, tsh: &Tsh, conv: u32) -> Flow {
         let e = FapError::new(
             FapStructure::Tsh,
-            m.tsh.header_len() - 19,
+            tsh.header_len() - 19,
             "SegmentType",
             FapErrorKind::UnexpectedSegmentType {
-                segment_type: m.tsh.segment_type.0,
+                segment_type: tsh.segment_type.0,
             },
         );
-        self.refuse(&e, conv, m.tsh.byte_order).await;
+        self.refuse(&e, conv, tsh.byte_order).await;
         Flow::Close
     }
 

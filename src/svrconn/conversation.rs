@@ -14,13 +14,19 @@ use mqgate_codecs::fap::conn::ConnData;
 use mqgate_codecs::fap::status::write_status;
 use mqgate_codecs::fap::{
     ApiHeader, Body, FapError, FapStructure, Reassembled, SegmentType, StatusCode, StatusData, Tsh,
-    TshKind, Verb, decode_body, tcf, write_api,
+    TshKind, Verb, decode_body, parse_api, tcf, write_api,
 };
 use mqgate_codecs::mq::{ByteOrder, Mqrc};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+/// The XA calls a client sends (segment types 0xA1-0xAA; their replies are
+/// 0xB1-0xBA), as the Wireshark MQ dissector lists them.
+pub(super) const XA_CALLS: std::ops::RangeInclusive<u8> = 0xA1..=0xAA;
+/// The MQI verbs a client sends (0x81 MQCONN to 0x8F MQSUBRQ).
+pub(super) const VERBS: std::ops::RangeInclusive<u8> = 0x81..=0x8F;
 
 /// A message for the conversation: CONAUTH_INFO, an MQI verb or XA call.
 pub(super) struct Request {
@@ -139,8 +145,24 @@ impl Conv {
         if t == SegmentType::CONAUTH_INFO {
             return self.conauth(&m).await;
         }
-        if (0xA0..=0xBF).contains(&t.0) {
+        if XA_CALLS.contains(&t.0) {
             return self.xa(&m).await;
+        }
+        if t != SegmentType::MQCONN && self.conn.is_none() {
+            // Nothing but the API header is read before MQCONN: every verb
+            // is 2018, whatever its parameters (docs/mq-client-protocol.md
+            // "Handshake").
+            return match parse_api(&m.body, m.tsh.header_len(), m.tsh.byte_order) {
+                Ok((api, _)) => {
+                    let r = Reply::reason(Mqrc::HCONN_ERROR, api.hobj, Vec::new());
+                    if self.send_reply(&m.tsh, r).await {
+                        Flow::Continue
+                    } else {
+                        Flow::Close
+                    }
+                }
+                Err(e) => self.bad_request(&m.tsh, &m.body, &e).await,
+            };
         }
         let body = match decode_body(&m.tsh, &m.body) {
             Ok(b) => b,
@@ -151,8 +173,6 @@ impl Conv {
         };
         let reply = if t == SegmentType::MQCONN {
             self.mqconn(&api, &verb, m.tsh.byte_order)
-        } else if self.conn.is_none() {
-            Reply::reason(Mqrc::HCONN_ERROR, api.hobj, Vec::new())
         } else {
             match t {
                 SegmentType::MQDISC => self.mqdisc().await,

@@ -19,9 +19,6 @@ use std::time::Duration;
 
 /// An unlimited MQGET wait (MQWI_UNLIMITED) waits in steps of this long.
 const WAIT_STEP: Duration = Duration::from_secs(3600);
-/// How often a get that must not truncate looks again when the message it
-/// saw was taken by another getter first.
-const RACE_RETRIES: usize = 8;
 
 fn put_echo(p: &PutData<'_>, order: ByteOrder) -> Vec<u8> {
     let mut b = Vec::new();
@@ -362,7 +359,12 @@ impl Conv {
 
     /// A destructive get that must leave a message longer than `buffer` on
     /// its queue: the first match is browsed, then taken by its MsgId if it
-    /// fits; a message taken meanwhile by another getter makes it look again.
+    /// fits. A message taken meanwhile by another getter makes it look
+    /// again, within the same WaitInterval: each such loss means another
+    /// getter got a message, so this ends — with a message, or with 2033
+    /// MQRC_NO_MSG_AVAILABLE only when the browse itself finds none in the
+    /// time left (IBM MQ "MQGET - Get message": 2033 means no message
+    /// matched within the wait, never that others were faster).
     #[allow(clippy::too_many_arguments)]
     async fn get_whole(
         &self,
@@ -374,12 +376,14 @@ impl Conv {
         convert: Option<ConvertRequest>,
         buffer: usize,
     ) -> Result<Got, QmError> {
-        for _ in 0..RACE_RETRIES {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             let seen = self
                 .get_waiting(
                     obj,
                     selector.clone(),
-                    wait,
+                    if unlimited { wait } else { left },
                     unlimited,
                     GetMode::Browse { after: None },
                     convert,
@@ -400,10 +404,6 @@ impl Conv {
                 r => return r,
             }
         }
-        Err(QmError::new(
-            Mqrc::NO_MSG_AVAILABLE,
-            "every matching message was taken by other getters".to_string(),
-        ))
     }
 }
 
@@ -421,6 +421,7 @@ fn selector(md: &Mqmd, g: &Mqgmo) -> Selector {
             None
         },
         filter: None,
+        put_before: None,
     }
 }
 

@@ -105,7 +105,11 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
                 let s = Arc::clone(&svc);
-                svc.tasks.spawn_request(connection::run(s, stream, peer));
+                let open = crate::metrics::accepted(crate::metrics::Listener::Svrconn);
+                svc.tasks.spawn_request(async move {
+                    let _open = open;
+                    connection::run(s, stream, peer).await
+                });
             }
             Err(e) => {
                 tracing::warn!(error = %e, "SVRCONN listener could not accept a connection");

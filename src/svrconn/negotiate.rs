@@ -13,7 +13,7 @@
 //! larger heartbeat interval of the two ends is used; "Maximum message
 //! length (MAXMSGL)" and "Sharing conversations (SHARECNV)": the smaller.
 
-use super::config::{SvrconnChannel, SvrconnConfig};
+use super::config::{MIN_TRANSMISSION_SIZE, SvrconnChannel, SvrconnConfig};
 use mqgate_codecs::fap::StatusCode;
 use mqgate_codecs::fap::id::{InitialData, icf1, icf2, icf3, ief1};
 
@@ -117,7 +117,11 @@ fn reply(
         errors |= ief1::FAP_LEVEL;
     }
     let client_tr = u32::try_from(client.max_transmission_size).unwrap_or(0);
-    let tr = client_tr.clamp(1, config.max_transmission_size);
+    // Not below mqgate's smallest maximum: 40-byte segments would cut a
+    // reply into 4 bytes of data per 36-byte header.
+    let tr = client_tr
+        .max(MIN_TRANSMISSION_SIZE)
+        .min(config.max_transmission_size);
     if tr != client_tr {
         errors |= ief1::MAX_TRANSMISSION_SIZE;
     }

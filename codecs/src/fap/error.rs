@@ -208,9 +208,12 @@ impl FapError {
 
     /// The MQRC reason an application sees for this fault (IBM MQ "API
     /// reason codes"): 2026 MQRC_MD_ERROR, 2044 MQRC_OD_ERROR, 2173
-    /// MQRC_PMO_ERROR, 2186 MQRC_GMO_ERROR for those structures; 2010
-    /// MQRC_DATA_LENGTH_ERROR for the message data; 2065
-    /// MQRC_SELECTOR_COUNT_ERROR for MQINQ; 2063 MQRC_SECURITY_ERROR for
+    /// MQRC_PMO_ERROR, 2186 MQRC_GMO_ERROR for those structures; 2005
+    /// MQRC_BUFFER_LENGTH_ERROR for MQGET's BufferLength, 2010
+    /// MQRC_DATA_LENGTH_ERROR for the rest of the message data; 2021
+    /// MQRC_INT_ATTR_COUNT_ERROR and 2006 MQRC_CHAR_ATTR_LENGTH_ERROR for
+    /// MQINQ's IntAttrCount and CharAttrLength, 2065
+    /// MQRC_SELECTOR_COUNT_ERROR for the rest of MQINQ; 2063 MQRC_SECURITY_ERROR for
     /// USERID_DATA and CONAUTH_INFO; 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR for a
     /// reassembled message over the maximum; 2009 MQRC_CONNECTION_BROKEN
     /// for everything that breaks the conversation itself (segment header,
@@ -222,7 +225,14 @@ impl FapError {
             (FapStructure::Od, _) => Mqrc::OD_ERROR,
             (FapStructure::Pmo, _) => Mqrc::PMO_ERROR,
             (FapStructure::Gmo, _) => Mqrc::GMO_ERROR,
+            (FapStructure::MessageData, _) if self.field == "BufferLength" => {
+                Mqrc::BUFFER_LENGTH_ERROR
+            }
             (FapStructure::MessageData, _) => Mqrc::DATA_LENGTH_ERROR,
+            (FapStructure::Inq, _) if self.field == "IntAttrCount" => Mqrc::INT_ATTR_COUNT_ERROR,
+            (FapStructure::Inq, _) if self.field == "CharAttrLength" => {
+                Mqrc::CHAR_ATTR_LENGTH_ERROR
+            }
             (FapStructure::Inq, _) => Mqrc::SELECTOR_COUNT_ERROR,
             (FapStructure::Open, _) => Mqrc::OPTIONS_ERROR,
             (FapStructure::UserIdData | FapStructure::ConAuthInfo, _) => Mqrc::SECURITY_ERROR,

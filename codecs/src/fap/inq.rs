@@ -68,9 +68,12 @@ pub struct InqData<'a> {
 
 /// Parses MQINQ parameters (`base` = the body's offset in the segment);
 /// `reply` reads the values too. Counts are checked against
-/// [`MAX_SELECTORS`] and the body before anything is allocated. Errors
-/// (2065 MQRC_SELECTOR_COUNT_ERROR): negative or too large counts, a body
-/// too short for them, bytes after them.
+/// [`MAX_SELECTORS`] and the body before anything is allocated. Errors:
+/// an IntAttrCount below 0 or above [`MAX_SELECTORS`] (2021
+/// MQRC_INT_ATTR_COUNT_ERROR), a negative CharAttrLength (2006
+/// MQRC_CHAR_ATTR_LENGTH_ERROR); otherwise (2065 MQRC_SELECTOR_COUNT_ERROR)
+/// a SelectorCount out of range, a body too short for the counts, bytes
+/// after them.
 pub fn parse_inq(
     body: &[u8],
     base: usize,

@@ -127,7 +127,7 @@ pub fn write_put(p: &PutData<'_>, order: ByteOrder, out: &mut Vec<u8>) {
 
 /// Parses MQGET parameters, request or reply (`base` = the body's offset
 /// in the segment). Errors: the MQMD's (2026), MQGMO's (2186); a missing or
-/// negative length (2010).
+/// negative BufferLength (2005 MQRC_BUFFER_LENGTH_ERROR) or DataLength (2010).
 pub fn parse_get(body: &[u8], base: usize, order: ByteOrder) -> Result<GetData<'_>, FapError> {
     let (md, md_charset, mut at) = md_at(body, 0, base, order)?;
     let (gmo, n) = parse_gmo(&body[at..], base + at, order)?;
@@ -179,7 +179,9 @@ mod tests {
         let mut bad = b.clone();
         bad[436..440].copy_from_slice(&(-5i32).to_le_bytes());
         let e = parse_get(&bad, 52, ByteOrder::Little).unwrap_err();
-        assert_eq!((e.offset, e.field, e.mqrc().0), (488, "BufferLength", 2010));
+        // 2005 MQRC_BUFFER_LENGTH_ERROR (IBM MQ "2005 (07D5) (RC2005):
+        // MQRC_BUFFER_LENGTH_ERROR": a BufferLength below zero).
+        assert_eq!((e.offset, e.field, e.mqrc().0), (488, "BufferLength", 2005));
         let e = parse_get(&b[..300], 52, ByteOrder::Little).unwrap_err();
         assert_eq!((e.structure, e.mqrc().0), (FapStructure::Md, 2026));
     }

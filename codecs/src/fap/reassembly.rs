@@ -128,6 +128,12 @@ impl Reassembler {
         }
     }
 
+    /// Drops what conversation `conv` has half received (the conversation
+    /// ended).
+    pub fn discard(&mut self, conv: u32) {
+        self.partial.remove(&conv);
+    }
+
     /// Whether a message of conversation `conv` is half received.
     pub fn in_progress(&self, conv: u32) -> bool {
         self.partial.contains_key(&conv)
@@ -167,6 +173,11 @@ mod tests {
         assert!(r.push(&seg(tcf::FIRST, b"a")).unwrap().is_none());
         assert!(r.push(&seg(tcf::FIRST, b"a")).is_err());
         assert!(!r.in_progress(1));
+        // A conversation that ends leaves nothing behind.
+        assert!(r.push(&seg(tcf::FIRST, b"abc")).unwrap().is_none());
+        r.discard(1);
+        assert!(!r.in_progress(1));
+        assert!(r.push(&seg(tcf::LAST, b"x")).is_err());
     }
 
     #[test]

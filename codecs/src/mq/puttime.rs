@@ -89,6 +89,40 @@ impl PutTimestamp {
         out
     }
 
+    /// The timestamp in a PutDate and a PutTime field whose digits are in
+    /// `cs` (EBCDIC digits F0-F9). `None` when either field holds anything
+    /// but eight digits (a blank field: the putter set none) or the digits
+    /// are no real date and time ([`PutTimestamp::new`]).
+    pub fn from_fields(date: &CharField<8>, time: &CharField<8>, cs: Charset) -> Option<Self> {
+        let d = decimal_digits(&date.0, cs)?;
+        let t = decimal_digits(&time.0, cs)?;
+        let num = |s: &[u8]| s.iter().fold(0u32, |acc, &v| acc * 10 + u32::from(v));
+        PutTimestamp::new(
+            u16::try_from(num(&d[0..4])).ok()?,
+            num(&d[4..6]) as u8,
+            num(&d[6..8]) as u8,
+            num(&t[0..2]) as u8,
+            num(&t[2..4]) as u8,
+            num(&t[4..6]) as u8,
+            num(&t[6..8]) as u8,
+        )
+    }
+
+    /// Milliseconds since 1970-01-01 00:00:00 GMT (negative before it),
+    /// the inverse of [`PutTimestamp::from_unix`] to the hundredth.
+    pub fn unix_millis(&self) -> i64 {
+        let days = crate::calendar::days_from_civil(
+            i64::from(self.year),
+            u32::from(self.month),
+            u32::from(self.day),
+        );
+        let secs = days * 86_400
+            + i64::from(self.hour) * 3600
+            + i64::from(self.minute) * 60
+            + i64::from(self.second);
+        secs * 1000 + i64::from(self.hundredths) * 10
+    }
+
     /// The PutDate field in `cs`.
     pub fn put_date(&self, cs: Charset) -> CharField<8> {
         CharField(self.put_date_digits().map(|d| encode_digit(d, cs)))
@@ -98,6 +132,19 @@ impl PutTimestamp {
     pub fn put_time(&self, cs: Charset) -> CharField<8> {
         CharField(self.put_time_digits().map(|d| encode_digit(d, cs)))
     }
+}
+
+/// The values 0-9 of eight digit characters in `cs`; `None` when one is
+/// not a digit.
+fn decimal_digits(field: &[u8; 8], cs: Charset) -> Option<[u8; 8]> {
+    let mut out = [0u8; 8];
+    for (o, &b) in out.iter_mut().zip(field) {
+        *o = match cs {
+            Charset::Ascii => b.checked_sub(b'0').filter(|v| *v <= 9)?,
+            Charset::Ebcdic => b.checked_sub(0xF0).filter(|v| *v <= 9)?,
+        };
+    }
+    Some(out)
 }
 
 fn encode_digit(d: u8, cs: Charset) -> u8 {
@@ -150,5 +197,45 @@ mod tests {
         assert_eq!(PutTimestamp::new(2020, 1, 1, 24, 0, 0, 0), None);
         assert_eq!(PutTimestamp::from_unix(i64::MAX, 0), None);
         assert_eq!(PutTimestamp::from_unix(0, 1_000_000_000), None);
+    }
+
+    #[test]
+    fn fields_read_back_to_the_instant() {
+        // The IBM MQ "PutTime (MQCHAR8)" example above: 2020-12-31T01:02:03.44Z
+        // is Unix time 1609376523.44.
+        let t = PutTimestamp::new(2020, 12, 31, 1, 2, 3, 44).unwrap();
+        for cs in [Charset::Ascii, Charset::Ebcdic] {
+            let back = PutTimestamp::from_fields(&t.put_date(cs), &t.put_time(cs), cs);
+            assert_eq!(back, Some(t));
+        }
+        assert_eq!(t.unix_millis(), 1_609_376_523_440);
+        // Before the epoch: 1969-12-31T23:59:59.00Z is -1 s.
+        let before = PutTimestamp::new(1969, 12, 31, 23, 59, 59, 0).unwrap();
+        assert_eq!(before.unix_millis(), -1000);
+        // Blank fields (no context set), letters, an impossible date.
+        let blank = CharField::<8>::BLANK_ASCII;
+        assert_eq!(
+            PutTimestamp::from_fields(&blank, &t.put_time(Charset::Ascii), Charset::Ascii),
+            None
+        );
+        let letters = CharField(*b"2020123A");
+        assert_eq!(
+            PutTimestamp::from_fields(&letters, &t.put_time(Charset::Ascii), Charset::Ascii),
+            None
+        );
+        let feb30 = CharField(*b"20210230");
+        assert_eq!(
+            PutTimestamp::from_fields(&feb30, &t.put_time(Charset::Ascii), Charset::Ascii),
+            None
+        );
+        // ASCII digits read as EBCDIC are no digits.
+        assert_eq!(
+            PutTimestamp::from_fields(
+                &t.put_date(Charset::Ascii),
+                &t.put_time(Charset::Ascii),
+                Charset::Ebcdic
+            ),
+            None
+        );
     }
 }

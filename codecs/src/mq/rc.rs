@@ -34,6 +34,7 @@ reasons! {
     BACKED_OUT = 2003,
     BUFFER_ERROR = 2004,
     BUFFER_LENGTH_ERROR = 2005,
+    CHAR_ATTR_LENGTH_ERROR = 2006,
     CHAR_ATTRS_TOO_SHORT = 2008,
     CONNECTION_BROKEN = 2009,
     DATA_LENGTH_ERROR = 2010,
@@ -42,6 +43,7 @@ reasons! {
     HANDLE_NOT_AVAILABLE = 2017,
     HCONN_ERROR = 2018,
     HOBJ_ERROR = 2019,
+    INT_ATTR_COUNT_ERROR = 2021,
     INT_ATTR_COUNT_TOO_SMALL = 2022,
     SYNCPOINT_LIMIT_REACHED = 2024,
     MAX_CONNS_LIMIT_REACHED = 2025,
@@ -148,11 +150,16 @@ impl Mqrc {
     }
 
     /// The completion code that goes with this reason (MQCC_OK 0 for NONE,
-    /// MQCC_WARNING 1 for the conversion warnings MQ returns with data, else MQCC_FAILED 2).
+    /// MQCC_WARNING 1 for the conversion warnings MQ returns with data, 2002
+    /// MQRC_ALREADY_CONNECTED and 2049 MQRC_PRIORITY_EXCEEDS_MAXIMUM (the
+    /// message is put), else MQCC_FAILED 2; IBM MQ "API
+    /// reason codes", each reason's "Completion code").
     pub fn completion_code(self) -> i32 {
         match self {
             Mqrc::NONE => 0,
-            Mqrc::TRUNCATED_MSG_ACCEPTED
+            Mqrc::ALREADY_CONNECTED
+            | Mqrc::PRIORITY_EXCEEDS_MAXIMUM
+            | Mqrc::TRUNCATED_MSG_ACCEPTED
             | Mqrc::FORMAT_ERROR
             | Mqrc::NOT_CONVERTED
             | Mqrc::SOURCE_CCSID_ERROR

@@ -22,22 +22,19 @@ use axum::Json;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::StreamExt;
-use mqgate_codecs::rv::status::TibrvStatus;
 use serde_json::{Map, Value, json};
 
+use super::body::{invalid, object_body};
 use super::{KEEP_ALIVE, RvError, envelope_of, params};
 use crate::rv::Bus;
 use crate::rv::cm::listener::AgreementState;
 use crate::rv::cm::{CmError, CmTransport, CmTransports, ConfirmMode, CreateOptions, LedgerKind};
 use crate::rv::json::envelope_to_json;
-
-/// Most bytes of the JSON body of a transport, confirm or listener call.
-const SMALL_BODY: usize = 64 * 1024;
 
 #[derive(Clone)]
 struct CmState {
@@ -86,66 +83,6 @@ impl From<CmError> for RvError {
             message: e.to_string(),
         }
     }
-}
-
-pub(super) fn invalid(field: &'static str, message: impl Into<String>) -> RvError {
-    RvError {
-        status: TibrvStatus::INVALID_ARG,
-        http: StatusCode::BAD_REQUEST,
-        field: Some(field),
-        element: None,
-        message: message.into(),
-    }
-}
-
-/// The JSON object of a small body (an empty body is `{}`), its keys each
-/// one of `known`.
-pub(super) async fn object_body(
-    headers: &HeaderMap,
-    body: Body,
-    route: &str,
-    known: &[&str],
-) -> Result<Map<String, Value>, RvError> {
-    let bytes = axum::body::to_bytes(body, SMALL_BODY)
-        .await
-        .map_err(|_| RvError {
-            status: TibrvStatus::INVALID_SIZE,
-            http: StatusCode::PAYLOAD_TOO_LARGE,
-            field: Some("body"),
-            element: None,
-            message: format!("the request body is larger than {SMALL_BODY} bytes"),
-        })?;
-    if bytes.is_empty() {
-        return Ok(Map::new());
-    }
-    match headers.get(header::CONTENT_TYPE) {
-        Some(v) if crate::http::is_json_media_type(v.as_bytes()) => {}
-        _ => {
-            return Err(RvError {
-                status: TibrvStatus::INVALID_ARG,
-                http: StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                field: Some("body"),
-                element: None,
-                message: format!("{route} takes a JSON body (Content-Type: application/json)"),
-            });
-        }
-    }
-    let doc: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| invalid("body", format!("the body is not JSON: {e}")))?;
-    let Value::Object(o) = doc else {
-        return Err(invalid("body", "the body is not a JSON object"));
-    };
-    if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
-        return Err(invalid(
-            "body",
-            format!(
-                "unknown key {} (keys: {})",
-                crate::mqi::names::shown(k),
-                known.join(", ")
-            ),
-        ));
-    }
-    Ok(o)
 }
 
 pub(super) fn string_of(

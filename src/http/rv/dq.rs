@@ -27,7 +27,8 @@ use axum::routing::{delete, get, post};
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 
-use super::cm::{f64_of, invalid, object_body, u64_of};
+use super::body::{invalid, object_body};
+use super::cm::{f64_of, u64_of};
 use super::{KEEP_ALIVE, RvError, params};
 use crate::rv::dq::{DistributedQueues, DqError, DqParams, MemberEvent};
 use crate::rv::json::envelope_to_json;

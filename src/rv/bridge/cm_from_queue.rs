@@ -20,10 +20,10 @@ use mqgate_codecs::rv::Subject;
 
 use super::config::FromQueueRule;
 use super::from_queue::{
-    GET_WAIT, Outcome, RETRY_PAUSE, bus_refusal_reason, dead_letter, stopping,
+    Outcome, RETRY_PAUSE, bus_refusal_reason, dead_letter, get_under_syncpoint, stopping,
 };
 use super::mq_form::{FormError, from_mq};
-use crate::mqi::{GetMode, GetRequest, Mqi, Object};
+use crate::mqi::{Mqi, Object};
 use crate::rv::cm::{CmError, CmTransport};
 use crate::rv::{Bus, BusError};
 
@@ -77,36 +77,9 @@ pub(super) async fn run(mqi: Mqi, bus: Bus, transport: CmTransport, rule: FromQu
 /// Gets one message and sends it certified, committing the get with the
 /// ledger (or backs it out when no one would have it).
 async fn one(mqi: &Mqi, obj: &Object, transport: &CmTransport, rule: &FromQueueRule) -> Outcome {
-    let uow = match mqi.begin(None) {
-        Ok(u) => u,
-        Err(e) if stopping(e.mqrc) => return Outcome::Stop,
-        Err(e) => {
-            tracing::warn!(queue = %rule.queue, mqrc = e.mqrc.0, error = %e.message, "queue bridge cannot begin a unit of work");
-            tokio::time::sleep(RETRY_PAUSE).await;
-            return Outcome::Done;
-        }
-    };
-    let req = GetRequest {
-        wait: GET_WAIT,
-        max_wait: GET_WAIT,
-        ..GetRequest::default()
-    };
-    let got = match mqi
-        .get(obj, req, GetMode::Destructive { uow: Some(uow) })
-        .await
-    {
+    let (uow, got) = match get_under_syncpoint(mqi, obj, rule).await {
         Ok(g) => g,
-        Err(e) => {
-            let _ = mqi.backout(uow).await;
-            if stopping(e.mqrc) {
-                return Outcome::Stop;
-            }
-            if e.mqrc != Mqrc::NO_MSG_AVAILABLE {
-                tracing::warn!(queue = %rule.queue, mqrc = e.mqrc.0, error = %e.message, "queue bridge get failed");
-                tokio::time::sleep(RETRY_PAUSE).await;
-            }
-            return Outcome::Done;
-        }
+        Err(outcome) => return outcome,
     };
     let msg_id = hex::encode_upper(got.stored.md.msg_id);
     let env = match from_mq(&got.message, rule.body, &rule.subject) {

@@ -17,7 +17,7 @@ use crate::mqi::{DeadLetter, GetMode, GetRequest, GetResult, Got, Mqi, Object};
 use crate::rv::{Bus, BusError, LinkId, Origin};
 
 /// How long one get waits before it is issued again (and interest checked).
-pub(super) const GET_WAIT: Duration = Duration::from_secs(5);
+const GET_WAIT: Duration = Duration::from_secs(5);
 /// The pause after a failure that is likely to repeat at once.
 pub(super) const RETRY_PAUSE: Duration = Duration::from_secs(1);
 
@@ -85,15 +85,22 @@ pub(super) async fn run(mqi: Mqi, bus: Bus, link: LinkId, rule: FromQueueRule) {
     tracing::info!(queue = %rule.queue, subject = %rule.subject, "bridge from queue to subject stopped");
 }
 
-/// Gets, publishes and commits (or backs out) one message.
-async fn one(mqi: &Mqi, obj: &Object, bus: &Bus, link: LinkId, rule: &FromQueueRule) -> Outcome {
+/// Begins a unit of work and gets the next message of `obj` under it,
+/// waiting up to [`GET_WAIT`]: the unit and the message, or what became of
+/// the attempt when there is none (the unit backed out; a failure other
+/// than 2033 MQRC_NO_MSG_AVAILABLE logged and paused on).
+pub(super) async fn get_under_syncpoint(
+    mqi: &Mqi,
+    obj: &Object,
+    rule: &FromQueueRule,
+) -> Result<(u64, Got), Outcome> {
     let uow = match mqi.begin(None) {
         Ok(u) => u,
-        Err(e) if stopping(e.mqrc) => return Outcome::Stop,
+        Err(e) if stopping(e.mqrc) => return Err(Outcome::Stop),
         Err(e) => {
             tracing::warn!(queue = %rule.queue, mqrc = e.mqrc.0, error = %e.message, "queue bridge cannot begin a unit of work");
             tokio::time::sleep(RETRY_PAUSE).await;
-            return Outcome::Done;
+            return Err(Outcome::Done);
         }
     };
     let req = GetRequest {
@@ -101,23 +108,31 @@ async fn one(mqi: &Mqi, obj: &Object, bus: &Bus, link: LinkId, rule: &FromQueueR
         max_wait: GET_WAIT,
         ..GetRequest::default()
     };
-    let got = match mqi
+    match mqi
         .get(obj, req, GetMode::Destructive { uow: Some(uow) })
         .await
     {
-        Ok(g) => g,
+        Ok(g) => Ok((uow, g)),
         Err(e) => {
             // Nothing was taken: the unit holds nothing to undo.
             let _ = mqi.backout(uow).await;
             if stopping(e.mqrc) {
-                return Outcome::Stop;
+                return Err(Outcome::Stop);
             }
             if e.mqrc != Mqrc::NO_MSG_AVAILABLE {
                 tracing::warn!(queue = %rule.queue, mqrc = e.mqrc.0, error = %e.message, "queue bridge get failed");
                 tokio::time::sleep(RETRY_PAUSE).await;
             }
-            return Outcome::Done;
+            Err(Outcome::Done)
         }
+    }
+}
+
+/// Gets, publishes and commits (or backs out) one message.
+async fn one(mqi: &Mqi, obj: &Object, bus: &Bus, link: LinkId, rule: &FromQueueRule) -> Outcome {
+    let (uow, got) = match get_under_syncpoint(mqi, obj, rule).await {
+        Ok(g) => g,
+        Err(outcome) => return outcome,
     };
     let msg_id = hex::encode_upper(got.stored.md.msg_id);
     let published = from_mq(&got.message, rule.body, &rule.subject).and_then(|env| {

@@ -23,9 +23,10 @@
 //! that cannot be read are logged and dropped by the transports; reading
 //! never panics.
 
-use std::fmt;
-
 use mqgate_codecs::rv::msg::{CmLabels, Envelope, Field, Message, Value};
+
+pub use crate::rv::control::ProtocolError;
+use crate::rv::control::{Reader, envelope, string};
 
 /// Subject prefix of the messages to one sender.
 pub const SENDER_PREFIX: &str = "_RVCM.SENDER.";
@@ -120,42 +121,6 @@ pub struct RequestOld {
     pub patterns: Vec<String>,
 }
 
-/// A protocol message that cannot be read: which `op` (or none) and what
-/// was wrong with which field.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProtocolError {
-    /// The `op` value, when there was one.
-    pub op: Option<String>,
-    /// The field at fault.
-    pub field: &'static str,
-    /// What was wrong.
-    pub problem: &'static str,
-}
-
-impl fmt::Display for ProtocolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.op {
-            Some(op) => write!(f, "op {op:?}: field '{}' {}", self.field, self.problem),
-            None => write!(f, "field '{}' {}", self.field, self.problem),
-        }
-    }
-}
-
-impl std::error::Error for ProtocolError {}
-
-fn string(v: &str) -> Value {
-    Value::String(v.to_string())
-}
-
-fn envelope(subject: String, fields: Vec<Field>) -> Envelope {
-    Envelope {
-        subject,
-        reply_subject: None,
-        cm: None,
-        message: Message::new(fields),
-    }
-}
-
 impl ToSender {
     /// The message to sender `sender`.
     pub fn to_envelope(&self, sender: &str) -> Envelope {
@@ -202,25 +167,25 @@ impl ToSender {
     /// type, or an unknown `op`.
     pub fn from_message(m: &Message) -> Result<ToSender, ProtocolError> {
         let r = Reader::new(m)?;
-        Ok(match r.op.as_str() {
+        Ok(match r.op() {
             "register" => ToSender::Register {
-                listener: r.string("listener")?,
-                subject: r.string("subject")?,
+                listener: r.name("listener")?,
+                subject: r.name("subject")?,
             },
             "confirm" => ToSender::Confirm {
-                listener: r.string("listener")?,
-                subject: r.string("subject")?,
+                listener: r.name("listener")?,
+                subject: r.name("subject")?,
                 seqno: r.u64("seqno")?,
             },
             "resend" => ToSender::Resend {
-                listener: r.string("listener")?,
-                subject: r.string("subject")?,
+                listener: r.name("listener")?,
+                subject: r.name("subject")?,
                 seqno_begin: r.u64("seqno_begin")?,
                 seqno_end: r.u64("seqno_end")?,
             },
             "close" => ToSender::Close {
-                listener: r.string("listener")?,
-                subject: r.string("subject")?,
+                listener: r.name("listener")?,
+                subject: r.name("subject")?,
             },
             _ => return Err(r.error("op", "is not an operation of a sender")),
         })
@@ -275,15 +240,15 @@ impl ToListener {
     /// type, or an unknown `op`.
     pub fn from_message(m: &Message) -> Result<ToListener, ProtocolError> {
         let r = Reader::new(m)?;
-        Ok(match r.op.as_str() {
+        Ok(match r.op() {
             "accept" => ToListener::Accept {
-                sender: r.string("sender")?,
-                subject: r.string("subject")?,
+                sender: r.name("sender")?,
+                subject: r.name("subject")?,
                 seqno_begin: r.u64("seqno_begin")?,
             },
             "refuse" => ToListener::Refuse {
-                sender: r.string("sender")?,
-                subject: r.string("subject")?,
+                sender: r.name("sender")?,
+                subject: r.name("subject")?,
             },
             "redeliver" => {
                 let time_limit = match r.get("time_limit")? {
@@ -300,10 +265,10 @@ impl ToListener {
                     _ => return Err(r.error("data", "is not a message")),
                 };
                 ToListener::Redeliver(Envelope {
-                    subject: r.string("subject")?,
+                    subject: r.name("subject")?,
                     reply_subject,
                     cm: Some(CmLabels {
-                        sender: r.string("sender")?,
+                        sender: r.name("sender")?,
                         sequence: r.u64("seqno")?,
                         time_limit,
                     }),
@@ -333,7 +298,7 @@ impl RequestOld {
     /// Errors: [`ProtocolError`].
     pub fn from_message(m: &Message) -> Result<RequestOld, ProtocolError> {
         let r = Reader::new(m)?;
-        if r.op != "request_old" {
+        if r.op() != "request_old" {
             return Err(r.error("op", "is not request_old"));
         }
         let patterns = match r.get("subjects")? {
@@ -341,63 +306,9 @@ impl RequestOld {
             _ => return Err(r.error("subjects", "is not a string array")),
         };
         Ok(RequestOld {
-            listener: r.string("listener")?,
+            listener: r.name("listener")?,
             patterns,
         })
-    }
-}
-
-/// Field access with errors that name the op and the field.
-struct Reader<'m> {
-    m: &'m Message,
-    op: String,
-}
-
-impl<'m> Reader<'m> {
-    fn new(m: &'m Message) -> Result<Reader<'m>, ProtocolError> {
-        match m.get("op").map(|f| &f.value) {
-            Some(Value::String(op)) => Ok(Reader { m, op: op.clone() }),
-            Some(_) => Err(ProtocolError {
-                op: None,
-                field: "op",
-                problem: "is not a string",
-            }),
-            None => Err(ProtocolError {
-                op: None,
-                field: "op",
-                problem: "is missing",
-            }),
-        }
-    }
-
-    fn error(&self, field: &'static str, problem: &'static str) -> ProtocolError {
-        ProtocolError {
-            op: Some(self.op.clone()),
-            field,
-            problem,
-        }
-    }
-
-    fn get(&self, field: &'static str) -> Result<&'m Value, ProtocolError> {
-        self.m
-            .get(field)
-            .map(|f| &f.value)
-            .ok_or_else(|| self.error(field, "is missing"))
-    }
-
-    fn string(&self, field: &'static str) -> Result<String, ProtocolError> {
-        match self.get(field)? {
-            Value::String(s) if !s.is_empty() => Ok(s.clone()),
-            Value::String(_) => Err(self.error(field, "is empty")),
-            _ => Err(self.error(field, "is not a string")),
-        }
-    }
-
-    fn u64(&self, field: &'static str) -> Result<u64, ProtocolError> {
-        match self.get(field)? {
-            Value::U64(n) => Ok(*n),
-            _ => Err(self.error(field, "is not a u64")),
-        }
     }
 }
 

@@ -20,9 +20,10 @@
 //! reliable one. Reading never panics; a message that cannot be read is
 //! logged and dropped by the member.
 
-use std::fmt;
-
 use mqgate_codecs::rv::msg::{CmLabels, Envelope, Field, Message, Value};
+
+pub use crate::rv::control::ProtocolError;
+use crate::rv::control::{Reader, envelope, string as s};
 
 use super::schedule::TaskKey;
 
@@ -125,42 +126,6 @@ pub enum ToScheduler {
     },
 }
 
-/// A message that cannot be read: its `op` (when it has one), the field
-/// at fault and what was wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProtocolError {
-    /// The `op` value, when there was one.
-    pub op: Option<String>,
-    /// The field at fault.
-    pub field: &'static str,
-    /// What was wrong.
-    pub problem: &'static str,
-}
-
-impl fmt::Display for ProtocolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.op {
-            Some(op) => write!(f, "op {op:?}: field '{}' {}", self.field, self.problem),
-            None => write!(f, "field '{}' {}", self.field, self.problem),
-        }
-    }
-}
-
-impl std::error::Error for ProtocolError {}
-
-fn s(v: &str) -> Value {
-    Value::String(v.to_string())
-}
-
-fn envelope(subject: String, fields: Vec<Field>) -> Envelope {
-    Envelope {
-        subject,
-        reply_subject: None,
-        cm: None,
-        message: Message::new(fields),
-    }
-}
-
 fn key_msg(k: &TaskKey) -> Message {
     match k {
         TaskKey::Certified {
@@ -183,130 +148,44 @@ fn keys_value(keys: &[TaskKey]) -> Value {
     Value::MsgArray(keys.iter().map(key_msg).collect())
 }
 
-/// Reads the fields of one protocol message.
-struct Reader<'a> {
-    m: &'a Message,
-    op: Option<String>,
+/// The task key in the nested message `m`, field `name` of the message `r`
+/// reads.
+fn key_of(r: &Reader<'_>, m: &Message, name: &'static str) -> Result<TaskKey, ProtocolError> {
+    let sub = r.nested(m);
+    if m.get("sender").is_some() {
+        let seqno = sub
+            .u64("seqno")
+            .map_err(|_| r.error(name, "has no u64 seqno"))?;
+        if seqno == 0 {
+            return Err(r.error(name, "has seqno 0, which is not certified"));
+        }
+        Ok(TaskKey::Certified {
+            sender: sub
+                .string("sender")
+                .map_err(|_| r.error(name, "has no string sender"))?,
+            subject: sub
+                .string("subject")
+                .map_err(|_| r.error(name, "has no string subject"))?,
+            seqno,
+        })
+    } else {
+        Ok(TaskKey::Reliable {
+            scheduler: sub
+                .string("scheduler")
+                .map_err(|_| r.error(name, "has neither sender nor scheduler"))?,
+            n: sub.u64("n").map_err(|_| r.error(name, "has no u64 n"))?,
+        })
+    }
 }
 
-impl<'a> Reader<'a> {
-    fn new(m: &'a Message) -> Result<Reader<'a>, ProtocolError> {
-        let mut r = Reader { m, op: None };
-        r.op = Some(r.string("op")?);
-        Ok(r)
-    }
+/// The task key in field `key`.
+fn key(r: &Reader<'_>) -> Result<TaskKey, ProtocolError> {
+    key_of(r, r.msg("key")?, "key")
+}
 
-    fn error(&self, field: &'static str, problem: &'static str) -> ProtocolError {
-        ProtocolError {
-            op: self.op.clone(),
-            field,
-            problem,
-        }
-    }
-
-    fn op(&self) -> &str {
-        self.op.as_deref().unwrap_or("")
-    }
-
-    fn string(&self, name: &'static str) -> Result<String, ProtocolError> {
-        match self.m.get(name).map(|f| &f.value) {
-            Some(Value::String(v)) => Ok(v.clone()),
-            Some(_) => Err(self.error(name, "is not a string")),
-            None => Err(self.error(name, "is missing")),
-        }
-    }
-
-    fn u64(&self, name: &'static str) -> Result<u64, ProtocolError> {
-        match self.m.get(name).map(|f| &f.value) {
-            Some(Value::U64(v)) => Ok(*v),
-            Some(_) => Err(self.error(name, "is not a u64")),
-            None => Err(self.error(name, "is missing")),
-        }
-    }
-
-    fn u32(&self, name: &'static str) -> Result<u32, ProtocolError> {
-        match self.m.get(name).map(|f| &f.value) {
-            Some(Value::U32(v)) => Ok(*v),
-            Some(_) => Err(self.error(name, "is not a u32")),
-            None => Err(self.error(name, "is missing")),
-        }
-    }
-
-    fn u16(&self, name: &'static str) -> Result<u16, ProtocolError> {
-        match self.m.get(name).map(|f| &f.value) {
-            Some(Value::U16(v)) => Ok(*v),
-            Some(_) => Err(self.error(name, "is not a u16")),
-            None => Err(self.error(name, "is missing")),
-        }
-    }
-
-    fn bool(&self, name: &'static str) -> Result<bool, ProtocolError> {
-        match self.m.get(name).map(|f| &f.value) {
-            Some(Value::Bool(v)) => Ok(*v),
-            Some(_) => Err(self.error(name, "is not a bool")),
-            None => Err(self.error(name, "is missing")),
-        }
-    }
-
-    fn strings(&self, name: &'static str) -> Result<Vec<String>, ProtocolError> {
-        match self.m.get(name).map(|f| &f.value) {
-            Some(Value::StringArray(v)) => Ok(v.clone()),
-            Some(_) => Err(self.error(name, "is not a stringarray")),
-            None => Err(self.error(name, "is missing")),
-        }
-    }
-
-    fn msg(&self, name: &'static str) -> Result<&'a Message, ProtocolError> {
-        match self.m.get(name).map(|f| &f.value) {
-            Some(Value::Msg(v)) => Ok(v),
-            Some(_) => Err(self.error(name, "is not a msg")),
-            None => Err(self.error(name, "is missing")),
-        }
-    }
-
-    fn key_of(&self, m: &Message, name: &'static str) -> Result<TaskKey, ProtocolError> {
-        let sub = Reader {
-            m,
-            op: self.op.clone(),
-        };
-        if m.get("sender").is_some() {
-            let seqno = sub
-                .u64("seqno")
-                .map_err(|_| self.error(name, "has no u64 seqno"))?;
-            if seqno == 0 {
-                return Err(self.error(name, "has seqno 0, which is not certified"));
-            }
-            Ok(TaskKey::Certified {
-                sender: sub
-                    .string("sender")
-                    .map_err(|_| self.error(name, "has no string sender"))?,
-                subject: sub
-                    .string("subject")
-                    .map_err(|_| self.error(name, "has no string subject"))?,
-                seqno,
-            })
-        } else {
-            Ok(TaskKey::Reliable {
-                scheduler: sub
-                    .string("scheduler")
-                    .map_err(|_| self.error(name, "has neither sender nor scheduler"))?,
-                n: sub.u64("n").map_err(|_| self.error(name, "has no u64 n"))?,
-            })
-        }
-    }
-
-    fn key(&self) -> Result<TaskKey, ProtocolError> {
-        let m = self.msg("key")?;
-        self.key_of(m, "key")
-    }
-
-    fn keys(&self, name: &'static str) -> Result<Vec<TaskKey>, ProtocolError> {
-        match self.m.get(name).map(|f| &f.value) {
-            Some(Value::MsgArray(v)) => v.iter().map(|m| self.key_of(m, name)).collect(),
-            Some(_) => Err(self.error(name, "is not a msgarray")),
-            None => Err(self.error(name, "is missing")),
-        }
-    }
+/// The task keys in the msgarray field `name`.
+fn keys(r: &Reader<'_>, name: &'static str) -> Result<Vec<TaskKey>, ProtocolError> {
+    r.msgs(name)?.iter().map(|m| key_of(r, m, name)).collect()
 }
 
 impl ToMembers {
@@ -421,7 +300,7 @@ impl ToWorker {
                     None => None,
                 };
                 ToWorker::Task {
-                    key: r.key()?,
+                    key: key(&r)?,
                     task: Envelope {
                         subject: r.string("subject")?,
                         reply_subject,
@@ -430,8 +309,8 @@ impl ToWorker {
                     },
                 }
             }
-            "withdraw" => ToWorker::Withdraw(r.key()?),
-            "ack" => ToWorker::Ack(r.key()?),
+            "withdraw" => ToWorker::Withdraw(key(&r)?),
+            "ack" => ToWorker::Ack(key(&r)?),
             _ => return Err(r.error("op", "is not an operation for a worker")),
         })
     }
@@ -473,16 +352,16 @@ impl ToScheduler {
         Ok(match r.op() {
             "complete" => ToScheduler::Complete {
                 member: r.string("member")?,
-                key: r.key()?,
+                key: key(&r)?,
             },
             "release" => ToScheduler::Release {
                 member: r.string("member")?,
-                key: r.key()?,
+                key: key(&r)?,
             },
             "report" => ToScheduler::Report {
                 member: r.string("member")?,
-                pending: r.keys("pending")?,
-                completed: r.keys("completed")?,
+                pending: keys(&r, "pending")?,
+                completed: keys(&r, "completed")?,
             },
             _ => return Err(r.error("op", "is not an operation for the scheduler")),
         })

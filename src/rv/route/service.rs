@@ -363,10 +363,12 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, tasks: Tasks) {
         };
         match accepted {
             Ok((stream, peer)) => {
-                tasks.spawn(
-                    TaskGroup::Channels,
-                    accepted_link(stream, peer, Arc::clone(&shared)),
-                );
+                let open = crate::metrics::accepted(crate::metrics::Listener::RvRouting);
+                let link = accepted_link(stream, peer, Arc::clone(&shared));
+                tasks.spawn(TaskGroup::Channels, async move {
+                    let _open = open;
+                    link.await
+                });
             }
             Err(e) => {
                 tracing::warn!(error = %e, "routing daemon: accept failed");

@@ -23,16 +23,16 @@ use axum::Json;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::response::Response;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::{get, post};
 use futures_util::StreamExt;
-use mqgate_codecs::rv::status::TibrvStatus;
 use serde_json::{Map, Value, json};
 
-use super::rv::{KEEP_ALIVE, RvError};
+use super::body::{invalid as bad, object_body};
+use super::{KEEP_ALIVE, RvError};
 use crate::mqi::names::shown;
 use crate::rv::ft::error::IntervalName;
 use crate::rv::ft::member::Status;
@@ -40,9 +40,6 @@ use crate::rv::ft::params::interval;
 use crate::rv::ft::service::{MemberEvent, MemberInfo};
 use crate::rv::ft::{FtError, FtParams, FtService};
 use crate::rv::json::envelope_to_json;
-
-/// Most bytes of a request body (a join or a weight: a few numbers).
-const BODY_LIMIT: usize = 64 * 1024;
 
 /// The fault tolerance routes over `ft`.
 pub fn routes(ft: FtService) -> Router {
@@ -74,16 +71,6 @@ impl From<FtError> for RvError {
     }
 }
 
-fn bad(field: &'static str, message: impl Into<String>) -> RvError {
-    RvError {
-        status: TibrvStatus::INVALID_ARG,
-        http: StatusCode::BAD_REQUEST,
-        field: Some(field),
-        element: None,
-        message: message.into(),
-    }
-}
-
 /// A route that takes no query parameters refuses any.
 fn no_query(query: Option<&str>) -> Result<(), RvError> {
     match query.filter(|q| !q.is_empty()) {
@@ -96,48 +83,6 @@ fn no_query(query: Option<&str>) -> Result<(), RvError> {
             ),
         )),
     }
-}
-
-/// The body as a JSON object whose keys are among `known`.
-async fn body_object(
-    headers: &HeaderMap,
-    body: Body,
-    route: &str,
-    known: &[&str],
-) -> Result<Map<String, Value>, RvError> {
-    let bytes = axum::body::to_bytes(body, BODY_LIMIT)
-        .await
-        .map_err(|_| RvError {
-            status: TibrvStatus::INVALID_SIZE,
-            http: StatusCode::PAYLOAD_TOO_LARGE,
-            field: Some("body"),
-            element: None,
-            message: format!("the request body is larger than {BODY_LIMIT} bytes"),
-        })?;
-    let json_type = headers
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| crate::http::is_json_media_type(v.as_bytes()));
-    if !json_type {
-        return Err(RvError {
-            status: TibrvStatus::INVALID_ARG,
-            http: StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            field: Some("body"),
-            element: None,
-            message: format!("{route} takes a JSON body (Content-Type: application/json)"),
-        });
-    }
-    let v: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| bad("body", format!("the body is not JSON: {e}")))?;
-    let Value::Object(o) = v else {
-        return Err(bad("body", "the body is not a JSON object"));
-    };
-    if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
-        return Err(bad(
-            "body",
-            format!("unknown key {} (keys: {})", shown(k), known.join(", ")),
-        ));
-    }
-    Ok(o)
 }
 
 /// A required (or, with `default`, optional) integer of 1 to 65535.
@@ -223,7 +168,7 @@ async fn join(
 ) -> Result<(StatusCode, Json<Value>), RvError> {
     no_query(query.as_deref())?;
     crate::rv::ft::params::check_group(&group)?;
-    let o = body_object(
+    let o = object_body(
         &headers,
         body,
         "POST /v1/rv/ft/groups/{group}/members",
@@ -298,7 +243,7 @@ async fn weight(
 ) -> Result<Json<Value>, RvError> {
     no_query(query.as_deref())?;
     let member = ft.member(&id)?;
-    let o = body_object(
+    let o = object_body(
         &headers,
         body,
         "POST /v1/rv/ft/members/{id}/weight",
