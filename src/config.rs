@@ -174,6 +174,10 @@ pub struct QueueManagerConfig {
     pub default_xmit_queue: String,
     /// Largest message the queue manager accepts, in bytes (MAXMSGL; 2031 above it).
     pub max_msg_length: usize,
+    /// Bytes of stored messages (MQMD and data) kept in memory after a put
+    /// or a read, the least recently used going first (docs/config.md
+    /// `queue_manager`); 0 = none.
+    pub body_cache_bytes: usize,
 }
 
 impl Default for QueueManagerConfig {
@@ -183,9 +187,13 @@ impl Default for QueueManagerConfig {
             dead_letter_queue: "SYSTEM.DEAD.LETTER.QUEUE".into(),
             default_xmit_queue: "MQGATE.DEFAULT.XMITQ".into(),
             max_msg_length: DEFAULT_MAX_MSG_LENGTH,
+            body_cache_bytes: DEFAULT_BODY_CACHE_BYTES,
         }
     }
 }
+
+/// The default `queue_manager.body_cache_bytes`: 16 MiB.
+pub const DEFAULT_BODY_CACHE_BYTES: usize = 16 * 1024 * 1024;
 
 /// MQ's default MAXMSGL for queues and queue managers: 4 MiB.
 pub const DEFAULT_MAX_MSG_LENGTH: usize = 4 * 1024 * 1024;

@@ -20,6 +20,7 @@ pub(crate) mod metrics;
 pub mod mqclient;
 pub(crate) mod mqi;
 pub(crate) mod mqjson;
+pub mod mqsc;
 pub mod mqtt;
 pub(crate) mod qmgr;
 pub(crate) mod route;

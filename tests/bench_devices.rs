@@ -61,3 +61,41 @@ fn bench_devices_fills_restarts_and_drains_every_device() {
     // The scratch directory is removed.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn bench_devices_per_device_gives_the_bytes_per_message_on_few_queues() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "bench",
+            "devices",
+            "--devices",
+            "48",
+            "--per-device",
+            "3",
+            "--drain",
+            "16",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout
+            .contains("mqgate bench devices: 48 devices, 3 persistent messages of 256 bytes each"),
+        "{stdout}"
+    );
+    // 48 devices x 3 messages, restarted with all 144 queued; the drain
+    // takes one message from each of 16 devices per client count.
+    for row in [
+        "| startup with 144 queued messages, ms",
+        "| pulls+acks/s, 16 client(s), 16 devices |",
+        "| bytes per queued message on 48 queues, after the fill ((RSS after fill - fresh) / messages) |",
+        "| bytes per queued message on 48 queues, after the restart |",
+    ] {
+        assert!(stdout.contains(row), "{row} missing:\n{stdout}");
+    }
+}

@@ -15,6 +15,7 @@ inputs and the project's own fixtures (fixtures/ at the repository root):
 - ccsid_convert: text in UTF-8, UTF-16, EBCDIC, Shift_JIS, Big5, GB18030 and
   mixed EBCDIC behind the four selector bytes (CCSID pair, policy, cut).
 - dump_reader: fixtures/dmpmqmsg/*.dmp.
+- mqsc_script: fixtures/mqsc/*.mqsc.
 - tux_fml32: buffers of every carried field type, an embedded buffer, a
   VIEW32 field (mqgate's encoding, docs/tuxedo.md "FML32").
 - tux_tpqctl: TPQCTLs in the LP64 and ILP32 layouts, both byte orders.
@@ -127,6 +128,11 @@ for i, (k, v) in enumerate(texts.items()):
 for f in sorted(os.listdir(os.path.join(ROOT, 'fixtures', 'dmpmqmsg'))):
     with open(os.path.join(ROOT, 'fixtures', 'dmpmqmsg', f), 'rb') as src:
         put('dump_reader', f, src.read())
+
+for f in sorted(os.listdir(os.path.join(ROOT, 'fixtures', 'mqsc'))):
+    if f.endswith('.mqsc'):
+        with open(os.path.join(ROOT, 'fixtures', 'mqsc', f), 'rb') as src:
+            put('mqsc_script', f, src.read())
 
 # FML32, mqgate's encoding (docs/tuxedo.md "FML32"): big-endian header of
 # six int32 (F_MAGIC32 -10000, len, maxlen, nfields, nie, indxintvl), then

@@ -12,6 +12,7 @@ pub mod dump;
 pub mod fap;
 pub mod idl;
 pub mod mq;
+pub mod mqsc;
 pub mod mqtt;
 pub mod pams;
 pub mod rv;

@@ -156,6 +156,7 @@ impl SenderChannel {
                         correl_id: None,
                         group_id: None,
                         filter: None,
+                        put_before: None,
                     };
                     if mqi.get_now_detailed(&xmitq, &sel, uow).is_ok() {
                         removed += 1;

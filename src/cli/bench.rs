@@ -259,6 +259,7 @@ fn raw_store_scenario(dir: &Path, n: usize, uow: usize, data: &Bytes) -> Result<
                 .collect(),
             deletes: Vec::new(),
             meta: Vec::new(),
+            summaries: Vec::new(),
         };
         store.apply(&batch).map_err(|e| e.to_string())?;
         t.put.push(start.elapsed());
@@ -269,6 +270,7 @@ fn raw_store_scenario(dir: &Path, n: usize, uow: usize, data: &Bytes) -> Result<
             puts: Vec::new(),
             deletes: (0..uow).map(|i| (u * uow + i) as u64).collect(),
             meta: Vec::new(),
+            summaries: Vec::new(),
         };
         store.apply(&batch).map_err(|e| e.to_string())?;
         t.get.push(start.elapsed());

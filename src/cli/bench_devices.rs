@@ -45,6 +45,12 @@ pub struct DevicesBenchArgs {
     /// drain client, at most six digits in the device names).
     #[arg(long, default_value_t = 20_000, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(48..=1_000_000))]
     pub devices: usize,
+    /// Messages queued for each device (1 to 5000, the default MAXDEPTH of
+    /// a device queue): with more than one, the figures per message show
+    /// what a message costs beyond its queue (the drain still takes one
+    /// message from each device it pulls).
+    #[arg(long, default_value_t = 1, value_parser = RangedU64ValueParser::<usize>::new().range(1..=5000))]
+    pub per_device: usize,
     /// Message data size in bytes (0 to 65536).
     #[arg(long, default_value_t = 256, allow_negative_numbers = true, value_parser = RangedU64ValueParser::<usize>::new().range(0..=65_536))]
     pub size: usize,
@@ -214,8 +220,13 @@ fn device_name(n: usize) -> String {
 
 async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
     let n = args.devices;
+    let messages = n * args.per_device;
+    let each = match args.per_device {
+        1 => "one persistent message".to_string(),
+        m => format!("{m} persistent messages"),
+    };
     println!(
-        "mqgate bench devices: {n} devices, one persistent message of {} bytes each",
+        "mqgate bench devices: {n} devices, {each} of {} bytes each",
         args.size
     );
     println!();
@@ -225,7 +236,7 @@ async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
     let log_size = || std::fs::metadata(&gw.log).map(|m| m.len()).unwrap_or(0);
     let log_before = log_size();
     let started = Instant::now();
-    fill(gw.channel, n, args.size).await?;
+    fill(gw.channel, n, args.per_device, args.size).await?;
     let fill_time = started.elapsed();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_filled = gw.rss()?;
@@ -261,10 +272,10 @@ async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
     println!("|---|---:|");
     println!(
         "| fill, msgs/s (channel, batches of {BATCH}, {PIPELINE_BATCHES} in flight) | {:.0} |",
-        n as f64 / fill_time.as_secs_f64()
+        messages as f64 / fill_time.as_secs_f64()
     );
     println!(
-        "| startup with {n} queued messages, ms (spawn to \"mqgate running\") | {:.0} |",
+        "| startup with {messages} queued messages, ms (spawn to \"mqgate running\") | {:.0} |",
         ms(gw.startup)
     );
     for (clients, d) in &drains {
@@ -294,6 +305,22 @@ async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
         crate::gateway::TRIM_PERIOD.as_secs() + 2,
         mib(rss_drained)
     );
+    if args.per_device > 1 {
+        println!(
+            "| bytes per queued message on {n} queues, after the fill ((RSS after fill - fresh) / messages) | {:.0} |",
+            per(rss_filled.saturating_sub(rss_empty), messages)
+        );
+        println!(
+            "| bytes per queued message on {n} queues, after the restart | {:.0} |",
+            per(rss_restarted.saturating_sub(rss_empty), messages)
+        );
+        println!(
+            "| data directory after the fill, bytes per message | {:.0} ({:.1} MiB) |",
+            per(data_size, messages),
+            mib(data_size)
+        );
+        return gw.stop();
+    }
     println!(
         "| bytes per queued message with its device queue, after the fill ((RSS after fill - fresh) / devices) | {:.0} |",
         per(rss_filled.saturating_sub(rss_empty), n)
@@ -333,9 +360,11 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
-/// Sends one persistent message of `size` bytes to each of `n` devices over
-/// the gateway's channel at `addr`.
-async fn fill(addr: SocketAddr, n: usize, size: usize) -> Result<(), String> {
+/// Sends `per_device` persistent messages of `size` bytes to each of `n`
+/// devices over the gateway's channel at `addr` (in turn: message `i` to
+/// device `i % n`).
+async fn fill(addr: SocketAddr, n: usize, per_device: usize, size: usize) -> Result<(), String> {
+    let total = n * per_device;
     let md = Mqmd {
         format: CharField::new("MQSTR", Charset::Ascii).unwrap_or_default(),
         persistence: per::PERSISTENT,
@@ -357,12 +386,12 @@ async fn fill(addr: SocketAddr, n: usize, size: usize) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     let mut next = 0;
-    while next < n || conn.unconfirmed() > 0 {
-        if next < n && conn.unconfirmed() < PIPELINE_BATCHES {
-            let end = (next + BATCH).min(n);
+    while next < total || conn.unconfirmed() > 0 {
+        if next < total && conn.unconfirmed() < PIPELINE_BATCHES {
+            let end = (next + BATCH).min(total);
             let batch: Vec<Bytes> = (next..end)
-                .map(|d| {
-                    let q = format!("INBOX%{}", device_name(d));
+                .map(|i| {
+                    let q = format!("INBOX%{}", device_name(i % n));
                     xmit::wrap(&q, "MQGATE", md.clone(), &data).map(Bytes::from)
                 })
                 .collect::<Result<_, _>>()?;

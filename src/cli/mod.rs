@@ -22,9 +22,14 @@ mod dq;
 mod ft;
 mod ft_child;
 mod ft_run;
+mod generated;
 mod get;
+mod load;
+mod mqmd_wire;
+mod mqsc;
 mod out;
 mod pams;
+mod progress;
 mod put;
 mod rtq;
 mod run;
@@ -34,6 +39,7 @@ mod rv_cm_client;
 mod sbs;
 mod sse;
 mod tpenqueue;
+mod unload;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -80,6 +86,17 @@ pub(crate) enum Command {
     Get(get::GetArgs),
     /// Browse a queue of a running gateway without removing messages.
     Browse(browse::BrowseArgs),
+    /// Write the messages of a queue of a running gateway to a dmpmqmsg file (optionally removing them).
+    Unload(unload::UnloadArgs),
+    /// Put the messages of a dmpmqmsg or qload file on a queue of a running gateway, all or none.
+    Load(load::LoadArgs),
+    /// MQSC definitions (runmqsc scripts, dmpmqcfg output) to and from the YAML configuration.
+    #[command(subcommand)]
+    Mqsc(mqsc::MqscCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(generated::CompletionsArgs),
+    /// Print the manual page mqgate(1), or write every page into --dir.
+    Man(generated::ManArgs),
     /// Tuxedo tpenqueue through a running gateway; exit 1 on a Tuxedo error.
     Tpenqueue(tpenqueue::TpenqueueArgs),
     /// RTQ servers: take due requests from a running gateway.
@@ -130,6 +147,11 @@ impl Cli {
             Command::Put(args) => put::run(args),
             Command::Get(args) => get::run(args),
             Command::Browse(args) => browse::run(args),
+            Command::Unload(args) => unload::run(args),
+            Command::Load(args) => load::run(args),
+            Command::Mqsc(cmd) => mqsc::run(cmd),
+            Command::Completions(args) => generated::completions(args),
+            Command::Man(args) => generated::man(args),
             Command::Bench(kind) => bench::run(kind),
             Command::Convert(args) => convert::run(args),
             Command::Tpenqueue(args) => tpenqueue::run(args),
@@ -206,6 +228,14 @@ mod tests {
                 with(&["bench", "channel"], &["--size", "4193877"]),
                 "--size",
             ),
+            // dmpmqmsg -dw: at least 10 bytes per X line (the qload source).
+            (
+                with(&["unload", "--queue", "Q"], &["--width", "9"]),
+                "--width",
+            ),
+            // --remove needs a file to sync before the messages leave.
+            (with(&["unload", "--queue", "Q"], &["--remove"]), "--file"),
+            (with(&["completions"], &["tcsh"]), "tcsh"),
             (with(&["bench", "sbs"], &["--queues", "0"]), "--queues"),
             // Queue numbers 101-3100 stay below the MOTs (4000-6000).
             (with(&["bench", "sbs"], &["--queues", "3001"]), "--queues"),

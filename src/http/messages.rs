@@ -56,8 +56,74 @@ pub struct PutQuery {
 struct PutBody {
     #[serde(default)]
     md: Map<String, Value>,
+    /// The whole MQMD structure instead of `md` (see [`mqmd_from_base64`]).
+    mqmd_base64: Option<String>,
     data_base64: Option<String>,
     data: Option<String>,
+}
+
+/// The byte order of `mqmd_base64` integers: little-endian
+/// (MQENC_INTEGER_REVERSED), as a queue manager on x86 or ARM Linux holds
+/// its MQMDs (IBM MQ "Encoding": MQENC_NATIVE).
+const MQMD_ORDER: mqgate_codecs::mq::ByteOrder = mqgate_codecs::mq::ByteOrder::Little;
+
+/// The MQMD of a put's `mqmd_base64`: the base64 of an MQMD structure, version
+/// 1 (324 bytes) or 2 (364 bytes), integers little-endian, character fields
+/// in ASCII or EBCDIC as its StrucId `MD  ` shows (IBM MQ "MQMD - Message
+/// descriptor"), and nothing after it. Errors: 2004 MQRC_BUFFER_ERROR for
+/// text that is not base64, 2026 MQRC_MD_ERROR for bytes that are no MQMD or
+/// a length other than the MD's own.
+fn mqmd_from_base64(text: &str) -> Result<(Mqmd, Charset), ApiError> {
+    let bytes = BASE64.decode(text.as_bytes()).map_err(|e| {
+        ApiError::new(
+            Mqrc::BUFFER_ERROR,
+            format!("mqmd_base64 is not base64: {e}"),
+        )
+    })?;
+    let (md, cs) = mqgate_codecs::mq::md::parse_md(&bytes, MQMD_ORDER)
+        .map_err(|e| md_error(format!("mqmd_base64: {e}")))?;
+    if bytes.len() != md.wire_len() {
+        return Err(md_error(format!(
+            "mqmd_base64 has {} bytes; an MQMD version {} has {}",
+            bytes.len(),
+            md.version,
+            md.wire_len()
+        )));
+    }
+    Ok((md, cs))
+}
+
+/// The put query parameters that set MQMD fields, by name, when given: with
+/// `mqmd_base64` the MD is complete and none of them may be given.
+fn md_params_given(p: &PutQuery) -> Vec<&'static str> {
+    [
+        ("msg_id", p.msg_id.is_some()),
+        ("correl_id", p.correl_id.is_some()),
+        ("new_correl_id", p.new_correl_id.is_some()),
+        ("persistent", p.persistent.is_some()),
+        ("priority", p.priority.is_some()),
+        ("expiry", p.expiry.is_some()),
+        ("format", p.format.is_some()),
+        ("ccsid", p.ccsid.is_some()),
+        ("encoding", p.encoding.is_some()),
+        ("msg_type", p.msg_type.is_some()),
+        ("report", p.report.is_some()),
+        ("reply_to_q", p.reply_to_q.is_some()),
+        ("reply_to_q_mgr", p.reply_to_q_mgr.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, given)| given.then_some(name))
+    .collect()
+}
+
+/// The answer's `mqmd_base64` for a get or browse with `mqmd=true`: the
+/// message's MQMD as the structure [`mqmd_from_base64`] takes back (its
+/// version, integers little-endian, character fields in the message's own
+/// charset, byte for byte as stored), so a put of it keeps every field.
+fn mqmd_base64(md: &Mqmd, cs: Charset) -> String {
+    let mut out = Vec::with_capacity(md.wire_len());
+    mqgate_codecs::mq::md::write_md(md, MQMD_ORDER, cs, &mut out);
+    BASE64.encode(out)
 }
 
 pub(super) fn query_error(e: QueryRejection) -> ApiError {
@@ -89,6 +155,7 @@ pub(super) fn id_selector(
             .transpose()?,
         group_id: None,
         filter: None,
+        put_before: None,
     })
 }
 
@@ -282,6 +349,8 @@ pub async fn put(
     let uow = super::uow::uow_param(&s, p.uow.as_deref())?;
     let body = body.map_err(|e| body_error(&e, s.mqi.max_msg_length()))?;
     let mut md = md_from_query(&p)?;
+    let mut charset = Charset::Ascii;
+    let mut set_all_context = false;
     let is_json = headers
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| super::is_json_media_type(v.as_bytes()));
@@ -296,8 +365,26 @@ pub async fn put(
                 ),
             )
         })?;
-        apply_md_json(&mut md, &b.md).map_err(md_error)?;
-        check_report(md.report, "md.Report")?;
+        if let Some(raw) = &b.mqmd_base64 {
+            let given = md_params_given(&p);
+            if !b.md.is_empty() || !given.is_empty() {
+                let what = if b.md.is_empty() {
+                    given.join(", ")
+                } else {
+                    "md".to_string()
+                };
+                return Err(ApiError::new(
+                    Mqrc::OPTIONS_ERROR,
+                    format!("mqmd_base64 is the whole MQMD: {what} cannot be given with it"),
+                ));
+            }
+            (md, charset) = mqmd_from_base64(raw)?;
+            set_all_context = true;
+            check_report(md.report, "mqmd_base64 Report")?;
+        } else {
+            apply_md_json(&mut md, &b.md).map_err(md_error)?;
+            check_report(md.report, "md.Report")?;
+        }
         body_data(b.data_base64, b.data)?
     } else {
         body
@@ -312,14 +399,12 @@ pub async fn put(
         uow,
         new_msg_id: md.msg_id == mqgate_codecs::mq::md::ID_NONE,
         new_correl_id: p.new_correl_id.unwrap_or(false),
+        // mqmd_base64: MQPMO_SET_ALL_CONTEXT, the context is taken as given.
+        pass_all_context: set_all_context,
         ..PutOptions::default()
     };
     let obj = s.mqi.open(&q, p.q_mgr.as_deref().unwrap_or(""))?;
-    let msg = Outgoing {
-        md,
-        charset: Charset::Ascii,
-        data,
-    };
+    let msg = Outgoing { md, charset, data };
     let r = s.mqi.put(&obj, msg, opts).await?;
     let mut answer = json!({
         "queue": r.queue,
@@ -356,6 +441,11 @@ pub struct NextQuery {
     ccsid: Option<i32>,
     /// The Encoding to convert to (default 546, MQENC_REVERSED).
     encoding: Option<i32>,
+    /// Only messages put before the put with this sequence number
+    /// (`next_put_sequence` of `GET /v1/status`).
+    put_before: Option<u64>,
+    /// Add `mqmd_base64`, the MQMD structure byte for byte.
+    mqmd: Option<bool>,
 }
 
 /// The MQGMO_CONVERT request of a get's `convert`, `ccsid` and `encoding`
@@ -507,7 +597,14 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
             format!("wait_ms {wait_ms} is above http.max_wait_ms {max_wait}"),
         ));
     }
-    let selector = id_selector(p.msg_id.as_deref(), p.correl_id.as_deref())?;
+    let mut selector = id_selector(p.msg_id.as_deref(), p.correl_id.as_deref())?;
+    selector.put_before = p.put_before;
+    let with_mqmd = p.mqmd.unwrap_or(false);
+    let add_mqmd = |m: &mut Map<String, Value>, r: &GetResult| {
+        if with_mqmd {
+            m.insert("mqmd_base64".into(), json!(mqmd_base64(&r.md, r.charset)));
+        }
+    };
     let convert = convert_param(p.convert, p.ccsid, p.encoding)?;
     let req = GetRequest {
         selector,
@@ -519,20 +616,27 @@ pub async fn next_on(s: &AppState, obj: &Object, p: NextQuery) -> Result<Json<Va
         let mode = GetMode::Browse { after };
         let got = s.mqi.get_with_convert(obj, req, mode, convert).await?;
         let mut m = message_json(&got.message);
+        add_mqmd(&mut m, &got.message);
         m.insert("cursor".into(), json!(cursor_text(got.stored.position)));
         return Ok(Json(Value::Object(m)));
     }
     if let Some(uow) = super::uow::uow_param(s, p.uow.as_deref())? {
         let mode = GetMode::Destructive { uow: Some(uow) };
         let got = s.mqi.get_with_convert(obj, req, mode, convert).await?;
-        return Ok(Json(Value::Object(message_json(&got.message))));
+        let mut m = message_json(&got.message);
+        add_mqmd(&mut m, &got.message);
+        return Ok(Json(Value::Object(m)));
     }
     let lease = Duration::from_millis(s.config.http.lease_ms);
     let leased = s
         .mqi
         .get_leased_with_convert(obj, req, lease, convert)
         .await?;
-    Ok(Json(leased_json(&leased)))
+    let mut answer = leased_json(&leased);
+    if let Value::Object(m) = &mut answer {
+        add_mqmd(m, &leased.got.message);
+    }
+    Ok(Json(answer))
 }
 
 /// A lease token from a path: the 32 hex digits of a get's `lease`
@@ -602,6 +706,7 @@ pub async fn status(State(s): State<AppState>) -> Json<Value> {
         "data_dir": s.config.storage.data_dir.display().to_string(),
         "queues": queues.len(),
         "messages": messages,
+        "next_put_sequence": s.mqi.next_put_sequence(),
         "uptime_ms": s.started.elapsed().as_millis() as u64,
         "channels": s.channels.all(),
         "store": store,

@@ -2,7 +2,7 @@
 //! docs/operations.md "Store"): every [`Store::apply`] of the queue
 //! manager, timed around the call, successful or not.
 
-use crate::store::{Batch, Store, StoreError, StoreHealth};
+use crate::store::{Batch, ReadCounts, Store, StoreError, StoreHealth};
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,6 +37,18 @@ impl<S: Store> Store for TimedStore<S> {
 
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
         self.inner.load()
+    }
+
+    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        self.inner.load_index()
+    }
+
+    fn read(&self, key: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        self.inner.read(key)
+    }
+
+    fn read_counts(&self) -> ReadCounts {
+        self.inner.read_counts()
     }
 
     fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {

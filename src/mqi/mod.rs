@@ -242,6 +242,13 @@ impl Mqi {
         self.qm.store_health()
     }
 
+    /// The sequence number the next put takes (see
+    /// [`crate::qmgr::QueueManager::next_put_sequence`]): a get or browse
+    /// with this as [`Selector::put_before`] sees only messages put before.
+    pub fn next_put_sequence(&self) -> u64 {
+        self.qm.next_put_sequence()
+    }
+
     /// MAXMSGL of the queue manager, in bytes.
     pub fn max_msg_length(&self) -> usize {
         self.qm.max_msg_length()

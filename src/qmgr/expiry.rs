@@ -1,6 +1,7 @@
 //! Expiry: messages met past their Expiry are discarded, with the report the
 //! message asked for (MQ docs: MQMD Expiry and Report, MQRO_EXPIRATION*).
 
+use super::queue::Entry;
 use super::{Message, PutOptions, QueueManager};
 use crate::store::Batch;
 use bytes::Bytes;
@@ -16,30 +17,50 @@ const RO_EXPIRATION_WITH_DATA: i32 = 0x0060_0000;
 const RO_EXPIRATION_WITH_FULL_DATA: i32 = 0x00E0_0000;
 
 impl QueueManager {
-    /// Removes expired messages from the store and sends the expiry reports
-    /// they asked for. Failures are logged: the message has expired either way.
-    pub(super) fn discard_expired(&self, expired: Vec<(u64, Message)>) {
+    /// Removes expired messages (store key, entry) from the store and the
+    /// body cache and sends the expiry reports they asked for; a stored
+    /// message that wants one is read back first. Failures are logged: the
+    /// message has expired either way.
+    pub(super) fn discard_expired(&self, expired: Vec<(u64, Entry)>) {
         if expired.is_empty() {
             return;
         }
+        let mut reports = Vec::new();
+        for (key, e) in &expired {
+            if !e.index.wants_expiry_report() {
+                continue;
+            }
+            let msg = match &e.resident {
+                Some(m) => Ok(std::sync::Arc::new((**m).clone())),
+                None => self.read_stored(*key, false),
+            };
+            match msg {
+                Ok(m) => reports.push(m),
+                Err(err) => {
+                    tracing::error!(msg_id = %hex::encode_upper(e.index.msg_id), error = %err, "expiry report lost: the expired message cannot be read")
+                }
+            }
+        }
         let deletes = expired
             .iter()
-            .filter(|(_, m)| m.is_persistent())
+            .filter(|(_, e)| e.index.is_persistent())
             .map(|(seq, _)| *seq)
             .collect();
         if let Err(e) = self.store.apply(&Batch {
-            puts: vec![],
             deletes,
-            meta: vec![],
+            ..Batch::default()
         }) {
             tracing::error!(error = %e, "could not remove expired messages from the store");
         }
-        for (_, m) in expired {
+        for (key, e) in expired {
+            self.cache.remove(key);
             tracing::debug!(
-                msg_id = %hex::encode_upper(m.md.msg_id),
-                correl_id = %hex::encode_upper(m.md.correl_id),
+                msg_id = %hex::encode_upper(e.index.msg_id),
+                correl_id = %hex::encode_upper(e.index.correl_id()),
                 "expired message discarded"
             );
+        }
+        for m in reports {
             self.send_expiry_report(&m);
         }
     }

@@ -11,12 +11,22 @@
 //! write: messages a unit of work holds stay invisible to others until its
 //! write is done. Persistent messages are written before a put or commit
 //! returns; non-persistent ones live in memory only.
+//!
+//! A persistent message lives in the store once written: its queue keeps a
+//! small index entry (src/qmgr/index.rs: the ids a get matches on, expiry,
+//! size, BackoutCount) and reads the MQMD and data back when a get needs
+//! them, through a byte-bounded cache (src/qmgr/body_cache.rs). The store
+//! keeps a summary of each message beside it, written in the same
+//! transaction, from which a start rebuilds every queue without reading a
+//! message (src/qmgr/stored.rs).
 
+mod body_cache;
 pub mod clock;
 mod device_index;
 mod dlq;
 pub mod error;
 mod expiry;
+mod index;
 pub mod message;
 pub mod msgid;
 pub mod names;
@@ -24,7 +34,9 @@ mod object;
 mod probe;
 pub mod queue;
 mod record;
+mod slots;
 pub mod stats;
+mod stored;
 mod temporary;
 pub mod token;
 mod uow;
@@ -129,8 +141,8 @@ pub struct QueueInfo {
 /// What a get met besides its answer.
 #[derive(Default)]
 struct GetNotes {
-    /// Expired messages taken off the queue: (store key, message).
-    expired: Vec<(u64, Message)>,
+    /// Expired messages taken off the queue: (store key, entry).
+    expired: Vec<(u64, Entry)>,
     /// The unit of work of a destructive get outside syncpoint, committed
     /// before the get returns.
     implicit_uow: Option<u64>,
@@ -174,6 +186,8 @@ pub struct QueueManager {
     tasks: crate::tasks::Tasks,
     /// The [`PutCheck`] every put onto a local queue passes, if one is set.
     put_check: std::sync::OnceLock<Arc<dyn PutCheck>>,
+    /// Stored messages read or put lately (src/qmgr/body_cache.rs).
+    cache: body_cache::BodyCache,
     /// The counters queues created at run time share (src/qmgr/stats.rs).
     group_stats: stats::GroupStats,
 }
@@ -239,17 +253,20 @@ impl QueueManager {
         let mut devices = device_index::DeviceIndex::default();
         let group_stats = stats::GroupStats::default();
         let mut max_seq = 0;
-        let records = store.load().map_err(store_error)?;
-        let count = records.len();
-        for (seq, rec) in records {
+        // Summaries only: the messages' MQMDs and data stay in the store
+        // until a get needs them (src/qmgr/stored.rs).
+        let summaries = store.load_index().map_err(store_error)?;
+        let count = summaries.len();
+        for (seq, summary) in summaries {
             max_seq = max_seq.max(seq);
-            let (queue, msg) = match record::decode(&rec) {
+            let found = match stored::found(&*store, seq, &summary) {
                 Ok(v) => v,
                 Err(e) => {
-                    tracing::error!(key = seq, error = %e, "store record cannot be decoded; left in the store");
+                    tracing::error!(key = seq, error = %e, "stored message cannot be read; left in the store");
                     continue;
                 }
             };
+            let queue = found.queue;
             let lq = match table.local(&queue) {
                 Some(lq) => lq,
                 None => {
@@ -279,9 +296,9 @@ impl QueueManager {
                     lq
                 }
             };
-            let pos = queue::position(msg.md.priority, seq);
-            let state = EntryState::Ready;
-            lq.lock().insert(pos, Entry { msg, state });
+            let pos = queue::position(i32::from(found.priority), seq);
+            lq.lock()
+                .insert(pos, Entry::stored(found.index, EntryState::Ready));
         }
         tracing::info!(
             queue_manager = %qm.name,
@@ -303,6 +320,7 @@ impl QueueManager {
             quiescing: watch::channel(false).0,
             tasks: crate::tasks::Tasks::default(),
             put_check: std::sync::OnceLock::new(),
+            cache: body_cache::BodyCache::new(qm.body_cache_bytes),
             group_stats,
         })
     }
@@ -460,6 +478,13 @@ impl QueueManager {
     /// `name` is defined or was created; O(1) in the number of objects.
     pub fn has_object(&self, name: &str) -> bool {
         self.table().objects.contains_key(name)
+    }
+
+    /// The sequence number the next put takes. Every put takes the next
+    /// number (it is also the message's key in the store, and survives a
+    /// restart), so a message with a smaller one was put before this call.
+    pub fn next_put_sequence(&self) -> u64 {
+        self.next_seq.load(Ordering::SeqCst)
     }
 
     /// The queue manager's MAXMSGL in bytes.
@@ -669,7 +694,7 @@ impl QueueManager {
                 // outside a unit of work that is still being written is not
                 // counted yet (as MAXDEPTH counts it by `reserved`), so two
                 // such puts at once may pass a byte quota by one message.
-                let used: usize = contents.entries().map(|e| e.msg.data.len()).sum();
+                let used: usize = contents.entries().map(|e| e.index.data_len as usize).sum();
                 if used.saturating_add(msg.data.len()) > quota {
                     return Err(QmError::new(
                         Mqrc::Q_FULL,
@@ -694,27 +719,26 @@ impl QueueManager {
             warning: priority_warning(msg.md.priority),
         };
         if let Some(uow_id) = opts.uow {
-            let state = EntryState::Putting(uow_id);
-            contents.insert(pos, Entry { msg, state });
+            contents.insert(pos, Entry::resident(msg, EntryState::Putting(uow_id)));
             drop(contents);
             self.join_uow(uow_id, &lq, pos, uow::Held::Put)?;
         } else if msg.is_persistent() {
             contents.reserved += 1;
             drop(contents);
-            let written = self.store.apply(&Batch {
-                puts: vec![(seq, record::encode(&queue_name, &msg))],
-                deletes: vec![],
-                meta: vec![],
-            });
+            let mut batch = Batch::default();
+            index::stage_put(&mut batch, pos, &queue_name, &msg);
+            let written = self.store.apply(&batch);
             let mut contents = lq.lock();
             contents.reserved -= 1;
             written.map_err(store_error)?;
-            let state = EntryState::Ready;
-            contents.insert(pos, Entry { msg, state });
+            let index = index::MsgIndex::of(&msg);
+            contents.insert(pos, Entry::stored(index, EntryState::Ready));
+            drop(contents);
+            // Kept for a get soon after (a queue read behind its writer).
+            self.cache.insert(seq, Arc::new(msg));
             lq.notify.notify_waiters();
         } else {
-            let state = EntryState::Ready;
-            contents.insert(pos, Entry { msg, state });
+            contents.insert(pos, Entry::resident(msg, EntryState::Ready));
             lq.notify.notify_waiters();
         }
         lq.stats.put();
@@ -806,12 +830,17 @@ impl QueueManager {
         }
         let mut contents = lq.lock();
         let mut found_notes = queue::FindNotes::default();
-        let found = contents.find(sel, after, now, &mut found_notes);
+        let found = {
+            // A filter reads the messages it is asked about (under the
+            // queue's lock, as MQ's selectors read the message).
+            let mut load = |p: Position, e: &Entry| self.message_of(p, e, true).ok();
+            contents.find(sel, after, now, &mut found_notes, &mut load)
+        };
         notes.not_before = found_notes.not_before;
         if destructive {
             for pos in found_notes.expired {
                 if let Some(e) = contents.remove(&pos) {
-                    notes.expired.push((pos.1, e.msg));
+                    notes.expired.push((pos.1, e));
                 }
             }
         }
@@ -824,16 +853,20 @@ impl QueueManager {
         let entry = contents
             .get_mut(&pos)
             .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "message vanished"))?;
-        let result = GetResult {
-            md: entry.msg.md_at(now),
-            charset: entry.msg.charset,
-            data: entry.msg.data.clone(),
+        let backout_count = entry.index.backout_count;
+        let result = |msg: Arc<Message>| GetResult {
+            md: Mqmd {
+                backout_count,
+                ..msg.md_at(now)
+            },
+            charset: msg.charset,
+            data: msg.data.clone(),
             position: pos,
             queue: queue_name.clone(),
             warning: None,
         };
         if !destructive {
-            return Ok(result);
+            return Ok(result(self.message_of(pos, entry, true)?));
         }
         let id = match uow_id {
             Some(id) => id,
@@ -844,11 +877,27 @@ impl QueueManager {
                 id
             }
         };
+        // Invisible to others from here: the store read below runs
+        // without the queue's lock.
         entry.state = EntryState::Getting(id);
+        let resident = entry.resident.as_deref().map(|m| Arc::new(m.clone()));
         drop(contents);
+        let msg = match resident.map_or_else(|| self.read_stored(pos.1, false), Ok) {
+            Ok(m) => m,
+            Err(e) => {
+                if let Some(entry) = lq.lock().get_mut(&pos) {
+                    entry.state = EntryState::Ready;
+                }
+                lq.notify.notify_waiters();
+                if let Some(id) = notes.implicit_uow.take() {
+                    self.uows().take(id);
+                }
+                return Err(e);
+            }
+        };
         lq.stats.got();
         self.join_uow(id, &lq, pos, uow::Held::Get)?;
-        Ok(result)
+        Ok(result(msg))
     }
 
     /// Like [`QueueManager::get`], waiting up to `wait` for a matching message
@@ -1061,5 +1110,7 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
 
 #[cfg(test)]
 mod filter_tests;
+#[cfg(test)]
+mod stored_tests;
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,12 @@
 //! A local queue's contents: messages in priority order, FIFO within a priority
 //! (MQ MSGDLVSQ(PRIORITY)), each ready or held by a unit of work.
 
+use super::index::MsgIndex;
 use super::message::Message;
+use super::slots::Slots;
 use crate::config::LocalQueueDef;
 use mqgate_codecs::mq::Mqmd;
 use mqgate_codecs::mq::md::Id24;
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -32,11 +33,37 @@ pub enum EntryState {
     Getting(u64),
 }
 
-/// One message with its state.
+/// One message with its state: its index entry and, while it is not in
+/// the store, the message itself.
 #[derive(Debug)]
 pub struct Entry {
-    pub msg: Message,
+    pub index: MsgIndex,
     pub state: EntryState,
+    /// The MQMD and data kept in memory: a non-persistent message (never
+    /// stored, as in MQ), or a persistent one put under a unit of work that
+    /// has not committed yet. `None`: in the store under the position's
+    /// sequence number (src/qmgr/body_cache.rs keeps recent ones).
+    pub resident: Option<Box<Message>>,
+}
+
+impl Entry {
+    /// A message kept in memory.
+    pub fn resident(msg: Message, state: EntryState) -> Entry {
+        Entry {
+            index: MsgIndex::of(&msg),
+            state,
+            resident: Some(Box::new(msg)),
+        }
+    }
+
+    /// A message whose MQMD and data are in the store.
+    pub fn stored(index: MsgIndex, state: EntryState) -> Entry {
+        Entry {
+            index,
+            state,
+            resident: None,
+        }
+    }
 }
 
 /// What a [`MessageFilter`] says about one message.
@@ -81,6 +108,11 @@ pub struct Selector {
     pub group_id: Option<Id24>,
     /// A condition on the whole message, with a due time.
     pub filter: Option<Arc<dyn MessageFilter>>,
+    /// Only messages put before the put with this sequence number
+    /// ([`crate::qmgr::QueueManager::next_put_sequence`] taken earlier): a
+    /// queue unload sees what was there when it started, never what arrived
+    /// since (docs/http-api.md `put_before`).
+    pub put_before: Option<u64>,
 }
 
 impl std::fmt::Debug for Selector {
@@ -90,29 +122,25 @@ impl std::fmt::Debug for Selector {
             .field("correl_id", &self.correl_id.map(hex::encode_upper))
             .field("group_id", &self.group_id.map(hex::encode_upper))
             .field("filter", &self.filter.as_ref().map(|_| "<filter>"))
+            .field("put_before", &self.put_before)
             .finish()
     }
 }
 
 impl Selector {
-    /// True when `msg` matches every id given (the filter is not asked).
-    pub fn matches(&self, msg: &Message) -> bool {
-        self.msg_id.is_none_or(|id| msg.md.msg_id == id)
-            && self.correl_id.is_none_or(|id| msg.md.correl_id == id)
-            && self.group_id.is_none_or(|id| msg.md.group_id == id)
-    }
-
-    /// What the selector says about `msg`: the ids first, then the filter.
-    pub fn check(&self, msg: &Message) -> Match {
-        if !self.matches(msg) {
-            return Match::No;
-        }
-        match &self.filter {
-            None => Match::Yes,
-            Some(f) => f.check(&msg.md, &msg.data),
-        }
+    /// True when the message indexed by `index` matches every id given
+    /// (the filter is not asked).
+    pub fn matches(&self, index: &MsgIndex) -> bool {
+        self.msg_id.is_none_or(|id| index.msg_id == id)
+            && self.correl_id.is_none_or(|id| index.correl_id() == id)
+            && self.group_id.is_none_or(|id| index.group_id() == id)
     }
 }
+
+/// Reads the MQMD and data of the message at a position for a
+/// [`MessageFilter`]: `None` when they cannot be read (the message is then
+/// not wanted).
+pub type Load<'a> = dyn FnMut(Position, &Entry) -> Option<std::sync::Arc<Message>> + 'a;
 
 /// What [`LocalQueue::find`] met besides the message it found.
 #[derive(Debug, Default)]
@@ -183,13 +211,12 @@ pub fn removed_messages() -> u64 {
 }
 
 /// A local queue's messages. Each entry is boxed, so the ordered map's
-/// nodes (11 slots each) hold a pointer per message, not the message: a
-/// queue of one message costs one small node, not eleven messages' room;
-/// and an emptied queue gives its node back (a map that holds nothing
-/// holds no allocation).
+/// nodes (11 slots each) hold a pointer per message, not the message; a
+/// queue of one message holds it inline, without a map node, and an
+/// emptied queue holds no allocation (src/qmgr/slots.rs).
 #[derive(Debug, Default)]
 pub struct Contents {
-    entries: BTreeMap<Position, Box<Entry>>,
+    entries: Slots,
     /// Persistent puts admitted against MAXDEPTH but still being written.
     pub reserved: usize,
 }
@@ -209,14 +236,11 @@ impl Contents {
     pub fn remove(&mut self, pos: &Position) -> Option<Entry> {
         let entry = self.entries.remove(pos)?;
         REMOVED.fetch_add(1, Ordering::Relaxed);
-        if self.entries.is_empty() {
-            // std's map keeps its last node when emptied: drop it.
-            self.entries = BTreeMap::new();
-        }
         Some(*entry)
     }
 
-    /// Takes every message off the queue; how many there were.
+    /// Takes every message off the queue (a temporary dynamic queue's, all
+    /// resident); how many there were.
     pub fn clear(&mut self) -> usize {
         let n = std::mem::take(&mut self.entries).len();
         REMOVED.fetch_add(n as u64, Ordering::Relaxed);
@@ -225,55 +249,71 @@ impl Contents {
 
     /// The message at `pos`.
     pub fn get(&self, pos: &Position) -> Option<&Entry> {
-        self.entries.get(pos).map(|e| &**e)
+        self.entries.get(pos)
     }
 
     /// The message at `pos`, to change its state or MD.
     pub fn get_mut(&mut self, pos: &Position) -> Option<&mut Entry> {
-        self.entries.get_mut(pos).map(|e| &mut **e)
+        self.entries.get_mut(pos)
     }
 
     /// The message put first (the lowest sequence number): the first of
     /// each priority's FIFO, at most ten lookups, whatever the depth.
     pub fn oldest(&self) -> Option<&Entry> {
         (0..=9u8)
-            .filter_map(|band| self.entries.range((band, 0)..=(band, u64::MAX)).next())
+            .filter_map(|band| {
+                let after = band.checked_sub(1).map(|b| (b, u64::MAX));
+                self.entries
+                    .after(after)
+                    .next()
+                    .filter(|(pos, _)| pos.0 == band)
+            })
             .min_by_key(|(pos, _)| pos.1)
-            .map(|(_, e)| &**e)
+            .map(|(_, e)| e)
     }
 
     /// Every message, in delivery order.
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.values().map(|e| &**e)
+        self.entries.after(None).map(|(_, e)| e)
     }
 
     /// The first ready message after `after` (or from the start) that `sel`
     /// wants now and that has not expired at `now_ms`. Expired ready
     /// messages met on the way go to `notes.expired` so the caller can
     /// discard them; messages the filter wants later set
-    /// `notes.not_before` to the soonest of their due times.
+    /// `notes.not_before` to the soonest of their due times. The filter
+    /// sees each message `load` reads (the ids are checked first, from the
+    /// index).
     pub fn find(
         &self,
         sel: &Selector,
         after: Option<Position>,
         now_ms: u64,
         notes: &mut FindNotes,
+        load: &mut Load<'_>,
     ) -> Option<Position> {
-        let range = match after {
-            Some(p) => self
-                .entries
-                .range((std::ops::Bound::Excluded(p), std::ops::Bound::Unbounded)),
-            None => self.entries.range(..),
-        };
-        for (pos, e) in range {
+        for (pos, e) in self.entries.after(after) {
             if e.state != EntryState::Ready {
                 continue;
             }
-            if e.msg.is_expired(now_ms) {
+            if sel.put_before.is_some_and(|before| pos.1 >= before) {
+                continue;
+            }
+            if e.index.is_expired(now_ms) {
                 notes.expired.push(*pos);
                 continue;
             }
-            match sel.check(&e.msg) {
+            if !sel.matches(&e.index) {
+                continue;
+            }
+            let wanted = match &sel.filter {
+                None => Match::Yes,
+                Some(f) => match load(*pos, e) {
+                    Some(msg) => f.check(&msg.md, &msg.data),
+                    None => Match::No,
+                },
+            };
+            match wanted {
                 Match::Yes => return Some(*pos),
                 Match::No => {}
                 Match::NotBefore(d) => {
@@ -305,15 +345,17 @@ mod tests {
         }
     }
 
+    /// The loader of a queue whose messages are all resident.
+    fn resident(_: Position, e: &Entry) -> Option<Arc<Message>> {
+        e.resident.as_deref().cloned().map(Arc::new)
+    }
+
     fn queue(msgs: &[(u64, Message, EntryState)]) -> Contents {
         let mut q = Contents::default();
         for (seq, m, state) in msgs {
             q.insert(
                 position(m.md.priority, *seq),
-                Entry {
-                    msg: m.clone(),
-                    state: *state,
-                },
+                Entry::resident(m.clone(), *state),
             );
         }
         q
@@ -329,23 +371,43 @@ mod tests {
             (4, msg(9, 4, None), EntryState::Putting(7)),
         ]);
         let mut notes = FindNotes::default();
-        let first = q.find(&Selector::default(), None, 0, &mut notes).unwrap();
+        let first = q
+            .find(&Selector::default(), None, 0, &mut notes, &mut resident)
+            .unwrap();
         assert_eq!(first, (4, 2));
         let second = q
-            .find(&Selector::default(), Some(first), 0, &mut notes)
+            .find(
+                &Selector::default(),
+                Some(first),
+                0,
+                &mut notes,
+                &mut resident,
+            )
             .unwrap();
         assert_eq!(second, (4, 3));
         let third = q
-            .find(&Selector::default(), Some(second), 0, &mut notes)
+            .find(
+                &Selector::default(),
+                Some(second),
+                0,
+                &mut notes,
+                &mut resident,
+            )
             .unwrap();
         assert_eq!(third, (9, 1));
         assert_eq!(
-            q.find(&Selector::default(), Some(third), 0, &mut notes),
+            q.find(
+                &Selector::default(),
+                Some(third),
+                0,
+                &mut notes,
+                &mut resident
+            ),
             None
         );
         assert_eq!(q.depth(), 4);
         // Put first: sequence number 1 (priority 0), whatever its priority.
-        assert_eq!(q.oldest().map(|e| e.msg.md.correl_id[0]), Some(1));
+        assert_eq!(q.oldest().map(|e| e.index.correl_id()[0]), Some(1));
         assert!(Contents::default().oldest().is_none());
     }
 
@@ -361,10 +423,16 @@ mod tests {
             ..Selector::default()
         };
         let mut notes = FindNotes::default();
-        assert_eq!(q.find(&sel, None, 100, &mut notes), Some((9, 3)));
+        assert_eq!(
+            q.find(&sel, None, 100, &mut notes, &mut resident),
+            Some((9, 3))
+        );
         assert_eq!(notes.expired, vec![(9, 1)]);
         let mut notes = FindNotes::default();
-        assert_eq!(q.find(&sel, None, 99, &mut notes), Some((9, 1)));
+        assert_eq!(
+            q.find(&sel, None, 99, &mut notes, &mut resident),
+            Some((9, 1))
+        );
         assert!(notes.expired.is_empty());
     }
 
@@ -410,7 +478,10 @@ mod tests {
             ..Selector::default()
         };
         let mut notes = FindNotes::default();
-        assert_eq!(q.find(&sel, None, 0, &mut notes), Some((9, 6)));
+        assert_eq!(
+            q.find(&sel, None, 0, &mut notes, &mut resident),
+            Some((9, 6))
+        );
         // The soonest of the two later messages (200 ms, not 500 ms).
         assert_eq!(notes.not_before, Some(Duration::from_millis(200)));
         // Asked about 1, 2, 5 and 6: not about 3 (held by a unit of work) nor
@@ -419,7 +490,10 @@ mod tests {
         // After the wanted one nothing is left; the due time is not reported
         // again (the scan starts after message 6).
         let mut notes = FindNotes::default();
-        assert_eq!(q.find(&sel, Some((9, 6)), 0, &mut notes), None);
+        assert_eq!(
+            q.find(&sel, Some((9, 6)), 0, &mut notes, &mut resident),
+            None
+        );
         assert_eq!(notes.not_before, None);
         // Only later messages: none found, the soonest due reported.
         let later = queue(&[
@@ -431,7 +505,7 @@ mod tests {
             ..Selector::default()
         };
         let mut notes = FindNotes::default();
-        assert_eq!(later.find(&sel, None, 0, &mut notes), None);
+        assert_eq!(later.find(&sel, None, 0, &mut notes, &mut resident), None);
         assert_eq!(notes.not_before, Some(Duration::from_millis(300)));
     }
 

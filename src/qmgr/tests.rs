@@ -125,6 +125,7 @@ fn match_by_correl_id_and_msg_id() {
         msg_id: None,
         group_id: None,
         filter: None,
+        put_before: None,
     };
     let mode = GetMode::Destructive { uow: None };
     assert_eq!(qm.get("Q", &by_correl, mode).unwrap().data, &b"b"[..]);
@@ -135,6 +136,7 @@ fn match_by_correl_id_and_msg_id() {
         correl_id: None,
         group_id: None,
         filter: None,
+        put_before: None,
     };
     assert_eq!(rc(qm.get("Q", &by_msg_id, mode)), 2033);
     assert_eq!(get(&qm, "Q").unwrap().data, &b"a"[..]);
@@ -433,6 +435,7 @@ async fn a_waiting_getter_wakes_on_commit_and_times_out_with_2033() {
                 msg_id: None,
                 group_id: None,
                 filter: None,
+                put_before: None,
             };
             let mode = GetMode::Destructive { uow: None };
             qm.get_wait("Q", sel, mode, Duration::from_secs(10)).await
@@ -541,6 +544,12 @@ impl Store for FailingStore {
     }
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, crate::store::StoreError> {
         Ok(Vec::new())
+    }
+    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, crate::store::StoreError> {
+        Ok(Vec::new())
+    }
+    fn read(&self, _key: u64) -> Result<Option<Vec<u8>>, crate::store::StoreError> {
+        Ok(None)
     }
     fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, crate::store::StoreError> {
         Ok(Vec::new())

@@ -4,7 +4,7 @@
 //! is backed out: this is how an HTTP lease expires.
 
 use super::queue::{Contents, EntryState, LocalQueue, Position};
-use super::{QmError, QueueManager, Token, TokenKind, record};
+use super::{Message, QmError, QueueManager, Token, TokenKind, index};
 use crate::log_limit::Repeats;
 use crate::store::Batch;
 use mqgate_codecs::mq::Mqrc;
@@ -327,16 +327,15 @@ impl QueueManager {
         };
         each_locked(&uow.puts, |lq, contents, pos| {
             if let Some(e) = contents.get(pos)
-                && e.msg.is_persistent()
+                && e.index.is_persistent()
+                && let Some(msg) = &e.resident
             {
-                batch
-                    .puts
-                    .push((pos.1, record::encode(&lq.def.name, &e.msg)));
+                index::stage_put(&mut batch, *pos, &lq.def.name, msg);
             }
         });
         each_locked(&uow.gets, |_, contents, pos| {
             if let Some(e) = contents.get(pos)
-                && e.msg.is_persistent()
+                && e.index.is_persistent()
             {
                 batch.deletes.push(pos.1);
             }
@@ -363,6 +362,12 @@ impl QueueManager {
         each_locked(&uow.puts, |lq, contents, pos| {
             if let Some(e) = contents.get_mut(pos) {
                 e.state = EntryState::Ready;
+                // Stored now: the message leaves memory for the cache.
+                if e.index.is_persistent()
+                    && let Some(msg) = e.resident.take()
+                {
+                    self.cache.insert(pos.1, Arc::new(*msg));
+                }
             }
             // Once per run of messages on one queue.
             if !woken.is_some_and(|w| Arc::ptr_eq(w, lq)) {
@@ -372,6 +377,7 @@ impl QueueManager {
         });
         each_locked(&uow.gets, |_, contents, pos| {
             contents.remove(pos);
+            self.cache.remove(pos.1);
         });
         tracing::debug!(uow = id, "committed");
         Ok(())
@@ -451,49 +457,67 @@ impl QueueManager {
         let mut batch = Batch::default();
         // Per message got: (its queue, its place, the requeue it needs).
         let mut returns: Vec<(&Arc<LocalQueue>, Position, Option<Requeue>)> = Vec::new();
-        let mut to_requeue = Vec::new();
+        // Per message got: whether it goes to the backout requeue queue, and
+        // for a persistent one its new BackoutCount and its copy in memory,
+        // if any (else its record is read back to be written again).
+        let mut counted: Vec<(bool, Option<NewCount>)> = Vec::new();
         each_locked(&uow.gets, |lq, contents, pos| {
             let Some(e) = contents.get_mut(pos) else {
                 return;
             };
-            e.msg.md.backout_count = e.msg.md.backout_count.saturating_add(1);
-            let threshold = lq.def.backout_threshold;
-            if threshold > 0 && e.msg.md.backout_count >= threshold {
-                to_requeue.push((returns.len(), e.msg.is_persistent()));
-            } else if e.msg.is_persistent() {
-                batch
-                    .puts
-                    .push((pos.1, record::encode(&lq.def.name, &e.msg)));
+            let count = e.index.backout_count.saturating_add(1);
+            e.index.backout_count = count;
+            if let Some(msg) = e.resident.as_mut() {
+                msg.md.backout_count = count;
             }
+            let threshold = lq.def.backout_threshold;
+            let requeue = threshold > 0 && count >= threshold;
+            let stored = e
+                .index
+                .is_persistent()
+                .then(|| (count, e.resident.as_deref().cloned()));
+            counted.push((requeue, stored));
             returns.push((lq, *pos, None));
         });
-        for (i, persistent) in to_requeue {
+        for (i, (requeue, stored)) in counted.into_iter().enumerate() {
             let (lq, pos, _) = returns[i];
-            match self.reserve_requeue(lq) {
-                Some(requeue) => {
-                    if persistent {
-                        let contents = lq.lock();
-                        if let Some(e) = contents.get(&pos) {
-                            batch.deletes.push(pos.1);
-                            batch.puts.push((
-                                requeue.seq,
-                                record::encode(&requeue.target.def.name, &e.msg),
-                            ));
-                        }
+            let reserved = if requeue {
+                self.reserve_requeue(lq)
+            } else {
+                None
+            };
+            if let Some((count, resident)) = stored {
+                // The record is written again with the new BackoutCount,
+                // under its new key on the requeue queue when it moves.
+                let msg = match resident {
+                    Some(m) => Ok(m),
+                    None => self.read_stored(pos.1, false).map(|m| (*m).clone()),
+                };
+                match msg {
+                    Ok(mut msg) => {
+                        msg.md.backout_count = count;
+                        let to = match &reserved {
+                            Some(r) => {
+                                batch.deletes.push(pos.1);
+                                let to = (pos.0, r.seq);
+                                index::stage_put(&mut batch, to, &r.target.def.name, &msg);
+                                to
+                            }
+                            None => {
+                                index::stage_put(&mut batch, pos, &lq.def.name, &msg);
+                                pos
+                            }
+                        };
+                        // The cache holds what the store will: the new count.
+                        self.cache.remove(pos.1);
+                        self.cache.insert(to.1, Arc::new(msg));
                     }
-                    returns[i].2 = Some(requeue);
-                }
-                None => {
-                    if persistent {
-                        let contents = lq.lock();
-                        if let Some(e) = contents.get(&pos) {
-                            batch
-                                .puts
-                                .push((pos.1, record::encode(&lq.def.name, &e.msg)));
-                        }
+                    Err(e) => {
+                        tracing::error!(queue = %lq.def.name, error = %e, "could not read the message backed out; BackoutCount may be lower after a restart")
                     }
                 }
             }
+            returns[i].2 = reserved;
         }
         if !batch.is_empty()
             && let Err(e) = self.store.apply(&batch)
@@ -513,6 +537,10 @@ impl QueueManager {
         }
     }
 }
+
+/// A persistent message backed out: its new BackoutCount and its copy in
+/// memory, if it has one (else its record is read back).
+type NewCount = (i32, Option<Message>);
 
 /// Runs `f` over each held message with its queue locked, keeping the lock
 /// while consecutive messages are on the same queue (a batch of many
@@ -580,20 +608,22 @@ impl QueueManager {
         tracing::warn!(
             queue = %lq.def.name,
             backout_queue = %r.target.def.name,
-            msg_id = %hex::encode_upper(entry.msg.md.msg_id),
-            correl_id = %hex::encode_upper(entry.msg.md.correl_id),
-            backout_count = entry.msg.md.backout_count,
+            msg_id = %hex::encode_upper(entry.index.msg_id),
+            correl_id = %hex::encode_upper(entry.index.correl_id()),
+            backout_count = entry.index.backout_count,
             "backout threshold reached; message requeued"
         );
-        let new_pos = super::queue::position(entry.msg.md.priority, r.seq);
+        // The same priority, a new number (and store key).
+        let new_pos = (pos.0, r.seq);
         target.insert(
             new_pos,
             super::queue::Entry {
-                msg: entry.msg,
                 state: EntryState::Ready,
+                ..entry
             },
         );
         drop(target);
+        self.cache.remove(pos.1);
         r.target.notify.notify_waiters();
     }
 }

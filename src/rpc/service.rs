@@ -420,6 +420,7 @@ impl RpcService {
                 correl_id: call.correl_id,
                 group_id: None,
                 filter: None,
+                put_before: None,
             },
             wait,
             max_wait: UNLIMITED_WAIT,

@@ -30,6 +30,12 @@ pub struct Batch {
     /// last committed batch sequence number, docs/channel-protocol.md); an
     /// existing name is overwritten.
     pub meta: Vec<(String, Vec<u8>)>,
+    /// The summary of keys this batch puts: a short record kept beside the
+    /// key's record and loaded without it by [`Store::load_index`] (the
+    /// queue manager's index entry of a message, src/qmgr/index.rs). A key
+    /// put without one here has an empty summary; a summary for a key the
+    /// batch does not put is ignored. Deleting a key deletes its summary.
+    pub summaries: Vec<(u64, Vec<u8>)>,
 }
 
 impl Batch {
@@ -37,6 +43,17 @@ impl Batch {
     pub fn is_empty(&self) -> bool {
         self.puts.is_empty() && self.deletes.is_empty() && self.meta.is_empty()
     }
+}
+
+/// Records a store read since it was opened, whole: what
+/// [`Store::read_counts`] reports, so that a test can check that a start
+/// reads summaries only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadCounts {
+    /// Values read that hold records (a single record, or a group of them).
+    pub values: u64,
+    /// Their bytes.
+    pub bytes: u64,
 }
 
 /// A durable key/record store: the contract every backend keeps (checked by
@@ -72,7 +89,9 @@ impl Batch {
 ///
 /// **Loading.** [`Store::load`] returns every live record exactly once, in
 /// ascending key order, with the bytes of its last put; [`Store::load_meta`]
-/// every named record in name order. Both may be called at any time.
+/// every named record in name order; [`Store::load_index`] every live key
+/// with its summary, in key order, and [`Store::read`] one record, both
+/// agreeing with `load`. All may be called at any time.
 ///
 /// **Opening.** A backend is opened on a data directory by its own
 /// constructor; one open instance per directory at a time (the embedded
@@ -84,6 +103,22 @@ pub trait Store: Send + Sync {
 
     /// Every record, in key order (used once, at start-up).
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError>;
+
+    /// Every live key with its summary ([`Batch::summaries`]; empty when it
+    /// was put without one), in ascending key order, without reading the
+    /// records themselves (used at start-up).
+    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError>;
+
+    /// The record stored under `key`, `None` when there is none (a get
+    /// reading a message's MQMD and data).
+    fn read(&self, key: u64) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// The records read since the store was opened (by [`Store::load`],
+    /// [`Store::read`] and the store's own upkeep). A backend that does not
+    /// count keeps the default: nothing.
+    fn read_counts(&self) -> ReadCounts {
+        ReadCounts::default()
+    }
 
     /// Every named state record (see [`Batch::meta`]), in name order.
     fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError>;

@@ -185,6 +185,7 @@ fn second_batch() -> Batch {
             .collect(),
         deletes: vec![1, 3],
         meta: vec![("last".into(), b"second".to_vec())],
+        summaries: vec![(7, b"seven".to_vec()), (2, b"two".to_vec())],
     }
 }
 

@@ -421,6 +421,7 @@ fn selector(md: &Mqmd, g: &Mqgmo) -> Selector {
             None
         },
         filter: None,
+        put_before: None,
     }
 }
 

@@ -56,6 +56,12 @@ impl Store for FailingStore {
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
         Ok(vec![])
     }
+    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        Ok(Vec::new())
+    }
+    fn read(&self, _key: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(None)
+    }
     fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
         Ok(vec![])
     }

@@ -78,6 +78,14 @@ impl Store for FaultyStore {
     fn load_meta(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
         self.inner.load_meta()
     }
+
+    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        self.inner.load_index()
+    }
+
+    fn read(&self, key: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        self.inner.read(key)
+    }
 }
 
 /// What the step of the workload during which the fault hits must answer.
@@ -260,10 +268,17 @@ fn writer_batch(i: u64) -> Batch {
     if i > 5 {
         deletes.extend((1..9).step_by(2).map(|j| key(i - 5, j)));
     }
+    // A summary per record, so that a batch's summaries are whole or
+    // absent with it.
+    let summaries = puts
+        .iter()
+        .map(|(k, _)| (*k, k.to_le_bytes().to_vec()))
+        .collect();
     Batch {
         puts,
         deletes,
         meta: vec![(LAST_BATCH.into(), i.to_be_bytes().to_vec())],
+        summaries,
     }
 }
 

@@ -34,16 +34,23 @@ pub struct Model {
     pub records: BTreeMap<u64, Vec<u8>>,
     /// Name -> meta record.
     pub meta: BTreeMap<String, Vec<u8>>,
+    /// Key -> summary (empty for a record put without one).
+    pub summaries: BTreeMap<u64, Vec<u8>>,
 }
 
 impl Model {
     /// Applies `batch` as the contract says a store does.
     pub fn apply(&mut self, batch: &Batch) {
+        let summary_of: BTreeMap<u64, &Vec<u8>> =
+            batch.summaries.iter().map(|(k, v)| (*k, v)).collect();
         for (k, v) in &batch.puts {
             self.records.insert(*k, v.clone());
+            let summary = summary_of.get(k).map(|v| v.to_vec()).unwrap_or_default();
+            self.summaries.insert(*k, summary);
         }
         for k in &batch.deletes {
             self.records.remove(k);
+            self.summaries.remove(k);
         }
         for (n, v) in &batch.meta {
             self.meta.insert(n.clone(), v.clone());
@@ -70,6 +77,47 @@ impl Model {
             .unwrap_or_else(|e| panic!("{when}: load_meta failed: {e}"));
         let want: Vec<(String, Vec<u8>)> = self.meta.clone().into_iter().collect();
         assert_eq!(meta, want, "{when}: load_meta");
+        if let Err(e) = self.check_index(store) {
+            panic!("{when}: {e}");
+        }
+    }
+
+    /// `Err` naming the first difference unless `store`'s summaries
+    /// ([`Store::load_index`]) are this model's and [`Store::read`] returns
+    /// each record of the model, and nothing for a key next to them that it
+    /// does not hold.
+    pub fn check_index(&self, store: &dyn Store) -> Result<(), String> {
+        let index = store
+            .load_index()
+            .map_err(|e| format!("load_index failed: {e}"))?;
+        let want: Vec<(u64, Vec<u8>)> = self.summaries.clone().into_iter().collect();
+        if index != want {
+            return Err(format!(
+                "load_index returned {index:?}, the model holds {want:?}"
+            ));
+        }
+        for (k, v) in &self.records {
+            let got = store
+                .read(*k)
+                .map_err(|e| format!("read {k} failed: {e}"))?;
+            if got.as_ref() != Some(v) {
+                return Err(format!("read {k} returned {got:?}, the model holds {v:?}"));
+            }
+            for near in [k.wrapping_sub(1), k.wrapping_add(1)] {
+                if self.records.contains_key(&near) {
+                    continue;
+                }
+                let got = store
+                    .read(near)
+                    .map_err(|e| format!("read {near} failed: {e}"))?;
+                if got.is_some() {
+                    return Err(format!(
+                        "read {near} returned {got:?}; the model holds no such key"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 

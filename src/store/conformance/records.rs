@@ -15,6 +15,7 @@ fn batch(puts: Vec<(u64, Vec<u8>)>, deletes: Vec<u64>, meta: Vec<(&str, &[u8])>)
             .into_iter()
             .map(|(n, v)| (n.to_string(), v.to_vec()))
             .collect(),
+        summaries: Vec::new(),
     }
 }
 
@@ -245,10 +246,19 @@ pub fn random_histories_match_a_plain_map<F: Fn(&Path) -> Arc<dyn Store>>(open: 
         for op in ops {
             let live: Vec<u64> = model.records.keys().copied().collect();
             let mut b = Batch::default();
+            // Every other new key has a summary; groups of an even size
+            // are put in descending key order.
             let mut fresh = |n: usize, size: usize, b: &mut Batch| {
                 for _ in 0..n {
                     b.puts.push((next, vec![next as u8; size]));
+                    if next % 2 == 1 {
+                        b.summaries
+                            .push((next, format!("summary {next}").into_bytes()));
+                    }
                     next += 1;
+                }
+                if n.is_multiple_of(2) {
+                    b.puts.reverse();
                 }
             };
             match op {
@@ -271,6 +281,7 @@ pub fn random_histories_match_a_plain_map<F: Fn(&Path) -> Arc<dyn Store>>(open: 
                     s = open(dir.path());
                     let want: Vec<_> = model.records.clone().into_iter().collect();
                     prop_assert_eq!(s.load().expect("load"), want);
+                    prop_assert_eq!(model.check_index(&*s), Ok(()));
                     continue;
                 }
                 _ => continue,
@@ -278,8 +289,10 @@ pub fn random_histories_match_a_plain_map<F: Fn(&Path) -> Arc<dyn Store>>(open: 
             s.apply(&b).expect("apply");
             model.apply(&b);
         }
+        prop_assert_eq!(model.check_index(&*s), Ok(()));
         drop(s);
         let s = open(dir.path());
+        prop_assert_eq!(model.check_index(&*s), Ok(()));
         let want: Vec<_> = model.records.into_iter().collect();
         prop_assert_eq!(s.load().expect("load"), want);
         Ok(())
@@ -307,6 +320,7 @@ pub fn concurrent_applies_are_each_kept<F: Fn(&Path) -> Arc<dyn Store>>(open: F)
             vec![]
         },
         meta: vec![(format!("thread/{t}"), i.to_be_bytes().to_vec())],
+        summaries: vec![(key(t, i, 0), vec![t as u8])],
     };
     {
         let s = open(dir.path());
