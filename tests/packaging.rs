@@ -119,6 +119,10 @@ fn the_containerfile_uses_dockerfile_instructions_only() {
         Path::new(".dockerignore").exists(),
         "the build context would carry target/"
     );
+    // Its HTTP API listens on every address, which needs bearer tokens
+    // (docs/security.md): the image reads a mounted configuration.
+    assert!(text.contains(r#""--http", "0.0.0.0:8080""#));
+    assert!(text.contains(r#""--config", "/etc/mqgate/gateway.yaml""#));
 }
 
 #[test]
