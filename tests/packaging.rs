@@ -116,7 +116,7 @@ fn the_containerfile_uses_dockerfile_instructions_only() {
     assert!(text.contains("cargo build --release --locked --bin mqgate"));
     assert!(text.contains("COPY --from=build /src/target/release/mqgate /usr/bin/mqgate"));
     assert!(
-        Path::new(".dockerignore").exists(),
+        Path::new("packaging/Containerfile.dockerignore").exists(),
         "the build context would carry target/"
     );
     // Its HTTP API listens on every address, which needs bearer tokens
