@@ -6,20 +6,10 @@
 
 mod common;
 
-use common::BIN;
-use std::process::Command;
-
 #[test]
 fn bench_devices_fills_restarts_and_drains_every_device() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .args(["bench", "devices", "--devices", "50", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let stdout = common::run_bench(&["bench", "devices", "--devices", "50"], dir.path());
     // The header names the devices and the default size (256 bytes, the
     // option's default in src/cli/bench_devices.rs).
     assert!(
@@ -65,8 +55,8 @@ fn bench_devices_fills_restarts_and_drains_every_device() {
 #[test]
 fn bench_devices_per_device_gives_the_bytes_per_message_on_few_queues() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .args([
+    let stdout = common::run_bench(
+        &[
             "bench",
             "devices",
             "--devices",
@@ -75,14 +65,9 @@ fn bench_devices_per_device_gives_the_bytes_per_message_on_few_queues() {
             "3",
             "--drain",
             "16",
-            "--dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+        ],
+        dir.path(),
+    );
     assert!(
         stdout
             .contains("mqgate bench devices: 48 devices, 3 persistent messages of 256 bytes each"),

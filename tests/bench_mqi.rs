@@ -6,20 +6,10 @@
 
 mod common;
 
-use common::BIN;
-use std::process::Command;
-
 #[test]
 fn bench_mqi_runs_every_path() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .args(["bench", "mqi", "--messages", "32", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let stdout = common::run_bench(&["bench", "mqi", "--messages", "32"], dir.path());
     // The header names the count and the default size (1 KiB, the option's
     // default in src/cli/bench_mqi.rs).
     assert!(

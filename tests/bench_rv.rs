@@ -12,22 +12,10 @@ use std::process::Command;
 #[test]
 fn bench_rv_delivers_every_message_to_every_listener() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .args([
-            "bench",
-            "rv",
-            "--messages",
-            "20",
-            "--listeners",
-            "5",
-            "--dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let stdout = common::run_bench(
+        &["bench", "rv", "--messages", "20", "--listeners", "5"],
+        dir.path(),
+    );
     assert!(
         stdout.contains("mqgate bench rv: 20 messages per scenario (a u32 field and a 256-byte opaque field; NATS: 256-byte payloads) to 5 listeners"),
         "{stdout}"
@@ -57,14 +45,10 @@ fn bench_rv_certified_completes_every_round_trip() {
     // arrives (it waits for each before the next send); no timing is
     // asserted.
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .args(["bench", "rv", "--certified", "--messages", "20", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let stdout = common::run_bench(
+        &["bench", "rv", "--certified", "--messages", "20"],
+        dir.path(),
+    );
     assert!(
         stdout.contains("mqgate bench rv --certified: 20 certified messages per ledger"),
         "{stdout}"

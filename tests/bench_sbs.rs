@@ -12,28 +12,13 @@
 
 mod common;
 
-use common::BIN;
-use std::process::Command;
-
 #[test]
 fn bench_sbs_counts_the_copies_its_rules_select() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .args([
-            "bench",
-            "sbs",
-            "--messages",
-            "20",
-            "--queues",
-            "10",
-            "--dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let stdout = common::run_bench(
+        &["bench", "sbs", "--messages", "20", "--queues", "10"],
+        dir.path(),
+    );
     assert!(
         stdout.contains("10 registered queues (4 without rules, 3 with 1 rule, 3 with 10 rules); 170 copies per scenario"),
         "{stdout}"

@@ -432,3 +432,19 @@ pub fn xmit(rq: &str, rqm: &str, persistent: bool, format: &str, body: &[u8]) ->
     out.extend_from_slice(body);
     out
 }
+
+/// Runs `mqgate bench ARGS --dir DIR` to its end and returns its stdout
+/// (the figures table); panics with stdout and stderr when it fails. The
+/// bench tests assert what the run checked and printed, never its timings.
+pub fn run_bench(args: &[&str], dir: &Path) -> String {
+    let out = Command::new(BIN)
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    stdout
+}
