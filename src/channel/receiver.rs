@@ -14,6 +14,8 @@ use super::{ChannelState, Frame, FrameCodec, StatusBoard};
 use crate::config::ReceiverChannelDef;
 use crate::log_limit::Repeats;
 use crate::mqi::{Mqi, QmError};
+use crate::security::chlauth::Attempt;
+use crate::security::{CHANNEL_PREFIX, Principal};
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::{ExitChain, ExitPoint, ExitsConfig};
@@ -152,6 +154,19 @@ impl Receivers {
             }
         };
         let name = hello.channel.clone();
+        // Channel authentication rules come first: a blocked peer learns
+        // nothing about the channel (2035; docs/channel-protocol.md
+        // "Handshake").
+        let attempt = Attempt {
+            channel: &name,
+            addr: peer.ip(),
+            dn: None,
+            qmgr: (!hello.sending_q_mgr.is_empty()).then_some(hello.sending_q_mgr.as_str()),
+        };
+        let mcauser = match self.mqi.channel_access(&attempt) {
+            Ok(m) => m,
+            Err(e) => return refuse(&mut conn, peer, Some(&name), e.mqrc, e.message).await,
+        };
         let rcv = self.channels.get(&name).cloned();
         let receiving = Receiving {
             q_mgr_name: self.mqi.q_mgr_name(),
@@ -217,8 +232,12 @@ impl Receivers {
             s.last_seq = last;
         });
         let (receive, message) = chains;
+        // The principal its puts are checked as: the one a channel
+        // authentication rule maps (MCAUSER), else the channel's own.
+        let principal = mcauser.or_else(|| Principal::new(&format!("{CHANNEL_PREFIX}{name}")).ok());
         let applier = Applier::new(self.mqi.clone(), &name, def.undelivered, receive)
-            .with_message_exits(message);
+            .with_message_exits(message)
+            .with_principal(principal);
         let instance = held.instance();
         let session = Session {
             board: &self.board,

@@ -248,6 +248,7 @@ impl Gateway {
             }));
         }
         let security = security::load(&config)?;
+        let channel_rules = security::channel_rules(&config)?;
         let tedg = crate::tedg::load_from_config(&mut config).map_err(StartError::Tuxedo)?;
         let messageq = crate::sbs::load_from_config(&mut config).map_err(StartError::MessageQ)?;
         if let Some(f) = &config.fault_tolerance {
@@ -327,6 +328,9 @@ impl Gateway {
         let mut mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
         if let Some((_, authorities)) = &security {
             mqi = mqi.with_authorities(Arc::clone(authorities));
+        }
+        if let Some(rules) = channel_rules {
+            mqi = mqi.with_channel_rules(rules);
         }
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
         let (messageq, sbs_server) = match messageq {

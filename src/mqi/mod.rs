@@ -89,6 +89,8 @@ pub struct Mqi {
     exits: ExitSource,
     /// Checked by [`Mqi::authorize`]; `None`: no security configured.
     authorities: Option<Arc<crate::security::Authorities>>,
+    /// Checked by [`Mqi::channel_access`]; `None`: no rules configured.
+    channel_rules: Option<Arc<crate::security::chlauth::ChannelRules>>,
 }
 
 /// An object opened with [`Mqi::open`]: the names as the application gave
@@ -111,6 +113,7 @@ impl Mqi {
             qm,
             exits: ExitSource::PerQueue(exits),
             authorities: None,
+            channel_rules: None,
         }
     }
 
@@ -121,6 +124,7 @@ impl Mqi {
             qm: Arc::clone(&self.qm),
             exits: ExitSource::Fixed(chains),
             authorities: self.authorities.clone(),
+            channel_rules: self.channel_rules.clone(),
         }
     }
 
