@@ -10,6 +10,8 @@ use super::frame::{FrameError, Segments};
 use super::negotiate::{Agreed, Outcome, negotiate};
 use super::out::{Out, own_header, reply_header, segments};
 use super::{Service, config::SvrconnChannel};
+use crate::security::Principal;
+use crate::security::chlauth::Attempt;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use mqgate_codecs::fap::id::{parse_id, write_id};
@@ -60,6 +62,9 @@ pub(super) struct Shared {
     /// the first conversation started.
     pub user: Arc<std::sync::Mutex<Option<(String, String)>>>,
     pub peer: SocketAddr,
+    /// The principal a channel authentication rule maps the connection to
+    /// (MCAUSER); it replaces the client's user id.
+    pub mcauser: Option<Principal>,
 }
 
 struct Socket {
@@ -72,6 +77,8 @@ struct Socket {
     convs: HashMap<u32, mpsc::Sender<Request>>,
     /// Conversations started by SOCKET_ACTION so far.
     started: i32,
+    /// What the channel authentication rules mapped at INITIAL_DATA.
+    mcauser: Option<Principal>,
     closed: CancellationToken,
 }
 
@@ -100,6 +107,7 @@ pub(super) async fn run(svc: Arc<Service>, stream: TcpStream, peer: SocketAddr) 
         reasm: Reassembler::new(max),
         convs: HashMap::new(),
         started: 0,
+        mcauser: None,
         closed: closed.clone(),
     };
     tracing::debug!(%peer, "MQ client connected");
@@ -270,6 +278,25 @@ impl Socket {
             }
         };
         self.rounds += 1;
+        // Channel authentication rules before anything is agreed: a blocked
+        // client is told 2035 MQRC_NOT_AUTHORIZED in a STATUS_DATA of
+        // MQ_STATUS_ERR_SECURITY_FAILURE (0x14) and the socket closes
+        // (docs/mq-client-protocol.md "Handshake").
+        let channel = super::trimmed(&id.channel_name);
+        let attempt = Attempt {
+            channel: &channel,
+            addr: self.peer.ip(),
+            dn: None,
+            qmgr: None,
+        };
+        match self.svc.mqi.channel_access(&attempt) {
+            Ok(m) => self.mcauser = m,
+            Err(e) => {
+                self.status(conv, m.tsh.byte_order, StatusCode::SECURITY_FAILURE, e.mqrc.0)
+                    .await;
+                return Flow::Close;
+            }
+        }
         let (reply, outcome) = negotiate(&id, &self.svc.config, &self.svc.identity);
         match outcome {
             Outcome::Refused { code, reason } => {
@@ -313,6 +340,7 @@ impl Socket {
                         channel,
                         user: Arc::default(),
                         peer: self.peer,
+                        mcauser: self.mcauser.clone(),
                     });
                     self.start_conversation(1);
                 }
