@@ -403,6 +403,21 @@ async fn accept(
         .await;
         return None;
     }
+    if svc.devices.mqi().checks_authorities() && svc.passwords.is_none() {
+        // Authorities are checked as `device:CLIENTID`, and nothing proves
+        // the client identifier without a password file (docs/security.md
+        // "MQTT devices"): 5.0 3.2.2.2 0x87 Not authorized, 3.1.1 3.2.2.3
+        // return code 0x05.
+        refuse(
+            out,
+            peer,
+            &client_id,
+            ReasonCode::NOT_AUTHORIZED,
+            "authorities are checked (security section) and devices cannot prove their client identifier: configure mqtt.password_file",
+        )
+        .await;
+        return None;
+    }
     if let Some(w) = &c.will {
         if v5 && w.retain {
             // 5.0 3.2.2.3.5: Retain Available is 0.
