@@ -52,7 +52,7 @@ security:
     - {{ channel: MAPPED.SVRCONN, action: allow, mcauser: mapped }}
   authorities:
     - {{ principal: admin, profile: "**", authorities: [all] }}
-    - {{ principal: admin, profile: QMAUTH, type: qmgr, authorities: [inq] }}
+    - {{ principal: admin, profile: QMAUTH, type: qmgr, authorities: [all] }}
     - {{ principal: admin, profile: "DEV*", type: rqmname, authorities: [put] }}
     - {{ principal: "channel:TO.QMAUTH", profile: APP.OK, authorities: [put, setall] }}
     - {{ principal: "channel:TO.QMAUTH", profile: APP.NO, authorities: [put] }}
@@ -300,4 +300,123 @@ fn mqtt_devices_are_refused_what_their_principal_does_not_hold() {
     let out = sub(&g, "mqttv311", Some("secret"));
     assert!(out.status.success(), "{out:?}");
     assert_eq!(out.stdout, b"for DEV0001\n");
+}
+
+const READER: &str = "reader-secret-token";
+
+/// `path` called with bearer token `token` (`None`: no Authorization):
+/// (status, JSON body).
+fn call_as(
+    g: &Gateway,
+    token: Option<&str>,
+    method: &str,
+    path: &str,
+    body: Option<(&str, &[u8])>,
+) -> (u16, serde_json::Value) {
+    let mut req = ureq::request(method, &format!("{}{path}", g.base));
+    if let Some(t) = token {
+        req = req.set("Authorization", &format!("Bearer {t}"));
+    }
+    let res = match body {
+        Some((ctype, b)) => req.set("Content-Type", ctype).send_bytes(b),
+        None => req.call(),
+    };
+    let r = match res {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{method} {path}: {e}"),
+    };
+    let status = r.status();
+    (status, r.into_json().unwrap_or(serde_json::Value::Null))
+}
+
+#[test]
+fn http_routes_beyond_the_queue_api_check_authorities() {
+    let dir = tempfile::tempdir().unwrap();
+    let fix = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/tuxedo");
+    // reader holds +put on APP.OK and nothing else.
+    let config = config("")
+        .replace(
+            "  chlauth:\n",
+            &format!(
+                "    - {{ principal: reader, sha256: \"{}\" }}\n  chlauth:\n",
+                hex::encode(Sha256::digest(READER.as_bytes()))
+            ),
+        )
+        .replace(
+            "  authorities:\n",
+            "  authorities:\n    - { principal: reader, profile: APP.OK, authorities: [put] }\n",
+        )
+        + &format!("dmconfig: {fix}/tedg_valid.dmconfig\ntedg:\n  field_tables: [{fix}/tedg_fields.fml]\n");
+    let g = Gateway::start_with_token(dir.path(), &config, ADMIN);
+    // An unknown path: 404 to a caller with a valid token, 401 without
+    // (RFC 6750 §3), so the path tells nothing before authentication.
+    let (st, v) = call_as(&g, Some(READER), "GET", "/v1/no/such/route", None);
+    assert_eq!(st, 404, "{v}");
+    let (st, v) = call_as(&g, None, "GET", "/v1/no/such/route", None);
+    assert_eq!((st, &v["mqrc"]), (401, &serde_json::json!(2035)), "{v}");
+    // mqmd_base64 gives the whole MQMD, context included: +setall
+    // (MQPMO_SET_ALL_CONTEXT); reader has +put only: 403 with 2035.
+    use base64::Engine;
+    let md = mqgate_codecs::mq::Mqmd {
+        version: 2,
+        ..mqgate_codecs::mq::Mqmd::default()
+    };
+    let mut raw = Vec::new();
+    mqgate_codecs::mq::md::write_md(&md, ByteOrder::Little, mqgate_codecs::mq::Charset::Ascii, &mut raw);
+    let body = serde_json::json!({
+        "mqmd_base64": base64::engine::general_purpose::STANDARD.encode(&raw),
+        "data": "context from the caller",
+    })
+    .to_string();
+    let put = |token| {
+        call_as(
+            &g,
+            Some(token),
+            "POST",
+            "/v1/queues/APP.OK/messages",
+            Some(("application/json", body.as_bytes())),
+        )
+    };
+    let (st, v) = put(READER);
+    assert_eq!((st, &v["mqrc"]), (403, &serde_json::json!(2035)), "{v}");
+    assert_eq!(
+        v["message"],
+        "principal \"reader\" has no +setall authority on queue \"APP.OK\""
+    );
+    let (st, v) = put(ADMIN);
+    assert_eq!(st, 201, "{v}");
+    // The Tuxedo RTQ routes: +dsp on the queue manager to list, +get on
+    // RTQ.GROUP.QUEUE to take a request, +chg to change its state.
+    for (method, path) in [
+        ("GET", "/v1/rtq"),
+        ("GET", "/v1/rtq/ORDGRP/ORDQ/next?wait_ms=0"),
+        ("POST", "/v1/rtq/ORDGRP/ORDQ/state"),
+    ] {
+        let (st, v) = call_as(
+            &g,
+            Some(READER),
+            method,
+            path,
+            Some(("application/json", b"{\"state\":\"stopped\"}")),
+        );
+        assert_eq!((st, &v["mqrc"]), (403, &serde_json::json!(2035)), "{path}: {v}");
+    }
+    let (st, v) = call_as(&g, Some(READER), "GET", "/v1/rtq", None);
+    assert_eq!(
+        v["message"],
+        "principal \"reader\" has no +dsp authority on queue manager \"QMAUTH\"",
+        "{st}"
+    );
+    let (st, v) = call_as(&g, Some(ADMIN), "GET", "/v1/rtq", None);
+    assert_eq!(st, 200, "{v}");
+    let (st, v) = call_as(&g, Some(READER), "GET", "/v1/rtq/ORDGRP/ORDQ/next?wait_ms=0", None);
+    assert_eq!(
+        v["message"],
+        "principal \"reader\" has no +get authority on queue \"RTQ.ORDGRP.ORDQ\"",
+        "{st}"
+    );
+    // The RPC program list displays definitions: +dsp.
+    let (st, v) = call_as(&g, Some(READER), "GET", "/v1/rpc/programs", None);
+    assert_eq!((st, &v["mqrc"]), (403, &serde_json::json!(2035)), "{v}");
 }

@@ -18,6 +18,7 @@ mod attach;
 mod delivery;
 
 use crate::config::Config;
+use crate::security::{Authority, ObjectType};
 use crate::mqi::names::shown;
 use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, QmError, Selector};
 use crate::sbs::Group;
@@ -69,7 +70,7 @@ pub fn routes(config: &Config, mqi: &Mqi, group: &Group) -> Router {
         attachments: Arc::clone(&group.attachments),
     };
     let limit = put_body_limit(mqi.max_msg_length());
-    Router::new()
+    let router = Router::new()
         .route(
             "/v1/pams/messages",
             post(put).layer(DefaultBodyLimit::max(limit)),
@@ -85,7 +86,27 @@ pub fn routes(config: &Config, mqi: &Mqi, group: &Group) -> Router {
             "/v1/pams/attachments/{id}/keepalive",
             post(attach::keepalive),
         )
-        .with_state(state)
+        .with_state(state);
+    let queues = Arc::clone(&loaded.queues);
+    super::auth::with_route_authorities(
+        router,
+        mqi,
+        Arc::new(move |route, p| {
+            // +get on the queue an address names; an address that names
+            // none is refused by the handler with its PAMS status.
+            let queue = p
+                .get("address")
+                .and_then(|a| QAddress::parse(a).ok())
+                .map(|a| queues.normalize(a))
+                .and_then(|a| queues.queue_name(a));
+            match (route, queue) {
+                ("/v1/pams/queues/{address}/messages/next", Some(q)) => {
+                    vec![(ObjectType::Queue, q, Authority::Get)]
+                }
+                _ => Vec::new(),
+            }
+        }),
+    )
 }
 
 /// The most bytes of a `POST /v1/pams/messages` body: twice the base64 of a
