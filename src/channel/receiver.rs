@@ -116,9 +116,17 @@ impl Receivers {
                     Ok((stream, peer)) => {
                         let me = Arc::clone(&self);
                         let stop = stop.clone();
+                        let permit = match me.mqi.limits().admit(crate::metrics::Listener::Channel, peer.ip()) {
+                            Ok(p) => p,
+                            Err(e) => {
+                                me.mqi.tasks().spawn_channel(over_limit(stream, peer, e));
+                                continue;
+                            }
+                        };
                         let open = crate::metrics::accepted(crate::metrics::Listener::Channel);
                         me.mqi.tasks().spawn_channel(async move {
                             let _open = open;
+                            let _permit = permit;
                             me.connection(stream, peer, stop).await
                         });
                     }
@@ -288,6 +296,30 @@ impl Receivers {
         let message = super::start_chain(ExitPoint::Message, &def.name, q_mgr, message)?;
         Ok((receive, message))
     }
+}
+
+/// Connections refused at a limit, per limit (src/log_limit.rs).
+static OVER_LIMIT: Repeats = Repeats::per_minute();
+
+/// A connection over a limit (docs/security.md "Limits"): its HELLO is
+/// answered with CLOSE 2537 MQRC_CHANNEL_NOT_AVAILABLE, as IBM MQ answers
+/// a channel past its MAXINST, naming the limit; then it closes.
+async fn over_limit(stream: TcpStream, peer: SocketAddr, e: crate::security::limits::Exceeded) {
+    crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Limit);
+    if let Some(suppressed) = OVER_LIMIT.admit(e.setting) {
+        tracing::warn!(peer = %peer, limit = e.setting, value = e.limit, suppressed,
+            "channel connection refused: {e}");
+    }
+    let mut conn = Framed::new(stream, FrameCodec::default());
+    // The sender's HELLO first, so the CLOSE is its answer (bounded).
+    let _ = tokio::time::timeout(HANDSHAKE_TIMEOUT, conn.next()).await;
+    let _ = conn
+        .send(Frame::Close {
+            reason: Mqrc::CHANNEL_NOT_AVAILABLE.0,
+            text: e.to_string(),
+        })
+        .await;
+    let _ = conn.close().await;
 }
 
 /// Refusals of a connection, per channel and refusal (src/log_limit.rs).

@@ -332,6 +332,9 @@ impl Gateway {
         if let Some(rules) = channel_rules {
             mqi = mqi.with_channel_rules(rules);
         }
+        mqi = mqi.with_limits(Arc::new(crate::security::limits::Limits::new(
+            config.security.limits.clone(),
+        )));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
         let (messageq, sbs_server) = match messageq {
             Some(loaded) => {
@@ -421,7 +424,8 @@ impl Gateway {
         tasks.spawn_timer(trim::run());
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
-        let listener = http::TrackedListener::new(http_listener, tasks.clone());
+        let listener =
+            http::TrackedListener::new(http_listener, tasks.clone(), Arc::clone(mqi.limits()));
         let timeouts = http::Timeouts::of(&config.http);
         let http = tasks.spawn(
             TaskGroup::Requests,

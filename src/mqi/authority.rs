@@ -6,6 +6,7 @@
 use super::Mqi;
 use crate::qmgr::QmError;
 use crate::security::chlauth::{Attempt, ChannelRules, Decision};
+use crate::security::limits::Limits;
 use crate::security::{Authorities, Authority, ObjectType, Principal};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
@@ -65,6 +66,20 @@ impl Mqi {
                 ))
             }
         }
+    }
+
+    /// The same queue interface, its front ends counting connections and
+    /// held memory against `limits` (docs/security.md "Limits").
+    pub fn with_limits(mut self, limits: Arc<Limits>) -> Mqi {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits front ends count connections and held memory against;
+    /// without [`Mqi::with_limits`] the defaults of
+    /// [`crate::security::limits::LimitsConfig`].
+    pub fn limits(&self) -> &Arc<Limits> {
+        &self.limits
     }
 
     /// True when authorities are checked.

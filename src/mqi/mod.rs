@@ -91,6 +91,9 @@ pub struct Mqi {
     authorities: Option<Arc<crate::security::Authorities>>,
     /// Checked by [`Mqi::channel_access`]; `None`: no rules configured.
     channel_rules: Option<Arc<crate::security::chlauth::ChannelRules>>,
+    /// The connection and memory limits the front ends count against
+    /// ([`Mqi::limits`]).
+    limits: Arc<crate::security::limits::Limits>,
 }
 
 /// An object opened with [`Mqi::open`]: the names as the application gave
@@ -114,6 +117,7 @@ impl Mqi {
             exits: ExitSource::PerQueue(exits),
             authorities: None,
             channel_rules: None,
+            limits: Arc::default(),
         }
     }
 
@@ -125,6 +129,7 @@ impl Mqi {
             exits: ExitSource::Fixed(chains),
             authorities: self.authorities.clone(),
             channel_rules: self.channel_rules.clone(),
+            limits: Arc::clone(&self.limits),
         }
     }
 

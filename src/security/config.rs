@@ -28,6 +28,9 @@ pub struct SecurityConfig {
     /// rules"). Empty (the default): every connection goes on to the
     /// channel's own checks.
     pub chlauth: Vec<super::chlauth::RuleConfig>,
+    /// Connection and memory limits (src/security/limits.rs,
+    /// docs/security.md "Limits"); every listener has them by default.
+    pub limits: super::limits::LimitsConfig,
 }
 
 /// One token: who presents it, and its SHA-256.

@@ -7,6 +7,7 @@
 
 pub mod chlauth;
 pub mod config;
+pub mod limits;
 pub mod profile;
 pub mod tokens;
 
