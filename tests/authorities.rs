@@ -191,7 +191,11 @@ fn mq_clients_need_authority_at_mqopen_and_mqput1() {
         assert_eq!((h.comp_code, h.reason), (2, 2035));
         // MQCONN itself is not refused: connecting is not an authority
         // mqgate checks (the channel's `users` decide who connects).
-        assert!(Client::connect(addr, "APP.SVRCONN", "x", None).await.is_ok());
+        assert!(
+            Client::connect(addr, "APP.SVRCONN", "x", None)
+                .await
+                .is_ok()
+        );
     });
     assert_eq!(g.depth("APP.OK"), 1);
     assert_eq!(g.depth("APP.NO"), 1);
@@ -278,9 +282,13 @@ fn mqtt_devices_are_refused_what_their_principal_does_not_hold() {
         let (mut c, ack) = MqttClient::connect(addr, &o).await.unwrap();
         assert_eq!(ack.code, ReasonCode::SUCCESS);
         // +put on APP.OK: PUBACK 0x00; none on APP.NO: PUBACK 0x87.
-        c.publish("APP.OK", QoS::AtLeastOnce, 1, b"ok").await.unwrap();
+        c.publish("APP.OK", QoS::AtLeastOnce, 1, b"ok")
+            .await
+            .unwrap();
         assert_eq!(puback(&mut c).await, ReasonCode::SUCCESS);
-        c.publish("APP.NO", QoS::AtLeastOnce, 2, b"no").await.unwrap();
+        c.publish("APP.NO", QoS::AtLeastOnce, 2, b"no")
+            .await
+            .unwrap();
         assert_eq!(puback(&mut c).await, ReasonCode::NOT_AUTHORIZED);
         // Its own queue: granted; another device's: SUBACK 0x87.
         let s = c.subscribe(3, "INBOX", QoS::AtLeastOnce).await.unwrap();
@@ -347,7 +355,9 @@ fn http_routes_beyond_the_queue_api_check_authorities() {
             "  authorities:\n",
             "  authorities:\n    - { principal: reader, profile: APP.OK, authorities: [put] }\n",
         )
-        + &format!("dmconfig: {fix}/tedg_valid.dmconfig\ntedg:\n  field_tables: [{fix}/tedg_fields.fml]\n");
+        + &format!(
+            "dmconfig: {fix}/tedg_valid.dmconfig\ntedg:\n  field_tables: [{fix}/tedg_fields.fml]\n"
+        );
     let g = Gateway::start_with_token(dir.path(), &config, ADMIN);
     // An unknown path: 404 to a caller with a valid token, 401 without
     // (RFC 6750 §3), so the path tells nothing before authentication.
@@ -363,7 +373,12 @@ fn http_routes_beyond_the_queue_api_check_authorities() {
         ..mqgate_codecs::mq::Mqmd::default()
     };
     let mut raw = Vec::new();
-    mqgate_codecs::mq::md::write_md(&md, ByteOrder::Little, mqgate_codecs::mq::Charset::Ascii, &mut raw);
+    mqgate_codecs::mq::md::write_md(
+        &md,
+        ByteOrder::Little,
+        mqgate_codecs::mq::Charset::Ascii,
+        &mut raw,
+    );
     let body = serde_json::json!({
         "mqmd_base64": base64::engine::general_purpose::STANDARD.encode(&raw),
         "data": "context from the caller",
@@ -400,20 +415,28 @@ fn http_routes_beyond_the_queue_api_check_authorities() {
             path,
             Some(("application/json", b"{\"state\":\"stopped\"}")),
         );
-        assert_eq!((st, &v["mqrc"]), (403, &serde_json::json!(2035)), "{path}: {v}");
+        assert_eq!(
+            (st, &v["mqrc"]),
+            (403, &serde_json::json!(2035)),
+            "{path}: {v}"
+        );
     }
     let (st, v) = call_as(&g, Some(READER), "GET", "/v1/rtq", None);
     assert_eq!(
-        v["message"],
-        "principal \"reader\" has no +dsp authority on queue manager \"QMAUTH\"",
+        v["message"], "principal \"reader\" has no +dsp authority on queue manager \"QMAUTH\"",
         "{st}"
     );
     let (st, v) = call_as(&g, Some(ADMIN), "GET", "/v1/rtq", None);
     assert_eq!(st, 200, "{v}");
-    let (st, v) = call_as(&g, Some(READER), "GET", "/v1/rtq/ORDGRP/ORDQ/next?wait_ms=0", None);
+    let (st, v) = call_as(
+        &g,
+        Some(READER),
+        "GET",
+        "/v1/rtq/ORDGRP/ORDQ/next?wait_ms=0",
+        None,
+    );
     assert_eq!(
-        v["message"],
-        "principal \"reader\" has no +get authority on queue \"RTQ.ORDGRP.ORDQ\"",
+        v["message"], "principal \"reader\" has no +get authority on queue \"RTQ.ORDGRP.ORDQ\"",
         "{st}"
     );
     // The RPC program list displays definitions: +dsp.

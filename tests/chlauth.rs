@@ -74,7 +74,11 @@ fn answer(g: &Gateway, channel: &str, sending_q_mgr: &str) -> (u8, u32, String) 
         return (body[0], 0, String::new());
     }
     let reason = u32::from_be_bytes(body[1..5].try_into().unwrap());
-    (0x07, reason, String::from_utf8_lossy(&body[7..]).into_owned())
+    (
+        0x07,
+        reason,
+        String::from_utf8_lossy(&body[7..]).into_owned(),
+    )
 }
 
 /// The SVRCONN listener's address from the gateway's log line.
@@ -164,12 +168,12 @@ fn svrconn_connections_are_blocked_at_initial_data() {
             }
             other => panic!("{:?}", other.err()),
         }
-        // APP.SVRCONN matches no rule: connected.
-        assert!(
-            Client::connect(addr, "APP.SVRCONN", "tester", None)
-                .await
-                .is_ok()
-        );
+        // APP.SVRCONN matches no rule: connected, and served.
+        let mut c = Client::connect(addr, "APP.SVRCONN", "tester", None)
+            .await
+            .unwrap();
+        let (h, _) = c.open(None, svrconn_client::open_options::INQUIRE).await;
+        assert_eq!((h.comp_code, h.reason), (0, 0));
     });
     let log = std::fs::read_to_string(g.log_path()).unwrap();
     assert!(

@@ -59,7 +59,8 @@ fn connect(addr: &str) -> TcpStream {
 fn held_open(addr: &str) -> TcpStream {
     for _ in 0..50 {
         let mut s = connect(addr);
-        s.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
         let mut b = [0u8; 1];
         match s.read(&mut b) {
             Err(e)
@@ -129,7 +130,10 @@ fn a_peer_past_its_connections_is_refused_on_each_listener() {
             break;
         }
     }
-    assert!(answer.starts_with("HTTP/1.1 429 Too Many Requests\r\n"), "{answer}");
+    assert!(
+        answer.starts_with("HTTP/1.1 429 Too Many Requests\r\n"),
+        "{answer}"
+    );
     let body: serde_json::Value =
         serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap();
     assert_eq!(body["mqrc"], 2537);
@@ -162,8 +166,12 @@ fn a_peer_past_its_connections_is_refused_on_each_listener() {
     let addr = svrconn_addr(&g);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let _a = Client::connect(addr, "APP.SVRCONN", "u", None).await.unwrap();
-        let _b = Client::connect(addr, "APP.SVRCONN", "u", None).await.unwrap();
+        let _a = Client::connect(addr, "APP.SVRCONN", "u", None)
+            .await
+            .unwrap();
+        let _b = Client::connect(addr, "APP.SVRCONN", "u", None)
+            .await
+            .unwrap();
         match Client::connect(addr, "APP.SVRCONN", "u", None).await {
             Err(Refused::Status(StatusData::Status { code, value })) => {
                 assert_eq!((code, value), (StatusCode(0x16), Some(2537)));
@@ -223,7 +231,9 @@ fn mq_client_calls_still_arriving_hold_no_more_than_the_budget() {
     let addr = svrconn_addr(&g);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let mut c = Client::connect(addr, "APP.SVRCONN", "u", None).await.unwrap();
+        let mut c = Client::connect(addr, "APP.SVRCONN", "u", None)
+            .await
+            .unwrap();
         // An MQPUT in segments of 20,000 bytes: the first (FIRST, not LAST)
         // is held; the second would take the held bytes past 30,000.
         let mut first = tshm(1, SegmentType::MQPUT);
@@ -247,7 +257,9 @@ fn mq_client_calls_still_arriving_hold_no_more_than_the_budget() {
             }
         );
         // Given back when the socket closed: another client's whole put fits.
-        let mut d = Client::connect(addr, "APP.SVRCONN", "u", None).await.unwrap();
+        let mut d = Client::connect(addr, "APP.SVRCONN", "u", None)
+            .await
+            .unwrap();
         let (h, _) = d.open(None, svrconn_client::open_options::INQUIRE).await;
         assert_eq!(h.reason, 0);
     });

@@ -8,11 +8,11 @@
 use super::xmit;
 use crate::config::UndeliveredRule;
 use crate::mqi::{CallError, DeadLetter, Mqi, Outgoing, PutOptions, QmError, SealedUow};
+use crate::security::{Authority, ObjectType, Principal};
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::constants::{enc, per};
 use mqgate_codecs::mq::xqh::XQH_LENGTH;
 use mqgate_codecs::mq::{ByteOrder, CharField, Charset, Mqmd, Mqrc};
-use crate::security::{Authority, ObjectType, Principal};
 use mqgate_exits::{ExitChain, Verdict};
 
 /// Why a batch (or fast-path message) was not applied. Nothing of it was committed.

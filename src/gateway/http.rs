@@ -235,7 +235,8 @@ impl axum::serve::Listener for TrackedListener {
         loop {
             match self.inner.accept().await {
                 Ok((stream, peer)) => {
-                    let permit = match self.limits.admit(crate::metrics::Listener::Http, peer.ip()) {
+                    let permit = match self.limits.admit(crate::metrics::Listener::Http, peer.ip())
+                    {
                         Ok(p) => p,
                         Err(e) => {
                             let held = self.tasks.join(TaskGroup::Requests);

@@ -3,10 +3,10 @@
 
 use super::md_json::{apply_md_json, md_to_json, parse_id};
 use super::{ApiError, AppState};
-use crate::security::{Authority, ObjectType};
 use crate::mqi::names::shown;
 use crate::mqi::{ConvertRequest, GetRequest, Leased, Object, Outgoing, Token};
 use crate::mqi::{GetMode, GetResult, Position, PutOptions, Selector};
+use crate::security::{Authority, ObjectType};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};

@@ -18,12 +18,12 @@ mod attach;
 mod delivery;
 
 use crate::config::Config;
-use crate::security::{Authority, ObjectType};
 use crate::mqi::names::shown;
 use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, QmError, Selector};
 use crate::sbs::Group;
 use crate::sbs::attach::Attachments;
 use crate::sbs::group::GroupQueues;
+use crate::security::{Authority, ObjectType};
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;

@@ -46,7 +46,8 @@ impl Mqi {
         match rules.check(a) {
             Decision::Allowed { mcauser, .. } => Ok(mcauser),
             Decision::Warned { rule, text } => {
-                if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr)) {
+                if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr))
+                {
                     tracing::warn!(channel = %crate::qmgr::names::shown(a.channel), peer = %a.addr,
                         qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), rule, rule_text = %text,
                         suppressed, "channel authentication rule would block the connection (warn: true); let in");
@@ -54,7 +55,8 @@ impl Mqi {
                 Ok(None)
             }
             Decision::Blocked { rule, text } => {
-                if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr)) {
+                if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr))
+                {
                     tracing::warn!(channel = %crate::qmgr::names::shown(a.channel), peer = %a.addr,
                         qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), rule, rule_text = %text,
                         suppressed, "channel authentication rule blocked the connection: 2035 MQRC_NOT_AUTHORIZED");
@@ -62,7 +64,9 @@ impl Mqi {
                 crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Chlauth);
                 Err(QmError::new(
                     Mqrc::NOT_AUTHORIZED,
-                    format!("channel authentication rule security.chlauth[{rule}] ({text}) blocks this connection"),
+                    format!(
+                        "channel authentication rule security.chlauth[{rule}] ({text}) blocks this connection"
+                    ),
                 ))
             }
         }

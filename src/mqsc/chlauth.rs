@@ -102,7 +102,8 @@ pub fn import(c: &Command, notes: &mut Vec<Note>) -> Change {
             "WARN" => rule.warn = value.as_deref() == Some("YES"),
             "DESCR" => rule.description = value.filter(|v| !v.trim().is_empty()),
             "ACTION" => action = value.unwrap_or_default(),
-            k => notes.push(note(p.line,
+            k => notes.push(note(
+                p.line,
                 format!("{subject} {k}"),
                 "no mqgate equivalent; not imported",
                 false,
@@ -130,7 +131,8 @@ pub fn import(c: &Command, notes: &mut Vec<Note>) -> Change {
         "REMOVE" => return Change::Remove(vec![criterion(&rule)]),
         "ADD" | "REPLACE" => {}
         other => {
-            notes.push(note(c.line,
+            notes.push(note(
+                c.line,
                 format!("{subject} ACTION({other})"),
                 "expected ADD, REPLACE, REMOVE or REMOVEALL; not imported",
                 true,
@@ -162,7 +164,8 @@ pub fn import(c: &Command, notes: &mut Vec<Note>) -> Change {
         }
         "MAP" => Action::Allow,
         other => {
-            notes.push(note(c.line,
+            notes.push(note(
+                c.line,
                 format!("{subject} USERSRC({other})"),
                 "expected MAP, NOACCESS or CHANNEL; not imported",
                 true,
@@ -189,7 +192,12 @@ fn checked(c: &Command, subject: &str, r: RuleConfig, notes: &mut Vec<Note>) -> 
     match r.problems().into_iter().next() {
         None => Some(r),
         Some((k, e)) => {
-            notes.push(note(c.line, format!("{subject} ({k})"), &format!("{e}; not imported"), true));
+            notes.push(note(
+                c.line,
+                format!("{subject} ({k})"),
+                &format!("{e}; not imported"),
+                true,
+            ));
             None
         }
     }
@@ -239,7 +247,11 @@ pub fn export(rules: &[RuleConfig], out: &mut String, notes: &mut Vec<Note>) {
     }
     for (i, r) in rules.iter().enumerate() {
         if r.qmgr.is_some() && r.dn.is_some() {
-            note(i, "", "a rule with both dn and qmgr has no single CHLAUTH TYPE; not exported");
+            note(
+                i,
+                "",
+                "a rule with both dn and qmgr has no single CHLAUTH TYPE; not exported",
+            );
             continue;
         }
         let address = match r.address.as_deref().map(|a| (a, mq_address(a))) {
@@ -329,7 +341,9 @@ mod tests {
             "{notes:?}"
         );
         assert!(
-            notes.iter().any(|n| n.starts_with("line 6: CHLAUTH('X') SSLCERTI: no mqgate equivalent")),
+            notes
+                .iter()
+                .any(|n| n.starts_with("line 6: CHLAUTH('X') SSLCERTI: no mqgate equivalent")),
             "{notes:?}"
         );
     }

@@ -538,7 +538,11 @@ impl Importer {
             doc.insert(key("svrconn"), Value::Mapping(s));
         }
         if !self.chlauth.is_empty() {
-            let rules: Vec<_> = self.chlauth.into_iter().map(|(_, r)| rule_yaml(&r)).collect();
+            let rules: Vec<_> = self
+                .chlauth
+                .into_iter()
+                .map(|(_, r)| rule_yaml(&r))
+                .collect();
             let mut s = Mapping::new();
             s.insert(key("chlauth"), Value::Sequence(rules));
             doc.insert(key("security"), Value::Mapping(s));
@@ -554,11 +558,7 @@ impl Importer {
 fn rule_yaml(r: &crate::security::chlauth::RuleConfig) -> Value {
     let mut m = Mapping::new();
     m.insert(key("channel"), key(&r.channel));
-    for (k, v) in [
-        ("address", &r.address),
-        ("dn", &r.dn),
-        ("qmgr", &r.qmgr),
-    ] {
+    for (k, v) in [("address", &r.address), ("dn", &r.dn), ("qmgr", &r.qmgr)] {
         if let Some(v) = v {
             m.insert(key(k), key(v));
         }

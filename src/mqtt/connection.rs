@@ -10,8 +10,8 @@ use super::names::Refusal;
 use super::publish::{self, Outcome};
 use super::session::{PacketIds, Session};
 use super::sessions::Claim;
-use crate::security::limits::{Exceeded, Permit};
 use crate::mqi::{DeadLetterPut, DeviceWatch, Outgoing, Position};
+use crate::security::limits::{Exceeded, Permit};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use mqgate_codecs::mq::Mqrc;
@@ -300,7 +300,10 @@ async fn refuse_quietly(out: &mut Out, text: &str) {
             p.push(Property::ReasonString(text.chars().take(512).collect()));
             (ReasonCode::SERVER_BUSY, p)
         }
-        Level::V311 => (ReasonCode(ReasonCode::SERVER_BUSY.connack_v3()), Properties::new()),
+        Level::V311 => (
+            ReasonCode(ReasonCode::SERVER_BUSY.connack_v3()),
+            Properties::new(),
+        ),
     };
     let ack = Connack {
         session_present: false,

@@ -8,8 +8,8 @@
 
 use super::mapping;
 use super::names::{self, Refusal};
-use crate::security::{Authority, DEVICE_PREFIX, ObjectType, Principal};
 use crate::mqi::{DeadLetterPut, Mqi, Outgoing, PutOptions, QmError, set_origin_context};
+use crate::security::{Authority, DEVICE_PREFIX, ObjectType, Principal};
 use bytes::Bytes;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::md::ID_NONE;

@@ -165,7 +165,13 @@ async fn run(
     };
     let values = params_from_json(&prog, &params)?;
     let out = svc
-        .call(&prog.library, &prog.program, values, conversation, principal)
+        .call(
+            &prog.library,
+            &prog.program,
+            values,
+            conversation,
+            principal,
+        )
         .await?;
     Ok(Json(record_to_json(&out)))
 }

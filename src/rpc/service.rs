@@ -22,9 +22,9 @@ use super::error::{RpcError, RpcErrorKind};
 use super::payload::{self, Described};
 use super::programs::Programs;
 use crate::config::RpcConfig;
-use crate::security::{Authority, ObjectType, Principal};
 use crate::mqi::{CallError, DeadLetterPut, GetRequest, Got, Mqi, Outgoing};
 use crate::mqi::{GetMode, GetResult, PutOptions, PutResult, Selector, Token};
+use crate::security::{Authority, ObjectType, Principal};
 use mqgate_codecs::ccsid::Ccsid;
 use mqgate_codecs::idl::{
     BridgeProgram, CallInputs, CallKind, DynamicKind, ReceivedMessage, Record, Value, WaitInterval,
@@ -76,6 +76,14 @@ struct GetCall<'a> {
     conversation_uow: Option<u64>,
     /// The get of a request/reply (NO_REPLY instead of NO_MESSAGE).
     is_reply: bool,
+}
+
+/// Where a call runs: its conversation's unit of work, its wait interval
+/// and the principal it is made by.
+struct Scope<'a> {
+    uow: Option<u64>,
+    wait: WaitInterval,
+    principal: Option<&'a Principal>,
 }
 
 impl RpcService {
@@ -218,7 +226,17 @@ impl RpcService {
             "RPC call"
         );
         let result = self
-            .dispatch(&prog, &params, &inputs, uow, wait, principal, answer)
+            .dispatch(
+                &prog,
+                &params,
+                &inputs,
+                Scope {
+                    uow,
+                    wait,
+                    principal,
+                },
+                answer,
+            )
             .await;
         if let (Some(token), Err(e)) = (conversation, &result)
             && e.kind == RpcErrorKind::ConversationEnded
@@ -256,11 +274,14 @@ impl RpcService {
         prog: &BridgeProgram,
         params: &Record,
         inputs: &CallInputs,
-        uow: Option<u64>,
-        wait: WaitInterval,
-        principal: Option<&Principal>,
+        scope: Scope<'_>,
         answer: &mut Answer,
     ) -> Result<Record, RpcError> {
+        let Scope {
+            uow,
+            wait,
+            principal,
+        } = scope;
         let authorize = |queue: &str, a: Authority| {
             if !self.mqi.checks_authorities() {
                 return Ok(());

@@ -196,11 +196,9 @@ impl AddressPattern {
                 .parse()
                 .map_err(|_| format!("address {t:?}: {addr:?} is not an IP address"))?;
             let max = if ip.is_ipv4() { 32 } else { 128 };
-            let n: u8 = bits
-                .parse()
-                .ok()
-                .filter(|n| *n <= max)
-                .ok_or_else(|| format!("address {t:?}: prefix length {bits:?} is not 0 to {max}"))?;
+            let n: u8 = bits.parse().ok().filter(|n| *n <= max).ok_or_else(|| {
+                format!("address {t:?}: prefix length {bits:?} is not 0 to {max}")
+            })?;
             return Ok(AddressPattern::Cidr(ip, n));
         }
         if let Ok(ip) = t.parse::<IpAddr>() {
@@ -222,8 +220,9 @@ impl AddressPattern {
             } else {
                 let (lo, hi) = p.split_once('-').unwrap_or((p, p));
                 let num = |s: &str| {
-                    s.parse::<u8>()
-                        .map_err(|_| format!("address {t:?}: part {p:?} is not 0 to 255, `*` or a range n-m"))
+                    s.parse::<u8>().map_err(|_| {
+                        format!("address {t:?}: part {p:?} is not 0 to 255, `*` or a range n-m")
+                    })
                 };
                 let (lo, hi) = (num(lo)?, num(hi)?);
                 if p.contains('-') && lo >= hi {
@@ -285,9 +284,7 @@ fn prefix_eq(p: &[u8], a: &[u8], bits: u8) -> bool {
 fn parts_match(parts: &[Part], octets: &[u8]) -> bool {
     match parts.split_first() {
         None => octets.is_empty(),
-        Some((Part::Star, rest)) => {
-            (1..=octets.len()).any(|n| parts_match(rest, &octets[n..]))
-        }
+        Some((Part::Star, rest)) => (1..=octets.len()).any(|n| parts_match(rest, &octets[n..])),
         Some((Part::Range(lo, hi), rest)) => match octets.split_first() {
             Some((o, more)) => (lo..=hi).contains(&o) && parts_match(rest, more),
             None => false,
@@ -457,7 +454,11 @@ impl ChannelRules {
             }
             out.push(Rule {
                 config: r.clone(),
-                address: r.address.as_deref().map(AddressPattern::parse).transpose()?,
+                address: r
+                    .address
+                    .as_deref()
+                    .map(AddressPattern::parse)
+                    .transpose()?,
                 dn: r.dn.as_deref().map(DnPattern::parse).transpose()?,
                 mcauser: r.mcauser.as_deref().map(Principal::new).transpose()?,
             });

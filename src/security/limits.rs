@@ -67,7 +67,11 @@ pub struct Exceeded {
 
 impl fmt::Display for Exceeded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: the limit {} = {} is reached", self.what, self.setting, self.limit)
+        write!(
+            f,
+            "{}: the limit {} = {} is reached",
+            self.what, self.setting, self.limit
+        )
     }
 }
 
@@ -216,7 +220,10 @@ mod tests {
         // Held bytes: 60 + 40 fit, 1 more does not until some is given back.
         let h1 = l.hold(60).unwrap();
         let _h2 = l.hold(40).unwrap();
-        assert_eq!(l.hold(1).unwrap_err().setting, "security.limits.svrconn_held_bytes");
+        assert_eq!(
+            l.hold(1).unwrap_err().setting,
+            "security.limits.svrconn_held_bytes"
+        );
         drop(h1);
         assert!(l.hold(50).is_ok());
     }
@@ -229,7 +236,9 @@ mod tests {
             svrconn_held_bytes: 0,
         }));
         let a: IpAddr = "::1".parse().unwrap();
-        let held: Vec<_> = (0..1000).map(|_| l.admit(Listener::Channel, a).unwrap()).collect();
+        let held: Vec<_> = (0..1000)
+            .map(|_| l.admit(Listener::Channel, a).unwrap())
+            .collect();
         assert_eq!(held.len(), 1000);
         assert!(l.hold(u64::MAX / 2).is_ok());
     }

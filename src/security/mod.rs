@@ -44,8 +44,7 @@ pub fn check_principal(name: &str) -> Result<(), String> {
         !(c.is_ascii_alphanumeric()
             || matches!(c, '.' | '_' | '-' | '@' | ':')
             || (channel && matches!(c, '/' | '%')))
-    })
-    {
+    }) {
         return Err(format!(
             "principal {name:?}: character {c:?} is not allowed"
         ));

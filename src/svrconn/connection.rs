@@ -311,8 +311,13 @@ impl Socket {
                 tracing::warn!(peer = %self.peer, limit = e.setting, value = e.limit, suppressed,
                     "MQ client connection refused: {e}");
             }
-            self.status(conv, m.tsh.byte_order, StatusCode::CHANNEL_UNAVAILABLE, 2537)
-                .await;
+            self.status(
+                conv,
+                m.tsh.byte_order,
+                StatusCode::CHANNEL_UNAVAILABLE,
+                2537,
+            )
+            .await;
             return Flow::Close;
         }
         // Channel authentication rules before anything is agreed: a blocked
@@ -329,8 +334,13 @@ impl Socket {
         match self.svc.mqi.channel_access(&attempt) {
             Ok(m) => self.mcauser = m,
             Err(e) => {
-                self.status(conv, m.tsh.byte_order, StatusCode::SECURITY_FAILURE, e.mqrc.0)
-                    .await;
+                self.status(
+                    conv,
+                    m.tsh.byte_order,
+                    StatusCode::SECURITY_FAILURE,
+                    e.mqrc.0,
+                )
+                .await;
                 return Flow::Close;
             }
         }

@@ -427,7 +427,12 @@ impl Conv {
     /// Whether the connected principal holds `authority` on object `name`
     /// of type `t` ([`crate::mqi::Mqi::authorize`]); always when
     /// authorities are not checked. Errors: 2035 MQRC_NOT_AUTHORIZED.
-    pub fn authorize(&self, t: ObjectType, name: &str, authority: Authority) -> Result<(), QmError> {
+    pub fn authorize(
+        &self,
+        t: ObjectType,
+        name: &str,
+        authority: Authority,
+    ) -> Result<(), QmError> {
         if !self.svc.mqi.checks_authorities() {
             return Ok(());
         }

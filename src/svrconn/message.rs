@@ -4,10 +4,10 @@
 use super::conversation::{Conv, Reply};
 use super::handles::Target;
 use super::{padded, trimmed};
-use crate::security::{Authority, ObjectType};
 use crate::mqi::{
     ConvertRequest, GetMode, GetRequest, Got, Outgoing, PutOptions, QmError, Selector,
 };
+use crate::security::{Authority, ObjectType};
 use bytes::Bytes;
 use mqgate_codecs::fap::gmo::Mqgmo;
 use mqgate_codecs::fap::message::{GetData, PutData, write_get, write_put};

@@ -32,8 +32,18 @@ fn ibm_generic_ipv4_forms_match_as_documented() {
     // The same page's invalid patterns: too few parts without `*`, `*` not
     // a whole part, `*` next to the trailing `*`; and a range whose lower
     // number is not below its upper one (MQRCCF_IPADDR_RANGE_ERROR 3346).
-    for bad in ["192.0.2", "192.0*", "192.0.*.*", "192.0.2.8-1", "192.0.2.300", "1.2.3.4.5"] {
-        assert!(AddressPattern::parse(bad).is_err(), "{bad} should be refused");
+    for bad in [
+        "192.0.2",
+        "192.0*",
+        "192.0.*.*",
+        "192.0.2.8-1",
+        "192.0.2.300",
+        "1.2.3.4.5",
+    ] {
+        assert!(
+            AddressPattern::parse(bad).is_err(),
+            "{bad} should be refused"
+        );
     }
 }
 
