@@ -9,6 +9,8 @@
 //! Table 3.1: return code 0x05 not authorized).
 
 mod common;
+#[path = "sbs_util/mod.rs"]
+mod sbs_util;
 mod svrconn_client;
 
 use common::{BIN, Gateway, data, xmit};
@@ -439,7 +441,98 @@ fn http_routes_beyond_the_queue_api_check_authorities() {
         v["message"], "principal \"reader\" has no +get authority on queue \"RTQ.ORDGRP.ORDQ\"",
         "{st}"
     );
+    // tpenqueue to queue space BILLING puts to RTQ.BILLING_GROUP.BILLQ:
+    // +put there. Refused: 403, Tuxedo's TPEPERM (tperrno 8, atmi.h) and
+    // 2035; nothing is enqueued.
+    let tp = br#"{"qspace":"BILLING","qname":"RAWDATA","buftype":"CARRAY","data_base64":"aGk="}"#;
+    let (st, v) = call_as(
+        &g,
+        Some(READER),
+        "POST",
+        "/v1/tux/tpenqueue",
+        Some(("application/json", tp)),
+    );
+    assert_eq!(st, 403, "{v}");
+    assert_eq!(
+        (&v["tperrno"], &v["tperrno_value"], &v["mqrc"]),
+        (
+            &serde_json::json!("TPEPERM"),
+            &serde_json::json!(8),
+            &serde_json::json!(2035)
+        ),
+        "{v}"
+    );
+    assert_eq!(
+        v["message"],
+        "principal \"reader\" has no +put authority on queue \"RTQ.BILLING_GROUP.BILLQ\""
+    );
+    let (st, v) = call_as(
+        &g,
+        Some(ADMIN),
+        "POST",
+        "/v1/tux/tpenqueue",
+        Some(("application/json", tp)),
+    );
+    assert_eq!((st, &v["tperrno"]), (200, &serde_json::Value::Null), "{v}");
     // The RPC program list displays definitions: +dsp.
     let (st, v) = call_as(&g, Some(READER), "GET", "/v1/rpc/programs", None);
     assert_eq!((st, &v["mqrc"]), (403, &serde_json::json!(2035)), "{v}");
+}
+
+#[test]
+fn pams_puts_and_gets_need_the_authorities_of_their_queue() {
+    // Group 10, queue READER is 10.30 (docs/messageq.md "PAMS API").
+    let init = format!(
+        "%PROFILE\nENABLE_SBS YES\n%EOS\n%QCT\n{}{}%EOS\n",
+        sbs_util::qct_line("CTL", sbs_util::CTL, ".", "."),
+        sbs_util::qct_line("READER", 30, ".", "."),
+    );
+    let security = format!(
+        "security:\n  tokens:\n    - {{ principal: admin, sha256: \"{}\" }}\n    - {{ principal: reader, sha256: \"{}\" }}\n  authorities:\n    - {{ principal: admin, profile: \"**\", authorities: [all] }}\n",
+        hex::encode(Sha256::digest(ADMIN.as_bytes())),
+        hex::encode(Sha256::digest(READER.as_bytes()))
+    );
+    let g = sbs_util::Group::start_with(10, &init, &security);
+    let call = |token: &str, method: &str, path: &str, body: Option<serde_json::Value>| {
+        let req = ureq::request(method, &format!("{}{path}", g.base))
+            .set("Authorization", &format!("Bearer {token}"));
+        let res = match body {
+            Some(b) => req.send_json(b),
+            None => req.call(),
+        };
+        let r = match res {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{path}: {e}"),
+        };
+        (
+            r.status(),
+            r.into_json::<serde_json::Value>().unwrap_or_default(),
+        )
+    };
+    let msg = serde_json::json!({"target": "10.30", "class": 1, "type": 1, "data_base64": "aGk="});
+    // reader holds nothing on READER: 403, 2035, the PAMS status of a
+    // queue interface refusal (PAMS__FAILED).
+    let (st, v) = call(READER, "POST", "/v1/pams/messages", Some(msg.clone()));
+    assert_eq!((st, &v["mqrc"]), (403, &serde_json::json!(2035)), "{v}");
+    assert_eq!(
+        v["message"],
+        "principal \"reader\" has no +put authority on queue \"READER\""
+    );
+    let (st, v) = call(ADMIN, "POST", "/v1/pams/messages", Some(msg));
+    assert_eq!(st, 201, "{v}");
+    let (st, v) = call(
+        READER,
+        "GET",
+        "/v1/pams/queues/10.30/messages/next?wait_ms=0",
+        None,
+    );
+    assert_eq!((st, &v["mqrc"]), (403, &serde_json::json!(2035)), "{v}");
+    let (st, v) = call(
+        ADMIN,
+        "GET",
+        "/v1/pams/queues/10.30/messages/next?wait_ms=0",
+        None,
+    );
+    assert_eq!(st, 200, "{v}");
 }
