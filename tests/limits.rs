@@ -269,3 +269,27 @@ fn mq_client_calls_still_arriving_hold_no_more_than_the_budget() {
         "{log}"
     );
 }
+
+#[test]
+fn a_late_request_head_is_answered_408_naming_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), "http:\n  header_read_timeout_ms: 300\n");
+    let http = g.base.trim_start_matches("http://").to_string();
+    let mut s = connect(&http);
+    s.write_all(format!("GET /v1/status HTTP/1.1\r\nHost: {http}\r\nX-Slow: a").as_bytes())
+        .unwrap();
+    // RFC 9110 §15.5.9 408 Request Timeout, then the close.
+    let answer = String::from_utf8(read_all(&mut s)).unwrap();
+    assert!(
+        answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+        "{answer}"
+    );
+    let body: serde_json::Value =
+        serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(body["mqrc"], 2009);
+    assert_eq!(body["limit"], "http.header_read_timeout_ms");
+    assert_eq!(
+        body["message"],
+        "the request head did not end within http.header_read_timeout_ms 300"
+    );
+}

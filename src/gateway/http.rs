@@ -22,8 +22,9 @@
 //! connection waits for a request (accepted, or the previous answer sent)
 //! until the request head is complete, is `http.idle_timeout_ms`; the
 //! stream adds `http.header_read_timeout_ms` from the first byte of a
-//! request head to its end ([`Phase`]). Either closes the connection without
-//! an answer.
+//! request head to its end ([`Phase`]), answered 408 Request Timeout as far
+//! as the socket takes it before the close; the idle timeout closes
+//! without an answer.
 
 use crate::http::ApiError;
 use crate::log_limit::Repeats;
@@ -195,6 +196,21 @@ impl TrackedListener {
 /// Connections refused at a limit, per limit (src/log_limit.rs).
 static OVER_LIMIT: Repeats = Repeats::per_minute();
 
+/// The answer to a request head that took longer than
+/// `http.header_read_timeout_ms`: 408 with the JSON error of
+/// docs/http-api.md, 2009 MQRC_CONNECTION_BROKEN (the gateway ends the
+/// connection), `text` and `"limit": "http.header_read_timeout_ms"`.
+fn late_head_answer(text: &str) -> Vec<u8> {
+    let mut body = crate::http::error_body(Mqrc::CONNECTION_BROKEN, text);
+    body["limit"] = serde_json::Value::from("http.header_read_timeout_ms");
+    let body = body.to_string();
+    format!(
+        "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
 /// A connection over a limit (docs/security.md "Limits"): answered 429 Too
 /// Many Requests (RFC 6585 §4) with the JSON error of docs/http-api.md,
 /// 2537 MQRC_CHANNEL_NOT_AVAILABLE and the limit's setting, then closed
@@ -353,13 +369,15 @@ impl TrackedStream {
                     .as_mut()
                     .is_some_and(|(_, sleep)| sleep.as_mut().poll(cx).is_ready());
                 if late {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!(
-                            "the request head did not end within http.header_read_timeout_ms {}",
-                            header_read.as_millis()
-                        ),
-                    ));
+                    let text = format!(
+                        "the request head did not end within http.header_read_timeout_ms {}",
+                        header_read.as_millis()
+                    );
+                    // 408 Request Timeout (RFC 9110 §15.5.9) before the
+                    // close, as far as the socket takes it now: the client
+                    // learns which limit ended its request.
+                    let _ = self.inner.try_write(&late_head_answer(&text));
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, text));
                 }
                 Ok(())
             }
