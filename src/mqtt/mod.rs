@@ -88,10 +88,17 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
                 let s = Arc::clone(&svc);
+                // Over a limit the connection is still read up to its
+                // CONNECT, which is refused (connection.rs).
+                let permit = svc
+                    .devices
+                    .mqi()
+                    .limits()
+                    .admit(crate::metrics::Listener::Mqtt, peer.ip());
                 let open = crate::metrics::accepted(crate::metrics::Listener::Mqtt);
                 svc.tasks.spawn_request(async move {
                     let _open = open;
-                    connection::run(s, stream, peer).await
+                    connection::run(s, stream, peer, permit).await
                 });
             }
             Err(e) => {

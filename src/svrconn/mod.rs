@@ -105,10 +105,16 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
                 let s = Arc::clone(&svc);
+                // Over a limit the socket is still served up to its
+                // INITIAL_DATA, which is refused (connection.rs).
+                let permit = svc
+                    .mqi
+                    .limits()
+                    .admit(crate::metrics::Listener::Svrconn, peer.ip());
                 let open = crate::metrics::accepted(crate::metrics::Listener::Svrconn);
                 svc.tasks.spawn_request(async move {
                     let _open = open;
-                    connection::run(s, stream, peer).await
+                    connection::run(s, stream, peer, permit).await
                 });
             }
             Err(e) => {
