@@ -267,6 +267,10 @@ async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
     // (src/gateway/trim.rs).
     tokio::time::sleep(crate::gateway::TRIM_PERIOD + Duration::from_secs(2)).await;
     let rss_drained = gw.rss()?;
+    let base = gw.base();
+    let left = tokio::task::spawn_blocking(move || device_queues_listed(&base))
+        .await
+        .map_err(|e| e.to_string())??;
     let per = |bytes: u64, count: usize| bytes as f64 / count.max(1) as f64;
     println!("| figure | value |");
     println!("|---|---:|");
@@ -304,6 +308,10 @@ async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
         "| RSS {} s after {drained} of {n} drained, MiB | {:.1} |",
         crate::gateway::TRIM_PERIOD.as_secs() + 2,
         mib(rss_drained)
+    );
+    println!(
+        "| device queues listed (`GET /v1/queues`) {} s after the drain (emptied ones are retired, src/qmgr/idle.rs) | {left} |",
+        crate::gateway::TRIM_PERIOD.as_secs() + 2
     );
     if args.per_device > 1 {
         println!(
@@ -444,6 +452,25 @@ async fn drain(base: &str, devices: Vec<usize>, clients: usize) -> Result<Drain,
         pulls,
         acks,
     })
+}
+
+/// How many device queues (`DEVnnnnnn/INBOX`) `GET /v1/queues` lists.
+fn device_queues_listed(base: &str) -> Result<usize, String> {
+    let v: serde_json::Value = ureq::get(&format!("{base}/v1/queues"))
+        .timeout(Duration::from_secs(120))
+        .call()
+        .map_err(|e| format!("queue list: {e}"))?
+        .into_json()
+        .map_err(|e| format!("queue list: {e}"))?;
+    let queues = v.as_array().ok_or("the queue list is no array")?;
+    Ok(queues
+        .iter()
+        .filter(|q| {
+            q["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("DEV") && n.ends_with("/INBOX"))
+        })
+        .count())
 }
 
 /// One client: pull then acknowledge the message of each device in

@@ -7,7 +7,6 @@
 //! wake-up of every waiter).
 
 use super::QueueManager;
-use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::watch;
 
@@ -17,39 +16,71 @@ use tokio::sync::watch;
 /// creation between two looks). An entry lives while the device has a
 /// queue or someone watches it; the channel only while someone watches,
 /// so a device nobody waits for costs its name and its queues' names.
+/// Device names come from outside (HTTP paths, channels): the map's hasher
+/// is foldhash, seeded at random per process and per map.
 #[derive(Default)]
 pub(super) struct DeviceIndex {
-    map: HashMap<String, DeviceQueues>,
+    map: foldhash::HashMap<Box<str>, DeviceQueues>,
 }
 
 #[derive(Default)]
 struct DeviceQueues {
-    queues: Vec<String>,
+    queues: Vec<Box<str>>,
     created: Option<watch::Sender<usize>>,
 }
 
 impl DeviceIndex {
     /// Records queue `queue` of `device` (once) and wakes the device's watchers.
     pub fn add(&mut self, device: &str, queue: &str) {
-        let entry = self.map.entry(device.to_string()).or_default();
-        if !entry.queues.iter().any(|q| q == queue) {
-            entry.queues.push(queue.to_string());
-            entry.queues.shrink_to_fit();
+        let entry = match self.map.get_mut(device) {
+            Some(e) => e,
+            None => self.map.entry(device.into()).or_default(),
+        };
+        if !entry.queues.iter().any(|q| &**q == queue) {
+            // Most devices have one queue: a vector of exactly one.
+            entry.queues.reserve_exact(1);
+            entry.queues.push(queue.into());
             if let Some(created) = &entry.created {
                 created.send_modify(|n| *n += 1);
             }
         }
     }
 
+    /// Room for `more` devices beyond those recorded (a start that knows
+    /// how many device queues it will create).
+    pub fn reserve(&mut self, more: usize) {
+        self.map.reserve(more);
+    }
+
+    /// Forgets queue `queue` of `device` (retired, src/qmgr/idle.rs); the
+    /// device's entry goes with its last queue unless someone watches it.
+    pub fn remove(&mut self, device: &str, queue: &str) {
+        let Some(d) = self.map.get_mut(device) else {
+            return;
+        };
+        d.queues.retain(|q| &**q != queue);
+        if d.queues.is_empty() && d.created.is_none() {
+            self.map.remove(device);
+        }
+    }
+
+    /// Gives back the map's room once it is mostly empty.
+    pub fn shrink(&mut self) {
+        let len = self.map.len();
+        if self.map.capacity() > 4 * len + 64 {
+            self.map.shrink_to(2 * len);
+        }
+    }
+
     fn queues(&self, device: &str) -> Vec<String> {
         self.map
             .get(device)
-            .map(|d| d.queues.clone())
+            .map(|d| d.queues.iter().map(|q| q.to_string()).collect())
             .unwrap_or_default()
     }
 
     fn watch(&mut self, device: &str) -> watch::Receiver<usize> {
-        let entry = self.map.entry(device.to_string()).or_default();
+        let entry = self.map.entry(device.into()).or_default();
         let count = entry.queues.len();
         entry
             .created
@@ -174,5 +205,30 @@ mod tests {
         index.unwatch("DEV2");
         drop(w);
         assert!(!index.map.contains_key("DEV2"));
+    }
+
+    #[test]
+    fn a_retired_queue_leaves_its_device_and_the_last_one_takes_the_device_along() {
+        let mut index = DeviceIndex::default();
+        index.add("DEV1", "INBOX");
+        index.add("DEV1", "OUTBOX");
+        index.add("DEV2", "INBOX");
+        index.remove("DEV1", "INBOX");
+        assert_eq!(index.queues("DEV1"), ["OUTBOX"]);
+        index.remove("DEV1", "OUTBOX");
+        assert!(!index.map.contains_key("DEV1"));
+        // A watched device keeps its entry (and its channel) without a
+        // queue; a watcher sees the queue created again.
+        let mut w = index.watch("DEV2");
+        w.borrow_and_update();
+        index.remove("DEV2", "INBOX");
+        assert!(index.map.contains_key("DEV2"));
+        index.add("DEV2", "INBOX");
+        assert!(w.has_changed().unwrap());
+        assert_eq!(index.queues("DEV2"), ["INBOX"]);
+        index.unwatch("DEV2");
+        drop(w);
+        index.remove("DEV2", "INBOX");
+        assert!(index.map.is_empty());
     }
 }

@@ -158,11 +158,17 @@ pub struct FindNotes {
 /// of waiting getters.
 pub struct LocalQueue {
     pub def: LocalQueueDef,
-    /// Woken whenever a message becomes ready (commit, backout, put).
-    pub notify: Arc<Notify>,
+    /// Woken whenever a message becomes ready (commit, backout, put). A
+    /// waiting getter holds the queue itself (its `Arc`) while it waits,
+    /// which keeps a device queue from being retired under it.
+    pub notify: Notify,
     /// Its put and get counters, its own or its group's
     /// (src/qmgr/stats.rs).
     pub stats: Arc<super::stats::QueueStats>,
+    /// For a device queue: the list of emptied device queues it joins
+    /// whenever its lock is let go with no message on it
+    /// (src/qmgr/idle.rs); `None` for every other queue.
+    idle: Option<Arc<super::idle::IdleList>>,
     contents: Mutex<Contents>,
 }
 
@@ -185,18 +191,70 @@ impl LocalQueue {
     pub fn with_stats(def: LocalQueueDef, stats: Arc<super::stats::QueueStats>) -> Self {
         LocalQueue {
             def,
-            notify: Arc::new(Notify::new()),
+            notify: Notify::new(),
             stats,
+            idle: None,
             contents: Mutex::new(Contents::default()),
+        }
+    }
+
+    /// An empty device queue, which joins `idle` whenever it is left
+    /// without a message (src/qmgr/idle.rs).
+    pub fn device(
+        def: LocalQueueDef,
+        stats: Arc<super::stats::QueueStats>,
+        idle: Arc<super::idle::IdleList>,
+    ) -> Self {
+        LocalQueue {
+            idle: Some(idle),
+            ..Self::with_stats(def, stats)
         }
     }
 
     /// Locks the queue's messages. A panic while holding the lock leaves
     /// them consistent enough (every change is a single map operation), so
     /// a poisoned lock is taken over rather than failing every later call.
-    pub fn lock(&self) -> MutexGuard<'_, Contents> {
+    /// A device queue left without a message when the lock goes joins the
+    /// idle list (src/qmgr/idle.rs), whatever call emptied it.
+    pub fn lock(self: &Arc<Self>) -> Locked<'_> {
         super::probe::queue_locked();
-        self.contents.lock().unwrap_or_else(|p| p.into_inner())
+        Locked {
+            guard: self.contents.lock().unwrap_or_else(|p| p.into_inner()),
+            queue: self,
+        }
+    }
+}
+
+/// A local queue's messages, locked ([`LocalQueue::lock`]).
+pub struct Locked<'a> {
+    guard: MutexGuard<'a, Contents>,
+    queue: &'a Arc<LocalQueue>,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Contents;
+    fn deref(&self) -> &Contents {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Contents {
+        &mut self.guard
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        if let Some(idle) = &self.queue.idle
+            && self.guard.depth() == 0
+            && !self.guard.idle_listed
+        {
+            // Still under the queue's lock: the sweep, which clears the
+            // mark under it too, never misses an emptied queue.
+            self.guard.idle_listed = true;
+            idle.push(Arc::downgrade(self.queue));
+        }
     }
 }
 
@@ -219,6 +277,8 @@ pub struct Contents {
     entries: Slots,
     /// Persistent puts admitted against MAXDEPTH but still being written.
     pub reserved: usize,
+    /// A device queue: true while it is on the idle list (src/qmgr/idle.rs).
+    pub idle_listed: bool,
 }
 
 impl Contents {

@@ -3,13 +3,13 @@
 //! BackoutCount + 1). A unit of work may have an idle timeout, after which it
 //! is backed out: this is how an HTTP lease expires.
 
-use super::queue::{Contents, EntryState, LocalQueue, Position};
+use super::queue::{Contents, EntryState, LocalQueue, Locked, Position};
 use super::{Message, QmError, QueueManager, Token, TokenKind, index};
 use crate::log_limit::Repeats;
 use crate::store::Batch;
 use mqgate_codecs::mq::Mqrc;
 use std::collections::hash_map::Entry;
-use std::sync::{Arc, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A unit of work closed to further calls, its store changes encoded: the
@@ -549,7 +549,7 @@ fn each_locked<'a>(
     held: &'a [HeldMessage],
     mut f: impl FnMut(&'a Arc<LocalQueue>, &mut Contents, &'a Position),
 ) {
-    let mut current: Option<(&Arc<LocalQueue>, MutexGuard<'_, Contents>)> = None;
+    let mut current: Option<(&Arc<LocalQueue>, Locked<'_>)> = None;
     for (lq, pos) in held {
         if !current.as_ref().is_some_and(|(q, _)| Arc::ptr_eq(q, lq)) {
             // The previous queue's lock goes before the next is taken.
