@@ -5,9 +5,16 @@
 //! so that the first message for one device wakes only that device's
 //! waiters, however many devices wait (no scan of every queue, no
 //! wake-up of every waiter).
+//!
+//! A start that finds device queues in the store does not build the index:
+//! the first call that needs it (a device watch, a device's queue list)
+//! builds it from the object table, once, so that a start with a million
+//! device queues does not pay for an index no transport may ask for
+//! (docs/performance.md "Devices at scale").
 
 use super::QueueManager;
-use std::sync::Arc;
+use super::object::Object;
+use std::sync::{Arc, MutexGuard};
 use tokio::sync::watch;
 
 /// Device queue manager -> its queues (the part after `QMGR/`, in creation
@@ -21,6 +28,10 @@ use tokio::sync::watch;
 #[derive(Default)]
 pub(super) struct DeviceIndex {
     map: foldhash::HashMap<Box<str>, DeviceQueues>,
+    /// False after a start that created device queues, until the index is
+    /// built from the object table ([`QueueManager::device_index`]); while
+    /// false, additions and removals are left to that build.
+    built: bool,
 }
 
 #[derive(Default)]
@@ -30,8 +41,20 @@ struct DeviceQueues {
 }
 
 impl DeviceIndex {
+    /// An index that is complete (`built`), or one to be built from the
+    /// object table when first needed.
+    pub fn new(built: bool) -> Self {
+        DeviceIndex {
+            map: foldhash::HashMap::default(),
+            built,
+        }
+    }
+
     /// Records queue `queue` of `device` (once) and wakes the device's watchers.
     pub fn add(&mut self, device: &str, queue: &str) {
+        if !self.built {
+            return;
+        }
         let entry = match self.map.get_mut(device) {
             Some(e) => e,
             None => self.map.entry(device.into()).or_default(),
@@ -46,15 +69,12 @@ impl DeviceIndex {
         }
     }
 
-    /// Room for `more` devices beyond those recorded (a start that knows
-    /// how many device queues it will create).
-    pub fn reserve(&mut self, more: usize) {
-        self.map.reserve(more);
-    }
-
     /// Forgets queue `queue` of `device` (retired, src/qmgr/idle.rs); the
     /// device's entry goes with its last queue unless someone watches it.
     pub fn remove(&mut self, device: &str, queue: &str) {
+        if !self.built {
+            return;
+        }
         let Some(d) = self.map.get_mut(device) else {
             return;
         };
@@ -146,13 +166,45 @@ impl QueueManager {
     /// `QMGR/`, in the order they were created; none before its first
     /// message). O(queues of the device).
     pub fn device_queues(&self, device: &str) -> Vec<String> {
-        self.devices().queues(device)
+        self.device_index().queues(device)
+    }
+
+    /// The device index, built first from the object table when a start
+    /// left it to be built (module documentation): O(objects) once, under
+    /// the table's read lock (taken before the index's, as everywhere).
+    /// The device queues a start found come in name order per device.
+    fn device_index(&self) -> MutexGuard<'_, DeviceIndex> {
+        {
+            let index = self.devices();
+            if index.built {
+                return index;
+            }
+        }
+        let table = self.table();
+        let mut index = self.devices();
+        if !index.built {
+            let mut found: Vec<(&str, &str)> = table
+                .objects
+                .iter()
+                .filter(|(_, o)| matches!(o, Object::Local(q) if q.is_device()))
+                .filter_map(|(name, _)| {
+                    let device = self.router.devices().owner(name)?;
+                    Some((device, name.get(device.len() + 1..)?))
+                })
+                .collect();
+            found.sort_unstable();
+            index.built = true;
+            for (device, queue) in found {
+                index.add(device, queue);
+            }
+        }
+        index
     }
 
     /// Watches for new queues of `device` (the caller checked that it is a
     /// device queue manager).
     pub fn watch_device(self: &Arc<Self>, device: &str) -> DeviceWatch {
-        let rx = self.devices().watch(device);
+        let rx = self.device_index().watch(device);
         DeviceWatch {
             qm: Arc::clone(self),
             device: device.to_string(),
@@ -161,7 +213,7 @@ impl QueueManager {
     }
 
     pub(super) fn watch_device_borrowed(&self, device: &str) -> BorrowedWatch<'_> {
-        let rx = self.devices().watch(device);
+        let rx = self.device_index().watch(device);
         BorrowedWatch {
             qm: self,
             device: device.to_string(),
@@ -176,7 +228,7 @@ mod tests {
 
     #[test]
     fn a_device_has_a_channel_only_while_watched_and_watchers_see_each_new_queue() {
-        let mut index = DeviceIndex::default();
+        let mut index = DeviceIndex::new(true);
         index.add("DEV1", "INBOX");
         assert!(index.map["DEV1"].created.is_none());
         let mut first = index.watch("DEV1");
@@ -209,7 +261,7 @@ mod tests {
 
     #[test]
     fn a_retired_queue_leaves_its_device_and_the_last_one_takes_the_device_along() {
-        let mut index = DeviceIndex::default();
+        let mut index = DeviceIndex::new(true);
         index.add("DEV1", "INBOX");
         index.add("DEV1", "OUTBOX");
         index.add("DEV2", "INBOX");

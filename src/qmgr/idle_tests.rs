@@ -313,3 +313,43 @@ async fn puts_pulls_and_acks_racing_the_sweep_lose_no_message() {
     let qm = open(dir.path());
     assert_eq!(qm.queue_samples().groups[0].depth, 0);
 }
+
+#[test]
+fn a_start_leaves_the_device_index_to_its_first_use() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let qm = open(dir.path());
+        for (device, queue) in [("DEV1", "OUTBOX"), ("DEV1", "INBOX"), ("DEV2", "INBOX")] {
+            let opts = PutOptions {
+                q_mgr_name: device.into(),
+                ..PutOptions::default()
+            };
+            let md = md_persistent();
+            qm.put(queue, md, Charset::Ascii, Bytes::from_static(b"m"), &opts)
+                .unwrap();
+        }
+    }
+    let qm = open(dir.path());
+    // Before the index is built: a queue created and one retired.
+    to_device(&qm, "DEV3", "new", per::NOT_PERSISTENT);
+    get(&qm, "DEV2/INBOX", NOW).unwrap();
+    assert_eq!(qm.retire_idle_queues(), 1);
+    // Built at the first look, from the object table: the queues a start
+    // found in name order, the one created since, not the one retired.
+    assert_eq!(qm.device_queues("DEV1"), ["INBOX", "OUTBOX"]);
+    assert!(qm.device_queues("DEV2").is_empty());
+    assert_eq!(qm.device_queues("DEV3"), ["INBOX"]);
+    // Kept up to date from then on.
+    to_device(&qm, "DEV2", "again", per::NOT_PERSISTENT);
+    assert_eq!(qm.device_queues("DEV2"), ["INBOX"]);
+    get(&qm, "DEV3/INBOX", NOW).unwrap();
+    assert_eq!(qm.retire_idle_queues(), 1);
+    assert!(qm.device_queues("DEV3").is_empty());
+}
+
+fn md_persistent() -> Mqmd {
+    Mqmd {
+        persistence: per::PERSISTENT,
+        ..Mqmd::default()
+    }
+}

@@ -253,7 +253,6 @@ impl QueueManager {
             models,
             created: Arc::new(tokio::sync::Notify::new()),
         };
-        let mut devices = device_index::DeviceIndex::default();
         let idle = Arc::new(idle::IdleList::default());
         let group_stats = stats::GroupStats::default();
         let mut max_seq = 0;
@@ -265,7 +264,7 @@ impl QueueManager {
         // rehash while a million device queues are created; what is not
         // used is given back below.
         table.objects.reserve(count);
-        devices.reserve(count);
+        let mut device_queues = 0;
         let device_def = router.devices().queue_def("");
         let device_stats = group_stats.of(stats::QueueGroup::Device);
         for (seq, summary) in summaries {
@@ -283,8 +282,8 @@ impl QueueManager {
                 Some(Object::Local(lq)) => Arc::clone(lq),
                 _ => {
                     let lq = match router.devices().owner(&queue) {
-                        Some(device) => {
-                            devices.add(device, &queue[device.len() + 1..]);
+                        Some(_) => {
+                            device_queues += 1;
                             let def = LocalQueueDef {
                                 name: queue.clone(),
                                 ..device_def.clone()
@@ -314,7 +313,9 @@ impl QueueManager {
                 .insert(pos, Entry::stored(found.index, EntryState::Ready));
         }
         table.objects.shrink_to_fit();
-        devices.shrink();
+        // Built when first needed if the start created device queues
+        // (src/qmgr/device_index.rs).
+        let devices = device_index::DeviceIndex::new(device_queues == 0);
         tracing::info!(
             queue_manager = %qm.name,
             messages = count,

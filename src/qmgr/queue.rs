@@ -211,6 +211,12 @@ impl LocalQueue {
         }
     }
 
+    /// True for a queue created as a device queue (retired once empty and
+    /// unused, src/qmgr/idle.rs).
+    pub fn is_device(&self) -> bool {
+        self.idle.is_some()
+    }
+
     /// Locks the queue's messages. A panic while holding the lock leaves
     /// them consistent enough (every change is a single map operation), so
     /// a poisoned lock is taken over rather than failing every later call.
