@@ -85,7 +85,7 @@ impl QueueManager {
                     kept.push(weak.clone());
                     continue;
                 }
-                let name = lq.def.name.as_str();
+                let name = &*lq.name;
                 let in_table = matches!(
                     table.objects.get(name),
                     Some(Object::Local(q)) if Arc::ptr_eq(q, &lq)

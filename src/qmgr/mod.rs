@@ -178,6 +178,9 @@ pub struct QueueManager {
     /// Device queues left empty, for the sweep that retires them
     /// (src/qmgr/idle.rs).
     idle: Arc<idle::IdleList>,
+    /// The definition every device queue shares (docs/config.md
+    /// `devices`; its name is empty).
+    device_def: Arc<LocalQueueDef>,
     /// Open units of work and the tokens of those handed to clients.
     uows: Mutex<Uows>,
     next_seq: AtomicU64,
@@ -265,7 +268,7 @@ impl QueueManager {
         // used is given back below.
         table.objects.reserve(count);
         let mut device_queues = 0;
-        let device_def = router.devices().queue_def("");
+        let device_def = Arc::new(router.devices().queue_def(""));
         let device_stats = group_stats.of(stats::QueueGroup::Device);
         for (seq, summary) in summaries {
             max_seq = max_seq.max(seq);
@@ -276,27 +279,27 @@ impl QueueManager {
                     continue;
                 }
             };
-            drop(summary);
-            let queue = found.queue;
-            let lq = match table.objects.get(queue.as_str()) {
+            let queue = &*found.queue;
+            let lq = match table.objects.get(queue) {
                 Some(Object::Local(lq)) => Arc::clone(lq),
                 _ => {
-                    let lq = match router.devices().owner(&queue) {
+                    let lq = match router.devices().owner(queue) {
                         Some(_) => {
                             device_queues += 1;
-                            let def = LocalQueueDef {
-                                name: queue.clone(),
-                                ..device_def.clone()
-                            };
-                            LocalQueue::device(def, Arc::clone(&device_stats), Arc::clone(&idle))
+                            LocalQueue::device(
+                                queue.into(),
+                                Arc::clone(&device_def),
+                                Arc::clone(&device_stats),
+                                Arc::clone(&idle),
+                            )
                         }
                         None => {
-                            let def = route::model_for(&table.models, &queue).cloned().unwrap_or_else(|| {
+                            let def = route::model_for(&table.models, queue).cloned().unwrap_or_else(|| {
                                 tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
-                                LocalQueueDef::with_defaults(&queue, Usage::Normal)
+                                LocalQueueDef::with_defaults(queue, Usage::Normal)
                             });
                             let def = LocalQueueDef {
-                                name: queue.clone(),
+                                name: queue.to_string(),
                                 dynamic_q_name: None,
                                 ..def
                             };
@@ -304,7 +307,9 @@ impl QueueManager {
                         }
                     };
                     let lq = Arc::new(lq);
-                    table.objects.insert(queue, Object::Local(Arc::clone(&lq)));
+                    table
+                        .objects
+                        .insert(queue.to_string(), Object::Local(Arc::clone(&lq)));
                     lq
                 }
             };
@@ -330,6 +335,7 @@ impl QueueManager {
             table: RwLock::new(table),
             devices: Mutex::new(devices),
             idle,
+            device_def,
             uows: Mutex::new(Uows::default()),
             next_seq: AtomicU64::new(max_seq + 1),
             next_uow: AtomicU64::new(1),
@@ -662,16 +668,16 @@ impl QueueManager {
             if def.put_inhibited {
                 return Err(QmError::new(
                     Mqrc::PUT_INHIBITED,
-                    format!("puts to queue {} are inhibited", def.name),
+                    format!("puts to queue {} are inhibited", lq.name),
                 ));
             }
             if remote.is_none() && def.usage == Usage::Xmitq {
-                xmit::check_xqh(&def.name, &data)?;
+                xmit::check_xqh(&lq.name, &data)?;
             }
             if remote.is_none()
                 && let Some(check) = self.put_check.get()
             {
-                check.check(&def.name, &md, charset, &data)?;
+                check.check(&lq.name, &md, charset, &data)?;
             }
             if md.priority == -1 {
                 md.priority = def.default_priority;
@@ -687,7 +693,7 @@ impl QueueManager {
                     Mqrc::PERSISTENT_NOT_ALLOWED,
                     format!(
                         "queue {} is a temporary dynamic queue: it holds non-persistent messages only",
-                        def.name
+                        lq.name
                     ),
                 ));
             }
@@ -708,20 +714,20 @@ impl QueueManager {
                         "message of {} bytes is longer than MAXMSGL {} of queue {}",
                         msg.data.len(),
                         def.max_msg_length,
-                        def.name
+                        lq.name
                     ),
                 ));
             }
             msg
         };
         let def = &lq.def;
-        let queue_name = def.name.clone();
+        let queue_name = lq.name.to_string();
         let mut contents = lq.lock();
         {
             if contents.depth() >= def.max_depth {
                 return Err(QmError::new(
                     Mqrc::Q_FULL,
-                    format!("queue {} is full (MAXDEPTH {})", def.name, def.max_depth),
+                    format!("queue {} is full (MAXDEPTH {})", lq.name, def.max_depth),
                 ));
             }
             if let Some(quota) = def.max_queue_bytes {
@@ -737,7 +743,7 @@ impl QueueManager {
                         Mqrc::Q_FULL,
                         format!(
                             "queue {} is full (byte quota {quota}: {used} bytes held, {} more)",
-                            def.name,
+                            lq.name,
                             msg.data.len()
                         ),
                     ));
@@ -867,7 +873,7 @@ impl QueueManager {
         if lq.def.get_inhibited {
             return Err(QmError::new(
                 Mqrc::GET_INHIBITED,
-                format!("gets from queue {} are inhibited", lq.def.name),
+                format!("gets from queue {} are inhibited", lq.name),
             ));
         }
         let mut contents = lq.lock();

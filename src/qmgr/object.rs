@@ -144,7 +144,14 @@ fn create(
     let q = match origin {
         Origin::Model { .. } => Arc::new(LocalQueue::with_stats(def, stats)),
         Origin::Device { .. } => {
-            let q = Arc::new(LocalQueue::device(def, stats, Arc::clone(&qm.idle)));
+            // The devices' definition, shared (the router's differs in
+            // its name only, src/route/devices.rs).
+            let q = Arc::new(LocalQueue::device(
+                def.name.into_boxed_str(),
+                Arc::clone(&qm.device_def),
+                stats,
+                Arc::clone(&qm.idle),
+            ));
             // Empty until its first message: on the idle list from the
             // start, so a put that fails after creating it leaves nothing.
             drop(q.lock());

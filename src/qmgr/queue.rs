@@ -157,7 +157,12 @@ pub struct FindNotes {
 /// parallel, and none of them locks any other queue), and the notification
 /// of waiting getters.
 pub struct LocalQueue {
-    pub def: LocalQueueDef,
+    /// The queue's name.
+    pub name: Box<str>,
+    /// Its attributes. Device queues share one definition, the devices'
+    /// (docs/config.md `devices`), whose `name` is empty: use
+    /// [`LocalQueue::name`].
+    pub def: Arc<LocalQueueDef>,
     /// Woken whenever a message becomes ready (commit, backout, put). A
     /// waiting getter holds the queue itself (its `Arc`) while it waits,
     /// which keeps a device queue from being retired under it.
@@ -175,7 +180,7 @@ pub struct LocalQueue {
 impl std::fmt::Debug for LocalQueue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalQueue")
-            .field("name", &self.def.name)
+            .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
@@ -190,7 +195,8 @@ impl LocalQueue {
     /// src/qmgr/stats.rs).
     pub fn with_stats(def: LocalQueueDef, stats: Arc<super::stats::QueueStats>) -> Self {
         LocalQueue {
-            def,
+            name: def.name.as_str().into(),
+            def: Arc::new(def),
             notify: Notify::new(),
             stats,
             idle: None,
@@ -198,16 +204,22 @@ impl LocalQueue {
         }
     }
 
-    /// An empty device queue, which joins `idle` whenever it is left
-    /// without a message (src/qmgr/idle.rs).
+    /// An empty device queue `name` with the devices' shared definition
+    /// `def`, which joins `idle` whenever it is left without a message
+    /// (src/qmgr/idle.rs).
     pub fn device(
-        def: LocalQueueDef,
+        name: Box<str>,
+        def: Arc<LocalQueueDef>,
         stats: Arc<super::stats::QueueStats>,
         idle: Arc<super::idle::IdleList>,
     ) -> Self {
         LocalQueue {
+            name,
+            def,
+            notify: Notify::new(),
+            stats,
             idle: Some(idle),
-            ..Self::with_stats(def, stats)
+            contents: Mutex::new(Contents::default()),
         }
     }
 

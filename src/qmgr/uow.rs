@@ -330,7 +330,7 @@ impl QueueManager {
                 && e.index.is_persistent()
                 && let Some(msg) = &e.resident
             {
-                index::stage_put(&mut batch, *pos, &lq.def.name, msg);
+                index::stage_put(&mut batch, *pos, &lq.name, msg);
             }
         });
         each_locked(&uow.gets, |_, contents, pos| {
@@ -500,11 +500,11 @@ impl QueueManager {
                             Some(r) => {
                                 batch.deletes.push(pos.1);
                                 let to = (pos.0, r.seq);
-                                index::stage_put(&mut batch, to, &r.target.def.name, &msg);
+                                index::stage_put(&mut batch, to, &r.target.name, &msg);
                                 to
                             }
                             None => {
-                                index::stage_put(&mut batch, pos, &lq.def.name, &msg);
+                                index::stage_put(&mut batch, pos, &lq.name, &msg);
                                 pos
                             }
                         };
@@ -513,7 +513,7 @@ impl QueueManager {
                         self.cache.insert(to.1, Arc::new(msg));
                     }
                     Err(e) => {
-                        tracing::error!(queue = %lq.def.name, error = %e, "could not read the message backed out; BackoutCount may be lower after a restart")
+                        tracing::error!(queue = %lq.name, error = %e, "could not read the message backed out; BackoutCount may be lower after a restart")
                     }
                 }
             }
@@ -587,7 +587,7 @@ impl QueueManager {
             Some(t)
         });
         let Some(target) = reserved else {
-            tracing::warn!(queue = %lq.def.name, backout_queue = %name, "backout requeue queue missing or full; message left in place");
+            tracing::warn!(queue = %lq.name, backout_queue = %name, "backout requeue queue missing or full; message left in place");
             return None;
         };
         let seq = self
@@ -606,8 +606,8 @@ impl QueueManager {
             return;
         };
         tracing::warn!(
-            queue = %lq.def.name,
-            backout_queue = %r.target.def.name,
+            queue = %lq.name,
+            backout_queue = %r.target.name,
             msg_id = %hex::encode_upper(entry.index.msg_id),
             correl_id = %hex::encode_upper(entry.index.correl_id()),
             backout_count = entry.index.backout_count,

@@ -663,6 +663,9 @@ impl RedbStore {
         let segments = tx
             .open_table(INDEX_SEGMENTS)
             .map_err(self.fail("open table"))?;
+        // Gathered first, so that the map is built at its final size (a
+        // million keys at a start, without a rehash on the way).
+        let mut located = Vec::new();
         for row in segments.iter().map_err(self.fail("scan"))? {
             let (k, v) = row.map_err(self.fail("read"))?;
             let seg = k.value();
@@ -671,18 +674,23 @@ impl RedbStore {
                 key: Some(seg),
                 detail: format!("summaries of segment {seg}, {e}"),
             })?;
+            let mut live = 0;
             for (key, summary) in entries {
                 index.max_key = Some(index.max_key.map_or(key, |m| m.max(key)));
                 if gone.contains(&(seg, key)) {
                     continue;
                 }
-                index.located.insert(key, seg);
-                *index.live.entry(seg).or_default() += 1;
+                located.push((key, seg));
+                live += 1;
                 if let Some(out) = summaries.as_deref_mut() {
                     out.push((key, summary.to_vec()));
                 }
             }
+            if live > 0 {
+                index.live.insert(seg, live);
+            }
         }
+        index.located = located.into_iter().collect();
         Ok(index)
     }
 
