@@ -262,14 +262,14 @@ async fn puts_pulls_and_acks_racing_the_sweep_lose_no_message() {
                 pulls += 1;
                 let (id, _) = cqm.begin_uow_token(None, Some(queue.clone())).unwrap();
                 let mode = GetMode::Destructive { uow: Some(id) };
-                let r = if pulls % 2 == 0 {
+                let r = if pulls.is_multiple_of(2) {
                     let wait = Duration::from_millis(20);
                     cqm.get_wait(&queue, Selector::default(), mode, wait).await
                 } else {
                     cqm.get(&queue, &Selector::default(), mode)
                 };
                 match r {
-                    Ok(m) if pulls % 5 == 0 => {
+                    Ok(m) if pulls.is_multiple_of(5) => {
                         assert!(!m.data.is_empty());
                         cqm.backout(id).unwrap();
                     }
