@@ -10,6 +10,9 @@
 #[cfg(test)]
 pub mod conformance;
 mod error;
+#[cfg(feature = "nats")]
+pub mod jetstream;
+pub mod nats_config;
 pub mod redb;
 #[cfg(test)]
 mod redb_conformance;
