@@ -11,16 +11,17 @@ use crate::store::nats_config::NatsStorage;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The settings of a store on `server` under `prefix`.
-pub fn options(server: &Server, prefix: &str) -> NatsStorage {
+/// The settings of a store on the server at `url` (monitoring endpoint
+/// `monitor`) under `prefix`, sync policy required.
+pub fn options(url: &str, monitor: &str, prefix: &str) -> NatsStorage {
     NatsStorage {
-        servers: vec![server.url.clone()],
+        servers: vec![url.to_string()],
         credentials: None,
         tls: None,
         stream_prefix: prefix.to_string(),
         replicas: 1,
         require_sync_always: true,
-        monitor_urls: vec![server.monitor.clone()],
+        monitor_urls: vec![monitor.to_string()],
     }
 }
 
@@ -35,15 +36,7 @@ fn prefix_of(dir: &Path) -> String {
 /// An `open` for the suite on the server at `url` / `monitor`.
 fn opener(url: String, monitor: String) -> impl Fn(&Path) -> Arc<dyn Store> {
     move |dir: &Path| {
-        let o = NatsStorage {
-            servers: vec![url.clone()],
-            credentials: None,
-            tls: None,
-            stream_prefix: prefix_of(dir),
-            replicas: 1,
-            require_sync_always: true,
-            monitor_urls: vec![monitor.clone()],
-        };
+        let o = options(&url, &monitor, &prefix_of(dir));
         Arc::new(JetStreamStore::open(&o).unwrap_or_else(|e| panic!("{e}"))) as Arc<dyn Store>
     }
 }
@@ -52,7 +45,7 @@ fn opener(url: String, monitor: String) -> impl Fn(&Path) -> Arc<dyn Store> {
 /// server binary outside CI.
 fn with_server(suite: impl FnOnce(&dyn Fn(&Path) -> Arc<dyn Store>)) {
     let Some(program) = binary() else { return };
-    let server = Server::start(&program, "always", "");
+    let server = Server::start(&program);
     let open = opener(server.url.clone(), server.monitor.clone());
     suite(&open);
 }
@@ -116,7 +109,7 @@ fn kill_9_leaves_every_batch_whole_or_absent() {
         return;
     }
     let Some(program) = binary() else { return };
-    let server = Server::start(&program, "always", "");
+    let server = Server::start(&program);
     let file = addresses_file(std::process::id());
     std::fs::write(&file, format!("{}\n{}", server.url, server.monitor)).expect("write addresses");
     crash::kill_9_leaves_every_batch_whole_or_absent(

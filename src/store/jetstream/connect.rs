@@ -29,6 +29,15 @@ pub async fn connect(o: &NatsStorage, reconnects: Arc<AtomicU64>) -> Result<Clie
         addrs.push(addr);
     }
     let mut opts = ConnectOptions::new();
+    // A user and password in a URL (`nats://user:password@host:4222`), as
+    // other NATS clients take them; the client library reads them from the
+    // options only.
+    if let Some(a) = addrs.iter().find(|a| a.has_user_pass()) {
+        opts = opts.user_and_password(
+            a.username().unwrap_or_default().to_string(),
+            a.password().unwrap_or_default().to_string(),
+        );
+    }
     if let Some(path) = &o.credentials {
         opts = opts
             .credentials_file(path)

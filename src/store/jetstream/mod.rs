@@ -494,3 +494,7 @@ impl Drop for JetStreamStore {
 
 #[cfg(test)]
 mod conformance_tests;
+#[cfg(test)]
+pub mod test_server;
+#[cfg(test)]
+mod startup_tests;

@@ -60,6 +60,12 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
+/// The server configuration's JetStream block with the file store in the
+/// server's directory and `sync_interval` set to `sync` (`always`, `2m`).
+pub fn jetstream(sync: &str) -> String {
+    format!("jetstream {{ store_dir: {{store}}, sync_interval: {sync} }}")
+}
+
 /// A running nats-server; killed when dropped.
 pub struct Server {
     child: Option<Child>,
@@ -74,16 +80,22 @@ pub struct Server {
 }
 
 impl Server {
-    /// A server with JetStream (`sync_interval: always` unless `sync` says
-    /// otherwise, e.g. `"2m"`), `extra` appended to its configuration.
-    pub fn start(program: &Path, sync: &str, extra: &str) -> Server {
+    /// A server with JetStream (`sync_interval: always`).
+    pub fn start(program: &Path) -> Server {
+        Server::with(program, &jetstream("always"))
+    }
+
+    /// A server whose configuration is `body` after the listen and monitor
+    /// addresses, `{store}` in it replaced by a directory of the server's
+    /// own.
+    pub fn with(program: &Path, body: &str) -> Server {
         let dir = tempfile::tempdir().expect("temporary directory");
         let (port, mport) = (free_port(), free_port());
         let config = dir.path().join("nats.conf");
+        let store = format!("{:?}", dir.path().join("js"));
         let text = format!(
-            "listen: 127.0.0.1:{port}\nhttp: 127.0.0.1:{mport}\n\
-             jetstream {{ store_dir: {:?}, sync_interval: {sync} }}\n{extra}\n",
-            dir.path().join("js")
+            "listen: 127.0.0.1:{port}\nhttp: 127.0.0.1:{mport}\n{}\n",
+            body.replace("{store}", &store)
         );
         std::fs::write(&config, text).expect("write nats.conf");
         let mut s = Server {
