@@ -498,3 +498,5 @@ mod conformance_tests;
 pub mod test_server;
 #[cfg(test)]
 mod startup_tests;
+#[cfg(test)]
+mod restart_tests;
