@@ -375,10 +375,12 @@ impl StorageConfig {
                 format!("{} replicas: JetStream streams have 1 to 5", n.replicas),
             );
         }
-        if let Some(t) = &n.tls
-            && t.cert.is_some() != t.key.is_some()
-        {
-            err("tls", "cert and key go together".into());
+        if let Some(t) = &n.tls {
+            match (&t.cert, &t.key) {
+                (Some(_), None) => err("tls.cert", "needs tls.key beside it".into()),
+                (None, Some(_)) => err("tls.key", "needs tls.cert beside it".into()),
+                _ => {}
+            }
         }
         for (i, u) in n.monitor_urls.iter().enumerate() {
             if !(u.starts_with("http://") || u.starts_with("https://")) {
