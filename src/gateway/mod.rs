@@ -501,21 +501,23 @@ fn open_queue_manager(
     config: &Config,
     commits: prometheus_client::metrics::histogram::Histogram,
 ) -> Result<(QueueManager, std::sync::Weak<dyn crate::store::Store>), StartError> {
-    let (timed, weak): (Arc<dyn crate::store::Store>, std::sync::Weak<dyn crate::store::Store>) =
-        match config.storage.nats() {
-            None => {
-                let store = Arc::new(
-                    RedbStore::open(&config.storage.data_dir)
-                        .map_err(|e| StartError::Store(e.to_string()))?,
-                );
-                let weak = Arc::downgrade(&store);
-                (
-                    Arc::new(crate::metrics::store::TimedStore::new(store, commits)),
-                    weak,
-                )
-            }
-            Some(nats) => open_jetstream(&nats, commits)?,
-        };
+    let (timed, weak): (
+        Arc<dyn crate::store::Store>,
+        std::sync::Weak<dyn crate::store::Store>,
+    ) = match config.storage.nats() {
+        None => {
+            let store = Arc::new(
+                RedbStore::open(&config.storage.data_dir)
+                    .map_err(|e| StartError::Store(e.to_string()))?,
+            );
+            let weak = Arc::downgrade(&store);
+            (
+                Arc::new(crate::metrics::store::TimedStore::new(store, commits)),
+                weak,
+            )
+        }
+        Some(nats) => open_jetstream(&nats, commits)?,
+    };
     let qm = QueueManager::open(config, timed).map_err(|e| StartError::Store(e.to_string()))?;
     Ok((qm, weak))
 }

@@ -58,7 +58,8 @@ pub const DEFAULT_PREFIX: &str = "MQGATE";
 /// `stream_prefix` characters: a stream name and a subject token both.
 pub fn check_prefix(p: &str) -> Result<(), String> {
     let ok = (1..=32).contains(&p.len())
-        && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        && p.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if ok {
         Ok(())
     } else {
@@ -105,7 +106,13 @@ mod tests {
         for bad in ["", "a.b", "a*", "a b", &"x".repeat(33)] {
             assert!(check_prefix(bad).is_err(), "{bad:?}");
         }
-        for good in ["nats://127.0.0.1:4222", "tls://n1.example:4443", "n1:4222", "nats://u:p@h:1", "h"] {
+        for good in [
+            "nats://127.0.0.1:4222",
+            "tls://n1.example:4443",
+            "n1:4222",
+            "nats://u:p@h:1",
+            "h",
+        ] {
             assert_eq!(check_server(good), Ok(()), "{good}");
         }
         assert_eq!(

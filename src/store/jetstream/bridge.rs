@@ -32,7 +32,10 @@ impl Bridge {
             op: op.to_string(),
             detail: detail.to_string(),
         };
-        let rt = self.rt.as_ref().ok_or_else(|| closed("the store is closed"))?;
+        let rt = self
+            .rt
+            .as_ref()
+            .ok_or_else(|| closed("the store is closed"))?;
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         rt.spawn(async move {
             let _ = tx.send(fut.await);

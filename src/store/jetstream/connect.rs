@@ -134,7 +134,9 @@ pub async fn check_server(client: &Client) -> Result<(), OpenError> {
 pub fn api_error(err: &serde_json::Value) -> String {
     format!(
         "{} (code {}, err_code {})",
-        err.get("description").and_then(|d| d.as_str()).unwrap_or("?"),
+        err.get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or("?"),
         err.get("code").and_then(|c| c.as_i64()).unwrap_or(0),
         err.get("err_code").and_then(|c| c.as_i64()).unwrap_or(0)
     )

@@ -56,7 +56,9 @@ pub enum OpenError {
         problems: Vec<String>,
     },
     /// Another gateway holds the stream.
-    #[error("storage: stream {stream} is in use by another gateway ({holder}); one gateway per stream_prefix")]
+    #[error(
+        "storage: stream {stream} is in use by another gateway ({holder}); one gateway per stream_prefix"
+    )]
     Locked {
         /// The stream's name.
         stream: String,

