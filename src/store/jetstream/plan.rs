@@ -71,16 +71,20 @@ pub fn plan(
     }
     let mut out = Plan::default();
     for (&key, &record) in &puts {
-        let pieces: Vec<&[u8]> = if record.is_empty() {
-            vec![record]
-        } else {
-            record.chunks(max_chunk).collect()
-        };
-        let n = pieces.len() as u32;
         let mut headers = Vec::new();
         if let Some(s) = summaries.get(&key).filter(|s| !s.is_empty()) {
             headers.push((SUMMARY, base64::engine::general_purpose::STANDARD.encode(s)));
         }
+        // The first chunk shares its message with the summary.
+        let first = max_chunk
+            .saturating_sub(headers.iter().map(|(_, v)| v.len()).sum())
+            .max(1)
+            .min(record.len());
+        let (head, tail) = record.split_at(first);
+        let pieces: Vec<&[u8]> = std::iter::once(head)
+            .chain(tail.chunks(max_chunk))
+            .collect();
+        let n = pieces.len() as u32;
         if n > 1 {
             headers.push((CHUNKS, n.to_string()));
         }
@@ -204,5 +208,24 @@ mod tests {
         );
         assert!(p.messages.iter().all(|m| m.headers[0].0 == DELETED));
         assert_eq!(p.chunks, vec![(5, None)]);
+    }
+
+    #[test]
+    fn a_summary_shortens_the_first_chunk() {
+        // "AAAA" is the base64 of 00 00 00 (RFC 4648 section 4): four bytes
+        // of header leave 6 of 10 for the first chunk.
+        let s = Subjects::new("P");
+        let put = Batch {
+            puts: vec![(1, b"abcdefghijklmn".to_vec())],
+            summaries: vec![(1, vec![0, 0, 0])],
+            ..Batch::default()
+        };
+        let p = plan(&put, &s, &HashMap::new(), 10);
+        let payloads: Vec<&[u8]> = p.messages.iter().map(|m| &m.payload[..]).collect();
+        assert_eq!(payloads, [&b"abcdef"[..], b"ghijklmn"]);
+        assert_eq!(
+            p.messages[0].headers,
+            vec![(SUMMARY, "AAAA".to_string()), (CHUNKS, "2".to_string())]
+        );
     }
 }

@@ -1,56 +1,91 @@
 //! Reading the stream: the last message of every subject under a filter
-//! through an ordered consumer (headers only for the index), and one
+//! through an ephemeral consumer (headers only for the index), and one
 //! record through STREAM.MSG.GET, which the stream leader answers.
 
 use super::subjects::{CHUNKS, DELETED, SUMMARY, Subjects};
 use async_nats::HeaderMap;
-use async_nats::jetstream::consumer::DeliverPolicy;
-use async_nats::jetstream::consumer::pull::OrderedConfig;
+use async_nats::jetstream::consumer::{AckPolicy, Consumer, DeliverPolicy, pull};
 use async_nats::jetstream::stream::Stream;
 use base64::Engine;
 use futures_util::StreamExt;
 use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+/// Messages asked for by one fetch.
+const FETCH: u64 = 1000;
+/// How long reading one filter may take before it fails (a server that
+/// stops answering ends the read instead of hanging it).
+const READ_LIMIT: Duration = Duration::from_secs(600);
 
 /// One message as read: subject, headers, payload.
 pub type Read = (String, Option<HeaderMap>, bytes::Bytes);
 
 /// The last message of every subject matching `filter`, in stream order;
 /// bodies left out when `headers_only`.
+///
+/// An ephemeral pull consumer delivering the last message per subject,
+/// fetched until the server counts nothing pending for it. The count is
+/// asked afresh each round rather than taken from the last message's
+/// metadata: a deletion marker that expires (`Nats-TTL`) after the consumer
+/// was created is never delivered, and a count taken before would wait for
+/// it.
 pub async fn last_per_subject(
     stream: &Stream,
     filter: String,
     headers_only: bool,
 ) -> Result<Vec<Read>, String> {
-    let config = OrderedConfig {
+    let config = pull::Config {
         filter_subject: filter.clone(),
         deliver_policy: DeliverPolicy::LastPerSubject,
+        ack_policy: AckPolicy::None,
         headers_only,
-        ..OrderedConfig::default()
+        memory_storage: true,
+        inactive_threshold: Duration::from_secs(60),
+        ..pull::Config::default()
     };
-    let consumer = stream
+    let mut consumer = stream
         .create_consumer(config)
         .await
         .map_err(|e| format!("consumer on {filter}: {e}"))?;
+    let result = fetch_all(&mut consumer, &filter).await;
+    let name = consumer.cached_info().name.clone();
+    // Removed at once; the inactivity threshold removes it otherwise.
+    let _ = stream.delete_consumer(&name).await;
+    result
+}
+
+async fn fetch_all(
+    consumer: &mut Consumer<pull::Config>,
+    filter: &str,
+) -> Result<Vec<Read>, String> {
     let mut out = Vec::new();
-    if consumer.cached_info().num_pending == 0 {
-        return Ok(out);
-    }
-    let mut messages = consumer
-        .messages()
-        .await
-        .map_err(|e| format!("consumer on {filter}: {e}"))?;
-    while let Some(m) = messages.next().await {
-        let m = m.map_err(|e| format!("reading {filter}: {e}"))?;
-        let pending = m
+    let started = Instant::now();
+    loop {
+        let pending = consumer
             .info()
+            .await
             .map_err(|e| format!("reading {filter}: {e}"))?
-            .pending;
-        out.push((m.subject.to_string(), m.headers.clone(), m.payload.clone()));
+            .num_pending;
         if pending == 0 {
-            break;
+            return Ok(out);
+        }
+        if started.elapsed() > READ_LIMIT {
+            return Err(format!(
+                "reading {filter}: {pending} messages still pending after {READ_LIMIT:?}"
+            ));
+        }
+        let mut batch = consumer
+            .fetch()
+            .max_messages(pending.min(FETCH) as usize)
+            .expires(Duration::from_secs(1))
+            .messages()
+            .await
+            .map_err(|e| format!("reading {filter}: {e}"))?;
+        while let Some(m) = batch.next().await {
+            let m = m.map_err(|e| format!("reading {filter}: {e}"))?;
+            out.push((m.subject.to_string(), m.headers.clone(), m.payload.clone()));
         }
     }
-    Ok(out)
 }
 
 /// True for a deletion marker.
