@@ -13,6 +13,7 @@
 
 use super::error::OpenError;
 use super::publish::{WRONG_LAST_SEQUENCE, publish_owner};
+use super::read::last_on;
 use super::subjects::Subjects;
 use async_nats::{Client, RequestErrorKind};
 use futures_util::StreamExt;
@@ -31,32 +32,6 @@ pub struct Owner {
     pub seq: u64,
     /// Answers liveness requests until aborted.
     pub responder: tokio::task::JoinHandle<()>,
-}
-
-/// The last message on `subject` of `stream`: (sequence, headers, payload),
-/// `None` when the subject is empty (STREAM.MSG.GET, "JetStream API Reference").
-pub async fn last_on(
-    client: &Client,
-    stream: &str,
-    subject: &str,
-) -> Result<Option<(u64, Option<async_nats::HeaderMap>, bytes::Bytes)>, String> {
-    let js = async_nats::jetstream::new(client.clone());
-    let stream = js
-        .get_stream_no_info(stream)
-        .await
-        .map_err(|e| e.to_string())?;
-    match stream.get_last_raw_message_by_subject(subject).await {
-        Ok(m) => Ok(Some((m.sequence, Some(m.headers), m.payload))),
-        Err(e)
-            if matches!(
-                e.kind(),
-                async_nats::jetstream::stream::LastRawMessageErrorKind::NoMessageFound
-            ) =>
-        {
-            Ok(None)
-        }
-        Err(e) => Err(e.to_string()),
-    }
 }
 
 fn random_id() -> String {

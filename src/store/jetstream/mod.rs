@@ -16,6 +16,7 @@ mod lock;
 mod plan;
 mod publish;
 mod read;
+mod stream;
 mod subjects;
 
 #[cfg(test)]
@@ -177,14 +178,14 @@ impl JetStreamStore {
                             ours.then_some(seq)
                         })
                     };
-                let last = lock::last_on(&c, &stream, &lock).await?;
+                let last = read::last_on(&c, &stream, &lock).await?;
                 if let Some(seq) = committed(last) {
                     return Ok(Ok(seq));
                 }
                 match publish::publish_owner(&c, lock.clone(), record, expected).await {
                     Ok(seq) => Ok(Err(seq)),
                     Err((code, e)) if code == publish::WRONG_LAST_SEQUENCE => {
-                        let last = lock::last_on(&c, &stream, &lock).await?;
+                        let last = read::last_on(&c, &stream, &lock).await?;
                         match committed(last) {
                             Some(seq) => Ok(Ok(seq)),
                             None => Err(format!("lost: {e}")),
@@ -329,8 +330,6 @@ impl JetStreamStore {
     }
 }
 
-mod stream;
-
 impl Store for JetStreamStore {
     fn apply(&self, batch: &Batch) -> Result<(), StoreError> {
         if batch.is_empty() {
@@ -410,7 +409,7 @@ impl Store for JetStreamStore {
             .bridge
             .run("read", async move {
                 let stream = s.stream();
-                let Some((_, h, first)) = lock::last_on(&c, &stream, &s.record(key)).await? else {
+                let Some((_, h, first)) = read::last_on(&c, &stream, &s.record(key)).await? else {
                     return Ok(None);
                 };
                 if read::is_deleted(h.as_ref()) {
@@ -419,7 +418,7 @@ impl Store for JetStreamStore {
                 let n = read::chunks(h.as_ref())?;
                 let mut record = first.to_vec();
                 for i in 1..n {
-                    match lock::last_on(&c, &stream, &s.part(key, i)).await? {
+                    match read::last_on(&c, &stream, &s.part(key, i)).await? {
                         Some((_, h, p)) if !read::is_deleted(h.as_ref()) => {
                             record.extend_from_slice(&p)
                         }
@@ -478,7 +477,11 @@ impl Store for JetStreamStore {
             } else {
                 StoreState::Failed
             },
-            reason: if message.is_empty() { 0 } else { 2102 },
+            reason: if message.is_empty() {
+                0
+            } else {
+                mqgate_codecs::mq::Mqrc::RESOURCE_PROBLEM.0
+            },
             message,
             reopens,
             last_failure,

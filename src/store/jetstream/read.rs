@@ -3,9 +3,9 @@
 //! record through STREAM.MSG.GET, which the stream leader answers.
 
 use super::subjects::{CHUNKS, DELETED, SUMMARY, Subjects};
-use async_nats::HeaderMap;
 use async_nats::jetstream::consumer::{AckPolicy, Consumer, DeliverPolicy, pull};
 use async_nats::jetstream::stream::Stream;
+use async_nats::{Client, HeaderMap};
 use base64::Engine;
 use futures_util::StreamExt;
 use std::collections::{BTreeMap, HashMap};
@@ -85,6 +85,32 @@ async fn fetch_all(
             let m = m.map_err(|e| format!("reading {filter}: {e}"))?;
             out.push((m.subject.to_string(), m.headers.clone(), m.payload.clone()));
         }
+    }
+}
+
+/// The last message on `subject` of `stream`: (sequence, headers, payload),
+/// `None` when the subject is empty (STREAM.MSG.GET, "JetStream API Reference").
+pub async fn last_on(
+    client: &Client,
+    stream: &str,
+    subject: &str,
+) -> Result<Option<(u64, Option<async_nats::HeaderMap>, bytes::Bytes)>, String> {
+    let js = async_nats::jetstream::new(client.clone());
+    let stream = js
+        .get_stream_no_info(stream)
+        .await
+        .map_err(|e| e.to_string())?;
+    match stream.get_last_raw_message_by_subject(subject).await {
+        Ok(m) => Ok(Some((m.sequence, Some(m.headers), m.payload))),
+        Err(e)
+            if matches!(
+                e.kind(),
+                async_nats::jetstream::stream::LastRawMessageErrorKind::NoMessageFound
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.to_string()),
     }
 }
 
