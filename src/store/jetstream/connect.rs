@@ -87,11 +87,30 @@ pub async fn connect(o: &NatsStorage, reconnects: Arc<AtomicU64>) -> Result<Clie
         ConnectErrorKind::Tls => OpenError::Tls {
             detail: e.to_string(),
         },
+        ConnectErrorKind::Io if tls_failure(&e) => OpenError::Tls {
+            detail: e.to_string(),
+        },
         _ => OpenError::Unreachable {
             servers,
             detail: e.to_string(),
         },
     })
+}
+
+/// True when an I/O error of a connection attempt is the TLS handshake's:
+/// rustls reports a refused certificate or a failed handshake as an I/O
+/// error of kind `InvalidData`.
+fn tls_failure(e: &async_nats::ConnectError) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::InvalidData
+        {
+            return true;
+        }
+        source = s.source();
+    }
+    false
 }
 
 /// (major, minor) of a server version such as `2.12.1` or `v2.15.1`.

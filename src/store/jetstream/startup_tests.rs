@@ -189,3 +189,141 @@ fn a_second_gateway_on_one_prefix_is_refused_until_the_first_closes() {
     let second = JetStreamStore::open(&o).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(second.load().expect("load"), vec![(7, b"seven".to_vec())]);
 }
+
+/// Runs openssl with `args` in `dir`.
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run openssl");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A CA named `name` (`<name>.pem`, `<name>.key`) in `dir`.
+fn ca(dir: &std::path::Path, name: &str) {
+    let (pem, key, subj) = (
+        format!("{name}.pem"),
+        format!("{name}.key"),
+        format!("/CN={name}"),
+    );
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &key,
+            "-out",
+            &pem,
+            "-days",
+            "1",
+            "-subj",
+            &subj,
+        ],
+    );
+}
+
+#[test]
+fn tls_with_the_servers_ca_opens_and_another_ca_is_refused() {
+    let Some(program) = binary() else { return };
+    if std::process::Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "openssl is missing, and CI is set"
+        );
+        println!("SKIP: openssl is missing");
+        return;
+    }
+    let certs = tempfile::tempdir().expect("temporary directory");
+    let d = certs.path();
+    ca(d, "ca");
+    ca(d, "other");
+    // The server's certificate for 127.0.0.1 (RFC 5280 subjectAltName
+    // iPAddress: rustls checks the address it connects to).
+    std::fs::write(d.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").expect("write");
+    openssl(
+        d,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+    );
+    openssl(
+        d,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "1",
+            "-extfile",
+            "san.ext",
+        ],
+    );
+    let body = format!(
+        "{}\ntls {{ cert_file: {:?}, key_file: {:?} }}",
+        jetstream("always"),
+        d.join("server.pem"),
+        d.join("server.key")
+    );
+    let server = Server::with(&program, &body);
+    let url = server.url.replace("nats://", "tls://");
+    let mut o = options(&url, &server.monitor, "T");
+    o.tls = Some(crate::store::nats_config::NatsTls {
+        ca: Some(d.join("ca.pem")),
+        cert: None,
+        key: None,
+    });
+    let store = JetStreamStore::open(&o).unwrap_or_else(|e| panic!("{e}"));
+    store
+        .apply(&Batch {
+            puts: vec![(1, b"over TLS".to_vec())],
+            ..Batch::default()
+        })
+        .expect("apply over TLS");
+    drop(store);
+    o.tls = Some(crate::store::nats_config::NatsTls {
+        ca: Some(d.join("other.pem")),
+        cert: None,
+        key: None,
+    });
+    let e = refused(&o);
+    assert!(matches!(e, OpenError::Tls { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .starts_with("storage: TLS to the NATS server failed: "),
+        "{e}"
+    );
+}
