@@ -184,15 +184,18 @@ fn sync_of(url: &str) -> Result<(bool, u64), String> {
     Ok((always, interval))
 }
 
-/// Checks every server of `monitor_urls` for `sync_interval: always`
+/// Checks the servers of `monitor_urls` for `sync_interval: always`
 /// (nats-server monitoring, `/varz` `jetstream.config.sync_always`). A
 /// server that syncs on an interval acknowledges writes before they reach
 /// its disk, so a power failure can lose them (docs/cluster.md "Sync
-/// policy"): with `require_sync_always` that, or a policy that cannot be
-/// read, refuses the start; without it, it is logged as an error and the
+/// policy"). With `require_sync_always` such a server, no `monitor_urls`,
+/// or none of them readable refuses the start; a server that cannot be read
+/// while others can (a cluster node that is down) is logged as a warning.
+/// Without `require_sync_always` every problem is logged as an error and the
 /// store opens. Blocking (HTTP).
 pub fn check_sync(o: &NatsStorage) -> Result<(), OpenError> {
     let mut problems = Vec::new();
+    let mut unreadable = Vec::new();
     if o.monitor_urls.is_empty() {
         problems.push(
             "the servers' sync policy cannot be seen: no monitor_urls (the servers' HTTP monitoring endpoints)".to_string(),
@@ -205,8 +208,14 @@ pub fn check_sync(o: &NatsStorage) -> Result<(), OpenError> {
                 "{url}: the server syncs to disk every {} ms, not always: an acknowledged batch can be lost on a power failure (set jetstream {{ sync_interval: always }})",
                 ns / 1_000_000
             )),
-            Err(e) => problems.push(format!("cannot read the sync policy: {e}")),
+            Err(e) => unreadable.push(format!("cannot read the sync policy: {e}")),
         }
+    }
+    if !o.monitor_urls.is_empty() && unreadable.len() == o.monitor_urls.len() {
+        problems.append(&mut unreadable);
+    }
+    for u in &unreadable {
+        tracing::warn!("storage: {u}; the other servers sync always");
     }
     if problems.is_empty() {
         return Ok(());

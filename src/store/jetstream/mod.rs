@@ -508,6 +508,8 @@ impl Drop for JetStreamStore {
 #[cfg(test)]
 mod batch_tests;
 #[cfg(test)]
+mod cluster_tests;
+#[cfg(test)]
 mod conformance_tests;
 #[cfg(test)]
 mod restart_tests;

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 /// Messages asked for by one fetch.
 const FETCH: u64 = 1000;
+/// How long creating the consumer is retried.
+const CREATE_LIMIT: Duration = Duration::from_secs(30);
 /// How long reading one filter may take before it fails (a server that
 /// stops answering ends the read instead of hanging it).
 const READ_LIMIT: Duration = Duration::from_secs(600);
@@ -40,13 +42,23 @@ pub async fn last_per_subject(
         ack_policy: AckPolicy::None,
         headers_only,
         memory_storage: true,
+        num_replicas: 1,
         inactive_threshold: Duration::from_secs(60),
         ..pull::Config::default()
     };
-    let mut consumer = stream
-        .create_consumer(config)
-        .await
-        .map_err(|e| format!("consumer on {filter}: {e}"))?;
+    // A cluster that lost a node answers consumer requests again once it
+    // has elected new leaders: retried meanwhile.
+    let started = Instant::now();
+    let mut consumer = loop {
+        match stream.create_consumer(config.clone()).await {
+            Ok(c) => break c,
+            Err(e) if started.elapsed() < CREATE_LIMIT => {
+                tracing::warn!(error = %e, filter = %filter, "storage: creating a consumer failed; retrying");
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Err(e) => return Err(format!("consumer on {filter}: {e}")),
+        }
+    };
     let result = fetch_all(&mut consumer, &filter).await;
     let name = consumer.cached_info().name.clone();
     // Removed at once; the inactivity threshold removes it otherwise.

@@ -90,6 +90,15 @@ impl Server {
     /// addresses, `{store}` in it replaced by a directory of the server's
     /// own.
     pub fn with(program: &Path, body: &str) -> Server {
+        let mut s = Server::prepare(program, body);
+        s.run();
+        s
+    }
+
+    /// [`Server::with`] without starting it: [`Server::spawn`] and
+    /// [`Server::wait_healthy`] do (a cluster's nodes are healthy only when
+    /// all run).
+    pub fn prepare(program: &Path, body: &str) -> Server {
         let dir = tempfile::tempdir().expect("temporary directory");
         let (port, mport) = (free_port(), free_port());
         let config = dir.path().join("nats.conf");
@@ -99,21 +108,25 @@ impl Server {
             body.replace("{store}", &store)
         );
         std::fs::write(&config, text).expect("write nats.conf");
-        let mut s = Server {
+        Server {
             child: None,
             program: program.to_path_buf(),
             config,
             url: format!("nats://127.0.0.1:{port}"),
             monitor: format!("http://127.0.0.1:{mport}"),
             _dir: dir,
-        };
-        s.run();
-        s
+        }
     }
 
     /// Starts the process (again, on the same ports and store) and waits
     /// until JetStream is ready (`/healthz`).
     pub fn run(&mut self) {
+        self.spawn();
+        self.wait_healthy();
+    }
+
+    /// Starts the process without waiting.
+    pub fn spawn(&mut self) {
         let child = Command::new(&self.program)
             .arg("-c")
             .arg(&self.config)
@@ -122,6 +135,10 @@ impl Server {
             .spawn()
             .expect("start nats-server");
         self.child = Some(child);
+    }
+
+    /// Waits until the server says it is healthy (`/healthz`).
+    pub fn wait_healthy(&self) {
         let t = Instant::now();
         let health = format!("{}/healthz", self.monitor);
         while ureq::get(&health).call().is_err() {
