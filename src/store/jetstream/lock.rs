@@ -26,6 +26,8 @@ const ASKS: usize = 3;
 
 /// The owner record and liveness subject of this gateway.
 pub struct Owner {
+    /// The random id naming the liveness subject (16 hex digits).
+    pub id: String,
     /// The record's payload (JSON: liveness subject, host, process id, start).
     pub record: bytes::Bytes,
     /// The sequence of the owner record now.
@@ -118,6 +120,7 @@ pub async fn acquire(client: &Client, subjects: &Subjects) -> Result<Owner, Open
     });
     match publish_owner(client, subjects.lock(), record.clone(), expected).await {
         Ok(seq) => Ok(Owner {
+            id,
             record,
             seq,
             responder,

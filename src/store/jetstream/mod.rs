@@ -4,10 +4,10 @@
 //! later), so that it is stored whole or not at all.
 //!
 //! The trait is synchronous and called from several threads: the async
-//! client runs on a runtime of its own ([`bridge::Bridge`]) and every call
-//! blocks on its reply. Batches are applied one at a time (they also carry
-//! the owner record's expected sequence, [`lock`]); reads wait while one is
-//! being applied, so that they never see a batch in part.
+//! client runs on a runtime of its own (src/store/jetstream/bridge.rs) and
+//! every call blocks on its reply. Batches are applied one at a time (each
+//! ends with the owner record, src/store/jetstream/lock.rs); reads wait
+//! while one is being applied, so that they never see a batch in part.
 
 mod bridge;
 mod connect;
@@ -60,7 +60,8 @@ pub struct JetStreamStore {
     stream: Stream,
     subjects: Arc<Subjects>,
     owner_record: bytes::Bytes,
-    owner_id: String,
+    /// This instance's part of its batch identifiers (its liveness id).
+    owner_tag: String,
     responder: Mutex<Option<tokio::task::JoinHandle<()>>>,
     max_chunk: usize,
     writer: RwLock<Writer>,
@@ -125,14 +126,14 @@ impl JetStreamStore {
             detail: e,
         })?;
         let max_payload = client.server_info().max_payload;
-        let owner_id = String::from_utf8_lossy(&owner.record).into_owned();
+        let owner_tag = owner.id.clone();
         Ok(JetStreamStore {
             bridge,
             client,
             stream,
             subjects,
             owner_record: owner.record,
-            owner_id,
+            owner_tag,
             responder: Mutex::new(Some(owner.responder)),
             max_chunk: max_payload.saturating_sub(HEADER_ROOM).max(1024),
             writer: RwLock::new(Writer {
@@ -222,8 +223,17 @@ impl JetStreamStore {
             });
         }
         if let Some((id, expected)) = w.unresolved.clone() {
-            self.resolve(w, &id, expected)?;
+            let stored = self.resolve(w, &id, expected)?;
             w.unresolved = None;
+            if stored {
+                // Its chunk counts were not taken when its apply failed.
+                let (stream, s) = (self.stream.clone(), Arc::clone(&self.subjects));
+                let index = self
+                    .bridge
+                    .run(op, async move { read::index(&stream, &s).await })?
+                    .map_err(|(key, e)| Self::corrupt(op, key, e))?;
+                w.multi = index.1;
+            }
         }
         Ok(())
     }
@@ -242,7 +252,7 @@ impl JetStreamStore {
             });
         }
         w.applied += 1;
-        let id = format!("{}-{}", self.owner_tag(), w.applied);
+        let id = format!("{}-{}", self.owner_tag, w.applied);
         let (c, id2, lock, record, expected) = (
             self.client.clone(),
             id.clone(),
@@ -289,17 +299,6 @@ impl JetStreamStore {
             };
         }
         Ok(())
-    }
-
-    /// A short tag of this instance for batch identifiers (at most 64
-    /// characters with the counter).
-    fn owner_tag(&self) -> String {
-        let v: serde_json::Value = serde_json::from_str(&self.owner_id).unwrap_or_default();
-        v.get("owner")
-            .and_then(|o| o.as_str())
-            .and_then(|o| o.rsplit('.').next())
-            .unwrap_or("mqgate")
-            .to_string()
     }
 
     fn reading(&self) -> Result<std::sync::RwLockReadGuard<'_, Writer>, StoreError> {
@@ -511,6 +510,8 @@ mod batch_tests;
 mod cluster_tests;
 #[cfg(test)]
 mod conformance_tests;
+#[cfg(test)]
+mod resolve_tests;
 #[cfg(test)]
 mod restart_tests;
 #[cfg(test)]
