@@ -468,7 +468,7 @@ impl Store for JetStreamStore {
         let message = match (lost, self.client.connection_state()) {
             (Some(why), _) => why,
             (None, async_nats::connection::State::Connected) => String::new(),
-            (None, state) => format!("NATS connection {state}"),
+            (None, _) => "disconnected from NATS; reconnecting".to_string(),
         };
         StoreHealth {
             state: if message.is_empty() {

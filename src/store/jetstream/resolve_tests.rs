@@ -28,12 +28,18 @@ fn a_stored_batch_is_found_and_an_unstored_one_can_never_land() {
     {
         // As if batch 1's acknowledgement had been lost: it is found.
         let mut w = store.writer.write().expect("writer");
-        assert!(store.resolve(&mut w, &id, before).expect("resolve"), "stored");
+        assert!(
+            store.resolve(&mut w, &id, before).expect("resolve"),
+            "stored"
+        );
         assert_eq!(w.lock_seq, after);
         // A batch whose commit never arrived: fenced off.
         let stale = w.lock_seq;
         let lost = format!("{}-99", store.owner_tag);
-        assert!(!store.resolve(&mut w, &lost, stale).expect("resolve"), "not stored");
+        assert!(
+            !store.resolve(&mut w, &lost, stale).expect("resolve"),
+            "not stored"
+        );
         assert!(w.lock_seq > stale);
         // Its commit arriving now fails on the owner record's sequence
         // (JetStream err_code 10071, wrong last sequence), stores nothing.

@@ -57,6 +57,21 @@ fn a_server_restart_loses_no_acknowledged_batch() {
     };
     wait_for(&results, 20, "before the restart");
     server.kill();
+    // While the client is disconnected the store says so (docs/cluster.md
+    // "Reconnecting"): failed, 2102 MQRC_RESOURCE_PROBLEM.
+    let t = Instant::now();
+    loop {
+        let h = store.health();
+        if h.state == StoreState::Failed {
+            assert_eq!(
+                (h.reason, h.message.as_str()),
+                (2102, "disconnected from NATS; reconnecting")
+            );
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "{h:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let during = results.lock().expect("results").len();
     std::thread::sleep(Duration::from_millis(500));
     server.run();
