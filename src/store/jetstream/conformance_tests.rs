@@ -92,6 +92,15 @@ fn addresses_file(pid: u32) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("mqgate-jetstream-kill9-{pid}.addr"))
 }
 
+/// A file removed when dropped, also when the test fails.
+struct RemovedOnDrop(std::path::PathBuf);
+
+impl Drop for RemovedOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 #[test]
 fn kill_9_leaves_every_batch_whole_or_absent() {
     let this = concat!(
@@ -110,11 +119,11 @@ fn kill_9_leaves_every_batch_whole_or_absent() {
     }
     let Some(program) = binary() else { return };
     let server = Server::start(&program);
-    let file = addresses_file(std::process::id());
-    std::fs::write(&file, format!("{}\n{}", server.url, server.monitor)).expect("write addresses");
+    let file = RemovedOnDrop(addresses_file(std::process::id()));
+    std::fs::write(&file.0, format!("{}\n{}", server.url, server.monitor))
+        .expect("write addresses");
     crash::kill_9_leaves_every_batch_whole_or_absent(
         opener(server.url.clone(), server.monitor.clone()),
         this,
     );
-    let _ = std::fs::remove_file(file);
 }
