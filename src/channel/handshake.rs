@@ -168,6 +168,7 @@ mod tests {
                 max_msg_length: 8192,
                 heartbeat_ms: 1000,
             },
+            sslpeer: None,
         }
     }
 

@@ -18,7 +18,7 @@ pub(super) fn load(
     config: &Config,
 ) -> Result<Option<(Authentication, Arc<Authorities>)>, StartError> {
     let s = &config.security;
-    if !s.has_tokens() {
+    if !s.has_credentials() {
         let addr = config.http.listen;
         if addr.ip().is_loopback() {
             tracing::info!(

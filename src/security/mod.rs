@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod profile;
+pub mod tls;
 pub mod tokens;
 
 pub use config::{ObjectType, SecurityConfig};

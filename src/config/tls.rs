@@ -1,0 +1,81 @@
+//! Where the configuration sets TLS (docs/security.md "TLS"): every `tls:`
+//! setting with its path and side, and the checks across sections (an
+//! SSLPEER filter needs TLS that carries the peer's certificate).
+
+use super::{ChannelDef, Config};
+use crate::security::tls::{ClientAuth, Side, TlsConfig};
+
+impl Config {
+    /// Every `tls:` setting: (setting path, setting, side).
+    pub fn tls_settings(&self) -> Vec<(String, &TlsConfig, Side)> {
+        let mut out = Vec::new();
+        if let Some(t) = &self.http.tls {
+            out.push(("http.tls".to_string(), t, Side::Listener));
+        }
+        if let Some(t) = &self.listener.tls {
+            out.push(("listener.tls".to_string(), t, Side::Listener));
+        }
+        for (i, c) in self.channels.iter().enumerate() {
+            if let ChannelDef::Sender(s) = c
+                && let Some(t) = &s.tls
+            {
+                out.push((format!("channels[{i}].tls"), t, Side::Outbound));
+            }
+        }
+        out
+    }
+
+    /// The problems of the TLS settings that need no file: each setting's
+    /// own ([`TlsConfig::problems`]), SSLPEER filters without the TLS that
+    /// carries the peer's certificate, and client certificate mappings
+    /// without an HTTP listener that asks for certificates.
+    pub(super) fn tls_problems(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (path, t, side) in self.tls_settings() {
+            for (key, message) in t.problems(side) {
+                out.push((format!("{path}.{key}"), message));
+            }
+        }
+        let asks = |t: &Option<TlsConfig>| {
+            t.as_ref()
+                .is_some_and(|t| t.client_auth != ClientAuth::None)
+        };
+        for (i, c) in self.channels.iter().enumerate() {
+            match c {
+                ChannelDef::Receiver(r) if r.sslpeer.is_some() && !asks(&self.listener.tls) => {
+                    out.push((
+                        format!("channels[{i}].sslpeer"),
+                        "needs listener.tls with client_auth optional or required: without it no sender presents a certificate".into(),
+                    ));
+                }
+                ChannelDef::Sender(s) if s.sslpeer.is_some() && s.tls.is_none() => {
+                    out.push((
+                        format!("channels[{i}].sslpeer"),
+                        "needs tls: without it the receiver presents no certificate".into(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if !self.security.certificates.is_empty() && !asks(&self.http.tls) {
+            out.push((
+                "security.certificates".into(),
+                "needs http.tls with client_auth optional or required: without it no client presents a certificate".into(),
+            ));
+        }
+        out
+    }
+
+    /// The problems of the files the TLS settings name (read, parsed as
+    /// PEM, key against certificate): (setting path, message), for
+    /// `mqgate check-config` to place in the file.
+    pub fn tls_file_problems(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (path, t, _) in self.tls_settings() {
+            for (key, message) in t.file_problems() {
+                out.push((format!("{path}.{key}"), message));
+            }
+        }
+        out
+    }
+}
