@@ -122,6 +122,11 @@ pub enum StartError {
     /// without `security.insecure` (docs/security.md).
     #[error("{0}")]
     Security(String),
+    /// A `tls:` setting cannot be used: a PEM file that cannot be read or
+    /// parsed, or a key that is not its certificate's; names the setting
+    /// and the file (docs/security.md "TLS").
+    #[error("{0}")]
+    Tls(String),
 }
 
 impl StartError {
@@ -136,6 +141,7 @@ impl StartError {
                 | StartError::MqttPasswords(_)
                 | StartError::FaultTolerance(_)
                 | StartError::Security(_)
+                | StartError::Tls(_)
         )
     }
 }
@@ -160,6 +166,9 @@ pub struct Handle {
     channel_addr: SocketAddr,
     mqtt_addr: SocketAddr,
     svrconn_addr: Option<SocketAddr>,
+    /// Every TLS listener and outbound connection, for
+    /// [`Handle::reload_tls`].
+    tls: crate::security::tls::TlsEndpoints,
     /// `None` once stopped.
     running: Option<Running>,
 }
@@ -248,6 +257,9 @@ impl Gateway {
             }));
         }
         let security = security::load(&config)?;
+        let tls = crate::security::tls::TlsEndpoints::default();
+        let tls_servers = tls_listeners(&config, &tls)?;
+        let sender_tls = sender_tls(&config, &tls)?;
         let tedg = crate::tedg::load_from_config(&mut config).map_err(StartError::Tuxedo)?;
         let messageq = crate::sbs::load_from_config(&mut config).map_err(StartError::MessageQ)?;
         if let Some(f) = &config.fault_tolerance {
@@ -353,10 +365,11 @@ impl Gateway {
             &config,
             &mqi,
             &board,
-            channel_listener,
+            (channel_listener, tls_servers.channel.clone()),
             &stop_rx,
             &sender_roles,
             &readiness,
+            &sender_tls,
         )
         .await;
         let routing = match &config.rv.routing {
@@ -374,6 +387,7 @@ impl Gateway {
             &ft_service,
             sbs_server,
             qspace_role.clone(),
+            &sender_tls,
             stop_rx.clone(),
         );
         tracing::info!(
@@ -423,7 +437,13 @@ impl Gateway {
             TaskGroup::Requests,
             Arc::clone(&readiness).watch(
                 Listener::Http,
-                http::serve(listener, app, timeouts, stop_http.clone()),
+                http::serve(
+                    listener,
+                    app,
+                    timeouts,
+                    tls_servers.http.clone(),
+                    stop_http.clone(),
+                ),
             ),
         );
         let stop_mqtt = CancellationToken::new();
@@ -467,6 +487,7 @@ impl Gateway {
             channel_addr,
             mqtt_addr,
             svrconn_addr,
+            tls,
             running: Some(Running {
                 qm,
                 store,
@@ -530,6 +551,31 @@ fn bound_listeners(
     out
 }
 
+/// The TLS of the listeners whose `tls:` is set.
+struct TlsListeners {
+    http: Option<Arc<crate::security::tls::TlsServer>>,
+    channel: Option<Arc<crate::security::tls::TlsServer>>,
+}
+
+/// Reads the certificates of `http.tls` and `listener.tls`, registered in
+/// `endpoints`. Errors: [`StartError::Tls`] naming the setting and file.
+fn tls_listeners(
+    config: &Config,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<TlsListeners, StartError> {
+    use crate::security::tls::TlsServer;
+    let make = |setting: &str, t: &Option<crate::security::tls::TlsConfig>, alpn: &[&[u8]]| {
+        t.as_ref()
+            .map(|t| TlsServer::new(setting, t, alpn, endpoints))
+            .transpose()
+            .map_err(|e| StartError::Tls(format!("{setting}: {e}")))
+    };
+    Ok(TlsListeners {
+        http: make("http.tls", &config.http.tls, &[b"http/1.1"])?,
+        channel: make("listener.tls", &config.listener.tls, &[])?,
+    })
+}
+
 /// Binds `addr`; returns the listener and the address it got (the port
 /// chosen for port 0).
 async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr, io::Error)> {
@@ -545,14 +591,16 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 /// returns the listener's task.
 /// The receiver channels' stored sequence numbers are on `board` when this
 /// returns (before the HTTP API serves `GET /v1/status`).
+#[allow(clippy::too_many_arguments)]
 async fn start_channels(
     config: &Config,
     mqi: &Mqi,
     board: &Arc<StatusBoard>,
-    listener: TcpListener,
+    (listener, listener_tls): (TcpListener, Option<Arc<crate::security::tls::TlsServer>>),
     stop: &watch::Receiver<bool>,
     roles: &[String],
     readiness: &Arc<Readiness>,
+    sender_tls: &SenderTls,
 ) -> JoinHandle<Option<()>> {
     let tasks = mqi.tasks();
     let receivers: Vec<_> = config
@@ -564,7 +612,9 @@ async fn start_channels(
         })
         .collect();
     let receivers = Arc::new(
-        Receivers::new(mqi.clone(), Arc::clone(board), &receivers).with_exits(&config.exits),
+        Receivers::new(mqi.clone(), Arc::clone(board), &receivers)
+            .with_exits(&config.exits)
+            .with_tls(listener_tls),
     );
     receivers.show_stored_seqs().await;
     let listener_task = tasks.spawn(
@@ -576,7 +626,8 @@ async fn start_channels(
             && !roles.contains(&def.name)
         {
             let channel = SenderChannel::new(mqi.clone(), Arc::clone(board), def.clone())
-                .with_exits(&config.exits);
+                .with_exits(&config.exits)
+                .with_tls(sender_tls.get(&def.name).cloned());
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
         }
         if let ChannelDef::MqClient(def) = c {
@@ -590,6 +641,31 @@ async fn start_channels(
         }
     }
     listener_task
+}
+
+/// The TLS clients of sender channels, by channel name.
+pub(crate) type SenderTls =
+    std::collections::HashMap<String, Arc<crate::security::tls::TlsClient>>;
+
+/// The TLS client of every sender channel with `tls:` (those of fault
+/// tolerance roles too), registered in `endpoints`. Errors:
+/// [`StartError::Tls`] naming the channel and the file.
+fn sender_tls(
+    config: &Config,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<SenderTls, StartError> {
+    let mut out = SenderTls::new();
+    for c in &config.channels {
+        if let ChannelDef::Sender(def) = c
+            && let Some(t) = &def.tls
+        {
+            let setting = format!("channel {} tls", def.name);
+            let client = crate::security::tls::TlsClient::new(&setting, t, endpoints)
+                .map_err(|e| StartError::Tls(format!("{setting}: {e}")))?;
+            out.insert(def.name.clone(), client);
+        }
+    }
+    Ok(out)
 }
 
 /// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,
@@ -709,6 +785,15 @@ impl Handle {
     /// whether the roles run. `None` after [`Handle::stop`].
     pub fn fault_tolerance(&self) -> Option<ft::FtRoles> {
         self.running.as_ref().and_then(|r| r.ft.clone())
+    }
+
+    /// Re-reads the PEM files of every TLS listener and outbound connection
+    /// (what SIGHUP does in `mqgate run`, [`crate::security::tls::reload_certificates`]):
+    /// new connections get the new certificates, open ones keep theirs; a
+    /// setting whose files cannot be used keeps its old ones and is
+    /// returned with its error (also logged).
+    pub fn reload_tls(&self) -> Vec<(String, crate::security::tls::TlsError)> {
+        crate::security::tls::reload_certificates(&self.tls)
     }
 
     /// A count of the gateway's running tasks, valid after [`Handle::stop`].

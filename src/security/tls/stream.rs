@@ -16,21 +16,25 @@ pub enum Stream {
     Server(Box<tokio_rustls::server::TlsStream<TcpStream>>),
     /// TLS started by an outbound connection.
     Client(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+    /// No connection any more (a stream taken out to start TLS on it):
+    /// reads see the end, writes fail.
+    Closed,
 }
 
 impl Stream {
-    /// The TCP connection underneath.
-    pub fn tcp(&self) -> &TcpStream {
+    /// The TCP connection underneath; `None` once closed.
+    pub fn tcp(&self) -> Option<&TcpStream> {
         match self {
-            Stream::Plain(s) => s,
-            Stream::Server(s) => s.get_ref().0,
-            Stream::Client(s) => s.get_ref().0,
+            Stream::Plain(s) => Some(s),
+            Stream::Server(s) => Some(s.get_ref().0),
+            Stream::Client(s) => Some(s.get_ref().0),
+            Stream::Closed => None,
         }
     }
 
     /// Whether the connection is TLS.
     pub fn is_tls(&self) -> bool {
-        !matches!(self, Stream::Plain(_))
+        matches!(self, Stream::Server(_) | Stream::Client(_))
     }
 }
 
@@ -44,6 +48,7 @@ impl AsyncRead for Stream {
             Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
             Stream::Server(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
             Stream::Client(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+            Stream::Closed => Poll::Ready(Ok(())),
         }
     }
 }
@@ -58,6 +63,7 @@ impl AsyncWrite for Stream {
             Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Server(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
             Stream::Client(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+            Stream::Closed => Poll::Ready(Err(closed())),
         }
     }
 
@@ -66,6 +72,7 @@ impl AsyncWrite for Stream {
             Stream::Plain(s) => Pin::new(s).poll_flush(cx),
             Stream::Server(s) => Pin::new(s.as_mut()).poll_flush(cx),
             Stream::Client(s) => Pin::new(s.as_mut()).poll_flush(cx),
+            Stream::Closed => Poll::Ready(Err(closed())),
         }
     }
 
@@ -74,6 +81,7 @@ impl AsyncWrite for Stream {
             Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
             Stream::Server(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
             Stream::Client(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+            Stream::Closed => Poll::Ready(Ok(())),
         }
     }
 
@@ -86,6 +94,7 @@ impl AsyncWrite for Stream {
             Stream::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
             Stream::Server(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
             Stream::Client(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
+            Stream::Closed => Poll::Ready(Err(closed())),
         }
     }
 
@@ -94,6 +103,11 @@ impl AsyncWrite for Stream {
             Stream::Plain(s) => s.is_write_vectored(),
             Stream::Server(s) => s.is_write_vectored(),
             Stream::Client(s) => s.is_write_vectored(),
+            Stream::Closed => false,
         }
     }
+}
+
+fn closed() -> io::Error {
+    io::Error::new(io::ErrorKind::NotConnected, "the connection is closed")
 }
