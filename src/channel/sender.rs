@@ -6,6 +6,7 @@
 use super::frame::FLAG_FAST;
 use super::{Frame, FrameCodec, FrameError, Hello, HelloAck};
 use crate::config::ChannelLimits;
+use crate::security::tls::{SslPeer, Stream, TlsClient};
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
@@ -13,7 +14,6 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
-use crate::security::tls::{SslPeer, Stream, TlsClient};
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
 

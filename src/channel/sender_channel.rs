@@ -195,7 +195,8 @@ impl SenderChannel {
                 client,
                 sslpeer: self.def.sslpeer.as_ref(),
             });
-            let connected = SenderConn::connect_secure(self.def.connect, &self.offer(), secure).await;
+            let connected =
+                SenderConn::connect_secure(self.def.connect, &self.offer(), secure).await;
             let failure = match connected {
                 Ok(mut conn) => {
                     backoff = first;

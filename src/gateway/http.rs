@@ -27,6 +27,7 @@
 
 use crate::http::ApiError;
 use crate::log_limit::Repeats;
+use crate::security::tls::{PeerIdentity, Stream, TlsServer};
 use crate::tasks::{Membership, TaskGroup, Tasks};
 use axum::Router;
 use axum::extract::Request;
@@ -44,7 +45,6 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
-use crate::security::tls::{PeerIdentity, Stream, TlsServer};
 
 /// The connection timeouts of `http` (docs/config.md).
 #[derive(Clone, Copy, Debug)]

@@ -644,8 +644,7 @@ async fn start_channels(
 }
 
 /// The TLS clients of sender channels, by channel name.
-pub(crate) type SenderTls =
-    std::collections::HashMap<String, Arc<crate::security::tls::TlsClient>>;
+pub(crate) type SenderTls = std::collections::HashMap<String, Arc<crate::security::tls::TlsClient>>;
 
 /// The TLS client of every sender channel with `tls:` (those of fault
 /// tolerance roles too), registered in `endpoints`. Errors:

@@ -19,8 +19,8 @@
 
 use super::{AppState, error_body};
 use crate::mqi::QmError;
-use crate::security::tokens::Tokens;
 use crate::security::tls::SslPeer;
+use crate::security::tokens::Tokens;
 use crate::security::{Authority, ObjectType, Principal};
 use axum::Json;
 use axum::Router;

@@ -369,8 +369,10 @@ impl TlsClient {
         addr: SocketAddr,
     ) -> std::io::Result<(Stream, PeerIdentity)> {
         let name = self.config.server_name.as_deref().unwrap_or(host);
-        let server_name = rustls::pki_types::ServerName::try_from(name.to_string())
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{name:?}: {e}")))?;
+        let server_name =
+            rustls::pki_types::ServerName::try_from(name.to_string()).map_err(|e| {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{name:?}: {e}"))
+            })?;
         let connector = tokio_rustls::TlsConnector::from(self.current());
         let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, connector.connect(server_name, tcp))
             .await

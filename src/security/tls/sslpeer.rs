@@ -215,7 +215,10 @@ mod tests {
         let e = SslPeer::parse("CN=gw2,XX=1").unwrap_err();
         assert!(e.contains("unknown attribute type \"XX\""), "{e}");
         let e = SslPeer::parse("CN=g*w").unwrap_err();
-        assert!(e.contains("an asterisk may only begin or end a value"), "{e}");
+        assert!(
+            e.contains("an asterisk may only begin or end a value"),
+            "{e}"
+        );
         let e = SslPeer::parse("CN=a,CN=b").unwrap_err();
         assert!(e.contains("CN is given twice"), "{e}");
         assert!(SslPeer::parse("OU=a,OU=b").is_ok());
