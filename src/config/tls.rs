@@ -15,6 +15,12 @@ impl Config {
         if let Some(t) = &self.listener.tls {
             out.push(("listener.tls".to_string(), t, Side::Listener));
         }
+        if let Some(t) = &self.mqtt.tls {
+            out.push(("mqtt.tls".to_string(), t, Side::Listener));
+        }
+        if let Some(t) = self.svrconn.as_ref().and_then(|s| s.tls.as_ref()) {
+            out.push(("svrconn.tls".to_string(), t, Side::Listener));
+        }
         for (i, c) in self.channels.iter().enumerate() {
             if let ChannelDef::Sender(s) = c
                 && let Some(t) = &s.tls
@@ -55,6 +61,16 @@ impl Config {
                     ));
                 }
                 _ => {}
+            }
+        }
+        if let Some(s) = &self.svrconn {
+            for (i, c) in s.channels.iter().enumerate() {
+                if c.sslpeer.is_some() && !asks(&s.tls) {
+                    out.push((
+                        format!("svrconn.channels[{i}].sslpeer"),
+                        "needs svrconn.tls with client_auth optional or required: without it no client presents a certificate".into(),
+                    ));
+                }
             }
         }
         if !self.security.certificates.is_empty() && !asks(&self.http.tls) {

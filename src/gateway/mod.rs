@@ -463,7 +463,7 @@ impl Gateway {
             TaskGroup::Requests,
             Arc::clone(&readiness).watch(
                 Listener::Mqtt,
-                crate::mqtt::serve(mqtt_listener, mqtt_service),
+                crate::mqtt::serve(mqtt_listener, mqtt_service, tls_servers.mqtt.clone()),
             ),
         );
         let stop_svrconn = CancellationToken::new();
@@ -479,7 +479,10 @@ impl Gateway {
             tasks.spawn(
                 TaskGroup::Requests,
                 Arc::clone(&readiness)
-                    .watch(Listener::Svrconn, crate::svrconn::serve(listener, svc)),
+                    .watch(
+                        Listener::Svrconn,
+                        crate::svrconn::serve(listener, svc, tls_servers.svrconn.clone()),
+                    ),
             );
         }
         Ok(Handle {
@@ -555,6 +558,8 @@ fn bound_listeners(
 struct TlsListeners {
     http: Option<Arc<crate::security::tls::TlsServer>>,
     channel: Option<Arc<crate::security::tls::TlsServer>>,
+    svrconn: Option<Arc<crate::security::tls::TlsServer>>,
+    mqtt: Option<Arc<crate::security::tls::TlsServer>>,
 }
 
 /// Reads the certificates of `http.tls` and `listener.tls`, registered in
@@ -573,6 +578,12 @@ fn tls_listeners(
     Ok(TlsListeners {
         http: make("http.tls", &config.http.tls, &[b"http/1.1"])?,
         channel: make("listener.tls", &config.listener.tls, &[])?,
+        svrconn: make(
+            "svrconn.tls",
+            &config.svrconn.as_ref().and_then(|s| s.tls.clone()),
+            &[],
+        )?,
+        mqtt: make("mqtt.tls", &config.mqtt.tls, &[])?,
     })
 }
 

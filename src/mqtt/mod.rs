@@ -77,8 +77,14 @@ impl Service {
 }
 
 /// Accepts connections on `listener` until the service's stop token is
-/// cancelled; each connection is a task of the gateway's requests.
-pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
+/// cancelled; each connection is a task of the gateway's requests, over
+/// TLS when `tls` (`mqtt.tls`) is given: a failed handshake is logged and
+/// the connection closed.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    svc: Arc<Service>,
+    tls: Option<Arc<crate::security::tls::TlsServer>>,
+) {
     loop {
         let accepted = tokio::select! {
             () = svc.stop.cancelled() => return,
@@ -89,8 +95,19 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
                 let _ = stream.set_nodelay(true);
                 let s = Arc::clone(&svc);
                 let open = crate::metrics::accepted(crate::metrics::Listener::Mqtt);
+                let tls = tls.clone();
                 svc.tasks.spawn_request(async move {
                     let _open = open;
+                    let stream = match tls {
+                        None => crate::security::tls::Stream::Plain(stream),
+                        Some(tls) => match tls.accept(stream, peer).await {
+                            Ok((s, _)) => s,
+                            Err(e) => {
+                                tracing::info!(%peer, error = %e, "MQTT TLS handshake failed");
+                                return;
+                            }
+                        },
+                    };
                     connection::run(s, stream, peer).await
                 });
             }
