@@ -254,6 +254,12 @@ pub struct MqClientChannelDef {
     pub reconnect: BackoffConfig,
     /// Batch size (messages per MQCMIT), longest message, heartbeat offered.
     pub limits: ChannelLimits,
+    /// TLS to the queue manager's listener: its CA certificates, an
+    /// optional client certificate (docs/security.md "TLS"); default none.
+    pub tls: Option<crate::security::tls::TlsConfig>,
+    /// The SSLPEER filter the queue manager's certificate subject DN must
+    /// pass; a mismatch fails the connection with 2035. Needs `tls`.
+    pub sslpeer: Option<crate::security::tls::SslPeer>,
 }
 
 /// Device queue managers (the WebSphere MQ Everyplace gateway article): names matching a pattern are devices

@@ -51,6 +51,8 @@ impl ChannelType {
                 "undelivered",
                 "retry",
                 "reconnect",
+                "tls",
+                "sslpeer",
             ],
         };
         matches!(
@@ -187,6 +189,8 @@ impl TryFrom<RawChannelDef> for ChannelDef {
                 retry: r.retry.unwrap_or_default(),
                 reconnect: r.reconnect.unwrap_or_default(),
                 limits,
+                tls: r.tls,
+                sslpeer: r.sslpeer,
             }),
         })
     }

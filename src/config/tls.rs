@@ -21,10 +21,26 @@ impl Config {
         if let Some(t) = self.svrconn.as_ref().and_then(|s| s.tls.as_ref()) {
             out.push(("svrconn.tls".to_string(), t, Side::Listener));
         }
+        if let Some(t) = self.rv.nats.as_ref().and_then(|n| n.tls.as_ref()) {
+            out.push(("rv.nats.tls".to_string(), t, Side::Outbound));
+        }
+        if let Some(r) = &self.rv.routing {
+            if let Some(t) = &r.tls {
+                out.push(("rv.routing.tls".to_string(), t, Side::Listener));
+            }
+            for (i, n) in r.neighbors.iter().enumerate() {
+                if let Some(t) = &n.tls {
+                    out.push((format!("rv.routing.neighbors[{i}].tls"), t, Side::Outbound));
+                }
+            }
+        }
         for (i, c) in self.channels.iter().enumerate() {
-            if let ChannelDef::Sender(s) = c
-                && let Some(t) = &s.tls
-            {
+            let tls = match c {
+                ChannelDef::Sender(s) => s.tls.as_ref(),
+                ChannelDef::MqClient(m) => m.tls.as_ref(),
+                ChannelDef::Receiver(_) => None,
+            };
+            if let Some(t) = tls {
                 out.push((format!("channels[{i}].tls"), t, Side::Outbound));
             }
         }
@@ -60,7 +76,30 @@ impl Config {
                         "needs tls: without it the receiver presents no certificate".into(),
                     ));
                 }
+                ChannelDef::MqClient(m) if m.sslpeer.is_some() && m.tls.is_none() => {
+                    out.push((
+                        format!("channels[{i}].sslpeer"),
+                        "needs tls: without it the queue manager presents no certificate".into(),
+                    ));
+                }
                 _ => {}
+            }
+        }
+        if let Some(r) = &self.rv.routing {
+            for (i, n) in r.neighbors.iter().enumerate() {
+                // A neighbor that dials is checked on its link's TLS; one
+                // dialled to, on the listener's client certificates.
+                let carried = if n.connect.is_some() {
+                    n.tls.is_some()
+                } else {
+                    asks(&r.tls)
+                };
+                if n.sslpeer.is_some() && !carried {
+                    out.push((
+                        format!("rv.routing.neighbors[{i}].sslpeer"),
+                        "needs tls on this neighbor (it is dialled) or rv.routing.tls with client_auth (it dials): without it the neighbor presents no certificate".into(),
+                    ));
+                }
             }
         }
         if let Some(s) = &self.svrconn {

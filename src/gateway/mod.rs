@@ -257,6 +257,10 @@ impl Gateway {
             }));
         }
         let security = security::load(&config)?;
+        // Every TLS file, those read later (the NATS bridge's) too.
+        if let Some((path, message)) = config.tls_file_problems().into_iter().next() {
+            return Err(StartError::Tls(format!("{path}: {message}")));
+        }
         let tls = crate::security::tls::TlsEndpoints::default();
         let tls_servers = tls_listeners(&config, &tls)?;
         let sender_tls = sender_tls(&config, &tls)?;
@@ -374,8 +378,14 @@ impl Gateway {
         .await;
         let routing = match &config.rv.routing {
             Some(r) => Some(
-                crate::rv::route::service::start(r, &rv, routing_listener, &tasks, stop_rx.clone())
-                    .map_err(|e| StartError::RvRouting(format!("routing daemon: {e}")))?,
+                crate::rv::route::service::start(
+                    r,
+                    &rv,
+                    (routing_listener, routing_tls(r, &tls)?),
+                    &tasks,
+                    stop_rx.clone(),
+                )
+                .map_err(|e| StartError::RvRouting(format!("routing daemon: {e}")))?,
             ),
             None => None,
         };
@@ -478,11 +488,10 @@ impl Gateway {
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
             tasks.spawn(
                 TaskGroup::Requests,
-                Arc::clone(&readiness)
-                    .watch(
-                        Listener::Svrconn,
-                        crate::svrconn::serve(listener, svc, tls_servers.svrconn.clone()),
-                    ),
+                Arc::clone(&readiness).watch(
+                    Listener::Svrconn,
+                    crate::svrconn::serve(listener, svc, tls_servers.svrconn.clone()),
+                ),
             );
         }
         Ok(Handle {
@@ -647,18 +656,44 @@ async fn start_channels(
                 Arc::clone(board),
                 def.clone(),
             )
-            .with_exits(&config.exits);
+            .with_exits(&config.exits)
+            .with_tls(sender_tls.get(&def.name).cloned());
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
         }
     }
     listener_task
 }
 
-/// The TLS clients of sender channels, by channel name.
+/// The TLS of the routing daemon `r`: its listener's and each dialled
+/// neighbor's, registered in `endpoints`. Errors: [`StartError::Tls`].
+fn routing_tls(
+    r: &crate::rv::route::config::RoutingConfig,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<crate::rv::route::service::RoutingTls, StartError> {
+    use crate::security::tls::{TlsClient, TlsServer};
+    let mut out = crate::rv::route::service::RoutingTls::default();
+    if let Some(t) = &r.tls {
+        out.listener = Some(
+            TlsServer::new("rv.routing.tls", t, &[], endpoints)
+                .map_err(|e| StartError::Tls(format!("rv.routing.tls: {e}")))?,
+        );
+    }
+    for n in &r.neighbors {
+        if let Some(t) = &n.tls {
+            let setting = format!("rv.routing neighbor {} tls", n.name);
+            let client = TlsClient::new(&setting, t, endpoints)
+                .map_err(|e| StartError::Tls(format!("{setting}: {e}")))?;
+            out.neighbors.insert(n.name.clone(), client);
+        }
+    }
+    Ok(out)
+}
+
+/// The TLS clients of sender and mq-client channels, by channel name.
 pub(crate) type SenderTls = std::collections::HashMap<String, Arc<crate::security::tls::TlsClient>>;
 
-/// The TLS client of every sender channel with `tls:` (those of fault
-/// tolerance roles too), registered in `endpoints`. Errors:
+/// The TLS client of every sender and mq-client channel with `tls:`
+/// (those of fault tolerance roles too), registered in `endpoints`. Errors:
 /// [`StartError::Tls`] naming the channel and the file.
 fn sender_tls(
     config: &Config,
@@ -666,13 +701,16 @@ fn sender_tls(
 ) -> Result<SenderTls, StartError> {
     let mut out = SenderTls::new();
     for c in &config.channels {
-        if let ChannelDef::Sender(def) = c
-            && let Some(t) = &def.tls
-        {
-            let setting = format!("channel {} tls", def.name);
+        let tls = match c {
+            ChannelDef::Sender(def) => def.tls.as_ref(),
+            ChannelDef::MqClient(def) => def.tls.as_ref(),
+            ChannelDef::Receiver(_) => None,
+        };
+        if let Some(t) = tls {
+            let setting = format!("channel {} tls", c.name());
             let client = crate::security::tls::TlsClient::new(&setting, t, endpoints)
                 .map_err(|e| StartError::Tls(format!("{setting}: {e}")))?;
-            out.insert(def.name.clone(), client);
+            out.insert(c.name().to_string(), client);
         }
     }
     Ok(out)

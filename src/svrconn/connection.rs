@@ -10,6 +10,7 @@ use super::frame::{FrameError, Segments};
 use super::negotiate::{Agreed, Outcome, negotiate};
 use super::out::{Out, own_header, reply_header, segments};
 use super::{Service, config::SvrconnChannel};
+use crate::security::tls::{PeerIdentity, Stream};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use mqgate_codecs::fap::id::{parse_id, write_id};
@@ -29,7 +30,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use crate::security::tls::{PeerIdentity, Stream};
 use tokio::io::ReadHalf;
 
 /// The reading half of a client's socket.
@@ -173,11 +173,7 @@ impl Socket {
         }
     }
 
-    async fn segment(
-        &mut self,
-        bytes: &[u8],
-        frames: &mut FramedRead<Reader, Segments>,
-    ) -> Flow {
+    async fn segment(&mut self, bytes: &[u8], frames: &mut FramedRead<Reader, Segments>) -> Flow {
         let seg = match parse_segment(bytes) {
             Ok(s) => s,
             Err(e) => {

@@ -170,6 +170,41 @@ pub fn client_config(c: &TlsConfig) -> Result<ClientConfig, TlsError> {
     }
 }
 
+/// TLS for an outbound connection that checks the server's certificate
+/// against an SSLPEER filter too (mq-client channels, routing links).
+#[derive(Clone, Debug)]
+pub struct ClientTls {
+    /// The connection's TLS client.
+    pub client: Arc<TlsClient>,
+    /// The SSLPEER filter the server's subject DN must pass, if any.
+    pub sslpeer: Option<SslPeer>,
+}
+
+impl ClientTls {
+    /// Runs the TLS handshake on `tcp` connected to `host` at `addr`, then
+    /// checks the server's subject DN against the SSLPEER filter. Errors:
+    /// the handshake failed (`Err(Ok(io error))`), or the DN does not pass
+    /// (`Err(Err(text))`, to be reported with 2035 MQRC_NOT_AUTHORIZED).
+    pub async fn connect(
+        &self,
+        tcp: TcpStream,
+        host: &str,
+        addr: SocketAddr,
+    ) -> Result<(Stream, PeerIdentity), Result<std::io::Error, String>> {
+        let (stream, peer) = self.client.connect(tcp, host, addr).await.map_err(Ok)?;
+        if let Some(filter) = &self.sslpeer
+            && !peer.dn.as_deref().is_some_and(|dn| filter.matches(dn))
+        {
+            return Err(Err(format!(
+                "the certificate subject DN {:?} of {addr} does not match SSLPEER {:?}",
+                peer.dn.as_deref().unwrap_or(""),
+                filter.as_str()
+            )));
+        }
+        Ok((stream, peer))
+    }
+}
+
 /// Something whose certificates [`reload_certificates`] re-reads.
 trait Reload: Send + Sync {
     fn reload(&self) -> Result<(), TlsError>;
