@@ -246,6 +246,68 @@ security:
     )
     .await;
     assert_eq!(status, "000");
+    // The command-line client over HTTPS (docs/security.md "Command-line
+    // clients"): the CA and app1's certificate from the environment.
+    let mqgate_put = |env: Vec<(&'static str, String)>| {
+        let base = base.clone();
+        let dir = d.to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_mqgate"));
+            cmd.args(["put", "--queue", "APP.Q", "--gateway", &base, "-"])
+                .current_dir(&dir)
+                .env_remove("MQGATE_TOKEN")
+                .env_remove("MQGATE_CACERT")
+                .env_remove("MQGATE_CERT")
+                .env_remove("MQGATE_KEY")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            let mut child = cmd.spawn().unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"from the cli")
+                .unwrap();
+            child.wait_with_output().unwrap()
+        })
+    };
+    let out = mqgate_put(vec![
+        ("MQGATE_CACERT", ca.clone()),
+        ("MQGATE_CERT", app1.clone()),
+        ("MQGATE_KEY", app1_key.clone()),
+    ])
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Without the CA the gateway's certificate is not trusted: exit 2
+    // (the gateway could not be asked).
+    let out = mqgate_put(vec![]).await.unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // With the CA but no client certificate: 401 / 2035, exit 1.
+    let out = mqgate_put(vec![("MQGATE_CACERT", ca.clone())])
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("2035"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
     // openssl s_client: TLS 1.2 and 1.3 are served, 1.1 is not (the client
     // allowed to try it at security level 0).
     let addr = h.http_addr().to_string();
