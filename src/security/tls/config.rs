@@ -158,14 +158,23 @@ impl TlsConfig {
     pub fn file_problems(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let mut note = |key: &str, e: TlsError| out.push((key.to_string(), e.to_string()));
-        if let (Some(cert), Some(key)) = (&self.cert, &self.key) {
-            match super::files::certified_key(cert, key) {
-                Ok(_) => {}
-                Err(e @ TlsError::KeyMismatch { .. }) | Err(e @ TlsError::Key { .. }) => {
-                    note("key", e)
-                }
-                Err(e) => note("cert", e),
-            }
+        // Each file on its own first, so an error is placed at its setting.
+        let cert_ok = match &self.cert {
+            Some(c) => super::files::certificates(c)
+                .map_err(|e| note("cert", e))
+                .is_ok(),
+            None => false,
+        };
+        let key_ok = match &self.key {
+            Some(k) => super::files::private_key(k)
+                .map_err(|e| note("key", e))
+                .is_ok(),
+            None => false,
+        };
+        if let (true, true, Some(cert), Some(key)) = (cert_ok, key_ok, &self.cert, &self.key)
+            && let Err(e) = super::files::certified_key(cert, key)
+        {
+            note("key", e);
         }
         if let Some(ca) = &self.ca
             && let Err(e) = super::files::roots(ca)
@@ -210,6 +219,33 @@ mod tests {
         assert_eq!(keys, ["cert", "key", "ca"]);
         let ok = parse("{cert: a.pem, key: k.pem}").unwrap();
         assert!(ok.problems(Side::Listener).is_empty());
+    }
+
+    #[test]
+    fn each_file_error_is_placed_at_its_own_setting() {
+        let dir = tempfile::tempdir().unwrap();
+        let cert = dir.path().join("c.pem");
+        std::fs::write(&cert, "-----BEGIN CERTIFICATE-----\nAAAA\n").unwrap();
+        let c = TlsConfig {
+            cert: Some(cert.clone()),
+            key: Some(dir.path().join("k.pem")),
+            ca: Some(dir.path().join("ca.pem")),
+            ..TlsConfig::default()
+        };
+        let p = c.file_problems();
+        let keys: Vec<&str> = p.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["cert", "key", "ca"], "{p:?}");
+        assert!(
+            p[0].1
+                .starts_with(&format!("{}: not PEM certificates", cert.display())),
+            "{p:?}"
+        );
+        // ENOENT's text as the operating system gives it.
+        assert!(
+            p[1].1
+                .ends_with("k.pem: cannot read: No such file or directory (os error 2)"),
+            "{p:?}"
+        );
     }
 
     #[test]
