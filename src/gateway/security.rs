@@ -50,7 +50,7 @@ pub(super) fn load(
         certificates = s.certificates.len(),
         grants = s.authorities.len(),
         metrics_open = s.metrics_open,
-        "HTTP authentication: bearer tokens required on every route but /healthz and /readyz"
+        "HTTP authentication: a bearer token or a mapped client certificate required on every route but /healthz and /readyz"
     );
     Ok(Some((
         Authentication {
