@@ -148,7 +148,14 @@ impl Receivers {
         let _ = stream.set_nodelay(true);
         let (stream, identity) = match &self.tls {
             None => (Stream::Plain(stream), PeerIdentity::plain(peer)),
-            Some(tls) => match tls.accept(stream, peer).await {
+            Some(tls) => match {
+                // A stop does not wait for a handshake.
+                let mut stopping = stop.clone();
+                tokio::select! {
+                    r = tls.accept(stream, peer) => r,
+                    _ = super::stopped(&mut stopping) => return,
+                }
+            } {
                 Ok(accepted) => accepted,
                 Err(e) => {
                     // An untrusted, expired or missing certificate, an old

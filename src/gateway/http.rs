@@ -98,13 +98,21 @@ pub(super) async fn serve(
             let _held = held;
             let (mut stream, client) = match tls {
                 None => (stream, None),
-                Some(tls) => match stream.start_tls(&tls, peer).await {
-                    Ok((s, identity)) => (s, identity.dn.map(Arc::<str>::from)),
-                    Err(e) => {
-                        tracing::debug!(peer = %peer, error = %e, "HTTPS handshake failed");
-                        return;
+                Some(tls) => {
+                    // A stop does not wait for a handshake (at most
+                    // HANDSHAKE_TIMEOUT otherwise).
+                    let started = tokio::select! {
+                        r = stream.start_tls(&tls, peer) => r,
+                        () = stop.cancelled() => return,
+                    };
+                    match started {
+                        Ok((s, identity)) => (s, identity.dn.map(Arc::<str>::from)),
+                        Err(e) => {
+                            tracing::debug!(peer = %peer, error = %e, "HTTPS handshake failed");
+                            return;
+                        }
                     }
-                },
+                }
             };
             let phase = Arc::new(Phase::default());
             stream.watch_heads(Arc::clone(&phase), timeouts.header_read);

@@ -100,7 +100,10 @@ pub(crate) async fn serve(
                     let _open = open;
                     let stream = match tls {
                         None => crate::security::tls::Stream::Plain(stream),
-                        Some(tls) => match tls.accept(stream, peer).await {
+                        Some(tls) => match tokio::select! {
+                            r = tls.accept(stream, peer) => r,
+                            () = s.stop.cancelled() => return,
+                        } {
                             Ok((s, _)) => s,
                             Err(e) => {
                                 tracing::info!(%peer, error = %e, "MQTT TLS handshake failed");

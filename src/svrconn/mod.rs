@@ -120,7 +120,10 @@ pub(crate) async fn serve(
                             crate::security::tls::Stream::Plain(stream),
                             crate::security::tls::PeerIdentity::plain(peer),
                         ),
-                        Some(tls) => match tls.accept(stream, peer).await {
+                        Some(tls) => match tokio::select! {
+                            r = tls.accept(stream, peer) => r,
+                            () = s.stop.cancelled() => return,
+                        } {
                             Ok(accepted) => accepted,
                             Err(e) => {
                                 tracing::info!(%peer, error = %e, "MQ client TLS handshake failed");

@@ -423,7 +423,14 @@ async fn accepted_link(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>)
     let _ = stream.set_nodelay(true);
     let (stream, identity) = match &shared.tls {
         None => (Stream::Plain(stream), PeerIdentity::plain(peer)),
-        Some(tls) => match tls.accept(stream, peer).await {
+        Some(tls) => match {
+            // A stop does not wait for a handshake.
+            let mut stopping = shared.stop.clone();
+            tokio::select! {
+                r = tls.accept(stream, peer) => r,
+                _ = stopped(&mut stopping) => return,
+            }
+        } {
             Ok(accepted) => accepted,
             Err(e) => {
                 tracing::warn!(%peer, error = %e, "routing link TLS handshake failed");
