@@ -720,3 +720,47 @@ fn sighup_reloads_the_channel_listeners_certificate() {
     let (st, v) = g.call("GET", "/healthz", None);
     assert_eq!(st, 200, "{v}");
 }
+
+#[test]
+fn the_subject_dn_is_written_as_openssl_writes_rfc_2253() {
+    // The oracle: `openssl x509 -subject -nameopt RFC2253` (RFC 2253/4514
+    // string, most specific RDN first); CN, OU, O and C are also IBM MQ's
+    // attribute names ("Distinguished Names").
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pki = Pki::new(d);
+    let (cert, _) = pki.leaf(
+        "odd",
+        "/C=GB/O=Example, Ltd/OU=Ops/OU=EU/CN=gw\\+2 #1",
+        "ca",
+        600,
+        30,
+    );
+    let out = run(
+        d,
+        "openssl",
+        &[
+            "x509", "-in", &cert, "-noout", "-subject", "-nameopt", "RFC2253",
+        ],
+    );
+    let want = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .trim_start_matches("subject=")
+        .to_string();
+    let der = mqgate::security::tls::files::certificates(Path::new(&cert)).unwrap();
+    let dn = mqgate::security::tls::dn::subject_dn(&der[0]).unwrap();
+    assert_eq!(dn, want);
+    assert_eq!(dn, "CN=gw\\+2 #1,OU=EU,OU=Ops,O=Example\\, Ltd,C=GB");
+    // SSLPEER filters read it back: quoted values, OUs in order; `+`
+    // separates items (RFC 4514 multi-valued RDNs), so an unquoted `gw+2*`
+    // is a syntax error.
+    let f =
+        mqgate::security::tls::SslPeer::parse("O=\"Example, Ltd\", OU=EU, CN=gw+2*").unwrap_err();
+    assert!(f.contains("syntax error"), "{f}");
+    let f =
+        mqgate::security::tls::SslPeer::parse("O=\"Example, Ltd\", OU=EU, OU=Ops, CN=\"gw+2 #1\"")
+            .unwrap();
+    assert!(f.matches(&dn));
+    let f = mqgate::security::tls::SslPeer::parse("OU=Ops").unwrap();
+    assert!(!f.matches(&dn), "the first OU is EU");
+}
