@@ -85,6 +85,22 @@ fn a_dmpmqcfg_script_round_trips_through_yaml() {
             .all(|e| e["name"].as_str() != Some("SYSTEM.ADMIN.COMMAND.QUEUE"))
     );
 
+    // SET CHLAUTH becomes security.chlauth (docs/security.md "Channel
+    // authentication rules"): ADDRESSMAP USERSRC(NOACCESS) a blocking
+    // rule, SSLPEERMAP USERSRC(CHANNEL) an allowing one with its DN.
+    let rules = &y1["security"]["chlauth"];
+    assert_eq!(rules[0]["channel"].as_str(), Some("SYSTEM.*"));
+    assert_eq!(rules[0]["address"].as_str(), Some("*"));
+    assert_eq!(rules[0]["action"].as_str(), Some("block"));
+    assert_eq!(
+        rules[0]["description"].as_str(),
+        Some("Default rule to disable all SYSTEM channels")
+    );
+    assert_eq!(rules[1]["channel"].as_str(), Some("QM2.TO.QM1"));
+    assert_eq!(rules[1]["dn"].as_str(), Some("CN=QM2,O=Example Bank,C=GB"));
+    assert!(rules[1]["action"].is_null());
+    assert_eq!(rules.as_sequence().map(Vec::len), Some(2));
+
     // Everything left out is named with its line in the fixture.
     for expected in [
         ":15: QMGR CHLAUTH(ENABLED): no mqgate equivalent",
@@ -94,8 +110,7 @@ fn a_dmpmqcfg_script_round_trips_through_yaml() {
         ":101: CHANNEL('QM1.TO.QM2') SSLPEER('CN=QM2,O=Example Bank,C=GB'): TLS settings",
         ":122: CHANNEL('TO.QM1') CHLTYPE(CLUSRCVR): mqgate has sender",
         ":129: DEFINE LISTENER('TCP.LISTENER'): mqgate has no such object",
-        ":135: CHLAUTH('SYSTEM.*'): channel authentication records have no mqgate equivalent yet",
-        ":141: CHLAUTH('QM2.TO.QM1'): channel authentication records",
+        ":135: SET CHLAUTH: IBM MQ applies the most specific record, mqgate the first matching rule",
         ":145: SET AUTHREC: mqgate has no such object",
         ":20: QLOCAL('SYSTEM.ADMIN.COMMAND.QUEUE'): SYSTEM.* objects",
     ] {

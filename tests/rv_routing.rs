@@ -56,6 +56,46 @@ async fn wait_for(h: &Handle, what: &str, ok: impl Fn(&Value) -> bool) {
     }
 }
 
+/// The global routing table as `s` shows it, without the viewer's own path
+/// costs: what every router must agree on before it can take the same
+/// decision for a message (docs/rendezvous.md "Routing between gateways").
+fn table_view(s: &Value) -> Value {
+    let mut routers = s["routers"].clone();
+    if let Some(rs) = routers.as_array_mut() {
+        for r in rs {
+            if let Some(o) = r.as_object_mut() {
+                o.remove("cost");
+            }
+        }
+    }
+    routers
+}
+
+/// Waits (up to 10 s) until every gateway of `hs` holds the same global
+/// routing table and `ok` holds for each one's status. Until the tables
+/// agree, two routers of one network can each leave a message to the other
+/// (each thinks the other is the cheaper source) and it reaches no one, so
+/// a test publishes only after this.
+async fn wait_converged(hs: &[&Handle], what: &str, ok: impl Fn(&Value) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut all = Vec::new();
+        for h in hs {
+            all.push(status(h).await);
+        }
+        let same = all
+            .windows(2)
+            .all(|w| table_view(&w[0]) == table_view(&w[1]));
+        if same && all.iter().all(&ok) {
+            return;
+        }
+        if Instant::now() > deadline {
+            panic!("{what}: not within 10 s; statuses {all:#?}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// The router listens locally to `subject` (some other network wants it).
 fn listens(s: &Value, subject: &str) -> bool {
     s["listening"]
@@ -186,12 +226,16 @@ async fn load_balancing_example_with_four_gateways_and_failover() {
     let mut at_g = listen(&g, &["foo.>", "bar.>"]);
     let mut at_h = listen(&h, &["foo.>", "bar.>"]);
     let mut g_advisories = listen(&g, &["_RV.WARN.RVRD.>"]);
-    for r in [&e, &f] {
-        wait_for(r, "links up and Bnet's interest known", |s| {
-            all_up(s) && listens(s, "foo.>") && listens(s, "bar.>")
-        })
-        .await;
-    }
+    wait_converged(
+        &[&e, &f, &g, &h],
+        "links up and Bnet's interest known",
+        |s| {
+            all_up(s)
+                && ["E", "F", "G", "H"].iter().all(|n| reachable(s, n))
+                && (s["network"] == "Bnet" || (listens(s, "foo.>") && listens(s, "bar.>")))
+        },
+    )
+    .await;
     for i in 0..5 {
         for r in [&e, &f] {
             publish(r, "foo.x", i);
@@ -210,7 +254,7 @@ async fn load_balancing_example_with_four_gateways_and_failover() {
     // E fails: "all messages would travel through F and H (because that
     // route has the lowest path cost)".
     drop(e);
-    wait_for(&f, "E unreachable", |s| !reachable(s, "E")).await;
+    wait_converged(&[&f, &g, &h], "E unreachable", |s| !reachable(s, "E")).await;
     for i in 5..10 {
         publish(&f, "foo.x", i);
         publish(&f, "bar.x", i);
@@ -384,12 +428,10 @@ async fn a_ring_never_loops_or_duplicates_and_survives_a_failure() {
     let mut lc = listen(&c, &["R.>"]);
     let mut ld = listen(&dd, &["R.>"]);
     let _la = listen(&a, &["R.>"]);
-    for r in [&a, &b, &c, &dd] {
-        wait_for(r, "ring up and interest known", |s| {
-            all_up(s) && listens(s, "R.>") && ["A", "B", "C", "D"].iter().all(|n| reachable(s, n))
-        })
-        .await;
-    }
+    wait_converged(&[&a, &b, &c, &dd], "ring up and interest known", |s| {
+        all_up(s) && listens(s, "R.>") && ["A", "B", "C", "D"].iter().all(|n| reachable(s, n))
+    })
+    .await;
     for i in 0..10 {
         publish(&a, "R.x", i);
     }
@@ -409,7 +451,7 @@ async fn a_ring_never_loops_or_duplicates_and_survives_a_failure() {
 
     // B fails: C is reached the other way round, through D.
     drop(b);
-    wait_for(&a, "B unreachable", |s| {
+    wait_converged(&[&a, &c, &dd], "B unreachable", |s| {
         !reachable(s, "B") && reachable(s, "C")
     })
     .await;

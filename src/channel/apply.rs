@@ -8,6 +8,7 @@
 use super::xmit;
 use crate::config::UndeliveredRule;
 use crate::mqi::{CallError, DeadLetter, Mqi, Outgoing, PutOptions, QmError, SealedUow};
+use crate::security::{Authority, ObjectType, Principal};
 use bytes::{Bytes, BytesMut};
 use mqgate_codecs::mq::constants::{enc, per};
 use mqgate_codecs::mq::xqh::XQH_LENGTH;
@@ -38,6 +39,9 @@ pub struct Applier {
     chain: Option<ExitChain>,
     /// Message exits: on the transmission message once its MQXQH parsed.
     message: Option<ExitChain>,
+    /// Whose authorities each put needs (docs/security.md "Message
+    /// channels"); `None`: puts are not checked.
+    principal: Option<Principal>,
 }
 
 /// What a chain's verdict does to one message at a receiver channel point.
@@ -143,6 +147,37 @@ impl Applier {
             rule,
             chain,
             message: None,
+            principal: None,
+        }
+    }
+
+    /// Checks each put as `principal` when the queue interface checks
+    /// authorities: +put and +setall on a queue of this queue manager
+    /// (the message keeps the sender's context), +put on another queue
+    /// manager (`rqmname`) the message is forwarded to. A refused message
+    /// is dead-lettered with 2035 MQRC_NOT_AUTHORIZED whatever the
+    /// undelivered rule.
+    pub fn with_principal(mut self, principal: Option<Principal>) -> Self {
+        self.principal = principal;
+        self
+    }
+
+    /// The authority check of a put to `rq` at `rqm` ([`Applier::with_principal`]).
+    fn authorize_put(&self, rq: &str, rqm: &str) -> Result<(), QmError> {
+        let Some(p) = self.principal.as_ref() else {
+            return Ok(());
+        };
+        if !self.mqi.checks_authorities() {
+            return Ok(());
+        }
+        if rqm.is_empty() || rqm == self.mqi.q_mgr_name() {
+            self.mqi
+                .authorize(Some(p), ObjectType::Queue, rq, Authority::Put)?;
+            self.mqi
+                .authorize(Some(p), ObjectType::Queue, rq, Authority::SetAll)
+        } else {
+            self.mqi
+                .authorize(Some(p), ObjectType::Rqmname, rqm, Authority::Put)
         }
     }
 
@@ -333,6 +368,12 @@ impl Applier {
         };
         if let Some((reason, text)) = suppressed {
             return self.undelivered(&undeliverable(reason, true), text);
+        }
+        if let Err(e) = self.authorize_put(&rq, &rqm) {
+            // Never deliverable as this principal: dead-lettered at once,
+            // the channel goes on.
+            let text = format!("the put to {rq} at {rqm} was refused: {}", e.message);
+            return self.undelivered(&undeliverable(e.mqrc, true), text);
         }
         let opts = PutOptions {
             uow,

@@ -14,7 +14,9 @@ use super::{ChannelState, Frame, FrameCodec, StatusBoard};
 use crate::config::ReceiverChannelDef;
 use crate::log_limit::Repeats;
 use crate::mqi::{Mqi, QmError};
+use crate::security::chlauth::Attempt;
 use crate::security::tls::{PeerIdentity, Stream, TlsServer};
+use crate::security::{CHANNEL_PREFIX, Principal};
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::{ExitChain, ExitPoint, ExitsConfig};
@@ -126,9 +128,17 @@ impl Receivers {
                     Ok((stream, peer)) => {
                         let me = Arc::clone(&self);
                         let stop = stop.clone();
+                        let permit = match me.mqi.limits().admit(crate::metrics::Listener::Channel, peer.ip()) {
+                            Ok(p) => p,
+                            Err(e) => {
+                                me.mqi.tasks().spawn_channel(over_limit(stream, peer, e));
+                                continue;
+                            }
+                        };
                         let open = crate::metrics::accepted(crate::metrics::Listener::Channel);
                         me.mqi.tasks().spawn_channel(async move {
                             let _open = open;
+                            let _permit = permit;
                             me.connection(stream, peer, stop).await
                         });
                     }
@@ -186,6 +196,19 @@ impl Receivers {
             }
         };
         let name = hello.channel.clone();
+        // Channel authentication rules come first: a blocked peer learns
+        // nothing about the channel (2035; docs/channel-protocol.md
+        // "Handshake").
+        let attempt = Attempt {
+            channel: &name,
+            addr: peer.ip(),
+            dn: identity.dn.as_deref(),
+            qmgr: (!hello.sending_q_mgr.is_empty()).then_some(hello.sending_q_mgr.as_str()),
+        };
+        let mcauser = match self.mqi.channel_access(&attempt) {
+            Ok(m) => m,
+            Err(e) => return refuse(&mut conn, peer, Some(&name), e.mqrc, e.message).await,
+        };
         let rcv = self.channels.get(&name).cloned();
         let receiving = Receiving {
             q_mgr_name: self.mqi.q_mgr_name(),
@@ -261,8 +284,12 @@ impl Receivers {
             s.last_seq = last;
         });
         let (receive, message) = chains;
+        // The principal its puts are checked as: the one a channel
+        // authentication rule maps (MCAUSER), else the channel's own.
+        let principal = mcauser.or_else(|| Principal::new(&format!("{CHANNEL_PREFIX}{name}")).ok());
         let applier = Applier::new(self.mqi.clone(), &name, def.undelivered, receive)
-            .with_message_exits(message);
+            .with_message_exits(message)
+            .with_principal(principal);
         let instance = held.instance();
         let session = Session {
             board: &self.board,
@@ -313,6 +340,30 @@ impl Receivers {
         let message = super::start_chain(ExitPoint::Message, &def.name, q_mgr, message)?;
         Ok((receive, message))
     }
+}
+
+/// Connections refused at a limit, per limit (src/log_limit.rs).
+static OVER_LIMIT: Repeats = Repeats::per_minute();
+
+/// A connection over a limit (docs/security.md "Limits"): its HELLO is
+/// answered with CLOSE 2537 MQRC_CHANNEL_NOT_AVAILABLE, as IBM MQ answers
+/// a channel past its MAXINST, naming the limit; then it closes.
+async fn over_limit(stream: TcpStream, peer: SocketAddr, e: crate::security::limits::Exceeded) {
+    crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Limit);
+    if let Some(suppressed) = OVER_LIMIT.admit(e.setting) {
+        tracing::warn!(peer = %peer, limit = e.setting, value = e.limit, suppressed,
+            "channel connection refused: {e}");
+    }
+    let mut conn = Framed::new(stream, FrameCodec::default());
+    // The sender's HELLO first, so the CLOSE is its answer (bounded).
+    let _ = tokio::time::timeout(HANDSHAKE_TIMEOUT, conn.next()).await;
+    let _ = conn
+        .send(Frame::Close {
+            reason: Mqrc::CHANNEL_NOT_AVAILABLE.0,
+            text: e.to_string(),
+        })
+        .await;
+    let _ = conn.close().await;
 }
 
 /// Refusals of a connection, per channel and refusal (src/log_limit.rs).

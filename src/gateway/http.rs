@@ -22,11 +22,13 @@
 //! connection waits for a request (accepted, or the previous answer sent)
 //! until the request head is complete, is `http.idle_timeout_ms`; the
 //! stream adds `http.header_read_timeout_ms` from the first byte of a
-//! request head to its end ([`Phase`]). Either closes the connection without
-//! an answer.
+//! request head to its end ([`Phase`]), answered 408 Request Timeout as far
+//! as the socket takes it before the close; the idle timeout closes
+//! without an answer.
 
 use crate::http::ApiError;
 use crate::log_limit::Repeats;
+use crate::security::limits::{Exceeded, Limits, Permit};
 use crate::security::tls::{PeerIdentity, Stream, TlsServer};
 use crate::tasks::{Membership, TaskGroup, Tasks};
 use axum::Router;
@@ -210,12 +212,67 @@ const HEAD_READ_CHUNK: usize = 16 * 1024;
 pub(super) struct TrackedListener {
     inner: TcpListener,
     tasks: Tasks,
+    limits: Arc<Limits>,
 }
 
 impl TrackedListener {
-    pub(super) fn new(inner: TcpListener, tasks: Tasks) -> Self {
-        TrackedListener { inner, tasks }
+    pub(super) fn new(inner: TcpListener, tasks: Tasks, limits: Arc<Limits>) -> Self {
+        TrackedListener {
+            inner,
+            tasks,
+            limits,
+        }
     }
+}
+
+/// Connections refused at a limit, per limit (src/log_limit.rs).
+static OVER_LIMIT: Repeats = Repeats::per_minute();
+
+/// The answer to a request head that took longer than
+/// `http.header_read_timeout_ms`: 408 with the JSON error of
+/// docs/http-api.md, 2009 MQRC_CONNECTION_BROKEN (the gateway ends the
+/// connection), `text` and `"limit": "http.header_read_timeout_ms"`.
+fn late_head_answer(text: &str) -> Vec<u8> {
+    let mut body = crate::http::error_body(Mqrc::CONNECTION_BROKEN, text);
+    body["limit"] = serde_json::Value::from("http.header_read_timeout_ms");
+    let body = body.to_string();
+    format!(
+        "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// A connection over a limit (docs/security.md "Limits"): answered 429 Too
+/// Many Requests (RFC 6585 §4) with the JSON error of docs/http-api.md,
+/// 2537 MQRC_CHANNEL_NOT_AVAILABLE and the limit's setting, then closed
+/// after reading what the client sent within a second (a close with unread
+/// data would reset the connection and could lose the answer).
+async fn over_limit(mut stream: TcpStream, peer: SocketAddr, e: Exceeded) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Limit);
+    if let Some(suppressed) = OVER_LIMIT.admit(e.setting) {
+        tracing::warn!(%peer, limit = e.setting, value = e.limit, suppressed,
+            "HTTP connection refused: {e}");
+    }
+    let mut body = crate::http::error_body(Mqrc::CHANNEL_NOT_AVAILABLE, &e.to_string());
+    body["limit"] = serde_json::Value::from(e.setting);
+    let body = body.to_string();
+    let answer = format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let _ = stream.write_all(answer.as_bytes()).await;
+        let _ = stream.shutdown().await;
+        let mut sink = [0u8; 4096];
+        while let Ok(n) = stream.read(&mut sink).await {
+            if n == 0 {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 impl axum::serve::Listener for TrackedListener {
@@ -226,9 +283,21 @@ impl axum::serve::Listener for TrackedListener {
         loop {
             match self.inner.accept().await {
                 Ok((stream, peer)) => {
+                    let permit = match self.limits.admit(crate::metrics::Listener::Http, peer.ip())
+                    {
+                        Ok(p) => p,
+                        Err(e) => {
+                            let held = self.tasks.join(TaskGroup::Requests);
+                            tokio::spawn(async move {
+                                let _held = held;
+                                over_limit(stream, peer, e).await
+                            });
+                            continue;
+                        }
+                    };
                     let member = self.tasks.join(TaskGroup::Requests);
                     let open = crate::metrics::accepted(crate::metrics::Listener::Http);
-                    return (TrackedStream::new(stream, member, open), peer);
+                    return (TrackedStream::new(stream, member, open, permit), peer);
                 }
                 Err(e) => {
                     // E.g. EMFILE: wait a little rather than spin.
@@ -256,6 +325,8 @@ pub(super) struct TrackedStream {
     _member: tokio_util::task::task_tracker::TaskTrackerToken,
     /// Held for the connection's lifetime: counted open for `GET /metrics`.
     _open: crate::metrics::Connection,
+    /// Held for the connection's lifetime: counted against the limits.
+    _permit: Permit,
     /// An answer of hyper's own rewritten as JSON
     /// ([`crate::http::json_for_automatic_answer`]) and the bytes of it
     /// already sent: written before anything else.
@@ -278,13 +349,19 @@ pub(super) struct TrackedStream {
 pub(super) const ANSWER_GRACE: Duration = Duration::from_secs(1);
 
 impl TrackedStream {
-    fn new(inner: TcpStream, member: Membership, open: crate::metrics::Connection) -> Self {
+    fn new(
+        inner: TcpStream,
+        member: Membership,
+        open: crate::metrics::Connection,
+        permit: Permit,
+    ) -> Self {
         TrackedStream {
             inner: Stream::Plain(inner),
             ended: Box::pin(member.cancel.clone().cancelled_owned()),
             cancel: member.cancel,
             _member: member.token,
             _open: open,
+            _permit: permit,
             rewritten: Vec::new(),
             sent: 0,
             heads: None,
@@ -342,13 +419,19 @@ impl TrackedStream {
                     .as_mut()
                     .is_some_and(|(_, sleep)| sleep.as_mut().poll(cx).is_ready());
                 if late {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!(
-                            "the request head did not end within http.header_read_timeout_ms {}",
-                            header_read.as_millis()
-                        ),
-                    ));
+                    let text = format!(
+                        "the request head did not end within http.header_read_timeout_ms {}",
+                        header_read.as_millis()
+                    );
+                    // 408 Request Timeout (RFC 9110 §15.5.9) before the
+                    // close, as far as the socket takes it now: the client
+                    // learns which limit ended its request.
+                    // One write attempt, plain or TLS; what does not fit
+                    // now is not waited for.
+                    let answer = late_head_answer(&text);
+                    let _ = Pin::new(&mut self.inner).poll_write(cx, &answer);
+                    let _ = Pin::new(&mut self.inner).poll_flush(cx);
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, text));
                 }
                 Ok(())
             }

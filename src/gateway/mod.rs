@@ -257,6 +257,7 @@ impl Gateway {
             }));
         }
         let security = security::load(&config)?;
+        let channel_rules = security::channel_rules(&config)?;
         // Every TLS file, those read later (the NATS bridge's) too.
         if let Some((path, message)) = config.tls_file_problems().into_iter().next() {
             return Err(StartError::Tls(format!("{path}: {message}")));
@@ -344,6 +345,12 @@ impl Gateway {
         if let Some((_, authorities)) = &security {
             mqi = mqi.with_authorities(Arc::clone(authorities));
         }
+        if let Some(rules) = channel_rules {
+            mqi = mqi.with_channel_rules(rules);
+        }
+        mqi = mqi.with_limits(Arc::new(crate::security::limits::Limits::new(
+            config.security.limits.clone(),
+        )));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
         let (messageq, sbs_server) = match messageq {
             Some(loaded) => {
@@ -438,10 +445,11 @@ impl Gateway {
             &config,
             security.map(|(authentication, _)| authentication),
         );
-        tasks.spawn_timer(trim::run());
+        tasks.spawn_timer(trim::run(Arc::clone(&qm)));
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
-        let listener = http::TrackedListener::new(http_listener, tasks.clone());
+        let listener =
+            http::TrackedListener::new(http_listener, tasks.clone(), Arc::clone(mqi.limits()));
         let timeouts = http::Timeouts::of(&config.http);
         let http = tasks.spawn(
             TaskGroup::Requests,
@@ -737,14 +745,19 @@ fn routes(
         if let Some(role) = role {
             t = t.with_role(role);
         }
-        crate::tedg::http::routes(crate::tedg::http::TedgState {
+        let r = crate::tedg::http::routes(crate::tedg::http::TedgState {
             tedg: Arc::new(t),
             max_wait_ms: config.http.max_wait_ms,
-        })
+        });
+        crate::http::auth::with_route_authorities(r, mqi, rtq_needs(mqi.q_mgr_name()))
     });
     let state = crate::http::AppState::new(mqi.clone(), Arc::new(config.clone()), channels);
     let mut app = crate::http::router(state)
-        .merge(crate::rpc::http::router(Arc::clone(rpc)))
+        .merge(crate::http::auth::with_route_authorities(
+            crate::rpc::http::router(Arc::clone(rpc)),
+            mqi,
+            rpc_needs(mqi.q_mgr_name()),
+        ))
         .merge(rv_routes);
     if let Some(r) = tedg_routes {
         app = app.merge(r);
@@ -755,6 +768,44 @@ fn routes(
     }
     // After the merges, so RPC and Tuxedo routes answer JSON errors too.
     crate::http::with_json_errors(app)
+}
+
+/// The authorities of the Tuxedo RTQ routes (docs/security.md
+/// "Authorities"): +dsp on this queue manager to list the RTQ queues, +get
+/// on the queue-manager queue of an RTQ queue to take, acknowledge or back
+/// out its requests, +chg on it to change its state. `tpenqueue` needs a
+/// token only.
+fn rtq_needs(q_mgr: &str) -> crate::http::auth::Needs {
+    use crate::security::{Authority, ObjectType};
+    let q_mgr = q_mgr.to_string();
+    Arc::new(move |route, p| {
+        let rtq = || {
+            let get = |k: &str| p.get(k).cloned().unwrap_or_default();
+            crate::tedg::qm_queue_name(&get("group"), &get("queue"))
+        };
+        match route {
+            "/v1/rtq" => vec![(ObjectType::Qmgr, q_mgr.clone(), Authority::Dsp)],
+            "/v1/rtq/{group}/{queue}/next"
+            | "/v1/rtq/{group}/{queue}/ack/{lease}"
+            | "/v1/rtq/{group}/{queue}/backout/{lease}" => {
+                vec![(ObjectType::Queue, rtq(), Authority::Get)]
+            }
+            "/v1/rtq/{group}/{queue}/state" => vec![(ObjectType::Queue, rtq(), Authority::Chg)],
+            _ => Vec::new(),
+        }
+    })
+}
+
+/// The authorities of the RPC routes beyond each call's own checks
+/// ([`crate::rpc::RpcService::call`]): +dsp on this queue manager to list
+/// the programs.
+fn rpc_needs(q_mgr: &str) -> crate::http::auth::Needs {
+    use crate::security::{Authority, ObjectType};
+    let q_mgr = q_mgr.to_string();
+    Arc::new(move |route, _| match route {
+        "/v1/rpc/programs" => vec![(ObjectType::Qmgr, q_mgr.clone(), Authority::Dsp)],
+        _ => Vec::new(),
+    })
 }
 
 /// `app` behind the gateway's checks: the bearer token of every request

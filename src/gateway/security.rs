@@ -61,3 +61,21 @@ pub(super) fn load(
         Arc::new(authorities),
     )))
 }
+
+/// The channel authentication rules of `config` (`security.chlauth`), `None`
+/// when there are none. Errors: a rule that is not valid
+/// ([`StartError::Security`], naming the rule and key).
+pub(super) fn channel_rules(
+    config: &Config,
+) -> Result<Option<Arc<crate::security::chlauth::ChannelRules>>, StartError> {
+    let rules = &config.security.chlauth;
+    if rules.is_empty() {
+        return Ok(None);
+    }
+    let r = crate::security::chlauth::ChannelRules::new(rules).map_err(StartError::Security)?;
+    tracing::info!(
+        rules = rules.len(),
+        "channel authentication rules: the first rule matching a connection decides"
+    );
+    Ok(Some(Arc::new(r)))
+}

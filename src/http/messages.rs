@@ -6,6 +6,7 @@ use super::{ApiError, AppState};
 use crate::mqi::names::shown;
 use crate::mqi::{ConvertRequest, GetRequest, Leased, Object, Outgoing, Token};
 use crate::mqi::{GetMode, GetResult, Position, PutOptions, Selector};
+use crate::security::{Authority, ObjectType};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -338,6 +339,7 @@ pub(super) fn body_error(e: &BytesRejection, max_msg_length: usize) -> ApiError 
 /// `Content-Type: application/json` `{"md": {...}, "data_base64"|"data": ...}`.
 pub async fn put(
     State(s): State<AppState>,
+    principal: Option<axum::Extension<crate::security::Principal>>,
     Path(q): Path<String>,
     query: Result<Query<PutQuery>, QueryRejection>,
     headers: HeaderMap,
@@ -378,6 +380,11 @@ pub async fn put(
                     format!("mqmd_base64 is the whole MQMD: {what} cannot be given with it"),
                 ));
             }
+            // The whole MQMD, context included, comes from the caller:
+            // +setall (IBM MQ MQPMO_SET_ALL_CONTEXT; docs/security.md).
+            let p = principal.as_ref().map(|axum::Extension(p)| p);
+            s.mqi
+                .authorize(p, ObjectType::Queue, &q, Authority::SetAll)?;
             (md, charset) = mqmd_from_base64(raw)?;
             set_all_context = true;
             check_report(md.report, "mqmd_base64 Report")?;

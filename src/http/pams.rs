@@ -23,6 +23,7 @@ use crate::mqi::{GetRequest, Match, MessageFilter, Mqi, QmError, Selector};
 use crate::sbs::Group;
 use crate::sbs::attach::Attachments;
 use crate::sbs::group::GroupQueues;
+use crate::security::{Authority, ObjectType};
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
@@ -69,7 +70,7 @@ pub fn routes(config: &Config, mqi: &Mqi, group: &Group) -> Router {
         attachments: Arc::clone(&group.attachments),
     };
     let limit = put_body_limit(mqi.max_msg_length());
-    Router::new()
+    let router = Router::new()
         .route(
             "/v1/pams/messages",
             post(put).layer(DefaultBodyLimit::max(limit)),
@@ -85,7 +86,27 @@ pub fn routes(config: &Config, mqi: &Mqi, group: &Group) -> Router {
             "/v1/pams/attachments/{id}/keepalive",
             post(attach::keepalive),
         )
-        .with_state(state)
+        .with_state(state);
+    let queues = Arc::clone(&loaded.queues);
+    super::auth::with_route_authorities(
+        router,
+        mqi,
+        Arc::new(move |route, p| {
+            // +get on the queue an address names; an address that names
+            // none is refused by the handler with its PAMS status.
+            let queue = p
+                .get("address")
+                .and_then(|a| QAddress::parse(a).ok())
+                .map(|a| queues.normalize(a))
+                .and_then(|a| queues.queue_name(a));
+            match (route, queue) {
+                ("/v1/pams/queues/{address}/messages/next", Some(q)) => {
+                    vec![(ObjectType::Queue, q, Authority::Get)]
+                }
+                _ => Vec::new(),
+            }
+        }),
+    )
 }
 
 /// The most bytes of a `POST /v1/pams/messages` body: twice the base64 of a
@@ -321,6 +342,7 @@ fn i16_field(v: i64, field: &'static str) -> Result<i16, PamsError> {
 /// PAMS__MSGTOBIG and 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR.
 async fn put(
     State(s): State<PamsState>,
+    principal: Option<axum::Extension<crate::security::Principal>>,
     headers: axum::http::HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -331,7 +353,7 @@ async fn put(
     let limit = put_body_limit(s.mqi.max_msg_length());
     let what = "twice the base64 of the queue manager's MAXMSGL, plus 64 KiB";
     let answer = match body_bytes(body, ROUTE, limit, what) {
-        Ok(body) => put_json(s, body).await,
+        Ok(body) => put_json(s, body, principal.map(|axum::Extension(p)| p)).await,
         Err(e) => Err(e),
     };
     match answer {
@@ -422,7 +444,11 @@ pub(super) fn json_object<T: serde::de::DeserializeOwned>(
 }
 
 /// [`put`] once the body is read.
-async fn put_json(s: PamsState, body: Bytes) -> Result<(StatusCode, Json<Value>), PamsError> {
+async fn put_json(
+    s: PamsState,
+    body: Bytes,
+    principal: Option<crate::security::Principal>,
+) -> Result<(StatusCode, Json<Value>), PamsError> {
     let b: PutBody = json_object(&body, "POST /v1/pams/messages")?;
     let target = s.queues.normalize(resolve_target(&s, &b.target)?);
     if target.queue == 0 {
@@ -547,6 +573,20 @@ async fn put_json(s: PamsState, body: Bytes) -> Result<(StatusCode, Json<Value>)
         ),
         mqrc: Some(Mqrc::UNKNOWN_REMOTE_Q_MGR),
     })?;
+    if s.mqi.checks_authorities() {
+        // +put on the queue the target names, or on the queue manager of
+        // another group's gateway (docs/security.md "Authorities"); refused:
+        // 403, PAMS__FAILED with 2035.
+        let p = principal.as_ref();
+        let checked = if dest.q_mgr.is_empty() {
+            s.mqi
+                .authorize(p, ObjectType::Queue, &dest.queue, Authority::Put)
+        } else {
+            s.mqi
+                .authorize(p, ObjectType::Rqmname, &dest.q_mgr, Authority::Put)
+        };
+        checked.map_err(|e| PamsError::from_qm(e, Some("target")))?;
+    }
     delivery::deliver(&s, &plan, target, &dest, &header, &area).await
 }
 

@@ -67,6 +67,42 @@ pub fn accepted(listener: Listener) -> Connection {
     Connection(listener)
 }
 
+/// Why a connection was refused before it was served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// A channel authentication rule blocked it (docs/security.md
+    /// "Channel authentication rules").
+    Chlauth,
+    /// A connection or request limit was reached (docs/security.md
+    /// "Limits").
+    Limit,
+}
+
+impl Refusal {
+    /// Every reason, in label order.
+    pub const ALL: [Refusal; 2] = [Refusal::Chlauth, Refusal::Limit];
+
+    /// The `reason` label value.
+    pub fn label(self) -> &'static str {
+        match self {
+            Refusal::Chlauth => "chlauth",
+            Refusal::Limit => "limit",
+        }
+    }
+}
+
+static REFUSED: [AtomicU64; 2] = [const { AtomicU64::new(0) }; 2];
+
+/// Counts a refused connection.
+pub fn refused(reason: Refusal) {
+    REFUSED[reason as usize].fetch_add(1, Ordering::Relaxed);
+}
+
+/// `(reason, refused so far)` for each reason.
+pub fn refusals() -> [(Refusal, u64); 2] {
+    Refusal::ALL.map(|r| (r, REFUSED[r as usize].load(Ordering::Relaxed)))
+}
+
 /// `(listener, open now, accepted so far)` for each listener.
 pub fn snapshot() -> [(Listener, u64, u64); 5] {
     Listener::ALL.map(|l| {

@@ -110,6 +110,14 @@ impl GatewayCollector {
             "mqgate_listener_connections_accepted",
             "Connections accepted since the process started, per listener",
             rows.iter().map(|(l, _, n)| ([("listener", l.label())], *n)),
+        )?;
+        counters(
+            enc,
+            "mqgate_connections_refused",
+            "Connections and requests refused by a channel authentication rule or a limit since the process started, per reason",
+            listeners::refusals()
+                .into_iter()
+                .map(|(r, n)| ([("reason", r.label())], n)),
         )
     }
 }

@@ -5,9 +5,14 @@
 
 use super::Mqi;
 use crate::qmgr::QmError;
+use crate::security::chlauth::{Attempt, ChannelRules, Decision};
+use crate::security::limits::Limits;
 use crate::security::{Authorities, Authority, ObjectType, Principal};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
+
+/// Blocked connection attempts, per channel, rule and peer address.
+static BLOCKED: crate::log_limit::Repeats = crate::log_limit::Repeats::per_minute();
 
 impl Mqi {
     /// The same queue interface, checking `authorities` in
@@ -16,6 +21,69 @@ impl Mqi {
     pub fn with_authorities(mut self, authorities: Arc<Authorities>) -> Mqi {
         self.authorities = Some(authorities);
         self
+    }
+
+    /// The same queue interface, checking the channel authentication rules
+    /// `rules` in [`Mqi::channel_access`].
+    pub fn with_channel_rules(mut self, rules: Arc<ChannelRules>) -> Mqi {
+        self.channel_rules = Some(rules);
+        self
+    }
+
+    /// Whether the channel authentication rules (`security.chlauth`,
+    /// docs/security.md "Channel authentication rules") let connection
+    /// attempt `a` in: the first rule matching decides. Returns the
+    /// principal a matching `allow` rule maps (IBM MQ USERSRC(MAP)
+    /// MCAUSER), if any. Errors: 2035 MQRC_NOT_AUTHORIZED when a blocking
+    /// rule matched, logged at WARN (one line a minute per channel, rule
+    /// and peer address, src/log_limit.rs) with the rule's index and text
+    /// and the peer; a blocking rule with `warn: true` is logged the same
+    /// way and lets the attempt in.
+    pub fn channel_access(&self, a: &Attempt<'_>) -> Result<Option<Principal>, QmError> {
+        let Some(rules) = &self.channel_rules else {
+            return Ok(None);
+        };
+        match rules.check(a) {
+            Decision::Allowed { mcauser, .. } => Ok(mcauser),
+            Decision::Warned { rule, text } => {
+                if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr))
+                {
+                    tracing::warn!(channel = %crate::qmgr::names::shown(a.channel), peer = %a.addr,
+                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), rule, rule_text = %text,
+                        suppressed, "channel authentication rule would block the connection (warn: true); let in");
+                }
+                Ok(None)
+            }
+            Decision::Blocked { rule, text } => {
+                if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr))
+                {
+                    tracing::warn!(channel = %crate::qmgr::names::shown(a.channel), peer = %a.addr,
+                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), rule, rule_text = %text,
+                        suppressed, "channel authentication rule blocked the connection: 2035 MQRC_NOT_AUTHORIZED");
+                }
+                crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Chlauth);
+                Err(QmError::new(
+                    Mqrc::NOT_AUTHORIZED,
+                    format!(
+                        "channel authentication rule security.chlauth[{rule}] ({text}) blocks this connection"
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// The same queue interface, its front ends counting connections and
+    /// held memory against `limits` (docs/security.md "Limits").
+    pub fn with_limits(mut self, limits: Arc<Limits>) -> Mqi {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits front ends count connections and held memory against;
+    /// without [`Mqi::with_limits`] the defaults of
+    /// [`crate::security::limits::LimitsConfig`].
+    pub fn limits(&self) -> &Arc<Limits> {
+        &self.limits
     }
 
     /// True when authorities are checked.

@@ -89,6 +89,11 @@ pub struct Mqi {
     exits: ExitSource,
     /// Checked by [`Mqi::authorize`]; `None`: no security configured.
     authorities: Option<Arc<crate::security::Authorities>>,
+    /// Checked by [`Mqi::channel_access`]; `None`: no rules configured.
+    channel_rules: Option<Arc<crate::security::chlauth::ChannelRules>>,
+    /// The connection and memory limits the front ends count against
+    /// ([`Mqi::limits`]).
+    limits: Arc<crate::security::limits::Limits>,
 }
 
 /// An object opened with [`Mqi::open`]: the names as the application gave
@@ -111,6 +116,8 @@ impl Mqi {
             qm,
             exits: ExitSource::PerQueue(exits),
             authorities: None,
+            channel_rules: None,
+            limits: Arc::default(),
         }
     }
 
@@ -121,6 +128,8 @@ impl Mqi {
             qm: Arc::clone(&self.qm),
             exits: ExitSource::Fixed(chains),
             authorities: self.authorities.clone(),
+            channel_rules: self.channel_rules.clone(),
+            limits: Arc::clone(&self.limits),
         }
     }
 

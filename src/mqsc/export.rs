@@ -1,4 +1,5 @@
-//! A configuration's queues and channels as MQSC DEFINE commands, in the
+//! A configuration's queues and channels as MQSC DEFINE commands (and its
+//! channel authentication rules as SET CHLAUTH, [`super::chlauth`]), in the
 //! layout dmpmqcfg writes (one attribute a line, continued with `+`), with
 //! only the attributes that differ from MQ's defaults, as dmpmqcfg writes
 //! them without `-a` (IBM MQ "dmpmqcfg (dump queue manager configuration)").
@@ -236,5 +237,6 @@ pub fn export(config: &Config) -> Exported {
             d.write("REPLACE", &mut out);
         }
     }
+    super::chlauth::export(&config.security.chlauth, &mut out, &mut notes);
     Exported { script: out, notes }
 }

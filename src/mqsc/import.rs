@@ -39,6 +39,8 @@ struct Importer {
     queues: Vec<(String, Mapping)>,
     channels: Vec<(String, Mapping)>,
     svrconn: Vec<(String, Mapping)>,
+    /// `security.chlauth`, by the key of [`super::chlauth::Imported`].
+    chlauth: Vec<(String, crate::security::chlauth::RuleConfig)>,
     notes: Vec<Note>,
 }
 
@@ -101,14 +103,7 @@ impl Importer {
         match (c.verb.as_str(), object) {
             ("DEFINE", "QLOCAL" | "QMODEL" | "QREMOTE" | "QALIAS" | "CHANNEL") => {}
             ("ALTER", "QMGR") => return self.alter_qmgr(c),
-            ("SET", "CHLAUTH") => {
-                return self.note(
-                    c.line,
-                    subject(c),
-                    "channel authentication records have no mqgate equivalent yet; not imported",
-                    false,
-                );
-            }
+            ("SET", "CHLAUTH") => return self.chlauth(c),
             _ => {
                 return self.note(
                     c.line,
@@ -469,6 +464,32 @@ impl Importer {
         }
     }
 
+    /// SET CHLAUTH ([`super::chlauth`]).
+    fn chlauth(&mut self, c: &Command) {
+        use super::chlauth::Change;
+        if self.chlauth.is_empty() && !self.notes.iter().any(|n| n.subject == "SET CHLAUTH") {
+            self.note(
+                c.line,
+                "SET CHLAUTH".into(),
+                "IBM MQ applies the most specific record, mqgate the first matching rule: the rules are imported in script order, review it",
+                false,
+            );
+        }
+        match super::chlauth::import(c, &mut self.notes) {
+            Change::Set(rules) => {
+                for r in rules {
+                    match self.chlauth.iter_mut().find(|(k, _)| *k == r.key) {
+                        Some(slot) => slot.1 = r.rule,
+                        None => self.chlauth.push((r.key, r.rule)),
+                    }
+                }
+            }
+            Change::Remove(keys) => self.chlauth.retain(|(k, _)| !keys.contains(k)),
+            Change::RemoveAll(prefix) => self.chlauth.retain(|(k, _)| !k.starts_with(&prefix)),
+            Change::Nothing => {}
+        }
+    }
+
     fn alter_qmgr(&mut self, c: &Command) {
         for p in &c.params {
             if self.command_option(c, p) {
@@ -516,9 +537,43 @@ impl Importer {
             s.insert(key("channels"), seq(self.svrconn));
             doc.insert(key("svrconn"), Value::Mapping(s));
         }
+        if !self.chlauth.is_empty() {
+            let rules: Vec<_> = self
+                .chlauth
+                .into_iter()
+                .map(|(_, r)| rule_yaml(&r))
+                .collect();
+            let mut s = Mapping::new();
+            s.insert(key("chlauth"), Value::Sequence(rules));
+            doc.insert(key("security"), Value::Mapping(s));
+        }
         Imported {
             yaml: Value::Mapping(doc),
             notes: self.notes,
         }
     }
+}
+
+/// A rule as YAML, keys at their defaults left out.
+fn rule_yaml(r: &crate::security::chlauth::RuleConfig) -> Value {
+    let mut m = Mapping::new();
+    m.insert(key("channel"), key(&r.channel));
+    for (k, v) in [("address", &r.address), ("dn", &r.dn), ("qmgr", &r.qmgr)] {
+        if let Some(v) = v {
+            m.insert(key(k), key(v));
+        }
+    }
+    if r.action == crate::security::chlauth::Action::Block {
+        m.insert(key("action"), key("block"));
+    }
+    if let Some(u) = &r.mcauser {
+        m.insert(key("mcauser"), key(u));
+    }
+    if r.warn {
+        m.insert(key("warn"), Value::Bool(true));
+    }
+    if let Some(d) = &r.description {
+        m.insert(key("description"), key(d));
+    }
+    Value::Mapping(m)
 }

@@ -11,6 +11,7 @@ use super::publish::{self, Outcome};
 use super::session::{PacketIds, Session};
 use super::sessions::Claim;
 use crate::mqi::{DeadLetterPut, DeviceWatch, Outgoing, Position};
+use crate::security::limits::{Exceeded, Permit};
 use crate::security::tls::Stream;
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -150,7 +151,12 @@ impl Out {
 }
 
 /// Serves one connection until it ends.
-pub async fn run(svc: Arc<Service>, stream: Stream, peer: SocketAddr) {
+pub async fn run(
+    svc: Arc<Service>,
+    stream: Stream,
+    peer: SocketAddr,
+    permit: Result<Permit, Exceeded>,
+) {
     let (rd, wr) = tokio::io::split(stream);
     let mut reader = FramedRead::with_capacity(
         rd,
@@ -172,6 +178,22 @@ pub async fn run(svc: Arc<Service>, stream: Stream, peer: SocketAddr) {
     // device's memory, docs/mqtt.md "Limits").
     let Some(connect) = Box::pin(first_packet(&svc, &mut reader, &mut out, peer)).await else {
         return;
+    };
+    let _permit = match permit {
+        Ok(p) => p,
+        Err(e) => {
+            // 5.0 3.2.2.2: 0x89 Server busy, try again later; 3.1.1
+            // 3.2.2.3: 0x03 Server unavailable (docs/security.md "Limits").
+            crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Limit);
+            if let Some(suppressed) = OVER_LIMIT.admit(e.setting) {
+                tracing::warn!(%peer, limit = e.setting, value = e.limit, suppressed,
+                    "MQTT connection refused: {e}");
+            }
+            out.level = connect.level;
+            let text = e.to_string();
+            refuse_quietly(&mut out, &text).await;
+            return;
+        }
     };
     let conn_id = svc.next_conn.fetch_add(1, Ordering::Relaxed);
     let Some(mut c) = Box::pin(accept(&svc, connect, &mut out, peer, conn_id)).await else {
@@ -256,6 +278,32 @@ async fn refuse(out: &mut Out, peer: SocketAddr, client_id: &str, code: ReasonCo
             (code, p)
         }
         Level::V311 => (ReasonCode(code.connack_v3()), Properties::new()),
+    };
+    let ack = Connack {
+        session_present: false,
+        code,
+        properties,
+    };
+    let _ = out.send(&Packet::Connack(ack)).await;
+    let _ = out.flush().await;
+}
+
+/// Connections refused at a limit, per limit (src/log_limit.rs).
+static OVER_LIMIT: crate::log_limit::Repeats = crate::log_limit::Repeats::per_minute();
+
+/// CONNACK 0x89 Server busy (3.1.1: 0x03) with `text` as Reason String,
+/// logged by the caller.
+async fn refuse_quietly(out: &mut Out, text: &str) {
+    let (code, properties) = match out.level {
+        Level::V5 => {
+            let mut p = Properties::new();
+            p.push(Property::ReasonString(text.chars().take(512).collect()));
+            (ReasonCode::SERVER_BUSY, p)
+        }
+        Level::V311 => (
+            ReasonCode(ReasonCode::SERVER_BUSY.connack_v3()),
+            Properties::new(),
+        ),
     };
     let ack = Connack {
         session_present: false,
@@ -399,6 +447,21 @@ async fn accept(
             &client_id,
             ReasonCode::BAD_USER_NAME_OR_PASSWORD,
             &text,
+        )
+        .await;
+        return None;
+    }
+    if svc.devices.mqi().checks_authorities() && svc.passwords.is_none() {
+        // Authorities are checked as `device:CLIENTID`, and nothing proves
+        // the client identifier without a password file (docs/security.md
+        // "MQTT devices"): 5.0 3.2.2.2 0x87 Not authorized, 3.1.1 3.2.2.3
+        // return code 0x05.
+        refuse(
+            out,
+            peer,
+            &client_id,
+            ReasonCode::NOT_AUTHORIZED,
+            "authorities are checked (security section) and devices cannot prove their client identifier: configure mqtt.password_file",
         )
         .await;
         return None;

@@ -94,6 +94,13 @@ pub(crate) async fn serve(
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
                 let s = Arc::clone(&svc);
+                // Over a limit the connection is still read up to its
+                // CONNECT, which is refused (connection.rs).
+                let permit = svc
+                    .devices
+                    .mqi()
+                    .limits()
+                    .admit(crate::metrics::Listener::Mqtt, peer.ip());
                 let open = crate::metrics::accepted(crate::metrics::Listener::Mqtt);
                 let tls = tls.clone();
                 svc.tasks.spawn_request(async move {
@@ -111,7 +118,7 @@ pub(crate) async fn serve(
                             }
                         },
                     };
-                    connection::run(s, stream, peer).await
+                    connection::run(s, stream, peer, permit).await
                 });
             }
             Err(e) => {

@@ -9,6 +9,7 @@
 use super::mapping;
 use super::names::{self, Refusal};
 use crate::mqi::{DeadLetterPut, Mqi, Outgoing, PutOptions, QmError, set_origin_context};
+use crate::security::{Authority, DEVICE_PREFIX, ObjectType, Principal};
 use bytes::Bytes;
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::md::ID_NONE;
@@ -76,6 +77,11 @@ pub async fn put(
         }
     };
     set_origin_context(&mut msg.md, msg.charset, device);
+    if fixed_queue.is_none()
+        && let Err(e) = authorize(mqi, device, &queue, &q_mgr)
+    {
+        return refused(e);
+    }
     let obj = match mqi.open(&queue, &q_mgr) {
         Ok(o) => o,
         Err(e) => return refused(e),
@@ -88,6 +94,22 @@ pub async fn put(
     match mqi.put(&obj, msg, opts).await {
         Ok(r) => Outcome::Put { queue: r.queue },
         Err(e) => refused(e),
+    }
+}
+
+/// +put of principal `device:DEVICE` on `queue` of this queue manager, or
+/// on queue manager `q_mgr` (`rqmname`) when it names another
+/// (docs/security.md "MQTT devices"); allowed when authorities are not
+/// checked. Errors: 2035 MQRC_NOT_AUTHORIZED (PUBACK 0x87).
+fn authorize(mqi: &Mqi, device: &str, queue: &str, q_mgr: &str) -> Result<(), QmError> {
+    if !mqi.checks_authorities() {
+        return Ok(());
+    }
+    let p = Principal::new(&format!("{DEVICE_PREFIX}{device}")).ok();
+    if q_mgr.is_empty() || q_mgr == mqi.q_mgr_name() {
+        mqi.authorize(p.as_ref(), ObjectType::Queue, queue, Authority::Put)
+    } else {
+        mqi.authorize(p.as_ref(), ObjectType::Rqmname, q_mgr, Authority::Put)
     }
 }
 

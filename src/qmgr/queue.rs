@@ -157,19 +157,30 @@ pub struct FindNotes {
 /// parallel, and none of them locks any other queue), and the notification
 /// of waiting getters.
 pub struct LocalQueue {
-    pub def: LocalQueueDef,
-    /// Woken whenever a message becomes ready (commit, backout, put).
-    pub notify: Arc<Notify>,
+    /// The queue's name.
+    pub name: Box<str>,
+    /// Its attributes. Device queues share one definition, the devices'
+    /// (docs/config.md `devices`), whose `name` is empty: use
+    /// [`LocalQueue::name`].
+    pub def: Arc<LocalQueueDef>,
+    /// Woken whenever a message becomes ready (commit, backout, put). A
+    /// waiting getter holds the queue itself (its `Arc`) while it waits,
+    /// which keeps a device queue from being retired under it.
+    pub notify: Notify,
     /// Its put and get counters, its own or its group's
     /// (src/qmgr/stats.rs).
     pub stats: Arc<super::stats::QueueStats>,
+    /// For a device queue: the list of emptied device queues it joins
+    /// whenever its lock is let go with no message on it
+    /// (src/qmgr/idle.rs); `None` for every other queue.
+    idle: Option<Arc<super::idle::IdleList>>,
     contents: Mutex<Contents>,
 }
 
 impl std::fmt::Debug for LocalQueue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalQueue")
-            .field("name", &self.def.name)
+            .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
@@ -184,19 +195,84 @@ impl LocalQueue {
     /// src/qmgr/stats.rs).
     pub fn with_stats(def: LocalQueueDef, stats: Arc<super::stats::QueueStats>) -> Self {
         LocalQueue {
-            def,
-            notify: Arc::new(Notify::new()),
+            name: def.name.as_str().into(),
+            def: Arc::new(def),
+            notify: Notify::new(),
             stats,
+            idle: None,
             contents: Mutex::new(Contents::default()),
         }
+    }
+
+    /// An empty device queue `name` with the devices' shared definition
+    /// `def`, which joins `idle` whenever it is left without a message
+    /// (src/qmgr/idle.rs).
+    pub fn device(
+        name: Box<str>,
+        def: Arc<LocalQueueDef>,
+        stats: Arc<super::stats::QueueStats>,
+        idle: Arc<super::idle::IdleList>,
+    ) -> Self {
+        LocalQueue {
+            name,
+            def,
+            notify: Notify::new(),
+            stats,
+            idle: Some(idle),
+            contents: Mutex::new(Contents::default()),
+        }
+    }
+
+    /// True for a queue created as a device queue (retired once empty and
+    /// unused, src/qmgr/idle.rs).
+    pub fn is_device(&self) -> bool {
+        self.idle.is_some()
     }
 
     /// Locks the queue's messages. A panic while holding the lock leaves
     /// them consistent enough (every change is a single map operation), so
     /// a poisoned lock is taken over rather than failing every later call.
-    pub fn lock(&self) -> MutexGuard<'_, Contents> {
+    /// A device queue left without a message when the lock goes joins the
+    /// idle list (src/qmgr/idle.rs), whatever call emptied it.
+    pub fn lock(self: &Arc<Self>) -> Locked<'_> {
         super::probe::queue_locked();
-        self.contents.lock().unwrap_or_else(|p| p.into_inner())
+        Locked {
+            guard: self.contents.lock().unwrap_or_else(|p| p.into_inner()),
+            queue: self,
+        }
+    }
+}
+
+/// A local queue's messages, locked ([`LocalQueue::lock`]).
+pub struct Locked<'a> {
+    guard: MutexGuard<'a, Contents>,
+    queue: &'a Arc<LocalQueue>,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Contents;
+    fn deref(&self) -> &Contents {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Contents {
+        &mut self.guard
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        if let Some(idle) = &self.queue.idle
+            && self.guard.depth() == 0
+            && !self.guard.idle_listed
+        {
+            // Still under the queue's lock: the sweep, which clears the
+            // mark under it too, never misses an emptied queue.
+            self.guard.idle_listed = true;
+            idle.push(Arc::downgrade(self.queue));
+        }
     }
 }
 
@@ -219,6 +295,8 @@ pub struct Contents {
     entries: Slots,
     /// Persistent puts admitted against MAXDEPTH but still being written.
     pub reserved: usize,
+    /// A device queue: true while it is on the idle list (src/qmgr/idle.rs).
+    pub idle_listed: bool,
 }
 
 impl Contents {

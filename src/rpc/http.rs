@@ -76,6 +76,7 @@ pub struct CallQuery {
 /// without a Content-Type (a program without IN parameters).
 async fn call(
     State(svc): State<Arc<RpcService>>,
+    principal: Option<axum::Extension<crate::security::Principal>>,
     Path((library, program)): Path<(String, String)>,
     query: Result<Query<CallQuery>, axum::extract::rejection::QueryRejection>,
     headers: axum::http::HeaderMap,
@@ -114,7 +115,8 @@ async fn call(
             return (status, Json(body)).into_response();
         }
     };
-    match run(svc, library, program, query, body).await {
+    let principal = principal.map(|axum::Extension(p)| p);
+    match run(svc, library, program, query, body, principal).await {
         Ok(j) => j.into_response(),
         Err(e) => e.into_response(),
     }
@@ -126,6 +128,7 @@ async fn run(
     program: String,
     query: Result<Query<CallQuery>, axum::extract::rejection::QueryRejection>,
     body: Bytes,
+    principal: Option<crate::security::Principal>,
 ) -> Result<Json<Value>, RpcError> {
     // 2046 MQRC_OPTIONS_ERROR, as the queue API answers a bad query
     // (docs/http-api.md "Errors").
@@ -162,7 +165,13 @@ async fn run(
     };
     let values = params_from_json(&prog, &params)?;
     let out = svc
-        .call(&prog.library, &prog.program, values, conversation)
+        .call(
+            &prog.library,
+            &prog.program,
+            values,
+            conversation,
+            principal,
+        )
         .await?;
     Ok(Json(record_to_json(&out)))
 }

@@ -24,6 +24,7 @@ use super::programs::Programs;
 use crate::config::RpcConfig;
 use crate::mqi::{CallError, DeadLetterPut, GetRequest, Got, Mqi, Outgoing};
 use crate::mqi::{GetMode, GetResult, PutOptions, PutResult, Selector, Token};
+use crate::security::{Authority, ObjectType, Principal};
 use mqgate_codecs::ccsid::Ccsid;
 use mqgate_codecs::idl::{
     BridgeProgram, CallInputs, CallKind, DynamicKind, ReceivedMessage, Record, Value, WaitInterval,
@@ -75,6 +76,14 @@ struct GetCall<'a> {
     conversation_uow: Option<u64>,
     /// The get of a request/reply (NO_REPLY instead of NO_MESSAGE).
     is_reply: bool,
+}
+
+/// Where a call runs: its conversation's unit of work, its wait interval
+/// and the principal it is made by.
+struct Scope<'a> {
+    uow: Option<u64>,
+    wait: WaitInterval,
+    principal: Option<&'a Principal>,
 }
 
 impl RpcService {
@@ -139,20 +148,34 @@ impl RpcService {
     /// because its answer could no longer be delivered (docs/rpc.md
     /// "Client disconnects").
     ///
-    /// Errors: [`RpcError`] (docs/rpc.md "Errors").
+    /// The call is made by `principal`: when the queue interface checks
+    /// authorities, its put needs +put on its output queue and its get +get
+    /// on its input (reply) queue (docs/security.md "Authorities").
+    ///
+    /// Errors: [`RpcError`] (docs/rpc.md "Errors"); an authority refused:
+    /// [`RpcErrorKind::Mq`] with 2035 MQRC_NOT_AUTHORIZED, nothing put or
+    /// got.
     pub async fn call(
         self: &Arc<Self>,
         library: &str,
         program: &str,
         params: Record,
         conversation: Option<Token>,
+        principal: Option<Principal>,
     ) -> Result<Record, RpcError> {
         let svc = Arc::clone(self);
         let (library, program) = (library.to_string(), program.to_string());
         let (mut answer, rx) = oneshot::channel();
         self.mqi.tasks().spawn_request(async move {
             let result = svc
-                .run_call(&library, &program, params, conversation, &mut answer)
+                .run_call(
+                    &library,
+                    &program,
+                    params,
+                    conversation,
+                    principal.as_ref(),
+                    &mut answer,
+                )
                 .await;
             // The receiver is gone when the caller went away; nothing to do then.
             let _ = answer.send(result);
@@ -172,6 +195,7 @@ impl RpcService {
         program: &str,
         params: Record,
         conversation: Option<Token>,
+        principal: Option<&Principal>,
         answer: &mut Answer,
     ) -> Result<Record, RpcError> {
         let prog = self.programs.find(library, program).ok_or_else(|| {
@@ -202,7 +226,17 @@ impl RpcService {
             "RPC call"
         );
         let result = self
-            .dispatch(&prog, &params, &inputs, uow, wait, answer)
+            .dispatch(
+                &prog,
+                &params,
+                &inputs,
+                Scope {
+                    uow,
+                    wait,
+                    principal,
+                },
+                answer,
+            )
             .await;
         if let (Some(token), Err(e)) = (conversation, &result)
             && e.kind == RpcErrorKind::ConversationEnded
@@ -240,13 +274,26 @@ impl RpcService {
         prog: &BridgeProgram,
         params: &Record,
         inputs: &CallInputs,
-        uow: Option<u64>,
-        wait: WaitInterval,
+        scope: Scope<'_>,
         answer: &mut Answer,
     ) -> Result<Record, RpcError> {
+        let Scope {
+            uow,
+            wait,
+            principal,
+        } = scope;
+        let authorize = |queue: &str, a: Authority| {
+            if !self.mqi.checks_authorities() {
+                return Ok(());
+            }
+            self.mqi
+                .authorize(principal, ObjectType::Queue, queue, a)
+                .map_err(|e| RpcError::with_mqrc(RpcErrorKind::Mq, e.mqrc, e.message))
+        };
         match prog.call_kind {
             CallKind::Put => {
                 let queue = self.queue(&inputs.queue_name, &self.config.output_queue, "output")?;
+                authorize(&queue, Authority::Put)?;
                 let reply_to = inputs.reply_queue.clone();
                 let correl_out = prog
                     .dynamic
@@ -272,6 +319,7 @@ impl RpcService {
             }
             CallKind::Get => {
                 let queue = self.queue(&inputs.queue_name, &self.config.input_queue, "input")?;
+                authorize(&queue, Authority::Get)?;
                 let call = GetCall {
                     prog,
                     queue: &queue,
@@ -296,6 +344,8 @@ impl RpcService {
                 }
                 let queue = self.queue(&inputs.queue_name, &self.config.output_queue, "output")?;
                 let reply_q = self.queue(&inputs.reply_queue, &self.config.input_queue, "input")?;
+                authorize(&queue, Authority::Put)?;
+                authorize(&reply_q, Authority::Get)?;
                 if reply_q == queue {
                     return Err(RpcError::new(
                         RpcErrorKind::NotPossible,

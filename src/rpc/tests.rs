@@ -126,7 +126,7 @@ async fn call(b: &Bridge, program: &str, params: Value) -> Result<Value, RpcErro
         panic!("params must be an object")
     };
     let values = params_from_json(&prog, &map)?;
-    let out = b.svc.call("DEMO", program, values, None).await?;
+    let out = b.svc.call("DEMO", program, values, None, None).await?;
     Ok(record_to_json(&out))
 }
 

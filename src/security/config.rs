@@ -27,6 +27,15 @@ pub struct SecurityConfig {
     /// Allows the HTTP API to listen on a non-loopback address without any
     /// token configured. Default false: such a gateway refuses to start.
     pub insecure: bool,
+    /// Channel authentication rules for message channels and
+    /// server-connection channels, first match wins
+    /// (src/security/chlauth.rs, docs/security.md "Channel authentication
+    /// rules"). Empty (the default): every connection goes on to the
+    /// channel's own checks.
+    pub chlauth: Vec<super::chlauth::RuleConfig>,
+    /// Connection and memory limits (src/security/limits.rs,
+    /// docs/security.md "Limits"); every listener has them by default.
+    pub limits: super::limits::LimitsConfig,
 }
 
 /// One token: who presents it, and its SHA-256.
@@ -137,6 +146,11 @@ impl SecurityConfig {
                 if let Err(e) = super::Authority::parse_list_item(a) {
                     out.push((format!("security.authorities[{i}].authorities[{j}]"), e));
                 }
+            }
+        }
+        for (i, r) in self.chlauth.iter().enumerate() {
+            for (k, e) in r.problems() {
+                out.push((format!("security.chlauth[{i}].{k}"), e));
             }
         }
         out

@@ -5,7 +5,9 @@
 //! interface asks [`Authorities::check`] before every call it is given a
 //! principal for (src/mqi/authority.rs).
 
+pub mod chlauth;
 pub mod config;
+pub mod limits;
 pub mod profile;
 pub mod tls;
 pub mod tokens;
@@ -17,6 +19,10 @@ use std::cmp::Ordering;
 /// What a principal name starts with when it is a device queue manager.
 pub const DEVICE_PREFIX: &str = "device:";
 
+/// What a principal name starts with when it is a receiver channel's own
+/// (docs/security.md "Principals of each front end").
+pub const CHANNEL_PREFIX: &str = "channel:";
+
 /// An authenticated principal: a name, and for `device:QMGR` the device
 /// queue manager whose own queues are all it may read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +31,8 @@ pub struct Principal {
 }
 
 /// Checks a principal name: 1 to 64 characters of letters, digits and
-/// `. _ - @ :`; `device:QMGR` names a valid queue manager.
+/// `. _ - @ :`; `device:QMGR` names a valid queue manager; `channel:NAME`
+/// may hold a channel name's `/` and `%` too.
 pub fn check_principal(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > 64 {
         return Err(format!(
@@ -33,10 +40,12 @@ pub fn check_principal(name: &str) -> Result<(), String> {
             name.len()
         ));
     }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@' | ':')))
-    {
+    let channel = name.starts_with(CHANNEL_PREFIX);
+    if let Some(c) = name.chars().find(|c| {
+        !(c.is_ascii_alphanumeric()
+            || matches!(c, '.' | '_' | '-' | '@' | ':')
+            || (channel && matches!(c, '/' | '%')))
+    }) {
         return Err(format!(
             "principal {name:?}: character {c:?} is not allowed"
         ));
@@ -88,11 +97,15 @@ pub enum Authority {
     Chg,
     /// Start and stop a channel.
     Ctrl,
+    /// Put a message with all its context given by the putter (IBM MQ
+    /// MQOO_SET_ALL_CONTEXT): a receiver channel keeping the sender's
+    /// context, an HTTP put of a whole MQMD (`mqmd_base64`).
+    SetAll,
 }
 
 impl Authority {
     /// Every authority, which `all` grants.
-    pub const ALL: [Authority; 8] = [
+    pub const ALL: [Authority; 9] = [
         Authority::Put,
         Authority::Get,
         Authority::Browse,
@@ -101,6 +114,7 @@ impl Authority {
         Authority::Dsp,
         Authority::Chg,
         Authority::Ctrl,
+        Authority::SetAll,
     ];
 
     /// The name in a grant (setmqaut's without the `+`).
@@ -114,6 +128,7 @@ impl Authority {
             Authority::Dsp => "dsp",
             Authority::Chg => "chg",
             Authority::Ctrl => "ctrl",
+            Authority::SetAll => "setall",
         }
     }
 
@@ -130,7 +145,7 @@ impl Authority {
             .map(|a| vec![a])
             .ok_or_else(|| {
                 format!(
-                    "unknown authority {text:?}: expected put, get, browse, inq, set, dsp, chg, ctrl or all"
+                    "unknown authority {text:?}: expected put, get, browse, inq, set, dsp, chg, ctrl, setall or all"
                 )
             })
     }

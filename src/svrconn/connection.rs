@@ -10,6 +10,9 @@ use super::frame::{FrameError, Segments};
 use super::negotiate::{Agreed, Outcome, negotiate};
 use super::out::{Out, own_header, reply_header, segments};
 use super::{Service, config::SvrconnChannel};
+use crate::security::Principal;
+use crate::security::chlauth::Attempt;
+use crate::security::limits::{Exceeded, Held, Permit};
 use crate::security::tls::{PeerIdentity, Stream};
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -41,6 +44,8 @@ use tokio_util::sync::CancellationToken;
 /// Room for the structures around a message (MQOD, MQMD, MQPMO, ...) when
 /// a reassembled verb is checked against the agreed maximum message size.
 const STRUCTURES_ROOM: usize = 64 * 1024;
+/// Sockets refused at a limit, per limit (src/log_limit.rs).
+static OVER_LIMIT: crate::log_limit::Repeats = crate::log_limit::Repeats::per_minute();
 /// INITIAL_DATA rounds a client may take before the socket is refused.
 const MAX_ROUNDS: u32 = 4;
 /// How long a socket may stay silent past its heartbeat interval before
@@ -63,6 +68,9 @@ pub(super) struct Shared {
     /// the first conversation started.
     pub user: Arc<std::sync::Mutex<Option<(String, String)>>>,
     pub peer: SocketAddr,
+    /// The principal a channel authentication rule maps the connection to
+    /// (MCAUSER); it replaces the client's user id.
+    pub mcauser: Option<Principal>,
 }
 
 struct Socket {
@@ -77,13 +85,30 @@ struct Socket {
     convs: HashMap<u32, mpsc::Sender<Request>>,
     /// Conversations started by SOCKET_ACTION so far.
     started: i32,
+    /// What the channel authentication rules mapped at INITIAL_DATA.
+    mcauser: Option<Principal>,
+    /// The connection limit this socket is over: its INITIAL_DATA is
+    /// refused (docs/security.md "Limits").
+    over: Option<Exceeded>,
+    /// Per conversation, the bytes held against `svrconn_held_bytes` for
+    /// an MQI call whose segments are still arriving.
+    held: HashMap<u32, Vec<Held>>,
     closed: CancellationToken,
 }
 
 /// Serves `stream` until the client closes it, breaks the protocol, or
 /// the gateway stops.
-pub(super) async fn run(svc: Arc<Service>, stream: Stream, identity: PeerIdentity) {
+pub(super) async fn run(
+    svc: Arc<Service>,
+    stream: Stream,
+    identity: PeerIdentity,
+    permit: Result<Permit, Exceeded>,
+) {
     let peer = identity.addr;
+    let (permit, over) = match permit {
+        Ok(p) => (Some(p), None),
+        Err(e) => (None, Some(e)),
+    };
     let (rd, mut wr) = tokio::io::split(stream);
     let (tx, mut rx) = mpsc::channel::<Bytes>(64);
     let writer = tokio::spawn(async move {
@@ -107,9 +132,13 @@ pub(super) async fn run(svc: Arc<Service>, stream: Stream, identity: PeerIdentit
         reasm: Reassembler::new(max),
         convs: HashMap::new(),
         started: 0,
+        mcauser: None,
+        over,
+        held: HashMap::new(),
         closed: closed.clone(),
     };
     tracing::debug!(%peer, "MQ client connected");
+    let _permit = permit;
     socket.serve(&mut frames).await;
     closed.cancel();
     drop(socket);
@@ -194,8 +223,11 @@ impl Socket {
             return Flow::Close;
         }
         let m = match self.reasm.push(&seg) {
-            Ok(Some(m)) => m,
-            Ok(None) => return Flow::Continue,
+            Ok(Some(m)) => {
+                self.held.remove(&conv);
+                m
+            }
+            Ok(None) => return self.hold(conv, order, bytes.len()).await,
             Err(e) => {
                 self.refuse(&e, conv, order).await;
                 return Flow::Close;
@@ -273,6 +305,48 @@ impl Socket {
             }
         };
         self.rounds += 1;
+        if let Some(e) = self.over.take() {
+            // IBM MQ answers a channel past its MAXINST with 2537
+            // MQRC_CHANNEL_NOT_AVAILABLE; the FAP's status for it is
+            // MQ_STATUS_ERR_CHANNEL_UNAVAILABLE (0x16).
+            crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Limit);
+            if let Some(suppressed) = OVER_LIMIT.admit(e.setting) {
+                tracing::warn!(peer = %self.peer, limit = e.setting, value = e.limit, suppressed,
+                    "MQ client connection refused: {e}");
+            }
+            self.status(
+                conv,
+                m.tsh.byte_order,
+                StatusCode::CHANNEL_UNAVAILABLE,
+                2537,
+            )
+            .await;
+            return Flow::Close;
+        }
+        // Channel authentication rules before anything is agreed: a blocked
+        // client is told 2035 MQRC_NOT_AUTHORIZED in a STATUS_DATA of
+        // MQ_STATUS_ERR_SECURITY_FAILURE (0x14) and the socket closes
+        // (docs/mq-client-protocol.md "Handshake").
+        let channel = super::trimmed(&id.channel_name);
+        let attempt = Attempt {
+            channel: &channel,
+            addr: self.peer.ip(),
+            dn: self.peer_dn.as_deref(),
+            qmgr: None,
+        };
+        match self.svc.mqi.channel_access(&attempt) {
+            Ok(m) => self.mcauser = m,
+            Err(e) => {
+                self.status(
+                    conv,
+                    m.tsh.byte_order,
+                    StatusCode::SECURITY_FAILURE,
+                    e.mqrc.0,
+                )
+                .await;
+                return Flow::Close;
+            }
+        }
         let (reply, outcome) = negotiate(&id, &self.svc.config, &self.svc.identity);
         let name = super::trimmed(&id.channel_name);
         if !matches!(outcome, Outcome::Refused { .. })
@@ -333,6 +407,7 @@ impl Socket {
                         channel,
                         user: Arc::default(),
                         peer: self.peer,
+                        mcauser: self.mcauser.clone(),
                     });
                     self.start_conversation(1);
                 }
@@ -401,6 +476,7 @@ impl Socket {
                 // backs out what it left uncommitted. One never started is
                 // refused like any unknown conversation id.
                 self.reasm.discard(id);
+                self.held.remove(&id);
                 if self.convs.remove(&id).is_none() {
                     self.status(id, order, StatusCode::CONV_ID_ERROR, 2009)
                         .await;
@@ -428,6 +504,28 @@ impl Socket {
                 Flow::Close
             }
         }
+    }
+
+    /// Counts `bytes` more of conversation `conv`'s MQI call still arriving
+    /// against `security.limits.svrconn_held_bytes`; past it the socket is
+    /// refused with STATUS_DATA CHANNEL_UNAVAILABLE (0x16) and 2102
+    /// MQRC_RESOURCE_PROBLEM, and closes (docs/security.md "Limits").
+    async fn hold(&mut self, conv: u32, order: ByteOrder, bytes: usize) -> Flow {
+        let more = match self.svc.mqi.limits().hold(bytes as u64) {
+            Ok(h) => h,
+            Err(e) => {
+                crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Limit);
+                if let Some(suppressed) = OVER_LIMIT.admit(e.setting) {
+                    tracing::warn!(peer = %self.peer, limit = e.setting, value = e.limit, suppressed,
+                        "MQ client socket closed: {e}");
+                }
+                self.status(conv, order, StatusCode::CHANNEL_UNAVAILABLE, 2102)
+                    .await;
+                return Flow::Close;
+            }
+        };
+        self.held.entry(conv).or_default().push(more);
+        Flow::Continue
     }
 
     async fn forward(&mut self, conv: u32, m: Reassembled) -> Flow {

@@ -9,6 +9,7 @@ use super::handles::{Handles, Target};
 use super::out::{Out, own_header, reply_header, segments};
 use super::{Service, config::SvrconnChannel, padded, trimmed};
 use crate::mqi::QmError;
+use crate::security::{Authority, ObjectType, Principal};
 use mqgate_codecs::fap::caut::parse_caut;
 use mqgate_codecs::fap::conn::ConnData;
 use mqgate_codecs::fap::status::write_status;
@@ -40,6 +41,10 @@ pub(super) struct Connected {
     pub appl_name: [u8; 28],
     /// MQAT_* (28 = Java).
     pub appl_type: i32,
+    /// Whose authorities its calls need: the principal a channel
+    /// authentication rule mapped, else the user id (docs/security.md "MQ
+    /// client connections"); `None` when the user id is no valid principal.
+    pub principal: Option<Principal>,
 }
 
 /// A reply's API header values and parameters.
@@ -371,10 +376,16 @@ impl Conv {
             let k = t.len().min(128);
             tag[..k].copy_from_slice(&t[..k]);
         }
+        let principal = self
+            .shared
+            .mcauser
+            .clone()
+            .or_else(|| Principal::new(&user).ok());
         self.conn = Some(Connected {
             user,
             appl_name: c.appl_name,
             appl_type: c.appl_type,
+            principal,
         });
         tracing::info!(peer = %self.shared.peer, channel = %self.shared.channel.name, appl = %trimmed(&c.appl_name), "MQ client connected");
         Reply::ok(0, echo(&reply))
@@ -411,6 +422,22 @@ impl Conv {
                 Err(e) => Reply::error(&e, 0, Vec::new()),
             },
         }
+    }
+
+    /// Whether the connected principal holds `authority` on object `name`
+    /// of type `t` ([`crate::mqi::Mqi::authorize`]); always when
+    /// authorities are not checked. Errors: 2035 MQRC_NOT_AUTHORIZED.
+    pub fn authorize(
+        &self,
+        t: ObjectType,
+        name: &str,
+        authority: Authority,
+    ) -> Result<(), QmError> {
+        if !self.svc.mqi.checks_authorities() {
+            return Ok(());
+        }
+        let p = self.conn.as_ref().and_then(|c| c.principal.as_ref());
+        self.svc.mqi.authorize(p, t, name, authority)
     }
 
     /// The conversation's unit of work, begun on first use.

@@ -7,6 +7,7 @@ use super::{padded, trimmed};
 use crate::mqi::{
     ConvertRequest, GetMode, GetRequest, Got, Outgoing, PutOptions, QmError, Selector,
 };
+use crate::security::{Authority, ObjectType};
 use bytes::Bytes;
 use mqgate_codecs::fap::gmo::Mqgmo;
 use mqgate_codecs::fap::message::{GetData, PutData, write_get, write_put};
@@ -102,6 +103,7 @@ impl Conv {
     async fn put_to(
         &mut self,
         obj: &crate::mqi::Object,
+        obj_name: &str,
         p: &mut PutData<'_>,
     ) -> Result<(), QmError> {
         if p.data_length as usize != p.data.len() {
@@ -125,6 +127,11 @@ impl Conv {
             ));
         }
         let options = p.pmo.options;
+        if options & pmo::SET_ALL_CONTEXT != 0 {
+            // The message's context comes from the application: +setall
+            // (IBM MQ "Authorizations for MQI calls").
+            self.authorize(ObjectType::Queue, obj_name, Authority::SetAll)?;
+        }
         let uow = self.syncpoint(options, pmo::SYNCPOINT, pmo::NO_SYNCPOINT)?;
         let mut md = p.md.clone();
         self.context(&mut md, p.md_charset, options);
@@ -165,20 +172,20 @@ impl Conv {
         let Verb::Put(p) = verb else {
             return Reply::reason(Mqrc::MD_ERROR, api.hobj, Vec::new());
         };
-        let obj = match self.handles.get(api.hobj) {
+        let (obj, name) = match self.handles.get(api.hobj) {
             None => return Reply::reason(Mqrc::HOBJ_ERROR, api.hobj, put_echo(p, order)),
             Some(h) if h.options & oo::OUTPUT == 0 => {
                 return Reply::reason(Mqrc::NOT_OPEN_FOR_OUTPUT, api.hobj, put_echo(p, order));
             }
             Some(h) => match &h.target {
-                Target::Queue { obj, .. } => obj.clone(),
+                Target::Queue { obj, name, .. } => (obj.clone(), name.clone()),
                 Target::QMgr => {
                     return Reply::reason(Mqrc::NOT_OPEN_FOR_OUTPUT, api.hobj, put_echo(p, order));
                 }
             },
         };
         let mut p = (**p).clone();
-        match self.put_to(&obj, &mut p).await {
+        match self.put_to(&obj, &name, &mut p).await {
             Ok(()) => Reply::ok(api.hobj, put_echo(&p, order)),
             Err(e) => {
                 tracing::debug!(error = %e, "MQPUT refused");
@@ -205,11 +212,11 @@ impl Conv {
             Err(e) => return Reply::error(&e, 0, put_echo(p, order)),
         };
         let mut p = (**p).clone();
-        let obj = match self.handles.get(opened.hobj).map(|h| &h.target) {
-            Some(Target::Queue { obj, .. }) => obj.clone(),
+        let (obj, name) = match self.handles.get(opened.hobj).map(|h| &h.target) {
+            Some(Target::Queue { obj, name, .. }) => (obj.clone(), name.clone()),
             _ => return Reply::reason(Mqrc::NOT_OPEN_FOR_OUTPUT, 0, put_echo(&p, order)),
         };
-        let r = self.put_to(&obj, &mut p).await;
+        let r = self.put_to(&obj, &name, &mut p).await;
         if let Some(od) = p.od.as_mut() {
             self.resolved(od, &opened);
         }

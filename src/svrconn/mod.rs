@@ -111,6 +111,12 @@ pub(crate) async fn serve(
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
                 let s = Arc::clone(&svc);
+                // Over a limit the socket is still served up to its
+                // INITIAL_DATA, which is refused (connection.rs).
+                let permit = svc
+                    .mqi
+                    .limits()
+                    .admit(crate::metrics::Listener::Svrconn, peer.ip());
                 let open = crate::metrics::accepted(crate::metrics::Listener::Svrconn);
                 let tls = tls.clone();
                 svc.tasks.spawn_request(async move {
@@ -131,7 +137,7 @@ pub(crate) async fn serve(
                             }
                         },
                     };
-                    connection::run(s, stream, identity).await
+                    connection::run(s, stream, identity, permit).await
                 });
             }
             Err(e) => {

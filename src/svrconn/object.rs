@@ -7,6 +7,7 @@ use super::handles::{Handle, Target};
 use super::{padded, trimmed};
 use crate::config::LocalQueueDef;
 use crate::mqi::QmError;
+use crate::security::{Authority, ObjectType};
 use mqgate_codecs::fap::inq::{InqData, sel, write_inq};
 use mqgate_codecs::fap::object::{OpenData, oo, write_open};
 use mqgate_codecs::fap::od::{Mqod, ot};
@@ -62,6 +63,11 @@ impl Conv {
                         format!("no queue manager object {name}"),
                     ));
                 }
+                for (option, a) in [(oo::INQUIRE, Authority::Inq), (oo::SET, Authority::Set)] {
+                    if options & option != 0 {
+                        self.authorize(ObjectType::Qmgr, &me, a)?;
+                    }
+                }
                 if options & (oo::INPUT_MASK | oo::BROWSE | oo::OUTPUT) != 0 {
                     return Err(err(
                         Mqrc::OPTION_NOT_VALID_FOR_TYPE,
@@ -99,6 +105,7 @@ impl Conv {
         if q_mgr == me {
             q_mgr.clear();
         }
+        self.authorize_open(&name, &q_mgr, options)?;
         let reads = options & (oo::INPUT_MASK | oo::BROWSE) != 0;
         let kind = if q_mgr.is_empty() {
             self.svc
@@ -167,6 +174,35 @@ impl Conv {
             q_mgr: false,
             def_persistence,
         })
+    }
+
+    /// The authorities MQOPEN of queue `name` at `q_mgr` (empty: this
+    /// queue manager) with `options` needs, as IBM MQ's object authority
+    /// manager asks them at MQOPEN ("Authorizations for MQI calls"):
+    /// +get for input, +browse, +put for output, +inq, +set, +setall for
+    /// MQOO_SET_ALL_CONTEXT; output to another queue manager needs +put on
+    /// it (`rqmname`). Errors: 2035 MQRC_NOT_AUTHORIZED.
+    fn authorize_open(&self, name: &str, q_mgr: &str, options: i32) -> Result<(), QmError> {
+        if !q_mgr.is_empty() {
+            if options & oo::OUTPUT != 0 {
+                self.authorize(ObjectType::Rqmname, q_mgr, Authority::Put)?;
+            }
+            return Ok(());
+        }
+        let needs = [
+            (oo::INPUT_MASK, Authority::Get),
+            (oo::BROWSE, Authority::Browse),
+            (oo::OUTPUT, Authority::Put),
+            (oo::INQUIRE, Authority::Inq),
+            (oo::SET, Authority::Set),
+            (oo::SET_ALL_CONTEXT, Authority::SetAll),
+        ];
+        for (option, a) in needs {
+            if options & option != 0 {
+                self.authorize(ObjectType::Queue, name, a)?;
+            }
+        }
+        Ok(())
     }
 
     fn insert(&mut self, h: Handle) -> Result<i32, QmError> {

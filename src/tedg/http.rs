@@ -189,6 +189,7 @@ fn body_failure(e: &BytesRejection) -> TpFailure {
 /// [`TPENQUEUE_BODY_LIMIT`].
 async fn tpenqueue(
     State(s): State<TedgState>,
+    principal: Option<axum::Extension<crate::security::Principal>>,
     headers: axum::http::HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -198,13 +199,15 @@ async fn tpenqueue(
     if let Err(refused) = crate::http::require_json(&headers, "POST /v1/tux/tpenqueue") {
         return refused.into_response();
     }
-    tpenqueue_json(s, body).await.into_response()
+    let principal = principal.map(|axum::Extension(p)| p);
+    tpenqueue_json(s, body, principal).await.into_response()
 }
 
 /// [`tpenqueue`] once the body is known to be JSON.
 async fn tpenqueue_json(
     s: TedgState,
     body: Result<Bytes, BytesRejection>,
+    principal: Option<crate::security::Principal>,
 ) -> (StatusCode, Json<Value>) {
     let body = match body {
         Ok(b) => b,
@@ -219,6 +222,16 @@ async fn tpenqueue_json(
         Ok(r) => r,
         Err(f) => return (StatusCode::BAD_REQUEST, Json(answer(&Err(f)))),
     };
+    if let Err(e) = s.tedg.authorize_enqueue(principal.as_ref(), &req.qspace) {
+        // 403 as the queue API answers 2035; TPEPERM, Tuxedo's "permission
+        // denied", in the tpenqueue answer (docs/security.md).
+        let mut body = answer(&Err(TpFailure {
+            error: TpError::tperrno(Tperrno::TPEPERM),
+            message: e.message,
+        }));
+        body["mqrc"] = json!(e.mqrc.0);
+        return (StatusCode::FORBIDDEN, Json(body));
+    }
     let outcome = s.tedg.tpenqueue(&req).await;
     (StatusCode::OK, Json(answer(&outcome)))
 }

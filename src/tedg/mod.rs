@@ -408,6 +408,30 @@ impl Tedg {
         }
     }
 
+    /// Whether `principal` may enqueue to queue space `qspace`: +put on the
+    /// queue-manager queue of its RTQ queue (`RTQ.GROUP.NAME`,
+    /// docs/security.md "Authorities"); allowed when authorities are not
+    /// checked or the queue space is unknown (tpenqueue refuses it then).
+    /// Errors: 2035 MQRC_NOT_AUTHORIZED.
+    pub fn authorize_enqueue(
+        &self,
+        principal: Option<&crate::security::Principal>,
+        qspace: &str,
+    ) -> Result<(), QmError> {
+        if !self.mqi.checks_authorities() {
+            return Ok(());
+        }
+        let Some(q) = self.dm.qspace(qspace) else {
+            return Ok(());
+        };
+        self.mqi.authorize(
+            principal,
+            crate::security::ObjectType::Queue,
+            &qm_queue_name(&q.rtq_group, &q.rtq_name),
+            crate::security::Authority::Put,
+        )
+    }
+
     /// tpenqueue as the TEDG performs it (the TEDG guide): `plan_enqueue` checks
     /// the request against DMCONFIG and the flag and error tables, then the
     /// RTQ put goes to the queue-manager queue through [`Mqi::put`] (the
