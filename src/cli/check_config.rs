@@ -10,7 +10,9 @@ use std::process::ExitCode;
 /// their own file, line and column), the `fault_tolerance` roles against
 /// them (placed in the configuration file), `mqtt.password_file` as
 /// `run` reads it (docs/mqtt.md "Authentication"), and
-/// `security.tokens_file` (docs/security.md "Tokens").
+/// `security.tokens_file` (docs/security.md "Tokens"), and the PEM files of
+/// every `tls:` setting: readable, PEM, the key the certificate's
+/// (docs/security.md "TLS").
 pub fn run(file: PathBuf) -> ExitCode {
     match Config::load(&file) {
         Ok(mut c) => {
@@ -55,6 +57,13 @@ pub fn run(file: PathBuf) -> ExitCode {
             {
                 eprintln!("{e}");
                 eprintln!("{}: 1 error(s)", file.display());
+                return ExitCode::FAILURE;
+            }
+            let tls = c.tls_file_problems();
+            if !tls.is_empty() {
+                let e = crate::config::ConfigErrors::placed(&file, tls);
+                eprintln!("{e}");
+                eprintln!("{}: {} error(s)", file.display(), e.errors.len());
                 return ExitCode::FAILURE;
             }
             if let Some(p) = &c.security.tokens_file

@@ -146,6 +146,7 @@ async fn serve(config: Config, drain: Duration) -> ExitCode {
     // Installed before the gateway starts, so a signal during the start is
     // a stop too.
     let mut signals = StopSignals::install();
+    let mut hangups = Hangups::install();
     let mut handle = match Gateway::start(config).await {
         Ok(h) => h,
         Err(e) if e.is_config() => {
@@ -157,9 +158,15 @@ async fn serve(config: Config, drain: Duration) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let fault = tokio::select! {
-        () = signals.recv() => None,
-        f = handle.wait() => Some(f),
+    let fault = loop {
+        tokio::select! {
+            () = signals.recv() => break None,
+            f = handle.wait() => break Some(f),
+            () = hangups.recv() => {}
+        }
+        // SIGHUP: new certificates for new connections (docs/security.md
+        // "Reloading certificates"); errors are logged by the reload.
+        handle.reload_tls();
     };
     handle.stop(drain).await;
     match fault {
@@ -168,6 +175,40 @@ async fn serve(config: Config, drain: Duration) -> ExitCode {
             tracing::error!(error = %f, "mqgate stopped on an error");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// SIGHUP, listened for from [`Hangups::install`] on (it no longer ends
+/// the process then): each one reloads the TLS certificates.
+struct Hangups {
+    #[cfg(unix)]
+    unix: Option<tokio::signal::unix::Signal>,
+}
+
+impl Hangups {
+    fn install() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Hangups {
+                unix: signal(SignalKind::hangup()).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            Hangups {}
+        }
+    }
+
+    /// Resolves on the next SIGHUP; never without a handler.
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        if let Some(h) = self.unix.as_mut()
+            && h.recv().await.is_some()
+        {
+            return;
+        }
+        std::future::pending::<()>().await
     }
 }
 

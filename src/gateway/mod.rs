@@ -122,6 +122,11 @@ pub enum StartError {
     /// without `security.insecure` (docs/security.md).
     #[error("{0}")]
     Security(String),
+    /// A `tls:` setting cannot be used: a PEM file that cannot be read or
+    /// parsed, or a key that is not its certificate's; names the setting
+    /// and the file (docs/security.md "TLS").
+    #[error("{0}")]
+    Tls(String),
 }
 
 impl StartError {
@@ -136,6 +141,7 @@ impl StartError {
                 | StartError::MqttPasswords(_)
                 | StartError::FaultTolerance(_)
                 | StartError::Security(_)
+                | StartError::Tls(_)
         )
     }
 }
@@ -160,6 +166,9 @@ pub struct Handle {
     channel_addr: SocketAddr,
     mqtt_addr: SocketAddr,
     svrconn_addr: Option<SocketAddr>,
+    /// Every TLS listener and outbound connection, for
+    /// [`Handle::reload_tls`].
+    tls: crate::security::tls::TlsEndpoints,
     /// `None` once stopped.
     running: Option<Running>,
 }
@@ -249,6 +258,13 @@ impl Gateway {
         }
         let security = security::load(&config)?;
         let channel_rules = security::channel_rules(&config)?;
+        // Every TLS file, those read later (the NATS bridge's) too.
+        if let Some((path, message)) = config.tls_file_problems().into_iter().next() {
+            return Err(StartError::Tls(format!("{path}: {message}")));
+        }
+        let tls = crate::security::tls::TlsEndpoints::default();
+        let tls_servers = tls_listeners(&config, &tls)?;
+        let sender_tls = sender_tls(&config, &tls)?;
         let tedg = crate::tedg::load_from_config(&mut config).map_err(StartError::Tuxedo)?;
         let messageq = crate::sbs::load_from_config(&mut config).map_err(StartError::MessageQ)?;
         if let Some(f) = &config.fault_tolerance {
@@ -360,16 +376,23 @@ impl Gateway {
             &config,
             &mqi,
             &board,
-            channel_listener,
+            (channel_listener, tls_servers.channel.clone()),
             &stop_rx,
             &sender_roles,
             &readiness,
+            &sender_tls,
         )
         .await;
         let routing = match &config.rv.routing {
             Some(r) => Some(
-                crate::rv::route::service::start(r, &rv, routing_listener, &tasks, stop_rx.clone())
-                    .map_err(|e| StartError::RvRouting(format!("routing daemon: {e}")))?,
+                crate::rv::route::service::start(
+                    r,
+                    &rv,
+                    (routing_listener, routing_tls(r, &tls)?),
+                    &tasks,
+                    stop_rx.clone(),
+                )
+                .map_err(|e| StartError::RvRouting(format!("routing daemon: {e}")))?,
             ),
             None => None,
         };
@@ -381,6 +404,7 @@ impl Gateway {
             &ft_service,
             sbs_server,
             qspace_role.clone(),
+            &sender_tls,
             stop_rx.clone(),
         );
         tracing::info!(
@@ -431,7 +455,13 @@ impl Gateway {
             TaskGroup::Requests,
             Arc::clone(&readiness).watch(
                 Listener::Http,
-                http::serve(listener, app, timeouts, stop_http.clone()),
+                http::serve(
+                    listener,
+                    app,
+                    timeouts,
+                    tls_servers.http.clone(),
+                    stop_http.clone(),
+                ),
             ),
         );
         let stop_mqtt = CancellationToken::new();
@@ -451,7 +481,7 @@ impl Gateway {
             TaskGroup::Requests,
             Arc::clone(&readiness).watch(
                 Listener::Mqtt,
-                crate::mqtt::serve(mqtt_listener, mqtt_service),
+                crate::mqtt::serve(mqtt_listener, mqtt_service, tls_servers.mqtt.clone()),
             ),
         );
         let stop_svrconn = CancellationToken::new();
@@ -466,8 +496,10 @@ impl Gateway {
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
             tasks.spawn(
                 TaskGroup::Requests,
-                Arc::clone(&readiness)
-                    .watch(Listener::Svrconn, crate::svrconn::serve(listener, svc)),
+                Arc::clone(&readiness).watch(
+                    Listener::Svrconn,
+                    crate::svrconn::serve(listener, svc, tls_servers.svrconn.clone()),
+                ),
             );
         }
         Ok(Handle {
@@ -475,6 +507,7 @@ impl Gateway {
             channel_addr,
             mqtt_addr,
             svrconn_addr,
+            tls,
             running: Some(Running {
                 qm,
                 store,
@@ -591,6 +624,39 @@ fn bound_listeners(
     out
 }
 
+/// The TLS of the listeners whose `tls:` is set.
+struct TlsListeners {
+    http: Option<Arc<crate::security::tls::TlsServer>>,
+    channel: Option<Arc<crate::security::tls::TlsServer>>,
+    svrconn: Option<Arc<crate::security::tls::TlsServer>>,
+    mqtt: Option<Arc<crate::security::tls::TlsServer>>,
+}
+
+/// Reads the certificates of `http.tls` and `listener.tls`, registered in
+/// `endpoints`. Errors: [`StartError::Tls`] naming the setting and file.
+fn tls_listeners(
+    config: &Config,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<TlsListeners, StartError> {
+    use crate::security::tls::TlsServer;
+    let make = |setting: &str, t: &Option<crate::security::tls::TlsConfig>, alpn: &[&[u8]]| {
+        t.as_ref()
+            .map(|t| TlsServer::new(setting, t, alpn, endpoints))
+            .transpose()
+            .map_err(|e| StartError::Tls(format!("{setting}: {e}")))
+    };
+    Ok(TlsListeners {
+        http: make("http.tls", &config.http.tls, &[b"http/1.1"])?,
+        channel: make("listener.tls", &config.listener.tls, &[])?,
+        svrconn: make(
+            "svrconn.tls",
+            &config.svrconn.as_ref().and_then(|s| s.tls.clone()),
+            &[],
+        )?,
+        mqtt: make("mqtt.tls", &config.mqtt.tls, &[])?,
+    })
+}
+
 /// Binds `addr`; returns the listener and the address it got (the port
 /// chosen for port 0).
 async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr, io::Error)> {
@@ -606,14 +672,16 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 /// returns the listener's task.
 /// The receiver channels' stored sequence numbers are on `board` when this
 /// returns (before the HTTP API serves `GET /v1/status`).
+#[allow(clippy::too_many_arguments)]
 async fn start_channels(
     config: &Config,
     mqi: &Mqi,
     board: &Arc<StatusBoard>,
-    listener: TcpListener,
+    (listener, listener_tls): (TcpListener, Option<Arc<crate::security::tls::TlsServer>>),
     stop: &watch::Receiver<bool>,
     roles: &[String],
     readiness: &Arc<Readiness>,
+    sender_tls: &SenderTls,
 ) -> JoinHandle<Option<()>> {
     let tasks = mqi.tasks();
     let receivers: Vec<_> = config
@@ -625,7 +693,9 @@ async fn start_channels(
         })
         .collect();
     let receivers = Arc::new(
-        Receivers::new(mqi.clone(), Arc::clone(board), &receivers).with_exits(&config.exits),
+        Receivers::new(mqi.clone(), Arc::clone(board), &receivers)
+            .with_exits(&config.exits)
+            .with_tls(listener_tls),
     );
     receivers.show_stored_seqs().await;
     let listener_task = tasks.spawn(
@@ -637,7 +707,8 @@ async fn start_channels(
             && !roles.contains(&def.name)
         {
             let channel = SenderChannel::new(mqi.clone(), Arc::clone(board), def.clone())
-                .with_exits(&config.exits);
+                .with_exits(&config.exits)
+                .with_tls(sender_tls.get(&def.name).cloned());
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
         }
         if let ChannelDef::MqClient(def) = c {
@@ -646,11 +717,64 @@ async fn start_channels(
                 Arc::clone(board),
                 def.clone(),
             )
-            .with_exits(&config.exits);
+            .with_exits(&config.exits)
+            .with_tls(sender_tls.get(&def.name).cloned());
             tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
         }
     }
     listener_task
+}
+
+/// The TLS of the routing daemon `r`: its listener's and each dialled
+/// neighbor's, registered in `endpoints`. Errors: [`StartError::Tls`].
+fn routing_tls(
+    r: &crate::rv::route::config::RoutingConfig,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<crate::rv::route::service::RoutingTls, StartError> {
+    use crate::security::tls::{TlsClient, TlsServer};
+    let mut out = crate::rv::route::service::RoutingTls::default();
+    if let Some(t) = &r.tls {
+        out.listener = Some(
+            TlsServer::new("rv.routing.tls", t, &[], endpoints)
+                .map_err(|e| StartError::Tls(format!("rv.routing.tls: {e}")))?,
+        );
+    }
+    for n in &r.neighbors {
+        if let Some(t) = &n.tls {
+            let setting = format!("rv.routing neighbor {} tls", n.name);
+            let client = TlsClient::new(&setting, t, endpoints)
+                .map_err(|e| StartError::Tls(format!("{setting}: {e}")))?;
+            out.neighbors.insert(n.name.clone(), client);
+        }
+    }
+    Ok(out)
+}
+
+/// The TLS clients of sender and mq-client channels, by channel name.
+pub(crate) type SenderTls = std::collections::HashMap<String, Arc<crate::security::tls::TlsClient>>;
+
+/// The TLS client of every sender and mq-client channel with `tls:`
+/// (those of fault tolerance roles too), registered in `endpoints`. Errors:
+/// [`StartError::Tls`] naming the channel and the file.
+fn sender_tls(
+    config: &Config,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<SenderTls, StartError> {
+    let mut out = SenderTls::new();
+    for c in &config.channels {
+        let tls = match c {
+            ChannelDef::Sender(def) => def.tls.as_ref(),
+            ChannelDef::MqClient(def) => def.tls.as_ref(),
+            ChannelDef::Receiver(_) => None,
+        };
+        if let Some(t) = tls {
+            let setting = format!("channel {} tls", c.name());
+            let client = crate::security::tls::TlsClient::new(&setting, t, endpoints)
+                .map_err(|e| StartError::Tls(format!("{setting}: {e}")))?;
+            out.insert(c.name().to_string(), client);
+        }
+    }
+    Ok(out)
 }
 
 /// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,
@@ -813,6 +937,15 @@ impl Handle {
     /// whether the roles run. `None` after [`Handle::stop`].
     pub fn fault_tolerance(&self) -> Option<ft::FtRoles> {
         self.running.as_ref().and_then(|r| r.ft.clone())
+    }
+
+    /// Re-reads the PEM files of every TLS listener and outbound connection
+    /// (what SIGHUP does in `mqgate run`, [`crate::security::tls::reload_certificates`]):
+    /// new connections get the new certificates, open ones keep theirs; a
+    /// setting whose files cannot be used keeps its old ones and is
+    /// returned with its error (also logged).
+    pub fn reload_tls(&self) -> Vec<(String, crate::security::tls::TlsError)> {
+        crate::security::tls::reload_certificates(&self.tls)
     }
 
     /// A count of the gateway's running tasks, valid after [`Handle::stop`].
