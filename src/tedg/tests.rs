@@ -1175,9 +1175,11 @@ async fn a_waiting_server_wakes_when_a_request_falls_due_on_the_system_clock() {
         clock: Some(clock.clone()),
         ..Setup::default()
     });
-    // TPQTIME_ABS at the next whole second (mqgate, docs/tuxedo.md: absolute
-    // schedule = UNIX seconds): due within one second.
-    let due_at = clock::SystemClock.now_secs() + 1;
+    // TPQTIME_ABS two whole seconds on (mqgate, docs/tuxedo.md: absolute
+    // schedule = UNIX seconds): due in one to two seconds, so that the
+    // server's first scan comes before it even on a loaded machine (a scan
+    // that already finds it due would be the only one).
+    let due_at = clock::SystemClock.now_secs() + 2;
     let v = h.enq(invoice(&["TPQTIME_ABS"], due_at, b"soon")).await;
     ok(&v);
     assert_eq!(v["due_at"], due_at);
