@@ -337,6 +337,14 @@ fn mosquitto_pub_puts_into_a_local_queue_and_a_remote_queue_managers_transmissio
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The next mosquitto_pub connects with the same client id, which takes
+    // the session over and closes this connection (MQTT 5.0 section 3.1.4):
+    // a QoS 0 PUBLISH the gateway had not yet read from it would be lost, as
+    // at most once allows. Wait until it is on the queue.
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while g.depth("APP.IN") == 0 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // QoS 1, MQTT 5.0, to PAYMENTS at QM2: resolved to transmission queue
     // QM2 (IBM MQ "Name resolution"), persistent, with its properties.
     let out = run(Command::new("mosquitto_pub")
