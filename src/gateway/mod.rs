@@ -16,14 +16,17 @@
 //! that started it awaits and which ends on its own. [`Handle::stop`] returns only when every
 //! owned task has ended (docs/config.md "Stopping").
 
+pub mod check;
 pub mod ft;
 mod http;
+mod reload;
 mod security;
 mod stop;
 mod trim;
 
 pub use trim::PERIOD as TRIM_PERIOD;
 
+pub use reload::ReloadReport;
 pub use stop::Stopped;
 
 use crate::channel::StatusBoard;
@@ -203,6 +206,8 @@ struct Running {
     channel_listener: Option<JoinHandle<Option<()>>>,
     /// What `GET /readyz` reads: marked stopping at the start of a stop.
     readiness: Arc<Readiness>,
+    /// What a configuration reload changes ([`Handle::reload`]).
+    live: Arc<reload::Live>,
 }
 
 /// How many tasks a gateway runs; stays usable after [`Handle::stop`].
@@ -262,6 +267,8 @@ impl Gateway {
                 ));
             }
         }
+        // The configuration in force, as checked (a reload compares with it).
+        let in_force = config.clone();
         let ft_config = config.fault_tolerance.clone();
         let sbs_is_role = ft_config.as_ref().is_some_and(|c| c.roles.sbs_server);
         let qspace_role = ft_config
@@ -329,12 +336,17 @@ impl Gateway {
         if let Some((_, authorities)) = &security {
             mqi = mqi.with_authorities(Arc::clone(authorities));
         }
-        if let Some(rules) = channel_rules {
-            mqi = mqi.with_channel_rules(rules);
-        }
+        mqi = mqi.with_channel_rules(Arc::clone(&channel_rules));
         mqi = mqi.with_limits(Arc::new(crate::security::limits::Limits::new(
             config.security.limits.clone(),
         )));
+        let live = Arc::new(reload::Live::new(
+            in_force,
+            &qm,
+            security.as_ref(),
+            &channel_rules,
+            mqi.limits(),
+        ));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
         let (messageq, sbs_server) = match messageq {
             Some(loaded) => {
@@ -495,6 +507,7 @@ impl Gateway {
                 http: Some(http),
                 channel_listener: Some(channel_listener),
                 readiness,
+                live,
             }),
         })
     }

@@ -32,7 +32,9 @@ pub mod msgid;
 pub mod names;
 mod object;
 mod probe;
+mod redefine;
 pub mod queue;
+pub use redefine::Redefined;
 mod record;
 mod slots;
 pub mod stats;
@@ -681,6 +683,12 @@ impl QueueManager {
         let queue_name = def.name.clone();
         let mut contents = lq.lock();
         {
+            if contents.deleted {
+                return Err(QmError::new(
+                    Mqrc::Q_DELETED,
+                    format!("queue {} was deleted", def.name),
+                ));
+            }
             if contents.depth() >= def.max_depth {
                 return Err(QmError::new(
                     Mqrc::Q_FULL,

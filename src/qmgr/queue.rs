@@ -163,7 +163,10 @@ pub struct LocalQueue {
     /// Its put and get counters, its own or its group's
     /// (src/qmgr/stats.rs).
     pub stats: Arc<super::stats::QueueStats>,
-    contents: Mutex<Contents>,
+    /// Shared with the queue's altered definitions ([`LocalQueue::altered`]),
+    /// so a unit of work holding the queue from before an ALTER commits
+    /// onto the same messages.
+    contents: Arc<Mutex<Contents>>,
 }
 
 impl std::fmt::Debug for LocalQueue {
@@ -187,7 +190,20 @@ impl LocalQueue {
             def,
             notify: Arc::new(Notify::new()),
             stats,
-            contents: Mutex::new(Contents::default()),
+            contents: Arc::new(Mutex::new(Contents::default())),
+        }
+    }
+
+    /// The same queue (its messages, waiting getters and counters) with
+    /// definition `def` (IBM MQ "ALTER QLOCAL": the new attributes apply to
+    /// later calls; messages already on the queue stay, even above a lower
+    /// MAXDEPTH or MAXMSGL).
+    pub fn altered(&self, def: LocalQueueDef) -> Self {
+        LocalQueue {
+            def,
+            notify: Arc::clone(&self.notify),
+            stats: Arc::clone(&self.stats),
+            contents: Arc::clone(&self.contents),
         }
     }
 
@@ -219,6 +235,10 @@ pub struct Contents {
     entries: Slots,
     /// Persistent puts admitted against MAXDEPTH but still being written.
     pub reserved: usize,
+    /// The queue was deleted (a configuration reload took its definition
+    /// away while it was empty): a put that found it before is refused
+    /// with 2052 MQRC_Q_DELETED rather than left on a queue nobody reaches.
+    pub deleted: bool,
 }
 
 impl Contents {

@@ -1,0 +1,287 @@
+//! Reloading the configuration while the gateway runs (SIGHUP in `mqgate
+//! run`, docs/operations.md "Reloading the configuration"): the new file
+//! is checked exactly as `mqgate check-config` checks it
+//! ([`super::check`]); with any error nothing changes and every error is
+//! logged with its file, line and column. A valid file's queue definitions
+//! and security settings (tokens, authorities, channel authentication
+//! rules, limits) are put in force at once; every other setting that
+//! differs is reported as needing a restart and left as it is.
+
+use super::Handle;
+use crate::config::{Config, QueueDef};
+use crate::qmgr::{QueueManager, Redefined};
+use crate::security::Authorities;
+use crate::security::chlauth::ChannelRules;
+use crate::security::limits::Limits;
+use crate::security::tokens::Tokens;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// What a reload changed ([`Handle::reload`]).
+#[derive(Debug, Default, Clone)]
+pub struct ReloadReport {
+    /// The queue definitions defined, altered, deleted and kept.
+    pub queues: Redefined,
+    /// The security settings put in force, e.g. `tokens 3`, `grants 5`,
+    /// `chlauth rules 2`, `limits`; empty when none is configured.
+    pub security: Vec<String>,
+    /// The top-level settings (`http`, `channels`, `queue_manager`, ...)
+    /// that differ from those in force but change only with a restart;
+    /// the running gateway keeps its own.
+    pub needs_restart: Vec<String>,
+}
+
+impl fmt::Display for ReloadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let q = &self.queues;
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(",")
+            }
+        };
+        let kept: Vec<String> = q.kept.iter().map(|(n, _)| n.clone()).collect();
+        write!(
+            f,
+            "queues defined {}, altered {}, deleted {}, kept {}; security {}; needs a restart {}",
+            list(&q.defined),
+            list(&q.altered),
+            list(&q.deleted),
+            list(&kept),
+            list(&self.security),
+            list(&self.needs_restart)
+        )
+    }
+}
+
+/// What a reload changes in a running gateway, and the configuration in
+/// force (as read from its file and checked, before listen ports 0 were
+/// replaced by the ports bound).
+pub(super) struct Live {
+    qm: Arc<QueueManager>,
+    /// `None` when the gateway started without tokens (the HTTP API
+    /// without authentication).
+    tokens: Option<Arc<Tokens>>,
+    authorities: Option<Arc<Authorities>>,
+    channel_rules: Arc<ChannelRules>,
+    limits: Arc<Limits>,
+    /// Held for a whole reload, so two reloads never interleave.
+    in_force: Mutex<InForce>,
+}
+
+struct InForce {
+    config: Config,
+    /// The queue definitions in force: the configuration's, plus those a
+    /// reload could not delete because their queue held messages.
+    queues: Vec<QueueDef>,
+}
+
+impl Live {
+    pub(super) fn new(
+        config: Config,
+        qm: &Arc<QueueManager>,
+        security: Option<&(crate::http::auth::Authentication, Arc<Authorities>)>,
+        channel_rules: &Arc<ChannelRules>,
+        limits: &Arc<Limits>,
+    ) -> Live {
+        let queues = config.effective_queues();
+        Live {
+            qm: Arc::clone(qm),
+            tokens: security.map(|(a, _)| Arc::clone(&a.tokens)),
+            authorities: security.map(|(_, g)| Arc::clone(g)),
+            channel_rules: Arc::clone(channel_rules),
+            limits: Arc::clone(limits),
+            in_force: Mutex::new(InForce { config, queues }),
+        }
+    }
+
+    /// See [`Handle::reload`].
+    pub(super) fn reload(
+        &self,
+        file: &Path,
+        adjust: impl FnOnce(&mut Config),
+    ) -> Result<ReloadReport, Vec<String>> {
+        let mut in_force = self.in_force.lock().unwrap_or_else(|p| p.into_inner());
+        let result = Config::load(file)
+            .map_err(|e| e.to_string().lines().map(str::to_string).collect())
+            .and_then(|mut c| {
+                adjust(&mut c);
+                super::check::check_loaded(file, c)
+            })
+            .and_then(|checked| {
+                let security = Security::of(&checked.config).map_err(|(path, message)| {
+                    crate::config::ConfigErrors::placed(file, vec![(path, message)])
+                        .to_string()
+                        .lines()
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })?;
+                Ok((checked.config, security))
+            });
+        let (config, security) = match result {
+            Ok(v) => v,
+            Err(errors) => {
+                for e in &errors {
+                    tracing::error!(file = %file.display(), "configuration not reloaded: {e}");
+                }
+                tracing::error!(
+                    file = %file.display(),
+                    errors = errors.len(),
+                    "configuration not reloaded: the running configuration stays"
+                );
+                return Err(errors);
+            }
+        };
+        let mut report = ReloadReport {
+            needs_restart: needs_restart(&in_force.config, &config, self.tokens.is_some()),
+            ..ReloadReport::default()
+        };
+        let new_queues = config.effective_queues();
+        report.queues = self.qm.redefine(&in_force.queues, &new_queues);
+        let mut queues = new_queues;
+        for (name, _) in &report.queues.kept {
+            if let Some(old) = in_force.queues.iter().find(|d| d.name() == name) {
+                queues.retain(|d| d.name() != name);
+                queues.push(old.clone());
+            }
+        }
+        report.security = self.apply_security(security);
+        for (name, why) in &report.queues.kept {
+            tracing::warn!(queue = %name, reason = why.mqrc.0, "queue kept: {why}");
+        }
+        for s in &report.needs_restart {
+            tracing::warn!(setting = %s, "configuration reload: {s} changed; it takes effect at the next start");
+        }
+        tracing::info!(file = %file.display(), "configuration reloaded: {report}");
+        *in_force = InForce { config, queues };
+        Ok(report)
+    }
+
+    /// Puts `s` in force; what was replaced.
+    fn apply_security(&self, s: Security) -> Vec<String> {
+        let mut out = Vec::new();
+        if let (Some(tokens), Some(new)) = (&self.tokens, s.tokens) {
+            out.push(format!("tokens {}", new.len()));
+            tokens.replace(new);
+        }
+        if let (Some(authorities), Some(new)) = (&self.authorities, s.authorities) {
+            out.push(format!("grants {}", s.grants));
+            authorities.replace(new);
+        }
+        out.push(format!("chlauth rules {}", s.rules));
+        self.channel_rules.replace(s.channel_rules);
+        out.push("limits".into());
+        self.limits.replace_config(s.limits);
+        out
+    }
+}
+
+/// The security settings of a new configuration, built (and so checked)
+/// before any is put in force.
+struct Security {
+    tokens: Option<Tokens>,
+    authorities: Option<Authorities>,
+    grants: usize,
+    channel_rules: ChannelRules,
+    rules: usize,
+    limits: crate::security::limits::LimitsConfig,
+}
+
+impl Security {
+    /// Errors: (setting path, message).
+    fn of(c: &Config) -> Result<Security, (String, String)> {
+        let s = &c.security;
+        let split = |e: String| match e.split_once(": ") {
+            Some((path, message)) if path.starts_with("security") => {
+                (path.to_string(), message.to_string())
+            }
+            _ => ("security".to_string(), e),
+        };
+        let (tokens, authorities) = if s.has_tokens() {
+            (
+                Some(Tokens::from_config(s).map_err(split)?),
+                Some(Authorities::from_config(s).map_err(split)?),
+            )
+        } else {
+            (None, None)
+        };
+        Ok(Security {
+            tokens,
+            authorities,
+            grants: s.authorities.len(),
+            channel_rules: ChannelRules::new(&s.chlauth).map_err(split)?,
+            rules: s.chlauth.len(),
+            limits: s.limits.clone(),
+        })
+    }
+}
+
+/// The settings of `new` that differ from `old` and that a reload does not
+/// put in force. Sections are compared by their `Debug` text: every
+/// section derives `Debug`, not every one `PartialEq`.
+fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String> {
+    fn differs<T: fmt::Debug>(a: &T, b: &T) -> bool {
+        format!("{a:?}") != format!("{b:?}")
+    }
+    let mut out = Vec::new();
+    let mut check = |name: &str, changed: bool| {
+        if changed {
+            out.push(name.to_string());
+        }
+    };
+    check("queue_manager", differs(&old.queue_manager, &new.queue_manager));
+    check("storage", differs(&old.storage, &new.storage));
+    check("http", differs(&old.http, &new.http));
+    check("listener", differs(&old.listener, &new.listener));
+    check("channels", differs(&old.channels, &new.channels));
+    check("devices", differs(&old.devices, &new.devices));
+    check("dmconfig", differs(&old.dmconfig, &new.dmconfig));
+    check("tedg", differs(&old.tedg, &new.tedg));
+    check("rpc", differs(&old.rpc, &new.rpc));
+    check("messageq", differs(&old.messageq, &new.messageq));
+    check("rv", differs(&old.rv, &new.rv));
+    check("exits", differs(&old.exits, &new.exits));
+    check("mqtt", differs(&old.mqtt, &new.mqtt));
+    check(
+        "fault_tolerance",
+        differs(&old.fault_tolerance, &new.fault_tolerance),
+    );
+    check("svrconn", differs(&old.svrconn, &new.svrconn));
+    let (o, n) = (&old.security, &new.security);
+    check(
+        "security (HTTP authentication on or off)",
+        authenticating != n.has_tokens(),
+    );
+    check("security.metrics_open", o.metrics_open != n.metrics_open);
+    check("security.insecure", o.insecure != n.insecure);
+    out
+}
+
+impl Handle {
+    /// Reloads the configuration from `file` (what SIGHUP does in `mqgate
+    /// run`; docs/operations.md "Reloading the configuration"). `adjust`
+    /// changes the configuration read before it is checked (the options of
+    /// `mqgate run` that override settings of the file).
+    ///
+    /// The file is checked as `mqgate check-config` checks it; errors: each
+    /// problem as `FILE:LINE:COLUMN: message`, also logged at ERROR, and
+    /// nothing changed. A valid file's queue definitions are put in force
+    /// ([`QueueManager::redefine`]: defined, altered, deleted when empty,
+    /// else kept with 2055), and its tokens (the tokens file read again),
+    /// authorities, channel authentication rules and limits replace the
+    /// running ones at once; settings that need a restart are listed in
+    /// the report and logged at WARN, and one INFO line sums the reload
+    /// up. After [`Handle::stop`]: `Err` naming that.
+    pub fn reload(
+        &self,
+        file: &Path,
+        adjust: impl FnOnce(&mut Config),
+    ) -> Result<ReloadReport, Vec<String>> {
+        match &self.running {
+            Some(r) => r.live.reload(file, adjust),
+            None => Err(vec!["the gateway is stopped".into()]),
+        }
+    }
+}
