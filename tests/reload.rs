@@ -1,0 +1,271 @@
+//! Reloading the configuration of a running `mqgate run` with SIGHUP
+//! (docs/operations.md "Reloading the configuration") while messages flow.
+//!
+//! Expected values: reason codes from IBM MQ "API reason codes" (2053
+//! MQRC_Q_FULL, 2055 MQRC_Q_NOT_EMPTY, 2085 MQRC_UNKNOWN_OBJECT_NAME); a
+//! non-empty local queue is not deleted (IBM MQ "DELETE queues": "A queue
+//! cannot be deleted if it contains uncommitted messages", and DELETE
+//! QLOCAL without PURGE refuses committed ones with 2055); ALTER QLOCAL
+//! changes MAXDEPTH for later puts (IBM MQ "ALTER queues"); the HTTP
+//! statuses of docs/http-api.md (201 put, 404 for 2085, 503 for 2053) and
+//! RFC 6750 §3 (401 for a token nobody issued); an invalid file's errors
+//! are those `mqgate check-config` prints for it, the reload's oracle.
+
+mod common;
+
+use common::{BIN, Gateway};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+const FLOW: &str = "flow-token-kept-across-reloads";
+const OLD: &str = "old-token-removed-by-the-reload";
+const NEW: &str = "new-token-added-by-the-reload";
+
+fn sha(t: &str) -> String {
+    hex::encode(Sha256::digest(t.as_bytes()))
+}
+
+/// The configuration before the reload: Q.GONE (empty) and Q.BUSY (will
+/// hold messages) are taken out by the reload, Q.ALT's MAXDEPTH goes from
+/// 2 to 4, token OLD is replaced by NEW.
+fn before() -> String {
+    format!(
+        r#"queue_manager:
+  name: QMRELOAD
+queues:
+  - {{ type: local, name: Q.FLOW, max_depth: 100000 }}
+  - {{ type: local, name: Q.GONE }}
+  - {{ type: local, name: Q.BUSY }}
+  - {{ type: local, name: Q.ALT, max_depth: 2 }}
+security:
+  tokens:
+    - {{ principal: flow, sha256: "{}" }}
+    - {{ principal: app, sha256: "{}" }}
+  authorities:
+    - {{ principal: flow, profile: "**", authorities: [all] }}
+    - {{ principal: flow, profile: "QMRELOAD", type: qmgr, authorities: [all] }}
+    - {{ principal: app, profile: "**", authorities: [put, get, browse] }}
+"#,
+        sha(FLOW),
+        sha(OLD)
+    )
+}
+
+fn after() -> String {
+    format!(
+        r#"queue_manager:
+  name: QMRELOAD
+queues:
+  - {{ type: local, name: Q.FLOW, max_depth: 100000 }}
+  - {{ type: local, name: Q.ALT, max_depth: 4 }}
+  - {{ type: local, name: Q.NEW }}
+security:
+  tokens:
+    - {{ principal: flow, sha256: "{}" }}
+    - {{ principal: app, sha256: "{}" }}
+  authorities:
+    - {{ principal: flow, profile: "**", authorities: [all] }}
+    - {{ principal: flow, profile: "QMRELOAD", type: qmgr, authorities: [all] }}
+    - {{ principal: app, profile: "**", authorities: [put, get, browse] }}
+"#,
+        sha(FLOW),
+        sha(NEW)
+    )
+}
+
+/// A put of `data` to `q` with bearer token `token`: (status, body).
+fn put_as(g: &Gateway, token: &str, q: &str, data: &[u8]) -> (u16, Value) {
+    let r = ureq::post(&format!("{}/v1/queues/{q}/messages", g.base))
+        .set("Authorization", &format!("Bearer {token}"))
+        .set("Content-Type", "application/octet-stream")
+        .send_bytes(data);
+    let r = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("put to {q}: {e}"),
+    };
+    let st = r.status();
+    (st, r.into_json().unwrap_or(Value::Null))
+}
+
+/// Waits until the gateway's log holds `n` lines with `marker`; returns
+/// the log.
+fn wait_log(g: &Gateway, marker: &str, n: usize) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let log = std::fs::read_to_string(g.log_path()).unwrap_or_default();
+        if log.matches(marker).count() >= n {
+            return log;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no {n} x {marker:?} in the log:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// What `mqgate check-config` prints on stderr for `file` (the errors, the
+/// count line left out).
+fn check_config_errors(file: &std::path::Path) -> Vec<String> {
+    let out = Command::new(BIN)
+        .arg("check-config")
+        .arg(file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "check-config accepted it");
+    String::from_utf8(out.stderr)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.ends_with("error(s)"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The queue names `GET /v1/queues` lists.
+fn queue_names(g: &Gateway) -> Vec<String> {
+    let (st, v) = g.call("GET", "/v1/queues", None);
+    assert_eq!(st, 200, "{v}");
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn sighup_applies_a_valid_file_and_keeps_everything_on_an_invalid_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start_with_token(dir.path(), &before(), FLOW);
+
+    // Q.BUSY holds two messages; Q.ALT is full at MAXDEPTH 2.
+    for i in 0..2 {
+        assert_eq!(g.put("Q.BUSY", "", format!("busy {i}").as_bytes()).0, 201);
+        assert_eq!(g.put("Q.ALT", "", format!("alt {i}").as_bytes()).0, 201);
+    }
+    let (st, v) = g.put("Q.ALT", "", b"third");
+    assert_eq!((st, v["mqrc"].as_i64()), (503, Some(2053)), "{v}");
+    assert_eq!(put_as(&g, OLD, "Q.FLOW", b"old token").0, 201);
+
+    // Messages flow onto Q.FLOW through every reload; each put answered
+    // 201 is counted.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flow = {
+        let stop = Arc::clone(&stop);
+        let base = g.base.clone();
+        std::thread::spawn(move || {
+            let mut sent = Vec::new();
+            let mut n = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                let body = format!("flow {n}");
+                let r = ureq::post(&format!("{base}/v1/queues/Q.FLOW/messages"))
+                    .set("Authorization", &format!("Bearer {FLOW}"))
+                    .set("Content-Type", "application/octet-stream")
+                    .send_bytes(body.as_bytes());
+                match r {
+                    Ok(r) if r.status() == 201 => sent.push(body),
+                    Ok(r) => panic!("put {n}: {}", r.status()),
+                    Err(e) => panic!("put {n}: {e}"),
+                }
+                n += 1;
+            }
+            sent
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+
+    // A valid file.
+    std::fs::write(g.config_path(), after()).unwrap();
+    g.hangup();
+    let log = wait_log(&g, "configuration reloaded", 1);
+    // One INFO summary; Q.BUSY kept with 2055 and its depth.
+    assert!(
+        log.contains(
+            "configuration reloaded: queues defined Q.NEW, altered Q.ALT, deleted Q.GONE, kept Q.BUSY"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("queue Q.BUSY holds 2 message(s)"), "{log}");
+    assert!(log.contains("2055 MQRC_Q_NOT_EMPTY"), "{log}");
+
+    let names = queue_names(&g);
+    assert!(names.contains(&"Q.NEW".to_string()), "{names:?}");
+    assert!(!names.contains(&"Q.GONE".to_string()), "{names:?}");
+    assert!(names.contains(&"Q.BUSY".to_string()), "{names:?}");
+    assert_eq!(g.depth("Q.BUSY"), 2);
+    assert_eq!(g.put("Q.NEW", "", b"new queue").0, 201);
+    let (st, v) = g.put("Q.GONE", "", b"gone");
+    assert_eq!((st, v["mqrc"].as_i64()), (404, Some(2085)), "{v}");
+    // MAXDEPTH 4 now: two more fit, the fifth is refused.
+    assert_eq!(g.put("Q.ALT", "", b"third").0, 201);
+    assert_eq!(g.put("Q.ALT", "", b"fourth").0, 201);
+    let (st, v) = g.put("Q.ALT", "", b"fifth");
+    assert_eq!((st, v["mqrc"].as_i64()), (503, Some(2053)), "{v}");
+    // The removed token is refused, the new one accepted.
+    assert_eq!(put_as(&g, OLD, "Q.NEW", b"old").0, 401);
+    assert_eq!(put_as(&g, NEW, "Q.NEW", b"new").0, 201);
+
+    // Bad YAML: nothing changes, the error is logged with line and column
+    // exactly as check-config prints it.
+    let bad_yaml = "queues:\n  - { type: local, name: Q.BROKEN\nsecurity: [\n";
+    std::fs::write(g.config_path(), bad_yaml).unwrap();
+    let expected = check_config_errors(g.config_path());
+    assert_eq!(expected.len(), 1, "{expected:?}");
+    let path = g.config_path().display().to_string();
+    assert!(expected[0].starts_with(&format!("{path}:")), "{expected:?}");
+    g.hangup();
+    let log = wait_log(&g, "the running configuration stays", 1);
+    assert!(
+        log.contains(&format!("configuration not reloaded: {}", expected[0])),
+        "{expected:?}\n{log}"
+    );
+
+    // A validation error (MAXDEPTH 0, IBM MQ's range is 1 to 999999999):
+    // the same.
+    let invalid = after().replace("name: Q.NEW }", "name: Q.NEW, max_depth: 0 }");
+    std::fs::write(g.config_path(), &invalid).unwrap();
+    let expected = check_config_errors(g.config_path());
+    assert_eq!(expected.len(), 1, "{expected:?}");
+    assert!(
+        expected[0].starts_with(&format!("{path}:6:")) && expected[0].contains("max_depth"),
+        "{expected:?}"
+    );
+    g.hangup();
+    let log = wait_log(&g, "the running configuration stays", 2);
+    assert!(
+        log.contains(&format!("configuration not reloaded: {}", expected[0])),
+        "{expected:?}\n{log}"
+    );
+    assert_eq!(log.matches("configuration reloaded:").count(), 1, "{log}");
+
+    // Everything as after the valid reload.
+    let names = queue_names(&g);
+    assert!(names.contains(&"Q.NEW".to_string()), "{names:?}");
+    assert!(!names.contains(&"Q.BROKEN".to_string()), "{names:?}");
+    assert_eq!(put_as(&g, NEW, "Q.NEW", b"still").0, 201);
+    assert_eq!(put_as(&g, OLD, "Q.NEW", b"still not").0, 401);
+    let (st, v) = g.put("Q.ALT", "", b"still full");
+    assert_eq!((st, v["mqrc"].as_i64()), (503, Some(2053)), "{v}");
+
+    // Every message put while reloading is on Q.FLOW once: the one put
+    // with the old token first, then the flow in order.
+    stop.store(true, Ordering::Relaxed);
+    let sent = flow.join().unwrap();
+    assert!(sent.len() > 10, "only {} puts during the reloads", sent.len());
+    let mut got = Vec::new();
+    loop {
+        let (st, v) = g.get_ack("Q.FLOW", "");
+        if st == 404 {
+            assert_eq!(v["mqrc"].as_i64(), Some(2033), "{v}");
+            break;
+        }
+        assert_eq!(st, 200, "{v}");
+        got.push(String::from_utf8(common::data(&v)).unwrap());
+    }
+    assert_eq!(got.first().map(String::as_str), Some("old token"));
+    assert_eq!(&got[1..], &sent[..], "lost, duplicated or reordered");
+}
