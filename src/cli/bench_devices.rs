@@ -77,6 +77,9 @@ struct Gateway {
     channel: SocketAddr,
     /// From the spawn to the "mqgate running" line.
     startup: Duration,
+    /// CPU time (user + system, all threads) the gateway had used when
+    /// its "mqgate running" line was seen; `None` where /proc cannot tell.
+    startup_cpu: Option<Duration>,
     log: PathBuf,
 }
 
@@ -117,6 +120,7 @@ impl Gateway {
         while Instant::now() < until {
             if let Some(line) = running_line(&log_path) {
                 let startup = spawned.elapsed();
+                let startup_cpu = child.as_ref().and_then(|c| cpu_time(c.id()));
                 let addr = |key: &str| -> Result<SocketAddr, String> {
                     let at = line
                         .find(&format!(" {key}="))
@@ -135,6 +139,7 @@ impl Gateway {
                     http,
                     channel,
                     startup,
+                    startup_cpu,
                     log: log_path,
                 });
             }
@@ -189,6 +194,22 @@ impl Gateway {
     fn base(&self) -> String {
         format!("http://{}", self.http)
     }
+}
+
+/// CPU time (utime + stime) of process `pid` so far, from
+/// `/proc/PID/stat` (proc(5): fields 14 and 15, in clock ticks).
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3: utime is field 14, stime field 15.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let ticks = u64::try_from(ticks).ok().filter(|t| *t > 0)?;
+    Some(Duration::from_millis((utime + stime) * 1000 / ticks))
 }
 
 /// The "mqgate running" line of the log at `path`, once it is there.
@@ -267,6 +288,10 @@ async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
     // (src/gateway/trim.rs).
     tokio::time::sleep(crate::gateway::TRIM_PERIOD + Duration::from_secs(2)).await;
     let rss_drained = gw.rss()?;
+    let base = gw.base();
+    let left = tokio::task::spawn_blocking(move || device_queues_listed(&base))
+        .await
+        .map_err(|e| e.to_string())??;
     let per = |bytes: u64, count: usize| bytes as f64 / count.max(1) as f64;
     println!("| figure | value |");
     println!("|---|---:|");
@@ -278,6 +303,12 @@ async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
         "| startup with {messages} queued messages, ms (spawn to \"mqgate running\") | {:.0} |",
         ms(gw.startup)
     );
+    if let Some(cpu) = gw.startup_cpu {
+        println!(
+            "| startup CPU time, ms (user + system of the gateway at \"mqgate running\"; load-independent) | {:.0} |",
+            ms(cpu)
+        );
+    }
     for (clients, d) in &drains {
         println!(
             "| pulls+acks/s, {clients} client(s), {} devices | {:.0} |",
@@ -304,6 +335,10 @@ async fn bench(args: &DevicesBenchArgs, dir: &Path) -> Result<(), String> {
         "| RSS {} s after {drained} of {n} drained, MiB | {:.1} |",
         crate::gateway::TRIM_PERIOD.as_secs() + 2,
         mib(rss_drained)
+    );
+    println!(
+        "| device queues listed (`GET /v1/queues`) {} s after the drain (emptied ones are retired, src/qmgr/idle.rs) | {left} |",
+        crate::gateway::TRIM_PERIOD.as_secs() + 2
     );
     if args.per_device > 1 {
         println!(
@@ -444,6 +479,25 @@ async fn drain(base: &str, devices: Vec<usize>, clients: usize) -> Result<Drain,
         pulls,
         acks,
     })
+}
+
+/// How many device queues (`DEVnnnnnn/INBOX`) `GET /v1/queues` lists.
+fn device_queues_listed(base: &str) -> Result<usize, String> {
+    let v: serde_json::Value = ureq::get(&format!("{base}/v1/queues"))
+        .timeout(Duration::from_secs(120))
+        .call()
+        .map_err(|e| format!("queue list: {e}"))?
+        .into_json()
+        .map_err(|e| format!("queue list: {e}"))?;
+    let queues = v.as_array().ok_or("the queue list is no array")?;
+    Ok(queues
+        .iter()
+        .filter(|q| {
+            q["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("DEV") && n.ends_with("/INBOX"))
+        })
+        .count())
 }
 
 /// One client: pull then acknowledge the message of each device in

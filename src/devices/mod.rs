@@ -167,14 +167,15 @@ impl Devices {
     /// stopping (nothing changed); 2003 MQRC_BACKED_OUT when the
     /// lease is not open on that device queue (acknowledged already,
     /// expired, another queue's or not issued since the gateway started —
-    /// e.g. from before a restart; nothing changes then), or the queue never
-    /// had a message.
+    /// e.g. from before a restart; nothing changes then), or the queue holds
+    /// no message (none reached it yet, or it was retired once empty,
+    /// src/qmgr/idle.rs).
     pub async fn ack(&self, device: &str, queue: &str, lease: Token) -> Result<(), QmError> {
         let Some(obj) = self.find(device, queue).await? else {
             return Err(QmError::new(
                 mqgate_codecs::mq::Mqrc::BACKED_OUT,
                 format!(
-                    "lease {lease} is not open on queue {queue} of device {device}: no message ever reached it"
+                    "lease {lease} is not open on queue {queue} of device {device}: the queue holds no message"
                 ),
             ));
         };

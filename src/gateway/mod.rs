@@ -433,7 +433,7 @@ impl Gateway {
             &config,
             security.map(|(authentication, _)| authentication),
         );
-        tasks.spawn_timer(trim::run());
+        tasks.spawn_timer(trim::run(Arc::clone(&qm)));
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
         let listener =

@@ -9,7 +9,14 @@
 //! since the last trim, or when some were and none in the last period (a
 //! drain has ended). A steady flow of messages through the gateway costs
 //! one trim per period; an idle gateway none.
+//!
+//! Each period begins with the sweep of emptied device queues
+//! ([`crate::qmgr::QueueManager::retire_idle_queues`], src/qmgr/idle.rs),
+//! so that what they held is free when the trim runs; a sweep that retired
+//! queues is followed by a trim too.
 
+use crate::qmgr::QueueManager;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How often the messages removed are looked at.
@@ -26,15 +33,23 @@ pub fn due(removed: u64, previous: u64, trimmed: u64) -> bool {
     since_trim >= MIN_REMOVED || (since_trim > 0 && removed == previous)
 }
 
-/// Trims every [`PERIOD`] when [`due`]; runs until its task is ended (it
-/// runs with the gateway's timers).
-pub async fn run() {
+/// Every [`PERIOD`], retires the idle device queues of `qm`, then trims
+/// when [`due`] or when queues were retired; runs until its task is ended
+/// (it runs with the gateway's timers).
+pub async fn run(qm: Arc<QueueManager>) {
     let mut previous = crate::qmgr::removed_messages();
     let mut trimmed = previous;
     loop {
         tokio::time::sleep(PERIOD).await;
+        let sweeper = Arc::clone(&qm);
+        let retired = tokio::task::spawn_blocking(move || sweeper.retire_idle_queues())
+            .await
+            .unwrap_or(0);
+        if retired > 0 {
+            tracing::debug!(retired, "idle device queues retired");
+        }
         let removed = crate::qmgr::removed_messages();
-        if due(removed, previous, trimmed) {
+        if due(removed, previous, trimmed) || retired > 0 {
             trimmed = removed;
             let _ = tokio::task::spawn_blocking(release_free_memory).await;
         }

@@ -296,7 +296,9 @@ impl Mqi {
 
     /// [`Mqi::open_lease`], or the error [`Mqi::ack`] documents.
     fn lease_id(&self, obj: &Object, lease: Token) -> Result<u64, QmError> {
-        if !self.qm.has_object(&obj.name) {
+        // A device queue that does not exist (retired once empty) has no
+        // open lease: 2003 below, as for any empty queue.
+        if !self.qm.has_object(&obj.name) && !self.qm.is_device_queue_name(&obj.name) {
             return Err(QmError::new(
                 Mqrc::UNKNOWN_OBJECT_NAME,
                 format!("queue {} is not defined", obj.name),

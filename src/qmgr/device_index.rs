@@ -5,10 +5,16 @@
 //! so that the first message for one device wakes only that device's
 //! waiters, however many devices wait (no scan of every queue, no
 //! wake-up of every waiter).
+//!
+//! A start that finds device queues in the store does not build the index:
+//! the first call that needs it (a device watch, a device's queue list)
+//! builds it from the object table, once, so that a start with a million
+//! device queues does not pay for an index no transport may ask for
+//! (docs/performance.md "Devices at scale").
 
 use super::QueueManager;
-use std::collections::HashMap;
-use std::sync::Arc;
+use super::object::Object;
+use std::sync::{Arc, MutexGuard};
 use tokio::sync::watch;
 
 /// Device queue manager -> its queues (the part after `QMGR/`, in creation
@@ -17,39 +23,84 @@ use tokio::sync::watch;
 /// creation between two looks). An entry lives while the device has a
 /// queue or someone watches it; the channel only while someone watches,
 /// so a device nobody waits for costs its name and its queues' names.
+/// Device names come from outside (HTTP paths, channels): the map's hasher
+/// is foldhash, seeded at random per process and per map.
 #[derive(Default)]
 pub(super) struct DeviceIndex {
-    map: HashMap<String, DeviceQueues>,
+    map: foldhash::HashMap<Box<str>, DeviceQueues>,
+    /// False after a start that created device queues, until the index is
+    /// built from the object table ([`QueueManager::device_index`]); while
+    /// false, additions and removals are left to that build.
+    built: bool,
 }
 
 #[derive(Default)]
 struct DeviceQueues {
-    queues: Vec<String>,
+    queues: Vec<Box<str>>,
     created: Option<watch::Sender<usize>>,
 }
 
 impl DeviceIndex {
+    /// An index that is complete (`built`), or one to be built from the
+    /// object table when first needed.
+    pub fn new(built: bool) -> Self {
+        DeviceIndex {
+            map: foldhash::HashMap::default(),
+            built,
+        }
+    }
+
     /// Records queue `queue` of `device` (once) and wakes the device's watchers.
     pub fn add(&mut self, device: &str, queue: &str) {
-        let entry = self.map.entry(device.to_string()).or_default();
-        if !entry.queues.iter().any(|q| q == queue) {
-            entry.queues.push(queue.to_string());
-            entry.queues.shrink_to_fit();
+        if !self.built {
+            return;
+        }
+        let entry = match self.map.get_mut(device) {
+            Some(e) => e,
+            None => self.map.entry(device.into()).or_default(),
+        };
+        if !entry.queues.iter().any(|q| &**q == queue) {
+            // Most devices have one queue: a vector of exactly one.
+            entry.queues.reserve_exact(1);
+            entry.queues.push(queue.into());
             if let Some(created) = &entry.created {
                 created.send_modify(|n| *n += 1);
             }
         }
     }
 
+    /// Forgets queue `queue` of `device` (retired, src/qmgr/idle.rs); the
+    /// device's entry goes with its last queue unless someone watches it.
+    pub fn remove(&mut self, device: &str, queue: &str) {
+        if !self.built {
+            return;
+        }
+        let Some(d) = self.map.get_mut(device) else {
+            return;
+        };
+        d.queues.retain(|q| &**q != queue);
+        if d.queues.is_empty() && d.created.is_none() {
+            self.map.remove(device);
+        }
+    }
+
+    /// Gives back the map's room once it is mostly empty.
+    pub fn shrink(&mut self) {
+        let len = self.map.len();
+        if self.map.capacity() > 4 * len + 64 {
+            self.map.shrink_to(2 * len);
+        }
+    }
+
     fn queues(&self, device: &str) -> Vec<String> {
         self.map
             .get(device)
-            .map(|d| d.queues.clone())
+            .map(|d| d.queues.iter().map(|q| q.to_string()).collect())
             .unwrap_or_default()
     }
 
     fn watch(&mut self, device: &str) -> watch::Receiver<usize> {
-        let entry = self.map.entry(device.to_string()).or_default();
+        let entry = self.map.entry(device.into()).or_default();
         let count = entry.queues.len();
         entry
             .created
@@ -115,13 +166,45 @@ impl QueueManager {
     /// `QMGR/`, in the order they were created; none before its first
     /// message). O(queues of the device).
     pub fn device_queues(&self, device: &str) -> Vec<String> {
-        self.devices().queues(device)
+        self.device_index().queues(device)
+    }
+
+    /// The device index, built first from the object table when a start
+    /// left it to be built (module documentation): O(objects) once, under
+    /// the table's read lock (taken before the index's, as everywhere).
+    /// The device queues a start found come in name order per device.
+    fn device_index(&self) -> MutexGuard<'_, DeviceIndex> {
+        {
+            let index = self.devices();
+            if index.built {
+                return index;
+            }
+        }
+        let table = self.table();
+        let mut index = self.devices();
+        if !index.built {
+            let mut found: Vec<(&str, &str)> = table
+                .objects
+                .iter()
+                .filter(|(_, o)| matches!(o, Object::Local(q) if q.is_device()))
+                .filter_map(|(name, _)| {
+                    let device = self.router.devices().owner(name)?;
+                    Some((device, name.get(device.len() + 1..)?))
+                })
+                .collect();
+            found.sort_unstable();
+            index.built = true;
+            for (device, queue) in found {
+                index.add(device, queue);
+            }
+        }
+        index
     }
 
     /// Watches for new queues of `device` (the caller checked that it is a
     /// device queue manager).
     pub fn watch_device(self: &Arc<Self>, device: &str) -> DeviceWatch {
-        let rx = self.devices().watch(device);
+        let rx = self.device_index().watch(device);
         DeviceWatch {
             qm: Arc::clone(self),
             device: device.to_string(),
@@ -130,7 +213,7 @@ impl QueueManager {
     }
 
     pub(super) fn watch_device_borrowed(&self, device: &str) -> BorrowedWatch<'_> {
-        let rx = self.devices().watch(device);
+        let rx = self.device_index().watch(device);
         BorrowedWatch {
             qm: self,
             device: device.to_string(),
@@ -145,7 +228,7 @@ mod tests {
 
     #[test]
     fn a_device_has_a_channel_only_while_watched_and_watchers_see_each_new_queue() {
-        let mut index = DeviceIndex::default();
+        let mut index = DeviceIndex::new(true);
         index.add("DEV1", "INBOX");
         assert!(index.map["DEV1"].created.is_none());
         let mut first = index.watch("DEV1");
@@ -174,5 +257,30 @@ mod tests {
         index.unwatch("DEV2");
         drop(w);
         assert!(!index.map.contains_key("DEV2"));
+    }
+
+    #[test]
+    fn a_retired_queue_leaves_its_device_and_the_last_one_takes_the_device_along() {
+        let mut index = DeviceIndex::new(true);
+        index.add("DEV1", "INBOX");
+        index.add("DEV1", "OUTBOX");
+        index.add("DEV2", "INBOX");
+        index.remove("DEV1", "INBOX");
+        assert_eq!(index.queues("DEV1"), ["OUTBOX"]);
+        index.remove("DEV1", "OUTBOX");
+        assert!(!index.map.contains_key("DEV1"));
+        // A watched device keeps its entry (and its channel) without a
+        // queue; a watcher sees the queue created again.
+        let mut w = index.watch("DEV2");
+        w.borrow_and_update();
+        index.remove("DEV2", "INBOX");
+        assert!(index.map.contains_key("DEV2"));
+        index.add("DEV2", "INBOX");
+        assert!(w.has_changed().unwrap());
+        assert_eq!(index.queues("DEV2"), ["INBOX"]);
+        index.unwatch("DEV2");
+        drop(w);
+        index.remove("DEV2", "INBOX");
+        assert!(index.map.is_empty());
     }
 }

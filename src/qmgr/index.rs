@@ -165,17 +165,18 @@ pub fn encode(queue: &str, index: &MsgIndex, priority: u8) -> Vec<u8> {
     out
 }
 
-/// A summary read back: its queue, the priority it was queued at, and the
-/// index entry.
+/// A summary read back: its queue (borrowed from the summary: a start
+/// copies a queue name only when it creates the queue), the priority it
+/// was queued at, and the index entry.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Summary {
-    pub queue: String,
+pub struct Summary<'a> {
+    pub queue: &'a str,
     pub priority: u8,
     pub index: MsgIndex,
 }
 
 /// Reads a summary; every length is checked before it is used.
-pub fn decode(s: &[u8]) -> Result<Summary, SummaryError> {
+pub fn decode(s: &[u8]) -> Result<Summary<'_>, SummaryError> {
     let short = |need: usize| SummaryError::Short { len: s.len(), need };
     let fixed = s.get(..FIXED).ok_or_else(|| short(FIXED + 24 + 1))?;
     if fixed[0] != VERSION {
@@ -204,8 +205,7 @@ pub fn decode(s: &[u8]) -> Result<Summary, SummaryError> {
     let queue = std::str::from_utf8(name)
         .ok()
         .filter(|n| n.is_ascii())
-        .ok_or(SummaryError::Name { offset: name_at })?
-        .to_string();
+        .ok_or(SummaryError::Name { offset: name_at })?;
     let other_ids = (flags & OTHER_IDS != 0).then(|| {
         Box::new(OtherIds {
             correl_id: id(24),

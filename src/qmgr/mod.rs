@@ -26,6 +26,7 @@ mod device_index;
 mod dlq;
 pub mod error;
 mod expiry;
+mod idle;
 mod index;
 pub mod message;
 pub mod msgid;
@@ -62,7 +63,6 @@ use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use msgid::MsgIdGenerator;
 use object::{Object, Table};
 use queue::{Entry, EntryState, LocalQueue};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
@@ -177,6 +177,12 @@ pub struct QueueManager {
     /// The queues of each device and the notification of new ones
     /// (src/qmgr/device_index.rs).
     devices: Mutex<device_index::DeviceIndex>,
+    /// Device queues left empty, for the sweep that retires them
+    /// (src/qmgr/idle.rs).
+    idle: Arc<idle::IdleList>,
+    /// The definition every device queue shares (docs/config.md
+    /// `devices`; its name is empty).
+    device_def: Arc<LocalQueueDef>,
     /// Open units of work and the tokens of those handed to clients.
     uows: Mutex<Uows>,
     next_seq: AtomicU64,
@@ -197,10 +203,10 @@ pub struct QueueManager {
 /// Open units of work.
 #[derive(Default)]
 struct Uows {
-    map: HashMap<u64, Uow>,
+    map: foldhash::HashMap<u64, Uow>,
     /// The token of each unit of work handed to a client (src/qmgr/token.rs)
     /// -> its id; an entry lives exactly as long as its unit is open.
-    tokens: HashMap<Token, u64>,
+    tokens: foldhash::HashMap<Token, u64>,
 }
 
 impl Uows {
@@ -232,7 +238,7 @@ impl QueueManager {
     pub fn open(config: &Config, store: Arc<dyn Store>) -> Result<QueueManager, QmError> {
         let qm = &config.queue_manager;
         let router = Router::from_config(config);
-        let mut objects = HashMap::new();
+        let mut objects = foldhash::HashMap::default();
         let mut models = Vec::new();
         for def in config.effective_queues() {
             let name = def.name().to_string();
@@ -252,13 +258,20 @@ impl QueueManager {
             models,
             created: Arc::new(tokio::sync::Notify::new()),
         };
-        let mut devices = device_index::DeviceIndex::default();
+        let idle = Arc::new(idle::IdleList::default());
         let group_stats = stats::GroupStats::default();
         let mut max_seq = 0;
         // Summaries only: the messages' MQMDs and data stay in the store
         // until a get needs them (src/qmgr/stored.rs).
         let summaries = store.load_index().map_err(store_error)?;
         let count = summaries.len();
+        // Room for a queue per message (a device queue each, at most): no
+        // rehash while a million device queues are created; what is not
+        // used is given back below.
+        table.objects.reserve(count);
+        let mut device_queues = 0;
+        let device_def = Arc::new(router.devices().queue_def(""));
+        let device_stats = group_stats.of(stats::QueueGroup::Device);
         for (seq, summary) in summaries {
             max_seq = max_seq.max(seq);
             let found = match stored::found(&*store, seq, &summary) {
@@ -268,33 +281,37 @@ impl QueueManager {
                     continue;
                 }
             };
-            let queue = found.queue;
-            let lq = match table.local(&queue) {
-                Some(lq) => lq,
-                None => {
-                    let group = match router.devices().owner(&queue) {
-                        Some(_) => stats::QueueGroup::Device,
-                        None => stats::QueueGroup::Dynamic,
-                    };
-                    let def = match router.devices().owner(&queue) {
-                        Some(device) => {
-                            devices.add(device, &queue[device.len() + 1..]);
-                            router.devices().queue_def(&queue)
+            let queue = &*found.queue;
+            let lq = match table.objects.get(queue) {
+                Some(Object::Local(lq)) => Arc::clone(lq),
+                _ => {
+                    let lq = match router.devices().owner(queue) {
+                        Some(_) => {
+                            device_queues += 1;
+                            LocalQueue::device(
+                                queue.into(),
+                                Arc::clone(&device_def),
+                                Arc::clone(&device_stats),
+                                Arc::clone(&idle),
+                            )
                         }
                         None => {
-                            let def = route::model_for(&table.models, &queue).cloned().unwrap_or_else(|| {
+                            let def = route::model_for(&table.models, queue).cloned().unwrap_or_else(|| {
                                 tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
-                                LocalQueueDef::with_defaults(&queue, Usage::Normal)
+                                LocalQueueDef::with_defaults(queue, Usage::Normal)
                             });
-                            LocalQueueDef {
-                                name: queue.clone(),
+                            let def = LocalQueueDef {
+                                name: queue.to_string(),
                                 dynamic_q_name: None,
                                 ..def
-                            }
+                            };
+                            LocalQueue::with_stats(def, group_stats.of(stats::QueueGroup::Dynamic))
                         }
                     };
-                    let lq = Arc::new(LocalQueue::with_stats(def, group_stats.of(group)));
-                    table.objects.insert(queue, Object::Local(Arc::clone(&lq)));
+                    let lq = Arc::new(lq);
+                    table
+                        .objects
+                        .insert(queue.to_string(), Object::Local(Arc::clone(&lq)));
                     lq
                 }
             };
@@ -302,6 +319,10 @@ impl QueueManager {
             lq.lock()
                 .insert(pos, Entry::stored(found.index, EntryState::Ready));
         }
+        table.objects.shrink_to_fit();
+        // Built when first needed if the start created device queues
+        // (src/qmgr/device_index.rs).
+        let devices = device_index::DeviceIndex::new(device_queues == 0);
         tracing::info!(
             queue_manager = %qm.name,
             messages = count,
@@ -315,6 +336,8 @@ impl QueueManager {
             store,
             table: RwLock::new(table),
             devices: Mutex::new(devices),
+            idle,
+            device_def,
             uows: Mutex::new(Uows::default()),
             next_seq: AtomicU64::new(max_seq + 1),
             next_uow: AtomicU64::new(1),
@@ -470,10 +493,30 @@ impl QueueManager {
     }
 
     /// CURDEPTH of local queue `q` (committed and in-flight messages); `None`
-    /// when it is not a local queue.
+    /// when it is not a local queue. A device queue name without a queue
+    /// (none created yet, or retired once empty, src/qmgr/idle.rs) is an
+    /// empty queue: 0.
     pub fn depth(&self, q: &str) -> Option<usize> {
-        let lq = self.table().local(q)?;
-        Some(lq.lock().depth())
+        match self.table().local(q) {
+            Some(lq) => Some(lq.lock().depth()),
+            None => self.is_device_queue_name(q).then_some(0),
+        }
+    }
+
+    /// True when `name` is a device queue's name `QMGR/QUEUE` (its queue
+    /// manager part a device queue manager), whether or not the queue
+    /// exists now.
+    pub fn is_device_queue_name(&self, name: &str) -> bool {
+        self.router.devices().owner(name).is_some()
+    }
+
+    /// 2033 for a get from device queue `q` that does not exist: it
+    /// answers as an empty queue (src/qmgr/idle.rs).
+    fn no_device_queue(q: &str) -> QmError {
+        QmError::new(
+            Mqrc::NO_MSG_AVAILABLE,
+            format!("no message available on queue {q}"),
+        )
     }
 
     /// True when an object (queue of any type, queue manager alias) named
@@ -627,16 +670,16 @@ impl QueueManager {
             if def.put_inhibited {
                 return Err(QmError::new(
                     Mqrc::PUT_INHIBITED,
-                    format!("puts to queue {} are inhibited", def.name),
+                    format!("puts to queue {} are inhibited", lq.name),
                 ));
             }
             if remote.is_none() && def.usage == Usage::Xmitq {
-                xmit::check_xqh(&def.name, &data)?;
+                xmit::check_xqh(&lq.name, &data)?;
             }
             if remote.is_none()
                 && let Some(check) = self.put_check.get()
             {
-                check.check(&def.name, &md, charset, &data)?;
+                check.check(&lq.name, &md, charset, &data)?;
             }
             if md.priority == -1 {
                 md.priority = def.default_priority;
@@ -652,7 +695,7 @@ impl QueueManager {
                     Mqrc::PERSISTENT_NOT_ALLOWED,
                     format!(
                         "queue {} is a temporary dynamic queue: it holds non-persistent messages only",
-                        def.name
+                        lq.name
                     ),
                 ));
             }
@@ -673,14 +716,14 @@ impl QueueManager {
                         "message of {} bytes is longer than MAXMSGL {} of queue {}",
                         msg.data.len(),
                         def.max_msg_length,
-                        def.name
+                        lq.name
                     ),
                 ));
             }
             msg
         };
         let def = &lq.def;
-        let queue_name = def.name.clone();
+        let queue_name = lq.name.to_string();
         let mut contents = lq.lock();
         {
             if contents.deleted {
@@ -692,7 +735,7 @@ impl QueueManager {
             if contents.depth() >= def.max_depth {
                 return Err(QmError::new(
                     Mqrc::Q_FULL,
-                    format!("queue {} is full (MAXDEPTH {})", def.name, def.max_depth),
+                    format!("queue {} is full (MAXDEPTH {})", lq.name, def.max_depth),
                 ));
             }
             if let Some(quota) = def.max_queue_bytes {
@@ -708,7 +751,7 @@ impl QueueManager {
                         Mqrc::Q_FULL,
                         format!(
                             "queue {} is full (byte quota {quota}: {used} bytes held, {} more)",
-                            def.name,
+                            lq.name,
                             msg.data.len()
                         ),
                     ));
@@ -744,10 +787,10 @@ impl QueueManager {
             drop(contents);
             // Kept for a get soon after (a queue read behind its writer).
             self.cache.insert(seq, Arc::new(msg));
-            lq.notify.notify_waiters();
+            lq.notify().notify_waiters();
         } else {
             contents.insert(pos, Entry::resident(msg, EntryState::Ready));
-            lq.notify.notify_waiters();
+            lq.notify().notify_waiters();
         }
         lq.stats.put();
         tracing::debug!(
@@ -812,7 +855,12 @@ impl QueueManager {
     ) -> Result<GetResult, QmError> {
         let placed = {
             let table = self.table();
-            let dest = self.router.resolve_get(&*table, q)?;
+            let dest = match self.router.resolve_get(&*table, q) {
+                Err(e) if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME && self.is_device_queue_name(q) => {
+                    return Err(Self::no_device_queue(q));
+                }
+                other => other?,
+            };
             self.place(table, dest)
         };
         let (destructive, uow_id, after) = match mode {
@@ -833,7 +881,7 @@ impl QueueManager {
         if lq.def.get_inhibited {
             return Err(QmError::new(
                 Mqrc::GET_INHIBITED,
-                format!("gets from queue {} are inhibited", lq.def.name),
+                format!("gets from queue {} are inhibited", lq.name),
             ));
         }
         let mut contents = lq.lock();
@@ -896,7 +944,7 @@ impl QueueManager {
                 if let Some(entry) = lq.lock().get_mut(&pos) {
                     entry.state = EntryState::Ready;
                 }
-                lq.notify.notify_waiters();
+                lq.notify().notify_waiters();
                 if let Some(id) = notes.implicit_uow.take() {
                     self.uows().take(id);
                 }
@@ -926,10 +974,16 @@ impl QueueManager {
         let mut quiescing = self.quiescing.subscribe();
         let changes = sel.filter.as_ref().and_then(|f| f.changes());
         loop {
-            let notify = self.notify_of(q)?;
-            let notified = notify.notified();
+            // The queue itself, held while waiting: a device queue is not
+            // retired under a waiting getter. A device queue that does not
+            // exist is waited for through its device's watch instead.
+            let (queue, mut device_watch) = self.waiter_of(q)?;
+            let notified = queue.as_ref().map(|lq| lq.notify().notified());
             tokio::pin!(notified);
-            notified.as_mut().enable();
+            if let Some(n) = notified.as_mut().as_pin_mut() {
+                // Enabled before looking, so a put in between is not missed.
+                n.enable();
+            }
             let mut changed = changes.as_ref().map(|n| Box::pin(n.notified()));
             if let Some(c) = changed.as_mut() {
                 c.as_mut().enable();
@@ -965,8 +1019,19 @@ impl QueueManager {
                     None => std::future::pending().await,
                 }
             };
+            let ready = async {
+                match (notified.as_mut().as_pin_mut(), device_watch.as_mut()) {
+                    (Some(n), _) => n.await,
+                    (None, Some(w)) => {
+                        if w.rx.changed().await.is_err() {
+                            std::future::pending::<()>().await;
+                        }
+                    }
+                    (None, None) => std::future::pending().await,
+                }
+            };
             tokio::select! {
-                _ = &mut notified => {}
+                _ = ready => {}
                 _ = changed => {}
                 _ = tokio::time::sleep_until(wake) => {}
                 _ = quiescing.wait_for(|q| *q) => {
@@ -976,21 +1041,45 @@ impl QueueManager {
         }
     }
 
-    fn notify_of(&self, q: &str) -> Result<Arc<tokio::sync::Notify>, QmError> {
-        let placed = {
+    /// What a waiting get on `q` sleeps on: the local queue it resolves
+    /// to, or for a device queue that does not exist, a watch on its
+    /// device taken before the last look (so its creation is not missed).
+    /// Errors: as the name's resolution (2085 for an unknown name that is
+    /// no device queue's).
+    fn waiter_of(
+        &self,
+        q: &str,
+    ) -> Result<
+        (
+            Option<Arc<LocalQueue>>,
+            Option<device_index::BorrowedWatch<'_>>,
+        ),
+        QmError,
+    > {
+        let look = || -> Result<Option<Arc<LocalQueue>>, QmError> {
             let table = self.table();
-            let dest = self.router.resolve_get(&*table, q)?;
-            self.place(table, dest)
+            match self.router.resolve_get(&*table, q) {
+                Ok(dest) => Ok(self.place(table, dest).queue),
+                Err(e) if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME && self.is_device_queue_name(q) => {
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            }
         };
-        placed
-            .queue
-            .map(|lq| Arc::clone(&lq.notify))
-            .ok_or_else(|| {
-                QmError::new(
-                    Mqrc::UNKNOWN_OBJECT_NAME,
-                    format!("queue {q} is not defined"),
-                )
-            })
+        if let Some(lq) = look()? {
+            return Ok((Some(lq), None));
+        }
+        let Some(device) = self.router.devices().owner(q) else {
+            return Err(QmError::new(
+                Mqrc::UNKNOWN_OBJECT_NAME,
+                format!("queue {q} is not defined"),
+            ));
+        };
+        let watch = self.watch_device_borrowed(device);
+        match look()? {
+            Some(lq) => Ok((Some(lq), None)),
+            None => Ok((None, Some(watch))),
+        }
     }
 
     /// Every queue object with its type and, for local queues, CURDEPTH.
@@ -1118,6 +1207,8 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
 
 #[cfg(test)]
 mod filter_tests;
+#[cfg(test)]
+mod idle_tests;
 #[cfg(test)]
 mod stored_tests;
 #[cfg(test)]

@@ -1,12 +1,11 @@
 //! Queue objects as the queue manager holds them, the router's view of them
 //! (crate::route::Objects), and carrying out a routing decision.
 
+use super::QueueManager;
 use super::queue::LocalQueue;
-use super::{QueueManager, device_index::DeviceIndex};
 use crate::config::{AliasQueueDef, LocalQueueDef, RemoteQueueDef, Usage};
 use crate::route::{Destination, NewQueue, ObjectDef, Objects, Origin, RemoteName};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLockReadGuard};
+use std::sync::{Arc, RwLockReadGuard};
 
 /// A queue object. A local queue is shared: a unit of work holds the
 /// queues of its messages directly, so its commit or backout never looks
@@ -36,8 +35,12 @@ impl Object {
 
 /// The object table: every object by name, and the model queues. Read
 /// (shared) for every lookup, written only to create or delete a queue.
+/// Names come from outside (HTTP paths, channels, MQ clients): the map's
+/// hasher is foldhash, seeded at random per process and per map, so names
+/// chosen to collide cannot be prepared in advance; it hashes a queue name
+/// in a fraction of SipHash's time (docs/performance.md "Devices at scale").
 pub(super) struct Table {
-    pub objects: HashMap<String, Object>,
+    pub objects: foldhash::HashMap<String, Object>,
     /// Model queues in definition order: the first whose pattern matches wins.
     pub models: Vec<LocalQueueDef>,
     /// Notified whenever a queue other than a device queue is created on
@@ -111,7 +114,7 @@ impl QueueManager {
                     Origin::Model { .. } => super::stats::QueueGroup::Dynamic,
                 };
                 let stats = self.group_stats.of(group);
-                let queue = create(&mut self.table_mut(), &self.devices, def, &origin, stats);
+                let queue = create(&mut self.table_mut(), self, def, &origin, stats);
                 Placed {
                     queue,
                     name,
@@ -126,7 +129,7 @@ impl QueueManager {
 /// meanwhile; the local queue of that name.
 fn create(
     table: &mut Table,
-    devices: &Mutex<DeviceIndex>,
+    qm: &QueueManager,
     def: LocalQueueDef,
     origin: &Origin,
     stats: Arc<super::stats::QueueStats>,
@@ -138,7 +141,23 @@ fn create(
         };
     }
     let name = def.name.clone();
-    let q = Arc::new(LocalQueue::with_stats(def, stats));
+    let q = match origin {
+        Origin::Model { .. } => Arc::new(LocalQueue::with_stats(def, stats)),
+        Origin::Device { .. } => {
+            // The devices' definition, shared (the router's differs in
+            // its name only, src/route/devices.rs).
+            let q = Arc::new(LocalQueue::device(
+                def.name.into_boxed_str(),
+                Arc::clone(&qm.device_def),
+                stats,
+                Arc::clone(&qm.idle),
+            ));
+            // Empty until its first message: on the idle list from the
+            // start, so a put that fails after creating it leaves nothing.
+            drop(q.lock());
+            q
+        }
+    };
     table
         .objects
         .insert(name.clone(), Object::Local(Arc::clone(&q)));
@@ -151,10 +170,7 @@ fn create(
             // Device queues wake their device's waiters only.
             tracing::debug!(queue = %name, device = %q_mgr, "device queue created");
             let tail = name.get(q_mgr.len() + 1..).unwrap_or_default();
-            devices
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .add(q_mgr, tail);
+            qm.devices().add(q_mgr, tail);
         }
     }
     Some(q)

@@ -157,22 +157,39 @@ pub struct FindNotes {
 /// parallel, and none of them locks any other queue), and the notification
 /// of waiting getters.
 pub struct LocalQueue {
-    pub def: LocalQueueDef,
-    /// Woken whenever a message becomes ready (commit, backout, put).
-    pub notify: Arc<Notify>,
+    /// The queue's name.
+    pub name: Box<str>,
+    /// Its attributes. Device queues share one definition, the devices'
+    /// (docs/config.md `devices`), whose `name` is empty: use
+    /// [`LocalQueue::name`].
+    pub def: Arc<LocalQueueDef>,
     /// Its put and get counters, its own or its group's
     /// (src/qmgr/stats.rs).
     pub stats: Arc<super::stats::QueueStats>,
+    /// For a device queue: the list of emptied device queues it joins
+    /// whenever its lock is let go with no message on it
+    /// (src/qmgr/idle.rs); `None` for every other queue.
+    idle: Option<Arc<super::idle::IdleList>>,
     /// Shared with the queue's altered definitions ([`LocalQueue::altered`]),
     /// so a unit of work holding the queue from before an ALTER commits
-    /// onto the same messages.
-    contents: Arc<Mutex<Contents>>,
+    /// onto the same messages and wakes the same getters.
+    shared: Arc<Shared>,
+}
+
+/// What a local queue and its altered definitions share.
+#[derive(Default)]
+struct Shared {
+    /// Woken whenever a message becomes ready (commit, backout, put). A
+    /// waiting getter holds the queue itself (its `Arc`) while it waits,
+    /// which keeps a device queue from being retired under it.
+    notify: Notify,
+    contents: Mutex<Contents>,
 }
 
 impl std::fmt::Debug for LocalQueue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalQueue")
-            .field("name", &self.def.name)
+            .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
@@ -187,11 +204,17 @@ impl LocalQueue {
     /// src/qmgr/stats.rs).
     pub fn with_stats(def: LocalQueueDef, stats: Arc<super::stats::QueueStats>) -> Self {
         LocalQueue {
-            def,
-            notify: Arc::new(Notify::new()),
+            name: def.name.as_str().into(),
+            def: Arc::new(def),
             stats,
-            contents: Arc::new(Mutex::new(Contents::default())),
+            idle: None,
+            shared: Arc::default(),
         }
+    }
+
+    /// Woken whenever a message becomes ready (commit, backout, put).
+    pub fn notify(&self) -> &Notify {
+        &self.shared.notify
     }
 
     /// The same queue (its messages, waiting getters and counters) with
@@ -200,19 +223,82 @@ impl LocalQueue {
     /// MAXDEPTH or MAXMSGL).
     pub fn altered(&self, def: LocalQueueDef) -> Self {
         LocalQueue {
-            def,
-            notify: Arc::clone(&self.notify),
+            name: self.name.clone(),
+            def: Arc::new(def),
             stats: Arc::clone(&self.stats),
-            contents: Arc::clone(&self.contents),
+            idle: self.idle.clone(),
+            shared: Arc::clone(&self.shared),
         }
+    }
+
+    /// An empty device queue `name` with the devices' shared definition
+    /// `def`, which joins `idle` whenever it is left without a message
+    /// (src/qmgr/idle.rs).
+    pub fn device(
+        name: Box<str>,
+        def: Arc<LocalQueueDef>,
+        stats: Arc<super::stats::QueueStats>,
+        idle: Arc<super::idle::IdleList>,
+    ) -> Self {
+        LocalQueue {
+            name,
+            def,
+            stats,
+            idle: Some(idle),
+            shared: Arc::default(),
+        }
+    }
+
+    /// True for a queue created as a device queue (retired once empty and
+    /// unused, src/qmgr/idle.rs).
+    pub fn is_device(&self) -> bool {
+        self.idle.is_some()
     }
 
     /// Locks the queue's messages. A panic while holding the lock leaves
     /// them consistent enough (every change is a single map operation), so
     /// a poisoned lock is taken over rather than failing every later call.
-    pub fn lock(&self) -> MutexGuard<'_, Contents> {
+    /// A device queue left without a message when the lock goes joins the
+    /// idle list (src/qmgr/idle.rs), whatever call emptied it.
+    pub fn lock(self: &Arc<Self>) -> Locked<'_> {
         super::probe::queue_locked();
-        self.contents.lock().unwrap_or_else(|p| p.into_inner())
+        Locked {
+            guard: self.shared.contents.lock().unwrap_or_else(|p| p.into_inner()),
+            queue: self,
+        }
+    }
+}
+
+/// A local queue's messages, locked ([`LocalQueue::lock`]).
+pub struct Locked<'a> {
+    guard: MutexGuard<'a, Contents>,
+    queue: &'a Arc<LocalQueue>,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Contents;
+    fn deref(&self) -> &Contents {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Contents {
+        &mut self.guard
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        if let Some(idle) = &self.queue.idle
+            && self.guard.depth() == 0
+            && !self.guard.idle_listed
+        {
+            // Still under the queue's lock: the sweep, which clears the
+            // mark under it too, never misses an emptied queue.
+            self.guard.idle_listed = true;
+            idle.push(Arc::downgrade(self.queue));
+        }
     }
 }
 
@@ -235,6 +321,8 @@ pub struct Contents {
     entries: Slots,
     /// Persistent puts admitted against MAXDEPTH but still being written.
     pub reserved: usize,
+    /// A device queue: true while it is on the idle list (src/qmgr/idle.rs).
+    pub idle_listed: bool,
     /// The queue was deleted (a configuration reload took its definition
     /// away while it was empty): a put that found it before is refused
     /// with 2052 MQRC_Q_DELETED rather than left on a queue nobody reaches.

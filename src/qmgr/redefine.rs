@@ -86,7 +86,7 @@ impl QueueManager {
                         continue;
                     }
                     q.lock().deleted = true;
-                    q.notify.notify_waiters();
+                    q.notify().notify_waiters();
                     new_object(def)
                 }
                 _ => new_object(def),
@@ -99,7 +99,7 @@ impl QueueManager {
             table.objects.insert(name.to_string(), object);
             if let Some(Object::Local(q)) = table.objects.get(name) {
                 // A lifted GET(DISABLED) or a new queue: waiting getters look again.
-                q.notify.notify_waiters();
+                q.notify().notify_waiters();
             }
         }
         table.created.notify_waiters();
@@ -121,7 +121,7 @@ impl QueueManager {
                 }
                 contents.deleted = true;
                 drop(contents);
-                q.notify.notify_waiters();
+                q.notify().notify_waiters();
             }
             if table.objects.remove(name).is_some() {
                 out.deleted.push(name.to_string());

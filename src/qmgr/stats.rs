@@ -188,7 +188,7 @@ impl QueueManager {
 
 /// CURDEPTH of `q` and the age in seconds of its oldest message at `now`
 /// (ms since the epoch).
-fn depth_and_age(q: &LocalQueue, now: i64) -> (u64, Option<f64>) {
+fn depth_and_age(q: &Arc<LocalQueue>, now: i64) -> (u64, Option<f64>) {
     let contents = q.lock();
     let put_ms = contents.oldest().map(|e| i64::from(e.index.put_s) * 1000);
     let age = put_ms.map(|ms| (now.saturating_sub(ms)).max(0) as f64 / 1000.0);

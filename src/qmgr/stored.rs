@@ -20,8 +20,8 @@ fn unreadable(key: u64, what: String) -> QmError {
 
 /// One message as a start finds it in the store: its queue, the priority it
 /// was queued at (0-9) and its index entry.
-pub(super) struct Found {
-    pub queue: String,
+pub(super) struct Found<'a> {
+    pub queue: std::borrow::Cow<'a, str>,
     pub priority: u8,
     pub index: MsgIndex,
 }
@@ -29,11 +29,15 @@ pub(super) struct Found {
 /// The message stored under `key` from its summary; a summary that is
 /// empty (the message was stored before summaries existed) costs a read of
 /// its record. `Err` names what is wrong with either.
-pub(super) fn found(store: &dyn Store, key: u64, summary: &[u8]) -> Result<Found, String> {
+pub(super) fn found<'a>(
+    store: &dyn Store,
+    key: u64,
+    summary: &'a [u8],
+) -> Result<Found<'a>, String> {
     if !summary.is_empty() {
         let s = index::decode(summary).map_err(|e| e.to_string())?;
         return Ok(Found {
-            queue: s.queue,
+            queue: s.queue.into(),
             priority: s.priority,
             index: s.index,
         });
@@ -44,7 +48,7 @@ pub(super) fn found(store: &dyn Store, key: u64, summary: &[u8]) -> Result<Found
         .ok_or_else(|| "its record is missing".to_string())?;
     let (queue, msg) = record::decode(&rec)?;
     Ok(Found {
-        queue,
+        queue: queue.into(),
         priority: msg.md.priority.clamp(0, 9) as u8,
         index: MsgIndex::of(&msg),
     })

@@ -3,13 +3,13 @@
 //! BackoutCount + 1). A unit of work may have an idle timeout, after which it
 //! is backed out: this is how an HTTP lease expires.
 
-use super::queue::{Contents, EntryState, LocalQueue, Position};
+use super::queue::{Contents, EntryState, LocalQueue, Locked, Position};
 use super::{Message, QmError, QueueManager, Token, TokenKind, index};
 use crate::log_limit::Repeats;
 use crate::store::Batch;
 use mqgate_codecs::mq::Mqrc;
 use std::collections::hash_map::Entry;
-use std::sync::{Arc, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A unit of work closed to further calls, its store changes encoded: the
@@ -285,7 +285,7 @@ impl QueueManager {
                 if let Some(e) = contents.get_mut(&pos) {
                     e.state = EntryState::Ready;
                 }
-                lq.notify.notify_waiters();
+                lq.notify().notify_waiters();
             }
         }
         Err(not_open(id))
@@ -330,7 +330,7 @@ impl QueueManager {
                 && e.index.is_persistent()
                 && let Some(msg) = &e.resident
             {
-                index::stage_put(&mut batch, *pos, &lq.def.name, msg);
+                index::stage_put(&mut batch, *pos, &lq.name, msg);
             }
         });
         each_locked(&uow.gets, |_, contents, pos| {
@@ -371,7 +371,7 @@ impl QueueManager {
             }
             // Once per run of messages on one queue.
             if !woken.is_some_and(|w| Arc::ptr_eq(w, lq)) {
-                lq.notify.notify_waiters();
+                lq.notify().notify_waiters();
                 woken = Some(lq);
             }
         });
@@ -500,11 +500,11 @@ impl QueueManager {
                             Some(r) => {
                                 batch.deletes.push(pos.1);
                                 let to = (pos.0, r.seq);
-                                index::stage_put(&mut batch, to, &r.target.def.name, &msg);
+                                index::stage_put(&mut batch, to, &r.target.name, &msg);
                                 to
                             }
                             None => {
-                                index::stage_put(&mut batch, pos, &lq.def.name, &msg);
+                                index::stage_put(&mut batch, pos, &lq.name, &msg);
                                 pos
                             }
                         };
@@ -513,7 +513,7 @@ impl QueueManager {
                         self.cache.insert(to.1, Arc::new(msg));
                     }
                     Err(e) => {
-                        tracing::error!(queue = %lq.def.name, error = %e, "could not read the message backed out; BackoutCount may be lower after a restart")
+                        tracing::error!(queue = %lq.name, error = %e, "could not read the message backed out; BackoutCount may be lower after a restart")
                     }
                 }
             }
@@ -530,7 +530,7 @@ impl QueueManager {
                     if let Some(e) = lq.lock().get_mut(&pos) {
                         e.state = EntryState::Ready;
                     }
-                    lq.notify.notify_waiters();
+                    lq.notify().notify_waiters();
                 }
                 Some(r) => self.finish_requeue(lq, pos, r),
             }
@@ -549,7 +549,7 @@ fn each_locked<'a>(
     held: &'a [HeldMessage],
     mut f: impl FnMut(&'a Arc<LocalQueue>, &mut Contents, &'a Position),
 ) {
-    let mut current: Option<(&Arc<LocalQueue>, MutexGuard<'_, Contents>)> = None;
+    let mut current: Option<(&Arc<LocalQueue>, Locked<'_>)> = None;
     for (lq, pos) in held {
         if !current.as_ref().is_some_and(|(q, _)| Arc::ptr_eq(q, lq)) {
             // The previous queue's lock goes before the next is taken.
@@ -587,7 +587,7 @@ impl QueueManager {
             Some(t)
         });
         let Some(target) = reserved else {
-            tracing::warn!(queue = %lq.def.name, backout_queue = %name, "backout requeue queue missing or full; message left in place");
+            tracing::warn!(queue = %lq.name, backout_queue = %name, "backout requeue queue missing or full; message left in place");
             return None;
         };
         let seq = self
@@ -606,8 +606,8 @@ impl QueueManager {
             return;
         };
         tracing::warn!(
-            queue = %lq.def.name,
-            backout_queue = %r.target.def.name,
+            queue = %lq.name,
+            backout_queue = %r.target.name,
             msg_id = %hex::encode_upper(entry.index.msg_id),
             correl_id = %hex::encode_upper(entry.index.correl_id()),
             backout_count = entry.index.backout_count,
@@ -624,6 +624,6 @@ impl QueueManager {
         );
         drop(target);
         self.cache.remove(pos.1);
-        r.target.notify.notify_waiters();
+        r.target.notify().notify_waiters();
     }
 }
