@@ -269,3 +269,115 @@ fn sighup_applies_a_valid_file_and_keeps_everything_on_an_invalid_one() {
     assert_eq!(got.first().map(String::as_str), Some("old token"));
     assert_eq!(&got[1..], &sent[..], "lost, duplicated or reordered");
 }
+
+/// GWA's configuration: a remote queue TO.B for Q.IN on GWB through
+/// transmission queue TO.GWB, and `channels` (YAML list items).
+fn sender_side(channels: &str) -> String {
+    format!(
+        "queue_manager:
+  name: GWA
+  default_xmit_queue: ''
+queues:
+  - {{ type: local, name: TO.GWB, usage: xmitq }}
+  - {{ type: remote, name: TO.B, remote_q_name: Q.IN, remote_q_mgr_name: GWB, xmit_q: TO.GWB }}
+channels: {channels}
+"
+    )
+}
+
+fn sender_channel(b: &Gateway, heartbeat_ms: u32) -> String {
+    format!(
+        "
+  - type: sender
+    name: A.TO.B
+    xmit_queue: TO.GWB
+    connect: {}
+    batch_size: 2
+    heartbeat_ms: {heartbeat_ms}
+    reconnect: {{ first_ms: 20, max_ms: 200 }}",
+        b.listen_addr()
+    )
+}
+
+/// Polls until `q` on `g` has `depth` messages.
+fn wait_depth(g: &Gateway, q: &str, depth: u64) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while g.depth(q) != depth {
+        assert!(
+            Instant::now() < deadline,
+            "{q} stays at {} messages, not {depth}",
+            g.depth(q)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A reload that adds a sender channel starts it, one that removes it
+/// stops it (messages put meanwhile wait on the transmission queue), and
+/// one that changes it restarts it; every message reaches GWB once, in
+/// order (IBM MQ "Channel states": a stopped sender leaves its messages on
+/// the transmission queue).
+#[test]
+fn sighup_starts_stops_and_restarts_a_sender_channel() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:\n  name: GWB\nqueues:\n  - { type: local, name: Q.IN }\nchannels:\n  - type: receiver\n    name: A.TO.B\n",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let a = Gateway::start(dir_a.path(), &sender_side("[]"));
+    let mut n = 0;
+    let mut put = |count: usize| {
+        for _ in 0..count {
+            let (st, v) = a.put("TO.B", "persistent=true", format!("m{n}").as_bytes());
+            assert_eq!(st, 201, "{v}");
+            n += 1;
+        }
+    };
+    put(4);
+    assert_eq!(a.depth("TO.GWB"), 4);
+
+    // Added: started, the four waiting messages delivered.
+    std::fs::write(a.config_path(), sender_side(&sender_channel(&b, 200))).unwrap();
+    a.hangup();
+    let log = wait_log(&a, "configuration reloaded:", 1);
+    assert!(log.contains("channels started A.TO.B, stopped none"), "{log}");
+    wait_depth(&b, "Q.IN", 4);
+    wait_depth(&a, "TO.GWB", 0);
+
+    // Removed: stopped; what is put now waits on TO.GWB.
+    std::fs::write(a.config_path(), sender_side("[]")).unwrap();
+    a.hangup();
+    let log = wait_log(&a, "configuration reloaded:", 2);
+    assert!(log.contains("channels started none, stopped A.TO.B"), "{log}");
+    std::thread::sleep(Duration::from_millis(300));
+    put(3);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(a.depth("TO.GWB"), 3);
+    assert_eq!(b.depth("Q.IN"), 4);
+
+    // Added again, then changed (heartbeat): restarted; all delivered.
+    std::fs::write(a.config_path(), sender_side(&sender_channel(&b, 200))).unwrap();
+    a.hangup();
+    wait_log(&a, "configuration reloaded:", 3);
+    wait_depth(&b, "Q.IN", 7);
+    std::fs::write(a.config_path(), sender_side(&sender_channel(&b, 300))).unwrap();
+    a.hangup();
+    let log = wait_log(&a, "configuration reloaded:", 4);
+    assert!(log.contains("restarted A.TO.B"), "{log}");
+    put(2);
+    wait_depth(&b, "Q.IN", 9);
+    wait_depth(&a, "TO.GWB", 0);
+
+    let mut got = Vec::new();
+    loop {
+        let (st, v) = b.get_ack("Q.IN", "");
+        if st == 404 {
+            break;
+        }
+        assert_eq!(st, 200, "{v}");
+        got.push(String::from_utf8(common::data(&v)).unwrap());
+    }
+    let want: Vec<String> = (0..9).map(|i| format!("m{i}")).collect();
+    assert_eq!(got, want, "lost, duplicated or reordered");
+}

@@ -42,7 +42,9 @@ pub struct Receivers {
     /// The queue interface every connection applies its messages through.
     mqi: Mqi,
     board: Arc<StatusBoard>,
-    channels: HashMap<String, Arc<Receiver>>,
+    /// Replaced by [`Receivers::redefine`] (a configuration reload); a
+    /// connection keeps the definition it started with.
+    channels: std::sync::RwLock<HashMap<String, Arc<Receiver>>>,
     /// The gateway's `exits:` section: its global and per-channel receive
     /// exits run before a channel's own `receive_exits`; its message exits
     /// run after the MQXQH is parsed.
@@ -68,9 +70,57 @@ impl Receivers {
         Receivers {
             mqi,
             board,
-            channels,
+            channels: std::sync::RwLock::new(channels),
             exits: ExitsConfig::default(),
         }
+    }
+
+    fn channels(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<Receiver>>> {
+        self.channels.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts the receiver channels of `defs` in force (a configuration
+    /// reload, docs/operations.md "Reloading the configuration"): a new
+    /// channel accepts connections at once; the running instance of a
+    /// removed or changed channel is asked to end after its current batch
+    /// (its sender reconnects to the changed definition, or is refused with
+    /// 2540 MQRC_UNKNOWN_CHANNEL_NAME for a removed one). Returns the names
+    /// (added, removed, changed).
+    pub fn redefine(&self, defs: &[ReceiverChannelDef]) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let (mut added, mut removed, mut changed) = (Vec::new(), Vec::new(), Vec::new());
+        let mut channels = self.channels.write().unwrap_or_else(|p| p.into_inner());
+        let names: Vec<String> = channels.keys().cloned().collect();
+        for name in names {
+            if !defs.iter().any(|d| d.name == name)
+                && let Some(r) = channels.remove(&name)
+            {
+                r.slot.stop_holder();
+                removed.push(name);
+            }
+        }
+        for d in defs {
+            let slot = match channels.get(&d.name) {
+                Some(r) if format!("{:?}", r.def) == format!("{d:?}") => continue,
+                Some(r) => {
+                    r.slot.stop_holder();
+                    changed.push(d.name.clone());
+                    Arc::clone(&r.slot)
+                }
+                None => {
+                    self.board.add(&d.name, "receiver");
+                    added.push(d.name.clone());
+                    Arc::default()
+                }
+            };
+            channels.insert(
+                d.name.clone(),
+                Arc::new(Receiver {
+                    def: d.clone(),
+                    slot,
+                }),
+            );
+        }
+        (added, removed, changed)
     }
 
     /// Adds the receive exits of the gateway's `exits:` section
@@ -98,7 +148,8 @@ impl Receivers {
     /// logged and shows 0; the handshake reads it again (and refuses the
     /// sender with the store's reason if it still fails).
     pub async fn show_stored_seqs(&self) {
-        for name in self.channels.keys() {
+        let names: Vec<String> = self.channels().keys().cloned().collect();
+        for name in &names {
             match self.last_committed(name).await {
                 Ok(last) => self.board.update(name, |s| s.last_seq = last),
                 Err(e) => tracing::warn!(channel = %name, reason = e.mqrc.0, error = %e.message,
@@ -175,7 +226,7 @@ impl Receivers {
             Ok(m) => m,
             Err(e) => return refuse(&mut conn, peer, Some(&name), e.mqrc, e.message).await,
         };
-        let rcv = self.channels.get(&name).cloned();
+        let rcv = self.channels().get(&name).cloned();
         let receiving = Receiving {
             q_mgr_name: self.mqi.q_mgr_name(),
             def: rcv.as_ref().map(|r| &r.def),

@@ -19,6 +19,7 @@
 pub mod check;
 pub mod ft;
 mod http;
+mod outbound;
 mod reload;
 mod security;
 mod stop;
@@ -31,7 +32,6 @@ pub use stop::Stopped;
 
 use crate::channel::StatusBoard;
 use crate::channel::receiver::Receivers;
-use crate::channel::sender_channel::SenderChannel;
 use crate::config::{ChannelDef, Config, ConfigErrors};
 use crate::metrics::{Listener, Readiness};
 use crate::mqi::{Mqi, QueueExits};
@@ -368,7 +368,13 @@ impl Gateway {
             .as_ref()
             .map(|c| c.roles.sender_channels.clone())
             .unwrap_or_default();
-        let channel_listener = start_channels(
+        let outbound = Arc::new(outbound::Outbound::new(
+            &mqi,
+            &board,
+            &config.exits,
+            &stop_rx,
+        ));
+        let (channel_listener, receivers) = start_channels(
             &config,
             &mqi,
             &board,
@@ -376,8 +382,10 @@ impl Gateway {
             &stop_rx,
             &sender_roles,
             &readiness,
+            &outbound,
         )
         .await;
+        live.set_channels(receivers, outbound, sender_roles.clone());
         let routing = match &config.rv.routing {
             Some(r) => Some(
                 crate::rv::route::service::start(r, &rv, routing_listener, &tasks, stop_rx.clone())
@@ -565,7 +573,10 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 /// `mqi` (so the queue exits of the `exits:` section run for their puts);
 /// returns the listener's task.
 /// The receiver channels' stored sequence numbers are on `board` when this
-/// returns (before the HTTP API serves `GET /v1/status`).
+/// returns (before the HTTP API serves `GET /v1/status`). The sender and
+/// mq-client channels run in `outbound`; the receivers are returned with
+/// the listener's task (a configuration reload changes both).
+#[allow(clippy::too_many_arguments)]
 async fn start_channels(
     config: &Config,
     mqi: &Mqi,
@@ -574,7 +585,8 @@ async fn start_channels(
     stop: &watch::Receiver<bool>,
     roles: &[String],
     readiness: &Arc<Readiness>,
-) -> JoinHandle<Option<()>> {
+    outbound: &outbound::Outbound,
+) -> (JoinHandle<Option<()>>, Arc<Receivers>) {
     let tasks = mqi.tasks();
     let receivers: Vec<_> = config
         .channels
@@ -590,27 +602,19 @@ async fn start_channels(
     receivers.show_stored_seqs().await;
     let listener_task = tasks.spawn(
         TaskGroup::Channels,
-        Arc::clone(readiness).watch(Listener::Channel, receivers.serve(listener, stop.clone())),
+        Arc::clone(readiness).watch(
+            Listener::Channel,
+            Arc::clone(&receivers).serve(listener, stop.clone()),
+        ),
     );
     for c in &config.channels {
-        if let ChannelDef::Sender(def) = c
-            && !roles.contains(&def.name)
-        {
-            let channel = SenderChannel::new(mqi.clone(), Arc::clone(board), def.clone())
-                .with_exits(&config.exits);
-            tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
-        }
-        if let ChannelDef::MqClient(def) = c {
-            let channel = crate::channel::mq_client::MqClientChannel::new(
-                mqi.clone(),
-                Arc::clone(board),
-                def.clone(),
-            )
-            .with_exits(&config.exits);
-            tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
+        match c {
+            ChannelDef::Sender(def) if roles.contains(&def.name) => {}
+            ChannelDef::Sender(_) | ChannelDef::MqClient(_) => outbound.start(c),
+            ChannelDef::Receiver(_) => {}
         }
     }
-    listener_task
+    (listener_task, receivers)
 }
 
 /// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,

@@ -8,7 +8,7 @@
 //! differs is reported as needing a restart and left as it is.
 
 use super::Handle;
-use crate::config::{Config, QueueDef};
+use crate::config::{ChannelDef, Config, QueueDef};
 use crate::qmgr::{QueueManager, Redefined};
 use crate::security::Authorities;
 use crate::security::chlauth::ChannelRules;
@@ -23,6 +23,9 @@ use std::sync::{Arc, Mutex};
 pub struct ReloadReport {
     /// The queue definitions defined, altered, deleted and kept.
     pub queues: Redefined,
+    /// Channels added (started; a receiver accepts its sender), removed
+    /// (stopped after the current batch) and changed (restarted), by name.
+    pub channels: ChannelChanges,
     /// The security settings put in force, e.g. `tokens 3`, `grants 5`,
     /// `chlauth rules 2`, `limits`; empty when none is configured.
     pub security: Vec<String>,
@@ -30,6 +33,17 @@ pub struct ReloadReport {
     /// that differ from those in force but change only with a restart;
     /// the running gateway keeps its own.
     pub needs_restart: Vec<String>,
+}
+
+/// The channels a reload started, stopped and restarted.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ChannelChanges {
+    /// New channels.
+    pub started: Vec<String>,
+    /// Channels gone from the file.
+    pub stopped: Vec<String>,
+    /// Channels whose definition changed.
+    pub restarted: Vec<String>,
 }
 
 impl fmt::Display for ReloadReport {
@@ -45,11 +59,14 @@ impl fmt::Display for ReloadReport {
         let kept: Vec<String> = q.kept.iter().map(|(n, _)| n.clone()).collect();
         write!(
             f,
-            "queues defined {}, altered {}, deleted {}, kept {}; security {}; needs a restart {}",
+            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; security {}; needs a restart {}",
             list(&q.defined),
             list(&q.altered),
             list(&q.deleted),
             list(&kept),
+            list(&self.channels.started),
+            list(&self.channels.stopped),
+            list(&self.channels.restarted),
             list(&self.security),
             list(&self.needs_restart)
         )
@@ -69,6 +86,17 @@ pub(super) struct Live {
     limits: Arc<Limits>,
     /// Held for a whole reload, so two reloads never interleave.
     in_force: Mutex<InForce>,
+    /// Set once the channels run ([`Live::set_channels`]).
+    channels: std::sync::OnceLock<Channels>,
+}
+
+/// The running channels.
+struct Channels {
+    receivers: Arc<crate::channel::receiver::Receivers>,
+    outbound: Arc<super::outbound::Outbound>,
+    /// Sender channels that are fault tolerance roles: they change with a
+    /// restart only.
+    roles: Vec<String>,
 }
 
 struct InForce {
@@ -94,7 +122,64 @@ impl Live {
             channel_rules: Arc::clone(channel_rules),
             limits: Arc::clone(limits),
             in_force: Mutex::new(InForce { config, queues }),
+            channels: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Records the running channels, which a reload changes.
+    pub(super) fn set_channels(
+        &self,
+        receivers: Arc<crate::channel::receiver::Receivers>,
+        outbound: Arc<super::outbound::Outbound>,
+        roles: Vec<String>,
+    ) {
+        let _ = self.channels.set(Channels {
+            receivers,
+            outbound,
+            roles,
+        });
+    }
+
+    /// Puts the channels of `new` in force; a change to a fault tolerance
+    /// role's channel is left for a restart (named in `needs_restart`).
+    fn apply_channels(
+        &self,
+        old: &[ChannelDef],
+        new: &[ChannelDef],
+        needs_restart: &mut Vec<String>,
+    ) -> ChannelChanges {
+        let mut out = ChannelChanges::default();
+        let Some(c) = self.channels.get() else {
+            return out;
+        };
+        let mut wanted: Vec<ChannelDef> = new.to_vec();
+        for role in &c.roles {
+            let before = old.iter().find(|d| d.name() == role);
+            let after = new.iter().find(|d| d.name() == role);
+            if format!("{before:?}") != format!("{after:?}") {
+                needs_restart.push(format!("channels ({role}: a fault tolerance role)"));
+            }
+            wanted.retain(|d| d.name() != role);
+            wanted.extend(before.cloned());
+        }
+        let receivers: Vec<_> = wanted
+            .iter()
+            .filter_map(|d| match d {
+                ChannelDef::Receiver(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect();
+        let (added, removed, changed) = c.receivers.redefine(&receivers);
+        let outbound: Vec<ChannelDef> = wanted
+            .iter()
+            .filter(|d| !matches!(d, ChannelDef::Receiver(_)) && !c.roles.iter().any(|r| r == d.name()))
+            .cloned()
+            .collect();
+        let (started, stopped, restarted) = c.outbound.redefine(&outbound);
+        out.started = added.into_iter().chain(started).collect();
+        out.stopped = removed.into_iter().chain(stopped).collect();
+        out.restarted = changed.into_iter().chain(restarted).collect();
+        out
     }
 
     /// See [`Handle::reload`].
@@ -147,6 +232,12 @@ impl Live {
                 queues.push(old.clone());
             }
         }
+        // After the queues: a new channel's transmission queue exists.
+        report.channels = self.apply_channels(
+            &in_force.config.channels,
+            &config.channels,
+            &mut report.needs_restart,
+        );
         report.security = self.apply_security(security);
         for (name, why) in &report.queues.kept {
             tracing::warn!(queue = %name, reason = why.mqrc.0, "queue kept: {why}");
@@ -235,7 +326,6 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
     check("storage", differs(&old.storage, &new.storage));
     check("http", differs(&old.http, &new.http));
     check("listener", differs(&old.listener, &new.listener));
-    check("channels", differs(&old.channels, &new.channels));
     check("devices", differs(&old.devices, &new.devices));
     check("dmconfig", differs(&old.dmconfig, &new.dmconfig));
     check("tedg", differs(&old.tedg, &new.tedg));
