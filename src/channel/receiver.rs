@@ -48,7 +48,7 @@ pub struct Receivers {
     /// The gateway's `exits:` section: its global and per-channel receive
     /// exits run before a channel's own `receive_exits`; its message exits
     /// run after the MQXQH is parsed.
-    exits: ExitsConfig,
+    exits: std::sync::RwLock<ExitsConfig>,
 }
 
 impl Receivers {
@@ -71,12 +71,18 @@ impl Receivers {
             mqi,
             board,
             channels: std::sync::RwLock::new(channels),
-            exits: ExitsConfig::default(),
+            exits: std::sync::RwLock::default(),
         }
     }
 
     fn channels(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<Receiver>>> {
         self.channels.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts `exits` in force for the connections that start from now on (a
+    /// configuration reload); running ones keep the chains they started.
+    pub fn replace_exits(&self, exits: &ExitsConfig) {
+        *self.exits.write().unwrap_or_else(|p| p.into_inner()) = exits.clone();
     }
 
     /// Puts the receiver channels of `defs` in force (a configuration
@@ -129,7 +135,7 @@ impl Receivers {
     /// (`global.message`, then `channels.NAME.message`) (docs/exits.md
     /// "Where each point runs").
     pub fn with_exits(mut self, exits: &ExitsConfig) -> Self {
-        self.exits = exits.clone();
+        self.exits = std::sync::RwLock::new(exits.clone());
         self
     }
 
@@ -335,15 +341,15 @@ impl Receivers {
         &self,
         def: &ReceiverChannelDef,
     ) -> Result<(Option<ExitChain>, Option<ExitChain>), String> {
-        let receive: Vec<_> = self
-            .exits
+        let exits = self.exits.read().unwrap_or_else(|p| p.into_inner());
+        let receive: Vec<_> = exits
             .chain_defs(ExitPoint::Receive, &def.name)
             .into_iter()
             .chain(def.receive_exits.iter())
             .collect();
         let q_mgr = self.mqi.q_mgr_name();
         let receive = super::start_chain(ExitPoint::Receive, &def.name, q_mgr, receive)?;
-        let message = self.exits.chain_defs(ExitPoint::Message, &def.name);
+        let message = exits.chain_defs(ExitPoint::Message, &def.name);
         let message = super::start_chain(ExitPoint::Message, &def.name, q_mgr, message)?;
         Ok((receive, message))
     }

@@ -343,6 +343,7 @@ impl Gateway {
         let live = Arc::new(reload::Live::new(
             in_force,
             &qm,
+            &exits,
             security.as_ref(),
             &channel_rules,
             mqi.limits(),

@@ -24,7 +24,8 @@ use tokio::task::JoinHandle;
 pub(super) struct Outbound {
     mqi: Mqi,
     board: Arc<StatusBoard>,
-    exits: ExitsConfig,
+    /// Replaced by [`Outbound::redefine`] when a reload changes `exits:`.
+    exits: Mutex<ExitsConfig>,
     /// The gateway's stop: every channel stops with it.
     stop: watch::Receiver<bool>,
     running: Mutex<HashMap<String, Run>>,
@@ -49,7 +50,7 @@ impl Outbound {
         Outbound {
             mqi: mqi.clone(),
             board: Arc::clone(board),
-            exits: exits.clone(),
+            exits: Mutex::new(exits.clone()),
             stop: stop.clone(),
             running: Mutex::new(HashMap::new()),
         }
@@ -71,15 +72,16 @@ impl Outbound {
     /// replaces) has ended.
     fn spawn(&self, def: &ChannelDef, before: Option<JoinHandle<Option<()>>>) -> Option<Run> {
         let (tx, rx) = watch::channel(false);
+        let exits = self.exits.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let channel: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> = match def {
             ChannelDef::Sender(d) => Box::pin(
                 SenderChannel::new(self.mqi.clone(), Arc::clone(&self.board), d.clone())
-                    .with_exits(&self.exits)
+                    .with_exits(&exits)
                     .run(rx),
             ),
             ChannelDef::MqClient(d) => Box::pin(
                 MqClientChannel::new(self.mqi.clone(), Arc::clone(&self.board), d.clone())
-                    .with_exits(&self.exits)
+                    .with_exits(&exits)
                     .run(rx),
             ),
             ChannelDef::Receiver(_) => return None,
@@ -108,10 +110,18 @@ impl Outbound {
     }
 
     /// Moves the running channels to `defs` (outbound ones only, fault
-    /// tolerance roles left out by the caller): (started, stopped,
-    /// restarted) channel names. A changed channel starts again once its
-    /// old instance has ended.
-    pub(super) fn redefine(&self, defs: &[ChannelDef]) -> (Vec<String>, Vec<String>, Vec<String>) {
+    /// tolerance roles left out by the caller) and, when `exits` is given
+    /// (the `exits:` section changed), to those exits, which restarts every
+    /// channel: (started, stopped, restarted) channel names. A changed
+    /// channel starts again once its old instance has ended.
+    pub(super) fn redefine(
+        &self,
+        defs: &[ChannelDef],
+        exits: Option<&ExitsConfig>,
+    ) -> (Vec<String>, Vec<String>, Vec<String>) {
+        if let Some(e) = exits {
+            *self.exits.lock().unwrap_or_else(|p| p.into_inner()) = e.clone();
+        }
         let (mut started, mut stopped, mut restarted) = (Vec::new(), Vec::new(), Vec::new());
         let mut running = self.running();
         let names: Vec<String> = running.keys().cloned().collect();
@@ -126,7 +136,7 @@ impl Outbound {
         for def in defs {
             let name = def.name().to_string();
             match running.get_mut(&name) {
-                Some(run) if format!("{:?}", run.def) == format!("{def:?}") => {}
+                Some(run) if exits.is_none() && format!("{:?}", run.def) == format!("{def:?}") => {}
                 Some(run) => {
                     run.stop.send_replace(true);
                     let before = run.task.take();

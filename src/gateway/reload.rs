@@ -26,6 +26,9 @@ pub struct ReloadReport {
     /// Channels added (started; a receiver accepts its sender), removed
     /// (stopped after the current batch) and changed (restarted), by name.
     pub channels: ChannelChanges,
+    /// The `exits:` section changed: put in force for new work, every
+    /// outbound channel restarted with it.
+    pub exits: bool,
     /// The security settings put in force, e.g. `tokens 3`, `grants 5`,
     /// `chlauth rules 2`, `limits`; empty when none is configured.
     pub security: Vec<String>,
@@ -59,7 +62,7 @@ impl fmt::Display for ReloadReport {
         let kept: Vec<String> = q.kept.iter().map(|(n, _)| n.clone()).collect();
         write!(
             f,
-            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; security {}; needs a restart {}",
+            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; security {}; needs a restart {}",
             list(&q.defined),
             list(&q.altered),
             list(&q.deleted),
@@ -67,6 +70,7 @@ impl fmt::Display for ReloadReport {
             list(&self.channels.started),
             list(&self.channels.stopped),
             list(&self.channels.restarted),
+            if self.exits { "reloaded" } else { "unchanged" },
             list(&self.security),
             list(&self.needs_restart)
         )
@@ -78,6 +82,7 @@ impl fmt::Display for ReloadReport {
 /// replaced by the ports bound).
 pub(super) struct Live {
     qm: Arc<QueueManager>,
+    exits: Arc<crate::mqi::QueueExits>,
     /// `None` when the gateway started without tokens (the HTTP API
     /// without authentication).
     tokens: Option<Arc<Tokens>>,
@@ -110,6 +115,7 @@ impl Live {
     pub(super) fn new(
         config: Config,
         qm: &Arc<QueueManager>,
+        exits: &Arc<crate::mqi::QueueExits>,
         security: Option<&(crate::http::auth::Authentication, Arc<Authorities>)>,
         channel_rules: &Arc<ChannelRules>,
         limits: &Arc<Limits>,
@@ -117,6 +123,7 @@ impl Live {
         let queues = config.effective_queues();
         Live {
             qm: Arc::clone(qm),
+            exits: Arc::clone(exits),
             tokens: security.map(|(a, _)| Arc::clone(&a.tokens)),
             authorities: security.map(|(_, g)| Arc::clone(g)),
             channel_rules: Arc::clone(channel_rules),
@@ -146,6 +153,7 @@ impl Live {
         &self,
         old: &[ChannelDef],
         new: &[ChannelDef],
+        exits: Option<&mqgate_exits::ExitsConfig>,
         needs_restart: &mut Vec<String>,
     ) -> ChannelChanges {
         let mut out = ChannelChanges::default();
@@ -169,13 +177,16 @@ impl Live {
                 _ => None,
             })
             .collect();
+        if let Some(e) = exits {
+            c.receivers.replace_exits(e);
+        }
         let (added, removed, changed) = c.receivers.redefine(&receivers);
         let outbound: Vec<ChannelDef> = wanted
             .iter()
             .filter(|d| !matches!(d, ChannelDef::Receiver(_)) && !c.roles.iter().any(|r| r == d.name()))
             .cloned()
             .collect();
-        let (started, stopped, restarted) = c.outbound.redefine(&outbound);
+        let (started, stopped, restarted) = c.outbound.redefine(&outbound, exits);
         out.started = added.into_iter().chain(started).collect();
         out.stopped = removed.into_iter().chain(stopped).collect();
         out.restarted = changed.into_iter().chain(restarted).collect();
@@ -233,9 +244,18 @@ impl Live {
             }
         }
         // After the queues: a new channel's transmission queue exists.
+        // Exits: for new work (queues opened, channel connections started
+        // from now on); the RPC bridge's and the Tuxedo gateway's chains
+        // (`rpc.exits`, in their own sections) change with a restart.
+        let exits_changed = format!("{:?}", in_force.config.exits) != format!("{:?}", config.exits);
+        if exits_changed {
+            self.exits.replace_config(&config.exits);
+            report.exits = true;
+        }
         report.channels = self.apply_channels(
             &in_force.config.channels,
             &config.channels,
+            exits_changed.then_some(&config.exits),
             &mut report.needs_restart,
         );
         report.security = self.apply_security(security);
@@ -332,7 +352,6 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
     check("rpc", differs(&old.rpc, &new.rpc));
     check("messageq", differs(&old.messageq, &new.messageq));
     check("rv", differs(&old.rv, &new.rv));
-    check("exits", differs(&old.exits, &new.exits));
     check("mqtt", differs(&old.mqtt, &new.mqtt));
     check(
         "fault_tolerance",
