@@ -251,6 +251,30 @@ fn sighup_applies_a_valid_file_and_keeps_everything_on_an_invalid_one() {
     let (st, v) = g.put("Q.ALT", "", b"still full");
     assert_eq!((st, v["mqrc"].as_i64()), (503, Some(2053)), "{v}");
 
+    // POST /v1/admin/reload needs +ctrl on the queue manager: app has
+    // none (403 with 2035 MQRC_NOT_AUTHORIZED, docs/security.md).
+    let r = ureq::post(&format!("{}/v1/admin/reload", g.base))
+        .set("Authorization", &format!("Bearer {NEW}"))
+        .call();
+    let Err(ureq::Error::Status(403, r)) = r else {
+        panic!("not refused: {r:?}")
+    };
+    let v: Value = r.into_json().unwrap();
+    assert_eq!(v["mqrc"], 2035, "{v}");
+    // flow holds it: the invalid file answers 400 with check-config's errors.
+    let (st, v) = g.call("POST", "/v1/admin/reload", None);
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(v["errors"], serde_json::json!(expected), "{v}");
+    // The valid file again: nothing left to change but Q.BUSY, still kept.
+    std::fs::write(g.config_path(), after()).unwrap();
+    let (st, v) = g.call("POST", "/v1/admin/reload", None);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["queues"]["defined"], serde_json::json!([]), "{v}");
+    assert_eq!(v["queues"]["deleted"], serde_json::json!([]), "{v}");
+    assert_eq!(v["queues"]["kept"][0]["name"], "Q.BUSY", "{v}");
+    assert_eq!(v["queues"]["kept"][0]["mqrc"], 2055, "{v}");
+    assert_eq!(v["needs_restart"], serde_json::json!([]), "{v}");
+
     // Every message put while reloading is on Q.FLOW once: the one put
     // with the old token first, then the flow in order.
     stop.store(true, Ordering::Relaxed);

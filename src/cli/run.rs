@@ -194,6 +194,10 @@ async fn serve(config: Config, drain: Duration, reload: Option<(PathBuf, Overrid
             return ExitCode::FAILURE;
         }
     };
+    if let Some((file, overrides)) = &reload {
+        let overrides = overrides.clone();
+        handle.set_reload_file(file.clone(), move |c| overrides.apply(c));
+    }
     let fault = loop {
         tokio::select! {
             () = signals.recv() => break None,

@@ -437,6 +437,7 @@ impl Gateway {
                     started: std::time::Instant::now(),
                 })),
         );
+        let app = app.merge(reload::routes(&live, &mqi));
         let app = guarded(
             app,
             &config,

@@ -15,7 +15,7 @@ use crate::security::chlauth::ChannelRules;
 use crate::security::limits::Limits;
 use crate::security::tokens::Tokens;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// What a reload changed ([`Handle::reload`]).
@@ -93,7 +93,13 @@ pub(super) struct Live {
     in_force: Mutex<InForce>,
     /// Set once the channels run ([`Live::set_channels`]).
     channels: std::sync::OnceLock<Channels>,
+    /// The file `POST /v1/admin/reload` reads, with its adjustment
+    /// ([`Handle::set_reload_file`]); `None`: the route answers 404.
+    source: Mutex<Option<Source>>,
 }
+
+/// A configuration file and the change made to what is read from it.
+type Source = (PathBuf, Arc<dyn Fn(&mut Config) + Send + Sync>);
 
 /// The running channels.
 struct Channels {
@@ -130,6 +136,7 @@ impl Live {
             limits: Arc::clone(limits),
             in_force: Mutex::new(InForce { config, queues }),
             channels: std::sync::OnceLock::new(),
+            source: Mutex::new(None),
         }
     }
 
@@ -393,4 +400,107 @@ impl Handle {
             None => Err(vec!["the gateway is stopped".into()]),
         }
     }
+}
+
+impl Handle {
+    /// Names the file `POST /v1/admin/reload` reloads and the change
+    /// `adjust` makes to what is read from it (as [`Handle::reload`]).
+    pub fn set_reload_file(
+        &self,
+        file: PathBuf,
+        adjust: impl Fn(&mut Config) + Send + Sync + 'static,
+    ) {
+        if let Some(r) = &self.running {
+            *r.live.source.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some((file, Arc::new(adjust)));
+        }
+    }
+}
+
+impl ReloadReport {
+    /// The report as `POST /v1/admin/reload` answers it (docs/http-api.md
+    /// "Reloading the configuration").
+    pub fn to_json(&self) -> serde_json::Value {
+        let q = &self.queues;
+        serde_json::json!({
+            "queues": {
+                "defined": q.defined,
+                "altered": q.altered,
+                "deleted": q.deleted,
+                "kept": q.kept.iter().map(|(name, e)| serde_json::json!({
+                    "name": name,
+                    "mqrc": e.mqrc.0,
+                    "reason": e.mqrc.name(),
+                    "message": e.message,
+                })).collect::<Vec<_>>(),
+            },
+            "channels": {
+                "started": self.channels.started,
+                "stopped": self.channels.stopped,
+                "restarted": self.channels.restarted,
+            },
+            "exits_reloaded": self.exits,
+            "security": self.security,
+            "needs_restart": self.needs_restart,
+        })
+    }
+}
+
+/// `POST /v1/admin/reload`: reloads the file of [`Handle::set_reload_file`]
+/// as SIGHUP does; 200 with the report's JSON, 400 with
+/// `{"errors": ["FILE:LINE:COLUMN: message", ...]}` and nothing changed,
+/// 404 when the gateway runs without a file. Needs +ctrl on the queue
+/// manager when authorities are checked (docs/security.md "Authorities").
+pub(super) fn routes(live: &Arc<Live>, mqi: &crate::mqi::Mqi) -> axum::Router {
+    use crate::security::{Authority, ObjectType};
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    let state = Arc::clone(live);
+    let router = axum::Router::new()
+        .route(
+            "/v1/admin/reload",
+            axum::routing::post(
+                |axum::extract::State(live): axum::extract::State<Arc<Live>>| async move {
+                    let source = live.source.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    let Some((file, adjust)) = source else {
+                        return (
+                            StatusCode::NOT_FOUND,
+                            axum::Json(serde_json::json!({
+                                "errors": ["mqgate runs without a configuration file: nothing to reload"]
+                            })),
+                        )
+                            .into_response();
+                    };
+                    let done = tokio::task::spawn_blocking(move || {
+                        live.reload(&file, |c| adjust(c))
+                    })
+                    .await;
+                    match done {
+                        Ok(Ok(report)) => axum::Json(report.to_json()).into_response(),
+                        Ok(Err(errors)) => (
+                            StatusCode::BAD_REQUEST,
+                            axum::Json(serde_json::json!({ "errors": errors })),
+                        )
+                            .into_response(),
+                        Err(e) => (
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            axum::Json(serde_json::json!({
+                                "errors": [format!("the reload task failed: {e}")]
+                            })),
+                        )
+                            .into_response(),
+                    }
+                },
+            ),
+        )
+        .with_state(state);
+    let q_mgr = mqi.q_mgr_name().to_string();
+    crate::http::auth::with_route_authorities(
+        router,
+        mqi,
+        Arc::new(move |route, _| match route {
+            "/v1/admin/reload" => vec![(ObjectType::Qmgr, q_mgr.clone(), Authority::Ctrl)],
+            _ => Vec::new(),
+        }),
+    )
 }
