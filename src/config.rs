@@ -16,6 +16,7 @@ mod validate;
 pub use channels::*;
 pub use listeners::Listen;
 
+pub use crate::store::nats_config::{NatsStorage, NatsTls, StorageType};
 use serde::Deserialize;
 use std::fmt;
 use std::net::SocketAddr;
@@ -266,19 +267,139 @@ impl Default for ListenerConfig {
     }
 }
 
-/// The durable store.
+/// The durable store (docs/config.md "storage"): the embedded redb file in
+/// `data_dir` (`type: redb`, the default) or a NATS JetStream stream
+/// (`type: nats`, docs/cluster.md). The NATS settings are allowed with
+/// `type: nats` only.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StorageConfig {
-    /// Directory of the store files; created when missing.
+    /// Directory of the store files (and of the gateway's other local
+    /// files); created when missing.
     pub data_dir: PathBuf,
+    /// Which backend keeps the queues.
+    #[serde(rename = "type")]
+    pub kind: StorageType,
+    /// NATS server URLs (`type: nats`; at least one).
+    pub servers: Option<Vec<String>>,
+    /// A NATS credentials file (JWT and NKey seed).
+    pub credentials: Option<PathBuf>,
+    /// TLS to the NATS servers.
+    pub tls: Option<NatsTls>,
+    /// Names the stream and its subjects; default `MQGATE`.
+    pub stream_prefix: Option<String>,
+    /// Stream replicas, 1 to 5; default 1 (3 in a cluster).
+    pub replicas: Option<u8>,
+    /// Refuse to start unless every server reports `sync_interval: always`;
+    /// default true.
+    pub require_sync_always: Option<bool>,
+    /// The NATS servers' HTTP monitoring endpoints, where the sync policy
+    /// is read.
+    pub monitor_urls: Option<Vec<String>>,
 }
 
 impl Default for StorageConfig {
     fn default() -> Self {
         StorageConfig {
             data_dir: PathBuf::from("./mqgate-data"),
+            kind: StorageType::Redb,
+            servers: None,
+            credentials: None,
+            tls: None,
+            stream_prefix: None,
+            replicas: None,
+            require_sync_always: None,
+            monitor_urls: None,
         }
+    }
+}
+
+impl StorageConfig {
+    /// The JetStream settings with their defaults, `None` unless
+    /// `type: nats`.
+    pub fn nats(&self) -> Option<NatsStorage> {
+        (self.kind == StorageType::Nats).then(|| NatsStorage {
+            servers: self.servers.clone().unwrap_or_default(),
+            credentials: self.credentials.clone(),
+            tls: self.tls.clone(),
+            stream_prefix: self
+                .stream_prefix
+                .clone()
+                .unwrap_or_else(|| crate::store::nats_config::DEFAULT_PREFIX.into()),
+            replicas: self.replicas.unwrap_or(1),
+            require_sync_always: self.require_sync_always.unwrap_or(true),
+            monitor_urls: self.monitor_urls.clone().unwrap_or_default(),
+        })
+    }
+
+    /// (path, problem) for each wrong setting.
+    pub fn problems(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut err = |field: &str, m: String| out.push((format!("storage.{field}"), m));
+        let Some(n) = self.nats() else {
+            let given = [
+                ("servers", self.servers.is_some()),
+                ("credentials", self.credentials.is_some()),
+                ("tls", self.tls.is_some()),
+                ("stream_prefix", self.stream_prefix.is_some()),
+                ("replicas", self.replicas.is_some()),
+                ("require_sync_always", self.require_sync_always.is_some()),
+                ("monitor_urls", self.monitor_urls.is_some()),
+            ];
+            for (field, _) in given.iter().filter(|(_, g)| *g) {
+                err(field, "is a setting of type: nats".into());
+            }
+            return out;
+        };
+        if !cfg!(feature = "nats") {
+            err(
+                "type",
+                "this mqgate was built without the nats feature: type: nats is not available"
+                    .into(),
+            );
+        }
+        if n.servers.is_empty() {
+            err("servers", "type: nats needs at least one server URL".into());
+        }
+        for (i, s) in n.servers.iter().enumerate() {
+            if let Err(e) = crate::store::nats_config::check_server(s) {
+                err(&format!("servers[{i}]"), e);
+            }
+        }
+        if let Err(e) = crate::store::nats_config::check_prefix(&n.stream_prefix) {
+            err("stream_prefix", e);
+        }
+        if !(1..=5).contains(&n.replicas) {
+            err(
+                "replicas",
+                format!("{} replicas: JetStream streams have 1 to 5", n.replicas),
+            );
+        }
+        if let Some(t) = &n.tls {
+            match (&t.cert, &t.key) {
+                (Some(_), None) => err("tls.cert", "needs tls.key beside it".into()),
+                (None, Some(_)) => err("tls.key", "needs tls.cert beside it".into()),
+                _ => {}
+            }
+        }
+        for (i, u) in n.monitor_urls.iter().enumerate() {
+            if !(u.starts_with("http://") || u.starts_with("https://")) {
+                err(
+                    &format!("monitor_urls[{i}]"),
+                    format!("{u:?} is not an http:// or https:// URL"),
+                );
+            }
+        }
+        if n.require_sync_always && n.monitor_urls.is_empty() {
+            err(
+                "monitor_urls",
+                "needed while require_sync_always is true: the servers' HTTP monitoring \
+                 endpoints, where mqgate reads their sync policy (or set \
+                 require_sync_always: false to start without checking it)"
+                    .into(),
+            );
+        }
+        out
     }
 }
 

@@ -636,3 +636,77 @@ exits:
         assert!(text.contains(needle), "{needle} not in:\n{text}");
     }
 }
+
+#[test]
+fn the_nats_storage_has_defaults_and_placed_errors() {
+    // docs/config.md `storage`: type redb by default; with type: nats,
+    // stream_prefix MQGATE, replicas 1, require_sync_always true.
+    let c = Config::from_yaml("", "c.yaml").unwrap();
+    assert_eq!(c.storage.kind, StorageType::Redb);
+    assert_eq!(c.storage.nats(), None);
+    let ok = "storage:\n  type: nats\n  servers: [\"nats://n1:4222\", \"tls://n2:4443\"]\n  monitor_urls: [\"http://n1:8222\"]\n  tls:\n    ca: /etc/mqgate/nats-ca.pem\n";
+    let n = Config::from_yaml(ok, "c.yaml")
+        .unwrap()
+        .storage
+        .nats()
+        .unwrap();
+    assert_eq!(
+        (n.stream_prefix.as_str(), n.replicas, n.require_sync_always),
+        ("MQGATE", 1, true)
+    );
+    assert_eq!(n.servers, ["nats://n1:4222", "tls://n2:4443"]);
+    assert_eq!(
+        n.tls.and_then(|t| t.ca),
+        Some(PathBuf::from("/etc/mqgate/nats-ca.pem"))
+    );
+    // Columns counted in the text: `  replicas: ` is 12 characters, `    - `
+    // 6, `    cert: ` 10.
+    let text = "storage:\n  type: nats\n  servers:\n    - nats://n1:4222\n    - http://n2:8222\n  stream_prefix: a.b\n  replicas: 7\n  tls:\n    cert: c.pem\n";
+    let e = Config::from_yaml(text, "c.yaml").unwrap_err();
+    let got: Vec<(usize, usize, &str)> = e
+        .errors
+        .iter()
+        .map(|e| (e.line, e.column, e.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                5,
+                7,
+                "storage.servers[1]: \"http://n2:8222\": scheme \"http\" is not nats, tls, ws or wss"
+            ),
+            (
+                6,
+                18,
+                "storage.stream_prefix: \"a.b\" is not a stream prefix: 1 to 32 letters, digits, '_' or '-'"
+            ),
+            (
+                7,
+                13,
+                "storage.replicas: 7 replicas: JetStream streams have 1 to 5"
+            ),
+            (9, 11, "storage.tls.cert: needs tls.key beside it"),
+            // A missing key is placed at its section, which yaml-rust2
+            // marks at the section's first value (line 2, column 7).
+            (
+                2,
+                7,
+                "storage.monitor_urls: needed while require_sync_always is true: the servers' HTTP monitoring endpoints, where mqgate reads their sync policy (or set require_sync_always: false to start without checking it)"
+            ),
+        ],
+        "{e}"
+    );
+    // NATS settings under the default type, and an unknown key.
+    let e = Config::from_yaml("storage:\n  servers: [\"n1:4222\"]\n", "c.yaml").unwrap_err();
+    assert_eq!(
+        (
+            e.errors[0].line,
+            e.errors[0].column,
+            e.errors[0].message.as_str()
+        ),
+        (2, 12, "storage.servers: is a setting of type: nats")
+    );
+    let e = Config::from_yaml("storage:\n  type: nats\n  sever: x\n", "c.yaml").unwrap_err();
+    assert_eq!((e.errors[0].line, e.errors[0].column), (3, 3), "{e}");
+}

@@ -41,6 +41,9 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
             err(&path, message);
         }
     }
+    for (path, message) in config.storage.problems() {
+        err(&path, message);
+    }
     for (path, message) in config.security.problems() {
         err(&path, message);
     }

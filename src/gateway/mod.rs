@@ -173,7 +173,7 @@ struct Running {
     /// The store the queue manager holds: the stop waits until it is
     /// dropped (the database file closed), so that a gateway started on the
     /// same directory afterwards can open it.
-    store: std::sync::Weak<RedbStore>,
+    store: std::sync::Weak<dyn crate::store::Store>,
     exits: Arc<QueueExits>,
     /// Kept so that its exits end (MQXR_TERM, on drop) on the blocking pool
     /// when the gateway stops.
@@ -523,20 +523,73 @@ impl Gateway {
     }
 }
 
-/// Opens the store and the queue manager over it; also returns a weak
-/// reference to the store, which tells when the store is closed.
-/// Every store transaction is timed into `commits` (`GET /metrics`).
+/// Opens the store `storage.type` names — the redb file in
+/// `storage.data_dir`, or the JetStream stream of `storage` (docs/cluster.md)
+/// — and the queue manager over it; also returns a weak reference to the
+/// store, which tells when the store is closed. Every store transaction is
+/// timed into `commits` (`GET /metrics`).
 fn open_queue_manager(
     config: &Config,
     commits: prometheus_client::metrics::histogram::Histogram,
-) -> Result<(QueueManager, std::sync::Weak<RedbStore>), StartError> {
-    let store = Arc::new(
-        RedbStore::open(&config.storage.data_dir).map_err(|e| StartError::Store(e.to_string()))?,
-    );
-    let weak = Arc::downgrade(&store);
-    let timed = Arc::new(crate::metrics::store::TimedStore::new(store, commits));
+) -> Result<(QueueManager, std::sync::Weak<dyn crate::store::Store>), StartError> {
+    let (timed, weak): (
+        Arc<dyn crate::store::Store>,
+        std::sync::Weak<dyn crate::store::Store>,
+    ) = match config.storage.nats() {
+        None => {
+            let store = Arc::new(
+                RedbStore::open(&config.storage.data_dir)
+                    .map_err(|e| StartError::Store(e.to_string()))?,
+            );
+            let weak = Arc::downgrade(&store);
+            (
+                Arc::new(crate::metrics::store::TimedStore::new(store, commits)),
+                weak,
+            )
+        }
+        Some(nats) => open_jetstream(&nats, commits)?,
+    };
     let qm = QueueManager::open(config, timed).map_err(|e| StartError::Store(e.to_string()))?;
     Ok((qm, weak))
+}
+
+/// The store and its weak reference.
+type Opened = (
+    Arc<dyn crate::store::Store>,
+    std::sync::Weak<dyn crate::store::Store>,
+);
+
+/// Opens the JetStream store (docs/cluster.md "Start-up checks").
+#[cfg(feature = "nats")]
+fn open_jetstream(
+    nats: &crate::config::NatsStorage,
+    commits: prometheus_client::metrics::histogram::Histogram,
+) -> Result<Opened, StartError> {
+    let store = Arc::new(
+        crate::store::jetstream::JetStreamStore::open(nats)
+            .map_err(|e| StartError::Store(e.to_string()))?,
+    );
+    tracing::info!(
+        servers = %nats.servers.join(","),
+        stream_prefix = %nats.stream_prefix,
+        "storage: JetStream stream opened"
+    );
+    let weak = Arc::downgrade(&store);
+    Ok((
+        Arc::new(crate::metrics::store::TimedStore::new(store, commits)),
+        weak,
+    ))
+}
+
+/// Without the `nats` feature `type: nats` cannot start.
+#[cfg(not(feature = "nats"))]
+fn open_jetstream(
+    _nats: &crate::config::NatsStorage,
+    _commits: prometheus_client::metrics::histogram::Histogram,
+) -> Result<Opened, StartError> {
+    Err(StartError::Store(
+        "storage: type: nats needs mqgate built with the nats feature".into(),
+    ))
 }
 
 /// The listeners a gateway bound, with their addresses (the ports chosen

@@ -1,6 +1,8 @@
 //! The durable store behind one trait, so the queue manager does not depend on
-//! the engine. The embedded default is redb ([`redb::RedbStore`]); every
-//! backend must pass the conformance suite (src/store/conformance.rs).
+//! the engine. The embedded default is redb ([`redb::RedbStore`]); the
+//! second backend keeps the records in a NATS JetStream stream
+//! (`jetstream::JetStreamStore`, docs/cluster.md). Every backend must pass
+//! the conformance suite (src/store/conformance/).
 //!
 //! A store keeps opaque records under a 64-bit key (the queue manager's message
 //! sequence number). Every change goes through [`Store::apply`]: one batch is
@@ -10,6 +12,9 @@
 #[cfg(test)]
 pub mod conformance;
 mod error;
+#[cfg(feature = "nats")]
+pub mod jetstream;
+pub mod nats_config;
 pub mod redb;
 #[cfg(test)]
 mod redb_conformance;
@@ -93,9 +98,10 @@ pub struct ReadCounts {
 /// with its summary, in key order, and [`Store::read`] one record, both
 /// agreeing with `load`. All may be called at any time.
 ///
-/// **Opening.** A backend is opened on a data directory by its own
-/// constructor; one open instance per directory at a time (the embedded
-/// backend refuses a second open). Dropping an instance is a clean close.
+/// **Opening.** A backend is opened on a data directory (the JetStream
+/// backend: a stream prefix) by its own constructor; one open instance per
+/// directory at a time (a second open is refused). Dropping an instance is a
+/// clean close.
 pub trait Store: Send + Sync {
     /// Applies `batch` in one transaction (see the trait's contract): `Ok`
     /// when all of it is durable, `Err` when it was not applied.

@@ -6,7 +6,8 @@
 //! function "reopens" by dropping every handle it holds and calling `open`
 //! again on the same directory, so a backend must release the directory when
 //! its last handle is dropped. A backend runs each function from one
-//! `#[test]` (the embedded backend: `store::redb::tests::conformance`).
+//! `#[test]` (src/store/redb_conformance.rs,
+//! src/store/jetstream/conformance_tests.rs).
 //!
 //! | function | proves |
 //! |---|---|
