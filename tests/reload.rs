@@ -279,7 +279,11 @@ fn sighup_applies_a_valid_file_and_keeps_everything_on_an_invalid_one() {
     // with the old token first, then the flow in order.
     stop.store(true, Ordering::Relaxed);
     let sent = flow.join().unwrap();
-    assert!(sent.len() > 10, "only {} puts during the reloads", sent.len());
+    assert!(
+        sent.len() > 10,
+        "only {} puts during the reloads",
+        sent.len()
+    );
     let mut got = Vec::new();
     loop {
         let (st, v) = g.get_ack("Q.FLOW", "");
@@ -365,7 +369,10 @@ fn sighup_starts_stops_and_restarts_a_sender_channel() {
     std::fs::write(a.config_path(), sender_side(&sender_channel(&b, 200))).unwrap();
     a.hangup();
     let log = wait_log(&a, "configuration reloaded:", 1);
-    assert!(log.contains("channels started A.TO.B, stopped none"), "{log}");
+    assert!(
+        log.contains("channels started A.TO.B, stopped none"),
+        "{log}"
+    );
     wait_depth(&b, "Q.IN", 4);
     wait_depth(&a, "TO.GWB", 0);
 
@@ -373,7 +380,10 @@ fn sighup_starts_stops_and_restarts_a_sender_channel() {
     std::fs::write(a.config_path(), sender_side("[]")).unwrap();
     a.hangup();
     let log = wait_log(&a, "configuration reloaded:", 2);
-    assert!(log.contains("channels started none, stopped A.TO.B"), "{log}");
+    assert!(
+        log.contains("channels started none, stopped A.TO.B"),
+        "{log}"
+    );
     std::thread::sleep(Duration::from_millis(300));
     put(3);
     std::thread::sleep(Duration::from_millis(500));

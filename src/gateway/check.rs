@@ -35,11 +35,10 @@ pub fn check_loaded(file: &Path, mut config: Config) -> Result<Checked, Vec<Stri
     let tedg = crate::tedg::load_from_config(&mut config)?;
     let messageq = crate::sbs::load_from_config(&mut config)?;
     if let Some(ft) = &config.fault_tolerance {
-        let problems =
-            super::ft::config::loaded_problems(ft, messageq.as_ref(), tedg.as_ref())
-                .into_iter()
-                .map(|(path, message)| (format!("fault_tolerance.{path}"), message))
-                .collect::<Vec<_>>();
+        let problems = super::ft::config::loaded_problems(ft, messageq.as_ref(), tedg.as_ref())
+            .into_iter()
+            .map(|(path, message)| (format!("fault_tolerance.{path}"), message))
+            .collect::<Vec<_>>();
         if !problems.is_empty() {
             return Err(lines(&ConfigErrors::placed(file, problems)));
         }

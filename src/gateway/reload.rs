@@ -190,7 +190,9 @@ impl Live {
         let (added, removed, changed) = c.receivers.redefine(&receivers);
         let outbound: Vec<ChannelDef> = wanted
             .iter()
-            .filter(|d| !matches!(d, ChannelDef::Receiver(_)) && !c.roles.iter().any(|r| r == d.name()))
+            .filter(|d| {
+                !matches!(d, ChannelDef::Receiver(_)) && !c.roles.iter().any(|r| r == d.name())
+            })
             .cloned()
             .collect();
         let (started, stopped, restarted) = c.outbound.redefine(&outbound, exits);
@@ -349,7 +351,10 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
             out.push(name.to_string());
         }
     };
-    check("queue_manager", differs(&old.queue_manager, &new.queue_manager));
+    check(
+        "queue_manager",
+        differs(&old.queue_manager, &new.queue_manager),
+    );
     check("storage", differs(&old.storage, &new.storage));
     check("http", differs(&old.http, &new.http));
     check("listener", differs(&old.listener, &new.listener));

@@ -263,7 +263,11 @@ impl LocalQueue {
     pub fn lock(self: &Arc<Self>) -> Locked<'_> {
         super::probe::queue_locked();
         Locked {
-            guard: self.shared.contents.lock().unwrap_or_else(|p| p.into_inner()),
+            guard: self
+                .shared
+                .contents
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
             queue: self,
         }
     }

@@ -122,7 +122,10 @@ impl Limits {
 
     /// The configured values (a copy: a reload may replace them).
     pub fn config(&self) -> LimitsConfig {
-        self.config.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.config
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Puts `config` in force for every later connection and held message

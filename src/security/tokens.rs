@@ -64,7 +64,10 @@ impl Tokens {
     /// a request is authenticated against the old set or the new one,
     /// never a mix (docs/operations.md "Reloading the configuration").
     pub fn replace(&self, other: Tokens) {
-        let new = other.entries.into_inner().unwrap_or_else(|p| p.into_inner());
+        let new = other
+            .entries
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner());
         *self.entries.write().unwrap_or_else(|p| p.into_inner()) = new;
     }
 
