@@ -11,6 +11,7 @@ mod listeners;
 mod locate;
 mod raw;
 mod raw_channel;
+mod tls;
 mod validate;
 
 pub use channels::*;
@@ -234,6 +235,10 @@ pub struct HttpConfig {
     /// on loopback; any other Host is refused with 403 (DNS rebinding).
     /// Default: none.
     pub allowed_hosts: Vec<String>,
+    /// TLS on the HTTP API (HTTPS); default none (docs/security.md "TLS").
+    /// With `client_auth`, a client certificate mapped by
+    /// `security.certificates` authenticates a principal.
+    pub tls: Option<crate::security::tls::TlsConfig>,
 }
 
 impl Default for HttpConfig {
@@ -247,6 +252,7 @@ impl Default for HttpConfig {
             idle_timeout_ms: 60_000,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
+            tls: None,
         }
     }
 }
@@ -257,12 +263,16 @@ impl Default for HttpConfig {
 pub struct ListenerConfig {
     /// Address and port the channel listener binds (MQ's default port is 1414).
     pub listen: SocketAddr,
+    /// TLS for the message channels; default none (docs/security.md
+    /// "TLS"). A receiver channel's `sslpeer` needs it, with `client_auth`.
+    pub tls: Option<crate::security::tls::TlsConfig>,
 }
 
 impl Default for ListenerConfig {
     fn default() -> Self {
         ListenerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 1414)),
+            tls: None,
         }
     }
 }

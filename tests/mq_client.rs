@@ -242,6 +242,7 @@ async fn an_mqget_reply_has_the_xqh_at_offset_492() {
         max_msg_size: 4 << 20,
         timeout: Duration::from_secs(20),
         appl_name: "mq_client test".into(),
+        tls: None,
     };
     let mut s = connect(&o).await.unwrap();
     let h = s.open("GWB", oo::INPUT_SHARED).await.unwrap();
@@ -293,6 +294,7 @@ async fn a_message_longer_than_the_buffer_is_an_error_and_stays_on_the_queue() {
         max_msg_size: 4 << 20,
         timeout: Duration::from_secs(20),
         appl_name: "mq_client test".into(),
+        tls: None,
     };
     let mut s = connect(&o).await.unwrap();
     let h = s.open("GWB", oo::INPUT_SHARED).await.unwrap();
@@ -427,6 +429,7 @@ fn options(port: u16, channel: &str) -> ConnectOptions {
         max_msg_size: 4 << 20,
         timeout: Duration::from_secs(20),
         appl_name: "mq_client test".into(),
+        tls: None,
     }
 }
 

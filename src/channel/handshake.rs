@@ -70,6 +70,9 @@ pub struct Receiving<'a> {
     pub def: Option<&'a ReceiverChannelDef>,
     /// The peer's address.
     pub peer: IpAddr,
+    /// The subject DN of the peer's TLS certificate (src/security/tls/peer.rs
+    /// `PeerIdentity`); `None` without TLS or without a certificate.
+    pub peer_dn: Option<&'a str>,
     /// True when the undelivered rule stopped the channel.
     pub stopped: bool,
 }
@@ -99,7 +102,8 @@ impl Terms {
 }
 
 /// Checks `hello` in the documented order — the channel is defined (2540),
-/// the peer is allowed (2063), the version is at least 1 (2539), the sending
+/// the peer is allowed (2063), the peer's certificate passes the channel's
+/// SSLPEER filter (2035), the version is at least 1 (2539), the sending
 /// queue manager matches (2539), the receiving queue manager is this one
 /// (2058), the channel is not stopped (2279) — and returns the agreed terms.
 pub fn check_hello(hello: &Hello, at: &Receiving<'_>) -> Result<Terms, Refusal> {
@@ -114,6 +118,22 @@ pub fn check_hello(hello: &Hello, at: &Receiving<'_>) -> Result<Terms, Refusal> 
         return Err(Refusal::new(
             Mqrc::SECURITY_ERROR,
             format!("peer {} is not allowed on channel {name}", at.peer),
+        ));
+    }
+    if let Some(filter) = &def.sslpeer
+        && !at.peer_dn.is_some_and(|dn| filter.matches(dn))
+    {
+        let presented = match at.peer_dn {
+            Some(dn) => format!("certificate subject DN {dn:?}"),
+            None => "no certificate".to_string(),
+        };
+        return Err(Refusal::new(
+            Mqrc::NOT_AUTHORIZED,
+            format!(
+                "peer {} presented {presented}, which does not match SSLPEER {:?} of channel {name}",
+                at.peer,
+                filter.as_str()
+            ),
         ));
     }
     if hello.version == 0 {
@@ -168,6 +188,7 @@ mod tests {
                 max_msg_length: 8192,
                 heartbeat_ms: 1000,
             },
+            sslpeer: None,
         }
     }
 
@@ -191,6 +212,7 @@ mod tests {
             q_mgr_name: "GW",
             def: Some(def),
             peer: "10.0.0.1".parse().unwrap(),
+            peer_dn: None,
             stopped: false,
         }
     }
@@ -225,12 +247,27 @@ mod tests {
         };
         let terms = check_hello(&h, &at(&d)).unwrap();
         assert_eq!((terms.version, terms.limits.batch_size), (1, 1));
+        // A certificate that passes the channel's SSLPEER is accepted.
+        let filtered = ReceiverChannelDef {
+            sslpeer: Some(crate::security::tls::SslPeer::parse("CN=gw2").unwrap()),
+            ..def()
+        };
+        let passing = Receiving {
+            def: Some(&filtered),
+            peer_dn: Some("CN=GW2,O=Example"),
+            ..at(&d)
+        };
+        assert!(check_hello(&hello(), &passing).is_ok());
     }
 
     #[test]
     fn each_check_refuses_with_its_documented_reason() {
         // docs/channel-protocol.md "Handshake": the table of checks and reasons.
         let d = def();
+        let with_sslpeer = ReceiverChannelDef {
+            sslpeer: Some(crate::security::tls::SslPeer::parse("CN=gw2,O=Example").unwrap()),
+            ..def()
+        };
         let cases: Vec<(Hello, Receiving<'_>, i32, &str)> = vec![
             (
                 hello(),
@@ -249,6 +286,25 @@ mod tests {
                 },
                 2063,
                 "peer 10.0.0.2 is not allowed on channel TO.GW",
+            ),
+            (
+                hello(),
+                Receiving {
+                    def: Some(&with_sslpeer),
+                    peer_dn: Some("CN=gw3,O=Example"),
+                    ..at(&d)
+                },
+                2035,
+                "peer 10.0.0.1 presented certificate subject DN \"CN=gw3,O=Example\", which does not match SSLPEER \"CN=gw2,O=Example\" of channel TO.GW",
+            ),
+            (
+                hello(),
+                Receiving {
+                    def: Some(&with_sslpeer),
+                    ..at(&d)
+                },
+                2035,
+                "peer 10.0.0.1 presented no certificate, which does not match SSLPEER \"CN=gw2,O=Example\" of channel TO.GW",
             ),
             (
                 Hello {

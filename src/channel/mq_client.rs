@@ -62,6 +62,8 @@ pub struct MqClientChannel {
     board: Arc<StatusBoard>,
     def: MqClientChannelDef,
     exits: ExitsConfig,
+    /// The channel's TLS client when its `tls:` is set.
+    tls: Option<Arc<crate::security::tls::TlsClient>>,
 }
 
 impl MqClientChannel {
@@ -73,7 +75,16 @@ impl MqClientChannel {
             board,
             def,
             exits: ExitsConfig::default(),
+            tls: None,
         }
+    }
+
+    /// Connects over TLS with `tls` (made from the channel's `tls:`
+    /// setting), checking the queue manager's certificate against the
+    /// channel's `sslpeer`; `None`: plain TCP.
+    pub fn with_tls(mut self, tls: Option<Arc<crate::security::tls::TlsClient>>) -> Self {
+        self.tls = tls;
+        self
     }
 
     /// Adds the `exits:` section's receive exits (global, then the
@@ -143,6 +154,13 @@ impl MqClientChannel {
             max_msg_size: i32::try_from(d.limits.max_msg_length).unwrap_or(i32::MAX),
             timeout: REPLY_TIMEOUT,
             appl_name: format!("mqgate {}", d.name),
+            tls: self
+                .tls
+                .clone()
+                .map(|client| crate::security::tls::ClientTls {
+                    client,
+                    sslpeer: d.sslpeer.clone(),
+                }),
         }
     }
 

@@ -14,12 +14,11 @@ use futures_util::stream::SplitStream;
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio_util::codec::Framed;
 
 /// One receiver connection after the handshake.
-pub(super) type Conn = Framed<TcpStream, FrameCodec>;
+pub(super) type Conn = Framed<crate::security::tls::Stream, FrameCodec>;
 
 /// Bytes of received, not yet committed batches a connection may hold while
 /// it reads ahead of the commits (pipelining); one whole batch always fits.

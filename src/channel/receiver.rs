@@ -15,6 +15,7 @@ use crate::config::ReceiverChannelDef;
 use crate::log_limit::Repeats;
 use crate::mqi::{Mqi, QmError};
 use crate::security::chlauth::Attempt;
+use crate::security::tls::{PeerIdentity, Stream, TlsServer};
 use crate::security::{CHANNEL_PREFIX, Principal};
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
@@ -49,6 +50,8 @@ pub struct Receivers {
     /// exits run before a channel's own `receive_exits`; its message exits
     /// run after the MQXQH is parsed.
     exits: std::sync::RwLock<ExitsConfig>,
+    /// `listener.tls`: connections start with a TLS handshake.
+    tls: Option<Arc<TlsServer>>,
 }
 
 impl Receivers {
@@ -72,6 +75,7 @@ impl Receivers {
             board,
             channels: std::sync::RwLock::new(channels),
             exits: std::sync::RwLock::default(),
+            tls: None,
         }
     }
 
@@ -127,6 +131,14 @@ impl Receivers {
             );
         }
         (added, removed, changed)
+    }
+
+    /// Accepts connections over TLS with `tls` (`listener.tls`), which
+    /// gives each connection's peer the subject DN of its certificate for
+    /// the channels' SSLPEER filters; `None`: plain TCP.
+    pub fn with_tls(mut self, tls: Option<Arc<TlsServer>>) -> Self {
+        self.tls = tls;
+        self
     }
 
     /// Adds the receive exits of the gateway's `exits:` section
@@ -201,6 +213,28 @@ impl Receivers {
 
     async fn connection(&self, stream: TcpStream, peer: SocketAddr, stop: watch::Receiver<bool>) {
         let _ = stream.set_nodelay(true);
+        let (stream, identity) = match &self.tls {
+            None => (Stream::Plain(stream), PeerIdentity::plain(peer)),
+            Some(tls) => match {
+                // A stop does not wait for a handshake.
+                let mut stopping = stop.clone();
+                tokio::select! {
+                    r = tls.accept(stream, peer) => r,
+                    _ = super::stopped(&mut stopping) => return,
+                }
+            } {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // An untrusted, expired or missing certificate, an old
+                    // TLS version: nothing can be sent back but the alert.
+                    if let Some(suppressed) = TLS_FAILED.admit(&format!("{} {e}", peer.ip())) {
+                        tracing::warn!(peer = %peer, error = %e, suppressed,
+                            "channel listener: TLS handshake failed");
+                    }
+                    return;
+                }
+            },
+        };
         let mut conn = Framed::new(stream, FrameCodec::default());
         let hello = match tokio::time::timeout(HANDSHAKE_TIMEOUT, conn.next()).await {
             Ok(Some(Ok(Frame::Hello(h)))) => h,
@@ -225,7 +259,7 @@ impl Receivers {
         let attempt = Attempt {
             channel: &name,
             addr: peer.ip(),
-            dn: None,
+            dn: identity.dn.as_deref(),
             qmgr: (!hello.sending_q_mgr.is_empty()).then_some(hello.sending_q_mgr.as_str()),
         };
         let mcauser = match self.mqi.channel_access(&attempt) {
@@ -237,11 +271,21 @@ impl Receivers {
             q_mgr_name: self.mqi.q_mgr_name(),
             def: rcv.as_ref().map(|r| &r.def),
             peer: peer.ip(),
+            peer_dn: identity.dn.as_deref(),
             stopped: self.board.state(&name) == Some(ChannelState::Stopped),
         };
         let terms = match check_hello(&hello, &receiving) {
             Ok(terms) => terms,
-            Err(r) => return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await,
+            Err(r) => {
+                if r.reason == Mqrc::NOT_AUTHORIZED {
+                    // A refused certificate shows in the channel's status.
+                    self.board.update(&name, |s| {
+                        s.reason = r.reason.0;
+                        s.message = r.text.clone();
+                    });
+                }
+                return refuse(&mut conn, peer, Some(&name), r.reason, r.text).await;
+            }
         };
         // check_hello refuses a channel that is not defined (2540).
         let Some(rcv) = rcv else { return };
@@ -383,6 +427,8 @@ async fn over_limit(stream: TcpStream, peer: SocketAddr, e: crate::security::lim
 static REFUSED: Repeats = Repeats::per_minute();
 /// Failed accepts of the channel listener.
 static ACCEPT_FAILED: Repeats = Repeats::per_minute();
+/// Failed TLS handshakes, per peer address and error.
+static TLS_FAILED: Repeats = Repeats::per_minute();
 
 /// Sends a CLOSE with `reason` and logs why the connection is refused or ended.
 async fn refuse(

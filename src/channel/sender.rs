@@ -6,6 +6,7 @@
 use super::frame::FLAG_FAST;
 use super::{Frame, FrameCodec, FrameError, Hello, HelloAck};
 use crate::config::ChannelLimits;
+use crate::security::tls::{SslPeer, Stream, TlsClient};
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
@@ -88,7 +89,7 @@ fn from_frame_error(e: FrameError) -> SendError {
 
 /// An open sender connection after a successful handshake.
 pub struct SenderConn {
-    conn: Framed<TcpStream, FrameCodec>,
+    conn: Framed<Stream, FrameCodec>,
     /// The agreed values and the receiver's last committed batch.
     pub agreed: HelloAck,
     next_seq: u64,
@@ -119,14 +120,64 @@ pub struct Offer {
     pub last_confirmed_seq: u64,
 }
 
+/// TLS for a sender connection: the client, and the SSLPEER filter the
+/// receiver's certificate must pass.
+#[derive(Clone, Copy, Debug)]
+pub struct Secure<'a> {
+    /// The channel's TLS client (its `tls:` setting).
+    pub client: &'a TlsClient,
+    /// The channel's `sslpeer`, if any.
+    pub sslpeer: Option<&'a SslPeer>,
+}
+
 impl SenderConn {
     /// Connects to `addr` and performs the handshake (timeout 10 s).
     pub async fn connect(addr: SocketAddr, offer: &Offer) -> Result<SenderConn, SendError> {
-        let stream = tokio::time::timeout(Duration::from_secs(10), TcpStream::connect(addr))
+        SenderConn::connect_secure(addr, offer, None).await
+    }
+
+    /// Connects to `addr`, over TLS when `secure` is given, and performs
+    /// the handshake (timeout 10 s each). Over TLS the receiver's
+    /// certificate must be trusted, valid and carry the address's IP (or
+    /// the setting's `server_name`); a failed TLS handshake is a
+    /// [`SendError::Connection`]. A certificate whose subject DN does not
+    /// pass `sslpeer` closes the connection before the HELLO:
+    /// [`SendError::Closed`] with 2035 MQRC_NOT_AUTHORIZED.
+    pub async fn connect_secure(
+        addr: SocketAddr,
+        offer: &Offer,
+        secure: Option<Secure<'_>>,
+    ) -> Result<SenderConn, SendError> {
+        let tcp = tokio::time::timeout(Duration::from_secs(10), TcpStream::connect(addr))
             .await
             .map_err(|_| SendError::Connection(format!("connecting to {addr} timed out")))?
             .map_err(|e| SendError::Connection(format!("{addr}: {e}")))?;
-        let _ = stream.set_nodelay(true);
+        let _ = tcp.set_nodelay(true);
+        let stream = match secure {
+            None => Stream::Plain(tcp),
+            Some(s) => {
+                let (stream, peer) = s
+                    .client
+                    .connect(tcp, &addr.ip().to_string(), addr)
+                    .await
+                    .map_err(|e| {
+                        SendError::Connection(format!("TLS handshake with {addr} failed: {e}"))
+                    })?;
+                if let Some(filter) = s.sslpeer
+                    && !peer.dn.as_deref().is_some_and(|dn| filter.matches(dn))
+                {
+                    return Err(SendError::Closed {
+                        reason: Mqrc::NOT_AUTHORIZED,
+                        text: format!(
+                            "the receiver's certificate subject DN {:?} does not match SSLPEER {:?}",
+                            peer.dn.as_deref().unwrap_or(""),
+                            filter.as_str()
+                        ),
+                    });
+                }
+                stream
+            }
+        };
         let mut conn = Framed::new(stream, FrameCodec::default());
         // A batch goes out in few large writes rather than one per 8 KiB
         // (tokio-util's default), which wakes the receiver far less often.

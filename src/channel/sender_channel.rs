@@ -50,6 +50,8 @@ pub struct SenderChannel {
     /// (sequence number, unit of work) of a batch sent but not seen confirmed.
     in_flight: Option<(u64, u64)>,
     last_confirmed: u64,
+    /// The channel's TLS client when its `tls:` is set.
+    tls: Option<Arc<crate::security::tls::TlsClient>>,
 }
 
 /// A message taken from the transmission queue for the next batch.
@@ -70,7 +72,16 @@ impl SenderChannel {
             exits: ExitsConfig::default(),
             in_flight: None,
             last_confirmed: 0,
+            tls: None,
         }
+    }
+
+    /// Connects over TLS with `tls` (made from the channel's `tls:`
+    /// setting, src/security/tls/), checking the receiver's certificate
+    /// against the channel's `sslpeer`; `None`: plain TCP.
+    pub fn with_tls(mut self, tls: Option<Arc<crate::security::tls::TlsClient>>) -> Self {
+        self.tls = tls;
+        self
     }
 
     /// Runs the message exits (`exits.global.message`, then
@@ -180,7 +191,13 @@ impl SenderChannel {
         let max = Duration::from_millis(self.def.reconnect.max_ms.max(1));
         let mut backoff = first;
         while !*stop.borrow() {
-            let failure = match SenderConn::connect(self.def.connect, &self.offer()).await {
+            let secure = self.tls.as_deref().map(|client| super::sender::Secure {
+                client,
+                sslpeer: self.def.sslpeer.as_ref(),
+            });
+            let connected =
+                SenderConn::connect_secure(self.def.connect, &self.offer(), secure).await;
+            let failure = match connected {
                 Ok(mut conn) => {
                     backoff = first;
                     if self.in_flight.is_none()

@@ -151,6 +151,7 @@ async fn mqi_connect(addr: SocketAddr, q: &str) -> Result<MqiConn, ClientError> 
         max_msg_size: 4 * 1024 * 1024,
         timeout: TIMEOUT,
         appl_name: "mqgate-bench".into(),
+        tls: None,
     })
     .await?;
     let out = session.open(q, oo::OUTPUT).await?;

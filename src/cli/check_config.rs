@@ -10,8 +10,10 @@ use std::process::ExitCode;
 /// their own file, line and column), the `fault_tolerance` roles against
 /// them (placed in the configuration file), `mqtt.password_file` as
 /// `run` reads it (docs/mqtt.md "Authentication"), and
-/// `security.tokens_file` (docs/security.md "Tokens"). A configuration
-/// reload runs the same check ([`crate::gateway::check`]).
+/// `security.tokens_file` (docs/security.md "Tokens"), and the PEM files of
+/// every `tls:` setting: readable, PEM, the key the certificate's
+/// (docs/security.md "TLS"). A configuration reload runs the same check
+/// ([`crate::gateway::check`]).
 pub fn run(file: PathBuf) -> ExitCode {
     let Checked {
         config: c,

@@ -85,6 +85,45 @@ pub struct Gateway {
     /// Sent as `Authorization: Bearer TOKEN` (RFC 6750 §2.1) on every
     /// request when set (docs/security.md "Command-line clients").
     token: Option<String>,
+    /// Why the HTTPS settings of the environment ([`CACERT_ENV`], ...)
+    /// cannot be used: every call fails with it.
+    tls_error: Option<String>,
+}
+
+/// The environment variable naming the PEM file of the CA certificates an
+/// `https://` gateway's certificate must chain to (default: the public CAs
+/// of webpki-roots).
+pub const CACERT_ENV: &str = "MQGATE_CACERT";
+/// The environment variables naming the PEM files of a client certificate
+/// and its key, for a gateway that asks for one (`http.tls.client_auth`).
+pub const CERT_ENV: &str = "MQGATE_CERT";
+/// See [`CERT_ENV`].
+pub const KEY_ENV: &str = "MQGATE_KEY";
+
+/// The rustls configuration of [`CACERT_ENV`], [`CERT_ENV`] and
+/// [`KEY_ENV`], `None` when [`CACERT_ENV`] is not set. Errors name the
+/// variable and the file.
+fn tls_from_env() -> Result<Option<std::sync::Arc<rustls::ClientConfig>>, String> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    let Some(ca) = var(CACERT_ENV) else {
+        return Ok(None);
+    };
+    let config = crate::security::tls::TlsConfig {
+        ca: Some(ca),
+        cert: var(CERT_ENV),
+        key: var(KEY_ENV),
+        ..Default::default()
+    };
+    if config.cert.is_some() != config.key.is_some() {
+        return Err(format!("{CERT_ENV} and {KEY_ENV} go together"));
+    }
+    crate::security::tls::client_config(&config)
+        .map(|c| Some(std::sync::Arc::new(c)))
+        .map_err(|e| format!("{CACERT_ENV}/{CERT_ENV}/{KEY_ENV}: {e}"))
 }
 
 /// The environment variable a client command takes its bearer token from
@@ -95,15 +134,26 @@ impl Gateway {
     /// A client for `base` (e.g. `http://127.0.0.1:8080`); reads wait up to
     /// `read_timeout`. The bearer token is [`TOKEN_ENV`]'s value when it is
     /// set and not empty ([`Gateway::with_token`] overrides it).
+    ///
+    /// An `https://` base is checked against the CA certificates of
+    /// [`CACERT_ENV`] (and presents the client certificate of [`CERT_ENV`]
+    /// and [`KEY_ENV`]) when it is set (docs/security.md "Command-line
+    /// clients"); files that cannot be used fail every call.
     pub fn new(base: &str, read_timeout: Duration) -> Self {
-        let agent = ureq::AgentBuilder::new()
+        let mut builder = ureq::AgentBuilder::new()
             .timeout_connect(Duration::from_secs(5))
-            .timeout_read(read_timeout)
-            .build();
+            .timeout_read(read_timeout);
+        let mut tls_error = None;
+        match tls_from_env() {
+            Ok(Some(c)) => builder = builder.tls_config(c),
+            Ok(None) => {}
+            Err(e) => tls_error = Some(e),
+        }
         Gateway {
             base: base.trim_end_matches('/').to_string(),
-            agent,
+            agent: builder.build(),
             token: std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()),
+            tls_error,
         }
     }
 
@@ -127,6 +177,9 @@ impl Gateway {
 
     /// Sends `req` with `body` and returns the JSON answer.
     pub fn call(&self, req: ureq::Request, body: Option<&[u8]>) -> Result<Value, ClientError> {
+        if let Some(e) = &self.tls_error {
+            return Err(ClientError::Transport(e.clone()));
+        }
         let res = match body {
             Some(b) => req.send_bytes(b),
             None => req.call(),

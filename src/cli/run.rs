@@ -225,7 +225,8 @@ async fn serve(config: Config, drain: Duration, reload: Option<(PathBuf, Overrid
 }
 
 /// SIGHUP, listened for from [`Hangups::install`] on (it no longer ends
-/// the process then): each one reloads the configuration.
+/// the process then): each one reloads the configuration and, with it,
+/// the TLS certificates.
 struct Hangups {
     #[cfg(unix)]
     unix: Option<tokio::signal::unix::Signal>,

@@ -151,6 +151,10 @@ pub struct ReceiverChannelDef {
     pub retry: RetryConfig,
     /// Offered batch size, message length and heartbeat.
     pub limits: ChannelLimits,
+    /// The SSLPEER filter the sender's certificate subject DN must pass
+    /// (IBM MQ "SSLPEER (SSL Peer)"); a mismatch refuses the channel with
+    /// 2035 MQRC_NOT_AUTHORIZED. Needs `listener.tls` with `client_auth`.
+    pub sslpeer: Option<crate::security::tls::SslPeer>,
 }
 
 /// Reconnection backoff of a sender channel.
@@ -185,6 +189,13 @@ pub struct SenderChannelDef {
     pub reconnect: BackoffConfig,
     /// Offered batch size, message length and heartbeat.
     pub limits: ChannelLimits,
+    /// TLS to the receiver: its CA certificates, an optional client
+    /// certificate (docs/security.md "TLS"); default none.
+    pub tls: Option<crate::security::tls::TlsConfig>,
+    /// The SSLPEER filter the receiver's certificate subject DN must pass;
+    /// a mismatch stops the connection with 2035 MQRC_NOT_AUTHORIZED.
+    /// Needs `tls`.
+    pub sslpeer: Option<crate::security::tls::SslPeer>,
 }
 
 /// IBM MQ's default listener port (IBM MQ "Defining a TCP connection").
@@ -243,6 +254,12 @@ pub struct MqClientChannelDef {
     pub reconnect: BackoffConfig,
     /// Batch size (messages per MQCMIT), longest message, heartbeat offered.
     pub limits: ChannelLimits,
+    /// TLS to the queue manager's listener: its CA certificates, an
+    /// optional client certificate (docs/security.md "TLS"); default none.
+    pub tls: Option<crate::security::tls::TlsConfig>,
+    /// The SSLPEER filter the queue manager's certificate subject DN must
+    /// pass; a mismatch fails the connection with 2035. Needs `tls`.
+    pub sslpeer: Option<crate::security::tls::SslPeer>,
 }
 
 /// Device queue managers (the WebSphere MQ Everyplace gateway article): names matching a pattern are devices
@@ -284,5 +301,6 @@ pub fn default_channels() -> Vec<ChannelDef> {
         undelivered: UndeliveredRule::default(),
         retry: RetryConfig::default(),
         limits: ChannelLimits::default(),
+        sslpeer: None,
     })]
 }

@@ -34,8 +34,9 @@ impl ChannelType {
                 "receive_exits",
                 "undelivered",
                 "retry",
+                "sslpeer",
             ],
-            ChannelType::Sender => &["xmit_queue", "connect", "reconnect"],
+            ChannelType::Sender => &["xmit_queue", "connect", "reconnect", "tls", "sslpeer"],
             ChannelType::MqClient => &[
                 "host",
                 "port",
@@ -50,6 +51,8 @@ impl ChannelType {
                 "undelivered",
                 "retry",
                 "reconnect",
+                "tls",
+                "sslpeer",
             ],
         };
         matches!(
@@ -102,6 +105,8 @@ pub struct RawChannelDef {
     batch_size: Option<u32>,
     max_msg_length: Option<u32>,
     heartbeat_ms: Option<u32>,
+    tls: Option<crate::security::tls::TlsConfig>,
+    sslpeer: Option<crate::security::tls::SslPeer>,
 }
 
 /// Start of the message of a key that does not belong to the entry's type;
@@ -132,6 +137,8 @@ impl TryFrom<RawChannelDef> for ChannelDef {
             ("password", r.password.is_some()),
             ("wait_ms", r.wait_ms.is_some()),
             ("exit_buffer", r.exit_buffer.is_some()),
+            ("tls", r.tls.is_some()),
+            ("sslpeer", r.sslpeer.is_some()),
         ];
         if let Some((key, _)) = present.iter().find(|(k, p)| *p && !r.kind.allows(k)) {
             return Err(format!(
@@ -155,6 +162,7 @@ impl TryFrom<RawChannelDef> for ChannelDef {
                 undelivered: r.undelivered.unwrap_or_default(),
                 retry: r.retry.unwrap_or_default(),
                 limits,
+                sslpeer: r.sslpeer,
             }),
             ChannelType::Sender => ChannelDef::Sender(SenderChannelDef {
                 name: r.name,
@@ -162,6 +170,8 @@ impl TryFrom<RawChannelDef> for ChannelDef {
                 connect: r.connect.ok_or_else(|| missing("connect"))?,
                 reconnect: r.reconnect.unwrap_or_default(),
                 limits,
+                tls: r.tls,
+                sslpeer: r.sslpeer,
             }),
             ChannelType::MqClient => ChannelDef::MqClient(MqClientChannelDef {
                 name: r.name,
@@ -179,6 +189,8 @@ impl TryFrom<RawChannelDef> for ChannelDef {
                 retry: r.retry.unwrap_or_default(),
                 reconnect: r.reconnect.unwrap_or_default(),
                 limits,
+                tls: r.tls,
+                sslpeer: r.sslpeer,
             }),
         })
     }

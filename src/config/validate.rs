@@ -47,6 +47,9 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     for (path, message) in config.security.problems() {
         err(&path, message);
     }
+    for (path, message) in config.tls_problems() {
+        err(&path, message);
+    }
     if config.http.lease_ms == 0 {
         err("http.lease_ms", "must be at least 1 ms".into());
     }

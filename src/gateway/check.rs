@@ -3,8 +3,9 @@
 //! (docs/operations.md "Reloading the configuration"): the YAML and its
 //! validation ([`Config::load`]), then the files it names — the Tuxedo
 //! DMCONFIG, the MessageQ group initialization file, the
-//! `fault_tolerance` roles against them, `mqtt.password_file` and
-//! `security.tokens_file` — each error with its file, line and column.
+//! `fault_tolerance` roles against them, `mqtt.password_file`, the PEM
+//! files of every `tls:` setting and `security.tokens_file` — each error
+//! with its file, line and column.
 
 use crate::config::{Config, ConfigErrors};
 use std::path::Path;
@@ -47,6 +48,10 @@ pub fn check_loaded(file: &Path, mut config: Config) -> Result<Checked, Vec<Stri
         && let Err(e) = crate::mqtt::auth::Passwords::load(p)
     {
         return Err(vec![e]);
+    }
+    let tls = config.tls_file_problems();
+    if !tls.is_empty() {
+        return Err(lines(&ConfigErrors::placed(file, tls)));
     }
     if let Some(p) = &config.security.tokens_file
         && let Err(e) = crate::security::tokens::load_file(p)

@@ -29,6 +29,7 @@
 use crate::http::ApiError;
 use crate::log_limit::Repeats;
 use crate::security::limits::{Exceeded, Limits, Permit};
+use crate::security::tls::{PeerIdentity, Stream, TlsServer};
 use crate::tasks::{Membership, TaskGroup, Tasks};
 use axum::Router;
 use axum::extract::Request;
@@ -66,7 +67,9 @@ impl Timeouts {
 }
 
 /// Serves `app` on `listener` until `stop` fires, one task per connection
-/// (HTTP/1.1 with keep-alive, as axum's own server). Once `stop` fires no
+/// (HTTP/1.1 with keep-alive, as axum's own server), over TLS when `tls`
+/// is given (the handshake in the connection's task; one that fails is
+/// logged at DEBUG and closed). Once `stop` fires no
 /// connection is accepted any more, and each open one finishes the request
 /// it is handling and closes (hyper's graceful shutdown). Never fails: a
 /// failed accept is retried by the listener.
@@ -74,20 +77,17 @@ pub(super) async fn serve(
     mut listener: TrackedListener,
     app: Router,
     timeouts: Timeouts,
+    tls: Option<Arc<TlsServer>>,
     stop: CancellationToken,
 ) -> io::Result<()> {
     use axum::serve::Listener;
     loop {
-        let (mut stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => accepted,
             () = stop.cancelled() => return Ok(()),
         };
-        let phase = Arc::new(Phase::default());
-        stream.watch_heads(Arc::clone(&phase), timeouts.header_read);
-        let service = Counted {
-            inner: hyper_util::service::TowerToHyperService::new(app.clone()),
-            phase,
-        };
+        let app = app.clone();
+        let tls = tls.clone();
         let stop = stop.clone();
         // The task, not only its stream, is a member of `Requests`: the
         // stream is dropped before the service (hyper drops a connection's
@@ -98,6 +98,31 @@ pub(super) async fn serve(
         let held = listener.tasks.join(TaskGroup::Requests);
         tokio::spawn(async move {
             let _held = held;
+            let (mut stream, client) = match tls {
+                None => (stream, None),
+                Some(tls) => {
+                    // A stop does not wait for a handshake (at most
+                    // HANDSHAKE_TIMEOUT otherwise).
+                    let started = tokio::select! {
+                        r = stream.start_tls(&tls, peer) => r,
+                        () = stop.cancelled() => return,
+                    };
+                    match started {
+                        Ok((s, identity)) => (s, identity.dn.map(Arc::<str>::from)),
+                        Err(e) => {
+                            tracing::debug!(peer = %peer, error = %e, "HTTPS handshake failed");
+                            return;
+                        }
+                    }
+                }
+            };
+            let phase = Arc::new(Phase::default());
+            stream.watch_heads(Arc::clone(&phase), timeouts.header_read);
+            let service = Counted {
+                inner: hyper_util::service::TowerToHyperService::new(app),
+                phase,
+                client,
+            };
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
                 .timer(hyper_util::rt::TokioTimer::new())
@@ -131,10 +156,13 @@ pub(super) struct Phase {
     busy: AtomicU64,
 }
 
-/// The router as hyper's service, counting requests in its [`Phase`].
+/// The router as hyper's service, counting requests in its [`Phase`], and
+/// giving each request the subject DN of the connection's client
+/// certificate ([`crate::http::auth::ClientCertificate`]).
 struct Counted<S> {
     inner: S,
     phase: Arc<Phase>,
+    client: Option<Arc<str>>,
 }
 
 /// Marks a request's answer as made when dropped (done or abandoned).
@@ -155,7 +183,11 @@ where
     type Error = S::Error;
     type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
 
-    fn call(&self, req: hyper::Request<B>) -> Self::Future {
+    fn call(&self, mut req: hyper::Request<B>) -> Self::Future {
+        if let Some(dn) = &self.client {
+            req.extensions_mut()
+                .insert(crate::http::auth::ClientCertificate(Arc::clone(dn)));
+        }
         self.phase.busy.fetch_add(1, Ordering::SeqCst);
         self.phase.started.fetch_add(1, Ordering::SeqCst);
         let answered = Answered(Arc::clone(&self.phase));
@@ -283,9 +315,10 @@ impl axum::serve::Listener for TrackedListener {
     }
 }
 
-/// An HTTP connection: a `TcpStream` counted as a task of the gateway.
+/// An HTTP connection: a plain or TLS stream counted as a task of the
+/// gateway.
 pub(super) struct TrackedStream {
-    inner: TcpStream,
+    inner: Stream,
     cancel: CancellationToken,
     ended: Pin<Box<WaitForCancellationFutureOwned>>,
     /// Held for the connection's lifetime: the gateway counts it until dropped.
@@ -323,7 +356,7 @@ impl TrackedStream {
         permit: Permit,
     ) -> Self {
         TrackedStream {
-            inner,
+            inner: Stream::Plain(inner),
             ended: Box::pin(member.cancel.clone().cancelled_owned()),
             cancel: member.cancel,
             _member: member.token,
@@ -335,6 +368,23 @@ impl TrackedStream {
             head: None,
             grace: None,
         }
+    }
+
+    /// The same connection after the TLS handshake of `tls` with the client
+    /// at `addr`, and the client with its certificate's subject DN.
+    /// Errors: the handshake failed or timed out.
+    async fn start_tls(
+        mut self,
+        tls: &TlsServer,
+        addr: SocketAddr,
+    ) -> io::Result<(TrackedStream, PeerIdentity)> {
+        let plain = std::mem::replace(&mut self.inner, Stream::Closed);
+        let Stream::Plain(tcp) = plain else {
+            return Err(io::Error::other("the connection is already TLS"));
+        };
+        let (stream, peer) = tls.accept(tcp, addr).await?;
+        self.inner = stream;
+        Ok((self, peer))
     }
 
     /// Times request heads on this connection: one whose first byte came
@@ -376,7 +426,11 @@ impl TrackedStream {
                     // 408 Request Timeout (RFC 9110 §15.5.9) before the
                     // close, as far as the socket takes it now: the client
                     // learns which limit ended its request.
-                    let _ = self.inner.try_write(&late_head_answer(&text));
+                    // One write attempt, plain or TLS; what does not fit
+                    // now is not waited for.
+                    let answer = late_head_answer(&text);
+                    let _ = Pin::new(&mut self.inner).poll_write(cx, &answer);
+                    let _ = Pin::new(&mut self.inner).poll_flush(cx);
                     return Err(io::Error::new(io::ErrorKind::TimedOut, text));
                 }
                 Ok(())

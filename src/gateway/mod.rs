@@ -125,6 +125,11 @@ pub enum StartError {
     /// without `security.insecure` (docs/security.md).
     #[error("{0}")]
     Security(String),
+    /// A `tls:` setting cannot be used: a PEM file that cannot be read or
+    /// parsed, or a key that is not its certificate's; names the setting
+    /// and the file (docs/security.md "TLS").
+    #[error("{0}")]
+    Tls(String),
 }
 
 impl StartError {
@@ -139,6 +144,7 @@ impl StartError {
                 | StartError::MqttPasswords(_)
                 | StartError::FaultTolerance(_)
                 | StartError::Security(_)
+                | StartError::Tls(_)
         )
     }
 }
@@ -163,6 +169,9 @@ pub struct Handle {
     channel_addr: SocketAddr,
     mqtt_addr: SocketAddr,
     svrconn_addr: Option<SocketAddr>,
+    /// Every TLS listener and outbound connection, for
+    /// [`Handle::reload_tls`].
+    tls: crate::security::tls::TlsEndpoints,
     /// `None` once stopped.
     running: Option<Running>,
 }
@@ -254,6 +263,13 @@ impl Gateway {
         }
         let security = security::load(&config)?;
         let channel_rules = security::channel_rules(&config)?;
+        // Every TLS file, those read later (the NATS bridge's) too.
+        if let Some((path, message)) = config.tls_file_problems().into_iter().next() {
+            return Err(StartError::Tls(format!("{path}: {message}")));
+        }
+        let tls = crate::security::tls::TlsEndpoints::default();
+        let tls_servers = tls_listeners(&config, &tls)?;
+        let sender_tls = sender_tls(&config, &tls)?;
         let tedg = crate::tedg::load_from_config(&mut config).map_err(StartError::Tuxedo)?;
         let messageq = crate::sbs::load_from_config(&mut config).map_err(StartError::MessageQ)?;
         if let Some(f) = &config.fault_tolerance {
@@ -344,6 +360,7 @@ impl Gateway {
             in_force,
             &qm,
             &exits,
+            &tls,
             security.as_ref(),
             &channel_rules,
             mqi.limits(),
@@ -374,12 +391,13 @@ impl Gateway {
             &board,
             &config.exits,
             &stop_rx,
+            (&tls, sender_tls.clone()),
         ));
         let (channel_listener, receivers) = start_channels(
             &config,
             &mqi,
             &board,
-            channel_listener,
+            (channel_listener, tls_servers.channel.clone()),
             &stop_rx,
             &sender_roles,
             &readiness,
@@ -389,8 +407,14 @@ impl Gateway {
         live.set_channels(receivers, outbound, sender_roles.clone());
         let routing = match &config.rv.routing {
             Some(r) => Some(
-                crate::rv::route::service::start(r, &rv, routing_listener, &tasks, stop_rx.clone())
-                    .map_err(|e| StartError::RvRouting(format!("routing daemon: {e}")))?,
+                crate::rv::route::service::start(
+                    r,
+                    &rv,
+                    (routing_listener, routing_tls(r, &tls)?),
+                    &tasks,
+                    stop_rx.clone(),
+                )
+                .map_err(|e| StartError::RvRouting(format!("routing daemon: {e}")))?,
             ),
             None => None,
         };
@@ -402,6 +426,7 @@ impl Gateway {
             &ft_service,
             sbs_server,
             qspace_role.clone(),
+            &sender_tls,
             stop_rx.clone(),
         );
         tracing::info!(
@@ -453,7 +478,13 @@ impl Gateway {
             TaskGroup::Requests,
             Arc::clone(&readiness).watch(
                 Listener::Http,
-                http::serve(listener, app, timeouts, stop_http.clone()),
+                http::serve(
+                    listener,
+                    app,
+                    timeouts,
+                    tls_servers.http.clone(),
+                    stop_http.clone(),
+                ),
             ),
         );
         let stop_mqtt = CancellationToken::new();
@@ -473,7 +504,7 @@ impl Gateway {
             TaskGroup::Requests,
             Arc::clone(&readiness).watch(
                 Listener::Mqtt,
-                crate::mqtt::serve(mqtt_listener, mqtt_service),
+                crate::mqtt::serve(mqtt_listener, mqtt_service, tls_servers.mqtt.clone()),
             ),
         );
         let stop_svrconn = CancellationToken::new();
@@ -488,8 +519,10 @@ impl Gateway {
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
             tasks.spawn(
                 TaskGroup::Requests,
-                Arc::clone(&readiness)
-                    .watch(Listener::Svrconn, crate::svrconn::serve(listener, svc)),
+                Arc::clone(&readiness).watch(
+                    Listener::Svrconn,
+                    crate::svrconn::serve(listener, svc, tls_servers.svrconn.clone()),
+                ),
             );
         }
         Ok(Handle {
@@ -497,6 +530,7 @@ impl Gateway {
             channel_addr,
             mqtt_addr,
             svrconn_addr,
+            tls,
             running: Some(Running {
                 qm,
                 store,
@@ -614,6 +648,39 @@ fn bound_listeners(
     out
 }
 
+/// The TLS of the listeners whose `tls:` is set.
+struct TlsListeners {
+    http: Option<Arc<crate::security::tls::TlsServer>>,
+    channel: Option<Arc<crate::security::tls::TlsServer>>,
+    svrconn: Option<Arc<crate::security::tls::TlsServer>>,
+    mqtt: Option<Arc<crate::security::tls::TlsServer>>,
+}
+
+/// Reads the certificates of `http.tls` and `listener.tls`, registered in
+/// `endpoints`. Errors: [`StartError::Tls`] naming the setting and file.
+fn tls_listeners(
+    config: &Config,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<TlsListeners, StartError> {
+    use crate::security::tls::TlsServer;
+    let make = |setting: &str, t: &Option<crate::security::tls::TlsConfig>, alpn: &[&[u8]]| {
+        t.as_ref()
+            .map(|t| TlsServer::new(setting, t, alpn, endpoints))
+            .transpose()
+            .map_err(|e| StartError::Tls(format!("{setting}: {e}")))
+    };
+    Ok(TlsListeners {
+        http: make("http.tls", &config.http.tls, &[b"http/1.1"])?,
+        channel: make("listener.tls", &config.listener.tls, &[])?,
+        svrconn: make(
+            "svrconn.tls",
+            &config.svrconn.as_ref().and_then(|s| s.tls.clone()),
+            &[],
+        )?,
+        mqtt: make("mqtt.tls", &config.mqtt.tls, &[])?,
+    })
+}
+
 /// Binds `addr`; returns the listener and the address it got (the port
 /// chosen for port 0).
 async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr, io::Error)> {
@@ -636,7 +703,7 @@ async fn start_channels(
     config: &Config,
     mqi: &Mqi,
     board: &Arc<StatusBoard>,
-    listener: TcpListener,
+    (listener, listener_tls): (TcpListener, Option<Arc<crate::security::tls::TlsServer>>),
     stop: &watch::Receiver<bool>,
     roles: &[String],
     readiness: &Arc<Readiness>,
@@ -652,7 +719,9 @@ async fn start_channels(
         })
         .collect();
     let receivers = Arc::new(
-        Receivers::new(mqi.clone(), Arc::clone(board), &receivers).with_exits(&config.exits),
+        Receivers::new(mqi.clone(), Arc::clone(board), &receivers)
+            .with_exits(&config.exits)
+            .with_tls(listener_tls),
     );
     receivers.show_stored_seqs().await;
     let listener_task = tasks.spawn(
@@ -670,6 +739,58 @@ async fn start_channels(
         }
     }
     (listener_task, receivers)
+}
+
+/// The TLS of the routing daemon `r`: its listener's and each dialled
+/// neighbor's, registered in `endpoints`. Errors: [`StartError::Tls`].
+fn routing_tls(
+    r: &crate::rv::route::config::RoutingConfig,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<crate::rv::route::service::RoutingTls, StartError> {
+    use crate::security::tls::{TlsClient, TlsServer};
+    let mut out = crate::rv::route::service::RoutingTls::default();
+    if let Some(t) = &r.tls {
+        out.listener = Some(
+            TlsServer::new("rv.routing.tls", t, &[], endpoints)
+                .map_err(|e| StartError::Tls(format!("rv.routing.tls: {e}")))?,
+        );
+    }
+    for n in &r.neighbors {
+        if let Some(t) = &n.tls {
+            let setting = format!("rv.routing neighbor {} tls", n.name);
+            let client = TlsClient::new(&setting, t, endpoints)
+                .map_err(|e| StartError::Tls(format!("{setting}: {e}")))?;
+            out.neighbors.insert(n.name.clone(), client);
+        }
+    }
+    Ok(out)
+}
+
+/// The TLS clients of sender and mq-client channels, by channel name.
+pub(crate) type SenderTls = std::collections::HashMap<String, Arc<crate::security::tls::TlsClient>>;
+
+/// The TLS client of every sender and mq-client channel with `tls:`
+/// (those of fault tolerance roles too), registered in `endpoints`. Errors:
+/// [`StartError::Tls`] naming the channel and the file.
+fn sender_tls(
+    config: &Config,
+    endpoints: &crate::security::tls::TlsEndpoints,
+) -> Result<SenderTls, StartError> {
+    let mut out = SenderTls::new();
+    for c in &config.channels {
+        let tls = match c {
+            ChannelDef::Sender(def) => def.tls.as_ref(),
+            ChannelDef::MqClient(def) => def.tls.as_ref(),
+            ChannelDef::Receiver(_) => None,
+        };
+        if let Some(t) = tls {
+            let setting = format!("channel {} tls", c.name());
+            let client = crate::security::tls::TlsClient::new(&setting, t, endpoints)
+                .map_err(|e| StartError::Tls(format!("{setting}: {e}")))?;
+            out.insert(c.name().to_string(), client);
+        }
+    }
+    Ok(out)
 }
 
 /// The HTTP API, the RPC bridge's routes and the Tuxedo gateway's routes,
@@ -832,6 +953,15 @@ impl Handle {
     /// whether the roles run. `None` after [`Handle::stop`].
     pub fn fault_tolerance(&self) -> Option<ft::FtRoles> {
         self.running.as_ref().and_then(|r| r.ft.clone())
+    }
+
+    /// Re-reads the PEM files of every TLS listener and outbound connection
+    /// (what SIGHUP does in `mqgate run`, [`crate::security::tls::reload_certificates`]):
+    /// new connections get the new certificates, open ones keep theirs; a
+    /// setting whose files cannot be used keeps its old ones and is
+    /// returned with its error (also logged).
+    pub fn reload_tls(&self) -> Vec<(String, crate::security::tls::TlsError)> {
+        crate::security::tls::reload_certificates(&self.tls)
     }
 
     /// A count of the gateway's running tasks, valid after [`Handle::stop`].

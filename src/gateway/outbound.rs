@@ -29,6 +29,11 @@ pub(super) struct Outbound {
     /// The gateway's stop: every channel stops with it.
     stop: watch::Receiver<bool>,
     running: Mutex<HashMap<String, Run>>,
+    /// Where a channel's TLS client registers for certificate reloads.
+    tls: crate::security::tls::TlsEndpoints,
+    /// The TLS clients made at the start, taken by [`Outbound::start`];
+    /// a reload makes new ones.
+    started_tls: Mutex<super::SenderTls>,
 }
 
 /// One running channel.
@@ -46,6 +51,7 @@ impl Outbound {
         board: &Arc<StatusBoard>,
         exits: &ExitsConfig,
         stop: &watch::Receiver<bool>,
+        (tls, started_tls): (&crate::security::tls::TlsEndpoints, super::SenderTls),
     ) -> Outbound {
         Outbound {
             mqi: mqi.clone(),
@@ -53,6 +59,8 @@ impl Outbound {
             exits: Mutex::new(exits.clone()),
             stop: stop.clone(),
             running: Mutex::new(HashMap::new()),
+            tls: tls.clone(),
+            started_tls: Mutex::new(started_tls),
         }
     }
 
@@ -62,26 +70,64 @@ impl Outbound {
 
     /// Starts channel `def` (a receiver channel is not outbound: ignored).
     pub(super) fn start(&self, def: &ChannelDef) {
-        let run = self.spawn(def, None);
+        let tls = self
+            .started_tls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(def.name());
+        let run = self.spawn(def, None, Some(tls));
         if let Some(run) = run {
             self.running().insert(def.name().to_string(), run);
         }
     }
 
     /// Spawns channel `def` once `before` (the task of the channel it
-    /// replaces) has ended.
-    fn spawn(&self, def: &ChannelDef, before: Option<JoinHandle<Option<()>>>) -> Option<Run> {
+    /// replaces) has ended, with TLS client `tls` (made from `def` when
+    /// `None`). A channel whose `tls:` files cannot be used is not started
+    /// (logged at ERROR): it never falls back to plain TCP.
+    fn spawn(
+        &self,
+        def: &ChannelDef,
+        before: Option<JoinHandle<Option<()>>>,
+        tls: Option<Option<Arc<crate::security::tls::TlsClient>>>,
+    ) -> Option<Run> {
+        let tls = match tls {
+            Some(t) => t,
+            None => {
+                let setting = match def {
+                    ChannelDef::Sender(d) => d.tls.as_ref(),
+                    ChannelDef::MqClient(d) => d.tls.as_ref(),
+                    ChannelDef::Receiver(_) => None,
+                };
+                match setting {
+                    None => None,
+                    Some(t) => {
+                        let name = format!("channel {} tls", def.name());
+                        match crate::security::tls::TlsClient::new(&name, t, &self.tls) {
+                            Ok(c) => Some(c),
+                            Err(e) => {
+                                tracing::error!(channel = %def.name(), error = %e,
+                                    "channel not started: its TLS files cannot be used");
+                                return None;
+                            }
+                        }
+                    }
+                }
+            }
+        };
         let (tx, rx) = watch::channel(false);
         let exits = self.exits.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let channel: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> = match def {
             ChannelDef::Sender(d) => Box::pin(
                 SenderChannel::new(self.mqi.clone(), Arc::clone(&self.board), d.clone())
                     .with_exits(&exits)
+                    .with_tls(tls)
                     .run(rx),
             ),
             ChannelDef::MqClient(d) => Box::pin(
                 MqClientChannel::new(self.mqi.clone(), Arc::clone(&self.board), d.clone())
                     .with_exits(&exits)
+                    .with_tls(tls)
                     .run(rx),
             ),
             ChannelDef::Receiver(_) => return None,
@@ -140,13 +186,13 @@ impl Outbound {
                 Some(run) => {
                     run.stop.send_replace(true);
                     let before = run.task.take();
-                    if let Some(new) = self.spawn(def, before) {
+                    if let Some(new) = self.spawn(def, before, None) {
                         *run = new;
                         restarted.push(name);
                     }
                 }
                 None => {
-                    if let Some(new) = self.spawn(def, None) {
+                    if let Some(new) = self.spawn(def, None, None) {
                         running.insert(name.clone(), new);
                         started.push(name);
                     }

@@ -26,6 +26,11 @@ pub struct ReloadReport {
     /// Channels added (started; a receiver accepts its sender), removed
     /// (stopped after the current batch) and changed (restarted), by name.
     pub channels: ChannelChanges,
+    /// The TLS settings whose certificate files could not be read again
+    /// (they keep their old certificates), with the error; every other
+    /// TLS listener and outbound connection has its files read again
+    /// (docs/security.md "Reloading certificates").
+    pub certificates_failed: Vec<String>,
     /// The `exits:` section changed: put in force for new work, every
     /// outbound channel restarted with it.
     pub exits: bool,
@@ -62,7 +67,7 @@ impl fmt::Display for ReloadReport {
         let kept: Vec<String> = q.kept.iter().map(|(n, _)| n.clone()).collect();
         write!(
             f,
-            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; security {}; needs a restart {}",
+            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; security {}; certificates {}; needs a restart {}",
             list(&q.defined),
             list(&q.altered),
             list(&q.deleted),
@@ -72,6 +77,11 @@ impl fmt::Display for ReloadReport {
             list(&self.channels.restarted),
             if self.exits { "reloaded" } else { "unchanged" },
             list(&self.security),
+            if self.certificates_failed.is_empty() {
+                "reloaded".to_string()
+            } else {
+                format!("not reloaded for {}", self.certificates_failed.join(", "))
+            },
             list(&self.needs_restart)
         )
     }
@@ -83,6 +93,9 @@ impl fmt::Display for ReloadReport {
 pub(super) struct Live {
     qm: Arc<QueueManager>,
     exits: Arc<crate::mqi::QueueExits>,
+    /// Every TLS listener and outbound connection: their certificate files
+    /// are read again by each valid reload.
+    tls: crate::security::tls::TlsEndpoints,
     /// `None` when the gateway started without tokens (the HTTP API
     /// without authentication).
     tokens: Option<Arc<Tokens>>,
@@ -122,6 +135,7 @@ impl Live {
         config: Config,
         qm: &Arc<QueueManager>,
         exits: &Arc<crate::mqi::QueueExits>,
+        tls: &crate::security::tls::TlsEndpoints,
         security: Option<&(crate::http::auth::Authentication, Arc<Authorities>)>,
         channel_rules: &Arc<ChannelRules>,
         limits: &Arc<Limits>,
@@ -130,6 +144,7 @@ impl Live {
         Live {
             qm: Arc::clone(qm),
             exits: Arc::clone(exits),
+            tls: tls.clone(),
             tokens: security.map(|(a, _)| Arc::clone(&a.tokens)),
             authorities: security.map(|(_, g)| Arc::clone(g)),
             channel_rules: Arc::clone(channel_rules),
@@ -268,6 +283,10 @@ impl Live {
             &mut report.needs_restart,
         );
         report.security = self.apply_security(security);
+        report.certificates_failed = crate::security::tls::reload_certificates(&self.tls)
+            .into_iter()
+            .map(|(setting, e)| format!("{setting}: {e}"))
+            .collect();
         for (name, why) in &report.queues.kept {
             tracing::warn!(queue = %name, reason = why.mqrc.0, "queue kept: {why}");
         }
@@ -319,7 +338,7 @@ impl Security {
             }
             _ => ("security".to_string(), e),
         };
-        let (tokens, authorities) = if s.has_tokens() {
+        let (tokens, authorities) = if s.has_credentials() {
             (
                 Some(Tokens::from_config(s).map_err(split)?),
                 Some(Authorities::from_config(s).map_err(split)?),
@@ -373,7 +392,11 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
     let (o, n) = (&old.security, &new.security);
     check(
         "security (HTTP authentication on or off)",
-        authenticating != n.has_tokens(),
+        authenticating != n.has_credentials(),
+    );
+    check(
+        "security.certificates",
+        differs(&o.certificates, &n.certificates),
     );
     check("security.metrics_open", o.metrics_open != n.metrics_open);
     check("security.insecure", o.insecure != n.insecure);
@@ -392,7 +415,8 @@ impl Handle {
     /// ([`QueueManager::redefine`]: defined, altered, deleted when empty,
     /// else kept with 2055), and its tokens (the tokens file read again),
     /// authorities, channel authentication rules and limits replace the
-    /// running ones at once; settings that need a restart are listed in
+    /// running ones at once, the certificate files of every TLS setting are
+    /// read again ([`Handle::reload_tls`]); settings that need a restart are listed in
     /// the report and logged at WARN, and one INFO line sums the reload
     /// up. After [`Handle::stop`]: `Err` naming that.
     pub fn reload(
@@ -445,6 +469,7 @@ impl ReloadReport {
                 "restarted": self.channels.restarted,
             },
             "exits_reloaded": self.exits,
+            "certificates_failed": self.certificates_failed,
             "security": self.security,
             "needs_restart": self.needs_restart,
         })

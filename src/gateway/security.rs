@@ -18,7 +18,7 @@ pub(super) fn load(
     config: &Config,
 ) -> Result<Option<(Authentication, Arc<Authorities>)>, StartError> {
     let s = &config.security;
-    if !s.has_tokens() {
+    if !s.has_credentials() {
         let addr = config.http.listen;
         if addr.ip().is_loopback() {
             tracing::info!(
@@ -38,16 +38,24 @@ pub(super) fn load(
         return Ok(None);
     }
     let tokens = Tokens::from_config(s).map_err(StartError::Security)?;
+    let mut certificates = Vec::new();
+    for (i, c) in s.certificates.iter().enumerate() {
+        let p = crate::security::Principal::new(&c.principal)
+            .map_err(|e| StartError::Security(format!("security.certificates[{i}]: {e}")))?;
+        certificates.push((c.dn.clone(), p));
+    }
     let authorities = Authorities::from_config(s).map_err(StartError::Security)?;
     tracing::info!(
         tokens = tokens.len(),
+        certificates = s.certificates.len(),
         grants = s.authorities.len(),
         metrics_open = s.metrics_open,
-        "HTTP authentication: bearer tokens required on every route but /healthz and /readyz"
+        "HTTP authentication: a bearer token or a mapped client certificate required on every route but /healthz and /readyz"
     );
     Ok(Some((
         Authentication {
             tokens: Arc::new(tokens),
+            certificates: Arc::new(certificates),
             metrics_open: s.metrics_open,
         },
         Arc::new(authorities),

@@ -6,7 +6,11 @@
 //!   token is answered 401 with `WWW-Authenticate: Bearer realm="mqgate"`
 //!   (RFC 6750 §3; `error="invalid_token"` for a token that is not known)
 //!   and 2035 MQRC_NOT_AUTHORIZED in the JSON error body. The request then
-//!   carries its [`Principal`] as an extension.
+//!   carries its [`Principal`] as an extension. Over HTTPS with client
+//!   certificates (`http.tls.client_auth`), a request without
+//!   `Authorization` whose connection presented a certificate mapped by
+//!   `security.certificates` carries that mapping's principal instead
+//!   (docs/security.md "Client certificates").
 //! - [`authorize`]: for the queue routes, the object and authority each
 //!   route needs, checked by the queue interface ([`crate::mqi::Mqi::authorize`]);
 //!   refused: 403 with 2035. Names are taken as the handlers take them
@@ -15,6 +19,7 @@
 
 use super::{AppState, error_body};
 use crate::mqi::QmError;
+use crate::security::tls::SslPeer;
 use crate::security::tokens::Tokens;
 use crate::security::{Authority, ObjectType, Principal};
 use axum::Json;
@@ -27,11 +32,20 @@ use mqgate_codecs::mq::Mqrc;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Who may call: the tokens, and whether `/metrics` is open.
+/// The subject DN of the verified client certificate of the request's
+/// connection (RFC 4514 string, src/security/tls/dn.rs), put on each
+/// request by the HTTPS server.
+#[derive(Clone, Debug)]
+pub struct ClientCertificate(pub Arc<str>);
+
+/// Who may call: the tokens, the client certificate mappings, and whether
+/// `/metrics` is open.
 #[derive(Clone)]
 pub struct Authentication {
     /// The accepted tokens.
     pub tokens: Arc<Tokens>,
+    /// Client certificate filters and their principals, first match wins.
+    pub certificates: Arc<Vec<(SslPeer, Principal)>>,
     /// `GET /metrics` without a token.
     pub metrics_open: bool,
 }
@@ -63,7 +77,19 @@ async fn authenticate(
     let mut values = req.headers().get_all(header::AUTHORIZATION).iter();
     let (first, second) = (values.next(), values.next());
     let token = match (first, second) {
-        (None, _) => return unauthorized(None, "the request has no Authorization: Bearer token"),
+        (None, _) => {
+            let mapped = req
+                .extensions()
+                .get::<ClientCertificate>()
+                .and_then(|c| certificate_principal(&auth, &c.0));
+            return match mapped {
+                Some(p) => {
+                    req.extensions_mut().insert(p);
+                    next.run(req).await
+                }
+                None => unauthorized(None, "the request has no Authorization: Bearer token"),
+            };
+        }
         (Some(_), Some(_)) => {
             return unauthorized(
                 Some("invalid_request"),
@@ -87,6 +113,15 @@ async fn authenticate(
         }
         None => unauthorized(Some("invalid_token"), "the bearer token is not known"),
     }
+}
+
+/// The principal of the first `security.certificates` entry whose filter
+/// the client certificate's subject DN `dn` passes.
+fn certificate_principal(auth: &Authentication, dn: &str) -> Option<Principal> {
+    auth.certificates
+        .iter()
+        .find(|(filter, _)| filter.matches(dn))
+        .map(|(_, p)| p.clone())
 }
 
 /// The token of an `Authorization` value `Bearer TOKEN`: the scheme in any

@@ -34,6 +34,9 @@ pub enum ClientError {
         during: &'static str,
         status: StatusData,
     },
+    /// The queue manager's TLS certificate does not pass the channel's
+    /// SSLPEER filter (2035 MQRC_NOT_AUTHORIZED); the text says why.
+    PeerRefused(String),
     /// An MQI verb completed with CompCode `comp_code` and `reason`.
     Verb {
         verb: &'static str,
@@ -66,6 +69,7 @@ impl ClientError {
                 _ if *during == "CONAUTH_INFO" => Mqrc::NOT_AUTHORIZED,
                 _ => Mqrc::Q_MGR_NOT_AVAILABLE,
             },
+            ClientError::PeerRefused(_) => Mqrc::NOT_AUTHORIZED,
             ClientError::Verb { reason, .. } => *reason,
         }
     }
@@ -79,6 +83,7 @@ impl fmt::Display for ClientError {
                 write!(f, "{during}: the queue manager closed the connection")
             }
             ClientError::Timeout { during, ms } => write!(f, "{during}: no reply within {ms} ms"),
+            ClientError::PeerRefused(text) => write!(f, "{text} (2035 MQRC_NOT_AUTHORIZED)"),
             ClientError::Protocol(e) => write!(f, "bad segment from the queue manager: {e}"),
             ClientError::Unexpected { expected, got } => write!(
                 f,

@@ -43,6 +43,9 @@ pub struct ConnectOptions {
     pub timeout: Duration,
     /// ApplName in MQCONN (28 characters at most).
     pub appl_name: String,
+    /// TLS to the listener, with the SSLPEER its certificate must pass;
+    /// `None`: plain TCP.
+    pub tls: Option<crate::security::tls::ClientTls>,
 }
 
 /// `text` blank padded (or cut) to `N` bytes.
@@ -197,7 +200,7 @@ pub fn conn_data<'a>(q_mgr: &str, appl: &str, tags: &'a [u8; 84]) -> ConnData<'a
 /// queue manager's reason, e.g. 2035 MQRC_NOT_AUTHORIZED, 2058
 /// MQRC_Q_MGR_NAME_ERROR), bad segments ([`ClientError::Protocol`]).
 pub async fn connect(o: &ConnectOptions) -> Result<Session, ClientError> {
-    let mut w = Wire::connect(&o.host, o.port, o.timeout).await?;
+    let mut w = Wire::connect(&o.host, o.port, o.timeout, o.tls.as_ref()).await?;
     negotiate(&mut w, o).await?;
     let conv = 1;
     let mut seg = Vec::new();

@@ -5,6 +5,7 @@
 //! at once (docs/mq-client-protocol.md "Heartbeats").
 
 use super::ClientError;
+use crate::security::tls::{ClientTls, Stream};
 use mqgate_codecs::fap::{
     Reassembled, Reassembler, SegmentType, Tsh, TshKind, parse_segment, segment_len, tcf,
     write_segment,
@@ -19,7 +20,7 @@ pub const HANDSHAKE_MAX: usize = 32_768;
 
 /// A connected client socket and its reader state.
 pub struct Wire {
-    stream: TcpStream,
+    stream: Stream,
     buf: Vec<u8>,
     reasm: Reassembler,
     /// The agreed maximum transmission size (bytes per segment, header included).
@@ -27,9 +28,17 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// Connects to `host:port` within `timeout`. Errors: [`ClientError::Io`]
-    /// (`during` = "connect"; 2059) or [`ClientError::Timeout`].
-    pub async fn connect(host: &str, port: u16, timeout: Duration) -> Result<Wire, ClientError> {
+    /// Connects to `host:port` within `timeout`, over TLS when `tls` is
+    /// given (the certificate must carry `host`, or the setting's
+    /// `server_name`, and pass its SSLPEER). Errors: [`ClientError::Io`]
+    /// (`during` = "connect"; 2059; "TLS handshake": 2009),
+    /// [`ClientError::Timeout`] or [`ClientError::PeerRefused`] (2035).
+    pub async fn connect(
+        host: &str,
+        port: u16,
+        timeout: Duration,
+        tls: Option<&ClientTls>,
+    ) -> Result<Wire, ClientError> {
         let stream = tokio::time::timeout(timeout, TcpStream::connect((host, port)))
             .await
             .map_err(|_| ClientError::Timeout {
@@ -41,12 +50,31 @@ impl Wire {
                 error,
             })?;
         let _ = stream.set_nodelay(true);
+        let stream = match tls {
+            None => Stream::Plain(stream),
+            Some(tls) => {
+                let addr = stream.peer_addr().map_err(|error| ClientError::Io {
+                    during: "connect",
+                    error,
+                })?;
+                match tls.connect(stream, host, addr).await {
+                    Ok((s, _)) => s,
+                    Err(Ok(error)) => {
+                        return Err(ClientError::Io {
+                            during: "TLS handshake",
+                            error,
+                        });
+                    }
+                    Err(Err(text)) => return Err(ClientError::PeerRefused(text)),
+                }
+            }
+        };
         Ok(Wire::new(stream, 64 << 20))
     }
 
     /// A wire over `stream` accepting messages (segments joined) of at most
     /// `max_message` bytes.
-    pub fn new(stream: TcpStream, max_message: usize) -> Wire {
+    pub fn new(stream: Stream, max_message: usize) -> Wire {
         Wire {
             stream,
             buf: Vec::new(),

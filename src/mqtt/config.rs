@@ -47,6 +47,9 @@ pub struct MqttConfig {
     /// queue its Will Topic names, as a PUBLISH topic does
     /// (docs/mqtt.md "Will messages").
     pub will_queue: String,
+    /// TLS for devices (MQTT over TLS, IANA port 8883); default none
+    /// (docs/security.md "TLS").
+    pub tls: Option<crate::security::tls::TlsConfig>,
 }
 
 impl Default for MqttConfig {
@@ -61,6 +64,7 @@ impl Default for MqttConfig {
             max_session_expiry_s: 7 * 24 * 3600,
             password_file: None,
             will_queue: String::new(),
+            tls: None,
         }
     }
 }

@@ -12,6 +12,7 @@ use super::session::{PacketIds, Session};
 use super::sessions::Claim;
 use crate::mqi::{DeadLetterPut, DeviceWatch, Outgoing, Position};
 use crate::security::limits::{Exceeded, Permit};
+use crate::security::tls::Stream;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use mqgate_codecs::mq::Mqrc;
@@ -25,15 +26,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{ReadHalf, WriteHalf};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
-type Reader = FramedRead<OwnedReadHalf, Frames>;
+type Reader = FramedRead<ReadHalf<Stream>, Frames>;
 
 /// Bytes of queued packets after which they are written without waiting
 /// for the end of the loop turn.
@@ -47,7 +47,7 @@ const READ_CAPACITY: usize = 256;
 /// buffer, written out by [`Out::flush`] (an idle connection holds no
 /// buffer: 10,000 idle devices cost little memory, docs/mqtt.md).
 struct Out {
-    w: OwnedWriteHalf,
+    w: WriteHalf<Stream>,
     level: Level,
     buf: Vec<u8>,
     /// The client's Maximum Packet Size (5.0 3.1.2.11.4); none in 3.1.1.
@@ -153,11 +153,11 @@ impl Out {
 /// Serves one connection until it ends.
 pub async fn run(
     svc: Arc<Service>,
-    stream: TcpStream,
+    stream: Stream,
     peer: SocketAddr,
     permit: Result<Permit, Exceeded>,
 ) {
-    let (rd, wr) = stream.into_split();
+    let (rd, wr) = tokio::io::split(stream);
     let mut reader = FramedRead::with_capacity(
         rd,
         Frames::new(svc.config.max_packet_size as usize),

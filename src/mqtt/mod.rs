@@ -77,8 +77,14 @@ impl Service {
 }
 
 /// Accepts connections on `listener` until the service's stop token is
-/// cancelled; each connection is a task of the gateway's requests.
-pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
+/// cancelled; each connection is a task of the gateway's requests, over
+/// TLS when `tls` (`mqtt.tls`) is given: a failed handshake is logged and
+/// the connection closed.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    svc: Arc<Service>,
+    tls: Option<Arc<crate::security::tls::TlsServer>>,
+) {
     loop {
         let accepted = tokio::select! {
             () = svc.stop.cancelled() => return,
@@ -96,8 +102,22 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
                     .limits()
                     .admit(crate::metrics::Listener::Mqtt, peer.ip());
                 let open = crate::metrics::accepted(crate::metrics::Listener::Mqtt);
+                let tls = tls.clone();
                 svc.tasks.spawn_request(async move {
                     let _open = open;
+                    let stream = match tls {
+                        None => crate::security::tls::Stream::Plain(stream),
+                        Some(tls) => match tokio::select! {
+                            r = tls.accept(stream, peer) => r,
+                            () = s.stop.cancelled() => return,
+                        } {
+                            Ok((s, _)) => s,
+                            Err(e) => {
+                                tracing::info!(%peer, error = %e, "MQTT TLS handshake failed");
+                                return;
+                            }
+                        },
+                    };
                     connection::run(s, stream, peer, permit).await
                 });
             }

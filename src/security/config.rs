@@ -14,6 +14,11 @@ pub struct SecurityConfig {
     /// A file of more tokens: one `SHA256HEX PRINCIPAL` a line, `#`
     /// comments and blank lines ignored (docs/security.md "Tokens").
     pub tokens_file: Option<PathBuf>,
+    /// Client certificates (mutual TLS on `http.tls`) mapped to
+    /// principals: the first entry whose `dn` filter the certificate's
+    /// subject DN passes names the principal (docs/security.md "Client
+    /// certificates").
+    pub certificates: Vec<CertificateEntry>,
     /// Authorities granted to principals on object profiles.
     pub authorities: Vec<Grant>,
     /// `GET /metrics` without a token even when tokens are configured
@@ -42,6 +47,18 @@ pub struct TokenEntry {
     pub principal: String,
     /// SHA-256 of the token's bytes, 64 hex digits (any case).
     pub sha256: String,
+}
+
+/// One client certificate mapping: an SSLPEER-style filter on the
+/// certificate's subject DN, and the principal it authenticates.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CertificateEntry {
+    /// The filter (IBM MQ "IBM MQ rules for SSLPEER values"), e.g.
+    /// `CN=app1,O=Example`.
+    pub dn: crate::security::tls::SslPeer,
+    /// The principal, as a token would name it.
+    pub principal: String,
 }
 
 /// `setmqaut -n PROFILE -t TYPE -p PRINCIPAL +AUTH...` as YAML.
@@ -80,6 +97,12 @@ impl SecurityConfig {
         !self.tokens.is_empty() || self.tokens_file.is_some()
     }
 
+    /// True when HTTP requests must authenticate: a token or a client
+    /// certificate mapping is configured.
+    pub fn has_credentials(&self) -> bool {
+        self.has_tokens() || !self.certificates.is_empty()
+    }
+
     /// The problems of the section: (setting path, message).
     pub fn problems(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
@@ -91,10 +114,15 @@ impl SecurityConfig {
                 out.push((format!("security.tokens[{i}].principal"), e));
             }
         }
-        if !self.authorities.is_empty() && !self.has_tokens() {
+        for (i, c) in self.certificates.iter().enumerate() {
+            if let Err(e) = super::check_principal(&c.principal) {
+                out.push((format!("security.certificates[{i}].principal"), e));
+            }
+        }
+        if !self.authorities.is_empty() && !self.has_credentials() {
             out.push((
                 "security.authorities".into(),
-                "authorities need principals: configure security.tokens or security.tokens_file"
+                "authorities need principals: configure security.tokens, security.tokens_file or security.certificates"
                     .into(),
             ));
         }

@@ -9,6 +9,7 @@ pub mod chlauth;
 pub mod config;
 pub mod limits;
 pub mod profile;
+pub mod tls;
 pub mod tokens;
 
 pub use config::{ObjectType, SecurityConfig};

@@ -27,6 +27,9 @@ pub struct SvrconnConfig {
     pub connect_timeout_ms: u64,
     /// The server-connection channels clients may name in INITIAL_DATA.
     pub channels: Vec<SvrconnChannel>,
+    /// TLS for MQ clients; default none (docs/security.md "TLS"). A
+    /// channel's `sslpeer` needs it, with `client_auth`.
+    pub tls: Option<crate::security::tls::TlsConfig>,
 }
 
 impl Default for SvrconnConfig {
@@ -36,6 +39,7 @@ impl Default for SvrconnConfig {
             max_transmission_size: 32768,
             connect_timeout_ms: 30_000,
             channels: Vec::new(),
+            tls: None,
         }
     }
 }
@@ -60,6 +64,10 @@ pub struct SvrconnChannel {
     /// of USERID_DATA). Empty: anyone, as a queue manager without
     /// connection authentication.
     pub users: Vec<SvrconnUser>,
+    /// SSLPEER: the filter the client certificate's subject DN must pass
+    /// (IBM MQ "SSLPEER (SSL Peer)"); a client that fails it is refused
+    /// with 2035 MQRC_NOT_AUTHORIZED. Default none.
+    pub sslpeer: Option<crate::security::tls::SslPeer>,
 }
 
 impl Default for SvrconnChannel {
@@ -70,6 +78,7 @@ impl Default for SvrconnChannel {
             heartbeat: 300,
             sharecnv: 10,
             users: Vec::new(),
+            sslpeer: None,
         }
     }
 }

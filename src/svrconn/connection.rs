@@ -13,6 +13,7 @@ use super::{Service, config::SvrconnChannel};
 use crate::security::Principal;
 use crate::security::chlauth::Attempt;
 use crate::security::limits::{Exceeded, Held, Permit};
+use crate::security::tls::{PeerIdentity, Stream};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use mqgate_codecs::fap::id::{parse_id, write_id};
@@ -32,8 +33,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
-use tokio::net::tcp::OwnedReadHalf;
+use tokio::io::ReadHalf;
+
+/// The reading half of a client's socket.
+type Reader = ReadHalf<Stream>;
 use tokio::sync::mpsc;
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
@@ -74,6 +77,8 @@ struct Socket {
     svc: Arc<Service>,
     out: Out,
     peer: SocketAddr,
+    /// The subject DN of the client's TLS certificate, if it sent one.
+    peer_dn: Option<String>,
     shared: Option<Shared>,
     rounds: u32,
     reasm: Reassembler,
@@ -95,15 +100,16 @@ struct Socket {
 /// the gateway stops.
 pub(super) async fn run(
     svc: Arc<Service>,
-    stream: TcpStream,
-    peer: SocketAddr,
+    stream: Stream,
+    identity: PeerIdentity,
     permit: Result<Permit, Exceeded>,
 ) {
+    let peer = identity.addr;
     let (permit, over) = match permit {
         Ok(p) => (Some(p), None),
         Err(e) => (None, Some(e)),
     };
-    let (rd, mut wr) = stream.into_split();
+    let (rd, mut wr) = tokio::io::split(stream);
     let (tx, mut rx) = mpsc::channel::<Bytes>(64);
     let writer = tokio::spawn(async move {
         while let Some(b) = rx.recv().await {
@@ -120,6 +126,7 @@ pub(super) async fn run(
         svc: Arc::clone(&svc),
         out: Out::new(tx),
         peer,
+        peer_dn: identity.dn,
         shared: None,
         rounds: 0,
         reasm: Reassembler::new(max),
@@ -140,7 +147,7 @@ pub(super) async fn run(
 }
 
 impl Socket {
-    async fn serve(&mut self, frames: &mut FramedRead<OwnedReadHalf, Segments>) {
+    async fn serve(&mut self, frames: &mut FramedRead<Reader, Segments>) {
         let mut asked_heartbeat = false;
         loop {
             let wait = self.idle_limit(asked_heartbeat);
@@ -195,11 +202,7 @@ impl Socket {
         }
     }
 
-    async fn segment(
-        &mut self,
-        bytes: &[u8],
-        frames: &mut FramedRead<OwnedReadHalf, Segments>,
-    ) -> Flow {
+    async fn segment(&mut self, bytes: &[u8], frames: &mut FramedRead<Reader, Segments>) -> Flow {
         let seg = match parse_segment(bytes) {
             Ok(s) => s,
             Err(e) => {
@@ -291,7 +294,7 @@ impl Socket {
     async fn initial_data(
         &mut self,
         m: Reassembled,
-        frames: &mut FramedRead<OwnedReadHalf, Segments>,
+        frames: &mut FramedRead<Reader, Segments>,
     ) -> Flow {
         let conv = conversation_of(m.tsh.kind, m.tsh.conversation_id);
         let id = match parse_id(&m.body, m.tsh.header_len(), m.tsh.byte_order) {
@@ -328,7 +331,7 @@ impl Socket {
         let attempt = Attempt {
             channel: &channel,
             addr: self.peer.ip(),
-            dn: None,
+            dn: self.peer_dn.as_deref(),
             qmgr: None,
         };
         match self.svc.mqi.channel_access(&attempt) {
@@ -345,6 +348,23 @@ impl Socket {
             }
         }
         let (reply, outcome) = negotiate(&id, &self.svc.config, &self.svc.identity);
+        let name = super::trimmed(&id.channel_name);
+        if !matches!(outcome, Outcome::Refused { .. })
+            && let Some(filter) = self
+                .svc
+                .config
+                .channel(&name)
+                .and_then(|c| c.sslpeer.as_ref())
+            && !self.peer_dn.as_deref().is_some_and(|dn| filter.matches(dn))
+        {
+            // IBM MQ "SSLPEER (SSL Peer)": the channel does not start.
+            tracing::warn!(peer = %self.peer, channel = %name, dn = self.peer_dn.as_deref().unwrap_or(""),
+                sslpeer = filter.as_str(), reason = 2035,
+                "MQ client refused: its certificate does not match the channel's SSLPEER");
+            self.status(conv, m.tsh.byte_order, StatusCode::SECURITY_FAILURE, 2035)
+                .await;
+            return Flow::Close;
+        }
         match outcome {
             Outcome::Refused { code, reason } => {
                 tracing::info!(peer = %self.peer, channel = %super::trimmed(&id.channel_name), reason, "MQ client refused at INITIAL_DATA");

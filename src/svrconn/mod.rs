@@ -94,8 +94,14 @@ pub(crate) fn trimmed(b: &[u8]) -> String {
 }
 
 /// Accepts connections on `listener` until the service's stop token is
-/// cancelled; each connection is a task of the gateway's requests.
-pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
+/// cancelled; each connection is a task of the gateway's requests, over
+/// TLS when `tls` (`svrconn.tls`) is given: a failed handshake is logged
+/// and the connection closed.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    svc: Arc<Service>,
+    tls: Option<Arc<crate::security::tls::TlsServer>>,
+) {
     loop {
         let accepted = tokio::select! {
             () = svc.stop.cancelled() => return,
@@ -112,9 +118,26 @@ pub(crate) async fn serve(listener: TcpListener, svc: Arc<Service>) {
                     .limits()
                     .admit(crate::metrics::Listener::Svrconn, peer.ip());
                 let open = crate::metrics::accepted(crate::metrics::Listener::Svrconn);
+                let tls = tls.clone();
                 svc.tasks.spawn_request(async move {
                     let _open = open;
-                    connection::run(s, stream, peer, permit).await
+                    let (stream, identity) = match tls {
+                        None => (
+                            crate::security::tls::Stream::Plain(stream),
+                            crate::security::tls::PeerIdentity::plain(peer),
+                        ),
+                        Some(tls) => match tokio::select! {
+                            r = tls.accept(stream, peer) => r,
+                            () = s.stop.cancelled() => return,
+                        } {
+                            Ok(accepted) => accepted,
+                            Err(e) => {
+                                tracing::info!(%peer, error = %e, "MQ client TLS handshake failed");
+                                return;
+                            }
+                        },
+                    };
+                    connection::run(s, stream, identity, permit).await
                 });
             }
             Err(e) => {

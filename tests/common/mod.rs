@@ -13,6 +13,7 @@
 #![allow(dead_code)] // each test file uses a different part of this harness
 
 pub mod nats;
+pub mod pki;
 pub mod sse;
 
 use serde_json::Value;
@@ -310,6 +311,11 @@ impl Gateway {
     }
 
     /// SIGTERM and wait for the exit status.
+    /// The gateway process's id (for signals such as SIGHUP).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("the gateway runs").id()
+    }
+
     pub fn terminate(&mut self) -> ExitStatus {
         let mut c = self.child.take().unwrap();
         let st = Command::new("kill")

@@ -42,7 +42,9 @@ use config::FaultToleranceConfig;
 /// `board`, the SBS server `sbs` that `crate::sbs::start` held back, the
 /// TEDG queue spaces `tedg`) and the task, in the gateway's channel group,
 /// that joins the group through `service` and starts and stops them until
-/// `stop` turns true. `None` without the section.
+/// `stop` turns true. `None` without the section. A sender channel with
+/// `tls:` connects with its client in `sender_tls`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn start(
     config: &Config,
     mqi: &Mqi,
@@ -50,6 +52,7 @@ pub(crate) fn start(
     service: &FtService,
     sbs: Option<SbsServer>,
     tedg: Option<Arc<QspaceRole>>,
+    sender_tls: &super::SenderTls,
     stop: watch::Receiver<bool>,
 ) -> Option<FtRoles> {
     let c = config.fault_tolerance.clone()?;
@@ -63,7 +66,8 @@ pub(crate) fn start(
             _ => None,
         })
         .collect();
-    let roles = RoleSet::new(mqi, board, &config.exits, senders, sbs, tedg);
+    let roles =
+        RoleSet::new(mqi, board, &config.exits, senders, sbs, tedg).with_tls(sender_tls.clone());
     let handle = FtRoles::new(c);
     mqi.tasks().spawn(
         TaskGroup::Channels,

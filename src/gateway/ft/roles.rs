@@ -46,6 +46,8 @@ pub(crate) struct RoleSet {
     senders: Vec<SenderRole>,
     sbs: Option<SbsRole>,
     tedg: Option<Arc<QspaceRole>>,
+    /// The TLS clients of sender channels with `tls:`, by channel name.
+    tls: crate::gateway::SenderTls,
 }
 
 impl RoleSet {
@@ -74,7 +76,15 @@ impl RoleSet {
                 .collect(),
             sbs: sbs.map(|server| SbsRole::Idle(Box::new(server))),
             tedg,
+            tls: Default::default(),
         }
+    }
+
+    /// The sender channels connect with the TLS clients of `tls` (by
+    /// channel name; one without an entry connects without TLS).
+    pub(crate) fn with_tls(mut self, tls: crate::gateway::SenderTls) -> RoleSet {
+        self.tls = tls;
+        self
     }
 
     /// The roles, for log lines: `sender channel A.TO.R, SBS server, TEDG
@@ -107,7 +117,8 @@ impl RoleSet {
             let (tx, rx) = watch::channel(false);
             let channel =
                 SenderChannel::new(self.mqi.clone(), Arc::clone(&self.board), s.def.clone())
-                    .with_exits(&self.exits);
+                    .with_exits(&self.exits)
+                    .with_tls(self.tls.get(&s.def.name).cloned());
             let task = tasks.spawn(TaskGroup::Channels, channel.run(rx));
             s.running = Some((tx, task));
         }

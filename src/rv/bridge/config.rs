@@ -100,6 +100,12 @@ pub struct NatsConfig {
     /// (1 to 3600000). Default 60000.
     #[serde(default = "default_reply_ttl_ms")]
     pub reply_ttl_ms: u64,
+    /// TLS to the server (docs/security.md "TLS"): `ca` the trust anchors
+    /// of the server's certificate, `cert`/`key` a client certificate;
+    /// with it the server must offer TLS. Default none. Read when the
+    /// bridge starts (a reload on SIGHUP does not reach it).
+    #[serde(default)]
+    pub tls: Option<crate::security::tls::TlsConfig>,
 }
 
 fn default_nats_name() -> String {

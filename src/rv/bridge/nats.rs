@@ -102,7 +102,17 @@ impl NatsBridge {
     async fn run(mut self, config: NatsConfig) {
         let url = config.url.clone();
         let events_url = url.clone();
-        let client = match async_nats::ConnectOptions::new()
+        let mut options = async_nats::ConnectOptions::new();
+        if let Some(t) = &config.tls {
+            match crate::security::tls::client_config(t) {
+                Ok(c) => options = options.require_tls(true).tls_client_config(c),
+                Err(e) => {
+                    tracing::error!(url = %url, error = %e, "NATS bridge: rv.nats.tls cannot be used; not started");
+                    return;
+                }
+            }
+        }
+        let client = match options
             .name(&config.name)
             .no_echo()
             .retry_on_initial_connect()

@@ -75,6 +75,11 @@ pub struct RoutingConfig {
     /// at most 600000). Default 10000.
     #[serde(default = "default_reconnect_max_ms")]
     pub reconnect_max_ms: u64,
+    /// TLS on `listen` (docs/security.md "TLS"); default none. With
+    /// `client_auth`, a neighbor's `sslpeer` is checked against the
+    /// certificate of the router that connects.
+    #[serde(default)]
+    pub tls: Option<crate::security::tls::TlsConfig>,
 }
 
 fn default_heartbeat_ms() -> u64 {
@@ -108,6 +113,15 @@ pub struct NeighborConfig {
     /// ("Load Balancing"). Default 1.
     #[serde(default = "default_cost")]
     pub cost: u32,
+    /// TLS when dialling `connect` (CA certificates, an optional client
+    /// certificate); default none.
+    #[serde(default)]
+    pub tls: Option<crate::security::tls::TlsConfig>,
+    /// The SSLPEER filter the neighbor's certificate subject DN must pass,
+    /// on links it dials and links dialled to it; a link that fails it is
+    /// refused. Default none.
+    #[serde(default)]
+    pub sslpeer: Option<crate::security::tls::SslPeer>,
 }
 
 /// One import subject with its weight ("Subject Gating", "Load Balancing").

@@ -44,6 +44,8 @@ fn config(s: &Spec<'_>) -> RoutingConfig {
                 name: n.to_string(),
                 connect: None,
                 cost: *c,
+                tls: None,
+                sslpeer: None,
             })
             .collect(),
         export: s.export.iter().map(|e| e.to_string()).collect(),
@@ -58,6 +60,7 @@ fn config(s: &Spec<'_>) -> RoutingConfig {
         heartbeat_ms: 2000,
         reconnect_min_ms: 200,
         reconnect_max_ms: 10_000,
+        tls: None,
     }
 }
 

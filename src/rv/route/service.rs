@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::security::tls::{PeerIdentity, Stream, TlsServer};
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value as Json;
@@ -107,6 +108,20 @@ struct Shared {
     events: mpsc::Sender<Event>,
     next_link: AtomicU64,
     stop: watch::Receiver<bool>,
+    /// `rv.routing.tls`: accepted links start with a TLS handshake.
+    tls: Option<Arc<TlsServer>>,
+    /// Each neighbor's SSLPEER filter, by router name.
+    sslpeers: std::collections::HashMap<String, crate::security::tls::SslPeer>,
+}
+
+/// The TLS of the routing daemon: its listener's, and each dialled
+/// neighbor's client, by router name.
+#[derive(Default)]
+pub(crate) struct RoutingTls {
+    /// `rv.routing.tls`.
+    pub listener: Option<Arc<TlsServer>>,
+    /// `rv.routing.neighbors[].tls`.
+    pub neighbors: std::collections::HashMap<String, Arc<crate::security::tls::TlsClient>>,
 }
 
 /// The largest frame of the gateway's links: the largest message with room
@@ -122,7 +137,7 @@ fn max_frame(bus: &Bus) -> usize {
 pub(crate) fn start(
     config: &RoutingConfig,
     bus: &Bus,
-    listener: Option<TcpListener>,
+    (listener, tls): (Option<TcpListener>, RoutingTls),
     tasks: &Tasks,
     stop: watch::Receiver<bool>,
 ) -> Result<Routing, crate::rv::BusError> {
@@ -157,6 +172,12 @@ pub(crate) fn start(
         events: events_tx,
         next_link: AtomicU64::new(1),
         stop: stop.clone(),
+        tls: tls.listener,
+        sslpeers: config
+            .neighbors
+            .iter()
+            .filter_map(|n| n.sslpeer.clone().map(|s| (n.name.clone(), s)))
+            .collect(),
     });
     let listen = listener.as_ref().and_then(|l| l.local_addr().ok());
     let router = RouterTask {
@@ -185,6 +206,12 @@ pub(crate) fn start(
                 dial_loop(
                     n.name.clone(),
                     addr.clone(),
+                    tls.neighbors
+                        .get(&n.name)
+                        .map(|client| crate::security::tls::ClientTls {
+                            client: Arc::clone(client),
+                            sslpeer: n.sslpeer.clone(),
+                        }),
                     Duration::from_millis(config.reconnect_min_ms),
                     Duration::from_millis(config.reconnect_max_ms),
                     Arc::clone(&shared),
@@ -378,7 +405,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, tasks: Tasks) {
     }
 }
 
-type LinkFramed = Framed<TcpStream, LinkCodec>;
+type LinkFramed = Framed<Stream, LinkCodec>;
 
 /// The first frame, within the handshake timeout.
 async fn first_frame(framed: &mut LinkFramed) -> Result<LinkFrame, String> {
@@ -394,6 +421,23 @@ async fn first_frame(framed: &mut LinkFramed) -> Result<LinkFrame, String> {
 /// the link runs.
 async fn accepted_link(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
     let _ = stream.set_nodelay(true);
+    let (stream, identity) = match &shared.tls {
+        None => (Stream::Plain(stream), PeerIdentity::plain(peer)),
+        Some(tls) => match {
+            // A stop does not wait for a handshake.
+            let mut stopping = shared.stop.clone();
+            tokio::select! {
+                r = tls.accept(stream, peer) => r,
+                _ = stopped(&mut stopping) => return,
+            }
+        } {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                tracing::warn!(%peer, error = %e, "routing link TLS handshake failed");
+                return;
+            }
+        },
+    };
     let mut framed = Framed::new(stream, LinkCodec::default());
     let hello = match first_frame(&mut framed).await {
         Ok(LinkFrame::Hello(h)) => h,
@@ -412,6 +456,19 @@ async fn accepted_link(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>)
         }
     };
     if let Err(reason) = shared.identity.check_hello(&hello) {
+        tracing::warn!(%peer, router = %hello.router, %reason, "routing link refused");
+        let _ = framed.send(LinkFrame::Close(reason)).await;
+        return;
+    }
+    if let Some(filter) = shared.sslpeers.get(&hello.router)
+        && !identity.dn.as_deref().is_some_and(|dn| filter.matches(dn))
+    {
+        let reason = format!(
+            "the certificate subject DN {:?} does not match SSLPEER {:?} of neighbor {} (2035 MQRC_NOT_AUTHORIZED)",
+            identity.dn.as_deref().unwrap_or(""),
+            filter.as_str(),
+            hello.router
+        );
         tracing::warn!(%peer, router = %hello.router, %reason, "routing link refused");
         let _ = framed.send(LinkFrame::Close(reason)).await;
         return;
@@ -442,6 +499,7 @@ async fn accepted_link(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>)
 async fn dial_loop(
     neighbor: String,
     addr: String,
+    tls: Option<crate::security::tls::ClientTls>,
     min: Duration,
     max: Duration,
     shared: Arc<Shared>,
@@ -453,7 +511,7 @@ async fn dial_loop(
             return;
         }
         let started = Instant::now();
-        match dial_once(&neighbor, &addr, &shared).await {
+        match dial_once(&neighbor, &addr, tls.as_ref(), &shared).await {
             Ok(()) if started.elapsed() >= STABLE => delay = min,
             Ok(()) => {}
             Err(e) => tracing::debug!(neighbor, addr, error = %e, "routing link: dial failed"),
@@ -466,14 +524,35 @@ async fn dial_loop(
     }
 }
 
-/// One dial: connect, handshake, run the link until it goes down.
-async fn dial_once(neighbor: &str, addr: &str, shared: &Arc<Shared>) -> Result<(), String> {
+/// One dial: connect (over TLS when `tls` is given, the neighbor's
+/// certificate checked against its SSLPEER), handshake, run the link until
+/// it goes down.
+async fn dial_once(
+    neighbor: &str,
+    addr: &str,
+    tls: Option<&crate::security::tls::ClientTls>,
+    shared: &Arc<Shared>,
+) -> Result<(), String> {
     let stream = tokio::time::timeout(HANDSHAKE_TIMEOUT, TcpStream::connect(addr))
         .await
         .map_err(|_| format!("connecting to {addr} took over 10 s"))?
         .map_err(|e| format!("connecting to {addr}: {e}"))?;
     let _ = stream.set_nodelay(true);
     let peer = stream.peer_addr().ok();
+    let stream = match (tls, peer) {
+        (None, _) => Stream::Plain(stream),
+        (Some(tls), Some(at)) => {
+            // The host part of `HOST:PORT` is the name the certificate must carry.
+            let host = addr.rsplit_once(':').map_or(addr, |(h, _)| h);
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            match tls.connect(stream, host, at).await {
+                Ok((s, _)) => s,
+                Err(Ok(e)) => return Err(format!("TLS handshake with {addr} failed: {e}")),
+                Err(Err(text)) => return Err(format!("{text} (2035 MQRC_NOT_AUTHORIZED)")),
+            }
+        }
+        (Some(_), None) => return Err(format!("{addr}: the peer address is unknown")),
+    };
     let mut framed = Framed::new(stream, LinkCodec::default());
     framed
         .send(LinkFrame::Hello(shared.identity.hello(neighbor)))

@@ -1,0 +1,223 @@
+//! The TLS of one listener ([`TlsServer`]) or outbound connection
+//! ([`TlsClient`], [`ClientTls`]): the rustls configuration current for new
+//! connections, swapped by a reload.
+
+use super::reload::Reload;
+use super::{
+    HANDSHAKE_TIMEOUT, PeerIdentity, SslPeer, Stream, TlsConfig, TlsEndpoints, TlsError,
+    client_config, server_config,
+};
+use rustls::{ClientConfig, ServerConfig};
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock, Weak};
+use tokio::net::TcpStream;
+
+/// TLS for an outbound connection that checks the server's certificate
+/// against an SSLPEER filter too (mq-client channels, routing links).
+#[derive(Clone, Debug)]
+pub struct ClientTls {
+    /// The connection's TLS client.
+    pub client: Arc<TlsClient>,
+    /// The SSLPEER filter the server's subject DN must pass, if any.
+    pub sslpeer: Option<SslPeer>,
+}
+
+impl ClientTls {
+    /// Runs the TLS handshake on `tcp` connected to `host` at `addr`, then
+    /// checks the server's subject DN against the SSLPEER filter. Errors:
+    /// the handshake failed (`Err(Ok(io error))`), or the DN does not pass
+    /// (`Err(Err(text))`, to be reported with 2035 MQRC_NOT_AUTHORIZED).
+    pub async fn connect(
+        &self,
+        tcp: TcpStream,
+        host: &str,
+        addr: SocketAddr,
+    ) -> Result<(Stream, PeerIdentity), Result<std::io::Error, String>> {
+        let (stream, peer) = self.client.connect(tcp, host, addr).await.map_err(Ok)?;
+        if let Some(filter) = &self.sslpeer
+            && !peer.dn.as_deref().is_some_and(|dn| filter.matches(dn))
+        {
+            return Err(Err(format!(
+                "the certificate subject DN {:?} of {addr} does not match SSLPEER {:?}",
+                peer.dn.as_deref().unwrap_or(""),
+                filter.as_str()
+            )));
+        }
+        Ok((stream, peer))
+    }
+}
+
+/// A listener's TLS: accepts connections with the current configuration.
+pub struct TlsServer {
+    setting: String,
+    config: TlsConfig,
+    alpn: Vec<Vec<u8>>,
+    current: RwLock<Arc<ServerConfig>>,
+}
+
+impl fmt::Debug for TlsServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsServer")
+            .field("setting", &self.setting)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TlsServer {
+    /// The TLS of the listener whose `tls:` setting is `config` at path
+    /// `setting` (e.g. `http.tls`, for logs), offering ALPN `alpn`,
+    /// registered in `endpoints` for reloads. Errors: the files cannot be
+    /// used ([`TlsError`]).
+    pub fn new(
+        setting: &str,
+        config: &TlsConfig,
+        alpn: &[&[u8]],
+        endpoints: &TlsEndpoints,
+    ) -> Result<Arc<TlsServer>, TlsError> {
+        let built = server_config(config, alpn)?;
+        let s = Arc::new(TlsServer {
+            setting: setting.to_string(),
+            config: config.clone(),
+            alpn: alpn.iter().map(|p| p.to_vec()).collect(),
+            current: RwLock::new(Arc::new(built)),
+        });
+        let weak: Weak<dyn Reload> = Arc::downgrade(&(Arc::clone(&s) as Arc<dyn Reload>));
+        endpoints.add(weak);
+        Ok(s)
+    }
+
+    fn current(&self) -> Arc<ServerConfig> {
+        match self.current.read() {
+            Ok(c) => Arc::clone(&c),
+            Err(p) => Arc::clone(&p.into_inner()),
+        }
+    }
+
+    /// Runs the TLS handshake on `tcp` from `addr` (at most
+    /// [`HANDSHAKE_TIMEOUT`]). Returns the stream and the peer with the
+    /// subject DN of its certificate. Errors: the handshake failed (an
+    /// untrusted, expired or missing client certificate, an old TLS
+    /// version, ...) or timed out; the connection is then closed.
+    pub async fn accept(
+        &self,
+        tcp: TcpStream,
+        addr: SocketAddr,
+    ) -> std::io::Result<(Stream, PeerIdentity)> {
+        let acceptor = tokio_rustls::TlsAcceptor::from(self.current());
+        let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp))
+            .await
+            .map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::TimedOut, "TLS handshake timed out")
+            })??;
+        let peer = PeerIdentity::of_certificates(addr, tls.get_ref().1.peer_certificates());
+        Ok((Stream::Server(Box::new(tls)), peer))
+    }
+}
+
+impl Reload for TlsServer {
+    fn reload(&self) -> Result<(), TlsError> {
+        let alpn: Vec<&[u8]> = self.alpn.iter().map(Vec::as_slice).collect();
+        let built = Arc::new(server_config(&self.config, &alpn)?);
+        match self.current.write() {
+            Ok(mut c) => *c = built,
+            Err(p) => *p.into_inner() = built,
+        }
+        Ok(())
+    }
+
+    fn setting(&self) -> &str {
+        &self.setting
+    }
+}
+
+/// An outbound connection's TLS: connects with the current configuration
+/// and checks the server's certificate (and its SSLPEER filter).
+pub struct TlsClient {
+    setting: String,
+    config: TlsConfig,
+    current: RwLock<Arc<ClientConfig>>,
+}
+
+impl fmt::Debug for TlsClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsClient")
+            .field("setting", &self.setting)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TlsClient {
+    /// The TLS of the outbound connection whose `tls:` setting is `config`
+    /// at path `setting`, registered in `endpoints`. Errors: the files
+    /// cannot be used.
+    pub fn new(
+        setting: &str,
+        config: &TlsConfig,
+        endpoints: &TlsEndpoints,
+    ) -> Result<Arc<TlsClient>, TlsError> {
+        let built = client_config(config)?;
+        let c = Arc::new(TlsClient {
+            setting: setting.to_string(),
+            config: config.clone(),
+            current: RwLock::new(Arc::new(built)),
+        });
+        let weak: Weak<dyn Reload> = Arc::downgrade(&(Arc::clone(&c) as Arc<dyn Reload>));
+        endpoints.add(weak);
+        Ok(c)
+    }
+
+    fn current(&self) -> Arc<ClientConfig> {
+        match self.current.read() {
+            Ok(c) => Arc::clone(&c),
+            Err(p) => Arc::clone(&p.into_inner()),
+        }
+    }
+
+    /// The rustls configuration new connections use now (for clients that
+    /// run TLS themselves, e.g. the NATS client).
+    pub fn client_config(&self) -> Arc<ClientConfig> {
+        self.current()
+    }
+
+    /// Runs the TLS handshake on `tcp`, connected to `host` at `addr`: the
+    /// server's certificate must chain to `ca`, be valid now and carry
+    /// `server_name` (default `host`). Returns the stream and the server
+    /// as a peer with its certificate's subject DN. Errors: the handshake
+    /// failed or timed out (at most [`HANDSHAKE_TIMEOUT`]).
+    pub async fn connect(
+        &self,
+        tcp: TcpStream,
+        host: &str,
+        addr: SocketAddr,
+    ) -> std::io::Result<(Stream, PeerIdentity)> {
+        let name = self.config.server_name.as_deref().unwrap_or(host);
+        let server_name =
+            rustls::pki_types::ServerName::try_from(name.to_string()).map_err(|e| {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{name:?}: {e}"))
+            })?;
+        let connector = tokio_rustls::TlsConnector::from(self.current());
+        let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, connector.connect(server_name, tcp))
+            .await
+            .map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::TimedOut, "TLS handshake timed out")
+            })??;
+        let peer = PeerIdentity::of_certificates(addr, tls.get_ref().1.peer_certificates());
+        Ok((Stream::Client(Box::new(tls)), peer))
+    }
+}
+
+impl Reload for TlsClient {
+    fn reload(&self) -> Result<(), TlsError> {
+        let built = Arc::new(client_config(&self.config)?);
+        match self.current.write() {
+            Ok(mut c) => *c = built,
+            Err(p) => *p.into_inner() = built,
+        }
+        Ok(())
+    }
+
+    fn setting(&self) -> &str {
+        &self.setting
+    }
+}
