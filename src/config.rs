@@ -418,7 +418,7 @@ impl StorageConfig {
 /// Read through [`raw::RawQueueDef`], a flat struct, rather than an
 /// internally tagged enum: serde buffers a tagged entry before choosing the
 /// variant, and errors inside it then lose their line and column.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(try_from = "raw::RawQueueDef")]
 pub enum QueueDef {
     /// A local queue (MQ QLOCAL), also a transmission queue with `usage: xmitq`.
@@ -467,7 +467,7 @@ pub enum Usage {
 }
 
 /// A local or model queue's attributes (MQ QLOCAL / QMODEL).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct LocalQueueDef {
     /// Queue name (48 characters at most, MQ name characters).
@@ -550,7 +550,7 @@ impl LocalQueueDef {
 }
 
 /// A remote queue definition or queue manager alias (MQ QREMOTE).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct RemoteQueueDef {
     /// Queue name (48 characters at most, MQ name characters).
@@ -570,7 +570,7 @@ pub struct RemoteQueueDef {
 }
 
 /// An alias queue (MQ QALIAS).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct AliasQueueDef {
     /// Queue name (48 characters at most, MQ name characters).

@@ -164,6 +164,14 @@ impl Slot {
         self.holder.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Asks the running instance, if any, to end as a gateway stop does
+    /// (after its current batch); the channel's definition changed or went.
+    pub fn stop_holder(&self) {
+        if let Some(i) = self.lock().as_ref() {
+            i.stop();
+        }
+    }
+
     /// Takes the channel for a new instance started from `origin` (peer
     /// `peer`, shown in the texts). A running instance that [`adopts`]
     /// allows is asked to end and waited for, up to `wait`. Errors: 2537

@@ -43,11 +43,13 @@ pub struct Receivers {
     /// The queue interface every connection applies its messages through.
     mqi: Mqi,
     board: Arc<StatusBoard>,
-    channels: HashMap<String, Arc<Receiver>>,
+    /// Replaced by [`Receivers::redefine`] (a configuration reload); a
+    /// connection keeps the definition it started with.
+    channels: std::sync::RwLock<HashMap<String, Arc<Receiver>>>,
     /// The gateway's `exits:` section: its global and per-channel receive
     /// exits run before a channel's own `receive_exits`; its message exits
     /// run after the MQXQH is parsed.
-    exits: ExitsConfig,
+    exits: std::sync::RwLock<ExitsConfig>,
     /// `listener.tls`: connections start with a TLS handshake.
     tls: Option<Arc<TlsServer>>,
 }
@@ -71,10 +73,64 @@ impl Receivers {
         Receivers {
             mqi,
             board,
-            channels,
-            exits: ExitsConfig::default(),
+            channels: std::sync::RwLock::new(channels),
+            exits: std::sync::RwLock::default(),
             tls: None,
         }
+    }
+
+    fn channels(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<Receiver>>> {
+        self.channels.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts `exits` in force for the connections that start from now on (a
+    /// configuration reload); running ones keep the chains they started.
+    pub fn replace_exits(&self, exits: &ExitsConfig) {
+        *self.exits.write().unwrap_or_else(|p| p.into_inner()) = exits.clone();
+    }
+
+    /// Puts the receiver channels of `defs` in force (a configuration
+    /// reload, docs/operations.md "Reloading the configuration"): a new
+    /// channel accepts connections at once; the running instance of a
+    /// removed or changed channel is asked to end after its current batch
+    /// (its sender reconnects to the changed definition, or is refused with
+    /// 2540 MQRC_UNKNOWN_CHANNEL_NAME for a removed one). Returns the names
+    /// (added, removed, changed).
+    pub fn redefine(&self, defs: &[ReceiverChannelDef]) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let (mut added, mut removed, mut changed) = (Vec::new(), Vec::new(), Vec::new());
+        let mut channels = self.channels.write().unwrap_or_else(|p| p.into_inner());
+        let names: Vec<String> = channels.keys().cloned().collect();
+        for name in names {
+            if !defs.iter().any(|d| d.name == name)
+                && let Some(r) = channels.remove(&name)
+            {
+                r.slot.stop_holder();
+                removed.push(name);
+            }
+        }
+        for d in defs {
+            let slot = match channels.get(&d.name) {
+                Some(r) if format!("{:?}", r.def) == format!("{d:?}") => continue,
+                Some(r) => {
+                    r.slot.stop_holder();
+                    changed.push(d.name.clone());
+                    Arc::clone(&r.slot)
+                }
+                None => {
+                    self.board.add(&d.name, "receiver");
+                    added.push(d.name.clone());
+                    Arc::default()
+                }
+            };
+            channels.insert(
+                d.name.clone(),
+                Arc::new(Receiver {
+                    def: d.clone(),
+                    slot,
+                }),
+            );
+        }
+        (added, removed, changed)
     }
 
     /// Accepts connections over TLS with `tls` (`listener.tls`), which
@@ -91,7 +147,7 @@ impl Receivers {
     /// (`global.message`, then `channels.NAME.message`) (docs/exits.md
     /// "Where each point runs").
     pub fn with_exits(mut self, exits: &ExitsConfig) -> Self {
-        self.exits = exits.clone();
+        self.exits = std::sync::RwLock::new(exits.clone());
         self
     }
 
@@ -110,7 +166,8 @@ impl Receivers {
     /// logged and shows 0; the handshake reads it again (and refuses the
     /// sender with the store's reason if it still fails).
     pub async fn show_stored_seqs(&self) {
-        for name in self.channels.keys() {
+        let names: Vec<String> = self.channels().keys().cloned().collect();
+        for name in &names {
             match self.last_committed(name).await {
                 Ok(last) => self.board.update(name, |s| s.last_seq = last),
                 Err(e) => tracing::warn!(channel = %name, reason = e.mqrc.0, error = %e.message,
@@ -209,7 +266,7 @@ impl Receivers {
             Ok(m) => m,
             Err(e) => return refuse(&mut conn, peer, Some(&name), e.mqrc, e.message).await,
         };
-        let rcv = self.channels.get(&name).cloned();
+        let rcv = self.channels().get(&name).cloned();
         let receiving = Receiving {
             q_mgr_name: self.mqi.q_mgr_name(),
             def: rcv.as_ref().map(|r| &r.def),
@@ -328,15 +385,15 @@ impl Receivers {
         &self,
         def: &ReceiverChannelDef,
     ) -> Result<(Option<ExitChain>, Option<ExitChain>), String> {
-        let receive: Vec<_> = self
-            .exits
+        let exits = self.exits.read().unwrap_or_else(|p| p.into_inner());
+        let receive: Vec<_> = exits
             .chain_defs(ExitPoint::Receive, &def.name)
             .into_iter()
             .chain(def.receive_exits.iter())
             .collect();
         let q_mgr = self.mqi.q_mgr_name();
         let receive = super::start_chain(ExitPoint::Receive, &def.name, q_mgr, receive)?;
-        let message = self.exits.chain_defs(ExitPoint::Message, &def.name);
+        let message = exits.chain_defs(ExitPoint::Message, &def.name);
         let message = super::start_chain(ExitPoint::Message, &def.name, q_mgr, message)?;
         Ok((receive, message))
     }

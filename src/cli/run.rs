@@ -1,5 +1,7 @@
 //! `mqgate run`: the gateway service (queue manager + HTTP API), started
-//! with [`Gateway::start`] and stopped on SIGINT or SIGTERM.
+//! with [`Gateway::start`], stopped on SIGINT or SIGTERM, its configuration
+//! file reloaded on SIGHUP (docs/operations.md "Reloading the
+//! configuration").
 
 use crate::config::{Config, ConfigErrors, Listen};
 use crate::gateway::Gateway;
@@ -83,34 +85,64 @@ pub fn load_config(path: Option<&PathBuf>) -> Option<Config> {
     }
 }
 
+/// The options of `mqgate run` that override settings of the file: applied
+/// at the start and again to every file a SIGHUP reloads.
+#[derive(Clone, Debug)]
+struct Overrides {
+    data_dir: Option<PathBuf>,
+    http: Option<SocketAddr>,
+    listen: Option<SocketAddr>,
+    mqtt: Option<SocketAddr>,
+    svrconn: Option<SocketAddr>,
+    dmconfig: Option<PathBuf>,
+}
+
+impl Overrides {
+    /// Applies the options to `config`; an `svrconn` option without an
+    /// `svrconn:` section is left out.
+    fn apply(&self, config: &mut Config) {
+        if let Some(d) = &self.data_dir {
+            config.storage.data_dir = d.clone();
+        }
+        if let Some(a) = self.http {
+            config.set_listen_from_flag(Listen::Http, a);
+        }
+        if let Some(a) = self.listen {
+            config.set_listen_from_flag(Listen::Channel, a);
+        }
+        if let Some(a) = self.mqtt {
+            config.set_listen_from_flag(Listen::Mqtt, a);
+        }
+        if let Some(a) = self.svrconn
+            && config.svrconn.is_some()
+        {
+            config.set_listen_from_flag(Listen::Svrconn, a);
+        }
+        if let Some(d) = &self.dmconfig {
+            config.dmconfig = Some(d.clone());
+        }
+    }
+}
+
 /// Runs the gateway until SIGINT or SIGTERM; exit status 0 after a clean
 /// stop, 2 for a configuration error (listener clash included), 1 otherwise.
 pub fn run(args: RunArgs) -> ExitCode {
     let Some(mut config) = load_config(args.config.as_ref()) else {
         return ExitCode::from(2);
     };
-    if let Some(d) = args.data_dir {
-        config.storage.data_dir = d;
+    if args.svrconn.is_some() && config.svrconn.is_none() {
+        eprintln!("--svrconn: the configuration has no svrconn: section (docs/config.md)");
+        return ExitCode::from(2);
     }
-    if let Some(a) = args.http {
-        config.set_listen_from_flag(Listen::Http, a);
-    }
-    if let Some(a) = args.listen {
-        config.set_listen_from_flag(Listen::Channel, a);
-    }
-    if let Some(a) = args.mqtt {
-        config.set_listen_from_flag(Listen::Mqtt, a);
-    }
-    if let Some(a) = args.svrconn {
-        if config.svrconn.is_none() {
-            eprintln!("--svrconn: the configuration has no svrconn: section (docs/config.md)");
-            return ExitCode::from(2);
-        }
-        config.set_listen_from_flag(Listen::Svrconn, a);
-    }
-    if let Some(d) = args.dmconfig {
-        config.dmconfig = Some(d);
-    }
+    let overrides = Overrides {
+        data_dir: args.data_dir.clone(),
+        http: args.http,
+        listen: args.listen,
+        mqtt: args.mqtt,
+        svrconn: args.svrconn,
+        dmconfig: args.dmconfig.clone(),
+    };
+    overrides.apply(&mut config);
     let clashes = config.listener_clashes();
     if !clashes.is_empty() {
         let file = args
@@ -137,12 +169,16 @@ pub fn run(args: RunArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(serve(config, Duration::from_millis(args.drain_ms)))
+    let reload = args.config.map(|file| (file, overrides));
+    runtime.block_on(serve(config, Duration::from_millis(args.drain_ms), reload))
 }
 
 /// Starts the gateway, waits for SIGINT or SIGTERM (or a part of the gateway
-/// failing), then stops it with the drain bound `drain`.
-async fn serve(config: Config, drain: Duration) -> ExitCode {
+/// failing), then stops it with the drain bound `drain`. Each SIGHUP
+/// reloads the configuration file of `reload` (with its overrides); without
+/// a file (the embedded default) there is nothing to reload and SIGHUP is
+/// logged and ignored.
+async fn serve(config: Config, drain: Duration, reload: Option<(PathBuf, Overrides)>) -> ExitCode {
     // Installed before the gateway starts, so a signal during the start is
     // a stop too.
     let mut signals = StopSignals::install();
@@ -158,15 +194,25 @@ async fn serve(config: Config, drain: Duration) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some((file, overrides)) = &reload {
+        let overrides = overrides.clone();
+        handle.set_reload_file(file.clone(), move |c| overrides.apply(c));
+    }
     let fault = loop {
         tokio::select! {
             () = signals.recv() => break None,
             f = handle.wait() => break Some(f),
             () = hangups.recv() => {}
         }
-        // SIGHUP: new certificates for new connections (docs/security.md
-        // "Reloading certificates"); errors are logged by the reload.
-        handle.reload_tls();
+        match &reload {
+            // Errors and the summary are logged by the reload.
+            Some((file, overrides)) => {
+                let _ = handle.reload(file, |c| overrides.apply(c));
+            }
+            None => tracing::warn!(
+                "SIGHUP: mqgate runs the embedded default configuration (no --config); nothing to reload"
+            ),
+        }
     };
     handle.stop(drain).await;
     match fault {
@@ -179,7 +225,8 @@ async fn serve(config: Config, drain: Duration) -> ExitCode {
 }
 
 /// SIGHUP, listened for from [`Hangups::install`] on (it no longer ends
-/// the process then): each one reloads the TLS certificates.
+/// the process then): each one reloads the configuration and, with it,
+/// the TLS certificates.
 struct Hangups {
     #[cfg(unix)]
     unix: Option<tokio::signal::unix::Signal>,

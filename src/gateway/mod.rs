@@ -16,19 +16,22 @@
 //! that started it awaits and which ends on its own. [`Handle::stop`] returns only when every
 //! owned task has ended (docs/config.md "Stopping").
 
+pub mod check;
 pub mod ft;
 mod http;
+mod outbound;
+mod reload;
 mod security;
 mod stop;
 mod trim;
 
 pub use trim::PERIOD as TRIM_PERIOD;
 
+pub use reload::ReloadReport;
 pub use stop::Stopped;
 
 use crate::channel::StatusBoard;
 use crate::channel::receiver::Receivers;
-use crate::channel::sender_channel::SenderChannel;
 use crate::config::{ChannelDef, Config, ConfigErrors};
 use crate::metrics::{Listener, Readiness};
 use crate::mqi::{Mqi, QueueExits};
@@ -212,6 +215,8 @@ struct Running {
     channel_listener: Option<JoinHandle<Option<()>>>,
     /// What `GET /readyz` reads: marked stopping at the start of a stop.
     readiness: Arc<Readiness>,
+    /// What a configuration reload changes ([`Handle::reload`]).
+    live: Arc<reload::Live>,
 }
 
 /// How many tasks a gateway runs; stays usable after [`Handle::stop`].
@@ -278,6 +283,8 @@ impl Gateway {
                 ));
             }
         }
+        // The configuration in force, as checked (a reload compares with it).
+        let in_force = config.clone();
         let ft_config = config.fault_tolerance.clone();
         let sbs_is_role = ft_config.as_ref().is_some_and(|c| c.roles.sbs_server);
         let qspace_role = ft_config
@@ -345,12 +352,19 @@ impl Gateway {
         if let Some((_, authorities)) = &security {
             mqi = mqi.with_authorities(Arc::clone(authorities));
         }
-        if let Some(rules) = channel_rules {
-            mqi = mqi.with_channel_rules(rules);
-        }
+        mqi = mqi.with_channel_rules(Arc::clone(&channel_rules));
         mqi = mqi.with_limits(Arc::new(crate::security::limits::Limits::new(
             config.security.limits.clone(),
         )));
+        let live = Arc::new(reload::Live::new(
+            in_force,
+            &qm,
+            &exits,
+            &tls,
+            security.as_ref(),
+            &channel_rules,
+            mqi.limits(),
+        ));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
         let (messageq, sbs_server) = match messageq {
             Some(loaded) => {
@@ -372,7 +386,14 @@ impl Gateway {
             .as_ref()
             .map(|c| c.roles.sender_channels.clone())
             .unwrap_or_default();
-        let channel_listener = start_channels(
+        let outbound = Arc::new(outbound::Outbound::new(
+            &mqi,
+            &board,
+            &config.exits,
+            &stop_rx,
+            (&tls, sender_tls.clone()),
+        ));
+        let (channel_listener, receivers) = start_channels(
             &config,
             &mqi,
             &board,
@@ -380,9 +401,10 @@ impl Gateway {
             &stop_rx,
             &sender_roles,
             &readiness,
-            &sender_tls,
+            &outbound,
         )
         .await;
+        live.set_channels(receivers, outbound, sender_roles.clone());
         let routing = match &config.rv.routing {
             Some(r) => Some(
                 crate::rv::route::service::start(
@@ -440,6 +462,7 @@ impl Gateway {
                     started: std::time::Instant::now(),
                 })),
         );
+        let app = app.merge(reload::routes(&live, &mqi));
         let app = guarded(
             app,
             &config,
@@ -528,6 +551,7 @@ impl Gateway {
                 http: Some(http),
                 channel_listener: Some(channel_listener),
                 readiness,
+                live,
             }),
         })
     }
@@ -671,7 +695,9 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), (SocketAddr
 /// `mqi` (so the queue exits of the `exits:` section run for their puts);
 /// returns the listener's task.
 /// The receiver channels' stored sequence numbers are on `board` when this
-/// returns (before the HTTP API serves `GET /v1/status`).
+/// returns (before the HTTP API serves `GET /v1/status`). The sender and
+/// mq-client channels run in `outbound`; the receivers are returned with
+/// the listener's task (a configuration reload changes both).
 #[allow(clippy::too_many_arguments)]
 async fn start_channels(
     config: &Config,
@@ -681,8 +707,8 @@ async fn start_channels(
     stop: &watch::Receiver<bool>,
     roles: &[String],
     readiness: &Arc<Readiness>,
-    sender_tls: &SenderTls,
-) -> JoinHandle<Option<()>> {
+    outbound: &outbound::Outbound,
+) -> (JoinHandle<Option<()>>, Arc<Receivers>) {
     let tasks = mqi.tasks();
     let receivers: Vec<_> = config
         .channels
@@ -700,29 +726,19 @@ async fn start_channels(
     receivers.show_stored_seqs().await;
     let listener_task = tasks.spawn(
         TaskGroup::Channels,
-        Arc::clone(readiness).watch(Listener::Channel, receivers.serve(listener, stop.clone())),
+        Arc::clone(readiness).watch(
+            Listener::Channel,
+            Arc::clone(&receivers).serve(listener, stop.clone()),
+        ),
     );
     for c in &config.channels {
-        if let ChannelDef::Sender(def) = c
-            && !roles.contains(&def.name)
-        {
-            let channel = SenderChannel::new(mqi.clone(), Arc::clone(board), def.clone())
-                .with_exits(&config.exits)
-                .with_tls(sender_tls.get(&def.name).cloned());
-            tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
-        }
-        if let ChannelDef::MqClient(def) = c {
-            let channel = crate::channel::mq_client::MqClientChannel::new(
-                mqi.clone(),
-                Arc::clone(board),
-                def.clone(),
-            )
-            .with_exits(&config.exits)
-            .with_tls(sender_tls.get(&def.name).cloned());
-            tasks.spawn(TaskGroup::Channels, channel.run(stop.clone()));
+        match c {
+            ChannelDef::Sender(def) if roles.contains(&def.name) => {}
+            ChannelDef::Sender(_) | ChannelDef::MqClient(_) => outbound.start(c),
+            ChannelDef::Receiver(_) => {}
         }
     }
-    listener_task
+    (listener_task, receivers)
 }
 
 /// The TLS of the routing daemon `r`: its listener's and each dialled

@@ -62,20 +62,20 @@ pub(super) fn load(
     )))
 }
 
-/// The channel authentication rules of `config` (`security.chlauth`), `None`
-/// when there are none. Errors: a rule that is not valid
-/// ([`StartError::Security`], naming the rule and key).
+/// The channel authentication rules of `config` (`security.chlauth`),
+/// none when there are none (every attempt let in; a reload may add some).
+/// Errors: a rule that is not valid ([`StartError::Security`], naming the
+/// rule and key).
 pub(super) fn channel_rules(
     config: &Config,
-) -> Result<Option<Arc<crate::security::chlauth::ChannelRules>>, StartError> {
+) -> Result<Arc<crate::security::chlauth::ChannelRules>, StartError> {
     let rules = &config.security.chlauth;
-    if rules.is_empty() {
-        return Ok(None);
-    }
     let r = crate::security::chlauth::ChannelRules::new(rules).map_err(StartError::Security)?;
-    tracing::info!(
-        rules = rules.len(),
-        "channel authentication rules: the first rule matching a connection decides"
-    );
-    Ok(Some(Arc::new(r)))
+    if !rules.is_empty() {
+        tracing::info!(
+            rules = rules.len(),
+            "channel authentication rules: the first rule matching a connection decides"
+        );
+    }
+    Ok(Arc::new(r))
 }

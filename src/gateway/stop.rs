@@ -156,11 +156,12 @@ async fn finish(r: Running) {
         rv_cm,
         rv_dq,
         routing,
+        live,
         ..
     } = r;
     // What holds the queue manager besides the tasks goes first: the
     // store below closes only when the last reference is gone.
-    drop((rv_dq, rv_cm, routing));
+    drop((rv_dq, rv_cm, routing, live));
     let terminated = tokio::task::spawn_blocking(move || {
         exits.terminate();
         // The last reference: the RPC exit chains end with it.

@@ -153,7 +153,8 @@ impl QueuePointChains {
 /// section: built on a queue's first put or get (by the queue name the
 /// application used) and kept until [`QueueExits::terminate`].
 pub struct QueueExits {
-    config: ExitsConfig,
+    /// Replaced by [`QueueExits::replace_config`] (a configuration reload).
+    config: std::sync::RwLock<ExitsConfig>,
     registry: ExitRegistry,
     q_mgr_name: String,
     chains: Mutex<HashMap<String, Arc<QueuePointChains>>>,
@@ -184,7 +185,7 @@ impl QueueExits {
         q_mgr_name: &str,
     ) -> QueueExits {
         QueueExits {
-            config: config.clone(),
+            config: std::sync::RwLock::new(config.clone()),
             registry,
             q_mgr_name: q_mgr_name.to_string(),
             chains: Mutex::new(HashMap::new()),
@@ -200,10 +201,11 @@ impl QueueExits {
         let has = |c: &mqgate_exits::config::PointChains| {
             QUEUE_POINTS.iter().any(|p| !c.at(*p).is_empty())
         };
-        if !has(&self.config.global) && !self.config.queues.get(q).is_some_and(has) {
+        let mut map = self.chains.lock().unwrap_or_else(|p| p.into_inner());
+        let config = self.config.read().unwrap_or_else(|p| p.into_inner());
+        if !has(&config.global) && !config.queues.get(q).is_some_and(has) {
             return Ok(None);
         }
-        let mut map = self.chains.lock().unwrap_or_else(|p| p.into_inner());
         if self.terminated.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(ExitStartError {
                 queue: q.to_string(),
@@ -213,7 +215,7 @@ impl QueueExits {
         if let Some(c) = map.get(q) {
             return Ok(Some(Arc::clone(c)));
         }
-        let chains = QueuePointChains::start(&self.registry, &self.config, q, &self.q_mgr_name)
+        let chains = QueuePointChains::start(&self.registry, &config, q, &self.q_mgr_name)
             .map_err(|e| ExitStartError {
                 queue: q.to_string(),
                 detail: e.to_string(),
@@ -221,6 +223,16 @@ impl QueueExits {
         let chains = Arc::new(chains);
         map.insert(q.to_string(), Arc::clone(&chains));
         Ok(Some(chains))
+    }
+
+    /// Puts `config` in force for new work (docs/operations.md "Reloading
+    /// the configuration"): queues opened from now on start the new chains;
+    /// an object opened before keeps the chains it holds, which end
+    /// (MQXR_TERM) when the last holder lets them go.
+    pub fn replace_config(&self, config: &ExitsConfig) {
+        let mut map = self.chains.lock().unwrap_or_else(|p| p.into_inner());
+        *self.config.write().unwrap_or_else(|p| p.into_inner()) = config.clone();
+        map.clear();
     }
 
     /// Ends every started chain (MQXR_TERM); called once at shutdown, after

@@ -34,6 +34,8 @@ pub mod names;
 mod object;
 mod probe;
 pub mod queue;
+mod redefine;
+pub use redefine::Redefined;
 mod record;
 mod slots;
 pub mod stats;
@@ -724,6 +726,12 @@ impl QueueManager {
         let queue_name = lq.name.to_string();
         let mut contents = lq.lock();
         {
+            if contents.deleted {
+                return Err(QmError::new(
+                    Mqrc::Q_DELETED,
+                    format!("queue {} was deleted", def.name),
+                ));
+            }
             if contents.depth() >= def.max_depth {
                 return Err(QmError::new(
                     Mqrc::Q_FULL,
@@ -779,10 +787,10 @@ impl QueueManager {
             drop(contents);
             // Kept for a get soon after (a queue read behind its writer).
             self.cache.insert(seq, Arc::new(msg));
-            lq.notify.notify_waiters();
+            lq.notify().notify_waiters();
         } else {
             contents.insert(pos, Entry::resident(msg, EntryState::Ready));
-            lq.notify.notify_waiters();
+            lq.notify().notify_waiters();
         }
         lq.stats.put();
         tracing::debug!(
@@ -936,7 +944,7 @@ impl QueueManager {
                 if let Some(entry) = lq.lock().get_mut(&pos) {
                     entry.state = EntryState::Ready;
                 }
-                lq.notify.notify_waiters();
+                lq.notify().notify_waiters();
                 if let Some(id) = notes.implicit_uow.take() {
                     self.uows().take(id);
                 }
@@ -970,7 +978,7 @@ impl QueueManager {
             // retired under a waiting getter. A device queue that does not
             // exist is waited for through its device's watch instead.
             let (queue, mut device_watch) = self.waiter_of(q)?;
-            let notified = queue.as_ref().map(|lq| lq.notify.notified());
+            let notified = queue.as_ref().map(|lq| lq.notify().notified());
             tokio::pin!(notified);
             if let Some(n) = notified.as_mut().as_pin_mut() {
                 // Enabled before looking, so a put in between is not missed.

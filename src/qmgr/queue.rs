@@ -163,10 +163,6 @@ pub struct LocalQueue {
     /// (docs/config.md `devices`), whose `name` is empty: use
     /// [`LocalQueue::name`].
     pub def: Arc<LocalQueueDef>,
-    /// Woken whenever a message becomes ready (commit, backout, put). A
-    /// waiting getter holds the queue itself (its `Arc`) while it waits,
-    /// which keeps a device queue from being retired under it.
-    pub notify: Notify,
     /// Its put and get counters, its own or its group's
     /// (src/qmgr/stats.rs).
     pub stats: Arc<super::stats::QueueStats>,
@@ -174,6 +170,19 @@ pub struct LocalQueue {
     /// whenever its lock is let go with no message on it
     /// (src/qmgr/idle.rs); `None` for every other queue.
     idle: Option<Arc<super::idle::IdleList>>,
+    /// Shared with the queue's altered definitions ([`LocalQueue::altered`]),
+    /// so a unit of work holding the queue from before an ALTER commits
+    /// onto the same messages and wakes the same getters.
+    shared: Arc<Shared>,
+}
+
+/// What a local queue and its altered definitions share.
+#[derive(Default)]
+struct Shared {
+    /// Woken whenever a message becomes ready (commit, backout, put). A
+    /// waiting getter holds the queue itself (its `Arc`) while it waits,
+    /// which keeps a device queue from being retired under it.
+    notify: Notify,
     contents: Mutex<Contents>,
 }
 
@@ -197,10 +206,28 @@ impl LocalQueue {
         LocalQueue {
             name: def.name.as_str().into(),
             def: Arc::new(def),
-            notify: Notify::new(),
             stats,
             idle: None,
-            contents: Mutex::new(Contents::default()),
+            shared: Arc::default(),
+        }
+    }
+
+    /// Woken whenever a message becomes ready (commit, backout, put).
+    pub fn notify(&self) -> &Notify {
+        &self.shared.notify
+    }
+
+    /// The same queue (its messages, waiting getters and counters) with
+    /// definition `def` (IBM MQ "ALTER QLOCAL": the new attributes apply to
+    /// later calls; messages already on the queue stay, even above a lower
+    /// MAXDEPTH or MAXMSGL).
+    pub fn altered(&self, def: LocalQueueDef) -> Self {
+        LocalQueue {
+            name: self.name.clone(),
+            def: Arc::new(def),
+            stats: Arc::clone(&self.stats),
+            idle: self.idle.clone(),
+            shared: Arc::clone(&self.shared),
         }
     }
 
@@ -216,10 +243,9 @@ impl LocalQueue {
         LocalQueue {
             name,
             def,
-            notify: Notify::new(),
             stats,
             idle: Some(idle),
-            contents: Mutex::new(Contents::default()),
+            shared: Arc::default(),
         }
     }
 
@@ -237,7 +263,11 @@ impl LocalQueue {
     pub fn lock(self: &Arc<Self>) -> Locked<'_> {
         super::probe::queue_locked();
         Locked {
-            guard: self.contents.lock().unwrap_or_else(|p| p.into_inner()),
+            guard: self
+                .shared
+                .contents
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
             queue: self,
         }
     }
@@ -297,6 +327,10 @@ pub struct Contents {
     pub reserved: usize,
     /// A device queue: true while it is on the idle list (src/qmgr/idle.rs).
     pub idle_listed: bool,
+    /// The queue was deleted (a configuration reload took its definition
+    /// away while it was empty): a put that found it before is refused
+    /// with 2052 MQRC_Q_DELETED rather than left on a queue nobody reaches.
+    pub deleted: bool,
 }
 
 impl Contents {

@@ -75,7 +75,7 @@ impl QueueManager {
         };
         drop(table);
         let discarded = q.lock().clear();
-        q.notify.notify_waiters();
+        q.notify().notify_waiters();
         tracing::debug!(queue = %name, discarded, "temporary dynamic queue deleted");
         Ok(discarded)
     }

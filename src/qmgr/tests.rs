@@ -874,3 +874,76 @@ async fn waiting_getters_on_one_queue_each_get_one_of_the_concurrent_puts() {
     }
     assert_eq!(all.len(), TASKS * EACH);
 }
+
+/// A reload's queue changes as IBM MQ's ALTER and DELETE of a local queue
+/// ("ALTER queues": new attributes apply to later calls; "DELETE queues": a
+/// queue holding uncommitted or committed messages is not deleted, 2055
+/// MQRC_Q_NOT_EMPTY): a put under a unit of work begun before an ALTER
+/// commits onto the altered queue, whose new MAXDEPTH applies; a queue
+/// holding an uncommitted message is kept, and deleted once empty (2085
+/// MQRC_UNKNOWN_OBJECT_NAME after).
+#[test]
+fn redefine_alters_keeps_a_queue_with_messages_and_deletes_an_empty_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let _guard = rt.enter();
+    let old = Config::from_yaml(CONFIG, "test")
+        .unwrap()
+        .effective_queues();
+    let uow = qm.begin_uow(None, None).unwrap();
+    let opts = PutOptions {
+        uow: Some(uow),
+        ..PutOptions::default()
+    };
+    qm.put(
+        "SMALL",
+        md(0, 1, 0),
+        Charset::Ascii,
+        Bytes::from("one"),
+        &opts,
+    )
+    .unwrap();
+    qm.put(
+        "PERSIST",
+        md(0, 2, 0),
+        Charset::Ascii,
+        Bytes::from("two"),
+        &opts,
+    )
+    .unwrap();
+    let text = CONFIG
+        .replace(
+            "    name: SMALL\n    max_depth: 2",
+            "    name: SMALL\n    max_depth: 3",
+        )
+        .replace(
+            "  - type: local\n    name: PERSIST\n    default_persistence: persistent\n",
+            "",
+        );
+    let new = Config::from_yaml(&text, "test").unwrap().effective_queues();
+    let r = qm.redefine(&old, &new);
+    assert_eq!(r.altered, vec!["SMALL".to_string()]);
+    assert!(r.defined.is_empty() && r.deleted.is_empty(), "{r:?}");
+    assert_eq!(r.kept.len(), 1, "{r:?}");
+    assert_eq!(r.kept[0].0, "PERSIST");
+    assert_eq!(r.kept[0].1.mqrc.0, 2055);
+    qm.commit(uow).unwrap();
+    assert_eq!(qm.depth("SMALL"), Some(1));
+    put(&qm, "SMALL", md(0, 3, 0), b"two").unwrap();
+    put(&qm, "SMALL", md(0, 4, 0), b"three").unwrap();
+    assert_eq!(rc(put(&qm, "SMALL", md(0, 5, 0), b"four")), 2053);
+    assert_eq!(&get(&qm, "SMALL").unwrap().data[..], b"one");
+
+    assert_eq!(&get(&qm, "PERSIST").unwrap().data[..], b"two");
+    // In force now: the new definitions and the one kept.
+    let in_force: Vec<QueueDef> = new
+        .iter()
+        .chain(old.iter().filter(|d| d.name() == "PERSIST"))
+        .cloned()
+        .collect();
+    let r = qm.redefine(&in_force, &new);
+    assert_eq!(r.deleted, vec!["PERSIST".to_string()], "{r:?}");
+    assert!(r.kept.is_empty() && r.altered.is_empty(), "{r:?}");
+    assert_eq!(rc(put(&qm, "PERSIST", md(0, 6, 0), b"gone")), 2085);
+}

@@ -285,7 +285,7 @@ impl QueueManager {
                 if let Some(e) = contents.get_mut(&pos) {
                     e.state = EntryState::Ready;
                 }
-                lq.notify.notify_waiters();
+                lq.notify().notify_waiters();
             }
         }
         Err(not_open(id))
@@ -371,7 +371,7 @@ impl QueueManager {
             }
             // Once per run of messages on one queue.
             if !woken.is_some_and(|w| Arc::ptr_eq(w, lq)) {
-                lq.notify.notify_waiters();
+                lq.notify().notify_waiters();
                 woken = Some(lq);
             }
         });
@@ -530,7 +530,7 @@ impl QueueManager {
                     if let Some(e) = lq.lock().get_mut(&pos) {
                         e.state = EntryState::Ready;
                     }
-                    lq.notify.notify_waiters();
+                    lq.notify().notify_waiters();
                 }
                 Some(r) => self.finish_requeue(lq, pos, r),
             }
@@ -624,6 +624,6 @@ impl QueueManager {
         );
         drop(target);
         self.cache.remove(pos.1);
-        r.target.notify.notify_waiters();
+        r.target.notify().notify_waiters();
     }
 }

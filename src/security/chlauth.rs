@@ -411,10 +411,11 @@ impl Rule {
     }
 }
 
-/// The rules of `security.chlauth`, in order.
-#[derive(Clone, Debug, Default)]
+/// The rules of `security.chlauth`, in order. A configuration reload
+/// replaces them all at once ([`ChannelRules::replace`]).
+#[derive(Debug, Default)]
 pub struct ChannelRules {
-    rules: Vec<Rule>,
+    rules: std::sync::RwLock<Vec<Rule>>,
 }
 
 /// What the rules decided about an attempt.
@@ -463,17 +464,32 @@ impl ChannelRules {
                 mcauser: r.mcauser.as_deref().map(Principal::new).transpose()?,
             });
         }
-        Ok(ChannelRules { rules: out })
+        Ok(ChannelRules {
+            rules: std::sync::RwLock::new(out),
+        })
+    }
+
+    fn rules(&self) -> std::sync::RwLockReadGuard<'_, Vec<Rule>> {
+        self.rules.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts the rules of `other` in force instead of these, all at once,
+    /// for every later connection attempt (docs/operations.md "Reloading
+    /// the configuration"); connections already let in stay.
+    pub fn replace(&self, other: ChannelRules) {
+        let new = other.rules.into_inner().unwrap_or_else(|p| p.into_inner());
+        *self.rules.write().unwrap_or_else(|p| p.into_inner()) = new;
     }
 
     /// True when no rule is configured.
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
+        self.rules().is_empty()
     }
 
     /// The first rule matching `a` decides ([`Decision`]).
     pub fn check(&self, a: &Attempt<'_>) -> Decision {
-        let Some((i, r)) = self.rules.iter().enumerate().find(|(_, r)| r.matches(a)) else {
+        let rules = self.rules();
+        let Some((i, r)) = rules.iter().enumerate().find(|(_, r)| r.matches(a)) else {
             return Decision::Allowed {
                 rule: None,
                 mcauser: None,

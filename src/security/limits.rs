@@ -48,7 +48,9 @@ struct Open {
 /// The limits of one gateway and what is counted against them.
 #[derive(Debug, Default)]
 pub struct Limits {
-    config: LimitsConfig,
+    /// Replaced whole by [`Limits::replace_config`] (a configuration
+    /// reload); connections already counted stay counted.
+    config: std::sync::RwLock<LimitsConfig>,
     /// Per listener, indexed by [`Listener`] (`as usize`).
     open: [Mutex<Open>; 5],
     held: AtomicU64,
@@ -113,14 +115,24 @@ impl Limits {
     /// Limits of `config`.
     pub fn new(config: LimitsConfig) -> Limits {
         Limits {
-            config,
+            config: std::sync::RwLock::new(config),
             ..Limits::default()
         }
     }
 
-    /// The configured values.
-    pub fn config(&self) -> &LimitsConfig {
-        &self.config
+    /// The configured values (a copy: a reload may replace them).
+    pub fn config(&self) -> LimitsConfig {
+        self.config
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Puts `config` in force for every later connection and held message
+    /// (docs/operations.md "Reloading the configuration"); what is open or
+    /// held already is not ended.
+    pub fn replace_config(&self, config: LimitsConfig) {
+        *self.config.write().unwrap_or_else(|p| p.into_inner()) = config;
     }
 
     fn slot(&self, l: Listener) -> std::sync::MutexGuard<'_, Open> {
@@ -134,7 +146,7 @@ impl Limits {
     /// limit allows (the connection is not counted).
     pub fn admit(self: &Arc<Self>, listener: Listener, peer: IpAddr) -> Result<Permit, Exceeded> {
         let mut open = self.slot(listener);
-        let c = &self.config;
+        let c = self.config();
         if c.connections > 0 && open.total >= c.connections {
             return Err(Exceeded {
                 setting: "security.limits.connections",
@@ -170,7 +182,7 @@ impl Limits {
     /// SVRCONN socket. Errors: all sockets together would hold more than
     /// `svrconn_held_bytes` (nothing is held).
     pub fn hold(self: &Arc<Self>, bytes: u64) -> Result<Held, Exceeded> {
-        let limit = self.config.svrconn_held_bytes;
+        let limit = self.config().svrconn_held_bytes;
         let before = self.held.fetch_add(bytes, Ordering::Relaxed);
         if limit > 0 && before.saturating_add(bytes) > limit {
             self.held.fetch_sub(bytes, Ordering::Relaxed);

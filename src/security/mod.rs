@@ -160,10 +160,11 @@ struct Grant {
     authorities: Vec<Authority>,
 }
 
-/// The grants of the `security:` section.
-#[derive(Clone, Debug, Default)]
+/// The grants of the `security:` section. A configuration reload replaces
+/// them all at once ([`Authorities::replace`]).
+#[derive(Debug, Default)]
 pub struct Authorities {
-    grants: Vec<Grant>,
+    grants: std::sync::RwLock<Vec<Grant>>,
 }
 
 /// Why [`Authorities::check`] refused: a sentence naming the principal,
@@ -188,7 +189,17 @@ impl Authorities {
                 authorities,
             });
         }
-        Ok(Authorities { grants })
+        Ok(Authorities {
+            grants: std::sync::RwLock::new(grants),
+        })
+    }
+
+    /// Puts the grants of `other` in force instead of these, all at once:
+    /// a check sees the old grants or the new ones, never a mix
+    /// (docs/operations.md "Reloading the configuration").
+    pub fn replace(&self, other: Authorities) {
+        let new = other.grants.into_inner().unwrap_or_else(|p| p.into_inner());
+        *self.grants.write().unwrap_or_else(|p| p.into_inner()) = new;
     }
 
     /// Whether `principal` holds `authority` on object `name` of type
@@ -234,8 +245,9 @@ impl Authorities {
                 Err(refuse())
             };
         }
+        let grants = self.grants.read().unwrap_or_else(|p| p.into_inner());
         let mut best: Option<&str> = None;
-        for g in &self.grants {
+        for g in grants.iter() {
             if g.principal == principal.name()
                 && g.object_type == object_type
                 && profile::matches(&g.profile, name)
@@ -249,7 +261,7 @@ impl Authorities {
         };
         // Every grant of the same principal and profile counts (as
         // repeated setmqaut commands add up).
-        let held = self.grants.iter().any(|g| {
+        let held = grants.iter().any(|g| {
             g.principal == principal.name()
                 && g.object_type == object_type
                 && g.profile == best

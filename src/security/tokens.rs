@@ -11,10 +11,11 @@ use subtle::ConstantTimeEq;
 /// A SHA-256 digest, 32 bytes.
 pub type Sha256Digest = [u8; 32];
 
-/// The tokens the gateway accepts.
-#[derive(Clone, Debug, Default)]
+/// The tokens the gateway accepts. A configuration reload replaces the
+/// whole set at once ([`Tokens::replace`]).
+#[derive(Debug, Default)]
 pub struct Tokens {
-    entries: Vec<(Sha256Digest, Principal)>,
+    entries: std::sync::RwLock<Vec<(Sha256Digest, Principal)>>,
 }
 
 /// Parses a digest written as 64 hex digits (any case). Errors say what is
@@ -42,25 +43,42 @@ impl Tokens {
     /// The inline tokens of the `security:` section. Errors: (setting
     /// path, message) as [`super::config::SecurityConfig::problems`].
     pub fn from_config(c: &super::config::SecurityConfig) -> Result<Tokens, String> {
-        let mut t = Tokens::default();
+        let mut entries = Vec::new();
         for (i, e) in c.tokens.iter().enumerate() {
             let d = parse_digest(&e.sha256).map_err(|m| format!("security.tokens[{i}]: {m}"))?;
-            t.entries.push((d, Principal::new(&e.principal)?));
+            entries.push((d, Principal::new(&e.principal)?));
         }
         if let Some(f) = &c.tokens_file {
-            t.entries.extend(load_file(f)?);
+            entries.extend(load_file(f)?);
         }
-        Ok(t)
+        Ok(Tokens {
+            entries: std::sync::RwLock::new(entries),
+        })
+    }
+
+    fn entries(&self) -> std::sync::RwLockReadGuard<'_, Vec<(Sha256Digest, Principal)>> {
+        self.entries.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts the tokens of `other` in force instead of these, all at once:
+    /// a request is authenticated against the old set or the new one,
+    /// never a mix (docs/operations.md "Reloading the configuration").
+    pub fn replace(&self, other: Tokens) {
+        let new = other
+            .entries
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner());
+        *self.entries.write().unwrap_or_else(|p| p.into_inner()) = new;
     }
 
     /// The number of tokens.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
     /// True when there is no token.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries().is_empty()
     }
 
     /// The principal `token` authenticates, or `None`. Every stored digest
@@ -69,7 +87,7 @@ impl Tokens {
     pub fn authenticate(&self, token: &str) -> Option<Principal> {
         let d: Sha256Digest = Sha256::digest(token.as_bytes()).into();
         let mut found = None;
-        for (stored, p) in &self.entries {
+        for (stored, p) in self.entries().iter() {
             if bool::from(stored.ct_eq(&d)) && found.is_none() {
                 found = Some(p.clone());
             }

@@ -294,6 +294,22 @@ impl Gateway {
         self.spawn();
     }
 
+    /// The configuration file the gateway was started with.
+    pub fn config_path(&self) -> &Path {
+        &self.config
+    }
+
+    /// Sends SIGHUP (reload the configuration, docs/operations.md).
+    pub fn hangup(&self) {
+        let c = self.child.as_ref().unwrap();
+        let st = Command::new("kill")
+            .arg("-HUP")
+            .arg(c.id().to_string())
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+
     /// SIGTERM and wait for the exit status.
     /// The gateway process's id (for signals such as SIGHUP).
     pub fn pid(&self) -> u32 {

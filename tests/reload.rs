@@ -1,0 +1,417 @@
+//! Reloading the configuration of a running `mqgate run` with SIGHUP
+//! (docs/operations.md "Reloading the configuration") while messages flow.
+//!
+//! Expected values: reason codes from IBM MQ "API reason codes" (2053
+//! MQRC_Q_FULL, 2055 MQRC_Q_NOT_EMPTY, 2085 MQRC_UNKNOWN_OBJECT_NAME); a
+//! non-empty local queue is not deleted (IBM MQ "DELETE queues": "A queue
+//! cannot be deleted if it contains uncommitted messages", and DELETE
+//! QLOCAL without PURGE refuses committed ones with 2055); ALTER QLOCAL
+//! changes MAXDEPTH for later puts (IBM MQ "ALTER queues"); the HTTP
+//! statuses of docs/http-api.md (201 put, 404 for 2085, 503 for 2053) and
+//! RFC 6750 §3 (401 for a token nobody issued); an invalid file's errors
+//! are those `mqgate check-config` prints for it, the reload's oracle.
+
+mod common;
+
+use common::{BIN, Gateway};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+const FLOW: &str = "flow-token-kept-across-reloads";
+const OLD: &str = "old-token-removed-by-the-reload";
+const NEW: &str = "new-token-added-by-the-reload";
+
+fn sha(t: &str) -> String {
+    hex::encode(Sha256::digest(t.as_bytes()))
+}
+
+/// The configuration before the reload: Q.GONE (empty) and Q.BUSY (will
+/// hold messages) are taken out by the reload, Q.ALT's MAXDEPTH goes from
+/// 2 to 4, token OLD is replaced by NEW.
+fn before() -> String {
+    format!(
+        r#"queue_manager:
+  name: QMRELOAD
+queues:
+  - {{ type: local, name: Q.FLOW, max_depth: 100000 }}
+  - {{ type: local, name: Q.GONE }}
+  - {{ type: local, name: Q.BUSY }}
+  - {{ type: local, name: Q.ALT, max_depth: 2 }}
+security:
+  tokens:
+    - {{ principal: flow, sha256: "{}" }}
+    - {{ principal: app, sha256: "{}" }}
+  authorities:
+    - {{ principal: flow, profile: "**", authorities: [all] }}
+    - {{ principal: flow, profile: "QMRELOAD", type: qmgr, authorities: [all] }}
+    - {{ principal: app, profile: "**", authorities: [put, get, browse] }}
+"#,
+        sha(FLOW),
+        sha(OLD)
+    )
+}
+
+fn after() -> String {
+    format!(
+        r#"queue_manager:
+  name: QMRELOAD
+queues:
+  - {{ type: local, name: Q.FLOW, max_depth: 100000 }}
+  - {{ type: local, name: Q.ALT, max_depth: 4 }}
+  - {{ type: local, name: Q.NEW }}
+security:
+  tokens:
+    - {{ principal: flow, sha256: "{}" }}
+    - {{ principal: app, sha256: "{}" }}
+  authorities:
+    - {{ principal: flow, profile: "**", authorities: [all] }}
+    - {{ principal: flow, profile: "QMRELOAD", type: qmgr, authorities: [all] }}
+    - {{ principal: app, profile: "**", authorities: [put, get, browse] }}
+"#,
+        sha(FLOW),
+        sha(NEW)
+    )
+}
+
+/// A put of `data` to `q` with bearer token `token`: (status, body).
+fn put_as(g: &Gateway, token: &str, q: &str, data: &[u8]) -> (u16, Value) {
+    let r = ureq::post(&format!("{}/v1/queues/{q}/messages", g.base))
+        .set("Authorization", &format!("Bearer {token}"))
+        .set("Content-Type", "application/octet-stream")
+        .send_bytes(data);
+    let r = match r {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("put to {q}: {e}"),
+    };
+    let st = r.status();
+    (st, r.into_json().unwrap_or(Value::Null))
+}
+
+/// Waits until the gateway's log holds `n` lines with `marker`; returns
+/// the log.
+fn wait_log(g: &Gateway, marker: &str, n: usize) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let log = std::fs::read_to_string(g.log_path()).unwrap_or_default();
+        if log.matches(marker).count() >= n {
+            return log;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no {n} x {marker:?} in the log:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// What `mqgate check-config` prints on stderr for `file` (the errors, the
+/// count line left out).
+fn check_config_errors(file: &std::path::Path) -> Vec<String> {
+    let out = Command::new(BIN)
+        .arg("check-config")
+        .arg(file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "check-config accepted it");
+    String::from_utf8(out.stderr)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.ends_with("error(s)"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The queue names `GET /v1/queues` lists.
+fn queue_names(g: &Gateway) -> Vec<String> {
+    let (st, v) = g.call("GET", "/v1/queues", None);
+    assert_eq!(st, 200, "{v}");
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn sighup_applies_a_valid_file_and_keeps_everything_on_an_invalid_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start_with_token(dir.path(), &before(), FLOW);
+
+    // Q.BUSY holds two messages; Q.ALT is full at MAXDEPTH 2.
+    for i in 0..2 {
+        assert_eq!(g.put("Q.BUSY", "", format!("busy {i}").as_bytes()).0, 201);
+        assert_eq!(g.put("Q.ALT", "", format!("alt {i}").as_bytes()).0, 201);
+    }
+    let (st, v) = g.put("Q.ALT", "", b"third");
+    assert_eq!((st, v["mqrc"].as_i64()), (503, Some(2053)), "{v}");
+    assert_eq!(put_as(&g, OLD, "Q.FLOW", b"old token").0, 201);
+
+    // Messages flow onto Q.FLOW through every reload; each put answered
+    // 201 is counted.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flow = {
+        let stop = Arc::clone(&stop);
+        let base = g.base.clone();
+        std::thread::spawn(move || {
+            let mut sent = Vec::new();
+            let mut n = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                let body = format!("flow {n}");
+                let r = ureq::post(&format!("{base}/v1/queues/Q.FLOW/messages"))
+                    .set("Authorization", &format!("Bearer {FLOW}"))
+                    .set("Content-Type", "application/octet-stream")
+                    .send_bytes(body.as_bytes());
+                match r {
+                    Ok(r) if r.status() == 201 => sent.push(body),
+                    Ok(r) => panic!("put {n}: {}", r.status()),
+                    Err(e) => panic!("put {n}: {e}"),
+                }
+                n += 1;
+            }
+            sent
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+
+    // A valid file.
+    std::fs::write(g.config_path(), after()).unwrap();
+    g.hangup();
+    let log = wait_log(&g, "configuration reloaded", 1);
+    // One INFO summary; Q.BUSY kept with 2055 and its depth.
+    assert!(
+        log.contains(
+            "configuration reloaded: queues defined Q.NEW, altered Q.ALT, deleted Q.GONE, kept Q.BUSY"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("queue Q.BUSY holds 2 message(s)"), "{log}");
+    assert!(log.contains("2055 MQRC_Q_NOT_EMPTY"), "{log}");
+
+    let names = queue_names(&g);
+    assert!(names.contains(&"Q.NEW".to_string()), "{names:?}");
+    assert!(!names.contains(&"Q.GONE".to_string()), "{names:?}");
+    assert!(names.contains(&"Q.BUSY".to_string()), "{names:?}");
+    assert_eq!(g.depth("Q.BUSY"), 2);
+    assert_eq!(g.put("Q.NEW", "", b"new queue").0, 201);
+    let (st, v) = g.put("Q.GONE", "", b"gone");
+    assert_eq!((st, v["mqrc"].as_i64()), (404, Some(2085)), "{v}");
+    // MAXDEPTH 4 now: two more fit, the fifth is refused.
+    assert_eq!(g.put("Q.ALT", "", b"third").0, 201);
+    assert_eq!(g.put("Q.ALT", "", b"fourth").0, 201);
+    let (st, v) = g.put("Q.ALT", "", b"fifth");
+    assert_eq!((st, v["mqrc"].as_i64()), (503, Some(2053)), "{v}");
+    // The removed token is refused, the new one accepted.
+    assert_eq!(put_as(&g, OLD, "Q.NEW", b"old").0, 401);
+    assert_eq!(put_as(&g, NEW, "Q.NEW", b"new").0, 201);
+
+    // Bad YAML: nothing changes, the error is logged with line and column
+    // exactly as check-config prints it.
+    let bad_yaml = "queues:\n  - { type: local, name: Q.BROKEN\nsecurity: [\n";
+    std::fs::write(g.config_path(), bad_yaml).unwrap();
+    let expected = check_config_errors(g.config_path());
+    assert_eq!(expected.len(), 1, "{expected:?}");
+    let path = g.config_path().display().to_string();
+    assert!(expected[0].starts_with(&format!("{path}:")), "{expected:?}");
+    g.hangup();
+    let log = wait_log(&g, "the running configuration stays", 1);
+    assert!(
+        log.contains(&format!("configuration not reloaded: {}", expected[0])),
+        "{expected:?}\n{log}"
+    );
+
+    // A validation error (MAXDEPTH 0, IBM MQ's range is 1 to 999999999):
+    // the same.
+    let invalid = after().replace("name: Q.NEW }", "name: Q.NEW, max_depth: 0 }");
+    std::fs::write(g.config_path(), &invalid).unwrap();
+    let expected = check_config_errors(g.config_path());
+    assert_eq!(expected.len(), 1, "{expected:?}");
+    assert!(
+        expected[0].starts_with(&format!("{path}:6:")) && expected[0].contains("max_depth"),
+        "{expected:?}"
+    );
+    g.hangup();
+    let log = wait_log(&g, "the running configuration stays", 2);
+    assert!(
+        log.contains(&format!("configuration not reloaded: {}", expected[0])),
+        "{expected:?}\n{log}"
+    );
+    assert_eq!(log.matches("configuration reloaded:").count(), 1, "{log}");
+
+    // Everything as after the valid reload.
+    let names = queue_names(&g);
+    assert!(names.contains(&"Q.NEW".to_string()), "{names:?}");
+    assert!(!names.contains(&"Q.BROKEN".to_string()), "{names:?}");
+    assert_eq!(put_as(&g, NEW, "Q.NEW", b"still").0, 201);
+    assert_eq!(put_as(&g, OLD, "Q.NEW", b"still not").0, 401);
+    let (st, v) = g.put("Q.ALT", "", b"still full");
+    assert_eq!((st, v["mqrc"].as_i64()), (503, Some(2053)), "{v}");
+
+    // POST /v1/admin/reload needs +ctrl on the queue manager: app has
+    // none (403 with 2035 MQRC_NOT_AUTHORIZED, docs/security.md).
+    let r = ureq::post(&format!("{}/v1/admin/reload", g.base))
+        .set("Authorization", &format!("Bearer {NEW}"))
+        .call();
+    let Err(ureq::Error::Status(403, r)) = r else {
+        panic!("not refused: {r:?}")
+    };
+    let v: Value = r.into_json().unwrap();
+    assert_eq!(v["mqrc"], 2035, "{v}");
+    // flow holds it: the invalid file answers 400 with check-config's errors.
+    let (st, v) = g.call("POST", "/v1/admin/reload", None);
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(v["errors"], serde_json::json!(expected), "{v}");
+    // The valid file again: nothing left to change but Q.BUSY, still kept.
+    std::fs::write(g.config_path(), after()).unwrap();
+    let (st, v) = g.call("POST", "/v1/admin/reload", None);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["queues"]["defined"], serde_json::json!([]), "{v}");
+    assert_eq!(v["queues"]["deleted"], serde_json::json!([]), "{v}");
+    assert_eq!(v["queues"]["kept"][0]["name"], "Q.BUSY", "{v}");
+    assert_eq!(v["queues"]["kept"][0]["mqrc"], 2055, "{v}");
+    assert_eq!(v["needs_restart"], serde_json::json!([]), "{v}");
+
+    // Every message put while reloading is on Q.FLOW once: the one put
+    // with the old token first, then the flow in order.
+    stop.store(true, Ordering::Relaxed);
+    let sent = flow.join().unwrap();
+    assert!(
+        sent.len() > 10,
+        "only {} puts during the reloads",
+        sent.len()
+    );
+    let mut got = Vec::new();
+    loop {
+        let (st, v) = g.get_ack("Q.FLOW", "");
+        if st == 404 {
+            assert_eq!(v["mqrc"].as_i64(), Some(2033), "{v}");
+            break;
+        }
+        assert_eq!(st, 200, "{v}");
+        got.push(String::from_utf8(common::data(&v)).unwrap());
+    }
+    assert_eq!(got.first().map(String::as_str), Some("old token"));
+    assert_eq!(&got[1..], &sent[..], "lost, duplicated or reordered");
+}
+
+/// GWA's configuration: a remote queue TO.B for Q.IN on GWB through
+/// transmission queue TO.GWB, and `channels` (YAML list items).
+fn sender_side(channels: &str) -> String {
+    format!(
+        "queue_manager:
+  name: GWA
+  default_xmit_queue: ''
+queues:
+  - {{ type: local, name: TO.GWB, usage: xmitq }}
+  - {{ type: remote, name: TO.B, remote_q_name: Q.IN, remote_q_mgr_name: GWB, xmit_q: TO.GWB }}
+channels: {channels}
+"
+    )
+}
+
+fn sender_channel(b: &Gateway, heartbeat_ms: u32) -> String {
+    format!(
+        "
+  - type: sender
+    name: A.TO.B
+    xmit_queue: TO.GWB
+    connect: {}
+    batch_size: 2
+    heartbeat_ms: {heartbeat_ms}
+    reconnect: {{ first_ms: 20, max_ms: 200 }}",
+        b.listen_addr()
+    )
+}
+
+/// Polls until `q` on `g` has `depth` messages.
+fn wait_depth(g: &Gateway, q: &str, depth: u64) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while g.depth(q) != depth {
+        assert!(
+            Instant::now() < deadline,
+            "{q} stays at {} messages, not {depth}",
+            g.depth(q)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A reload that adds a sender channel starts it, one that removes it
+/// stops it (messages put meanwhile wait on the transmission queue), and
+/// one that changes it restarts it; every message reaches GWB once, in
+/// order (IBM MQ "Channel states": a stopped sender leaves its messages on
+/// the transmission queue).
+#[test]
+fn sighup_starts_stops_and_restarts_a_sender_channel() {
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(
+        dir_b.path(),
+        "queue_manager:\n  name: GWB\nqueues:\n  - { type: local, name: Q.IN }\nchannels:\n  - type: receiver\n    name: A.TO.B\n",
+    );
+    let dir_a = tempfile::tempdir().unwrap();
+    let a = Gateway::start(dir_a.path(), &sender_side("[]"));
+    let mut n = 0;
+    let mut put = |count: usize| {
+        for _ in 0..count {
+            let (st, v) = a.put("TO.B", "persistent=true", format!("m{n}").as_bytes());
+            assert_eq!(st, 201, "{v}");
+            n += 1;
+        }
+    };
+    put(4);
+    assert_eq!(a.depth("TO.GWB"), 4);
+
+    // Added: started, the four waiting messages delivered.
+    std::fs::write(a.config_path(), sender_side(&sender_channel(&b, 200))).unwrap();
+    a.hangup();
+    let log = wait_log(&a, "configuration reloaded:", 1);
+    assert!(
+        log.contains("channels started A.TO.B, stopped none"),
+        "{log}"
+    );
+    wait_depth(&b, "Q.IN", 4);
+    wait_depth(&a, "TO.GWB", 0);
+
+    // Removed: stopped; what is put now waits on TO.GWB.
+    std::fs::write(a.config_path(), sender_side("[]")).unwrap();
+    a.hangup();
+    let log = wait_log(&a, "configuration reloaded:", 2);
+    assert!(
+        log.contains("channels started none, stopped A.TO.B"),
+        "{log}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    put(3);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(a.depth("TO.GWB"), 3);
+    assert_eq!(b.depth("Q.IN"), 4);
+
+    // Added again, then changed (heartbeat): restarted; all delivered.
+    std::fs::write(a.config_path(), sender_side(&sender_channel(&b, 200))).unwrap();
+    a.hangup();
+    wait_log(&a, "configuration reloaded:", 3);
+    wait_depth(&b, "Q.IN", 7);
+    std::fs::write(a.config_path(), sender_side(&sender_channel(&b, 300))).unwrap();
+    a.hangup();
+    let log = wait_log(&a, "configuration reloaded:", 4);
+    assert!(log.contains("restarted A.TO.B"), "{log}");
+    put(2);
+    wait_depth(&b, "Q.IN", 9);
+    wait_depth(&a, "TO.GWB", 0);
+
+    let mut got = Vec::new();
+    loop {
+        let (st, v) = b.get_ack("Q.IN", "");
+        if st == 404 {
+            break;
+        }
+        assert_eq!(st, 200, "{v}");
+        got.push(String::from_utf8(common::data(&v)).unwrap());
+    }
+    let want: Vec<String> = (0..9).map(|i| format!("m{i}")).collect();
+    assert_eq!(got, want, "lost, duplicated or reordered");
+}
