@@ -151,6 +151,21 @@ fn a_list_put_with_one_bad_destination_stores_nothing() {
         Some(("application/json", br#"{"destinations": [], "data": "x"}"#)),
     );
     assert_eq!((st, v["mqrc"].clone()), (400, json!(2154)), "{v}");
+    // A body that is no JSON: 400 / 2004 MQRC_BUFFER_ERROR (docs/http-api.md
+    // "Errors"), its place named once: serde_json's text for a body cut
+    // after `[` ends with " at line 1 column 18", which the message does
+    // not repeat (src/http/error.rs `json_error_text`).
+    let (st, v) = g.call(
+        "POST",
+        "/v1/messages",
+        Some(("application/json", br#"{"destinations": ["#)),
+    );
+    assert_eq!((st, v["mqrc"].clone()), (400, json!(2004)), "{v}");
+    assert_eq!(
+        v["message"],
+        "the JSON body is not valid at line 1, column 18: EOF while parsing a list"
+    );
+    assert_eq!(g.depth("A"), 0);
 }
 
 #[test]

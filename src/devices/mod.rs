@@ -167,17 +167,17 @@ impl Devices {
     /// stopping (nothing changed); 2003 MQRC_BACKED_OUT when the
     /// lease is not open on that device queue (acknowledged already,
     /// expired, another queue's or not issued since the gateway started —
-    /// e.g. from before a restart; nothing changes then), or the queue holds
-    /// no message (none reached it yet, or it was retired once empty,
-    /// src/qmgr/idle.rs).
+    /// e.g. from before a restart; nothing changes then), also when the
+    /// queue does not exist (none reached it yet, or it was retired once
+    /// empty, src/qmgr/idle.rs) — with the same message, so that the answer
+    /// to a stale lease does not depend on whether the sweep has run.
     pub async fn ack(&self, device: &str, queue: &str, lease: Token) -> Result<(), QmError> {
-        let Some(obj) = self.find(device, queue).await? else {
-            return Err(QmError::new(
-                mqgate_codecs::mq::Mqrc::BACKED_OUT,
-                format!(
-                    "lease {lease} is not open on queue {queue} of device {device}: the queue holds no message"
-                ),
-            ));
+        let obj = match self.find(device, queue).await? {
+            Some(obj) => obj,
+            None => self.mqi.open(
+                &crate::route::DeviceQueueManagers::local_name(device, queue)?,
+                "",
+            )?,
         };
         let acks = self.acks.get_or_init(|| AckGroup::start(self.mqi.clone()));
         acks.ack(&obj, lease).await

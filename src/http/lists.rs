@@ -90,9 +90,8 @@ async fn put_json_list(
         ApiError::new(
             Mqrc::BUFFER_ERROR,
             format!(
-                "the JSON body is not valid (line {}, column {}): {e}",
-                e.line(),
-                e.column()
+                "the JSON body is not valid at {}",
+                super::json_error_text(&e)
             ),
         )
     })?;

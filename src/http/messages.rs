@@ -361,9 +361,8 @@ pub async fn put(
             ApiError::new(
                 Mqrc::BUFFER_ERROR,
                 format!(
-                    "the JSON body is not valid (line {}, column {}): {e}",
-                    e.line(),
-                    e.column()
+                    "the JSON body is not valid at {}",
+                    super::json_error_text(&e)
                 ),
             )
         })?;

@@ -125,6 +125,47 @@ fn an_emptied_device_queue_is_retired_and_the_next_message_creates_it_again() {
     assert!(!qm.has_object("DEV1/INBOX"));
 }
 
+#[test]
+fn a_put_by_the_local_name_of_a_retired_device_queue_creates_it_again() {
+    // docs/config.md `devices`: queue Q of device QMGR is the local queue
+    // QMGR/Q, which exists only while it holds something. A put naming
+    // QMGR/Q at this queue manager reaches it whether or not the sweep has
+    // retired it, as a put to Q at QMGR does (before, it answered 2085
+    // MQRC_UNKNOWN_OBJECT_NAME once the queue was retired).
+    let dir = tempfile::tempdir().unwrap();
+    let qm = open(dir.path());
+    let by_name = |data: &'static str| {
+        qm.put(
+            "DEV1/INBOX",
+            Mqmd::default(),
+            Charset::Ascii,
+            Bytes::from_static(data.as_bytes()),
+            &PutOptions::default(),
+        )
+    };
+    assert_eq!(by_name("one").unwrap().queue, "DEV1/INBOX");
+    assert_eq!(&get(&qm, "DEV1/INBOX", NOW).unwrap().data[..], b"one");
+    assert_eq!(qm.retire_idle_queues(), 1);
+    assert!(!qm.has_object("DEV1/INBOX"));
+    assert_eq!(by_name("two").unwrap().queue, "DEV1/INBOX");
+    assert_eq!(qm.device_queues("DEV1"), ["INBOX"]);
+    assert_eq!(&get(&qm, "DEV1/INBOX", NOW).unwrap().data[..], b"two");
+    // A name whose queue part is empty is no device queue's (a device
+    // queue name has 1 to 48 characters, IBM MQ "Rules for naming IBM MQ
+    // objects"): a put or a get of it is 2085 MQRC_UNKNOWN_OBJECT_NAME, as
+    // for any name no object has.
+    let put = qm.put(
+        "DEV1/",
+        Mqmd::default(),
+        Charset::Ascii,
+        Bytes::new(),
+        &PutOptions::default(),
+    );
+    assert_eq!(put.unwrap_err().mqrc, Mqrc::UNKNOWN_OBJECT_NAME);
+    assert_eq!(get(&qm, "DEV1/", NOW).unwrap_err().mqrc.0, 2085);
+    assert!(!qm.has_object("DEV1/"));
+}
+
 /// A [`PutCheck`] that refuses every put, as one refuses a message that is
 /// no RTQ request (docs/tuxedo.md).
 struct RefuseAll;

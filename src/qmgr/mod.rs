@@ -504,10 +504,10 @@ impl QueueManager {
     }
 
     /// True when `name` is a device queue's name `QMGR/QUEUE` (its queue
-    /// manager part a device queue manager), whether or not the queue
-    /// exists now.
+    /// manager part a device queue manager, its queue part not empty),
+    /// whether or not the queue exists now.
     pub fn is_device_queue_name(&self, name: &str) -> bool {
-        self.router.devices().owner(name).is_some()
+        self.router.devices().split(name).is_some()
     }
 
     /// 2033 for a get from device queue `q` that does not exist: it

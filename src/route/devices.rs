@@ -9,7 +9,7 @@ use super::view::Objects;
 use super::{Destination, NewQueue, Origin};
 use crate::config::{DevicesConfig, LocalQueueDef, Usage};
 use crate::qmgr::QmError;
-use crate::qmgr::names::{check_object_name, check_q_mgr_name, matches_pattern};
+use crate::qmgr::names::{check_object_name, check_q_mgr_name, matches_pattern, shown};
 use mqgate_codecs::mq::Mqrc;
 use mqgate_codecs::mq::constants::len;
 
@@ -86,7 +86,7 @@ impl DeviceQueueManagers {
         check_object_name(q, len::Q_NAME).map_err(|e| {
             QmError::new(
                 Mqrc::OBJECT_NAME_ERROR,
-                format!("device queue name {q:?}: {e}"),
+                format!("device queue name {}: {e}", shown(q)),
             )
         })?;
         let name = format!("{q_mgr}{SEPARATOR}{q}");
@@ -110,6 +110,15 @@ impl DeviceQueueManagers {
         name.split_once(SEPARATOR)
             .map(|(q_mgr, _)| q_mgr)
             .filter(|q_mgr| self.is_device(q_mgr))
+    }
+
+    /// The device queue manager and the queue on it of the device queue
+    /// named `name` (`QMGR/QUEUE`, split at the first `/`): `None` when the
+    /// part before the `/` is no device queue manager or the queue part is
+    /// empty (no device queue can have that name).
+    pub fn split<'a>(&self, name: &'a str) -> Option<(&'a str, &'a str)> {
+        name.split_once(SEPARATOR)
+            .filter(|(q_mgr, q)| !q.is_empty() && self.is_device(q_mgr))
     }
 
     /// The definition of the device queue `name`: MQ's default attributes

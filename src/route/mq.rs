@@ -128,7 +128,23 @@ impl Router {
                 Mqrc::Q_TYPE_ERROR,
                 format!("{q} is a queue manager alias or model queue; put to a queue"),
             )),
-            None => dynamic(objs, q).ok_or_else(|| unknown(q)),
+            None => match dynamic(objs, q) {
+                Some(d) => Ok(d),
+                None => self.device_by_local_name(objs, q),
+            },
+        }
+    }
+
+    /// A put naming a device queue by its local name `QMGR/QUEUE` that no
+    /// object has: the device queue, created as a put to QUEUE at QMGR
+    /// creates it. A device queue exists only while it holds something
+    /// (docs/config.md `devices`), so without this a put by that name would
+    /// succeed or fail (2085) depending on whether the sweep had retired
+    /// the queue. Any other name: 2085.
+    fn device_by_local_name(&self, objs: &dyn Objects, q: &str) -> Result<Destination, QmError> {
+        match self.devices.split(q) {
+            Some((q_mgr, queue)) => self.devices.destination(objs, q_mgr, queue),
+            None => Err(unknown(q)),
         }
     }
 

@@ -370,6 +370,38 @@ fn device_queue_manager_after_named_xmitq_before_default_xmitq() {
 }
 
 #[test]
+fn a_device_queue_named_by_its_local_name_is_created_like_one_named_at_its_device() {
+    // docs/config.md `devices`: queue Q of device QMGR is the local queue
+    // QMGR/Q, created by the first message for it; a put naming QMGR/Q at
+    // this queue manager creates it too (it exists only while needed).
+    let r = router("DEFXQ");
+    let d = defs();
+    let n = created(put(&r, &d, "DEV0001/INBOX", ""));
+    assert_eq!(n.def.name, "DEV0001/INBOX");
+    assert_eq!(n.def.max_depth, 77);
+    assert_eq!(
+        n.origin,
+        Origin::Device {
+            q_mgr: "DEV0001".into()
+        }
+    );
+    // Split at the first `/`: the queue part may hold `/`.
+    assert_eq!(
+        created(put(&r, &d, "DEV0001/A/B", "QM1")).def.name,
+        "DEV0001/A/B"
+    );
+    // Not a device, or no queue part: 2085 as for any undefined name;
+    // an object of that name is used as it is.
+    assert_eq!(rc(put(&r, &d, "NODEV/INBOX", "")), 2085);
+    assert_eq!(rc(put(&r, &d, "QM1/INBOX", "")), 2085);
+    assert_eq!(rc(put(&r, &d, "DEV0001/", "")), 2085);
+    is_local(
+        put(&r, &defs().local("DEV0001/INBOX"), "DEV0001/INBOX", ""),
+        "DEV0001/INBOX",
+    );
+}
+
+#[test]
 fn device_queue_names_must_fit_48_characters() {
     // IBM MQ "Rules for naming IBM MQ objects": a queue name has at most 48
     // characters; a device queue whose local name QMGR/QUEUE is longer could
@@ -396,6 +428,19 @@ fn device_queue_names_must_fit_48_characters() {
         "{}",
         e.message
     );
+    // An overlong one is quoted as docs/http-api.md "Errors" says: its
+    // first 64 characters, `…` and its length in bytes, never whole.
+    let e = put(&r, &d, &"Q".repeat(5000), "DEV0001").unwrap_err();
+    assert_eq!(e.mqrc, Mqrc(2152));
+    assert!(
+        e.message.starts_with(&format!(
+            "device queue name \"{}\"… (5000 bytes): ",
+            "Q".repeat(64)
+        )),
+        "{}",
+        e.message
+    );
+    assert!(!e.message.contains(&"Q".repeat(65)), "{}", e.message);
 }
 
 #[test]
