@@ -82,7 +82,8 @@ impl Uow {
     }
 }
 
-/// "unit of work timed out and was backed out" (src/log_limit.rs).
+/// "unit of work timed out and was backed out" and "lease expired; its
+/// message was backed out" (src/log_limit.rs).
 static TIMED_OUT: Repeats = Repeats::per_minute();
 
 fn not_open(id: u64) -> QmError {
@@ -232,8 +233,19 @@ impl QueueManager {
                 if let Ok(Ok(())) = done
                     && let Some(suppressed) = TIMED_OUT.admit("")
                 {
-                    let queue = queue.unwrap_or_default();
-                    tracing::warn!(uow = id, %queue, suppressed, "unit of work timed out and was backed out");
+                    // A unit of work with a lease queue is a get under a
+                    // lease (docs/http-api.md "Tokens"): say so in the
+                    // operator's terms.
+                    match queue {
+                        Some(queue) => {
+                            tracing::warn!(uow = id, %queue, suppressed, "lease expired; its message was backed out")
+                        }
+                        None => tracing::warn!(
+                            uow = id,
+                            suppressed,
+                            "unit of work timed out and was backed out"
+                        ),
+                    }
                 }
                 tracing::debug!(uow = id, "unit of work timed out");
                 return;
