@@ -117,9 +117,8 @@ fn invalid(message: String) -> TpFailure {
 fn parse_body(t: &Tedg, body: &[u8]) -> Result<Tpenqueue, TpFailure> {
     let b: TpenqueueBody = serde_json::from_slice(body).map_err(|e| {
         invalid(format!(
-            "the JSON body is not valid (line {}, column {}): {e}",
-            e.line(),
-            e.column()
+            "the JSON body is not valid: {}",
+            crate::http::json_error_text(&e)
         ))
     })?;
     let (buftype, data) = match (b.data_base64, b.fml32) {
