@@ -117,7 +117,7 @@ fn invalid(message: String) -> TpFailure {
 fn parse_body(t: &Tedg, body: &[u8]) -> Result<Tpenqueue, TpFailure> {
     let b: TpenqueueBody = serde_json::from_slice(body).map_err(|e| {
         invalid(format!(
-            "the JSON body is not valid: {}",
+            "the JSON body is not valid at {}",
             crate::http::json_error_text(&e)
         ))
     })?;
