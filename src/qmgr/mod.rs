@@ -272,6 +272,7 @@ impl QueueManager {
             max_seq: 0,
             messages: 0,
             device_queues: 0,
+            unsummarised: Vec::new(),
         };
         loader.load()?;
         let (max_seq, count, device_queues) =

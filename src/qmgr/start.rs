@@ -31,6 +31,10 @@ pub(super) struct Loader<'a> {
     pub messages: usize,
     /// Device queues created.
     pub device_queues: usize,
+    /// Keys stored without a summary (a file written before summaries
+    /// existed): their records are read once the store's reading thread
+    /// is done, since a read may wait for the lock that thread holds.
+    pub unsummarised: Vec<u64>,
 }
 
 impl Loader<'_> {
@@ -69,7 +73,11 @@ impl Loader<'_> {
             Some(r) => r,
             None => store.load_index_parts(&mut |part| self.take(part)),
         };
-        read.map_err(store_error)
+        read.map_err(store_error)?;
+        for seq in std::mem::take(&mut self.unsummarised) {
+            self.place(seq, &[]);
+        }
+        Ok(())
     }
 
     /// One part from the store.
@@ -85,52 +93,61 @@ impl Loader<'_> {
 
     /// Places the messages of `part` on their queues, creating the queues.
     fn add(&mut self, part: &Summaries) {
-        let device_stats = self.group_stats.of(stats::QueueGroup::Device);
         for (seq, summary) in part.iter() {
             self.max_seq = self.max_seq.max(seq);
             self.messages += 1;
-            let found = match stored::found(self.store, seq, summary) {
-                Ok(v) => v,
-                Err(e) => {
-                    tracing::error!(key = seq, error = %e, "stored message cannot be read; left in the store");
-                    continue;
-                }
-            };
-            let queue = &*found.queue;
-            let pos = queue::position(i32::from(found.priority), seq);
-            let entry = Entry::stored(found.index, EntryState::Ready);
-            if let Some(Object::Local(lq)) = self.table.objects.get(queue) {
-                lq.lock().insert(pos, entry);
-                continue;
+            if summary.is_empty() {
+                self.unsummarised.push(seq);
+            } else {
+                self.place(seq, summary);
             }
-            let mut lq = match self.router.devices().owner(queue) {
-                Some(_) => {
-                    self.device_queues += 1;
-                    LocalQueue::device(
-                        queue.into(),
-                        Arc::clone(self.device_def),
-                        Arc::clone(&device_stats),
-                        Arc::clone(self.idle),
-                    )
-                }
-                None => {
-                    let def = route::model_for(&self.table.models, queue).cloned().unwrap_or_else(|| {
-                        tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
-                        LocalQueueDef::with_defaults(queue, Usage::Normal)
-                    });
-                    let def = LocalQueueDef {
-                        name: queue.to_string(),
-                        dynamic_q_name: None,
-                        ..def
-                    };
-                    LocalQueue::with_stats(def, self.group_stats.of(stats::QueueGroup::Dynamic))
-                }
-            };
-            // Not shared yet: its first message goes in without a lock.
-            lq.contents_mut().insert(pos, entry);
-            // The table's key and the queue's name are one allocation.
-            let name = Arc::clone(&lq.name);
-            self.table.objects.insert(name, Object::Local(Arc::new(lq)));
         }
+    }
+
+    /// Places the message stored under `seq` with `summary` (empty: read
+    /// its record) on its queue, creating the queue.
+    fn place(&mut self, seq: u64, summary: &[u8]) {
+        let found = match stored::found(self.store, seq, summary) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::error!(key = seq, error = %e, "stored message cannot be read; left in the store");
+                return;
+            }
+        };
+        let queue = &*found.queue;
+        let pos = queue::position(i32::from(found.priority), seq);
+        let entry = Entry::stored(found.index, EntryState::Ready);
+        if let Some(Object::Local(lq)) = self.table.objects.get(queue) {
+            lq.lock().insert(pos, entry);
+            return;
+        }
+        let mut lq = match self.router.devices().owner(queue) {
+            Some(_) => {
+                self.device_queues += 1;
+                LocalQueue::device(
+                    queue.into(),
+                    Arc::clone(self.device_def),
+                    self.group_stats.of(stats::QueueGroup::Device),
+                    Arc::clone(self.idle),
+                )
+            }
+            None => {
+                let def = route::model_for(&self.table.models, queue).cloned().unwrap_or_else(|| {
+                    tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
+                    LocalQueueDef::with_defaults(queue, Usage::Normal)
+                });
+                let def = LocalQueueDef {
+                    name: queue.to_string(),
+                    dynamic_q_name: None,
+                    ..def
+                };
+                LocalQueue::with_stats(def, self.group_stats.of(stats::QueueGroup::Dynamic))
+            }
+        };
+        // Not shared yet: its first message goes in without a lock.
+        lq.contents_mut().insert(pos, entry);
+        // The table's key and the queue's name are one allocation.
+        let name = Arc::clone(&lq.name);
+        self.table.objects.insert(name, Object::Local(Arc::new(lq)));
     }
 }
