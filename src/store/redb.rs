@@ -98,8 +98,8 @@ pub const RETRY: Duration = Duration::from_millis(500);
 const CACHE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Keys in each part [`Store::load_index_parts`] hands over (about 4 MiB
-/// of summaries).
-const PART_KEYS: usize = 65_536;
+/// of summaries); in tests a few, so that every start takes many parts.
+const PART_KEYS: usize = if cfg!(test) { 3 } else { 65_536 };
 
 /// Fewest new records a batch needs before they are written as a segment.
 pub const SEGMENT_MIN: usize = 4;
