@@ -97,6 +97,9 @@ pub const RETRY: Duration = Duration::from_millis(500);
 /// on the way.
 const CACHE_BYTES: usize = 16 * 1024 * 1024;
 
+/// Where a scan hands each live key with its summary.
+type SummarySink<'a> = &'a mut dyn FnMut(u64, &[u8]);
+
 /// Keys in each part [`Store::load_index_parts`] hands over (about 4 MiB
 /// of summaries); in tests a few, so that every start takes many parts.
 const PART_KEYS: usize = if cfg!(test) { 3 } else { 65_536 };
@@ -635,7 +638,7 @@ impl RedbStore {
     fn scan(
         &self,
         db: &Database,
-        mut summaries: Option<&mut dyn FnMut(u64, &[u8])>,
+        mut summaries: Option<SummarySink<'_>>,
     ) -> Result<SegmentIndex, StoreError> {
         let tx = db.begin_read().map_err(self.fail("begin read"))?;
         let mut index = SegmentIndex {
