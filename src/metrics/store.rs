@@ -39,8 +39,15 @@ impl<S: Store> Store for TimedStore<S> {
         self.inner.load()
     }
 
-    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+    fn load_index(&self) -> Result<crate::store::Summaries, StoreError> {
         self.inner.load_index()
+    }
+
+    fn load_index_parts(
+        &self,
+        each: &mut dyn FnMut(crate::store::IndexPart),
+    ) -> Result<(), StoreError> {
+        self.inner.load_index_parts(each)
     }
 
     fn read(&self, key: u64) -> Result<Option<Vec<u8>>, StoreError> {

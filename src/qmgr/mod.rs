@@ -38,6 +38,7 @@ mod redefine;
 pub use redefine::Redefined;
 mod record;
 mod slots;
+mod start;
 pub mod stats;
 mod stored;
 mod temporary;
@@ -241,7 +242,7 @@ impl QueueManager {
         let mut objects = foldhash::HashMap::default();
         let mut models = Vec::new();
         for def in config.effective_queues() {
-            let name = def.name().to_string();
+            let name: Arc<str> = def.name().into();
             let obj = match def {
                 QueueDef::Local(d) => Object::Local(Arc::new(LocalQueue::new(d))),
                 QueueDef::Model(d) => {
@@ -260,65 +261,24 @@ impl QueueManager {
         };
         let idle = Arc::new(idle::IdleList::default());
         let group_stats = stats::GroupStats::default();
-        let mut max_seq = 0;
+        let device_def = Arc::new(router.devices().queue_def(""));
         // Summaries only: the messages' MQMDs and data stay in the store
         // until a get needs them (src/qmgr/stored.rs).
-        let summaries = store.load_index().map_err(store_error)?;
-        let count = summaries.len();
-        // Room for a queue per message (a device queue each, at most): no
-        // rehash while a million device queues are created; what is not
-        // used is given back below.
-        table.objects.reserve(count);
-        let mut device_queues = 0;
-        let device_def = Arc::new(router.devices().queue_def(""));
-        let device_stats = group_stats.of(stats::QueueGroup::Device);
-        for (seq, summary) in summaries {
-            max_seq = max_seq.max(seq);
-            let found = match stored::found(&*store, seq, &summary) {
-                Ok(v) => v,
-                Err(e) => {
-                    tracing::error!(key = seq, error = %e, "stored message cannot be read; left in the store");
-                    continue;
-                }
-            };
-            let queue = &*found.queue;
-            let lq = match table.objects.get(queue) {
-                Some(Object::Local(lq)) => Arc::clone(lq),
-                _ => {
-                    let lq = match router.devices().owner(queue) {
-                        Some(_) => {
-                            device_queues += 1;
-                            LocalQueue::device(
-                                queue.into(),
-                                Arc::clone(&device_def),
-                                Arc::clone(&device_stats),
-                                Arc::clone(&idle),
-                            )
-                        }
-                        None => {
-                            let def = route::model_for(&table.models, queue).cloned().unwrap_or_else(|| {
-                                tracing::warn!(queue = %queue, "stored messages for a queue no longer defined; recreated as a local queue");
-                                LocalQueueDef::with_defaults(queue, Usage::Normal)
-                            });
-                            let def = LocalQueueDef {
-                                name: queue.to_string(),
-                                dynamic_q_name: None,
-                                ..def
-                            };
-                            LocalQueue::with_stats(def, group_stats.of(stats::QueueGroup::Dynamic))
-                        }
-                    };
-                    let lq = Arc::new(lq);
-                    table
-                        .objects
-                        .insert(queue.to_string(), Object::Local(Arc::clone(&lq)));
-                    lq
-                }
-            };
-            let pos = queue::position(i32::from(found.priority), seq);
-            lq.lock()
-                .insert(pos, Entry::stored(found.index, EntryState::Ready));
-        }
+        let mut loader = start::Loader {
+            table: &mut table,
+            router: &router,
+            store: &*store,
+            device_def: &device_def,
+            group_stats: &group_stats,
+            idle: &idle,
+            max_seq: 0,
+            messages: 0,
+            device_queues: 0,
+            unsummarised: Vec::new(),
+        };
+        loader.load()?;
+        let (max_seq, count, device_queues) =
+            (loader.max_seq, loader.messages, loader.device_queues);
         table.objects.shrink_to_fit();
         // Built when first needed if the start created device queues
         // (src/qmgr/device_index.rs).
@@ -1091,7 +1051,7 @@ impl QueueManager {
             .map(|(name, obj)| {
                 probe::queue_listed();
                 QueueInfo {
-                    name: name.clone(),
+                    name: name.to_string(),
                     kind: obj.kind(),
                     depth: match obj {
                         Object::Local(q) => Some(q.lock().depth()),

@@ -40,7 +40,7 @@ impl Object {
 /// chosen to collide cannot be prepared in advance; it hashes a queue name
 /// in a fraction of SipHash's time (docs/performance.md "Devices at scale").
 pub(super) struct Table {
-    pub objects: foldhash::HashMap<String, Object>,
+    pub objects: foldhash::HashMap<Arc<str>, Object>,
     /// Model queues in definition order: the first whose pattern matches wins.
     pub models: Vec<LocalQueueDef>,
     /// Notified whenever a queue other than a device queue is created on
@@ -134,20 +134,19 @@ fn create(
     origin: &Origin,
     stats: Arc<super::stats::QueueStats>,
 ) -> Option<Arc<LocalQueue>> {
-    if let Some(obj) = table.objects.get(&def.name) {
+    if let Some(obj) = table.objects.get(def.name.as_str()) {
         return match obj {
             Object::Local(q) => Some(Arc::clone(q)),
             _ => None,
         };
     }
-    let name = def.name.clone();
     let q = match origin {
         Origin::Model { .. } => Arc::new(LocalQueue::with_stats(def, stats)),
         Origin::Device { .. } => {
             // The devices' definition, shared (the router's differs in
             // its name only, src/route/devices.rs).
             let q = Arc::new(LocalQueue::device(
-                def.name.into_boxed_str(),
+                def.name.into(),
                 Arc::clone(&qm.device_def),
                 stats,
                 Arc::clone(&qm.idle),
@@ -158,9 +157,11 @@ fn create(
             q
         }
     };
+    // The table's key and the queue's name are one allocation.
+    let name = Arc::clone(&q.name);
     table
         .objects
-        .insert(name.clone(), Object::Local(Arc::clone(&q)));
+        .insert(Arc::clone(&name), Object::Local(Arc::clone(&q)));
     match origin {
         Origin::Model { model } => {
             tracing::debug!(queue = %name, model = %model, "dynamic queue created");

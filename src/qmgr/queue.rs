@@ -157,8 +157,8 @@ pub struct FindNotes {
 /// parallel, and none of them locks any other queue), and the notification
 /// of waiting getters.
 pub struct LocalQueue {
-    /// The queue's name.
-    pub name: Box<str>,
+    /// The queue's name (shared with the object table's key).
+    pub name: Arc<str>,
     /// Its attributes. Device queues share one definition, the devices'
     /// (docs/config.md `devices`), whose `name` is empty: use
     /// [`LocalQueue::name`].
@@ -235,7 +235,7 @@ impl LocalQueue {
     /// `def`, which joins `idle` whenever it is left without a message
     /// (src/qmgr/idle.rs).
     pub fn device(
-        name: Box<str>,
+        name: Arc<str>,
         def: Arc<LocalQueueDef>,
         stats: Arc<super::stats::QueueStats>,
         idle: Arc<super::idle::IdleList>,
@@ -247,6 +247,12 @@ impl LocalQueue {
             idle: Some(idle),
             shared: Arc::default(),
         }
+    }
+
+    /// The messages of a queue not shared yet (a start filling it), without
+    /// a lock.
+    pub fn contents_mut(&mut self) -> &mut Contents {
+        self.contents.get_mut().unwrap_or_else(|p| p.into_inner())
     }
 
     /// True for a queue created as a device queue (retired once empty and
@@ -316,10 +322,11 @@ pub fn removed_messages() -> u64 {
     REMOVED.load(Ordering::Relaxed)
 }
 
-/// A local queue's messages. Each entry is boxed, so the ordered map's
-/// nodes (11 slots each) hold a pointer per message, not the message; a
-/// queue of one message holds it inline, without a map node, and an
-/// emptied queue holds no allocation (src/qmgr/slots.rs).
+/// A local queue's messages. In a queue of two or more each entry is
+/// boxed, so the ordered map's nodes (11 slots each) hold a pointer per
+/// message, not the message; a queue of one message holds it in place,
+/// without a map node or a box, and an emptied queue holds no allocation
+/// (src/qmgr/slots.rs).
 #[derive(Debug, Default)]
 pub struct Contents {
     entries: Slots,
@@ -341,14 +348,14 @@ impl Contents {
 
     /// Places `entry` at `pos`.
     pub fn insert(&mut self, pos: Position, entry: Entry) {
-        self.entries.insert(pos, Box::new(entry));
+        self.entries.insert(pos, entry);
     }
 
     /// Takes the message at `pos` off the queue.
     pub fn remove(&mut self, pos: &Position) -> Option<Entry> {
         let entry = self.entries.remove(pos)?;
         REMOVED.fetch_add(1, Ordering::Relaxed);
-        Some(*entry)
+        Some(entry)
     }
 
     /// Takes every message off the queue (a temporary dynamic queue's, all

@@ -166,7 +166,7 @@ impl QueueManager {
                     g.oldest_age_s = older(g.oldest_age_s, oldest_age_s);
                 }
                 None => queues.push(QueueSample {
-                    name: name.clone(),
+                    name: name.to_string(),
                     kind: obj.kind(),
                     depth,
                     puts: q.stats.puts(),

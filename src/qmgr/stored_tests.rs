@@ -285,3 +285,37 @@ fn a_message_stored_without_a_summary_is_read_at_the_start() {
         ([9; 24], 7, data(9, 50))
     );
 }
+
+#[test]
+fn segmented_messages_stored_without_summaries_are_read_at_a_start_in_many_parts() {
+    // Twenty records written as one segment, without summaries: the start
+    // takes them in parts of three (src/store/redb.rs in tests), more than
+    // the reading thread may run ahead of the building one, and reads their
+    // records once that thread is done (it holds the segment index's lock
+    // that a read of a segmented record waits for).
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = RedbStore::open(dir.path()).unwrap();
+        let puts = (0..20u8)
+            .map(|i| {
+                let msg = Message {
+                    md: md(5, i + 1),
+                    charset: Charset::Ascii,
+                    data: data(i, 40),
+                    expires_at_ms: None,
+                };
+                (100 + u64::from(i), record::encode("PERSIST", &msg))
+            })
+            .collect();
+        let batch = Batch {
+            puts,
+            ..Batch::default()
+        };
+        crate::store::Store::apply(&store, &batch).unwrap();
+    }
+    let qm = open(dir.path());
+    assert_eq!(qm.depth("PERSIST"), Some(20));
+    assert_eq!(qm.next_put_sequence(), 120);
+    let got = by_correl_id(&qm, 20);
+    assert_eq!(got.data, data(19, 40));
+}

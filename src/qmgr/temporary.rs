@@ -22,13 +22,12 @@ impl QueueManager {
         self.check_running()?;
         names::check_q_name(&def.name)?;
         let mut table = self.table_mut();
-        if table.objects.contains_key(&def.name) {
+        if table.objects.contains_key(def.name.as_str()) {
             return Err(QmError::new(
                 Mqrc::OBJECT_ALREADY_EXISTS,
                 format!("an object named {} exists", def.name),
             ));
         }
-        let name = def.name.clone();
         let def = LocalQueueDef {
             temporary: true,
             dynamic_q_name: None,
@@ -36,9 +35,10 @@ impl QueueManager {
         };
         let stats = self.group_stats.of(super::stats::QueueGroup::Dynamic);
         let queue = LocalQueue::with_stats(def, stats);
+        let name = Arc::clone(&queue.name);
         table
             .objects
-            .insert(name.clone(), Object::Local(Arc::new(queue)));
+            .insert(Arc::clone(&name), Object::Local(Arc::new(queue)));
         table.created.notify_waiters();
         drop(table);
         tracing::debug!(queue = %name, "temporary dynamic queue created");

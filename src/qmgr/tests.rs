@@ -545,8 +545,8 @@ impl Store for FailingStore {
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, crate::store::StoreError> {
         Ok(Vec::new())
     }
-    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, crate::store::StoreError> {
-        Ok(Vec::new())
+    fn load_index(&self) -> Result<crate::store::Summaries, crate::store::StoreError> {
+        Ok(crate::store::Summaries::default())
     }
     fn read(&self, _key: u64) -> Result<Option<Vec<u8>>, crate::store::StoreError> {
         Ok(None)

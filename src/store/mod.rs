@@ -19,8 +19,10 @@ pub mod redb;
 #[cfg(test)]
 mod redb_conformance;
 pub mod segment;
+mod summaries;
 
 pub use error::StoreError;
+pub use summaries::{IndexPart, Summaries};
 
 /// One atomic change: records to insert or overwrite and keys to remove.
 #[derive(Clone, Debug, Default)]
@@ -112,8 +114,23 @@ pub trait Store: Send + Sync {
 
     /// Every live key with its summary ([`Batch::summaries`]; empty when it
     /// was put without one), in ascending key order, without reading the
-    /// records themselves (used at start-up).
-    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError>;
+    /// records themselves (used at start-up), in one block of bytes
+    /// ([`Summaries`]).
+    fn load_index(&self) -> Result<Summaries, StoreError>;
+
+    /// [`Store::load_index`] handed over in parts as it is read, so that a
+    /// start builds its queues while the store is still being read (on
+    /// another thread): first [`IndexPart::Expect`], how many keys the
+    /// parts hold in all, then each part. Across parts the keys come in no
+    /// particular order, and a store that reads again after a failure may
+    /// hand a key twice (with the same summary). The default hands
+    /// [`Store::load_index`] as one part.
+    fn load_index_parts(&self, each: &mut dyn FnMut(IndexPart)) -> Result<(), StoreError> {
+        let all = self.load_index()?;
+        each(IndexPart::Expect(all.len()));
+        each(IndexPart::Summaries(all));
+        Ok(())
+    }
 
     /// The record stored under `key`, `None` when there is none (a get
     /// reading a message's MQMD and data).

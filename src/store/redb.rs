@@ -51,9 +51,9 @@
 use super::segment;
 #[path = "redb_layout.rs"]
 mod layout;
-use super::{Batch, Store, StoreError, StoreHealth, StoreState};
+use super::{Batch, IndexPart, Store, StoreError, StoreHealth, StoreState, Summaries};
 use mqgate_codecs::mq::Mqrc;
-use redb::{Database, ReadableTable, TableDefinition};
+use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -96,6 +96,13 @@ pub const RETRY: Duration = Duration::from_millis(500);
 /// message bodies (src/qmgr/body_cache.rs); this one holds the B-tree pages
 /// on the way.
 const CACHE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Where a scan hands each live key with its summary.
+type SummarySink<'a> = &'a mut dyn FnMut(u64, &[u8]);
+
+/// Keys in each part [`Store::load_index_parts`] hands over (about 4 MiB
+/// of summaries); in tests a few, so that every start takes many parts.
+const PART_KEYS: usize = if cfg!(test) { 3 } else { 65_536 };
 
 /// Fewest new records a batch needs before they are written as a segment.
 pub const SEGMENT_MIN: usize = 4;
@@ -631,7 +638,7 @@ impl RedbStore {
     fn scan(
         &self,
         db: &Database,
-        mut summaries: Option<&mut Vec<(u64, Vec<u8>)>>,
+        mut summaries: Option<SummarySink<'_>>,
     ) -> Result<SegmentIndex, StoreError> {
         let tx = db.begin_read().map_err(self.fail("begin read"))?;
         let mut index = SegmentIndex {
@@ -641,11 +648,12 @@ impl RedbStore {
         let single = tx.open_table(INDEX).map_err(self.fail("open table"))?;
         match summaries.as_deref_mut() {
             Some(out) => {
+                // In key order: the last is the highest.
                 for row in single.iter().map_err(self.fail("scan"))? {
                     let (k, v) = row.map_err(self.fail("read"))?;
-                    out.push((k.value(), v.value().to_vec()));
+                    index.max_key = Some(k.value());
+                    out(k.value(), v.value());
                 }
-                index.max_key = out.last().map(|(k, _)| *k);
             }
             None => {
                 index.max_key = single
@@ -683,7 +691,7 @@ impl RedbStore {
                 located.push((key, seg));
                 live += 1;
                 if let Some(out) = summaries.as_deref_mut() {
-                    out.push((key, summary.to_vec()));
+                    out(key, summary);
                 }
             }
             if live > 0 {
@@ -692,6 +700,32 @@ impl RedbStore {
         }
         index.located = located.into_iter().collect();
         Ok(index)
+    }
+
+    /// How many live keys the file holds, from the summaries' tables
+    /// (their entries' headers only): the single records' summaries, plus
+    /// the segments' summaries, less the `gone` entries (each names one
+    /// of them).
+    fn count_index(&self, db: &Database) -> Result<usize, StoreError> {
+        let tx = db.begin_read().map_err(self.fail("begin read"))?;
+        let single = tx.open_table(INDEX).map_err(self.fail("open table"))?;
+        let mut keys = single.len().map_err(self.fail("read"))?;
+        let segments = tx
+            .open_table(INDEX_SEGMENTS)
+            .map_err(self.fail("open table"))?;
+        for row in segments.iter().map_err(self.fail("scan"))? {
+            let (k, v) = row.map_err(self.fail("read"))?;
+            let seg = k.value();
+            let n = segment::count(v.value()).map_err(|e| StoreError::Corrupt {
+                op: format!("{}: load", self.path.display()),
+                key: Some(seg),
+                detail: format!("summaries of segment {seg}, {e}"),
+            })?;
+            keys += n as u64;
+        }
+        let gone = tx.open_table(GONE).map_err(self.fail("open table"))?;
+        keys = keys.saturating_sub(gone.len().map_err(self.fail("read"))?);
+        Ok(usize::try_from(keys).unwrap_or(usize::MAX))
     }
 
     /// Every live record (unsorted) and the segment index: the summaries'
@@ -831,16 +865,40 @@ impl Store for RedbStore {
         Ok(out)
     }
 
-    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+    fn load_index(&self) -> Result<Summaries, StoreError> {
         let mut index = self.index();
-        let mut out = Vec::new();
+        let mut out = Summaries::default();
         let fresh = self.read_retrying(&mut index, "begin read", |db, _| {
-            out.clear();
-            self.scan(db, Some(&mut out))
+            out = Summaries::default();
+            self.scan(db, Some(&mut |k, s| out.push(k, s)))
         })?;
         *index = fresh;
-        out.sort_unstable_by_key(|(k, _)| *k);
+        out.sort();
         Ok(out)
+    }
+
+    fn load_index_parts(&self, each: &mut dyn FnMut(IndexPart)) -> Result<(), StoreError> {
+        let mut index = self.index();
+        let fresh = self.read_retrying(&mut index, "begin read", |db, _| {
+            each(IndexPart::Expect(self.count_index(db)?));
+            let mut part = Summaries::with_capacity(PART_KEYS, PART_KEYS * 64);
+            let ix = self.scan(
+                db,
+                Some(&mut |k, s| {
+                    part.push(k, s);
+                    if part.len() >= PART_KEYS {
+                        let next = Summaries::with_capacity(PART_KEYS, PART_KEYS * 64);
+                        each(IndexPart::Summaries(std::mem::replace(&mut part, next)));
+                    }
+                }),
+            )?;
+            if !part.is_empty() {
+                each(IndexPart::Summaries(part));
+            }
+            Ok(ix)
+        })?;
+        *index = fresh;
+        Ok(())
     }
 
     fn read(&self, key: u64) -> Result<Option<Vec<u8>>, StoreError> {
@@ -1123,7 +1181,6 @@ impl RedbStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use redb::ReadableTableMetadata;
 
     #[test]
     fn a_second_open_of_the_same_directory_fails() {
@@ -1217,7 +1274,7 @@ mod tests {
         let s = RedbStore::open(dir.path()).unwrap();
         let mut want: Vec<(u64, Vec<u8>)> = (1..=5).map(|k| (k, vec![k as u8])).collect();
         want.push((6, b"S6".to_vec()));
-        assert_eq!(s.load_index().unwrap(), want);
+        assert_eq!(s.load_index().unwrap().to_vec(), want);
         // A write after the start (it needs the segment index) reads no
         // record either.
         s.apply(&Batch {
@@ -1260,7 +1317,7 @@ mod tests {
         }
         let s = RedbStore::open(dir.path()).unwrap();
         assert_eq!(
-            s.load_index().unwrap(),
+            s.load_index().unwrap().to_vec(),
             vec![(1, vec![]), (3, vec![]), (9, vec![])]
         );
         // Key 1 lies below its unsorted segment's id: found by the index.
@@ -1275,7 +1332,7 @@ mod tests {
         assert_eq!((rows(&s, SEGMENTS), rows(&s, INDEX_SEGMENTS)), (0, 0));
         drop(s);
         let s = RedbStore::open(dir.path()).unwrap();
-        assert_eq!(s.load_index().unwrap(), vec![(9, vec![])]);
+        assert_eq!(s.load_index().unwrap().to_vec(), vec![(9, vec![])]);
     }
 
     #[test]

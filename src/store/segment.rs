@@ -72,6 +72,37 @@ pub fn entries(segment: &[u8]) -> Result<Vec<(u64, &[u8])>, SegmentError> {
     Ok(out)
 }
 
+/// How many entries `segment` holds, reading their headers only. Errors
+/// as [`entries`].
+pub fn count(segment: &[u8]) -> Result<usize, SegmentError> {
+    let mut n = 0;
+    let mut at = 0;
+    while at < segment.len() {
+        let left = segment.len() - at;
+        let Some(header) = segment.get(at..at + ENTRY_HEADER) else {
+            return Err(SegmentError {
+                offset: at,
+                what: format!("{left} bytes left, an entry header needs {ENTRY_HEADER}"),
+            });
+        };
+        let mut len = [0u8; 4];
+        len.copy_from_slice(&header[8..]);
+        let len = u32::from_be_bytes(len) as usize;
+        if len > left - ENTRY_HEADER {
+            return Err(SegmentError {
+                offset: at,
+                what: format!(
+                    "record length {len} exceeds the {} bytes left",
+                    left - ENTRY_HEADER
+                ),
+            });
+        }
+        at += ENTRY_HEADER + len;
+        n += 1;
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +133,8 @@ mod tests {
             vec![(7, &b"seven"[..]), (9, &b""[..]), (12, &b"twelve"[..])]
         );
         assert_eq!(entries(&[]).unwrap(), vec![]);
+        assert_eq!(count(&s), Ok(3));
+        assert_eq!(count(&[]), Ok(0));
     }
 
     #[test]
@@ -117,6 +150,9 @@ mod tests {
         let e = entries(&s[..20]).unwrap_err();
         assert_eq!(e.offset, 15);
         assert_eq!(e.what, "5 bytes left, an entry header needs 12");
+        assert_eq!(count(&s[..20]), Err(e));
+        let e = entries(&s[..s.len() - 1]).unwrap_err();
+        assert_eq!(count(&s[..s.len() - 1]), Err(e));
         // A length field of u32::MAX is refused before anything is read.
         let mut bad = 5u64.to_be_bytes().to_vec();
         bad.extend_from_slice(&u32::MAX.to_be_bytes());

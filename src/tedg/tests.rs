@@ -56,8 +56,8 @@ impl Store for FailingStore {
     fn load(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
         Ok(vec![])
     }
-    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        Ok(Vec::new())
+    fn load_index(&self) -> Result<crate::store::Summaries, StoreError> {
+        Ok(crate::store::Summaries::default())
     }
     fn read(&self, _key: u64) -> Result<Option<Vec<u8>>, StoreError> {
         Ok(None)

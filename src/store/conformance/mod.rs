@@ -84,17 +84,33 @@ impl Model {
     }
 
     /// `Err` naming the first difference unless `store`'s summaries
-    /// ([`Store::load_index`]) are this model's and [`Store::read`] returns
+    /// ([`Store::load_index`], and [`Store::load_index_parts`] once its
+    /// parts are put in key order) are this model's and [`Store::read`] returns
     /// each record of the model, and nothing for a key next to them that it
     /// does not hold.
     pub fn check_index(&self, store: &dyn Store) -> Result<(), String> {
         let index = store
             .load_index()
-            .map_err(|e| format!("load_index failed: {e}"))?;
+            .map_err(|e| format!("load_index failed: {e}"))?
+            .to_vec();
         let want: Vec<(u64, Vec<u8>)> = self.summaries.clone().into_iter().collect();
         if index != want {
             return Err(format!(
                 "load_index returned {index:?}, the model holds {want:?}"
+            ));
+        }
+        let mut expected = Vec::new();
+        let mut parts = Vec::new();
+        store
+            .load_index_parts(&mut |part| match part {
+                crate::store::IndexPart::Expect(n) => expected.push(n),
+                crate::store::IndexPart::Summaries(s) => parts.extend(s.to_vec()),
+            })
+            .map_err(|e| format!("load_index_parts failed: {e}"))?;
+        parts.sort();
+        if expected != [want.len()] || parts != want {
+            return Err(format!(
+                "load_index_parts expected {expected:?} keys and returned {parts:?}, the model holds {want:?}"
             ));
         }
         for (k, v) in &self.records {
