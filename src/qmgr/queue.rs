@@ -249,10 +249,18 @@ impl LocalQueue {
         }
     }
 
-    /// The messages of a queue not shared yet (a start filling it), without
-    /// a lock.
-    pub fn contents_mut(&mut self) -> &mut Contents {
-        self.contents.get_mut().unwrap_or_else(|p| p.into_inner())
+    /// Runs `f` on the messages of a queue a start is filling: without a
+    /// lock while nothing shares them yet (no altered definition holds
+    /// them), else under the lock.
+    pub fn with_contents_mut<R>(&mut self, f: impl FnOnce(&mut Contents) -> R) -> R {
+        match Arc::get_mut(&mut self.shared) {
+            Some(shared) => f(shared.contents.get_mut().unwrap_or_else(|p| p.into_inner())),
+            None => f(&mut self
+                .shared
+                .contents
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())),
+        }
     }
 
     /// True for a queue created as a device queue (retired once empty and

@@ -96,7 +96,12 @@ impl QueueManager {
             } else {
                 out.defined.push(name.to_string());
             }
-            table.objects.insert(name.to_string(), object);
+            // A local queue's name and the table's key are one allocation.
+            let key: Arc<str> = match &object {
+                Object::Local(q) => Arc::clone(&q.name),
+                _ => Arc::from(name),
+            };
+            table.objects.insert(key, object);
             if let Some(Object::Local(q)) = table.objects.get(name) {
                 // A lifted GET(DISABLED) or a new queue: waiting getters look again.
                 q.notify().notify_waiters();

@@ -145,7 +145,7 @@ impl Loader<'_> {
             }
         };
         // Not shared yet: its first message goes in without a lock.
-        lq.contents_mut().insert(pos, entry);
+        lq.with_contents_mut(|c| c.insert(pos, entry));
         // The table's key and the queue's name are one allocation.
         let name = Arc::clone(&lq.name);
         self.table.objects.insert(name, Object::Local(Arc::new(lq)));

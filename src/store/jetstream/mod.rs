@@ -391,14 +391,14 @@ impl Store for JetStreamStore {
         Ok(out)
     }
 
-    fn load_index(&self) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+    fn load_index(&self) -> Result<super::Summaries, StoreError> {
         let _w = self.reading()?;
         let (stream, s) = (self.stream.clone(), Arc::clone(&self.subjects));
         let index = self
             .bridge
             .run("load_index", async move { read::index(&stream, &s).await })?
             .map_err(|(key, e)| Self::corrupt("load_index", key, e))?;
-        Ok(index.0.into_iter().collect())
+        Ok(index.0.iter().map(|(k, v)| (*k, v.as_slice())).collect())
     }
 
     fn read(&self, key: u64) -> Result<Option<Vec<u8>>, StoreError> {

@@ -108,7 +108,7 @@ fn a_server_restart_loses_no_acknowledged_batch() {
         assert_eq!(
             s.load_index()
                 .expect("index")
-                .into_iter()
+                .iter()
                 .map(|(k, _)| k)
                 .collect::<Vec<_>>(),
             loaded,
