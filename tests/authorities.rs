@@ -132,26 +132,11 @@ fn a_receiver_channel_puts_as_its_principal_and_dead_letters_what_it_may_not_put
     }
 }
 
-/// The SVRCONN listener's address from the gateway's log line.
-fn svrconn_addr(g: &Gateway) -> SocketAddr {
-    let log = std::fs::read_to_string(g.log_path()).unwrap();
-    let line = log
-        .lines()
-        .find(|l| l.contains("SVRCONN listener for MQ clients running"))
-        .unwrap();
-    let at = line.find("svrconn=").unwrap() + "svrconn=".len();
-    let addr: String = line[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
-        .collect();
-    addr.parse().unwrap()
-}
-
 #[test]
 fn mq_clients_need_authority_at_mqopen_and_mqput1() {
     let dir = tempfile::tempdir().unwrap();
     let g = start(dir.path(), "");
-    let addr = svrconn_addr(&g);
+    let addr = g.svrconn_addr_from_log();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let mut c = Client::connect(addr, "APP.SVRCONN", "tester", None)

@@ -13,7 +13,7 @@ mod svrconn_client;
 use common::Gateway;
 use mqgate_codecs::fap::{StatusCode, StatusData};
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::time::Duration;
 use svrconn_client::{Client, Refused};
 
@@ -81,21 +81,6 @@ fn answer(g: &Gateway, channel: &str, sending_q_mgr: &str) -> (u8, u32, String) 
     )
 }
 
-/// The SVRCONN listener's address from the gateway's log line.
-fn svrconn_addr(g: &Gateway) -> SocketAddr {
-    let log = std::fs::read_to_string(g.log_path()).unwrap();
-    let line = log
-        .lines()
-        .find(|l| l.contains("SVRCONN listener for MQ clients running"))
-        .unwrap();
-    let at = line.find("svrconn=").unwrap() + "svrconn=".len();
-    let addr: String = line[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
-        .collect();
-    addr.parse().unwrap()
-}
-
 #[test]
 fn message_channels_are_blocked_by_address_and_queue_manager_first_match_deciding() {
     let dir = tempfile::tempdir().unwrap();
@@ -157,7 +142,7 @@ fn message_channels_are_blocked_by_address_and_queue_manager_first_match_decidin
 fn svrconn_connections_are_blocked_at_initial_data() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(dir.path(), CONFIG);
-    let addr = svrconn_addr(&g);
+    let addr = g.svrconn_addr_from_log();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         // Rule 3 (127.0.0.0/8) blocks BLOCKED.SVRCONN: STATUS_DATA

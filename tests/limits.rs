@@ -34,21 +34,6 @@ security:
     svrconn_held_bytes: 30000
 "#;
 
-/// The SVRCONN listener's address from the gateway's log line.
-fn svrconn_addr(g: &Gateway) -> SocketAddr {
-    let log = std::fs::read_to_string(g.log_path()).unwrap();
-    let line = log
-        .lines()
-        .find(|l| l.contains("SVRCONN listener for MQ clients running"))
-        .unwrap();
-    let at = line.find("svrconn=").unwrap() + "svrconn=".len();
-    let addr: String = line[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
-        .collect();
-    addr.parse().unwrap()
-}
-
 fn connect(addr: &str) -> TcpStream {
     let s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -163,7 +148,7 @@ fn a_peer_past_its_connections_is_refused_on_each_listener() {
     drop(held);
 
     // MQ clients: STATUS_DATA CHANNEL_UNAVAILABLE (0x16) with 2537.
-    let addr = svrconn_addr(&g);
+    let addr = g.svrconn_addr_from_log();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let _a = Client::connect(addr, "APP.SVRCONN", "u", None)
@@ -228,7 +213,7 @@ fn a_peer_past_its_connections_is_refused_on_each_listener() {
 fn mq_client_calls_still_arriving_hold_no_more_than_the_budget() {
     let dir = tempfile::tempdir().unwrap();
     let g = Gateway::start(dir.path(), CONFIG);
-    let addr = svrconn_addr(&g);
+    let addr = g.svrconn_addr_from_log();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let mut c = Client::connect(addr, "APP.SVRCONN", "u", None)

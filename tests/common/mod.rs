@@ -258,6 +258,36 @@ impl Gateway {
         self.dir.join("gateway.log")
     }
 
+    /// The SVRCONN listener's address, from the gateway's INFO line "SVRCONN
+    /// listener for MQ clients running" (port 0 in the config: the port is
+    /// chosen at bind). The line may reach the log a moment after the HTTP
+    /// API answers, so this looks for up to 10 s.
+    pub fn svrconn_addr_from_log(&self) -> std::net::SocketAddr {
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let log = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+            let addr = log
+                .lines()
+                .find(|l| l.contains("SVRCONN listener for MQ clients running"))
+                .and_then(|l| l.split_once("svrconn="))
+                .map(|(_, rest)| {
+                    rest.chars()
+                        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                        .collect::<String>()
+                })
+                .and_then(|a| a.parse().ok());
+            if let Some(addr) = addr {
+                return addr;
+            }
+            assert!(
+                Instant::now() < until,
+                "no SVRCONN listener line within 10 s in {}",
+                self.log_path().display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// The channel listener's address, `127.0.0.1:PORT`.
     pub fn listen_addr(&self) -> String {
         format!("127.0.0.1:{}", self.listen_port)
