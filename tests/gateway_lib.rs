@@ -5,6 +5,9 @@
 //! IBM MQ "API reason codes"; MsgId layout from docs/http-api.md (`AMQ ` + queue
 //! manager name padded to 12 + 8 unique bytes).
 
+mod common;
+
+use common::call;
 use mqgate::config::Config;
 use mqgate::gateway::{Gateway, Handle, TaskMonitor};
 use serde_json::Value;
@@ -33,31 +36,6 @@ queues:
     let mut c = Config::from_yaml(&text, "test.yaml").unwrap();
     c.storage.data_dir = dir.join("data");
     c
-}
-
-/// An HTTP call from a blocking thread: (status, JSON body or Null).
-async fn call(method: &str, url: String, body: Option<&'static [u8]>) -> (u16, Value) {
-    let method = method.to_string();
-    tokio::task::spawn_blocking(move || {
-        // One connection per call, closed after it: no idle pooled
-        // connection holds a task of the gateway.
-        let req = ureq::request(&method, &url).set("Connection", "close");
-        let res = match body {
-            Some(b) => req
-                .set("Content-Type", "application/octet-stream")
-                .send_bytes(b),
-            None => req.call(),
-        };
-        let r = match res {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("{method} {url}: {e}"),
-        };
-        let status = r.status();
-        (status, r.into_json().unwrap_or(Value::Null))
-    })
-    .await
-    .unwrap()
 }
 
 fn url(h: &Handle, path: &str) -> String {

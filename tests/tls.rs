@@ -13,6 +13,7 @@
 
 mod common;
 
+use common::call;
 use common::pki::{Pki, run};
 use mqgate::config::Config;
 use mqgate::gateway::{Gateway, Handle};
@@ -111,29 +112,6 @@ async fn served_serial(dir: &Path, addr: String, ca: &str) -> String {
         );
         let out = run(&dir, "sh", &["-c", &script]);
         String::from_utf8_lossy(&out.stdout).trim().to_string()
-    })
-    .await
-    .unwrap()
-}
-
-/// A plain HTTP call from a blocking thread: (status, JSON body).
-async fn call(method: &str, url: String, body: Option<&'static [u8]>) -> (u16, Value) {
-    let method = method.to_string();
-    tokio::task::spawn_blocking(move || {
-        let req = ureq::request(&method, &url).set("Connection", "close");
-        let res = match body {
-            Some(b) => req
-                .set("Content-Type", "application/octet-stream")
-                .send_bytes(b),
-            None => req.call(),
-        };
-        let r = match res {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("{method} {url}: {e}"),
-        };
-        let status = r.status();
-        (status, r.into_json().unwrap_or(Value::Null))
     })
     .await
     .unwrap()

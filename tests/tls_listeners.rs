@@ -10,13 +10,13 @@
 
 mod common;
 
+use common::call;
 use common::pki::{Pki, run};
 use mqgate::config::Config;
 use mqgate::gateway::{Gateway, Handle};
 use mqgate::mqclient::{ConnectOptions, connect};
 use mqgate::security::tls::{ClientTls, SslPeer, TlsClient, TlsConfig, TlsEndpoints};
 use mqgate_codecs::fap::object::oo;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -41,29 +41,6 @@ mqtt:
     let mut c = Config::from_yaml(&text, "test.yaml").unwrap_or_else(|e| panic!("{e}\n{text}"));
     c.storage.data_dir = dir.join(format!("data-{qm}"));
     Gateway::start(c).await.unwrap()
-}
-
-/// A plain HTTP call from a blocking thread: (status, JSON body).
-async fn call(method: &str, url: String, body: Option<&'static [u8]>) -> (u16, Value) {
-    let method = method.to_string();
-    tokio::task::spawn_blocking(move || {
-        let req = ureq::request(&method, &url).set("Connection", "close");
-        let res = match body {
-            Some(b) => req
-                .set("Content-Type", "application/octet-stream")
-                .send_bytes(b),
-            None => req.call(),
-        };
-        let r = match res {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("{method} {url}: {e}"),
-        };
-        let status = r.status();
-        (status, r.into_json().unwrap_or(Value::Null))
-    })
-    .await
-    .unwrap()
 }
 
 /// The next message of queue `q` on `h` within 20 s: its data.

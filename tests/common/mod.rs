@@ -509,3 +509,28 @@ pub fn run_bench(args: &[&str], dir: &Path) -> String {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     stdout
 }
+
+/// An HTTP call from a blocking thread: (status, JSON body or Null). One
+/// connection per call, closed after it, so that no idle pooled connection
+/// holds a task of the gateway.
+pub async fn call(method: &str, url: String, body: Option<&'static [u8]>) -> (u16, Value) {
+    let method = method.to_string();
+    tokio::task::spawn_blocking(move || {
+        let req = ureq::request(&method, &url).set("Connection", "close");
+        let res = match body {
+            Some(b) => req
+                .set("Content-Type", "application/octet-stream")
+                .send_bytes(b),
+            None => req.call(),
+        };
+        let r = match res {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{method} {url}: {e}"),
+        };
+        let status = r.status();
+        (status, r.into_json().unwrap_or(Value::Null))
+    })
+    .await
+    .unwrap()
+}
