@@ -48,12 +48,39 @@ impl ClientTls {
     }
 }
 
+/// The rustls configuration new connections take, replaced whole by a
+/// reload while connections made with the old one go on.
+struct Current<T>(RwLock<Arc<T>>);
+
+impl<T> Current<T> {
+    fn new(config: T) -> Self {
+        Current(RwLock::new(Arc::new(config)))
+    }
+
+    /// The configuration now (a poisoned lock still holds a whole one: a
+    /// replacement is a single store).
+    fn get(&self) -> Arc<T> {
+        match self.0.read() {
+            Ok(c) => Arc::clone(&c),
+            Err(p) => Arc::clone(&p.into_inner()),
+        }
+    }
+
+    fn set(&self, config: T) {
+        let config = Arc::new(config);
+        match self.0.write() {
+            Ok(mut c) => *c = config,
+            Err(p) => *p.into_inner() = config,
+        }
+    }
+}
+
 /// A listener's TLS: accepts connections with the current configuration.
 pub struct TlsServer {
     setting: String,
     config: TlsConfig,
     alpn: Vec<Vec<u8>>,
-    current: RwLock<Arc<ServerConfig>>,
+    current: Current<ServerConfig>,
 }
 
 impl fmt::Debug for TlsServer {
@@ -80,18 +107,11 @@ impl TlsServer {
             setting: setting.to_string(),
             config: config.clone(),
             alpn: alpn.iter().map(|p| p.to_vec()).collect(),
-            current: RwLock::new(Arc::new(built)),
+            current: Current::new(built),
         });
         let weak: Weak<dyn Reload> = Arc::downgrade(&(Arc::clone(&s) as Arc<dyn Reload>));
         endpoints.add(weak);
         Ok(s)
-    }
-
-    fn current(&self) -> Arc<ServerConfig> {
-        match self.current.read() {
-            Ok(c) => Arc::clone(&c),
-            Err(p) => Arc::clone(&p.into_inner()),
-        }
     }
 
     /// Runs the TLS handshake on `tcp` from `addr` (at most
@@ -104,7 +124,7 @@ impl TlsServer {
         tcp: TcpStream,
         addr: SocketAddr,
     ) -> std::io::Result<(Stream, PeerIdentity)> {
-        let acceptor = tokio_rustls::TlsAcceptor::from(self.current());
+        let acceptor = tokio_rustls::TlsAcceptor::from(self.current.get());
         let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp))
             .await
             .map_err(|_| {
@@ -118,11 +138,7 @@ impl TlsServer {
 impl Reload for TlsServer {
     fn reload(&self) -> Result<(), TlsError> {
         let alpn: Vec<&[u8]> = self.alpn.iter().map(Vec::as_slice).collect();
-        let built = Arc::new(server_config(&self.config, &alpn)?);
-        match self.current.write() {
-            Ok(mut c) => *c = built,
-            Err(p) => *p.into_inner() = built,
-        }
+        self.current.set(server_config(&self.config, &alpn)?);
         Ok(())
     }
 
@@ -136,7 +152,7 @@ impl Reload for TlsServer {
 pub struct TlsClient {
     setting: String,
     config: TlsConfig,
-    current: RwLock<Arc<ClientConfig>>,
+    current: Current<ClientConfig>,
 }
 
 impl fmt::Debug for TlsClient {
@@ -160,24 +176,17 @@ impl TlsClient {
         let c = Arc::new(TlsClient {
             setting: setting.to_string(),
             config: config.clone(),
-            current: RwLock::new(Arc::new(built)),
+            current: Current::new(built),
         });
         let weak: Weak<dyn Reload> = Arc::downgrade(&(Arc::clone(&c) as Arc<dyn Reload>));
         endpoints.add(weak);
         Ok(c)
     }
 
-    fn current(&self) -> Arc<ClientConfig> {
-        match self.current.read() {
-            Ok(c) => Arc::clone(&c),
-            Err(p) => Arc::clone(&p.into_inner()),
-        }
-    }
-
     /// The rustls configuration new connections use now (for clients that
     /// run TLS themselves, e.g. the NATS client).
     pub fn client_config(&self) -> Arc<ClientConfig> {
-        self.current()
+        self.current.get()
     }
 
     /// Runs the TLS handshake on `tcp`, connected to `host` at `addr`: the
@@ -196,7 +205,7 @@ impl TlsClient {
             rustls::pki_types::ServerName::try_from(name.to_string()).map_err(|e| {
                 std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{name:?}: {e}"))
             })?;
-        let connector = tokio_rustls::TlsConnector::from(self.current());
+        let connector = tokio_rustls::TlsConnector::from(self.current.get());
         let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, connector.connect(server_name, tcp))
             .await
             .map_err(|_| {
@@ -209,11 +218,7 @@ impl TlsClient {
 
 impl Reload for TlsClient {
     fn reload(&self) -> Result<(), TlsError> {
-        let built = Arc::new(client_config(&self.config)?);
-        match self.current.write() {
-            Ok(mut c) => *c = built,
-            Err(p) => *p.into_inner() = built,
-        }
+        self.current.set(client_config(&self.config)?);
         Ok(())
     }
 
