@@ -31,6 +31,11 @@ pub enum EntryState {
     Putting(u64),
     /// Got in this unit of work, not yet committed: invisible.
     Getting(u64),
+    /// Got by another gateway of a shared store (docs/cluster.md "Several
+    /// gateways on one stream"), whose claim lasts until this time (ms
+    /// since the epoch): invisible until then, available after it (the
+    /// claim expired: that gateway is gone) with BackoutCount + 1.
+    Elsewhere(u64),
 }
 
 /// One message with its state: its index entry and, while it is not in
@@ -420,8 +425,15 @@ impl Contents {
         load: &mut Load<'_>,
     ) -> Option<Position> {
         for (pos, e) in self.entries.after(after) {
-            if e.state != EntryState::Ready {
-                continue;
+            match e.state {
+                EntryState::Ready => {}
+                EntryState::Elsewhere(until) if until <= now_ms => {}
+                EntryState::Elsewhere(until) => {
+                    let d = Duration::from_millis(until - now_ms);
+                    notes.not_before = Some(notes.not_before.map_or(d, |n| n.min(d)));
+                    continue;
+                }
+                EntryState::Putting(_) | EntryState::Getting(_) => continue,
             }
             if sel.put_before.is_some_and(|before| pos.1 >= before) {
                 continue;
