@@ -38,7 +38,10 @@ fn shared(server: &Server, prefix: &str) -> String {
 /// `n` gateways on one stream, each with a directory of its own.
 fn gateways(config: &str, n: usize) -> (Vec<tempfile::TempDir>, Vec<Gateway>) {
     let dirs: Vec<tempfile::TempDir> = (0..n).map(|_| tempfile::tempdir().unwrap()).collect();
-    let gs = dirs.iter().map(|d| Gateway::start(d.path(), config)).collect();
+    let gs = dirs
+        .iter()
+        .map(|d| Gateway::start(d.path(), config))
+        .collect();
     (dirs, gs)
 }
 
@@ -72,7 +75,11 @@ fn two_gateways_serve_one_queue_and_a_killed_leaseholder_s_message_comes_back_on
     assert_eq!(st, 404, "the message was free while B's claim lasted");
     let t = Instant::now();
     let m = next(&gs[0], "APP.IN");
-    assert!(t.elapsed() >= Duration::from_millis(500), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
     assert_eq!(data(&m), b"second");
     assert_eq!(m["md"]["BackoutCount"], 1, "{m}");
     assert_eq!(gs[0].ack("APP.IN", &m["lease"]).0, 200);
@@ -123,7 +130,12 @@ fn connect(g: &Gateway) -> (TcpStream, u64) {
     let mut s = TcpStream::connect(g.listen_addr()).unwrap();
     s.write_all(&hello()).unwrap();
     let (kind, p) = read_frame(&mut s);
-    assert_eq!(kind, 0x02, "HELLO_ACK expected: {}", String::from_utf8_lossy(&p));
+    assert_eq!(
+        kind,
+        0x02,
+        "HELLO_ACK expected: {}",
+        String::from_utf8_lossy(&p)
+    );
     (s, u64::from_be_bytes(p[14..22].try_into().unwrap()))
 }
 
@@ -140,7 +152,12 @@ fn send_batch(s: &mut TcpStream, seq: u64, msgs: &[Vec<u8>]) -> u64 {
     out.extend_from_slice(&frame(0x04, &end));
     s.write_all(&out).unwrap();
     let (kind, p) = read_frame(s);
-    assert_eq!(kind, 0x05, "CONFIRM expected: {}", String::from_utf8_lossy(&p));
+    assert_eq!(
+        kind,
+        0x05,
+        "CONFIRM expected: {}",
+        String::from_utf8_lossy(&p)
+    );
     u64::from_be_bytes(p[..8].try_into().unwrap())
 }
 
@@ -216,7 +233,7 @@ impl Rng {
 }
 
 const ROUNDS: usize = 21;
-const PER_ROUND: usize = 150;
+const PER_ROUND: usize = 100;
 const DEVICES: usize = 5;
 
 #[test]
@@ -309,7 +326,11 @@ fn a_sender_channel_moving_between_three_gateways_through_21_kills_delivers_exac
         for i in 0..per_device {
             let (st, m) = gs[i % 3].get_ack(&q, "wait_ms=10000");
             assert_eq!(st, 200, "{m}");
-            assert_eq!(data(&m), format!("{i:06}").into_bytes(), "DEV{d:04} message {i}");
+            assert_eq!(
+                data(&m),
+                format!("{i:06}").into_bytes(),
+                "DEV{d:04} message {i}"
+            );
         }
         for g in &gs {
             assert_eq!(g.next(&q, "wait_ms=0").0, 404);
