@@ -178,3 +178,126 @@ fn a_message_got_by_a_vanished_gateway_comes_back_once_with_backout_count_1() {
     assert_eq!(m.md.backout_count, 1);
     assert_eq!(get(&rt, &b, 3000).unwrap_err().mqrc, Mqrc::NO_MSG_AVAILABLE);
 }
+
+/// Devices of the scaled pull test: 2,000 (one message each; the 10,000
+/// of docs/cluster.md's goal take several minutes on a loaded machine).
+const DEVICES: usize = 2000;
+/// Every this many devices, the first pull of the message is abandoned:
+/// its lease expires (1 s) instead of being acknowledged.
+const ABANDON_EVERY: usize = 100;
+
+/// The device queue manager of device `d` (the default pattern `DEV*`,
+/// docs/config.md `devices`).
+fn device(d: usize) -> String {
+    format!("DEV{d:05}")
+}
+
+#[test]
+fn devices_pulled_through_two_gateways_get_each_message_once_and_an_expired_lease_again_once() {
+    let Some(program) = binary() else { return };
+    let server = Server::start(&program);
+    let o = options(&server, "QD", 30_000);
+    let (a, b) = (gateway(&o), gateway(&o));
+    // One message per device, put through both gateways in units of work
+    // of 500 (one atomic batch each).
+    for (half, qm) in [&a, &b].into_iter().enumerate() {
+        for chunk in (half * DEVICES / 2..(half + 1) * DEVICES / 2)
+            .collect::<Vec<_>>()
+            .chunks(500)
+        {
+            let uow = qm.begin_uow(None, None).unwrap();
+            for &d in chunk {
+                let opts = PutOptions {
+                    uow: Some(uow),
+                    q_mgr_name: device(d),
+                    ..PutOptions::default()
+                };
+                qm.put(
+                    "INBOX",
+                    persistent(),
+                    Charset::Ascii,
+                    Bytes::from(format!("for {d}")),
+                    &opts,
+                )
+                .unwrap();
+            }
+            qm.commit(uow).unwrap();
+        }
+    }
+    let rt = Arc::new(runtime());
+    // (device, BackoutCount, acknowledged) of every message a puller got.
+    let pulls = Arc::new(Mutex::new(Vec::<(usize, i32, bool)>::new()));
+    let acked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut pullers = Vec::new();
+    for p in 0..8 {
+        let qm = Arc::clone(if p % 2 == 0 { &a } else { &b });
+        let (rt, pulls, acked) = (Arc::clone(&rt), Arc::clone(&pulls), Arc::clone(&acked));
+        pullers.push(std::thread::spawn(move || {
+            let _enter = rt.enter();
+            let started = std::time::Instant::now();
+            // Each puller walks the devices from its own offset.
+            let mut d = p * DEVICES / 8;
+            while acked.load(Ordering::SeqCst) < DEVICES {
+                assert!(
+                    started.elapsed() < Duration::from_secs(150),
+                    "pulls too slow"
+                );
+                d = (d + 1) % DEVICES;
+                let name = qm.device_queue_name(&device(d), "INBOX").unwrap();
+                let uow = qm.begin_uow(None, Some(name.clone())).unwrap();
+                let got = qm.get(
+                    &name,
+                    &Selector::default(),
+                    GetMode::Destructive { uow: Some(uow) },
+                );
+                let m = match got {
+                    Ok(m) => m,
+                    Err(e) => {
+                        assert_eq!(e.mqrc, Mqrc::NO_MSG_AVAILABLE, "{e}");
+                        qm.backout(uow).unwrap();
+                        continue;
+                    }
+                };
+                assert_eq!(&m.data[..], format!("for {d}").as_bytes());
+                let abandon = d % ABANDON_EVERY == 0 && m.md.backout_count == 0;
+                if abandon {
+                    // The device went away: its lease expires and is backed out.
+                    qm.set_timeout(uow, Duration::from_secs(1)).unwrap();
+                } else {
+                    qm.commit(uow).unwrap();
+                    acked.fetch_add(1, Ordering::SeqCst);
+                }
+                pulls
+                    .lock()
+                    .unwrap()
+                    .push((d, m.md.backout_count, !abandon));
+            }
+        }));
+    }
+    for p in pullers {
+        p.join().unwrap();
+    }
+    let mut pulls = pulls.lock().unwrap().clone();
+    pulls.sort();
+    // Each device's message acknowledged by exactly one puller; the
+    // abandoned ones pulled twice: first with BackoutCount 0, then once
+    // more with BackoutCount 1 after their lease expired.
+    let mut want = Vec::new();
+    for d in 0..DEVICES {
+        if d % ABANDON_EVERY == 0 {
+            want.push((d, 0, false));
+            want.push((d, 1, true));
+        } else {
+            want.push((d, 0, true));
+        }
+    }
+    assert_eq!(pulls.len(), want.len());
+    assert!(pulls == want, "a message went to two pullers or was lost");
+    for qm in [&a, &b] {
+        let t = std::time::Instant::now();
+        while (0..DEVICES).any(|d| qm.depth(&format!("{}/INBOX", device(d))).unwrap_or(0) != 0) {
+            assert!(t.elapsed() < Duration::from_secs(10), "messages left");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
