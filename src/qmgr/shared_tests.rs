@@ -259,7 +259,7 @@ fn devices_pulled_through_two_gateways_get_each_message_once_and_an_expired_leas
                     }
                 };
                 assert_eq!(&m.data[..], format!("for {d}").as_bytes());
-                let abandon = d % ABANDON_EVERY == 0 && m.md.backout_count == 0;
+                let abandon = d.is_multiple_of(ABANDON_EVERY) && m.md.backout_count == 0;
                 if abandon {
                     // The device went away: its lease expires and is backed out.
                     qm.set_timeout(uow, Duration::from_secs(1)).unwrap();
@@ -284,7 +284,7 @@ fn devices_pulled_through_two_gateways_get_each_message_once_and_an_expired_leas
     // more with BackoutCount 1 after their lease expired.
     let mut want = Vec::new();
     for d in 0..DEVICES {
-        if d % ABANDON_EVERY == 0 {
+        if d.is_multiple_of(ABANDON_EVERY) {
             want.push((d, 0, false));
             want.push((d, 1, true));
         } else {
