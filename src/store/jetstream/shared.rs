@@ -347,15 +347,21 @@ impl SharedStore for JetStreamStore {
         let sh = self
             .shared_state()
             .ok_or_else(|| failed("claim", "the store is not shared"))?;
-        let mut w = self.writing("claim")?;
-        self.ready(&mut w, "claim")?;
+        // Not under the write lock: a claim waits for no batch (the record's
+        // batches come after it), only its bookkeeping does.
+        if let Some(why) = self.writer.read().ok().and_then(|w| w.lost.clone()) {
+            return Err(StoreError::Closed {
+                op: "claim".into(),
+                detail: why,
+            });
+        }
         let mut expected = 0;
         // An empty lease subject, or one whose last message is a release
         // (a deletion marker, gone by itself a second later), is free.
         for _ in 0..4 {
             match self.publish_claim(key, expected)? {
                 Ok(seq) => {
-                    w.claims.insert(
+                    self.writing("claim")?.claims.insert(
                         key,
                         Held {
                             seq,
