@@ -103,6 +103,17 @@ fn a_message_put_on_one_gateway_is_got_on_the_other_once() {
     }
     let e = get(&rt, &a, 100).unwrap_err();
     assert_eq!(e.mqrc, Mqrc::NO_MSG_AVAILABLE);
+    // A named record is read after the tail caught up, which a quiet
+    // stream does at once (the wait is bounded by 2 s, src/qmgr/shared.rs).
+    let t = std::time::Instant::now();
+    assert_eq!(a.meta("channel/NONE/last_committed_seq").unwrap(), None);
+    let quiet = gateway(&o);
+    assert_eq!(quiet.meta("channel/NONE/last_committed_seq").unwrap(), None);
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
 }
 
 #[test]

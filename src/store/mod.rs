@@ -216,7 +216,8 @@ pub trait SharedStore: Send + Sync {
 
     /// Starts reading the store's changes from where the store's opening
     /// read it, and hands each over with the stream sequence number it came
-    /// with (`None` for a message that changes nothing a queue shows). The
+    /// with (`None` for a message that changes nothing a queue shows), the
+    /// first time with the sequence the opening read reached. The
     /// same change may come twice (the start overlaps the open); the
     /// receiver ends when the store closes. Errors: called twice, or the
     /// tail cannot be started.

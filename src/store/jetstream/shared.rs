@@ -321,6 +321,8 @@ impl SharedStore for JetStreamStore {
             .ok_or_else(|| failed("follow", "the tail was started already"))?;
         let (tx, rx) = std::sync::mpsc::channel();
         let (stream, start) = (self.stream.clone(), sh.tail_start);
+        // What the open's read covered: seen already.
+        let _ = tx.send((start - 1, None));
         let task = self
             .bridge
             .spawn(async move { tail.run(stream, start, tx).await })?;
