@@ -575,6 +575,28 @@ mod tests {
         assert!(notes.expired.is_empty());
     }
 
+    #[test]
+    fn a_message_another_gateway_holds_is_skipped_until_its_claim_ends() {
+        // docs/cluster.md "Gets under a claim": held elsewhere until 1000
+        // ms, then available; a getter is told when to look again.
+        let q = queue(&[
+            (1, msg(0, 1, None), EntryState::Elsewhere(1000)),
+            (2, msg(0, 2, None), EntryState::Getting(3)),
+        ]);
+        let mut notes = FindNotes::default();
+        assert_eq!(
+            q.find(&Selector::default(), None, 400, &mut notes, &mut resident),
+            None
+        );
+        assert_eq!(notes.not_before, Some(Duration::from_millis(600)));
+        let mut notes = FindNotes::default();
+        assert_eq!(
+            q.find(&Selector::default(), None, 1000, &mut notes, &mut resident),
+            Some((9, 1))
+        );
+        assert_eq!(notes.not_before, None);
+    }
+
     /// A filter reading the data: `y` wanted, `n` not, `l<ms>` wanted in
     /// `<ms>` milliseconds; it counts the messages it was asked about.
     #[derive(Default)]

@@ -12,10 +12,16 @@
 
 use super::queue::{self, Entry, EntryState, LocalQueue};
 use super::{QueueManager, clock, index};
+use crate::log_limit::Repeats;
 use crate::store::{Change, MEMBER_BITS};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
+
+/// "a message for a queue this gateway does not define", once a minute
+/// per queue (src/log_limit.rs): gateways of one stream with other queue
+/// definitions would log it for every message.
+static UNKNOWN_QUEUE: Repeats = Repeats::per_minute();
 
 /// How long [`QueueManager::catch_up`] waits at most for the tail.
 const CATCH_UP: Duration = Duration::from_secs(2);
@@ -164,10 +170,14 @@ impl QueueManager {
             _ => self.table().local(s.queue),
         };
         let Some(lq) = lq else {
-            if !own && matches!(change, Change::Put { .. }) {
+            if !own
+                && matches!(change, Change::Put { .. })
+                && let Some(suppressed) = UNKNOWN_QUEUE.admit(s.queue)
+            {
                 tracing::warn!(
                     queue = s.queue,
                     key,
+                    suppressed,
                     "shared store: a message for a queue this gateway does not define; not shown here"
                 );
             }

@@ -102,8 +102,9 @@ pub struct ReadCounts {
 ///
 /// **Opening.** A backend is opened on a data directory (the JetStream
 /// backend: a stream prefix) by its own constructor; one open instance per
-/// directory at a time (a second open is refused). Dropping an instance is a
-/// clean close.
+/// directory at a time (a second open is refused), except on a JetStream
+/// stream several gateways share, where each gateway opens one
+/// ([`SharedStore`]). Dropping an instance is a clean close.
 pub trait Store: Send + Sync {
     /// Applies `batch` in one transaction (see the trait's contract): `Ok`
     /// when all of it is durable, `Err` when it was not applied.
