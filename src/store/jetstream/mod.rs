@@ -172,26 +172,23 @@ impl JetStreamStore {
         })?;
         let max_payload = client.server_info().max_payload;
         let owner_tag = owner.id.clone();
-        let shared = owner.member.map(|member| shared::Shared {
-            member,
-            claim_ttl: std::time::Duration::from_millis(o.claim_ttl_ms),
-            tail_start: last + 1,
-            tail: Mutex::new(Some(tail::Tail {
-                subjects: Arc::clone(&subjects),
+        let shared = owner.member.map(|member| {
+            let metas = Arc::default();
+            shared::Shared {
                 member,
-                summaries: keys.into_iter().collect(),
-                metas: Arc::default(),
-            })),
-            metas: Arc::default(),
-            tail_task: Mutex::new(None),
-            stop: Arc::default(),
+                claim_ttl: std::time::Duration::from_millis(o.claim_ttl_ms),
+                tail_start: last + 1,
+                tail: Mutex::new(Some(tail::Tail {
+                    subjects: Arc::clone(&subjects),
+                    member,
+                    summaries: keys.into_iter().collect(),
+                    metas: Arc::clone(&metas),
+                })),
+                metas,
+                tail_task: Mutex::new(None),
+                stop: Arc::default(),
+            }
         });
-        if let Some(sh) = &shared
-            && let Ok(mut t) = sh.tail.lock()
-            && let Some(t) = t.as_mut()
-        {
-            t.metas = Arc::clone(&sh.metas);
-        }
         let store = JetStreamStore {
             bridge,
             client,

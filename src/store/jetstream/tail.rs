@@ -19,6 +19,7 @@ use std::time::Duration;
 
 /// What the tail keeps between messages.
 pub struct Tail {
+    /// The store's subjects.
     pub subjects: Arc<Subjects>,
     /// This gateway's member number: its own claims are no news.
     pub member: u16,
