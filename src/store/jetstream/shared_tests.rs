@@ -166,3 +166,55 @@ fn a_gateway_alone_and_shared_gateways_exclude_each_other() {
     // With no member left, a gateway alone takes the stream again.
     open(&alone);
 }
+
+#[test]
+fn an_acknowledgement_after_the_claim_was_lost_applies_nothing() {
+    let Some(program) = binary() else { return };
+    let server = Server::start(&program);
+    let o = shared(&server.url, &server.monitor, "SL", 30_000);
+    let a = open(&o);
+    let sa = a.shared().unwrap();
+    let key = 9 << 10;
+    a.apply(&Batch {
+        puts: vec![(key, b"held".to_vec())],
+        summaries: vec![(key, vec![1])],
+        ..Batch::default()
+    })
+    .unwrap();
+    assert_eq!(sa.claim(key).unwrap(), Claim::Held);
+    // Another gateway's claim replaces it (as after an expiry and a new
+    // get): written here straight to the lease subject.
+    let (c, s) = (a.client.clone(), super::subjects::Subjects::new("SL"));
+    let taken = a
+        .bridge
+        .run("test", async move {
+            let last = super::read::last_on(&c, &s.stream(), &s.lease(key))
+                .await
+                .unwrap()
+                .unwrap()
+                .0;
+            super::publish::publish_one(
+                &c,
+                s.lease(key),
+                &[
+                    (super::subjects::MEMBER, "7".into()),
+                    ("Nats-Expected-Last-Subject-Sequence", last.to_string()),
+                ],
+                bytes::Bytes::new(),
+            )
+            .await
+        })
+        .unwrap();
+    assert!(taken.is_ok(), "{taken:?}");
+    // The acknowledgement (delete + release expecting A's claim) fails
+    // whole: the message stays, and A no longer counts the claim as its.
+    let e = a
+        .apply(&Batch {
+            deletes: vec![key],
+            ..Batch::default()
+        })
+        .unwrap_err();
+    assert!(matches!(e, StoreError::Conflict { .. }), "{e}");
+    assert_eq!(a.read(key).unwrap().as_deref(), Some(&b"held"[..]));
+    assert!(!sa.holds(key));
+}
