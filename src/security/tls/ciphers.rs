@@ -150,19 +150,25 @@ pub fn check(name: &str) -> Result<(), CipherSpecError> {
     lookup(name).map(|_| ())
 }
 
+/// The name as IBM MQ writes it (upper case), for a CipherSpec or alias
+/// rustls can do. Errors: as [`check`].
+pub fn canonical(name: &str) -> Result<&'static str, CipherSpecError> {
+    lookup(name).map(|(n, _)| n)
+}
+
 /// What a name stands for: its suite, or the protocols of an alias.
 enum Meaning {
     Suite(CipherSuite),
     Protocols(&'static [Protocol]),
 }
 
-fn lookup(name: &str) -> Result<Meaning, CipherSpecError> {
+fn lookup(name: &str) -> Result<(&'static str, Meaning), CipherSpecError> {
     let upper = name.trim().to_ascii_uppercase();
-    if let Some((_, s)) = SPECS.iter().find(|(n, _)| *n == upper) {
-        return Ok(Meaning::Suite(*s));
+    if let Some((n, s)) = SPECS.iter().find(|(n, _)| *n == upper) {
+        return Ok((n, Meaning::Suite(*s)));
     }
-    if let Some((_, p)) = ALIASES.iter().find(|(n, _)| *n == upper) {
-        return Ok(Meaning::Protocols(p));
+    if let Some((n, p)) = ALIASES.iter().find(|(n, _)| *n == upper) {
+        return Ok((n, Meaning::Protocols(p)));
     }
     match REFUSED.iter().find(|(n, _)| *n == upper) {
         Some((_, why)) => Err(CipherSpecError::Unsupported {
@@ -194,7 +200,7 @@ pub fn suites(names: &[String]) -> Result<Vec<SupportedCipherSuite>, CipherSpecE
     }
     let meanings = names
         .iter()
-        .map(|n| lookup(n))
+        .map(|n| lookup(n).map(|(_, m)| m))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(all
         .iter()
@@ -220,11 +226,6 @@ pub fn versions(
         .filter(|v| suites.iter().any(|s| s.version() == **v))
         .copied()
         .collect()
-}
-
-/// The CipherSpec name of a rustls suite, for logs and `mqgate mqsc export`.
-pub fn name_of(suite: CipherSuite) -> Option<&'static str> {
-    SPECS.iter().find(|(_, s)| *s == suite).map(|(n, _)| *n)
 }
 
 #[cfg(test)]
