@@ -24,8 +24,9 @@ use std::process::Command;
 use std::time::Duration;
 
 /// A gateway configuration with every listener on port 0, `http_tls` and
-/// `listener_tls` the `tls:` of the HTTP and channel listeners.
-fn config(dir: &Path, http_tls: &str, listener_tls: &str) -> Result<Config, String> {
+/// `listener_tls` the `tls:` of the HTTP and channel listeners (`null`:
+/// none), `more` YAML sections after them.
+fn config(dir: &Path, http_tls: &str, listener_tls: &str, more: &str) -> Result<Config, String> {
     let text = format!(
         "queue_manager:
   name: QMPOL
@@ -40,7 +41,7 @@ mqtt:
   listen: 127.0.0.1:0
 devices:
   queue_managers: []
-"
+{more}"
     );
     let mut c = Config::from_yaml(&text, "test.yaml").map_err(|e| e.to_string())?;
     c.storage.data_dir = dir.join("data");
@@ -108,6 +109,7 @@ async fn ciphers_restrict_the_suites_a_listener_accepts() {
             "{{cert: {cert}, key: {key}, ciphers: [ECDHE_ECDSA_AES_256_GCM_SHA384, TLS_AES_128_GCM_SHA256]}}"
         ),
         &format!("{{cert: {cert}, key: {key}, ciphers: [ANY_TLS13]}}"),
+        "",
     )
     .unwrap();
     let h = Gateway::start(c).await.unwrap();
@@ -172,6 +174,7 @@ async fn ciphers_restrict_the_suites_a_listener_accepts() {
         d,
         &format!("{{cert: {cert}, key: {key}, ciphers: [TLS_RSA_WITH_AES_256_GCM_SHA384]}}"),
         &format!("{{cert: {cert}, key: {key}, ciphers: [ECDHE_RSA_AES_256_CBC_SHA384, FAST]}}"),
+        "",
     )
     .unwrap_err();
     for expected in [
@@ -209,6 +212,7 @@ async fn revoked_certificates_are_refused_on_both_sides_and_lists_reload() {
         d,
         &format!("{{cert: {cert}, key: {key}, ca: {ca}, client_auth: required, crl: {crl}}}"),
         &format!("{{cert: {cert}, key: {key}}}"),
+        "",
     )
     .unwrap();
     let h = Gateway::start(c).await.unwrap();
@@ -261,5 +265,161 @@ async fn revoked_certificates_are_refused_on_both_sides_and_lists_reload() {
         .await
         .unwrap();
     assert_eq!(peer.dn.as_deref(), Some("CN=gw.example,O=Example"));
+    h.stop(Duration::from_secs(5)).await;
+}
+
+/// `mqgate send` of `file` to channel `channel` at `to` with `args` and
+/// the environment `env`: (exit code, stdout and stderr together).
+async fn send(
+    to: String,
+    channel: &str,
+    args: Vec<String>,
+    env: Vec<(&'static str, String)>,
+    file: PathBuf,
+) -> (Option<i32>, String) {
+    let channel = channel.to_string();
+    tokio::task::spawn_blocking(move || {
+        let out = Command::new(common::BIN)
+            .args([
+                "send",
+                "--to",
+                &to,
+                "--channel",
+                &channel,
+                "--rqmname",
+                "QMPOL",
+                "--rname",
+                "APP.IN",
+            ])
+            .args(&args)
+            .arg(&file)
+            .env_remove("MQGATE_CACERT")
+            .env_remove("MQGATE_CERT")
+            .env_remove("MQGATE_KEY")
+            .envs(env)
+            .output()
+            .unwrap();
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+        (out.status.code(), text)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mqgate_send_over_tls_with_client_certificates_and_sslpeer() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pki = Pki::new(d);
+    let (cert, key) = pki.leaf("server", "/O=Example/CN=gw.example", "ca", 100, 30);
+    let (client, client_key) = pki.leaf("client", "/O=Example/CN=sender1", "ca", 101, 30);
+    let ca = pki.path("ca.pem");
+    let c = config(
+        d,
+        "null",
+        &format!("{{cert: {cert}, key: {key}, ca: {ca}, client_auth: required}}"),
+        "queues:
+  - {type: local, name: APP.IN}
+channels:
+  - {type: receiver, name: TO.QMPOL, sslpeer: 'CN=sender1,O=Example'}
+",
+    )
+    .unwrap();
+    let h = Gateway::start(c).await.unwrap();
+    let to = h.channel_addr().to_string();
+    let file = d.join("msg.txt");
+    std::fs::write(&file, "over tls").unwrap();
+    let env = vec![
+        ("MQGATE_CACERT", ca.clone()),
+        ("MQGATE_CERT", client.clone()),
+        ("MQGATE_KEY", client_key.clone()),
+    ];
+
+    // The files from the environment, as the HTTP client commands take them.
+    let (code, text) = send(
+        to.clone(),
+        "TO.QMPOL",
+        vec!["--tls".into()],
+        env.clone(),
+        file.clone(),
+    )
+    .await;
+    assert_eq!(code, Some(0), "{text}");
+    let url = format!("http://{}/v1/queues/APP.IN/messages/next", h.http_addr());
+    let (st, got) = common::call("GET", url.clone(), None).await;
+    assert_eq!(st, 200, "{got}");
+    // "over tls" in base64 (RFC 4648).
+    assert_eq!(got["data_base64"].as_str(), Some("b3ZlciB0bHM="), "{got}");
+
+    // The same from options; the receiver's DN passes --sslpeer.
+    let (code, text) = send(
+        to.clone(),
+        "TO.QMPOL",
+        vec![
+            "--cacert".into(),
+            ca.clone(),
+            "--cert".into(),
+            client.clone(),
+            "--key".into(),
+            client_key.clone(),
+            "--sslpeer".into(),
+            "CN=gw.*".into(),
+        ],
+        vec![],
+        file.clone(),
+    )
+    .await;
+    assert_eq!(code, Some(0), "{text}");
+
+    // A receiver's DN that does not pass --sslpeer: 2035, exit 1.
+    let mut args = vec!["--tls".into(), "--sslpeer".into(), "CN=other".into()];
+    let (code, text) = send(
+        to.clone(),
+        "TO.QMPOL",
+        args.clone(),
+        env.clone(),
+        file.clone(),
+    )
+    .await;
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("2035"), "{text}");
+
+    // No client certificate: the listener (client_auth: required) refuses.
+    args.truncate(1);
+    let (code, text) = send(
+        to.clone(),
+        "TO.QMPOL",
+        args.clone(),
+        vec![("MQGATE_CACERT", ca.clone())],
+        file.clone(),
+    )
+    .await;
+    assert_eq!(code, Some(1), "{text}");
+    // Plain TCP to a TLS listener fails; --tls without CA certificates,
+    // or with a file that holds none, is a usage error (exit 2).
+    let (code, text) = send(to.clone(), "TO.QMPOL", vec![], vec![], file.clone()).await;
+    assert_eq!(code, Some(1), "{text}");
+    let (code, text) = send(to.clone(), "TO.QMPOL", args.clone(), vec![], file.clone()).await;
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("--tls needs the CA certificates the receiver's certificate must chain to: --cacert FILE or MQGATE_CACERT"), "{text}");
+    let (code, text) = send(
+        to.clone(),
+        "TO.QMPOL",
+        args,
+        vec![("MQGATE_CACERT", client_key.clone())],
+        file.clone(),
+    )
+    .await;
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains(&format!("{client_key}: holds no CERTIFICATE section")),
+        "{text}"
+    );
+    // Only one message arrived besides the first: the one with --sslpeer.
+    let (st, got) = common::call("GET", url.clone(), None).await;
+    assert_eq!(st, 200, "{got}");
+    let (st, got) = common::call("GET", format!("{url}?wait_ms=0"), None).await;
+    assert_eq!(st, 404, "{got}");
     h.stop(Duration::from_secs(5)).await;
 }
