@@ -333,3 +333,56 @@ DEFINE CHANNEL(APP) CHLTYPE(SVRCONN) SSLCIPH(TLS_RSA_WITH_AES_128_CBC_SHA)
         Some("required")
     );
 }
+
+#[test]
+fn export_writes_one_sslciph_per_channel_and_names_what_mqsc_cannot_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("gw.yaml");
+    std::fs::write(
+        &f,
+        "queue_manager: {name: QM1}
+queues:
+  - {type: local, name: QM2, usage: xmitq}
+channels:
+  - type: sender
+    name: TO.QM2
+    xmit_queue: QM2
+    connect: 192.0.2.10:1414
+    tls: {ca: /etc/ca.pem, min_version: '1.3', crl: /etc/ca.crl, server_name: qm2.example}
+svrconn:
+  tls: {cert: /etc/gw.pem, key: /etc/gw.key, ca: /etc/ca.pem, client_auth: optional, ciphers: [ecdhe_rsa_aes_128_gcm_sha256, TLS_AES_128_GCM_SHA256]}
+  channels:
+    - {name: APP.SVRCONN, sslpeer: 'CN=app*,O=Example'}
+",
+    )
+    .unwrap();
+    let out = mqgate(&["mqsc", "export", "--config", f.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let script = String::from_utf8_lossy(&out.stdout);
+    // Without ciphers, the alias CipherSpec of min_version (IBM MQ "Alias
+    // CipherSpecs"); SSLCAUTH(OPTIONAL) for client_auth optional (IBM MQ's
+    // default is REQUIRED); the first CipherSpec in IBM MQ's spelling.
+    assert!(
+        script.contains("   SSLCIPH('ANY_TLS13_OR_HIGHER') +\n   REPLACE"),
+        "{script}"
+    );
+    assert!(
+        script.contains(
+            "   SSLCAUTH(OPTIONAL) +\n   SSLCIPH('ECDHE_RSA_AES_128_GCM_SHA256') +\n   SSLPEER('CN=app*,O=Example') +\n"
+        ),
+        "{script}"
+    );
+    let notes = String::from_utf8_lossy(&out.stderr);
+    for expected in [
+        "channels[0].tls: ca: IBM MQ keeps certificates in the queue manager's key repository",
+        "channels[0].tls.crl: IBM MQ reads revocation lists through AUTHINFO objects",
+        "channels[0].tls.server_name: \"qm2.example\" has no MQSC attribute",
+        "svrconn.tls.ciphers: IBM MQ takes one CipherSpec per channel: SSLCIPH(ECDHE_RSA_AES_128_GCM_SHA256) is written",
+    ] {
+        assert!(notes.contains(expected), "{expected} not in\n{notes}");
+    }
+}

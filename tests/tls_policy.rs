@@ -238,8 +238,24 @@ async fn revoked_certificates_are_refused_on_both_sides_and_lists_reload() {
         "a certificate revoked by the reloaded list was accepted"
     );
     assert!(err.contains("certificate revoked"), "{err}");
-    // A file that is no revocation list keeps the old one, with the file named.
+    // A file that is no revocation list keeps the old one, with the file
+    // named; check-config places the same error at the setting.
     std::fs::write(&crl, "not a list").unwrap();
+    let checked = config(
+        d,
+        &format!("{{cert: {cert}, key: {key}, ca: {ca}, client_auth: required, crl: [{crl}]}}"),
+        "null",
+        "",
+    )
+    .unwrap()
+    .tls_file_problems();
+    assert_eq!(
+        checked,
+        [(
+            "http.tls.crl".to_string(),
+            format!("{crl}: holds no X509 CRL section")
+        )]
+    );
     let failed = h.reload_tls();
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0].0, "http.tls");
