@@ -286,6 +286,7 @@ DEFINE CHANNEL(FROM.A) CHLTYPE(RCVR) SSLCIPH(ECDHE_RSA_AES_256_GCM_SHA384) SSLCA
 DEFINE CHANNEL(FROM.B) CHLTYPE(RCVR) SSLCIPH(ANY_TLS13) SSLPEER('CN=B,XX=1')
 DEFINE CHANNEL(FROM.C) CHLTYPE(RCVR)
 DEFINE CHANNEL(APP) CHLTYPE(SVRCONN) SSLCIPH(TLS_RSA_WITH_AES_128_CBC_SHA)
+DEFINE CHANNEL(FROM.D) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12,ANY_TLS13)
 ",
     )
     .unwrap();
@@ -305,6 +306,8 @@ DEFINE CHANNEL(APP) CHLTYPE(SVRCONN) SSLCIPH(TLS_RSA_WITH_AES_128_CBC_SHA)
         ":6: CHANNEL('FROM.C'): listener.tls applies to all receiver channels: this one, without SSLCIPH, needs TLS too",
         ":7: CHANNEL('APP') SSLCIPH(TLS_RSA_WITH_AES_128_CBC_SHA): CipherSpec TLS_RSA_WITH_AES_128_CBC_SHA uses TLS 1.0, which is never accepted (RFC 8996)",
         ":7: CHANNEL('APP') SSLCIPH: add svrconn.tls.cert",
+        // IBM MQ's SSLCIPH holds one CipherSpec.
+        ":8: CHANNEL('FROM.D') SSLCIPH: needs one value; not imported",
         "channels[0].tls.ca: an outbound connection needs the CA certificates",
     ] {
         let expected = if expected.starts_with(':') {

@@ -59,6 +59,30 @@ fn path_value(p: &std::path::Path) -> Value {
     Value::String(p.display().to_string())
 }
 
+/// The single value of attribute `k` of `c` with its line; a blank or
+/// empty value (IBM MQ's default: no TLS, no filter) and a missing one are
+/// `None`, a list or a keyword without a value is noted.
+fn value(c: &Command, k: &str, subject: &str, notes: &mut Vec<Note>) -> Option<(usize, String)> {
+    let p = c.param(k)?;
+    if p.value.as_ref().is_some_and(Vec::is_empty) {
+        return None;
+    }
+    match p.single() {
+        Some(v) if v.trim().is_empty() => None,
+        Some(v) => Some((p.line, v.trim().to_string())),
+        None => {
+            note(
+                notes,
+                p.line,
+                format!("{subject} {k}"),
+                "needs one value; not imported".into(),
+                true,
+            );
+            None
+        }
+    }
+}
+
 /// Reads SSLCIPH, SSLPEER and (for the channel types that answer a TLS
 /// handshake, RCVR and SVRCONN) SSLCAUTH of `c`, the definition of channel
 /// `name` of type `kind`; what mqgate cannot take is noted with its line.
@@ -69,12 +93,7 @@ pub(super) fn read(
     kind: &str,
     notes: &mut Vec<Note>,
 ) -> ChannelTls {
-    let value = |k: &str| {
-        c.param(k)
-            .map(|p| (p.line, p.single().unwrap_or("").trim().to_string()))
-            .filter(|(_, v)| !v.is_empty())
-    };
-    let sslciph = value("SSLCIPH").map(|(line, v)| match ciphers::canonical(&v) {
+    let sslciph = value(c, "SSLCIPH", subject, notes).map(|(line, v)| match ciphers::canonical(&v) {
         Ok(n) => (line, Some(n)),
         Err(e) => {
             note(
@@ -87,7 +106,7 @@ pub(super) fn read(
             (line, None)
         }
     });
-    let sslpeer = value("SSLPEER").and_then(|(line, v)| {
+    let sslpeer = value(c, "SSLPEER", subject, notes).and_then(|(line, v)| {
         let shown = format!("{subject} SSLPEER({})", quote(&v));
         if sslciph.is_none() {
             note(
@@ -109,7 +128,7 @@ pub(super) fn read(
     });
     let mut optional = None;
     if matches!(kind, "RCVR" | "SVRCONN")
-        && let Some((line, v)) = value("SSLCAUTH")
+        && let Some((line, v)) = value(c, "SSLCAUTH", subject, notes)
     {
         let shown = format!("{subject} SSLCAUTH({v})");
         match (v.as_str(), sslciph.is_some()) {
