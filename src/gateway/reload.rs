@@ -2,9 +2,9 @@
 //! run`, docs/operations.md "Reloading the configuration"): the new file
 //! is checked exactly as `mqgate check-config` checks it
 //! ([`super::check`]); with any error nothing changes and every error is
-//! logged with its file, line and column. A valid file's queue definitions
-//! and security settings (tokens, authorities, channel authentication
-//! rules, limits) are put in force at once; every other setting that
+//! logged with its file, line and column. A valid file's queue definitions,
+//! channels, exits, devices and security settings (tokens, authorities,
+//! channel authentication rules, limits) are put in force at once; every other setting that
 //! differs is reported as needing a restart and left as it is.
 
 use super::Handle;
@@ -34,6 +34,9 @@ pub struct ReloadReport {
     /// The `exits:` section changed: put in force for new work, every
     /// outbound channel restarted with it.
     pub exits: bool,
+    /// The `devices:` section changed: its device queue manager patterns
+    /// and MAXDEPTH are in force ([`QueueManager::redefine_devices`]).
+    pub devices: bool,
     /// The security settings put in force, e.g. `tokens 3`, `grants 5`,
     /// `chlauth rules 2`, `limits`; empty when none is configured.
     pub security: Vec<String>,
@@ -67,7 +70,7 @@ impl fmt::Display for ReloadReport {
         let kept: Vec<String> = q.kept.iter().map(|(n, _)| n.clone()).collect();
         write!(
             f,
-            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; security {}; certificates {}; needs a restart {}",
+            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; devices {}; security {}; certificates {}; needs a restart {}",
             list(&q.defined),
             list(&q.altered),
             list(&q.deleted),
@@ -76,6 +79,11 @@ impl fmt::Display for ReloadReport {
             list(&self.channels.stopped),
             list(&self.channels.restarted),
             if self.exits { "reloaded" } else { "unchanged" },
+            if self.devices {
+                "reloaded"
+            } else {
+                "unchanged"
+            },
             list(&self.security),
             if self.certificates_failed.is_empty() {
                 "reloaded".to_string()
@@ -276,6 +284,9 @@ impl Live {
             self.exits.replace_config(&config.exits);
             report.exits = true;
         }
+        report.devices = format!("{:?}", in_force.config.devices)
+            != format!("{:?}", config.devices)
+            && self.qm.redefine_devices(&config.devices);
         report.channels = self.apply_channels(
             &in_force.config.channels,
             &config.channels,
@@ -377,7 +388,6 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
     check("storage", differs(&old.storage, &new.storage));
     check("http", differs(&old.http, &new.http));
     check("listener", differs(&old.listener, &new.listener));
-    check("devices", differs(&old.devices, &new.devices));
     check("dmconfig", differs(&old.dmconfig, &new.dmconfig));
     check("tedg", differs(&old.tedg, &new.tedg));
     check("rpc", differs(&old.rpc, &new.rpc));
@@ -469,6 +479,7 @@ impl ReloadReport {
                 "restarted": self.channels.restarted,
             },
             "exits_reloaded": self.exits,
+            "devices_reloaded": self.devices,
             "certificates_failed": self.certificates_failed,
             "security": self.security,
             "needs_restart": self.needs_restart,
