@@ -349,8 +349,8 @@ impl Gateway {
         )));
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mut mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
-        if let Some((_, authorities)) = &security {
-            mqi = mqi.with_authorities(Arc::clone(authorities));
+        if let Some(authentication) = &security {
+            mqi = mqi.with_authorities(Arc::clone(&authentication.credentials));
         }
         mqi = mqi.with_channel_rules(Arc::clone(&channel_rules));
         mqi = mqi.with_limits(Arc::new(crate::security::limits::Limits::new(
@@ -463,11 +463,7 @@ impl Gateway {
                 })),
         );
         let app = app.merge(reload::routes(&live, &mqi));
-        let app = guarded(
-            app,
-            &config,
-            security.map(|(authentication, _)| authentication),
-        );
+        let app = guarded(app, &config, security);
         tasks.spawn_timer(trim::run(Arc::clone(&qm)));
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();

@@ -10,10 +10,9 @@
 use super::Handle;
 use crate::config::{ChannelDef, Config, QueueDef};
 use crate::qmgr::{QueueManager, Redefined};
-use crate::security::Authorities;
 use crate::security::chlauth::ChannelRules;
+use crate::security::credentials::{Credentials, CurrentCredentials};
 use crate::security::limits::Limits;
-use crate::security::tokens::Tokens;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -104,10 +103,10 @@ pub(super) struct Live {
     /// Every TLS listener and outbound connection: their certificate files
     /// are read again by each valid reload.
     tls: crate::security::tls::TlsEndpoints,
-    /// `None` when the gateway started without tokens (the HTTP API
-    /// without authentication).
-    tokens: Option<Arc<Tokens>>,
-    authorities: Option<Arc<Authorities>>,
+    /// The tokens and authorities, one value replaced in one step; `None`
+    /// when the gateway started without tokens (the HTTP API without
+    /// authentication).
+    credentials: Option<Arc<CurrentCredentials>>,
     channel_rules: Arc<ChannelRules>,
     limits: Arc<Limits>,
     /// Held for a whole reload, so two reloads never interleave.
@@ -144,7 +143,7 @@ impl Live {
         qm: &Arc<QueueManager>,
         exits: &Arc<crate::mqi::QueueExits>,
         tls: &crate::security::tls::TlsEndpoints,
-        security: Option<&(crate::http::auth::Authentication, Arc<Authorities>)>,
+        security: Option<&crate::http::auth::Authentication>,
         channel_rules: &Arc<ChannelRules>,
         limits: &Arc<Limits>,
     ) -> Live {
@@ -153,8 +152,7 @@ impl Live {
             qm: Arc::clone(qm),
             exits: Arc::clone(exits),
             tls: tls.clone(),
-            tokens: security.map(|(a, _)| Arc::clone(&a.tokens)),
-            authorities: security.map(|(_, g)| Arc::clone(g)),
+            credentials: security.map(|a| Arc::clone(&a.credentials)),
             channel_rules: Arc::clone(channel_rules),
             limits: Arc::clone(limits),
             in_force: Mutex::new(InForce { config, queues }),
@@ -263,7 +261,7 @@ impl Live {
             }
         };
         let mut report = ReloadReport {
-            needs_restart: needs_restart(&in_force.config, &config, self.tokens.is_some()),
+            needs_restart: needs_restart(&in_force.config, &config, self.credentials.is_some()),
             ..ReloadReport::default()
         };
         let new_queues = config.effective_queues();
@@ -312,13 +310,10 @@ impl Live {
     /// Puts `s` in force; what was replaced.
     fn apply_security(&self, s: Security) -> Vec<String> {
         let mut out = Vec::new();
-        if let (Some(tokens), Some(new)) = (&self.tokens, s.tokens) {
-            out.push(format!("tokens {}", new.len()));
-            tokens.replace(new);
-        }
-        if let (Some(authorities), Some(new)) = (&self.authorities, s.authorities) {
+        if let (Some(credentials), Some(new)) = (&self.credentials, s.credentials) {
+            out.push(format!("tokens {}", new.tokens.len()));
             out.push(format!("grants {}", s.grants));
-            authorities.replace(new);
+            credentials.set(new);
         }
         out.push(format!("chlauth rules {}", s.rules));
         self.channel_rules.replace(s.channel_rules);
@@ -331,8 +326,7 @@ impl Live {
 /// The security settings of a new configuration, built (and so checked)
 /// before any is put in force.
 struct Security {
-    tokens: Option<Tokens>,
-    authorities: Option<Authorities>,
+    credentials: Option<Credentials>,
     grants: usize,
     channel_rules: ChannelRules,
     rules: usize,
@@ -349,17 +343,13 @@ impl Security {
             }
             _ => ("security".to_string(), e),
         };
-        let (tokens, authorities) = if s.has_credentials() {
-            (
-                Some(Tokens::from_config(s).map_err(split)?),
-                Some(Authorities::from_config(s).map_err(split)?),
-            )
+        let credentials = if s.has_credentials() {
+            Some(Credentials::from_config(s).map_err(split)?)
         } else {
-            (None, None)
+            None
         };
         Ok(Security {
-            tokens,
-            authorities,
+            credentials,
             grants: s.authorities.len(),
             channel_rules: ChannelRules::new(&s.chlauth).map_err(split)?,
             rules: s.chlauth.len(),

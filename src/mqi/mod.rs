@@ -87,8 +87,10 @@ enum ExitSource {
 pub struct Mqi {
     qm: Arc<QueueManager>,
     exits: ExitSource,
-    /// Checked by [`Mqi::authorize`]; `None`: no security configured.
-    authorities: Option<Arc<crate::security::Authorities>>,
+    /// The grants [`Mqi::authorize`] checks a principal that carries none
+    /// against (with the tokens, src/security/credentials.rs); `None`: no
+    /// security configured.
+    authorities: Option<Arc<crate::security::credentials::CurrentCredentials>>,
     /// Checked by [`Mqi::channel_access`]; `None`: no rules configured.
     channel_rules: Option<Arc<crate::security::chlauth::ChannelRules>>,
     /// The connection and memory limits the front ends count against
