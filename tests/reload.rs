@@ -620,3 +620,149 @@ fn sighup_changes_devices_and_keeps_queued_messages_and_leases() {
     assert_eq!(put_device(&g, "DEVA1", "a7"), (201, None));
     check_flow(&g, "Q.FLOW", flow);
 }
+
+/// A nats-server with TLS that asks every client for a certificate from
+/// `ca` (nats-server "TLS" configuration, `verify: true`); killed when
+/// dropped.
+struct TlsNats {
+    child: std::process::Child,
+    port: u16,
+    monitor: String,
+    log: std::path::PathBuf,
+}
+
+impl TlsNats {
+    fn start(dir: &std::path::Path, cert: &str, key: &str, ca: &str) -> Option<TlsNats> {
+        let program = common::nats::binary()?;
+        let (port, mport) = (common::nats::free_port(), common::nats::free_port());
+        let log = dir.join("nats.log");
+        let config = dir.join("nats.conf");
+        std::fs::write(
+            &config,
+            format!(
+                "listen: 127.0.0.1:{port}\nhttp: 127.0.0.1:{mport}\nlog_file: {log:?}\n\
+                 tls {{ cert_file: {cert:?}, key_file: {key:?}, ca_file: {ca:?}, verify: true }}\n"
+            ),
+        )
+        .unwrap();
+        let child = Command::new(program)
+            .arg("-c")
+            .arg(&config)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let s = TlsNats {
+            child,
+            port,
+            monitor: format!("http://127.0.0.1:{mport}"),
+            log,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while ureq::get(&format!("{}/healthz", s.monitor)).call().is_err() {
+            assert!(Instant::now() < deadline, "nats-server did not start");
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        Some(s)
+    }
+
+    /// The connection named `mqgate` (nats-server monitoring `/connz`),
+    /// once it has `subs` subscriptions and `in_msgs` messages in.
+    fn wait_mqgate(&self, subs: u64, in_msgs: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let v: Value = ureq::get(&format!("{}/connz", self.monitor))
+                .call()
+                .unwrap()
+                .into_json()
+                .unwrap();
+            let found = v["connections"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|c| c["name"] == "mqgate")
+                .cloned();
+            if let Some(c) = &found
+                && c["subscriptions"].as_u64() == Some(subs)
+                && c["in_msgs"].as_u64() == Some(in_msgs)
+            {
+                return c.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no mqgate connection with {subs} subscriptions and {in_msgs} messages in: {v}"
+            );
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+}
+
+impl Drop for TlsNats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The NATS bridge's `rv.nats.tls` files are read again by a reload like
+/// every other `tls:` setting (docs/security.md "Reloading certificates"):
+/// started with a client certificate from a CA nats-server does not trust,
+/// the bridge is refused (nats-server logs the failed TLS handshake); once
+/// a certificate from the trusted CA is in the same files, a SIGHUP makes
+/// the bridge connect with it. Its two subscriptions (`ORDERS.>` and this
+/// gateway's inboxes, docs/rendezvous.md "Bridge to NATS") and the three
+/// messages published on the bus then (nats-server's `in_msgs`) show it.
+#[test]
+fn sighup_rereads_the_nats_bridge_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = common::pki::Pki::new(dir.path());
+    let (server_cert, server_key) = pki.leaf("nats", "/O=Example/CN=nats", "ca", 10, 30);
+    let (good_cert, good_key) = pki.leaf("good", "/O=Example/CN=gw", "ca", 11, 30);
+    let (bad_cert, bad_key) = pki.leaf("bad", "/O=Example/CN=gw", "other-ca", 12, 30);
+    let (cert, key) = (pki.path("client.pem"), pki.path("client.key"));
+    std::fs::copy(&bad_cert, &cert).unwrap();
+    std::fs::copy(&bad_key, &key).unwrap();
+    let Some(nats) = TlsNats::start(dir.path(), &server_cert, &server_key, &pki.path("ca.pem"))
+    else {
+        return;
+    };
+    let config = format!(
+        "rv:\n  nats:\n    url: tls://127.0.0.1:{}\n    subjects: [ORDERS.>]\n    tls: {{ ca: {:?}, cert: {cert:?}, key: {key:?} }}\n",
+        nats.port,
+        pki.path("ca.pem")
+    );
+    let gw_dir = dir.path().join("gw");
+    std::fs::create_dir(&gw_dir).unwrap();
+    let g = Gateway::start(&gw_dir, &config);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_to_string(&nats.log)
+        .unwrap_or_default()
+        .contains("TLS handshake error")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "nats-server never refused the untrusted client certificate"
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+
+    std::fs::copy(&good_cert, &cert).unwrap();
+    std::fs::copy(&good_key, &key).unwrap();
+    g.hangup();
+    let line = reloaded(&g, 1);
+    assert!(line.contains("certificates reloaded"), "{line}");
+    nats.wait_mqgate(2, 0);
+    for i in 0..3 {
+        let (st, v) = g.call(
+            "POST",
+            "/v1/rv/messages/ORDERS.NEW",
+            Some((
+                "application/json",
+                format!(r#"{{"fields": [{{"name": "n", "type": "i32", "value": {i}}}]}}"#)
+                    .as_bytes(),
+            )),
+        );
+        assert_eq!(st, 200, "{v}");
+    }
+    nats.wait_mqgate(2, 3);
+}

@@ -378,7 +378,7 @@ impl Gateway {
         let rv_cm = crate::rv::cm::CmTransports::start(&rv, &mqi).await;
         // After the transports: a certified rule's reopened correspondent
         // and the senders it asks for old messages are open by then.
-        crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm).await;
+        crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm, &tls).await;
         let rv_dq = crate::rv::dq::DistributedQueues::start(&rv, &rv_cm, &tasks);
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
