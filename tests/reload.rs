@@ -766,3 +766,364 @@ fn sighup_rereads_the_nats_bridge_certificates() {
     }
     nats.wait_mqgate(2, 3);
 }
+
+/// A queue manager QMR with Q.IN (messages from the receiver channels),
+/// Q.FLOW and APP.IN, then `extra` (more top-level YAML).
+fn receiving(extra: &str) -> String {
+    format!(
+        "queue_manager:
+  name: QMR
+queues:
+  - {{ type: local, name: Q.IN, max_depth: 100000 }}
+  - {{ type: local, name: Q.FLOW, max_depth: 100000 }}
+  - {{ type: local, name: APP.IN }}
+{extra}"
+    )
+}
+
+/// `mqgate send` of plain messages `bodies` for Q.IN at QMR through
+/// receiver channel `channel` of `g`, persistent, one batch each.
+fn send(g: &Gateway, channel: &str, bodies: &[String]) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<_> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let p = dir.path().join(format!("{i:04}.msg"));
+            std::fs::write(&p, b).unwrap();
+            p
+        })
+        .collect();
+    Command::new(BIN)
+        .args(["send", "--to", &g.listen_addr(), "--channel", channel])
+        .args(["--rqmname", "QMR", "--rname", "Q.IN", "--persistent"])
+        .args(&files)
+        .output()
+        .unwrap()
+}
+
+/// Sends `bodies` through `channel`, which must confirm them all.
+fn send_ok(g: &Gateway, channel: &str, bodies: &[String]) {
+    let out = send(g, channel, bodies);
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// The CLOSE a HELLO for `channel` on `g`'s channel listener is answered
+/// with (docs/channel-protocol.md "Frames": length, type 0x07, MQRC as a
+/// big-endian u32, text after a 2-byte length): (MQRC, text).
+fn refused_hello(g: &Gateway, channel: &str) -> (u32, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(g.listen_addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut p = vec![0x01];
+    p.extend_from_slice(&1u16.to_be_bytes());
+    p.extend_from_slice(&50u32.to_be_bytes());
+    p.extend_from_slice(&100_000u32.to_be_bytes());
+    p.extend_from_slice(&0u32.to_be_bytes());
+    p.extend_from_slice(&0u64.to_be_bytes());
+    for field in [channel, "", ""] {
+        p.extend_from_slice(&(field.len() as u16).to_be_bytes());
+        p.extend_from_slice(field.as_bytes());
+    }
+    let mut f = (p.len() as u32).to_be_bytes().to_vec();
+    f.extend_from_slice(&p);
+    s.write_all(&f).unwrap();
+    let mut b = Vec::new();
+    let _ = s.read_to_end(&mut b);
+    assert!(b.len() > 11 && b[4] == 0x07, "not a CLOSE frame: {b:?}");
+    (
+        u32::from_be_bytes(b[5..9].try_into().unwrap()),
+        String::from_utf8_lossy(&b[11..]).into_owned(),
+    )
+}
+
+fn bodies(from: usize, to: usize) -> Vec<String> {
+    (from..to).map(|i| format!("m{i}")).collect()
+}
+
+/// A reload that changes `exits:` gives a queue opened from then on the
+/// new chain (docs/operations.md "Reloading the configuration"): messages
+/// put on APP.IN before it keep CCSID 819, those put after go through the
+/// new before_put `convert` exit to CCSID 500 (docs/exits.md "convert";
+/// docs/ccsid.md: "ABC" is C1 C2 C3 in EBCDIC CCSID 500).
+#[test]
+fn sighup_gives_queues_opened_afterwards_a_new_exit_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(dir.path(), &receiving(""));
+    for _ in 0..2 {
+        assert_eq!(g.put("APP.IN", "format=MQSTR&ccsid=819", b"ABC").0, 201);
+    }
+    let flow = Flow::start(&g.base, "Q.FLOW");
+    let exits = "exits:\n  queues:\n    APP.IN:\n      before_put:\n        - exit: convert\n          data: \"ccsid=500\"\n";
+    std::fs::write(g.config_path(), receiving(exits)).unwrap();
+    g.hangup();
+    let line = reloaded(&g, 1);
+    assert!(line.contains("; exits reloaded;"), "{line}");
+    for _ in 0..2 {
+        assert_eq!(g.put("APP.IN", "format=MQSTR&ccsid=819", b"ABC").0, 201);
+    }
+    let mut got = Vec::new();
+    loop {
+        let (st, v) = g.get_ack("APP.IN", "");
+        if st == 404 {
+            break;
+        }
+        assert_eq!(st, 200, "{v}");
+        got.push((
+            v["md"]["CodedCharSetId"].as_i64().unwrap(),
+            common::data(&v),
+        ));
+    }
+    let ascii = b"ABC".to_vec();
+    let ebcdic = vec![0xC1, 0xC2, 0xC3];
+    assert_eq!(
+        got,
+        [
+            (819, ascii.clone()),
+            (819, ascii),
+            (500, ebcdic.clone()),
+            (500, ebcdic)
+        ]
+    );
+    check_flow(&g, "Q.FLOW", flow);
+}
+
+/// A reload that adds receiver channel RCV.B and removes RCV.A: a sender
+/// to RCV.B is taken at once, one to RCV.A is refused with CLOSE 2540
+/// MQRC_UNKNOWN_CHANNEL_NAME (docs/channel-protocol.md "Handshake": no
+/// receiver channel of that name; IBM MQ "API reason codes"). Every
+/// message confirmed reaches Q.IN once, in order.
+#[test]
+fn sighup_adds_and_removes_receiver_channels() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start(
+        dir.path(),
+        &receiving("channels:\n  - { type: receiver, name: RCV.A }\n"),
+    );
+    send_ok(&g, "RCV.A", &bodies(0, 3));
+    assert_eq!(refused_hello(&g, "RCV.B").0, 2540);
+    let flow = Flow::start(&g.base, "Q.FLOW");
+    std::fs::write(
+        g.config_path(),
+        receiving("channels:\n  - { type: receiver, name: RCV.B }\n"),
+    )
+    .unwrap();
+    g.hangup();
+    let line = reloaded(&g, 1);
+    assert!(
+        line.contains("channels started RCV.B, stopped RCV.A"),
+        "{line}"
+    );
+    send_ok(&g, "RCV.B", &bodies(3, 6));
+    let (mqrc, text) = refused_hello(&g, "RCV.A");
+    assert_eq!(mqrc, 2540, "{text}");
+    let out = send(&g, "RCV.A", &bodies(6, 7));
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("2540"),
+        "{out:?}"
+    );
+    assert_eq!(drain(&g, "Q.IN"), bodies(0, 6));
+    check_flow(&g, "Q.FLOW", flow);
+}
+
+/// A reload that adds a channel authentication rule blocking the address
+/// senders come from (as MQSC SET CHLAUTH('*') TYPE(BLOCKADDR) imports,
+/// docs/security.md "SET CHLAUTH") refuses the next connection with CLOSE
+/// 2035 MQRC_NOT_AUTHORIZED naming the rule (docs/security.md
+/// "Refusals"); one that takes it away lets senders in again. HTTP puts,
+/// which the rules do not cover, flow throughout.
+#[test]
+fn sighup_puts_a_new_blocking_chlauth_rule_in_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let channels = "channels:\n  - { type: receiver, name: RCV.A }\n";
+    let g = Gateway::start(dir.path(), &receiving(channels));
+    send_ok(&g, "RCV.A", &bodies(0, 2));
+    let flow = Flow::start(&g.base, "Q.FLOW");
+    let blocked = format!(
+        "{channels}security:\n  chlauth:\n    - {{ channel: '*', address: 127.0.0.1, action: block }}\n"
+    );
+    std::fs::write(g.config_path(), receiving(&blocked)).unwrap();
+    g.hangup();
+    let line = reloaded(&g, 1);
+    assert!(line.contains("chlauth rules 1"), "{line}");
+    let (mqrc, text) = refused_hello(&g, "RCV.A");
+    assert_eq!(mqrc, 2035, "{text}");
+    assert!(
+        text.contains("security.chlauth[0] (channel=* address=\"127.0.0.1\" action=block)"),
+        "{text}"
+    );
+    let out = send(&g, "RCV.A", &bodies(2, 3));
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("2035"),
+        "{out:?}"
+    );
+
+    std::fs::write(g.config_path(), receiving(channels)).unwrap();
+    g.hangup();
+    let line = reloaded(&g, 2);
+    assert!(line.contains("chlauth rules 0"), "{line}");
+    send_ok(&g, "RCV.A", &bodies(3, 5));
+    assert_eq!(drain(&g, "Q.IN"), ["m0", "m1", "m3", "m4"]);
+    check_flow(&g, "Q.FLOW", flow);
+}
+
+/// A reload that lowers `security.limits.connections` refuses the next
+/// channel connection past it with CLOSE 2537 MQRC_CHANNEL_NOT_AVAILABLE
+/// naming the limit (docs/security.md "Limits"), the connections already
+/// open staying counted; once they close, senders get in again. The HTTP
+/// listener has the same limit, so no HTTP call is made while it is low.
+#[test]
+fn sighup_puts_a_lowered_connection_limit_in_force() {
+    use std::net::TcpStream;
+    let dir = tempfile::tempdir().unwrap();
+    let channels = "channels:\n  - { type: receiver, name: RCV.A }\n";
+    let g = Gateway::start(dir.path(), &receiving(channels));
+    send_ok(&g, "RCV.A", &bodies(0, 2));
+    // Three connections to the channel listener, held open.
+    let held: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(g.listen_addr()).unwrap())
+        .collect();
+    let low = format!("{channels}security:\n  limits:\n    connections: 3\n");
+    std::fs::write(g.config_path(), receiving(&low)).unwrap();
+    g.hangup();
+    let line = reloaded(&g, 1);
+    assert!(line.contains("limits"), "{line}");
+    let (mqrc, text) = refused_hello(&g, "RCV.A");
+    assert_eq!(mqrc, 2537, "{text}");
+    assert!(text.contains("security.limits.connections = 3"), "{text}");
+    let out = send(&g, "RCV.A", &bodies(2, 3));
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("2537"),
+        "{out:?}"
+    );
+    // Closed, they no longer count: a sender gets in (the gateway notices
+    // the closes in its own time).
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let out = send(&g, "RCV.A", &bodies(3, 5));
+        if out.status.success() {
+            break;
+        }
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("2537"),
+            "{out:?}"
+        );
+        assert!(Instant::now() < deadline, "still refused: {out:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(drain(&g, "Q.IN"), ["m0", "m1", "m3", "m4"]);
+}
+
+/// GWB's configuration: Q.IN, and `channels` (YAML list items).
+fn pulling_side(channels: &str) -> String {
+    format!(
+        "queue_manager:\n  name: GWB\nqueues:\n  - {{ type: local, name: Q.IN }}\n  - {{ type: local, name: Q.FLOW, max_depth: 100000 }}\nchannels: {channels}\n"
+    )
+}
+
+/// An mq-client channel FROM.QMA on GWB pulling transmission queue GWB of
+/// gateway QMA through its server-connection channel (docs/config.md
+/// `mq-client`).
+fn mq_client_channel(port: u16, wait_ms: u32) -> String {
+    format!(
+        "
+  - type: mq-client
+    name: FROM.QMA
+    host: 127.0.0.1
+    port: {port}
+    channel: MQGATE.SVRCONN
+    q_mgr_name: QMA
+    xmit_queue: GWB
+    batch_size: 2
+    wait_ms: {wait_ms}
+    reconnect: {{ first_ms: 20, max_ms: 200 }}"
+    )
+}
+
+/// A reload that adds an mq-client channel starts it (the messages waiting
+/// on QMA's transmission queue come over), one that removes it stops it
+/// (what is put meanwhile waits on QMA), and one that adds it again, then
+/// changes it, starts and restarts it; every message reaches GWB's Q.IN
+/// once, in order (IBM MQ "Channel states": a stopped channel leaves its
+/// messages on the transmission queue).
+#[test]
+fn sighup_starts_stops_and_restarts_an_mq_client_channel() {
+    let port = common::nats::free_port();
+    let dir_a = tempfile::tempdir().unwrap();
+    // Its SVRCONN connections logged (at DEBUG) as they open and close.
+    let a = Gateway::start_with_env(
+        dir_a.path(),
+        &format!(
+            "queue_manager:\n  name: QMA\n  default_xmit_queue: ''\nchannels: []\nsvrconn:\n  listen: 127.0.0.1:{port}\n  channels:\n    - name: MQGATE.SVRCONN\nqueues:\n  - {{ type: local, name: GWB, usage: xmitq }}\n  - {{ type: remote, name: TO.B, remote_q_name: Q.IN, remote_q_mgr_name: GWB, xmit_q: GWB }}\n"
+        ),
+        &[],
+        &[("RUST_LOG", "info,mqgate::svrconn=debug")],
+    );
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(dir_b.path(), &pulling_side("[]"));
+    let mut n = 0;
+    let mut put = |count: usize| {
+        for _ in 0..count {
+            let (st, v) = a.put("TO.B", "persistent=true", format!("m{n}").as_bytes());
+            assert_eq!(st, 201, "{v}");
+            n += 1;
+        }
+    };
+    put(3);
+    let flow = Flow::start(&b.base, "Q.FLOW");
+
+    std::fs::write(b.config_path(), pulling_side(&mq_client_channel(port, 200))).unwrap();
+    b.hangup();
+    let line = reloaded(&b, 1);
+    assert!(
+        line.contains("channels started FROM.QMA, stopped none"),
+        "{line}"
+    );
+    wait_depth(&b, "Q.IN", 3);
+    wait_depth(&a, "GWB", 0);
+
+    std::fs::write(b.config_path(), pulling_side("[]")).unwrap();
+    b.hangup();
+    let line = reloaded(&b, 2);
+    assert!(
+        line.contains("channels started none, stopped FROM.QMA"),
+        "{line}"
+    );
+    // The stopped channel ends after its current batch: once QMA shows no
+    // SVRCONN connection left, what is put stays on GWB.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let log = std::fs::read_to_string(a.log_path()).unwrap_or_default();
+        let opened = log.matches("connection: MQ client connected").count();
+        let closed = log.matches("connection: MQ client disconnected").count();
+        if opened > 0 && opened == closed {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the channel did not stop:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    put(2);
+    assert_eq!(a.depth("GWB"), 2);
+    assert_eq!(b.depth("Q.IN"), 3);
+
+    std::fs::write(b.config_path(), pulling_side(&mq_client_channel(port, 200))).unwrap();
+    b.hangup();
+    reloaded(&b, 3);
+    wait_depth(&b, "Q.IN", 5);
+    std::fs::write(b.config_path(), pulling_side(&mq_client_channel(port, 300))).unwrap();
+    b.hangup();
+    let line = reloaded(&b, 4);
+    assert!(line.contains("restarted FROM.QMA"), "{line}");
+    put(2);
+    wait_depth(&b, "Q.IN", 7);
+    wait_depth(&a, "GWB", 0);
+    assert_eq!(drain(&b, "Q.IN"), bodies(0, 7));
+    check_flow(&b, "Q.FLOW", flow);
+}
