@@ -1127,3 +1127,51 @@ fn sighup_starts_stops_and_restarts_an_mq_client_channel() {
     assert_eq!(drain(&b, "Q.IN"), bodies(0, 7));
     check_flow(&b, "Q.FLOW", flow);
 }
+
+/// QMA serving `svrconn:` on `port` with server-connection `channels` (a
+/// YAML list), transmission queue GWB and remote queue TO.B for Q.IN at
+/// GWB.
+fn serving_side(port: u16, channels: &str) -> String {
+    format!(
+        "queue_manager:\n  name: QMA\n  default_xmit_queue: ''\nchannels: []\nsvrconn:\n  listen: 127.0.0.1:{port}\n  channels: {channels}\nqueues:\n  - {{ type: local, name: GWB, usage: xmitq }}\n  - {{ type: remote, name: TO.B, remote_q_name: Q.IN, remote_q_mgr_name: GWB, xmit_q: GWB }}\n  - {{ type: local, name: Q.FLOW, max_depth: 100000 }}\n"
+    )
+}
+
+/// A reload that adds server-connection channel MQGATE.SVRCONN lets the MQ
+/// client that named it in vain connect: until then QMA refuses it with
+/// 2540 MQRC_UNKNOWN_CHANNEL_NAME (IBM MQ "API reason codes": no channel
+/// of that name; docs/mq-client-protocol.md "Handshake") and the messages
+/// wait on QMA's transmission queue; after it they all reach GWB, once.
+#[test]
+fn sighup_adds_a_server_connection_channel() {
+    let port = common::nats::free_port();
+    let dir_a = tempfile::tempdir().unwrap();
+    let a = Gateway::start(
+        dir_a.path(),
+        &serving_side(port, "[{ name: OTHER.SVRCONN }]"),
+    );
+    for i in 0..3 {
+        let (st, v) = a.put("TO.B", "persistent=true", format!("m{i}").as_bytes());
+        assert_eq!(st, 201, "{v}");
+    }
+    let dir_b = tempfile::tempdir().unwrap();
+    let b = Gateway::start(dir_b.path(), &pulling_side(&mq_client_channel(port, 200)));
+    let log = wait_log(&b, "mq-client channel retrying", 1);
+    assert!(log.contains("reason=2540"), "{log}");
+    assert_eq!(a.depth("GWB"), 3);
+
+    let flow = Flow::start(&a.base, "Q.FLOW");
+    std::fs::write(
+        a.config_path(),
+        serving_side(port, "[{ name: OTHER.SVRCONN }, { name: MQGATE.SVRCONN }]"),
+    )
+    .unwrap();
+    a.hangup();
+    let line = reloaded(&a, 1);
+    assert!(line.contains("; svrconn reloaded;"), "{line}");
+    assert!(line.contains("needs a restart none"), "{line}");
+    wait_depth(&b, "Q.IN", 3);
+    wait_depth(&a, "GWB", 0);
+    assert_eq!(drain(&b, "Q.IN"), bodies(0, 3));
+    check_flow(&a, "Q.FLOW", flow);
+}

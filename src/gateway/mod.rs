@@ -512,6 +512,7 @@ impl Gateway {
                 tasks.clone(),
                 stop_svrconn.clone(),
             );
+            live.set_svrconn(Arc::clone(&svc));
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
             tasks.spawn(
                 TaskGroup::Requests,

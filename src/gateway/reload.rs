@@ -3,8 +3,9 @@
 //! is checked exactly as `mqgate check-config` checks it
 //! ([`super::check`]); with any error nothing changes and every error is
 //! logged with its file, line and column. A valid file's queue definitions,
-//! channels, exits, devices and security settings (tokens, authorities,
-//! channel authentication rules, limits) are put in force at once; every other setting that
+//! channels, exits, devices, server-connection channels and security
+//! settings (tokens, authorities, channel authentication rules, limits)
+//! are put in force at once; every other setting that
 //! differs is reported as needing a restart and left as it is.
 
 use super::Handle;
@@ -36,6 +37,9 @@ pub struct ReloadReport {
     /// The `devices:` section changed: its device queue manager patterns
     /// and MAXDEPTH are in force ([`QueueManager::redefine_devices`]).
     pub devices: bool,
+    /// The `svrconn:` settings other than `listen` and `tls` changed: in
+    /// force for MQ client sockets accepted from now on.
+    pub svrconn: bool,
     /// The security settings put in force, e.g. `tokens 3`, `grants 5`,
     /// `chlauth rules 2`, `limits`; empty when none is configured.
     pub security: Vec<String>,
@@ -69,7 +73,7 @@ impl fmt::Display for ReloadReport {
         let kept: Vec<String> = q.kept.iter().map(|(n, _)| n.clone()).collect();
         write!(
             f,
-            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; devices {}; security {}; certificates {}; needs a restart {}",
+            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; devices {}; svrconn {}; security {}; certificates {}; needs a restart {}",
             list(&q.defined),
             list(&q.altered),
             list(&q.deleted),
@@ -79,6 +83,11 @@ impl fmt::Display for ReloadReport {
             list(&self.channels.restarted),
             if self.exits { "reloaded" } else { "unchanged" },
             if self.devices {
+                "reloaded"
+            } else {
+                "unchanged"
+            },
+            if self.svrconn {
                 "reloaded"
             } else {
                 "unchanged"
@@ -113,6 +122,9 @@ pub(super) struct Live {
     in_force: Mutex<InForce>,
     /// Set once the channels run ([`Live::set_channels`]).
     channels: std::sync::OnceLock<Channels>,
+    /// The MQ client listener's service, once it runs
+    /// ([`Live::set_svrconn`]).
+    svrconn: std::sync::OnceLock<Arc<crate::svrconn::Service>>,
     /// The file `POST /v1/admin/reload` reads, with its adjustment
     /// ([`Handle::set_reload_file`]); `None`: the route answers 404.
     source: Mutex<Option<Source>>,
@@ -157,6 +169,7 @@ impl Live {
             limits: Arc::clone(limits),
             in_force: Mutex::new(InForce { config, queues }),
             channels: std::sync::OnceLock::new(),
+            svrconn: std::sync::OnceLock::new(),
             source: Mutex::new(None),
         }
     }
@@ -173,6 +186,28 @@ impl Live {
             outbound,
             roles,
         });
+    }
+
+    /// Records the MQ client listener's service, whose settings a reload
+    /// changes.
+    pub(super) fn set_svrconn(&self, svc: Arc<crate::svrconn::Service>) {
+        let _ = self.svrconn.set(svc);
+    }
+
+    /// Puts the `svrconn:` settings of `new` but `listen` and `tls` in
+    /// force for later sockets; true when they differ from `old`'s.
+    fn apply_svrconn(&self, old: &Config, new: &Config) -> bool {
+        let (Some(o), Some(n), Some(svc)) = (&old.svrconn, &new.svrconn, self.svrconn.get()) else {
+            return false;
+        };
+        let mut n = n.clone();
+        n.listen = o.listen;
+        n.tls = o.tls.clone();
+        if format!("{o:?}") == format!("{n:?}") {
+            return false;
+        }
+        svc.replace_config(n);
+        true
     }
 
     /// Puts the channels of `new` in force; a change to a fault tolerance
@@ -285,6 +320,7 @@ impl Live {
         report.devices = format!("{:?}", in_force.config.devices)
             != format!("{:?}", config.devices)
             && self.qm.redefine_devices(&config.devices);
+        report.svrconn = self.apply_svrconn(&in_force.config, &config);
         report.channels = self.apply_channels(
             &in_force.config.channels,
             &config.channels,
@@ -388,7 +424,13 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
         "fault_tolerance",
         differs(&old.fault_tolerance, &new.fault_tolerance),
     );
-    check("svrconn", differs(&old.svrconn, &new.svrconn));
+    match (&old.svrconn, &new.svrconn) {
+        (Some(o), Some(n)) => {
+            check("svrconn.listen", o.listen != n.listen);
+            check("svrconn.tls", differs(&o.tls, &n.tls));
+        }
+        (o, n) => check("svrconn", o.is_some() != n.is_some()),
+    }
     let (o, n) = (&old.security, &new.security);
     check(
         "security (HTTP authentication on or off)",
@@ -413,9 +455,11 @@ impl Handle {
     /// problem as `FILE:LINE:COLUMN: message`, also logged at ERROR, and
     /// nothing changed. A valid file's queue definitions are put in force
     /// ([`QueueManager::redefine`]: defined, altered, deleted when empty,
-    /// else kept with 2055), and its tokens (the tokens file read again),
-    /// authorities, channel authentication rules and limits replace the
-    /// running ones at once, the certificate files of every TLS setting are
+    /// else kept with 2055), its channels, exits, `devices` and `svrconn`
+    /// settings (but its listen address and TLS) are put in force, its
+    /// tokens (the tokens file read again) and authorities replace the
+    /// running ones together in one step, its channel authentication rules
+    /// and limits each in one step, the certificate files of every TLS setting are
     /// read again ([`Handle::reload_tls`]); settings that need a restart are listed in
     /// the report and logged at WARN, and one INFO line sums the reload
     /// up. After [`Handle::stop`]: `Err` naming that.
@@ -470,6 +514,7 @@ impl ReloadReport {
             },
             "exits_reloaded": self.exits,
             "devices_reloaded": self.devices,
+            "svrconn_reloaded": self.svrconn,
             "certificates_failed": self.certificates_failed,
             "security": self.security,
             "needs_restart": self.needs_restart,

@@ -31,7 +31,9 @@ use tokio_util::sync::CancellationToken;
 /// What every connection of the listener shares.
 pub(crate) struct Service {
     mqi: Mqi,
-    config: SvrconnConfig,
+    /// Taken by each socket when it is accepted; replaced by a reload
+    /// ([`Service::replace_config`]).
+    config: crate::security::current::Current<SvrconnConfig>,
     identity: negotiate::ServerIdentity,
     tasks: Tasks,
     /// Cancelled when the gateway stops.
@@ -67,12 +69,24 @@ impl Service {
                 process_id: std::process::id() as i32,
             },
             mqi: mqi.clone(),
-            config: config.clone(),
+            config: crate::security::current::Current::new(config.clone()),
             tasks,
             stop,
             models,
             next_conn: std::sync::atomic::AtomicU64::new(1),
         })
+    }
+}
+
+impl Service {
+    /// Puts `config` in force for the sockets accepted from now on (a
+    /// configuration reload, docs/operations.md "Reloading the
+    /// configuration"): its channels (names, MAXMSGL, HBINT, SHARECNV,
+    /// users, SSLPEER), `max_transmission_size` and `connect_timeout_ms`.
+    /// Sockets already open keep the settings they started with. The
+    /// listen address and `tls` are the caller's to keep as they are.
+    pub(crate) fn replace_config(&self, config: SvrconnConfig) {
+        self.config.set(config);
     }
 }
 
