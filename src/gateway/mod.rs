@@ -505,13 +505,7 @@ impl Gateway {
         );
         let stop_svrconn = CancellationToken::new();
         if let (Some(s), Some((listener, _))) = (&config.svrconn, svrconn_listener) {
-            let svc = crate::svrconn::Service::new(
-                &mqi,
-                s,
-                &config.queues,
-                tasks.clone(),
-                stop_svrconn.clone(),
-            );
+            let svc = crate::svrconn::Service::new(&mqi, s, tasks.clone(), stop_svrconn.clone());
             live.set_svrconn(Arc::clone(&svc));
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
             tasks.spawn(

@@ -278,6 +278,12 @@ impl Mqi {
         self.qm.queues()
     }
 
+    /// The definition of model queue `name` in force (a reload may have
+    /// defined or altered it); `None` when no model queue has that name.
+    pub fn model_def(&self, name: &str) -> Option<crate::config::LocalQueueDef> {
+        self.qm.model_def(name)
+    }
+
     /// Runs `f` — a sequence of synchronous queue calls, e.g. a channel's
     /// batch — on the blocking pool and returns its result. Errors: the task
     /// panicked or was cancelled (2195 MQRC_UNEXPECTED_ERROR).

@@ -344,6 +344,12 @@ impl QueueManager {
         &self.dead_letter_queue
     }
 
+    /// The definition of model queue `name` now (the object table's, which
+    /// a reload redefines); `None` when no model queue has that name.
+    pub fn model_def(&self, name: &str) -> Option<LocalQueueDef> {
+        self.table().models.iter().find(|m| m.name == name).cloned()
+    }
+
     /// The default transmission queue's name (empty when none).
     pub fn default_xmit_queue(&self) -> &str {
         &self.default_xmit_queue

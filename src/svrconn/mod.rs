@@ -38,29 +38,18 @@ pub(crate) struct Service {
     tasks: Tasks,
     /// Cancelled when the gateway stops.
     stop: CancellationToken,
-    /// The model queues (MQOPEN of one creates a temporary dynamic queue).
-    models: Vec<crate::config::LocalQueueDef>,
     /// Numbers the connections' ConnectionIds and dynamic queue names.
     next_conn: std::sync::atomic::AtomicU64,
 }
 
 impl Service {
-    /// The service over `mqi` with `config`; `queues` are the gateway's
-    /// queue definitions (for the model queues).
+    /// The service over `mqi` with `config`.
     pub(crate) fn new(
         mqi: &Mqi,
         config: &SvrconnConfig,
-        queues: &[crate::config::QueueDef],
         tasks: Tasks,
         stop: CancellationToken,
     ) -> Arc<Service> {
-        let models = queues
-            .iter()
-            .filter_map(|q| match q {
-                crate::config::QueueDef::Model(d) => Some(d.clone()),
-                _ => None,
-            })
-            .collect();
         let name = mqi.q_mgr_name().to_string();
         Arc::new(Service {
             identity: negotiate::ServerIdentity {
@@ -72,7 +61,6 @@ impl Service {
             config: crate::security::current::Current::new(config.clone()),
             tasks,
             stop,
-            models,
             next_conn: std::sync::atomic::AtomicU64::new(1),
         })
     }
