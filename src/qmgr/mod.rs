@@ -473,9 +473,12 @@ impl QueueManager {
     /// (none created yet, or retired once empty, src/qmgr/idle.rs) is an
     /// empty queue: 0.
     pub fn depth(&self, q: &str) -> Option<usize> {
-        match self.table().local(q) {
+        // One read of the table: a second read lock taken while this one
+        // is held could wait behind a writer for ever.
+        let table = self.table();
+        match table.local(q) {
             Some(lq) => Some(lq.lock().depth()),
-            None => self.is_device_queue_name(q).then_some(0),
+            None => table.router.devices().split(q).is_some().then_some(0),
         }
     }
 
@@ -837,7 +840,10 @@ impl QueueManager {
         let placed = {
             let table = self.table();
             let dest = match table.router.resolve_get(&*table, q) {
-                Err(e) if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME && self.is_device_queue_name(q) => {
+                Err(e)
+                    if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME
+                        && table.router.devices().split(q).is_some() =>
+                {
                     return Err(Self::no_device_queue(q));
                 }
                 other => other?,
@@ -1041,7 +1047,10 @@ impl QueueManager {
             let table = self.table();
             match table.router.resolve_get(&*table, q) {
                 Ok(dest) => Ok(self.place(table, dest).queue),
-                Err(e) if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME && self.is_device_queue_name(q) => {
+                Err(e)
+                    if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME
+                        && table.router.devices().split(q).is_some() =>
+                {
                     Ok(None)
                 }
                 Err(e) => Err(e),
