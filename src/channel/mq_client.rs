@@ -265,10 +265,30 @@ impl Pull<'_> {
         let mut attempts = 0u32;
         let mut retry_ms = d.retry.first_interval_ms.max(1);
         loop {
-            let first = tokio::select! {
-                r = self.session.get(self.hobj, d.wait_ms, d.limits.max_msg_length) => r?,
-                _ = super::stopped(stop) => return Ok(Ended::Stopping),
+            if *stop.borrow() {
+                return Ok(Ended::Stopping);
+            }
+            // A stop while the MQGET waits does not drop it: its reply is
+            // read and what it got under syncpoint backed out, since the
+            // MQDISC that ends the connection would commit it (IBM MQ
+            // "MQDISC") and the message would leave the queue manager
+            // without being stored.
+            let (first, stopping) = {
+                let get = self
+                    .session
+                    .get(self.hobj, d.wait_ms, d.limits.max_msg_length);
+                tokio::pin!(get);
+                tokio::select! {
+                    r = &mut get => (r?, false),
+                    _ = super::stopped(stop) => (get.await?, true),
+                }
             };
+            if stopping {
+                if first.is_some() {
+                    self.session.backout().await?;
+                }
+                return Ok(Ended::Stopping);
+            }
             let Some(first) = first else { continue };
             let mut batch = vec![first];
             while batch.len() < d.limits.batch_size as usize {

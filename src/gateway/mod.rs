@@ -349,8 +349,8 @@ impl Gateway {
         )));
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mut mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
-        if let Some((_, authorities)) = &security {
-            mqi = mqi.with_authorities(Arc::clone(authorities));
+        if let Some(authentication) = &security {
+            mqi = mqi.with_authorities(Arc::clone(&authentication.credentials));
         }
         mqi = mqi.with_channel_rules(Arc::clone(&channel_rules));
         mqi = mqi.with_limits(Arc::new(crate::security::limits::Limits::new(
@@ -378,7 +378,7 @@ impl Gateway {
         let rv_cm = crate::rv::cm::CmTransports::start(&rv, &mqi).await;
         // After the transports: a certified rule's reopened correspondent
         // and the senders it asks for old messages are open by then.
-        crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm).await;
+        crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm, &tls).await;
         let rv_dq = crate::rv::dq::DistributedQueues::start(&rv, &rv_cm, &tasks);
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
@@ -463,11 +463,7 @@ impl Gateway {
                 })),
         );
         let app = app.merge(reload::routes(&live, &mqi));
-        let app = guarded(
-            app,
-            &config,
-            security.map(|(authentication, _)| authentication),
-        );
+        let app = guarded(app, &config, security);
         tasks.spawn_timer(trim::run(Arc::clone(&qm)));
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -509,13 +505,8 @@ impl Gateway {
         );
         let stop_svrconn = CancellationToken::new();
         if let (Some(s), Some((listener, _))) = (&config.svrconn, svrconn_listener) {
-            let svc = crate::svrconn::Service::new(
-                &mqi,
-                s,
-                &config.queues,
-                tasks.clone(),
-                stop_svrconn.clone(),
-            );
+            let svc = crate::svrconn::Service::new(&mqi, s, tasks.clone(), stop_svrconn.clone());
+            live.set_svrconn(Arc::clone(&svc));
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
             tasks.spawn(
                 TaskGroup::Requests,

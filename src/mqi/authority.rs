@@ -6,8 +6,9 @@
 use super::Mqi;
 use crate::qmgr::QmError;
 use crate::security::chlauth::{Attempt, ChannelRules, Decision};
+use crate::security::credentials::CurrentCredentials;
 use crate::security::limits::Limits;
-use crate::security::{Authorities, Authority, ObjectType, Principal};
+use crate::security::{Authority, ObjectType, Principal};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 
@@ -15,10 +16,10 @@ use std::sync::Arc;
 static BLOCKED: crate::log_limit::Repeats = crate::log_limit::Repeats::per_minute();
 
 impl Mqi {
-    /// The same queue interface, checking `authorities` in
+    /// The same queue interface, checking the grants of `authorities` in
     /// [`Mqi::authorize`] (without, every call is allowed: no security is
     /// configured).
-    pub fn with_authorities(mut self, authorities: Arc<Authorities>) -> Mqi {
+    pub fn with_authorities(mut self, authorities: Arc<CurrentCredentials>) -> Mqi {
         self.authorities = Some(authorities);
         self
     }
@@ -92,8 +93,10 @@ impl Mqi {
     }
 
     /// Whether `principal` may use `authority` on object `name` of type
-    /// `object_type` (IBM MQ "setmqaut (grant or revoke authority)").
-    /// Allowed when no security is configured. Errors: 2035
+    /// `object_type` (IBM MQ "setmqaut (grant or revoke authority)"),
+    /// against the grants the principal carries (those that went with the
+    /// token that authenticated it, src/security/credentials.rs), else
+    /// those in force now. Allowed when no security is configured. Errors: 2035
     /// MQRC_NOT_AUTHORIZED naming principal, authority and object; also
     /// when security is configured and the caller has no principal.
     pub fn authorize(
@@ -112,7 +115,15 @@ impl Mqi {
                 "the call has no authenticated principal",
             ));
         };
-        a.check(p, object_type, name, authority).map_err(|r| {
+        let now;
+        let grants = match p.granted() {
+            Some(g) => g,
+            None => {
+                now = a.get();
+                &now.authorities
+            }
+        };
+        grants.check(p, object_type, name, authority).map_err(|r| {
             // Names quoted and cut (they come from the request).
             tracing::info!(
                 principal = p.name(),

@@ -7,6 +7,8 @@
 
 pub mod chlauth;
 pub mod config;
+pub mod credentials;
+pub mod current;
 pub mod limits;
 pub mod profile;
 pub mod tls;
@@ -15,6 +17,7 @@ pub mod tokens;
 pub use config::{ObjectType, SecurityConfig};
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 /// What a principal name starts with when it is a device queue manager.
 pub const DEVICE_PREFIX: &str = "device:";
@@ -24,10 +27,30 @@ pub const DEVICE_PREFIX: &str = "device:";
 pub const CHANNEL_PREFIX: &str = "channel:";
 
 /// An authenticated principal: a name, and for `device:QMGR` the device
-/// queue manager whose own queues are all it may read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// queue manager whose own queues are all it may read. One authenticated
+/// by a bearer token also carries the grants in force with that token
+/// ([`Principal::granted`], src/security/credentials.rs). Principals are
+/// equal when their names are.
+#[derive(Clone)]
 pub struct Principal {
     name: String,
+    granted: Option<Arc<Authorities>>,
+}
+
+impl PartialEq for Principal {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Principal {}
+
+impl std::fmt::Debug for Principal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Principal")
+            .field("name", &self.name)
+            .finish()
+    }
 }
 
 /// Checks a principal name: 1 to 64 characters of letters, digits and
@@ -63,7 +86,23 @@ impl Principal {
         check_principal(name)?;
         Ok(Principal {
             name: name.to_string(),
+            granted: None,
         })
+    }
+
+    /// The same principal holding `grants`, those in force with the
+    /// credentials that authenticated it: its authority checks use them
+    /// rather than those in force at the time of the check.
+    pub fn with_grants(self, grants: Arc<Authorities>) -> Principal {
+        Principal {
+            granted: Some(grants),
+            ..self
+        }
+    }
+
+    /// The grants of [`Principal::with_grants`], if any.
+    pub fn granted(&self) -> Option<&Arc<Authorities>> {
+        self.granted.as_ref()
     }
 
     /// The principal's name.
@@ -161,7 +200,7 @@ struct Grant {
 }
 
 /// The grants of the `security:` section. A configuration reload replaces
-/// them all at once ([`Authorities::replace`]).
+/// them, with the tokens, in one step (src/security/credentials.rs).
 #[derive(Debug, Default)]
 pub struct Authorities {
     grants: std::sync::RwLock<Vec<Grant>>,
@@ -192,14 +231,6 @@ impl Authorities {
         Ok(Authorities {
             grants: std::sync::RwLock::new(grants),
         })
-    }
-
-    /// Puts the grants of `other` in force instead of these, all at once:
-    /// a check sees the old grants or the new ones, never a mix
-    /// (docs/operations.md "Reloading the configuration").
-    pub fn replace(&self, other: Authorities) {
-        let new = other.grants.into_inner().unwrap_or_else(|p| p.into_inner());
-        *self.grants.write().unwrap_or_else(|p| p.into_inner()) = new;
     }
 
     /// Whether `principal` holds `authority` on object `name` of type

@@ -75,6 +75,10 @@ pub(super) struct Shared {
 
 struct Socket {
     svc: Arc<Service>,
+    /// The `svrconn:` settings in force when the socket was accepted: its
+    /// channels, limits and timeouts for its whole life (a reload changes
+    /// them for later sockets).
+    config: Arc<super::config::SvrconnConfig>,
     out: Out,
     peer: SocketAddr,
     /// The subject DN of the client's TLS certificate, if it sent one.
@@ -119,11 +123,13 @@ pub(super) async fn run(
         }
         let _ = wr.shutdown().await;
     });
-    let max = svc.config.max_transmission_size as usize;
+    let config = svc.config.get();
+    let max = config.max_transmission_size as usize;
     let mut frames = FramedRead::new(rd, Segments { max });
     let closed = CancellationToken::new();
     let mut socket = Socket {
         svc: Arc::clone(&svc),
+        config,
         out: Out::new(tx),
         peer,
         peer_dn: identity.dn,
@@ -193,7 +199,7 @@ impl Socket {
     /// How long to wait for the next segment.
     fn idle_limit(&self, asked: bool) -> Duration {
         match &self.shared {
-            None => Duration::from_millis(self.svc.config.connect_timeout_ms),
+            None => Duration::from_millis(self.config.connect_timeout_ms),
             Some(s) if s.agreed.heartbeat_interval == 0 => Duration::from_secs(24 * 3600),
             Some(s) if asked => HEARTBEAT_GRACE,
             Some(s) => {
@@ -347,14 +353,10 @@ impl Socket {
                 return Flow::Close;
             }
         }
-        let (reply, outcome) = negotiate(&id, &self.svc.config, &self.svc.identity);
+        let (reply, outcome) = negotiate(&id, &self.config, &self.svc.identity);
         let name = super::trimmed(&id.channel_name);
         if !matches!(outcome, Outcome::Refused { .. })
-            && let Some(filter) = self
-                .svc
-                .config
-                .channel(&name)
-                .and_then(|c| c.sslpeer.as_ref())
+            && let Some(filter) = self.config.channel(&name).and_then(|c| c.sslpeer.as_ref())
             && !self.peer_dn.as_deref().is_some_and(|dn| filter.matches(dn))
         {
             // IBM MQ "SSLPEER (SSL Peer)": the channel does not start.
@@ -392,7 +394,6 @@ impl Socket {
                 }
                 if let Outcome::Agreed(agreed) = outcome {
                     let Some(channel) = self
-                        .svc
                         .config
                         .channel(&super::trimmed(&id.channel_name))
                         .cloned()
