@@ -444,23 +444,26 @@ impl Gateway {
             &mqi,
             Arc::clone(&board),
             &rpc,
-            crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
-                .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
-                .merge(crate::http::rv::dq::routes(rv_dq.clone()))
-                .merge(crate::http::rv_routing::routes(routing.clone()))
-                .merge(crate::http::rv::ft::routes(ft_service))
-                .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
-                .merge(crate::http::ops::routes(crate::http::ops::OpsState {
-                    registry: Arc::new(crate::metrics::registry(
-                        Arc::clone(&qm),
-                        Arc::clone(&board),
-                        Arc::clone(&readiness),
-                        commits,
-                    )),
-                    readiness: Arc::clone(&readiness),
-                    qm: Arc::clone(&qm),
-                    started: std::time::Instant::now(),
-                })),
+            crate::http::rv::with_subject_authorities(
+                crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
+                    .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
+                    .merge(crate::http::rv::dq::routes(rv_dq.clone())),
+                &mqi,
+            )
+            .merge(crate::http::rv_routing::routes(routing.clone()))
+            .merge(crate::http::rv::ft::routes(ft_service))
+            .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
+            .merge(crate::http::ops::routes(crate::http::ops::OpsState {
+                registry: Arc::new(crate::metrics::registry(
+                    Arc::clone(&qm),
+                    Arc::clone(&board),
+                    Arc::clone(&readiness),
+                    commits,
+                )),
+                readiness: Arc::clone(&readiness),
+                qm: Arc::clone(&qm),
+                started: std::time::Instant::now(),
+            })),
         );
         let app = app.merge(reload::routes(&live, &mqi));
         let app = guarded(

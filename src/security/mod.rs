@@ -9,6 +9,7 @@ pub mod chlauth;
 pub mod config;
 pub mod limits;
 pub mod profile;
+pub mod subject_profile;
 pub mod tls;
 pub mod tokens;
 
@@ -101,11 +102,16 @@ pub enum Authority {
     /// MQOO_SET_ALL_CONTEXT): a receiver channel keeping the sender's
     /// context, an HTTP put of a whole MQMD (`mqmd_base64`).
     SetAll,
+    /// Publish on a Rendezvous subject (IBM MQ topic security's +pub).
+    Pub,
+    /// Listen on a Rendezvous subject pattern (IBM MQ topic security's
+    /// +sub).
+    Sub,
 }
 
 impl Authority {
     /// Every authority, which `all` grants.
-    pub const ALL: [Authority; 9] = [
+    pub const ALL: [Authority; 11] = [
         Authority::Put,
         Authority::Get,
         Authority::Browse,
@@ -115,6 +121,8 @@ impl Authority {
         Authority::Chg,
         Authority::Ctrl,
         Authority::SetAll,
+        Authority::Pub,
+        Authority::Sub,
     ];
 
     /// The name in a grant (setmqaut's without the `+`).
@@ -129,6 +137,8 @@ impl Authority {
             Authority::Chg => "chg",
             Authority::Ctrl => "ctrl",
             Authority::SetAll => "setall",
+            Authority::Pub => "pub",
+            Authority::Sub => "sub",
         }
     }
 
@@ -145,7 +155,7 @@ impl Authority {
             .map(|a| vec![a])
             .ok_or_else(|| {
                 format!(
-                    "unknown authority {text:?}: expected put, get, browse, inq, set, dsp, chg, ctrl, setall or all"
+                    "unknown authority {text:?}: expected put, get, browse, inq, set, dsp, chg, ctrl, setall, pub, sub or all"
                 )
             })
     }
@@ -246,6 +256,13 @@ impl Authorities {
             };
         }
         let grants = self.grants.read().unwrap_or_else(|p| p.into_inner());
+        if object_type == ObjectType::Subject {
+            return if subject_held(&grants, principal.name(), name, authority) {
+                Ok(())
+            } else {
+                Err(refuse())
+            };
+        }
         let mut best: Option<&str> = None;
         for g in grants.iter() {
             if g.principal == principal.name()
@@ -271,12 +288,45 @@ impl Authorities {
     }
 }
 
+/// Whether `principal`'s subject grants give `authority` on subject (or
+/// listen pattern) `name` (src/security/subject_profile.rs): the most
+/// specific profile covering `name` grants it, and so does every more
+/// specific profile that overlaps `name`.
+fn subject_held(grants: &[Grant], principal: &str, name: &str, authority: Authority) -> bool {
+    use subject_profile::{covers, more_specific, overlaps};
+    let mine = || {
+        grants
+            .iter()
+            .filter(move |g| g.principal == principal && g.object_type == ObjectType::Subject)
+    };
+    let holds =
+        |profile: &str| mine().any(|g| g.profile == profile && g.authorities.contains(&authority));
+    let mut best: Option<&str> = None;
+    for g in mine() {
+        if covers(&g.profile, name)
+            && best.is_none_or(|b| more_specific(&g.profile, b) == Ordering::Greater)
+        {
+            best = Some(&g.profile);
+        }
+    }
+    let Some(best) = best else {
+        return false;
+    };
+    holds(best)
+        && mine().all(|g| {
+            more_specific(&g.profile, best) != Ordering::Greater
+                || !overlaps(&g.profile, name)
+                || holds(&g.profile)
+        })
+}
+
 fn type_name(t: ObjectType) -> &'static str {
     match t {
         ObjectType::Queue => "queue",
         ObjectType::Qmgr => "queue manager",
         ObjectType::Rqmname => "remote queue manager",
         ObjectType::Channel => "channel",
+        ObjectType::Subject => "subject",
     }
 }
 
