@@ -24,6 +24,15 @@ pub const DEVICE_PREFIX: &str = "device:";
 /// (docs/security.md "Principals of each front end").
 pub const CHANNEL_PREFIX: &str = "channel:";
 
+/// The principal a message channel's puts are checked as
+/// (docs/security.md "Message channels"): `mcauser`, the one a channel
+/// authentication rule mapped (IBM MQ's MCAUSER), else the channel's own
+/// `channel:NAME`. `None` when `NAME` makes no valid principal (such a
+/// channel's puts are refused once authorities are checked).
+pub fn channel_principal(name: &str, mcauser: Option<Principal>) -> Option<Principal> {
+    mcauser.or_else(|| Principal::new(&format!("{CHANNEL_PREFIX}{name}")).ok())
+}
+
 /// An authenticated principal: a name, and for `device:QMGR` the device
 /// queue manager whose own queues are all it may read.
 #[derive(Clone, Debug, PartialEq, Eq)]
