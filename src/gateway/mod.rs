@@ -411,6 +411,7 @@ impl Gateway {
                     r,
                     &rv,
                     (routing_listener, routing_tls(r, &tls)?),
+                    Arc::clone(mqi.limits()),
                     &tasks,
                     stop_rx.clone(),
                 )
