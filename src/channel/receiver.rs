@@ -260,6 +260,7 @@ impl Receivers {
             addr: peer.ip(),
             dn: identity.dn.as_deref(),
             qmgr: (!hello.sending_q_mgr.is_empty()).then_some(hello.sending_q_mgr.as_str()),
+            user: None,
         };
         let mcauser = match self.mqi.channel_access(&attempt) {
             Ok(m) => m,
