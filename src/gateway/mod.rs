@@ -262,6 +262,12 @@ impl Gateway {
             }));
         }
         let security = security::load(&config)?;
+        // `security.certificates` map MQTT client certificates to devices
+        // too (docs/security.md "MQTT devices").
+        let mqtt_certificates = security
+            .as_ref()
+            .map(|(a, _)| Arc::clone(&a.certificates))
+            .unwrap_or_default();
         let channel_rules = security::channel_rules(&config)?;
         // Every TLS file, those read later (the NATS bridge's) too.
         if let Some((path, message)) = config.tls_file_problems().into_iter().next() {
@@ -501,6 +507,7 @@ impl Gateway {
             &devices,
             &config.mqtt,
             passwords,
+            mqtt_certificates,
             tasks.clone(),
             stop_mqtt.clone(),
         );
