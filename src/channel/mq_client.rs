@@ -198,8 +198,12 @@ impl MqClientChannel {
             let reason = Mqrc::API_EXIT_ERROR;
             (Failure { reason, text }, false)
         })?;
+        // Its puts are checked as a receiver channel's are: no channel
+        // authentication rule maps a connection the gateway makes itself,
+        // so as `channel:NAME` (docs/security.md "Message channels").
         let applier = Applier::new(self.mqi.clone(), &d.name, d.undelivered, receive)
-            .with_message_exits(message);
+            .with_message_exits(message)
+            .with_principal(crate::security::channel_principal(&d.name, None));
         tracing::info!(channel = %d.name, host = %d.host, port = d.port, svrconn = %d.channel,
             xmit_queue = %d.xmit_queue, in_doubt = in_doubt.len(), "mq-client channel running");
         self.show(ChannelState::Running, 0, String::new());

@@ -262,6 +262,12 @@ impl Gateway {
             }));
         }
         let security = security::load(&config)?;
+        // `security.certificates` map MQTT client certificates to devices
+        // too (docs/security.md "MQTT devices").
+        let mqtt_certificates = security
+            .as_ref()
+            .map(|(a, _)| Arc::clone(&a.certificates))
+            .unwrap_or_default();
         let channel_rules = security::channel_rules(&config)?;
         // Every TLS file, those read later (the NATS bridge's) too.
         if let Some((path, message)) = config.tls_file_problems().into_iter().next() {
@@ -411,6 +417,7 @@ impl Gateway {
                     r,
                     &rv,
                     (routing_listener, routing_tls(r, &tls)?),
+                    Arc::clone(mqi.limits()),
                     &tasks,
                     stop_rx.clone(),
                 )
@@ -444,23 +451,26 @@ impl Gateway {
             &mqi,
             Arc::clone(&board),
             &rpc,
-            crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
-                .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
-                .merge(crate::http::rv::dq::routes(rv_dq.clone()))
-                .merge(crate::http::rv_routing::routes(routing.clone()))
-                .merge(crate::http::rv::ft::routes(ft_service))
-                .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
-                .merge(crate::http::ops::routes(crate::http::ops::OpsState {
-                    registry: Arc::new(crate::metrics::registry(
-                        Arc::clone(&qm),
-                        Arc::clone(&board),
-                        Arc::clone(&readiness),
-                        commits,
-                    )),
-                    readiness: Arc::clone(&readiness),
-                    qm: Arc::clone(&qm),
-                    started: std::time::Instant::now(),
-                })),
+            crate::http::rv::with_subject_authorities(
+                crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
+                    .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
+                    .merge(crate::http::rv::dq::routes(rv_dq.clone())),
+                &mqi,
+            )
+            .merge(crate::http::rv_routing::routes(routing.clone()))
+            .merge(crate::http::rv::ft::routes(ft_service))
+            .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
+            .merge(crate::http::ops::routes(crate::http::ops::OpsState {
+                registry: Arc::new(crate::metrics::registry(
+                    Arc::clone(&qm),
+                    Arc::clone(&board),
+                    Arc::clone(&readiness),
+                    commits,
+                )),
+                readiness: Arc::clone(&readiness),
+                qm: Arc::clone(&qm),
+                started: std::time::Instant::now(),
+            })),
         );
         let app = app.merge(reload::routes(&live, &mqi));
         let app = guarded(app, &config, security);
@@ -493,6 +503,7 @@ impl Gateway {
             &devices,
             &config.mqtt,
             passwords,
+            mqtt_certificates,
             tasks.clone(),
             stop_mqtt.clone(),
         );

@@ -12,6 +12,16 @@ use crate::security::{Authority, ObjectType, Principal};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
 
+/// What the channel authentication rules decided about an MQ client
+/// connection at its INITIAL_DATA ([`Mqi::client_channel_access`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientAccess {
+    /// Decided: let in, as the principal a rule maps (if any).
+    Decided(Option<Principal>),
+    /// A rule naming a client user id may decide: ask again at MQCONN.
+    AtConnect,
+}
+
 /// Blocked connection attempts, per channel, rule and peer address.
 static BLOCKED: crate::log_limit::Repeats = crate::log_limit::Repeats::per_minute();
 
@@ -44,14 +54,35 @@ impl Mqi {
         let Some(rules) = &self.channel_rules else {
             return Ok(None);
         };
-        match rules.check(a) {
+        self.decided(a, rules.check(a))
+    }
+
+    /// [`Mqi::channel_access`] for an MQ client at its INITIAL_DATA, whose
+    /// user id is not known yet: [`ClientAccess::AtConnect`] when a rule
+    /// naming a client user id could decide (ask
+    /// [`Mqi::channel_access`] again at MQCONN, with the user id in the
+    /// attempt). Errors as [`Mqi::channel_access`].
+    pub fn client_channel_access(&self, a: &Attempt<'_>) -> Result<ClientAccess, QmError> {
+        let Some(rules) = &self.channel_rules else {
+            return Ok(ClientAccess::Decided(None));
+        };
+        match rules.check_client(a) {
+            None => Ok(ClientAccess::AtConnect),
+            Some(d) => self.decided(a, d).map(ClientAccess::Decided),
+        }
+    }
+
+    /// Acts on decision `d` about attempt `a`: logs, counts, and the
+    /// principal or the 2035 refusal.
+    fn decided(&self, a: &Attempt<'_>, d: Decision) -> Result<Option<Principal>, QmError> {
+        match d {
             Decision::Allowed { mcauser, .. } => Ok(mcauser),
             Decision::Warned { rule, text } => {
                 if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr))
                 {
                     tracing::warn!(channel = %crate::qmgr::names::shown(a.channel), peer = %a.addr,
-                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), rule, rule_text = %text,
-                        suppressed, "channel authentication rule would block the connection (warn: true); let in");
+                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), user = %crate::qmgr::names::shown(a.user.unwrap_or("")),
+                        rule, rule_text = %text, suppressed, "channel authentication rule would block the connection (warn: true); let in");
                 }
                 Ok(None)
             }
@@ -59,8 +90,8 @@ impl Mqi {
                 if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr))
                 {
                     tracing::warn!(channel = %crate::qmgr::names::shown(a.channel), peer = %a.addr,
-                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), rule, rule_text = %text,
-                        suppressed, "channel authentication rule blocked the connection: 2035 MQRC_NOT_AUTHORIZED");
+                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), user = %crate::qmgr::names::shown(a.user.unwrap_or("")),
+                        rule, rule_text = %text, suppressed, "channel authentication rule blocked the connection: 2035 MQRC_NOT_AUTHORIZED");
                 }
                 crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Chlauth);
                 Err(QmError::new(

@@ -60,6 +60,7 @@ pub use crate::qmgr::{
     DeadLetter, DeviceWatch, GetMode, GetResult, Match, MessageFilter, Position, PutCheck,
     PutOptions, PutResult, QmError, SealedUow, Selector, Token,
 };
+pub use authority::ClientAccess;
 pub use convert::ConvertRequest;
 pub use dead_letter::DeadLetterPut;
 pub use error::CallError;

@@ -627,7 +627,12 @@ impl Importer {
 fn rule_yaml(r: &crate::security::chlauth::RuleConfig) -> Value {
     let mut m = Mapping::new();
     m.insert(key("channel"), key(&r.channel));
-    for (k, v) in [("address", &r.address), ("dn", &r.dn), ("qmgr", &r.qmgr)] {
+    for (k, v) in [
+        ("address", &r.address),
+        ("dn", &r.dn),
+        ("qmgr", &r.qmgr),
+        ("client_user", &r.client_user),
+    ] {
         if let Some(v) = v {
             m.insert(key(k), key(v));
         }

@@ -10,6 +10,7 @@ use super::frame::{FrameError, Segments};
 use super::negotiate::{Agreed, Outcome, negotiate};
 use super::out::{Out, own_header, reply_header, segments};
 use super::{Service, config::SvrconnChannel};
+use crate::mqi::ClientAccess;
 use crate::security::Principal;
 use crate::security::chlauth::Attempt;
 use crate::security::limits::{Exceeded, Held, Permit};
@@ -71,6 +72,12 @@ pub(super) struct Shared {
     /// The principal a channel authentication rule maps the connection to
     /// (MCAUSER); it replaces the client's user id.
     pub mcauser: Option<Principal>,
+    /// The channel authentication rules wait for the client's user id:
+    /// MQCONN asks them again with it (a rule with `client_user` may
+    /// decide, docs/security.md "Channel authentication rules").
+    pub chlauth_at_connect: bool,
+    /// The subject DN of the client's TLS certificate, for that check.
+    pub peer_dn: Option<String>,
 }
 
 struct Socket {
@@ -91,6 +98,8 @@ struct Socket {
     started: i32,
     /// What the channel authentication rules mapped at INITIAL_DATA.
     mcauser: Option<Principal>,
+    /// The rules wait for the user id, at MQCONN.
+    chlauth_at_connect: bool,
     /// The connection limit this socket is over: its INITIAL_DATA is
     /// refused (docs/security.md "Limits").
     over: Option<Exceeded>,
@@ -139,6 +148,7 @@ pub(super) async fn run(
         convs: HashMap::new(),
         started: 0,
         mcauser: None,
+        chlauth_at_connect: false,
         over,
         held: HashMap::new(),
         closed: closed.clone(),
@@ -339,9 +349,11 @@ impl Socket {
             addr: self.peer.ip(),
             dn: self.peer_dn.as_deref(),
             qmgr: None,
+            user: None,
         };
-        match self.svc.mqi.channel_access(&attempt) {
-            Ok(m) => self.mcauser = m,
+        match self.svc.mqi.client_channel_access(&attempt) {
+            Ok(ClientAccess::Decided(m)) => self.mcauser = m,
+            Ok(ClientAccess::AtConnect) => self.chlauth_at_connect = true,
             Err(e) => {
                 self.status(
                     conv,
@@ -409,6 +421,8 @@ impl Socket {
                         user: Arc::default(),
                         peer: self.peer,
                         mcauser: self.mcauser.clone(),
+                        chlauth_at_connect: self.chlauth_at_connect,
+                        peer_dn: self.peer_dn.clone(),
                     });
                     self.start_conversation(1);
                 }
