@@ -266,7 +266,7 @@ impl Gateway {
         // too (docs/security.md "MQTT devices").
         let mqtt_certificates = security
             .as_ref()
-            .map(|(a, _)| Arc::clone(&a.certificates))
+            .map(|a| Arc::clone(&a.certificates))
             .unwrap_or_default();
         let channel_rules = security::channel_rules(&config)?;
         // Every TLS file, those read later (the NATS bridge's) too.
