@@ -521,3 +521,114 @@ fn pams_puts_and_gets_need_the_authorities_of_their_queue() {
     );
     assert_eq!(st, 200, "{v}");
 }
+
+#[test]
+fn pams_attachments_need_get_on_the_attached_queue() {
+    // docs/security.md "Authorities": pams_attach_q takes a queue's
+    // messages, so it needs +get on the queue, as pams_get_msg does; the
+    // temporary queue of group 10 is PAMS.10.1000 (docs/messageq.md
+    // "Attachments": the lowest free number of 1000-3999). A refusal is the
+    // PAMS routes' (PAMS__FAILED -320, p_return.h V4.0-09) with 2035.
+    const NOBODY: &str = "nobody-secret-token";
+    let init = format!(
+        "%PROFILE\nENABLE_SBS YES\n%EOS\n%QCT\n{}{}%EOS\n",
+        sbs_util::qct_line("CTL", sbs_util::CTL, ".", "."),
+        sbs_util::qct_line("READER", 30, ".", "."),
+    );
+    let security = format!(
+        "security:\n  tokens:\n    - {{ principal: admin, sha256: \"{}\" }}\n    - {{ principal: reader, sha256: \"{}\" }}\n    - {{ principal: nobody, sha256: \"{}\" }}\n  authorities:\n    - {{ principal: admin, profile: \"**\", authorities: [all] }}\n    - {{ principal: admin, profile: MQGATE, type: qmgr, authorities: [inq] }}\n    - {{ principal: reader, profile: \"PAMS.10.*\", authorities: [get] }}\n",
+        hex::encode(Sha256::digest(ADMIN.as_bytes())),
+        hex::encode(Sha256::digest(READER.as_bytes())),
+        hex::encode(Sha256::digest(NOBODY.as_bytes()))
+    );
+    let g = sbs_util::Group::start_with(10, &init, &security);
+    let call = |token: &str, method: &str, path: &str, body: Option<serde_json::Value>| {
+        let req = ureq::request(method, &format!("{}{path}", g.base))
+            .set("Authorization", &format!("Bearer {token}"));
+        let res = match body {
+            Some(b) => req.send_json(b),
+            None => req.call(),
+        };
+        let r = match res {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{path}: {e}"),
+        };
+        (
+            r.status(),
+            r.into_json::<serde_json::Value>().unwrap_or_default(),
+        )
+    };
+    let refused = |(st, v): (u16, serde_json::Value), queue: &str, who: &str| {
+        assert_eq!(st, 403, "{v}");
+        assert_eq!(v["mqrc"], 2035, "{v}");
+        assert_eq!(
+            v["status"],
+            serde_json::json!({"number": -320, "name": "PAMS__FAILED"})
+        );
+        assert_eq!(
+            v["message"],
+            format!("principal \"{who}\" has no +get authority on queue \"{queue}\"")
+        );
+    };
+    let permanent = serde_json::json!({"queue": "10.30"});
+    refused(
+        call(
+            READER,
+            "POST",
+            "/v1/pams/attachments",
+            Some(permanent.clone()),
+        ),
+        "READER",
+        "reader",
+    );
+    let (st, v) = call(ADMIN, "POST", "/v1/pams/attachments", Some(permanent));
+    assert_eq!(st, 201, "{v}");
+    let id = v["attachment"].as_str().unwrap().to_string();
+    // The attachment's other routes need the same authority as its attach.
+    let at = format!("/v1/pams/attachments/{id}");
+    refused(call(READER, "GET", &at, None), "READER", "reader");
+    refused(
+        call(READER, "POST", &format!("{at}/keepalive"), None),
+        "READER",
+        "reader",
+    );
+    refused(call(READER, "DELETE", &at, None), "READER", "reader");
+    let (st, v) = call(ADMIN, "POST", &format!("{at}/keepalive"), None);
+    assert_eq!(st, 200, "{v}");
+    let (st, v) = call(ADMIN, "DELETE", &at, None);
+    assert_eq!(st, 200, "{v}");
+
+    // A temporary queue: reader holds +get on PAMS.10.*, nobody nothing;
+    // nobody's refused attachment leaves no queue behind.
+    let temporary = serde_json::json!({"queue": "temporary"});
+    refused(
+        call(
+            NOBODY,
+            "POST",
+            "/v1/pams/attachments",
+            Some(temporary.clone()),
+        ),
+        "PAMS.10.1000",
+        "nobody",
+    );
+    let (st, v) = call(ADMIN, "GET", "/v1/queues", None);
+    assert_eq!(st, 200, "{v}");
+    assert!(
+        !v.as_array()
+            .unwrap()
+            .iter()
+            .any(|q| q["name"] == "PAMS.10.1000"),
+        "{v}"
+    );
+    let (st, v) = call(READER, "POST", "/v1/pams/attachments", Some(temporary));
+    assert_eq!(st, 201, "{v}");
+    assert_eq!(v["mq_queue"], "PAMS.10.1000");
+    let (st, v) = call(
+        READER,
+        "DELETE",
+        &format!("/v1/pams/attachments/{}", v["attachment"].as_str().unwrap()),
+        None,
+    );
+    assert_eq!(st, 200, "{v}");
+}

@@ -193,3 +193,69 @@ fn check_config_names_a_bad_rule() {
         "{err}"
     );
 }
+
+#[test]
+fn svrconn_client_user_ids_are_mapped_and_blocked_at_mqconn() {
+    // IBM MQ "SET CHLAUTH": TYPE(BLOCKUSER) USERLIST(mallory) and
+    // TYPE(USERMAP) CLNTUSER(alice) USERSRC(MAP) MCAUSER(reader), then
+    // USERSRC(NOACCESS) for every other user id, as rules with
+    // `client_user` (docs/security.md "Channel authentication rules"). The
+    // user id is the USERID_DATA's; a block is MQCONN's 2035
+    // MQRC_NOT_AUTHORIZED (IBM MQ "API reason codes").
+    use sha2::{Digest, Sha256};
+    let config = format!(
+        r#"
+queue_manager:
+  name: MQGATE
+queues:
+  - {{ type: local, name: APP.Q }}
+svrconn:
+  listen: 127.0.0.1:0
+  channels:
+    - name: USER.SVRCONN
+security:
+  tokens:
+    - {{ principal: admin, sha256: "{}" }}
+  authorities:
+    - {{ principal: admin, profile: MQGATE, type: qmgr, authorities: [inq] }}
+    - {{ principal: reader, profile: APP.Q, authorities: [browse] }}
+  chlauth:
+    - {{ channel: USER.SVRCONN, client_user: mallory, action: block }}
+    - {{ channel: USER.SVRCONN, client_user: alice, action: allow, mcauser: reader }}
+    - {{ channel: "USER.*", client_user: "*", action: block }}
+"#,
+        hex::encode(Sha256::digest(b"admin-token"))
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gateway::start_with_token(dir.path(), &config, "admin-token");
+    let addr = g.svrconn_addr_from_log();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        for user in ["mallory", "bob"] {
+            match Client::connect(addr, "USER.SVRCONN", user, None).await {
+                Err(Refused::Conn(cc, rc)) => assert_eq!((cc, rc), (2, 2035), "{user}"),
+                other => panic!("{user}: {:?}", other.err()),
+            }
+        }
+        // alice runs as reader: +browse on APP.Q, nothing else.
+        let mut c = Client::connect(addr, "USER.SVRCONN", "alice", None)
+            .await
+            .unwrap();
+        let (h, _) = c
+            .open(Some("APP.Q"), svrconn_client::open_options::BROWSE)
+            .await;
+        assert_eq!((h.comp_code, h.reason), (0, 0));
+        let (h, _) = c
+            .open(Some("APP.Q"), svrconn_client::open_options::OUTPUT)
+            .await;
+        assert_eq!((h.comp_code, h.reason), (2, 2035));
+    });
+    let log = std::fs::read_to_string(g.log_path()).unwrap();
+    assert!(
+        log.lines().any(|l| l.contains("WARN")
+            && l.contains("channel authentication rule blocked the connection")
+            && l.contains("rule=0")
+            && l.contains("user=\"mallory\"")),
+        "{log}"
+    );
+}

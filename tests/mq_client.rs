@@ -497,3 +497,90 @@ async fn an_unknown_channel_is_2540_and_says_so() {
     );
     drop(a);
 }
+
+#[test]
+fn puts_are_checked_as_the_channels_principal_and_refusals_dead_lettered() {
+    // docs/security.md "Message channels": an mq-client channel puts as
+    // `channel:NAME`, needing +put and +setall on a local queue (it keeps
+    // the sender's context), as a receiver channel does; what it may not
+    // put goes to the dead-letter queue with 2035 MQRC_NOT_AUTHORIZED
+    // (IBM MQ "API reason codes") and the channel goes on.
+    use mqgate_codecs::mq::ByteOrder;
+    use mqgate_codecs::mq::dlh::parse_dlh;
+    use sha2::{Digest, Sha256};
+    const ADMIN: &str = "admin-secret-token";
+    let root = tempfile::tempdir().unwrap();
+    let (da, db) = (root.path().join("a"), root.path().join("b"));
+    std::fs::create_dir_all(&da).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    let port = free_port();
+    let a = Gateway::start(&da, &config_a(port));
+    for (q, body) in [
+        ("APP.OK", "granted"),
+        ("APP.NO", "put but no setall"),
+        ("APP.OTHER", "nothing granted"),
+    ] {
+        let (st, v) = a.put(q, "q_mgr=GWB&persistent=true", body.as_bytes());
+        assert_eq!(st, 201, "{v}");
+    }
+    let b_config = format!(
+        "queue_manager:
+  name: GWB
+queues:
+  - {{ type: local, name: APP.OK }}
+  - {{ type: local, name: APP.NO }}
+  - {{ type: local, name: APP.OTHER }}
+channels:
+  - type: mq-client
+    name: FROM.QMA
+    host: 127.0.0.1
+    port: {port}
+    channel: {SVRCONN}
+    q_mgr_name: QMA
+    user: mqgate
+    xmit_queue: GWB
+    wait_ms: 200
+    reconnect: {{ first_ms: 50, max_ms: 400 }}
+security:
+  tokens:
+    - {{ principal: admin, sha256: \"{}\" }}
+  authorities:
+    - {{ principal: admin, profile: \"**\", authorities: [all] }}
+    - {{ principal: admin, profile: GWB, type: qmgr, authorities: [all] }}
+    - {{ principal: \"channel:FROM.QMA\", profile: APP.OK, authorities: [put, setall] }}
+    - {{ principal: \"channel:FROM.QMA\", profile: APP.NO, authorities: [put] }}
+",
+        hex::encode(Sha256::digest(ADMIN.as_bytes()))
+    );
+    let b = Gateway::start_with_token(&db, &b_config, ADMIN);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while a.depth("GWB") > 0 || b.depth("SYSTEM.DEAD.LETTER.QUEUE") < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "A's GWB depth {}; see {}",
+            a.depth("GWB"),
+            b.log_path().display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (st, v) = b.get_ack("APP.OK", "wait_ms=0");
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(common::data(&v), b"granted");
+    let mut dead = Vec::new();
+    while let (200, v) = b.get_ack("SYSTEM.DEAD.LETTER.QUEUE", "wait_ms=0") {
+        let d = common::data(&v);
+        let (dlh, cs) = parse_dlh(&d, ByteOrder::Little).unwrap();
+        dead.push((dlh.reason, dlh.dest_q_name.text(cs)));
+    }
+    dead.sort();
+    assert_eq!(
+        dead,
+        vec![
+            (2035, "APP.NO".to_string()),
+            (2035, "APP.OTHER".to_string())
+        ]
+    );
+    let log = std::fs::read_to_string(b.log_path()).unwrap();
+    let want = "principal \"channel:FROM.QMA\" has no +setall authority on queue \"APP.NO\"";
+    assert!(log.contains(want), "{want} not in:\n{log}");
+}

@@ -21,7 +21,26 @@ fn yaml(out: &Output) -> serde_yaml::Value {
 #[test]
 fn a_dmpmqcfg_script_round_trips_through_yaml() {
     let dir = tempfile::tempdir().unwrap();
-    let out = mqgate(&["mqsc", "import", FIXTURE]);
+    // The queue manager's certificate, key and CA certificates, which IBM
+    // MQ keeps in its key repository and the script does not carry.
+    let pki = common::pki::Pki::new(dir.path());
+    let (cert, key) = pki.leaf("qm1", "/O=Example Bank/CN=QM1", "ca", 100, 30);
+    let ca = pki.path("ca.pem");
+    let certs = [
+        "--tls-cert",
+        cert.as_str(),
+        "--tls-key",
+        key.as_str(),
+        "--tls-ca",
+        ca.as_str(),
+    ];
+    let import = |file: &str| {
+        let mut args = vec!["mqsc", "import"];
+        args.extend(certs);
+        args.push(file);
+        mqgate(&args)
+    };
+    let out = import(FIXTURE);
     let notes = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{notes}");
     let y1 = yaml(&out);
@@ -101,13 +120,27 @@ fn a_dmpmqcfg_script_round_trips_through_yaml() {
     assert!(rules[1]["action"].is_null());
     assert_eq!(rules.as_sequence().map(Vec::len), Some(2));
 
+    // SSLCIPH and SSLPEER (IBM MQ "DEFINE CHANNEL"): the sender's own tls
+    // with the certificate files given and its CipherSpec; the receiver's
+    // SSLCIPH and SSLCAUTH(REQUIRED) on the listener all receivers share.
+    assert_eq!(
+        sdr["tls"]["ciphers"][0].as_str(),
+        Some("TLS_AES_256_GCM_SHA384")
+    );
+    assert_eq!(sdr["tls"]["ca"].as_str(), Some(ca.as_str()));
+    assert_eq!(sdr["tls"]["cert"].as_str(), Some(cert.as_str()));
+    assert_eq!(sdr["sslpeer"].as_str(), Some("CN=QM2,O=Example Bank,C=GB"));
+    let ltls = &y1["listener"]["tls"];
+    assert_eq!(ltls["ciphers"][0].as_str(), Some("TLS_AES_256_GCM_SHA384"));
+    assert_eq!(ltls["client_auth"].as_str(), Some("required"));
+    assert_eq!(ltls["key"].as_str(), Some(key.as_str()));
+    assert!(y1["svrconn"].get("tls").is_none());
+
     // Everything left out is named with its line in the fixture.
     for expected in [
         ":15: QMGR CHLAUTH(ENABLED): no mqgate equivalent",
         ":43: QLOCAL('APP.IN') DESCR('Payment requests from the branches'): no mqgate equivalent",
         ":58: QLOCAL('QM2') TRIGGER: no mqgate equivalent",
-        ":100: CHANNEL('QM1.TO.QM2') SSLCIPH(TLS_AES_256_GCM_SHA384): TLS settings",
-        ":101: CHANNEL('QM1.TO.QM2') SSLPEER('CN=QM2,O=Example Bank,C=GB'): TLS settings",
         ":122: CHANNEL('TO.QM1') CHLTYPE(CLUSRCVR): mqgate has sender",
         ":129: DEFINE LISTENER('TCP.LISTENER'): mqgate has no such object",
         ":135: SET CHLAUTH: IBM MQ applies the most specific record, mqgate the first matching rule",
@@ -148,7 +181,13 @@ fn a_dmpmqcfg_script_round_trips_through_yaml() {
     );
     let s2 = dir.path().join("export.mqsc");
     std::fs::write(&s2, &e1.stdout).unwrap();
-    let out2 = mqgate(&["mqsc", "import", s2.to_str().unwrap()]);
+    assert!(
+        script.contains(
+            "   SSLCIPH('TLS_AES_256_GCM_SHA384') +\n   SSLPEER('CN=QM2,O=Example Bank,C=GB') +\n"
+        ),
+        "{script}"
+    );
+    let out2 = import(s2.to_str().unwrap());
     assert!(
         out2.status.success(),
         "{}",
@@ -160,12 +199,14 @@ fn a_dmpmqcfg_script_round_trips_through_yaml() {
     let e2 = mqgate(&["mqsc", "export", "--config", f2.to_str().unwrap()]);
     assert_eq!(e2.stdout, e1.stdout);
     // What the YAML has and MQSC does not is named on export.
-    assert!(
-        String::from_utf8_lossy(&e1.stderr)
-            .contains("queues[7].dynamic_q_name: \"APP.REPLY.MODEL.*\" has no MQSC attribute"),
-        "{}",
-        String::from_utf8_lossy(&e1.stderr)
-    );
+    let e1_notes = String::from_utf8_lossy(&e1.stderr);
+    for expected in [
+        "queues[7].dynamic_q_name: \"APP.REPLY.MODEL.*\" has no MQSC attribute",
+        "channels[0].tls: cert, key, ca: IBM MQ keeps certificates in the queue manager's key repository",
+        "listener.tls: cert, key, ca: IBM MQ keeps certificates",
+    ] {
+        assert!(e1_notes.contains(expected), "{expected} not in\n{e1_notes}");
+    }
 }
 
 #[test]
@@ -227,4 +268,124 @@ fn abbreviations_bad_values_and_syntax_errors() {
             .code(),
         Some(1)
     );
+}
+
+#[test]
+fn tls_attributes_mqgate_cannot_take_are_named_with_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("tls.mqsc");
+    // CipherSpecs from IBM MQ "Enabling CipherSpecs": TLS_RSA_WITH_* use
+    // RSA key exchange, TLS_RSA_WITH_AES_128_CBC_SHA is TLS 1.0; ANY_TLS13
+    // is an alias ("Alias CipherSpecs"). SSLCAUTH defaults to REQUIRED.
+    std::fs::write(
+        &f,
+        "DEFINE CHANNEL(TO.A) CHLTYPE(SDR) CONNAME('192.0.2.1(1414)') XMITQ(A) +
+  SSLCIPH(TLS_RSA_WITH_AES_256_GCM_SHA384)
+DEFINE CHANNEL(TO.B) CHLTYPE(SDR) CONNAME('192.0.2.2') XMITQ(B) SSLPEER('CN=B')
+DEFINE CHANNEL(FROM.A) CHLTYPE(RCVR) SSLCIPH(ECDHE_RSA_AES_256_GCM_SHA384) SSLCAUTH(OPTIONAL)
+DEFINE CHANNEL(FROM.B) CHLTYPE(RCVR) SSLCIPH(ANY_TLS13) SSLPEER('CN=B,XX=1')
+DEFINE CHANNEL(FROM.C) CHLTYPE(RCVR)
+DEFINE CHANNEL(APP) CHLTYPE(SVRCONN) SSLCIPH(TLS_RSA_WITH_AES_128_CBC_SHA)
+DEFINE CHANNEL(FROM.D) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12,ANY_TLS13)
+",
+    )
+    .unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    // Unusable CipherSpecs and no certificate files: exit 1.
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let file = f.display().to_string();
+    for expected in [
+        ":2: CHANNEL('TO.A') SSLCIPH(TLS_RSA_WITH_AES_256_GCM_SHA384): CipherSpec TLS_RSA_WITH_AES_256_GCM_SHA384 uses RSA key exchange (no forward secrecy), which rustls does not offer; expected one of TLS_AES_128_GCM_SHA256,",
+        ":2: CHANNEL('TO.A') SSLCIPH: add channels[0].tls.ca, the PEM file of the CA certificates",
+        ":3: CHANNEL('TO.B') SSLPEER('CN=B'): IBM MQ checks SSLPEER only on channels with SSLCIPH; not imported",
+        ":4: listener.tls: receiver channels share one listener: its ciphers are the CipherSpecs of all of them (ECDHE_RSA_AES_256_GCM_SHA384, ANY_TLS13)",
+        ":4: CHANNEL('FROM.A') SSLCAUTH(OPTIONAL): receiver channels share listener.tls, whose client_auth is required because CHANNEL('FROM.B') has SSLCAUTH(REQUIRED); not imported",
+        ":4: CHANNEL('FROM.A') SSLCIPH: add listener.tls.cert and listener.tls.key",
+        ":5: CHANNEL('FROM.B') SSLPEER('CN=B,XX=1'): SSLPEER \"CN=B,XX=1\": unknown attribute type \"XX\"",
+        ":6: CHANNEL('FROM.C'): listener.tls applies to all receiver channels: this one, without SSLCIPH, needs TLS too",
+        ":7: CHANNEL('APP') SSLCIPH(TLS_RSA_WITH_AES_128_CBC_SHA): CipherSpec TLS_RSA_WITH_AES_128_CBC_SHA uses TLS 1.0, which is never accepted (RFC 8996)",
+        ":7: CHANNEL('APP') SSLCIPH: add svrconn.tls.cert",
+        // IBM MQ's SSLCIPH holds one CipherSpec.
+        ":8: CHANNEL('FROM.D') SSLCIPH: needs one value; not imported",
+        "channels[0].tls.ca: an outbound connection needs the CA certificates",
+    ] {
+        let expected = if expected.starts_with(':') {
+            format!("{file}{expected}")
+        } else {
+            expected.to_string()
+        };
+        assert!(err.contains(&expected), "{expected} not in\n{err}");
+    }
+    let y = yaml(&out);
+    // TLS stays on where the CipherSpec cannot be used, with every suite.
+    assert!(y["channels"][0]["tls"].is_mapping(), "{y:?}");
+    assert!(y["channels"][0]["tls"].get("ciphers").is_none());
+    assert!(y["channels"][1].get("tls").is_none());
+    assert!(y["channels"][1].get("sslpeer").is_none());
+    assert!(y["channels"][3].get("sslpeer").is_none());
+    let ltls = &y["listener"]["tls"];
+    assert_eq!(ltls["client_auth"].as_str(), Some("required"));
+    assert_eq!(
+        ltls["ciphers"].as_sequence().map(Vec::len),
+        Some(2),
+        "{ltls:?}"
+    );
+    assert_eq!(
+        y["svrconn"]["tls"]["client_auth"].as_str(),
+        Some("required")
+    );
+}
+
+#[test]
+fn export_writes_one_sslciph_per_channel_and_names_what_mqsc_cannot_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("gw.yaml");
+    std::fs::write(
+        &f,
+        "queue_manager: {name: QM1}
+queues:
+  - {type: local, name: QM2, usage: xmitq}
+channels:
+  - type: sender
+    name: TO.QM2
+    xmit_queue: QM2
+    connect: 192.0.2.10:1414
+    tls: {ca: /etc/ca.pem, min_version: '1.3', crl: /etc/ca.crl, server_name: qm2.example}
+svrconn:
+  tls: {cert: /etc/gw.pem, key: /etc/gw.key, ca: /etc/ca.pem, client_auth: optional, ciphers: [ecdhe_rsa_aes_128_gcm_sha256, TLS_AES_128_GCM_SHA256]}
+  channels:
+    - {name: APP.SVRCONN, sslpeer: 'CN=app*,O=Example'}
+",
+    )
+    .unwrap();
+    let out = mqgate(&["mqsc", "export", "--config", f.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let script = String::from_utf8_lossy(&out.stdout);
+    // Without ciphers, the alias CipherSpec of min_version (IBM MQ "Alias
+    // CipherSpecs"); SSLCAUTH(OPTIONAL) for client_auth optional (IBM MQ's
+    // default is REQUIRED); the first CipherSpec in IBM MQ's spelling.
+    assert!(
+        script.contains("   SSLCIPH('ANY_TLS13_OR_HIGHER') +\n   REPLACE"),
+        "{script}"
+    );
+    assert!(
+        script.contains(
+            "   SSLCAUTH(OPTIONAL) +\n   SSLCIPH('ECDHE_RSA_AES_128_GCM_SHA256') +\n   SSLPEER('CN=app*,O=Example') +\n"
+        ),
+        "{script}"
+    );
+    let notes = String::from_utf8_lossy(&out.stderr);
+    for expected in [
+        "channels[0].tls: ca: IBM MQ keeps certificates in the queue manager's key repository",
+        "channels[0].tls.crl: IBM MQ reads revocation lists through AUTHINFO objects",
+        "channels[0].tls.server_name: \"qm2.example\" has no MQSC attribute",
+        "svrconn.tls.ciphers: IBM MQ takes one CipherSpec per channel: SSLCIPH(ECDHE_RSA_AES_128_GCM_SHA256) is written",
+    ] {
+        assert!(notes.contains(expected), "{expected} not in\n{notes}");
+    }
 }

@@ -570,3 +570,67 @@ async fn a_silent_neighbor_is_declared_down_after_three_heartbeats() {
     drop(s);
     g.stop(Duration::from_secs(5)).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routing_links_count_against_the_connection_limits() {
+    // docs/security.md "Limits": `rv.routing.listen` counts its connections
+    // per peer as the other listeners do; one over the limit has its HELLO
+    // answered with a CLOSE naming the limit and 2537
+    // MQRC_CHANNEL_NOT_AVAILABLE (IBM MQ "API reason codes"), as a message
+    // channel's is.
+    use futures_util::{SinkExt, StreamExt};
+    use mqgate::rv::route::frame::{Hello, LINK_VERSION, LinkCodec, LinkFrame};
+    use tokio_util::codec::Framed;
+    let dir = tempfile::tempdir().unwrap();
+    let a = start(
+        dir.path(),
+        "A",
+        "    neighbors: [{name: B}]\nsecurity:\n  limits:\n    connections_per_peer: 1\n",
+    )
+    .await;
+    let at = addr(&a);
+    /// Dials `at` as neighbor B: the link and the answer to its HELLO.
+    async fn dial(at: SocketAddr) -> (Framed<tokio::net::TcpStream, LinkCodec>, LinkFrame) {
+        let mut framed = Framed::new(
+            tokio::net::TcpStream::connect(at).await.unwrap(),
+            LinkCodec::default(),
+        );
+        framed
+            .send(LinkFrame::Hello(Hello {
+                version: LINK_VERSION,
+                router: "B".into(),
+                network: "B".into(),
+                expected: "A".into(),
+                max_frame: 65_536,
+                heartbeat_ms: 500,
+            }))
+            .await
+            .unwrap();
+        let answer = tokio::time::timeout(Duration::from_secs(10), framed.next())
+            .await
+            .expect("an answer to the HELLO")
+            .expect("a frame")
+            .expect("a valid frame");
+        (framed, answer)
+    }
+    let (first, ack) = dial(at).await;
+    assert!(matches!(ack, LinkFrame::HelloAck(_)), "{ack:?}");
+    match dial(at).await.1 {
+        LinkFrame::Close(text) => assert_eq!(
+            text,
+            "127.0.0.1 has 1 connections open to the rv_routing listener: the limit security.limits.connections_per_peer = 1 is reached (2537 MQRC_CHANNEL_NOT_AVAILABLE)"
+        ),
+        other => panic!("expected CLOSE, got {other:?}"),
+    }
+    // The first link gone, its place is free again.
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match dial(at).await.1 {
+            LinkFrame::HelloAck(_) => break,
+            other => assert!(Instant::now() < deadline, "still refused: {other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    a.stop(Duration::from_secs(5)).await;
+}

@@ -363,3 +363,138 @@ async fn routing_links_over_tls_with_sslpeer() {
     b.stop(Duration::from_secs(5)).await;
     a.stop(Duration::from_secs(5)).await;
 }
+
+/// mosquitto_pub in `dir` with `args`: (exit success, stderr and stdout).
+async fn mosquitto_pub(dir: &Path, args: Vec<String>) -> (bool, String) {
+    let dir = dir.to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&dir, "mosquitto_pub", &args)
+    })
+    .await
+    .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        ),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mqtt_client_certificates_prove_the_device() {
+    // docs/security.md "MQTT devices": with mqtt.tls client_auth, a
+    // certificate that security.certificates maps to `device:X` proves
+    // client identifier X; any other client identifier, or a certificate
+    // mapped to a principal that is no device, is refused with CONNACK
+    // 0x87 Not authorized (MQTT 5.0 3.2.2.2) or return code 0x05 (MQTT
+    // 3.1.1 3.2.2.3), which mosquitto_pub reports as "not authorised" /
+    // "Not authorized".
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pki = Pki::new(d);
+    let (server, server_key) = pki.leaf("mqtt", "/O=Example/CN=mqtt", "ca", 500, 30);
+    let (dev, dev_key) = pki.leaf("dev1", "/O=Example/CN=DEV0001", "ca", 501, 30);
+    let (app, app_key) = pki.leaf("app1", "/O=Example/CN=app1", "ca", 502, 30);
+    let ca = pki.path("ca.pem");
+    let h = start_with_mqtt(
+        d,
+        "QMCERT",
+        &format!("  tls: {{cert: {server}, key: {server_key}, ca: {ca}, client_auth: optional}}\n"),
+        &format!(
+            r#"queues:
+  - {{type: local, name: APP.IN}}
+security:
+  tokens:
+    - {{ principal: admin, sha256: "{}" }}
+  certificates:
+    - {{ dn: "CN=DEV0001,O=Example", principal: "device:DEV0001" }}
+    - {{ dn: "CN=app1,O=Example", principal: app1 }}
+  authorities:
+    - {{ principal: admin, profile: "**", authorities: [all] }}
+    - {{ principal: "device:DEV0001", profile: APP.IN, authorities: [put] }}
+    - {{ principal: app1, profile: APP.IN, authorities: [put] }}
+"#,
+            hex::encode(Sha256::digest(b"admin-token"))
+        ),
+    )
+    .await;
+    let port = h.mqtt_addr().port().to_string();
+    let publish = |version: &str, id: &str, cert: Option<(&str, &str)>, body: &str| {
+        let mut a: Vec<String> = [
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port,
+            "--cafile",
+            &ca,
+            "-V",
+            version,
+            "-i",
+            id,
+            "-t",
+            "APP.IN",
+            "-q",
+            "1",
+            "-m",
+            body,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if let Some((c, k)) = cert {
+            a.extend(["--cert", c, "--key", k].map(String::from));
+        }
+        mosquitto_pub(d, a)
+    };
+    let (ok, text) = publish("mqttv5", "DEV0001", Some((&dev, &dev_key)), "certified").await;
+    assert!(ok, "{text}");
+    let (ok, text) = publish(
+        "mqttv311",
+        "DEV0001",
+        Some((&dev, &dev_key)),
+        "certified 3.1.1",
+    )
+    .await;
+    assert!(ok, "{text}");
+    // The certificate is DEV0001's: another client identifier is refused.
+    let (ok, text) = publish("mqttv5", "DEV0002", Some((&dev, &dev_key)), "x").await;
+    assert!(!ok && text.contains("Not authorized"), "{text}");
+    let (ok, text) = publish("mqttv311", "DEV0002", Some((&dev, &dev_key)), "x").await;
+    assert!(!ok && text.contains("not authorised"), "{text}");
+    // A certificate mapped to a principal that is no device.
+    let (ok, text) = publish("mqttv5", "DEV0001", Some((&app, &app_key)), "x").await;
+    assert!(!ok && text.contains("Not authorized"), "{text}");
+    // No certificate and no password file: nothing proves DEV0001.
+    let (ok, text) = publish("mqttv311", "DEV0001", None, "x").await;
+    assert!(!ok && text.contains("not authorised"), "{text}");
+    // Exactly the two certified messages arrived.
+    let base = format!("http://{}", h.http_addr());
+    let got = tokio::task::spawn_blocking(move || {
+        let mut got = Vec::new();
+        loop {
+            let r = ureq::get(&format!("{base}/v1/queues/APP.IN/messages/next?wait_ms=0"))
+                .set("Authorization", "Bearer admin-token")
+                .call();
+            match r {
+                Ok(r) => {
+                    use base64::Engine;
+                    let v: serde_json::Value = r.into_json().unwrap();
+                    let data = base64::engine::general_purpose::STANDARD
+                        .decode(v["data_base64"].as_str().unwrap())
+                        .unwrap();
+                    got.push(String::from_utf8(data).unwrap());
+                }
+                Err(ureq::Error::Status(404, _)) => return got,
+                Err(e) => panic!("{e}"),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(got, ["certified", "certified 3.1.1"]);
+    h.stop(Duration::from_secs(5)).await;
+}

@@ -198,8 +198,12 @@ impl MqClientChannel {
             let reason = Mqrc::API_EXIT_ERROR;
             (Failure { reason, text }, false)
         })?;
+        // Its puts are checked as a receiver channel's are: no channel
+        // authentication rule maps a connection the gateway makes itself,
+        // so as `channel:NAME` (docs/security.md "Message channels").
         let applier = Applier::new(self.mqi.clone(), &d.name, d.undelivered, receive)
-            .with_message_exits(message);
+            .with_message_exits(message)
+            .with_principal(crate::security::channel_principal(&d.name, None));
         tracing::info!(channel = %d.name, host = %d.host, port = d.port, svrconn = %d.channel,
             xmit_queue = %d.xmit_queue, in_doubt = in_doubt.len(), "mq-client channel running");
         self.show(ChannelState::Running, 0, String::new());
@@ -265,10 +269,30 @@ impl Pull<'_> {
         let mut attempts = 0u32;
         let mut retry_ms = d.retry.first_interval_ms.max(1);
         loop {
-            let first = tokio::select! {
-                r = self.session.get(self.hobj, d.wait_ms, d.limits.max_msg_length) => r?,
-                _ = super::stopped(stop) => return Ok(Ended::Stopping),
+            if *stop.borrow() {
+                return Ok(Ended::Stopping);
+            }
+            // A stop while the MQGET waits does not drop it: its reply is
+            // read and what it got under syncpoint backed out, since the
+            // MQDISC that ends the connection would commit it (IBM MQ
+            // "MQDISC") and the message would leave the queue manager
+            // without being stored.
+            let (first, stopping) = {
+                let get = self
+                    .session
+                    .get(self.hobj, d.wait_ms, d.limits.max_msg_length);
+                tokio::pin!(get);
+                tokio::select! {
+                    r = &mut get => (r?, false),
+                    _ = super::stopped(stop) => (get.await?, true),
+                }
             };
+            if stopping {
+                if first.is_some() {
+                    self.session.backout().await?;
+                }
+                return Ok(Ended::Stopping);
+            }
             let Some(first) = first else { continue };
             let mut batch = vec![first];
             while batch.len() < d.limits.batch_size as usize {

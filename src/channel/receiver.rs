@@ -16,7 +16,6 @@ use crate::log_limit::Repeats;
 use crate::mqi::{Mqi, QmError};
 use crate::security::chlauth::Attempt;
 use crate::security::tls::{PeerIdentity, Stream, TlsServer};
-use crate::security::{CHANNEL_PREFIX, Principal};
 use futures_util::{SinkExt, StreamExt};
 use mqgate_codecs::mq::Mqrc;
 use mqgate_exits::{ExitChain, ExitPoint, ExitsConfig};
@@ -261,6 +260,7 @@ impl Receivers {
             addr: peer.ip(),
             dn: identity.dn.as_deref(),
             qmgr: (!hello.sending_q_mgr.is_empty()).then_some(hello.sending_q_mgr.as_str()),
+            user: None,
         };
         let mcauser = match self.mqi.channel_access(&attempt) {
             Ok(m) => m,
@@ -343,7 +343,7 @@ impl Receivers {
         let (receive, message) = chains;
         // The principal its puts are checked as: the one a channel
         // authentication rule maps (MCAUSER), else the channel's own.
-        let principal = mcauser.or_else(|| Principal::new(&format!("{CHANNEL_PREFIX}{name}")).ok());
+        let principal = crate::security::channel_principal(&name, mcauser);
         let applier = Applier::new(self.mqi.clone(), &name, def.undelivered, receive)
             .with_message_exits(message)
             .with_principal(principal);

@@ -22,6 +22,18 @@ pub enum MqscCommand {
         /// Exit 1 when any command or attribute was not imported.
         #[arg(long)]
         strict: bool,
+        /// The PEM file of the queue manager's certificate chain, for the
+        /// `tls` of channels with SSLCIPH (IBM MQ keeps it in the key
+        /// repository, SSLKEYR, not in the script).
+        #[arg(long, value_name = "FILE")]
+        tls_cert: Option<PathBuf>,
+        /// The PEM file of that certificate's private key.
+        #[arg(long, value_name = "FILE")]
+        tls_key: Option<PathBuf>,
+        /// The PEM file of the CA certificates peers' certificates must
+        /// chain to.
+        #[arg(long, value_name = "FILE")]
+        tls_ca: Option<PathBuf>,
     },
     /// Write the queues and channels of a configuration as MQSC DEFINE commands on stdout; settings with no MQSC counterpart are listed on stderr.
     #[command(after_help = "Exit status: 0 written, 1 a configuration with errors.")]
@@ -35,12 +47,29 @@ pub enum MqscCommand {
 /// Runs an `mqsc` subcommand.
 pub fn run(cmd: MqscCommand) -> ExitCode {
     match cmd {
-        MqscCommand::Import { file, strict } => import(&file, strict),
+        MqscCommand::Import {
+            file,
+            strict,
+            tls_cert,
+            tls_key,
+            tls_ca,
+        } => {
+            let certs = crate::mqsc::tls::Certificates {
+                cert: tls_cert,
+                key: tls_key,
+                ca: tls_ca,
+            };
+            import(&file, strict, &certs)
+        }
         MqscCommand::Export { config } => export(config),
     }
 }
 
-fn import(file: &std::path::Path, strict: bool) -> ExitCode {
+fn import(
+    file: &std::path::Path,
+    strict: bool,
+    certs: &crate::mqsc::tls::Certificates,
+) -> ExitCode {
     let name = file.display().to_string();
     let text = if file.as_os_str() == "-" {
         let mut s = String::new();
@@ -55,7 +84,7 @@ fn import(file: &std::path::Path, strict: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let imported = match crate::mqsc::import::import(&text) {
+    let imported = match crate::mqsc::import::import_with(&text, certs) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("mqgate mqsc import: {name}: {e}");

@@ -7,7 +7,7 @@
 mod journal;
 mod progress;
 
-use crate::channel::sender::{Offer, PIPELINE_BATCHES, SendError, SenderConn};
+use crate::channel::sender::{Offer, PIPELINE_BATCHES, Secure, SendError, SenderConn};
 use crate::channel::xmit;
 use crate::cli::out;
 use crate::config::{ChannelLimits, DEFAULT_BATCH_SIZE, DEFAULT_CHANNEL_MAX_MSG_LENGTH};
@@ -88,10 +88,77 @@ pub struct SendArgs {
     /// A journal of another --to, --channel or set of files is refused.
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
+    /// Run the channel over TLS (docs/security.md "Command-line clients"):
+    /// the receiver's certificate must chain to the CA certificates of
+    /// --cacert (default: the file the environment variable MQGATE_CACERT
+    /// names) and carry the IP address of --to. Implied by --cacert.
+    #[arg(long)]
+    pub tls: bool,
+    /// TLS: the PEM file of the CA certificates the receiver's certificate
+    /// must chain to (default $MQGATE_CACERT).
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// TLS: the PEM file of the client certificate presented to a listener
+    /// with client_auth (default $MQGATE_CERT); needs --key.
+    #[arg(long, value_name = "FILE")]
+    pub cert: Option<PathBuf>,
+    /// TLS: the PEM file of the client certificate's private key (default
+    /// $MQGATE_KEY).
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// TLS: the SSLPEER filter the receiver's certificate subject DN must
+    /// pass (IBM MQ "SSLPEER (SSL Peer)"); otherwise send exits 1 with 2035.
+    #[arg(long, value_name = "FILTER")]
+    pub sslpeer: Option<String>,
     /// Files: transmission messages (starting with an MQXQH) or, with
     /// --rqmname/--rname, plain message data.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+}
+
+/// The TLS of a send: the client and the SSLPEER filter.
+struct SendTls {
+    client: std::sync::Arc<crate::security::tls::TlsClient>,
+    sslpeer: Option<crate::security::tls::SslPeer>,
+}
+
+/// The TLS the options ask for, `None` for plain TCP. Errors (exit 2) name
+/// the option or environment variable and the file.
+fn tls(args: &SendArgs) -> Result<Option<SendTls>, String> {
+    use super::client::{CACERT_ENV, CERT_ENV, KEY_ENV};
+    use crate::security::tls::{Side, SslPeer, TlsClient, TlsConfig, TlsEndpoints};
+    if !args.tls && args.cacert.is_none() {
+        if args.cert.is_some() || args.key.is_some() || args.sslpeer.is_some() {
+            return Err("--cert, --key and --sslpeer need --tls or --cacert".into());
+        }
+        return Ok(None);
+    }
+    let env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let Some(ca) = args.cacert.clone().or_else(|| env(CACERT_ENV)) else {
+        return Err(format!(
+            "--tls needs the CA certificates the receiver's certificate must chain to: --cacert FILE or {CACERT_ENV}"
+        ));
+    };
+    let config = TlsConfig {
+        ca: Some(ca),
+        cert: args.cert.clone().or_else(|| env(CERT_ENV)),
+        key: args.key.clone().or_else(|| env(KEY_ENV)),
+        ..TlsConfig::default()
+    };
+    if let Some((_, message)) = config.problems(Side::Outbound).into_iter().next() {
+        return Err(format!("--cert/{CERT_ENV} and --key/{KEY_ENV}: {message}"));
+    }
+    let sslpeer = match &args.sslpeer {
+        Some(f) => Some(SslPeer::parse(f).map_err(|e| format!("--sslpeer: {e}"))?),
+        None => None,
+    };
+    let client = TlsClient::new("send", &config, &TlsEndpoints::default())
+        .map_err(|e| format!("--cacert/{CACERT_ENV}, --cert/{CERT_ENV}, --key/{KEY_ENV}: {e}"))?;
+    Ok(Some(SendTls { client, sslpeer }))
 }
 
 /// Default of `--confirm-wait-ms`: 60 s, longer than the default schedule
@@ -235,6 +302,7 @@ fn identity(args: &SendArgs, msgs: &[Outgoing]) -> Identity {
 
 async fn send_all(
     args: &SendArgs,
+    secure: Option<&SendTls>,
     msgs: &[Outgoing],
     t: &mut Tracker,
     counts: &mut Counts,
@@ -269,7 +337,11 @@ async fn send_all(
     let mut resend: VecDeque<Range<usize>> = VecDeque::new();
     loop {
         offer.last_confirmed_seq = t.last_confirmed_seq;
-        let mut conn = match SenderConn::connect(args.to, &offer)
+        let secure = secure.map(|s| Secure {
+            client: &s.client,
+            sslpeer: s.sslpeer.as_ref(),
+        });
+        let mut conn = match SenderConn::connect_secure(args.to, &offer, secure)
             .await
             .map_err(Failure::from)
         {
@@ -409,6 +481,13 @@ async fn next_confirm(
 /// the channel closed normally, 1 with the reason and the progress
 /// otherwise, 2 when a file or the journal cannot be used.
 pub fn run(args: SendArgs) -> ExitCode {
+    let secure = match tls(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mqgate send: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let msgs = match load(&args) {
         Ok(m) => m,
         Err(e) => {
@@ -455,7 +534,7 @@ pub fn run(args: SendArgs) -> ExitCode {
         }
     };
     let mut counts = Counts::default();
-    let result = rt.block_on(send_all(&args, &msgs, &mut t, &mut counts));
+    let result = rt.block_on(send_all(&args, secure.as_ref(), &msgs, &mut t, &mut counts));
     let resumed = if earlier > 0 {
         format!(
             "; {earlier} were done by an earlier run{}",

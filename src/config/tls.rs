@@ -112,10 +112,11 @@ impl Config {
                 }
             }
         }
-        if !self.security.certificates.is_empty() && !asks(&self.http.tls) {
+        if !self.security.certificates.is_empty() && !asks(&self.http.tls) && !asks(&self.mqtt.tls)
+        {
             out.push((
                 "security.certificates".into(),
-                "needs http.tls with client_auth optional or required: without it no client presents a certificate".into(),
+                "needs http.tls or mqtt.tls with client_auth optional or required: without it no client presents a certificate".into(),
             ));
         }
         out

@@ -262,6 +262,12 @@ impl Gateway {
             }));
         }
         let security = security::load(&config)?;
+        // `security.certificates` map MQTT client certificates to devices
+        // too (docs/security.md "MQTT devices").
+        let mqtt_certificates = security
+            .as_ref()
+            .map(|a| Arc::clone(&a.certificates))
+            .unwrap_or_default();
         let channel_rules = security::channel_rules(&config)?;
         // Every TLS file, those read later (the NATS bridge's) too.
         if let Some((path, message)) = config.tls_file_problems().into_iter().next() {
@@ -353,8 +359,8 @@ impl Gateway {
         )));
         let exits = Arc::new(QueueExits::new(&config.exits, qm.name()));
         let mut mqi = Mqi::new(Arc::clone(&qm), Arc::clone(&exits));
-        if let Some((_, authorities)) = &security {
-            mqi = mqi.with_authorities(Arc::clone(authorities));
+        if let Some(authentication) = &security {
+            mqi = mqi.with_authorities(Arc::clone(&authentication.credentials));
         }
         mqi = mqi.with_channel_rules(Arc::clone(&channel_rules));
         mqi = mqi.with_limits(Arc::new(crate::security::limits::Limits::new(
@@ -382,7 +388,7 @@ impl Gateway {
         let rv_cm = crate::rv::cm::CmTransports::start(&rv, &mqi).await;
         // After the transports: a certified rule's reopened correspondent
         // and the senders it asks for old messages are open by then.
-        crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm).await;
+        crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm, &tls).await;
         let rv_dq = crate::rv::dq::DistributedQueues::start(&rv, &rv_cm, &tasks);
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
@@ -415,6 +421,7 @@ impl Gateway {
                     r,
                     &rv,
                     (routing_listener, routing_tls(r, &tls)?),
+                    Arc::clone(mqi.limits()),
                     &tasks,
                     stop_rx.clone(),
                 )
@@ -448,30 +455,29 @@ impl Gateway {
             &mqi,
             Arc::clone(&board),
             &rpc,
-            crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
-                .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
-                .merge(crate::http::rv::dq::routes(rv_dq.clone()))
-                .merge(crate::http::rv_routing::routes(routing.clone()))
-                .merge(crate::http::rv::ft::routes(ft_service))
-                .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
-                .merge(crate::http::ops::routes(crate::http::ops::OpsState {
-                    registry: Arc::new(crate::metrics::registry(
-                        Arc::clone(&qm),
-                        Arc::clone(&board),
-                        Arc::clone(&readiness),
-                        commits,
-                    )),
-                    readiness: Arc::clone(&readiness),
-                    qm: Arc::clone(&qm),
-                    started: std::time::Instant::now(),
-                })),
+            crate::http::rv::with_subject_authorities(
+                crate::http::rv::routes(rv.clone(), config.http.max_wait_ms)
+                    .merge(crate::http::rv::cm::routes(rv_cm.clone(), rv.clone()))
+                    .merge(crate::http::rv::dq::routes(rv_dq.clone())),
+                &mqi,
+            )
+            .merge(crate::http::rv_routing::routes(routing.clone()))
+            .merge(crate::http::rv::ft::routes(ft_service))
+            .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
+            .merge(crate::http::ops::routes(crate::http::ops::OpsState {
+                registry: Arc::new(crate::metrics::registry(
+                    Arc::clone(&qm),
+                    Arc::clone(&board),
+                    Arc::clone(&readiness),
+                    commits,
+                )),
+                readiness: Arc::clone(&readiness),
+                qm: Arc::clone(&qm),
+                started: std::time::Instant::now(),
+            })),
         );
         let app = app.merge(reload::routes(&live, &mqi));
-        let app = guarded(
-            app,
-            &config,
-            security.map(|(authentication, _)| authentication),
-        );
+        let app = guarded(app, &config, security);
         tasks.spawn_timer(trim::run(Arc::clone(&qm)));
         let app = http::end_requests(app, tasks.cancel_token(TaskGroup::Requests));
         let stop_http = CancellationToken::new();
@@ -501,6 +507,7 @@ impl Gateway {
             &devices,
             &config.mqtt,
             passwords,
+            mqtt_certificates,
             tasks.clone(),
             stop_mqtt.clone(),
         );
@@ -513,13 +520,8 @@ impl Gateway {
         );
         let stop_svrconn = CancellationToken::new();
         if let (Some(s), Some((listener, _))) = (&config.svrconn, svrconn_listener) {
-            let svc = crate::svrconn::Service::new(
-                &mqi,
-                s,
-                &config.queues,
-                tasks.clone(),
-                stop_svrconn.clone(),
-            );
+            let svc = crate::svrconn::Service::new(&mqi, s, tasks.clone(), stop_svrconn.clone());
+            live.set_svrconn(Arc::clone(&svc));
             tracing::info!(svrconn = %s.listen, "SVRCONN listener for MQ clients running");
             tasks.spawn(
                 TaskGroup::Requests,

@@ -2,18 +2,18 @@
 //! run`, docs/operations.md "Reloading the configuration"): the new file
 //! is checked exactly as `mqgate check-config` checks it
 //! ([`super::check`]); with any error nothing changes and every error is
-//! logged with its file, line and column. A valid file's queue definitions
-//! and security settings (tokens, authorities, channel authentication
-//! rules, limits) are put in force at once; every other setting that
+//! logged with its file, line and column. A valid file's queue definitions,
+//! channels, exits, devices, server-connection channels and security
+//! settings (tokens, authorities, channel authentication rules, limits)
+//! are put in force at once; every other setting that
 //! differs is reported as needing a restart and left as it is.
 
 use super::Handle;
 use crate::config::{ChannelDef, Config, QueueDef};
 use crate::qmgr::{QueueManager, Redefined};
-use crate::security::Authorities;
 use crate::security::chlauth::ChannelRules;
+use crate::security::credentials::{Credentials, CurrentCredentials};
 use crate::security::limits::Limits;
-use crate::security::tokens::Tokens;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -34,6 +34,12 @@ pub struct ReloadReport {
     /// The `exits:` section changed: put in force for new work, every
     /// outbound channel restarted with it.
     pub exits: bool,
+    /// The `devices:` section changed: its device queue manager patterns
+    /// and MAXDEPTH are in force ([`QueueManager::redefine_devices`]).
+    pub devices: bool,
+    /// The `svrconn:` settings other than `listen` and `tls` changed: in
+    /// force for MQ client sockets accepted from now on.
+    pub svrconn: bool,
     /// The security settings put in force, e.g. `tokens 3`, `grants 5`,
     /// `chlauth rules 2`, `limits`; empty when none is configured.
     pub security: Vec<String>,
@@ -67,7 +73,7 @@ impl fmt::Display for ReloadReport {
         let kept: Vec<String> = q.kept.iter().map(|(n, _)| n.clone()).collect();
         write!(
             f,
-            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; security {}; certificates {}; needs a restart {}",
+            "queues defined {}, altered {}, deleted {}, kept {}; channels started {}, stopped {}, restarted {}; exits {}; devices {}; svrconn {}; security {}; certificates {}; needs a restart {}",
             list(&q.defined),
             list(&q.altered),
             list(&q.deleted),
@@ -76,6 +82,16 @@ impl fmt::Display for ReloadReport {
             list(&self.channels.stopped),
             list(&self.channels.restarted),
             if self.exits { "reloaded" } else { "unchanged" },
+            if self.devices {
+                "reloaded"
+            } else {
+                "unchanged"
+            },
+            if self.svrconn {
+                "reloaded"
+            } else {
+                "unchanged"
+            },
             list(&self.security),
             if self.certificates_failed.is_empty() {
                 "reloaded".to_string()
@@ -96,16 +112,19 @@ pub(super) struct Live {
     /// Every TLS listener and outbound connection: their certificate files
     /// are read again by each valid reload.
     tls: crate::security::tls::TlsEndpoints,
-    /// `None` when the gateway started without tokens (the HTTP API
-    /// without authentication).
-    tokens: Option<Arc<Tokens>>,
-    authorities: Option<Arc<Authorities>>,
+    /// The tokens and authorities, one value replaced in one step; `None`
+    /// when the gateway started without tokens (the HTTP API without
+    /// authentication).
+    credentials: Option<Arc<CurrentCredentials>>,
     channel_rules: Arc<ChannelRules>,
     limits: Arc<Limits>,
     /// Held for a whole reload, so two reloads never interleave.
     in_force: Mutex<InForce>,
     /// Set once the channels run ([`Live::set_channels`]).
     channels: std::sync::OnceLock<Channels>,
+    /// The MQ client listener's service, once it runs
+    /// ([`Live::set_svrconn`]).
+    svrconn: std::sync::OnceLock<Arc<crate::svrconn::Service>>,
     /// The file `POST /v1/admin/reload` reads, with its adjustment
     /// ([`Handle::set_reload_file`]); `None`: the route answers 404.
     source: Mutex<Option<Source>>,
@@ -136,7 +155,7 @@ impl Live {
         qm: &Arc<QueueManager>,
         exits: &Arc<crate::mqi::QueueExits>,
         tls: &crate::security::tls::TlsEndpoints,
-        security: Option<&(crate::http::auth::Authentication, Arc<Authorities>)>,
+        security: Option<&crate::http::auth::Authentication>,
         channel_rules: &Arc<ChannelRules>,
         limits: &Arc<Limits>,
     ) -> Live {
@@ -145,12 +164,12 @@ impl Live {
             qm: Arc::clone(qm),
             exits: Arc::clone(exits),
             tls: tls.clone(),
-            tokens: security.map(|(a, _)| Arc::clone(&a.tokens)),
-            authorities: security.map(|(_, g)| Arc::clone(g)),
+            credentials: security.map(|a| Arc::clone(&a.credentials)),
             channel_rules: Arc::clone(channel_rules),
             limits: Arc::clone(limits),
             in_force: Mutex::new(InForce { config, queues }),
             channels: std::sync::OnceLock::new(),
+            svrconn: std::sync::OnceLock::new(),
             source: Mutex::new(None),
         }
     }
@@ -167,6 +186,28 @@ impl Live {
             outbound,
             roles,
         });
+    }
+
+    /// Records the MQ client listener's service, whose settings a reload
+    /// changes.
+    pub(super) fn set_svrconn(&self, svc: Arc<crate::svrconn::Service>) {
+        let _ = self.svrconn.set(svc);
+    }
+
+    /// Puts the `svrconn:` settings of `new` but `listen` and `tls` in
+    /// force for later sockets; true when they differ from `old`'s.
+    fn apply_svrconn(&self, old: &Config, new: &Config) -> bool {
+        let (Some(o), Some(n), Some(svc)) = (&old.svrconn, &new.svrconn, self.svrconn.get()) else {
+            return false;
+        };
+        let mut n = n.clone();
+        n.listen = o.listen;
+        n.tls = o.tls.clone();
+        if format!("{o:?}") == format!("{n:?}") {
+            return false;
+        }
+        svc.replace_config(n);
+        true
     }
 
     /// Puts the channels of `new` in force; a change to a fault tolerance
@@ -255,7 +296,7 @@ impl Live {
             }
         };
         let mut report = ReloadReport {
-            needs_restart: needs_restart(&in_force.config, &config, self.tokens.is_some()),
+            needs_restart: needs_restart(&in_force.config, &config, self.credentials.is_some()),
             ..ReloadReport::default()
         };
         let new_queues = config.effective_queues();
@@ -276,6 +317,10 @@ impl Live {
             self.exits.replace_config(&config.exits);
             report.exits = true;
         }
+        report.devices = format!("{:?}", in_force.config.devices)
+            != format!("{:?}", config.devices)
+            && self.qm.redefine_devices(&config.devices);
+        report.svrconn = self.apply_svrconn(&in_force.config, &config);
         report.channels = self.apply_channels(
             &in_force.config.channels,
             &config.channels,
@@ -301,13 +346,10 @@ impl Live {
     /// Puts `s` in force; what was replaced.
     fn apply_security(&self, s: Security) -> Vec<String> {
         let mut out = Vec::new();
-        if let (Some(tokens), Some(new)) = (&self.tokens, s.tokens) {
-            out.push(format!("tokens {}", new.len()));
-            tokens.replace(new);
-        }
-        if let (Some(authorities), Some(new)) = (&self.authorities, s.authorities) {
+        if let (Some(credentials), Some(new)) = (&self.credentials, s.credentials) {
+            out.push(format!("tokens {}", new.tokens.len()));
             out.push(format!("grants {}", s.grants));
-            authorities.replace(new);
+            credentials.set(new);
         }
         out.push(format!("chlauth rules {}", s.rules));
         self.channel_rules.replace(s.channel_rules);
@@ -320,8 +362,7 @@ impl Live {
 /// The security settings of a new configuration, built (and so checked)
 /// before any is put in force.
 struct Security {
-    tokens: Option<Tokens>,
-    authorities: Option<Authorities>,
+    credentials: Option<Credentials>,
     grants: usize,
     channel_rules: ChannelRules,
     rules: usize,
@@ -338,17 +379,13 @@ impl Security {
             }
             _ => ("security".to_string(), e),
         };
-        let (tokens, authorities) = if s.has_credentials() {
-            (
-                Some(Tokens::from_config(s).map_err(split)?),
-                Some(Authorities::from_config(s).map_err(split)?),
-            )
+        let credentials = if s.has_credentials() {
+            Some(Credentials::from_config(s).map_err(split)?)
         } else {
-            (None, None)
+            None
         };
         Ok(Security {
-            tokens,
-            authorities,
+            credentials,
             grants: s.authorities.len(),
             channel_rules: ChannelRules::new(&s.chlauth).map_err(split)?,
             rules: s.chlauth.len(),
@@ -377,7 +414,6 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
     check("storage", differs(&old.storage, &new.storage));
     check("http", differs(&old.http, &new.http));
     check("listener", differs(&old.listener, &new.listener));
-    check("devices", differs(&old.devices, &new.devices));
     check("dmconfig", differs(&old.dmconfig, &new.dmconfig));
     check("tedg", differs(&old.tedg, &new.tedg));
     check("rpc", differs(&old.rpc, &new.rpc));
@@ -388,7 +424,13 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
         "fault_tolerance",
         differs(&old.fault_tolerance, &new.fault_tolerance),
     );
-    check("svrconn", differs(&old.svrconn, &new.svrconn));
+    match (&old.svrconn, &new.svrconn) {
+        (Some(o), Some(n)) => {
+            check("svrconn.listen", o.listen != n.listen);
+            check("svrconn.tls", differs(&o.tls, &n.tls));
+        }
+        (o, n) => check("svrconn", o.is_some() != n.is_some()),
+    }
     let (o, n) = (&old.security, &new.security);
     check(
         "security (HTTP authentication on or off)",
@@ -413,9 +455,11 @@ impl Handle {
     /// problem as `FILE:LINE:COLUMN: message`, also logged at ERROR, and
     /// nothing changed. A valid file's queue definitions are put in force
     /// ([`QueueManager::redefine`]: defined, altered, deleted when empty,
-    /// else kept with 2055), and its tokens (the tokens file read again),
-    /// authorities, channel authentication rules and limits replace the
-    /// running ones at once, the certificate files of every TLS setting are
+    /// else kept with 2055), its channels, exits, `devices` and `svrconn`
+    /// settings (but its listen address and TLS) are put in force, its
+    /// tokens (the tokens file read again) and authorities replace the
+    /// running ones together in one step, its channel authentication rules
+    /// and limits each in one step, the certificate files of every TLS setting are
     /// read again ([`Handle::reload_tls`]); settings that need a restart are listed in
     /// the report and logged at WARN, and one INFO line sums the reload
     /// up. After [`Handle::stop`]: `Err` naming that.
@@ -469,6 +513,8 @@ impl ReloadReport {
                 "restarted": self.channels.restarted,
             },
             "exits_reloaded": self.exits,
+            "devices_reloaded": self.devices,
+            "svrconn_reloaded": self.svrconn,
             "certificates_failed": self.certificates_failed,
             "security": self.security,
             "needs_restart": self.needs_restart,

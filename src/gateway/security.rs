@@ -5,18 +5,16 @@
 use super::StartError;
 use crate::config::Config;
 use crate::http::auth::Authentication;
-use crate::security::Authorities;
-use crate::security::tokens::Tokens;
+use crate::security::credentials::{Credentials, CurrentCredentials};
 use std::sync::Arc;
 
-/// The HTTP authentication and the authorities of `config`, `None` when no
+/// The HTTP authentication of `config` (its tokens and authorities, one
+/// value a reload replaces, src/security/credentials.rs), `None` when no
 /// token is configured. Errors: a tokens file that cannot be read or has a
 /// bad line ([`StartError::Security`], naming file and line); a
 /// non-loopback `http.listen` without any token and without
 /// `security.insecure: true`.
-pub(super) fn load(
-    config: &Config,
-) -> Result<Option<(Authentication, Arc<Authorities>)>, StartError> {
+pub(super) fn load(config: &Config) -> Result<Option<Authentication>, StartError> {
     let s = &config.security;
     if !s.has_credentials() {
         let addr = config.http.listen;
@@ -37,29 +35,25 @@ pub(super) fn load(
         }
         return Ok(None);
     }
-    let tokens = Tokens::from_config(s).map_err(StartError::Security)?;
+    let credentials = Credentials::from_config(s).map_err(StartError::Security)?;
     let mut certificates = Vec::new();
     for (i, c) in s.certificates.iter().enumerate() {
         let p = crate::security::Principal::new(&c.principal)
             .map_err(|e| StartError::Security(format!("security.certificates[{i}]: {e}")))?;
         certificates.push((c.dn.clone(), p));
     }
-    let authorities = Authorities::from_config(s).map_err(StartError::Security)?;
     tracing::info!(
-        tokens = tokens.len(),
+        tokens = credentials.tokens.len(),
         certificates = s.certificates.len(),
         grants = s.authorities.len(),
         metrics_open = s.metrics_open,
         "HTTP authentication: a bearer token or a mapped client certificate required on every route but /healthz and /readyz"
     );
-    Ok(Some((
-        Authentication {
-            tokens: Arc::new(tokens),
-            certificates: Arc::new(certificates),
-            metrics_open: s.metrics_open,
-        },
-        Arc::new(authorities),
-    )))
+    Ok(Some(Authentication {
+        credentials: Arc::new(CurrentCredentials::new(credentials)),
+        certificates: Arc::new(certificates),
+        metrics_open: s.metrics_open,
+    }))
 }
 
 /// The channel authentication rules of `config` (`security.chlauth`),

@@ -19,8 +19,8 @@
 
 use super::{AppState, error_body};
 use crate::mqi::QmError;
+use crate::security::credentials::CurrentCredentials;
 use crate::security::tls::SslPeer;
-use crate::security::tokens::Tokens;
 use crate::security::{Authority, ObjectType, Principal};
 use axum::Json;
 use axum::Router;
@@ -42,8 +42,8 @@ pub struct ClientCertificate(pub Arc<str>);
 /// `/metrics` is open.
 #[derive(Clone)]
 pub struct Authentication {
-    /// The accepted tokens.
-    pub tokens: Arc<Tokens>,
+    /// The accepted tokens and their grants, replaced together by a reload.
+    pub credentials: Arc<CurrentCredentials>,
     /// Client certificate filters and their principals, first match wins.
     pub certificates: Arc<Vec<(SslPeer, Principal)>>,
     /// `GET /metrics` without a token.
@@ -74,6 +74,9 @@ async fn authenticate(
     if is_open(&auth, req.method(), req.uri().path()) {
         return next.run(req).await;
     }
+    // One look at the credentials: the principal carries the grants that
+    // went with the tokens it was authenticated against.
+    let now = auth.credentials.get();
     let mut values = req.headers().get_all(header::AUTHORIZATION).iter();
     let (first, second) = (values.next(), values.next());
     let token = match (first, second) {
@@ -81,7 +84,8 @@ async fn authenticate(
             let mapped = req
                 .extensions()
                 .get::<ClientCertificate>()
-                .and_then(|c| certificate_principal(&auth, &c.0));
+                .and_then(|c| certificate_principal(&auth, &c.0))
+                .map(|p| p.with_grants(Arc::clone(&now.authorities)));
             return match mapped {
                 Some(p) => {
                     req.extensions_mut().insert(p);
@@ -106,7 +110,7 @@ async fn authenticate(
             }
         },
     };
-    match auth.tokens.authenticate(token) {
+    match now.authenticate(token) {
         Some(p) => {
             req.extensions_mut().insert(p);
             next.run(req).await

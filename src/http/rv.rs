@@ -34,9 +34,12 @@ use mqgate_codecs::rv::msg::Envelope;
 use mqgate_codecs::rv::status::TibrvStatus;
 use serde_json::{Value, json};
 
+use crate::mqi::Mqi;
 use crate::rv::error::RvInputError;
 use crate::rv::json::{envelope_from_json, envelope_to_json};
 use crate::rv::{Bus, BusError, Delivery, Listener, ListenerOptions, Origin};
+use crate::security::{Authority, ObjectType, Principal};
+use axum::Extension;
 
 /// How often an idle event stream sends a comment line, so that proxies
 /// keep it open and a client that went away is noticed.
@@ -76,6 +79,9 @@ pub struct RvError {
     pub element: Option<usize>,
     /// What is wrong.
     pub message: String,
+    /// The MQRC reason of a refusal the queue interface made (2035
+    /// MQRC_NOT_AUTHORIZED for a subject authority), written as `mqrc`.
+    pub mqrc: Option<i32>,
 }
 
 impl RvError {
@@ -86,8 +92,68 @@ impl RvError {
             field: Some(field),
             element: None,
             message: message.into(),
+            mqrc: None,
         }
     }
+}
+
+/// The principal of a Rendezvous request and the queue interface that
+/// checks its subject authorities (docs/security.md "Subject
+/// authorities"), put on each request by [`with_subject_authorities`].
+#[derive(Clone)]
+pub struct SubjectGate {
+    mqi: Mqi,
+    principal: Option<Principal>,
+}
+
+/// `router` (Rendezvous routes) with a [`SubjectGate`] on every request, so
+/// that its handlers check +pub and +sub; unchanged when authorities are
+/// not checked.
+pub fn with_subject_authorities(router: Router, mqi: &Mqi) -> Router {
+    if !mqi.checks_authorities() {
+        return router;
+    }
+    let mqi = mqi.clone();
+    router.layer(axum::middleware::from_fn(
+        move |mut req: axum::extract::Request, next: axum::middleware::Next| {
+            let gate = SubjectGate {
+                mqi: mqi.clone(),
+                principal: req.extensions().get::<Principal>().cloned(),
+            };
+            req.extensions_mut().insert(gate);
+            next.run(req)
+        },
+    ))
+}
+
+/// Whether the request's principal holds `authority` on `subject` (a
+/// subject, or a listen pattern): allowed without a gate (no authorities
+/// checked). Errors: 403, TIBRV_NOT_PERMITTED, `mqrc` 2035, `field`
+/// `field`, the message naming principal, authority and subject.
+pub(crate) fn authorize_subject(
+    gate: Option<&SubjectGate>,
+    field: &'static str,
+    subject: &str,
+    authority: Authority,
+) -> Result<(), RvError> {
+    let Some(g) = gate else {
+        return Ok(());
+    };
+    g.mqi
+        .authorize(
+            g.principal.as_ref(),
+            ObjectType::Subject,
+            subject,
+            authority,
+        )
+        .map_err(|e| RvError {
+            status: TibrvStatus::NOT_PERMITTED,
+            http: StatusCode::FORBIDDEN,
+            field: Some(field),
+            element: None,
+            message: e.message,
+            mqrc: Some(e.mqrc.0),
+        })
 }
 
 /// The HTTP status of a `tibrv_status` (docs/rendezvous.md "Errors").
@@ -113,6 +179,7 @@ impl From<BusError> for RvError {
             field: e.field(),
             element: e.element(),
             message: e.to_string(),
+            mqrc: None,
         }
     }
 }
@@ -134,6 +201,9 @@ impl IntoResponse for RvError {
         }
         if let Some(e) = self.element {
             body["element"] = json!(e);
+        }
+        if let Some(rc) = self.mqrc {
+            body["mqrc"] = json!(rc);
         }
         (self.http, Json(body)).into_response()
     }
@@ -222,6 +292,7 @@ async fn envelope_of(
             message: format!(
                 "the request body is larger than {limit} bytes (4 × rv.max_message_bytes + 64 KiB)"
             ),
+            mqrc: None,
         })?;
     let mut doc = if bytes.is_empty() {
         json!({})
@@ -244,6 +315,7 @@ async fn envelope_of(
                     message: format!(
                         "{route} takes a JSON body (Content-Type: application/json); the request has {found}"
                     ),
+                    mqrc: None,
                 });
             }
         }
@@ -293,11 +365,13 @@ async fn envelope_of(
 /// number of listeners the message was queued for.
 async fn publish(
     State(s): State<RvState>,
+    gate: Option<Extension<SubjectGate>>,
     Path(subject): Path<String>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, RvError> {
+    authorize_subject(gate.as_deref(), "subject", &subject, Authority::Pub)?;
     params(query.as_deref(), &[])?;
     let envelope = envelope_of(
         &s.bus,
@@ -315,11 +389,13 @@ async fn publish(
 /// form; 504 / TIBRV_TIMEOUT when none came in time.
 async fn request(
     State(s): State<RvState>,
+    gate: Option<Extension<SubjectGate>>,
     Path(subject): Path<String>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, RvError> {
+    authorize_subject(gate.as_deref(), "subject", &subject, Authority::Pub)?;
     let mut timeout_ms = DEFAULT_REQUEST_TIMEOUT_MS.min(s.max_wait_ms);
     for (_, v) in params(query.as_deref(), &["timeout_ms"])? {
         timeout_ms = v
@@ -371,7 +447,11 @@ async fn request(
 }
 
 /// `GET /v1/rv/listen`: the event stream of a new listener.
-async fn listen(State(s): State<RvState>, RawQuery(query): RawQuery) -> Result<Response, RvError> {
+async fn listen(
+    State(s): State<RvState>,
+    gate: Option<Extension<SubjectGate>>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, RvError> {
     let mut subjects = Vec::new();
     let mut inbox = false;
     for (k, v) in params(query.as_deref(), &["subject", "inbox"])? {
@@ -400,6 +480,9 @@ async fn listen(State(s): State<RvState>, RawQuery(query): RawQuery) -> Result<R
             "subject",
             "GET /v1/rv/listen needs subject=PATTERN (one or more) or inbox=true",
         ));
+    }
+    for subject in &subjects {
+        authorize_subject(gate.as_deref(), "subject", subject, Authority::Sub)?;
     }
     let options = ListenerOptions {
         name: "GET /v1/rv/listen".into(),

@@ -31,6 +31,7 @@ async fn status(State(routing): State<Option<Routing>>) -> Result<Json<Value>, R
             message:
                 "this gateway is no routing daemon: its configuration has no rv.routing section"
                     .into(),
+            mqrc: None,
         });
     };
     match r.status().await {
@@ -41,6 +42,7 @@ async fn status(State(routing): State<Option<Routing>>) -> Result<Json<Value>, R
             field: None,
             element: None,
             message: "the routing daemon has stopped (the gateway is stopping)".into(),
+            mqrc: None,
         }),
     }
 }

@@ -216,7 +216,8 @@ impl Session {
         self.simple("MQBACK", SegmentType::MQBACK).await
     }
 
-    /// MQDISC (a queue manager backs out what is not committed).
+    /// MQDISC (a queue manager commits what is not committed yet, IBM MQ
+    /// "MQDISC"; a connection that ends without one is backed out).
     pub async fn disconnect(&mut self) -> Result<(), ClientError> {
         self.simple("MQDISC", SegmentType::MQDISC).await
     }

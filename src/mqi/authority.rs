@@ -6,19 +6,30 @@
 use super::Mqi;
 use crate::qmgr::QmError;
 use crate::security::chlauth::{Attempt, ChannelRules, Decision};
+use crate::security::credentials::CurrentCredentials;
 use crate::security::limits::Limits;
-use crate::security::{Authorities, Authority, ObjectType, Principal};
+use crate::security::{Authority, ObjectType, Principal};
 use mqgate_codecs::mq::Mqrc;
 use std::sync::Arc;
+
+/// What the channel authentication rules decided about an MQ client
+/// connection at its INITIAL_DATA ([`Mqi::client_channel_access`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientAccess {
+    /// Decided: let in, as the principal a rule maps (if any).
+    Decided(Option<Principal>),
+    /// A rule naming a client user id may decide: ask again at MQCONN.
+    AtConnect,
+}
 
 /// Blocked connection attempts, per channel, rule and peer address.
 static BLOCKED: crate::log_limit::Repeats = crate::log_limit::Repeats::per_minute();
 
 impl Mqi {
-    /// The same queue interface, checking `authorities` in
+    /// The same queue interface, checking the grants of `authorities` in
     /// [`Mqi::authorize`] (without, every call is allowed: no security is
     /// configured).
-    pub fn with_authorities(mut self, authorities: Arc<Authorities>) -> Mqi {
+    pub fn with_authorities(mut self, authorities: Arc<CurrentCredentials>) -> Mqi {
         self.authorities = Some(authorities);
         self
     }
@@ -43,14 +54,35 @@ impl Mqi {
         let Some(rules) = &self.channel_rules else {
             return Ok(None);
         };
-        match rules.check(a) {
+        self.decided(a, rules.check(a))
+    }
+
+    /// [`Mqi::channel_access`] for an MQ client at its INITIAL_DATA, whose
+    /// user id is not known yet: [`ClientAccess::AtConnect`] when a rule
+    /// naming a client user id could decide (ask
+    /// [`Mqi::channel_access`] again at MQCONN, with the user id in the
+    /// attempt). Errors as [`Mqi::channel_access`].
+    pub fn client_channel_access(&self, a: &Attempt<'_>) -> Result<ClientAccess, QmError> {
+        let Some(rules) = &self.channel_rules else {
+            return Ok(ClientAccess::Decided(None));
+        };
+        match rules.check_client(a) {
+            None => Ok(ClientAccess::AtConnect),
+            Some(d) => self.decided(a, d).map(ClientAccess::Decided),
+        }
+    }
+
+    /// Acts on decision `d` about attempt `a`: logs, counts, and the
+    /// principal or the 2035 refusal.
+    fn decided(&self, a: &Attempt<'_>, d: Decision) -> Result<Option<Principal>, QmError> {
+        match d {
             Decision::Allowed { mcauser, .. } => Ok(mcauser),
             Decision::Warned { rule, text } => {
                 if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr))
                 {
                     tracing::warn!(channel = %crate::qmgr::names::shown(a.channel), peer = %a.addr,
-                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), rule, rule_text = %text,
-                        suppressed, "channel authentication rule would block the connection (warn: true); let in");
+                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), user = %crate::qmgr::names::shown(a.user.unwrap_or("")),
+                        rule, rule_text = %text, suppressed, "channel authentication rule would block the connection (warn: true); let in");
                 }
                 Ok(None)
             }
@@ -58,8 +90,8 @@ impl Mqi {
                 if let Some(suppressed) = BLOCKED.admit(&format!("{} {rule} {}", a.channel, a.addr))
                 {
                     tracing::warn!(channel = %crate::qmgr::names::shown(a.channel), peer = %a.addr,
-                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), rule, rule_text = %text,
-                        suppressed, "channel authentication rule blocked the connection: 2035 MQRC_NOT_AUTHORIZED");
+                        qmgr = a.qmgr.unwrap_or(""), dn = a.dn.unwrap_or(""), user = %crate::qmgr::names::shown(a.user.unwrap_or("")),
+                        rule, rule_text = %text, suppressed, "channel authentication rule blocked the connection: 2035 MQRC_NOT_AUTHORIZED");
                 }
                 crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Chlauth);
                 Err(QmError::new(
@@ -92,8 +124,10 @@ impl Mqi {
     }
 
     /// Whether `principal` may use `authority` on object `name` of type
-    /// `object_type` (IBM MQ "setmqaut (grant or revoke authority)").
-    /// Allowed when no security is configured. Errors: 2035
+    /// `object_type` (IBM MQ "setmqaut (grant or revoke authority)"),
+    /// against the grants the principal carries (those that went with the
+    /// token that authenticated it, src/security/credentials.rs), else
+    /// those in force now. Allowed when no security is configured. Errors: 2035
     /// MQRC_NOT_AUTHORIZED naming principal, authority and object; also
     /// when security is configured and the caller has no principal.
     pub fn authorize(
@@ -112,7 +146,15 @@ impl Mqi {
                 "the call has no authenticated principal",
             ));
         };
-        a.check(p, object_type, name, authority).map_err(|r| {
+        let now;
+        let grants = match p.granted() {
+            Some(g) => g,
+            None => {
+                now = a.get();
+                &now.authorities
+            }
+        };
+        grants.check(p, object_type, name, authority).map_err(|r| {
             // Names quoted and cut (they come from the request).
             tracing::info!(
                 principal = p.name(),

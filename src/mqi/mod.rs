@@ -60,6 +60,7 @@ pub use crate::qmgr::{
     DeadLetter, DeviceWatch, GetMode, GetResult, Match, MessageFilter, Position, PutCheck,
     PutOptions, PutResult, QmError, SealedUow, Selector, Token,
 };
+pub use authority::ClientAccess;
 pub use convert::ConvertRequest;
 pub use dead_letter::DeadLetterPut;
 pub use error::CallError;
@@ -87,8 +88,10 @@ enum ExitSource {
 pub struct Mqi {
     qm: Arc<QueueManager>,
     exits: ExitSource,
-    /// Checked by [`Mqi::authorize`]; `None`: no security configured.
-    authorities: Option<Arc<crate::security::Authorities>>,
+    /// The grants [`Mqi::authorize`] checks a principal that carries none
+    /// against (with the tokens, src/security/credentials.rs); `None`: no
+    /// security configured.
+    authorities: Option<Arc<crate::security::credentials::CurrentCredentials>>,
     /// Checked by [`Mqi::channel_access`]; `None`: no rules configured.
     channel_rules: Option<Arc<crate::security::chlauth::ChannelRules>>,
     /// The connection and memory limits the front ends count against
@@ -274,6 +277,12 @@ impl Mqi {
     /// name order (the HTTP queue list, status).
     pub fn queues(&self) -> Vec<QueueInfo> {
         self.qm.queues()
+    }
+
+    /// The definition of model queue `name` in force (a reload may have
+    /// defined or altered it); `None` when no model queue has that name.
+    pub fn model_def(&self, name: &str) -> Option<crate::config::LocalQueueDef> {
+        self.qm.model_def(name)
     }
 
     /// Runs `f` — a sequence of synchronous queue calls, e.g. a channel's

@@ -407,7 +407,8 @@ async fn a_get_with_convert_converts_the_copy_and_reports_its_warning() {
 
 #[test]
 fn authorities_are_checked_only_when_configured() {
-    use crate::security::{Authorities, Authority, ObjectType, Principal, SecurityConfig};
+    use crate::security::credentials::{Credentials, CurrentCredentials};
+    use crate::security::{Authority, ObjectType, Principal, SecurityConfig};
     let (_d, m) = mqi();
     // No security configured: every call is allowed, with or without a
     // principal (docs/security.md "Defaults").
@@ -420,7 +421,9 @@ fn authorities_are_checked_only_when_configured() {
         "tokens: [{ principal: app1, sha256: ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad }]\nauthorities: [{ principal: app1, profile: Q1, authorities: [put] }]",
     )
     .unwrap();
-    let m = m.with_authorities(Arc::new(Authorities::from_config(&c).unwrap()));
+    let m = m.with_authorities(Arc::new(CurrentCredentials::new(
+        Credentials::from_config(&c).unwrap(),
+    )));
     let app1 = Principal::new("app1").unwrap();
     assert!(
         m.authorize(Some(&app1), ObjectType::Queue, "Q1", Authority::Put)
@@ -450,4 +453,39 @@ fn authorities_are_checked_only_when_configured() {
         m.authorize_device(Some(&d), "DEV0001", "../DEV0002/ORDERS", Authority::Get)
             .is_err()
     );
+}
+
+/// A principal authenticated by a token before a reload is checked against
+/// the grants in force with that token, not those the reload put in force
+/// meanwhile (docs/operations.md "Reloading the configuration": never a
+/// mix); one authenticated after it, against the new ones. Grants: app1
+/// +put on Q1, then on Q2 only (docs/security.md "Authorities": no matching
+/// profile is refused with 2035 MQRC_NOT_AUTHORIZED).
+#[test]
+fn authorize_uses_the_grants_that_went_with_the_principals_token() {
+    use crate::security::credentials::{Credentials, CurrentCredentials};
+    use crate::security::{Authority, ObjectType, SecurityConfig};
+    let (_d, m) = mqi();
+    let set = |q: &str| {
+        let c: SecurityConfig = serde_yaml::from_str(&format!(
+            "tokens: [{{ principal: app1, sha256: {} }}]\nauthorities: [{{ principal: app1, profile: {q}, authorities: [put] }}]",
+            crate::security::tokens::digest_hex("app1-token")
+        ))
+        .unwrap();
+        Credentials::from_config(&c).unwrap()
+    };
+    let cell = Arc::new(CurrentCredentials::new(set("Q1")));
+    let m = m.with_authorities(Arc::clone(&cell));
+    let before = cell.get().authenticate("app1-token").unwrap();
+    cell.set(set("Q2"));
+    let put = |p, q| m.authorize(Some(p), ObjectType::Queue, q, Authority::Put);
+    assert!(put(&before, "Q1").is_ok());
+    assert_eq!(put(&before, "Q2").unwrap_err().mqrc, Mqrc::NOT_AUTHORIZED);
+    let after = cell.get().authenticate("app1-token").unwrap();
+    assert!(put(&after, "Q2").is_ok());
+    assert_eq!(put(&after, "Q1").unwrap_err().mqrc, Mqrc::NOT_AUTHORIZED);
+    // A principal that no token authenticated (an MQTT or SVRCONN user)
+    // meets the grants in force.
+    let plain = crate::security::Principal::new("app1").unwrap();
+    assert!(put(&plain, "Q2").is_ok());
 }

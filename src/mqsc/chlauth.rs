@@ -8,6 +8,9 @@
 //! - TYPE(QMGRMAP) QMNAME(q) [ADDRESS(a)]: a rule with `qmgr`;
 //! - TYPE(BLOCKADDR) ADDRLIST(a, ...): one blocking rule per address, for
 //!   channel `*`;
+//! - TYPE(USERMAP) CLNTUSER(u) [ADDRESS(a)]: a rule with `client_user`;
+//! - TYPE(BLOCKUSER) USERLIST(u, ...): one blocking rule per user id, with
+//!   `client_user` (`*MQADMIN` has no mqgate equivalent: noted);
 //! - USERSRC(CHANNEL) is `action: allow`, USERSRC(MAP) MCAUSER(u) `action:
 //!   allow` with `mcauser: u`, USERSRC(NOACCESS) `action: block`; WARN(YES)
 //!   `warn: true`; DESCR `description`;
@@ -16,9 +19,7 @@
 //!   ACTION(REMOVE) removes it; ACTION(REMOVEALL) removes the profile's
 //!   rules of that type.
 //!
-//! Not carried over, each with a note: TYPE(BLOCKUSER) and TYPE(USERMAP)
-//! (mqgate's rules do not look at client user ids), CHCKCLNT, SSLCERTI,
-//! CUSTOM. IBM MQ applies the most specific matching record; mqgate the
+//! Not carried over, each with a note: CHCKCLNT, SSLCERTI, CUSTOM. IBM MQ applies the most specific matching record; mqgate the
 //! first, so the order of the imported rules is the script's and wants a
 //! review (a note says so).
 
@@ -68,18 +69,11 @@ pub fn import(c: &Command, notes: &mut Vec<Note>) -> Change {
         ..RuleConfig::default()
     };
     let mut addrlist: Vec<String> = Vec::new();
+    let mut userlist: Vec<String> = Vec::new();
     let mut action = "ADD".to_string();
     let mut usersrc = "MAP".to_string();
     match ty.as_str() {
-        "ADDRESSMAP" | "SSLPEERMAP" | "QMGRMAP" | "BLOCKADDR" => {}
-        "BLOCKUSER" | "USERMAP" => {
-            notes.push(note(c.line,
-                format!("{subject} TYPE({ty})"),
-                "mqgate's channel authentication rules do not look at client user ids; not imported",
-                false,
-            ));
-            return Change::Nothing;
-        }
+        "ADDRESSMAP" | "SSLPEERMAP" | "QMGRMAP" | "BLOCKADDR" | "BLOCKUSER" | "USERMAP" => {}
         other => {
             notes.push(note(c.line,
                 format!("{subject} TYPE({other})"),
@@ -97,6 +91,8 @@ pub fn import(c: &Command, notes: &mut Vec<Note>) -> Change {
             "SSLPEER" => rule.dn = value,
             "QMNAME" => rule.qmgr = value,
             "ADDRLIST" => addrlist = p.value.clone().unwrap_or_default(),
+            "USERLIST" => userlist = p.value.clone().unwrap_or_default(),
+            "CLNTUSER" => rule.client_user = value,
             "USERSRC" => usersrc = value.unwrap_or_default(),
             "MCAUSER" => rule.mcauser = value.filter(|v| !v.trim().is_empty()),
             "WARN" => rule.warn = value.as_deref() == Some("YES"),
@@ -114,6 +110,7 @@ pub fn import(c: &Command, notes: &mut Vec<Note>) -> Change {
         let v = match ty.as_str() {
             "SSLPEERMAP" => r.dn.clone(),
             "QMGRMAP" => r.qmgr.clone(),
+            "USERMAP" | "BLOCKUSER" => r.client_user.clone(),
             _ => r.address.clone(),
         };
         format!("{profile} {ty} {}", v.unwrap_or_default())
@@ -125,6 +122,14 @@ pub fn import(c: &Command, notes: &mut Vec<Note>) -> Change {
                 addrlist
                     .iter()
                     .map(|a| format!("{profile} {ty} {a}"))
+                    .collect(),
+            );
+        }
+        "REMOVE" if ty == "BLOCKUSER" => {
+            return Change::Remove(
+                userlist
+                    .iter()
+                    .map(|u| format!("{profile} {ty} {u}"))
                     .collect(),
             );
         }
@@ -154,6 +159,32 @@ pub fn import(c: &Command, notes: &mut Vec<Note>) -> Change {
                 rule: r,
             })
             .collect();
+        return Change::Set(rules);
+    }
+    if ty == "BLOCKUSER" {
+        rule.action = Action::Block;
+        let mut rules = Vec::new();
+        for u in &userlist {
+            if u.eq_ignore_ascii_case("*MQADMIN") {
+                notes.push(note(
+                    c.line,
+                    format!("{subject} USERLIST(*MQADMIN)"),
+                    "mqgate has no administrative user group; not imported",
+                    false,
+                ));
+                continue;
+            }
+            let r = RuleConfig {
+                client_user: Some(u.clone()),
+                ..rule.clone()
+            };
+            if let Some(r) = checked(c, &subject, r, notes) {
+                rules.push(Imported {
+                    key: criterion(&r),
+                    rule: r,
+                });
+            }
+        }
         return Change::Set(rules);
     }
     rule.action = match usersrc.as_str() {
@@ -254,6 +285,14 @@ pub fn export(rules: &[RuleConfig], out: &mut String, notes: &mut Vec<Note>) {
             );
             continue;
         }
+        if r.client_user.is_some() && r.dn.is_some() {
+            note(
+                i,
+                "",
+                "a rule with both dn and client_user has no single CHLAUTH TYPE; not exported",
+            );
+            continue;
+        }
         let address = match r.address.as_deref().map(|a| (a, mq_address(a))) {
             Some((_, Some(a))) => Some(a),
             Some((a, None)) => {
@@ -267,7 +306,15 @@ pub fn export(rules: &[RuleConfig], out: &mut String, notes: &mut Vec<Note>) {
             None => None,
         };
         let mut attrs: Vec<String> = Vec::new();
-        let ty = if let Some(q) = &r.qmgr {
+        let ty = if let Some(u) = &r.client_user {
+            if r.action == Action::Block && address.is_none() {
+                attrs.push(format!("USERLIST({})", quote(u)));
+                "BLOCKUSER"
+            } else {
+                attrs.push(format!("CLNTUSER({})", quote(u)));
+                "USERMAP"
+            }
+        } else if let Some(q) = &r.qmgr {
             attrs.push(format!("QMNAME({})", quote(q)));
             "QMGRMAP"
         } else if let Some(d) = &r.dn {
@@ -282,6 +329,8 @@ pub fn export(rules: &[RuleConfig], out: &mut String, notes: &mut Vec<Note>) {
             _ => {}
         }
         match (r.action, &r.mcauser) {
+            // BLOCKUSER blocks; it takes no USERSRC.
+            _ if ty == "BLOCKUSER" => {}
             (Action::Block, _) => attrs.push("USERSRC(NOACCESS)".into()),
             (Action::Allow, Some(u)) => {
                 attrs.push("USERSRC(MAP)".into());
@@ -324,20 +373,28 @@ mod tests {
              SET CHLAUTH('APP.*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) WARN(YES)\n\
              SET CHLAUTH('APP.*') TYPE(BLOCKUSER) USERLIST('nobody')\n\
              SET CHLAUTH('*') TYPE(BLOCKADDR) ADDRLIST('198.51.100.7') ACTION(REMOVE)\n\
-             SET CHLAUTH('X') TYPE(SSLPEERMAP) SSLPEER('CN=x') SSLCERTI('CN=ca') USERSRC(CHANNEL)\n",
+             SET CHLAUTH('X') TYPE(SSLPEERMAP) SSLPEER('CN=x') SSLCERTI('CN=ca') USERSRC(CHANNEL)\n\
+             SET CHLAUTH('APP.*') TYPE(USERMAP) CLNTUSER('alice') ADDRESS('192.0.2.*') USERSRC(MAP) MCAUSER('reader')\n\
+             SET CHLAUTH('APP.*') TYPE(BLOCKUSER) USERLIST('mallory','*MQADMIN','eve')\n\
+             SET CHLAUTH('APP.*') TYPE(BLOCKUSER) USERLIST('eve') ACTION(REMOVE)\n",
         );
         let yaml: serde_yaml::Value = serde_yaml::from_str(
             r#"
 - { channel: "*", address: "192.0.2.*", action: block }
 - { channel: QM2.TO.GW, address: "10.*", qmgr: QM2, mcauser: qm2mca }
 - { channel: APP.*, address: "*", action: block, warn: true }
+- { channel: APP.*, client_user: nobody, action: block }
 - { channel: X, dn: "CN=x" }
+- { channel: APP.*, address: "192.0.2.*", client_user: alice, mcauser: reader }
+- { channel: APP.*, client_user: mallory, action: block }
 "#,
         )
         .unwrap();
         assert_eq!(r, yaml);
         assert!(
-            notes.iter().any(|n| n.starts_with("line 4: CHLAUTH('APP.*') TYPE(BLOCKUSER): mqgate's channel authentication rules do not look at client user ids")),
+            notes.iter().any(|n| n.starts_with(
+                "line 8: CHLAUTH('APP.*') USERLIST(*MQADMIN): mqgate has no administrative user group"
+            )),
             "{notes:?}"
         );
         assert!(
@@ -383,5 +440,39 @@ mod tests {
         assert_eq!(mq_address("192.0.2.1-8").as_deref(), Some("192.0.2.1-8"));
         assert_eq!(mq_address("192.0.2.128/25"), None);
         assert_eq!(mq_address("2001:db8::/32"), None);
+    }
+
+    #[test]
+    fn client_user_rules_export_as_blockuser_and_usermap() {
+        // IBM MQ "SET CHLAUTH": BLOCKUSER takes USERLIST and no USERSRC;
+        // USERMAP takes CLNTUSER, an optional ADDRESS and USERSRC.
+        let r: Vec<RuleConfig> = serde_yaml::from_str(
+            r#"
+- { channel: "APP.*", client_user: "mallory", action: block, description: "left" }
+- { channel: "APP.*", client_user: "alice", address: "192.0.2.*", mcauser: reader }
+- { channel: "APP.*", client_user: "bob", address: "10.*", action: block }
+- { channel: "APP.*", client_user: "x", dn: "CN=x" }
+"#,
+        )
+        .unwrap();
+        let mut out = String::new();
+        let mut notes = Vec::new();
+        export(&r, &mut out, &mut notes);
+        assert_eq!(
+            out,
+            "SET CHLAUTH('APP.*') TYPE(BLOCKUSER) +\n   USERLIST('mallory') +\n   DESCR('left') +\n   ACTION(REPLACE)\n\
+             SET CHLAUTH('APP.*') TYPE(USERMAP) +\n   CLNTUSER('alice') +\n   ADDRESS('192.0.2.*') +\n   USERSRC(MAP) +\n   MCAUSER('reader') +\n   ACTION(REPLACE)\n\
+             SET CHLAUTH('APP.*') TYPE(USERMAP) +\n   CLNTUSER('bob') +\n   ADDRESS('10.*') +\n   USERSRC(NOACCESS) +\n   ACTION(REPLACE)\n"
+        );
+        let notes: Vec<String> = notes.iter().map(|n| n.to_string()).collect();
+        assert!(
+            notes.iter().any(|n| n.contains("security.chlauth[3]")
+                && n.contains("both dn and client_user")),
+            "{notes:?}"
+        );
+        // Imported again, the script gives the same rules.
+        let (back, _) = rules(&out);
+        let back: Vec<RuleConfig> = serde_yaml::from_value(back).unwrap();
+        assert_eq!(back, r[..3]);
     }
 }

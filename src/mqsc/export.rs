@@ -151,6 +151,8 @@ pub fn export(config: &Config) -> Exported {
         }
         d.write("REPLACE", &mut out);
     }
+    // Notes about listener.tls, made once for all receiver channels.
+    let mut tls_noted: Vec<String> = Vec::new();
     for (i, ch) in config.channels.iter().enumerate() {
         let path = |k: &str| format!("channels[{i}].{k}");
         let (kind, limits) = match ch {
@@ -212,9 +214,50 @@ pub fn export(config: &Config) -> Exported {
         if hbint != MQ_CHANNEL_HBINT_S {
             d.attr("HBINT", hbint);
         }
+        // A sender's own tls; receivers share the listener's.
+        let (tls, tls_path, sslpeer) = match ch {
+            ChannelDef::Sender(s) => (s.tls.as_ref(), path("tls"), s.sslpeer.as_ref()),
+            ChannelDef::Receiver(r) => (
+                config.listener.tls.as_ref(),
+                "listener.tls".to_string(),
+                r.sslpeer.as_ref(),
+            ),
+            ChannelDef::MqClient(_) => (None, String::new(), None),
+        };
+        if let Some(t) = tls {
+            if matches!(ch, ChannelDef::Receiver(_))
+                && let Some(a) = super::tls::sslcauth(t.client_auth)
+            {
+                d.attr("SSLCAUTH", a);
+            }
+            let (cipher, tls_notes) = super::tls::sslciph(t, &tls_path);
+            d.attr("SSLCIPH", quote(cipher));
+            for (subject, message) in tls_notes {
+                if !tls_noted.contains(&subject) {
+                    note(subject.clone(), &message);
+                    tls_noted.push(subject);
+                }
+            }
+        }
+        if let Some(p) = sslpeer {
+            d.attr("SSLPEER", quote(p.as_str()));
+        }
         d.write("REPLACE", &mut out);
     }
     if let Some(s) = &config.svrconn {
+        let tls = s.tls.as_ref().map(|t| {
+            (
+                super::tls::sslcauth(t.client_auth),
+                super::tls::sslciph(t, "svrconn.tls"),
+            )
+        });
+        if let Some((_, (_, tls_notes))) = &tls
+            && !s.channels.is_empty()
+        {
+            for (subject, message) in tls_notes {
+                note(subject.clone(), message);
+            }
+        }
         for (i, ch) in s.channels.iter().enumerate() {
             let mut d = Define::new(format!("DEFINE CHANNEL({})", quote(&ch.name)));
             d.attr("CHLTYPE", "SVRCONN");
@@ -227,6 +270,15 @@ pub fn export(config: &Config) -> Exported {
             }
             if ch.sharecnv != MQ_SHARECNV {
                 d.attr("SHARECNV", ch.sharecnv);
+            }
+            if let Some((sslcauth, (cipher, _))) = &tls {
+                if let Some(a) = sslcauth {
+                    d.attr("SSLCAUTH", a);
+                }
+                d.attr("SSLCIPH", quote(cipher));
+            }
+            if let Some(p) = &ch.sslpeer {
+                d.attr("SSLPEER", quote(p.as_str()));
             }
             if !ch.users.is_empty() {
                 note(

@@ -1,5 +1,6 @@
 //! MQSC commands into mqgate's YAML configuration (docs/config.md shapes).
 
+use super::tls::{Certificates, ChannelTls};
 use super::{MQ_CHANNEL_HBINT_S, Note};
 use crate::config::DEFAULT_MQ_PORT;
 use mqgate_codecs::mqsc::{Command, MqscError, Param, parse_script, quote};
@@ -25,8 +26,17 @@ const DEFAULT_SHARECNV: u64 = 10;
 /// Reads `script` and converts it (see the module documentation of
 /// [`crate::mqsc`]). Errors: the script's syntax error, with its line.
 pub fn import(script: &str) -> Result<Imported, MqscError> {
+    import_with(script, &Certificates::default())
+}
+
+/// As [`import`], the TLS settings of channels with SSLCIPH naming the
+/// certificate files `certs` ([`super::tls`]).
+pub fn import_with(script: &str, certs: &Certificates) -> Result<Imported, MqscError> {
     let commands = parse_script(script)?;
-    let mut im = Importer::default();
+    let mut im = Importer {
+        certs: certs.clone(),
+        ..Importer::default()
+    };
     for c in &commands {
         im.command(c);
     }
@@ -41,6 +51,12 @@ struct Importer {
     svrconn: Vec<(String, Mapping)>,
     /// `security.chlauth`, by the key of [`super::chlauth::Imported`].
     chlauth: Vec<(String, crate::security::chlauth::RuleConfig)>,
+    /// The TLS attributes of receiver and server-connection channels, for
+    /// the listeners they share.
+    receiver_tls: Vec<ChannelTls>,
+    svrconn_tls: Vec<ChannelTls>,
+    /// The certificate files of TLS settings.
+    certs: Certificates,
     notes: Vec<Note>,
 }
 
@@ -367,6 +383,7 @@ impl Importer {
             m.insert(key("type"), key(ty));
         }
         m.insert(key("name"), key(name));
+        let tls = super::tls::read(c, name, &subject(c), kind, &mut self.notes);
         let mut hbint: Option<u64> = None;
         for p in &c.params {
             if self.command_option(c, p) {
@@ -390,29 +407,58 @@ impl Importer {
                     }
                 }
                 ("BATCHSZ", "SDR" | "RCVR") => {
-                    if let Some(n) = self.number(c, p, 1..=9999).filter(|n| *n != DEFAULT_BATCH_SIZE) {
+                    if let Some(n) = self
+                        .number(c, p, 1..=9999)
+                        .filter(|n| *n != DEFAULT_BATCH_SIZE)
+                    {
                         m.insert(key("batch_size"), n.into());
                     }
                 }
                 ("MAXMSGL", _) => {
-                    let k = if list == 1 { "maxmsgl" } else { "max_msg_length" };
-                    if let Some(n) = self.number(c, p, 1..=104_857_600).filter(|n| *n != DEFAULT_MAX_MSG_LENGTH) {
+                    let k = if list == 1 {
+                        "maxmsgl"
+                    } else {
+                        "max_msg_length"
+                    };
+                    if let Some(n) = self
+                        .number(c, p, 1..=104_857_600)
+                        .filter(|n| *n != DEFAULT_MAX_MSG_LENGTH)
+                    {
                         m.insert(key(k), n.into());
                     }
                 }
                 ("HBINT", _) => hbint = self.number(c, p, 0..=999_999).or(hbint),
                 ("SHARECNV", "SVRCONN") => {
-                    if let Some(n) = self.number(c, p, 0..=999_999_999).filter(|n| *n != DEFAULT_SHARECNV) {
+                    if let Some(n) = self
+                        .number(c, p, 0..=999_999_999)
+                        .filter(|n| *n != DEFAULT_SHARECNV)
+                    {
                         m.insert(key("sharecnv"), n.into());
                     }
                 }
-                ("SSLCIPH" | "SSLPEER", _) => {
-                    self.unsupported(c, p, "TLS settings have no place in mqgate's channel configuration yet; not imported")
-                }
+                ("SSLCIPH" | "SSLPEER", _) | ("SSLCAUTH", "RCVR" | "SVRCONN") => {}
                 _ => self.unsupported(c, p, "no mqgate equivalent; not imported"),
             }
         }
         let hbint = hbint.unwrap_or(u64::from(MQ_CHANNEL_HBINT_S));
+        if kind == "SDR" {
+            let index = self
+                .channels
+                .iter()
+                .position(|(n, _)| n == name)
+                .unwrap_or(self.channels.len());
+            if let Some(t) = super::tls::sender(&tls, index, &self.certs, &mut self.notes) {
+                m.insert(key("tls"), Value::Mapping(t));
+            }
+        }
+        if let Some(p) = &tls.sslpeer {
+            m.insert(key("sslpeer"), key(p));
+        }
+        match kind {
+            "RCVR" => super::tls::upsert(&mut self.receiver_tls, tls),
+            "SVRCONN" => super::tls::upsert(&mut self.svrconn_tls, tls),
+            _ => {}
+        }
         if list == 1 {
             if hbint != u64::from(MQ_CHANNEL_HBINT_S) {
                 m.insert(key("heartbeat"), hbint.into());
@@ -518,11 +564,29 @@ impl Importer {
         }
     }
 
-    fn finish(self) -> Imported {
+    fn finish(mut self) -> Imported {
         let mut doc = Mapping::new();
         if !self.q_mgr.is_empty() {
             doc.insert(key("queue_manager"), Value::Mapping(self.q_mgr));
         }
+        if let Some(t) = super::tls::shared(
+            &self.receiver_tls,
+            "listener.tls",
+            "receiver channels",
+            &self.certs,
+            &mut self.notes,
+        ) {
+            let mut l = Mapping::new();
+            l.insert(key("tls"), Value::Mapping(t));
+            doc.insert(key("listener"), Value::Mapping(l));
+        }
+        let svrconn_tls = super::tls::shared(
+            &self.svrconn_tls,
+            "svrconn.tls",
+            "server-connection channels",
+            &self.certs,
+            &mut self.notes,
+        );
         let seq = |v: Vec<(String, Mapping)>| {
             Value::Sequence(v.into_iter().map(|(_, m)| Value::Mapping(m)).collect())
         };
@@ -534,6 +598,9 @@ impl Importer {
         }
         if !self.svrconn.is_empty() {
             let mut s = Mapping::new();
+            if let Some(t) = svrconn_tls {
+                s.insert(key("tls"), Value::Mapping(t));
+            }
             s.insert(key("channels"), seq(self.svrconn));
             doc.insert(key("svrconn"), Value::Mapping(s));
         }
@@ -547,6 +614,8 @@ impl Importer {
             s.insert(key("chlauth"), Value::Sequence(rules));
             doc.insert(key("security"), Value::Mapping(s));
         }
+        // Notes of the listeners' TLS are made last; show all in script order.
+        self.notes.sort_by_key(|n| n.line);
         Imported {
             yaml: Value::Mapping(doc),
             notes: self.notes,
@@ -558,7 +627,12 @@ impl Importer {
 fn rule_yaml(r: &crate::security::chlauth::RuleConfig) -> Value {
     let mut m = Mapping::new();
     m.insert(key("channel"), key(&r.channel));
-    for (k, v) in [("address", &r.address), ("dn", &r.dn), ("qmgr", &r.qmgr)] {
+    for (k, v) in [
+        ("address", &r.address),
+        ("dn", &r.dn),
+        ("qmgr", &r.qmgr),
+        ("client_user", &r.client_user),
+    ] {
         if let Some(v) = v {
             m.insert(key(k), key(v));
         }

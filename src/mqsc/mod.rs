@@ -2,17 +2,18 @@
 //! (docs/operations.md "mqgate mqsc"). The script is read by
 //! [`mqgate_codecs::mqsc`]; this module decides what each command means for
 //! mqgate: [`import`] turns DEFINE QLOCAL, QMODEL, QREMOTE, QALIAS, CHANNEL
-//! (CHLTYPE SDR, RCVR, SVRCONN), ALTER QMGR and SET CHLAUTH ([`chlauth`])
-//! into YAML, [`export`] writes a configuration's queues and channels as
+//! (CHLTYPE SDR, RCVR, SVRCONN, with their TLS attributes: [`tls`]), ALTER
+//! QMGR and SET CHLAUTH ([`chlauth`]) into YAML, [`export`] writes a configuration's queues and channels as
 //! DEFINE commands and its channel authentication rules as SET CHLAUTH.
 //!
 //! Nothing is dropped silently: every command, object or attribute with no
-//! mqgate equivalent (SET AUTHREC, DESCR, SSLCIPH ...) and every setting with
+//! mqgate equivalent (SET AUTHREC, DESCR, SSLKEYR ...) and every setting with
 //! no MQSC one is a [`Note`] naming its line or its YAML path.
 
 pub mod chlauth;
 pub mod export;
 pub mod import;
+pub mod tls;
 
 /// Something the conversion could not carry over, or a value it refused.
 #[derive(Clone, Debug, PartialEq, Eq)]

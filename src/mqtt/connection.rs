@@ -150,11 +150,14 @@ impl Out {
     }
 }
 
-/// Serves one connection until it ends.
+/// Serves one connection until it ends; `dn` is the subject DN of the
+/// client certificate the connection presented (`mqtt.tls` with
+/// `client_auth`), if any.
 pub async fn run(
     svc: Arc<Service>,
     stream: Stream,
     peer: SocketAddr,
+    dn: Option<String>,
     permit: Result<Permit, Exceeded>,
 ) {
     let (rd, wr) = tokio::io::split(stream);
@@ -196,7 +199,16 @@ pub async fn run(
         }
     };
     let conn_id = svc.next_conn.fetch_add(1, Ordering::Relaxed);
-    let Some(mut c) = Box::pin(accept(&svc, connect, &mut out, peer, conn_id)).await else {
+    let Some(mut c) = Box::pin(accept(
+        &svc,
+        connect,
+        &mut out,
+        peer,
+        dn.as_deref(),
+        conn_id,
+    ))
+    .await
+    else {
         return;
     };
     let end = c.serve(&svc, &mut reader, &mut out).await;
@@ -359,13 +371,15 @@ enum End {
     Stopping,
 }
 
-/// Checks a CONNECT (client identifier, authentication, Will, properties),
-/// claims the session and sends CONNACK; `None` when refused.
+/// Checks a CONNECT (client identifier, authentication by client
+/// certificate `dn` or password, Will, properties), claims the session and
+/// sends CONNACK; `None` when refused.
 async fn accept(
     svc: &Service,
     c: Connect,
     out: &mut Out,
     peer: SocketAddr,
+    dn: Option<&str>,
     conn_id: u64,
 ) -> Option<Conn> {
     out.level = c.level;
@@ -438,7 +452,27 @@ async fn accept(
         .await;
         return None;
     }
-    if let Some(pw) = &svc.passwords
+    // A client certificate that `security.certificates` maps to
+    // `device:CLIENTID` proves the client identifier, in place of a
+    // password; one mapped to any other principal is refused: 5.0 3.2.2.2
+    // 0x87 Not authorized, 3.1.1 3.2.2.3 return code 0x05
+    // (docs/security.md "MQTT devices"). An unmapped certificate proves
+    // nothing.
+    let certified = match dn.and_then(|dn| svc.certificate_principal(dn)) {
+        None => false,
+        Some(p) if p.device() == Some(client_id.as_str()) => true,
+        Some(p) => {
+            let text = format!(
+                "the client certificate (subject DN {}) maps to principal {:?}, not \"device:{client_id}\" (security.certificates)",
+                crate::qmgr::names::shown(dn.unwrap_or_default()),
+                p.name()
+            );
+            refuse(out, peer, &client_id, ReasonCode::NOT_AUTHORIZED, &text).await;
+            return None;
+        }
+    };
+    if !certified
+        && let Some(pw) = &svc.passwords
         && let Err(text) = pw.check(&client_id, c.user_name.as_deref(), c.password.as_deref())
     {
         refuse(
@@ -451,7 +485,7 @@ async fn accept(
         .await;
         return None;
     }
-    if svc.devices.mqi().checks_authorities() && svc.passwords.is_none() {
+    if svc.devices.mqi().checks_authorities() && svc.passwords.is_none() && !certified {
         // Authorities are checked as `device:CLIENTID`, and nothing proves
         // the client identifier without a password file (docs/security.md
         // "MQTT devices"): 5.0 3.2.2.2 0x87 Not authorized, 3.1.1 3.2.2.3
@@ -461,7 +495,7 @@ async fn accept(
             peer,
             &client_id,
             ReasonCode::NOT_AUTHORIZED,
-            "authorities are checked (security section) and devices cannot prove their client identifier: configure mqtt.password_file",
+            "authorities are checked (security section) and the device did not prove its client identifier: configure mqtt.password_file, or client certificates (mqtt.tls client_auth, security.certificates)",
         )
         .await;
         return None;

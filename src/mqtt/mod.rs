@@ -47,6 +47,9 @@ pub(crate) struct Service {
     config: MqttConfig,
     sessions: sessions::Sessions,
     passwords: Option<auth::Passwords>,
+    /// `security.certificates`: client certificate filters and the
+    /// principals they map to, first match wins.
+    certificates: Arc<Vec<(crate::security::tls::SslPeer, crate::security::Principal)>>,
     tasks: Tasks,
     /// Cancelled when the gateway stops.
     stop: CancellationToken,
@@ -55,11 +58,15 @@ pub(crate) struct Service {
 
 impl Service {
     /// The service over `devices` (its leases replaced by connection-long
-    /// ones) with `config`; `passwords` from `mqtt.password_file`.
+    /// ones) with `config`; `passwords` from `mqtt.password_file`;
+    /// `certificates` (`security.certificates`) map client certificates
+    /// (`mqtt.tls` with `client_auth`) to principals (docs/security.md
+    /// "MQTT devices").
     pub(crate) fn new(
         devices: &Devices,
         config: &MqttConfig,
         passwords: Option<auth::Passwords>,
+        certificates: Arc<Vec<(crate::security::tls::SslPeer, crate::security::Principal)>>,
         tasks: Tasks,
         stop: CancellationToken,
     ) -> Arc<Service> {
@@ -69,10 +76,20 @@ impl Service {
             config: config.clone(),
             sessions: sessions::Sessions::default(),
             passwords,
+            certificates,
             tasks,
             stop,
             next_conn: AtomicU64::new(1),
         })
+    }
+
+    /// The principal the first `security.certificates` entry whose filter
+    /// subject DN `dn` passes maps to.
+    fn certificate_principal(&self, dn: &str) -> Option<&crate::security::Principal> {
+        self.certificates
+            .iter()
+            .find(|(filter, _)| filter.matches(dn))
+            .map(|(_, p)| p)
     }
 }
 
@@ -105,20 +122,20 @@ pub(crate) async fn serve(
                 let tls = tls.clone();
                 svc.tasks.spawn_request(async move {
                     let _open = open;
-                    let stream = match tls {
-                        None => crate::security::tls::Stream::Plain(stream),
+                    let (stream, dn) = match tls {
+                        None => (crate::security::tls::Stream::Plain(stream), None),
                         Some(tls) => match tokio::select! {
                             r = tls.accept(stream, peer) => r,
                             () = s.stop.cancelled() => return,
                         } {
-                            Ok((s, _)) => s,
+                            Ok((s, identity)) => (s, identity.dn),
                             Err(e) => {
                                 tracing::info!(%peer, error = %e, "MQTT TLS handshake failed");
                                 return;
                             }
                         },
                     };
-                    connection::run(s, stream, peer, permit).await
+                    connection::run(s, stream, peer, dn, permit).await
                 });
             }
             Err(e) => {

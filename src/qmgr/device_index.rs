@@ -84,6 +84,19 @@ impl DeviceIndex {
         }
     }
 
+    /// Forgets the queues of every device `is_device` no longer accepts
+    /// (a reload changed the device patterns); a watched one keeps its
+    /// entry, empty, until its last watcher goes.
+    pub fn retain_devices(&mut self, is_device: impl Fn(&str) -> bool) {
+        self.map.retain(|device, d| {
+            if is_device(device) {
+                return true;
+            }
+            d.queues.clear();
+            d.created.is_some()
+        });
+    }
+
     /// Gives back the map's room once it is mostly empty.
     pub fn shrink(&mut self) {
         let len = self.map.len();
@@ -188,7 +201,7 @@ impl QueueManager {
                 .iter()
                 .filter(|(_, o)| matches!(o, Object::Local(q) if q.is_device()))
                 .filter_map(|(name, _)| {
-                    let device = self.router.devices().owner(name)?;
+                    let device = table.router.devices().owner(name)?;
                     Some((device, name.get(device.len() + 1..)?))
                 })
                 .collect();

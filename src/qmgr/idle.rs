@@ -94,7 +94,7 @@ impl QueueManager {
                     continue;
                 }
                 table.objects.remove(name);
-                if let Some(device) = self.router.devices().owner(name) {
+                if let Some(device) = table.router.devices().owner(name) {
                     devices.remove(device, name.get(device.len() + 1..).unwrap_or_default());
                 }
                 retired += 1;

@@ -65,7 +65,7 @@ use mqgate_codecs::mq::{CharField, Charset, Mqmd, Mqrc};
 use msgid::MsgIdGenerator;
 use object::{Object, Table};
 use queue::{Entry, EntryState, LocalQueue};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -171,8 +171,14 @@ pub struct QueueManager {
     name: String,
     max_msg_length: usize,
     dead_letter_queue: String,
-    /// Name resolution, default transmission queue, device queue managers.
-    router: Router,
+    /// The default transmission queue (DEFXMITQ; empty when none), as the
+    /// router in the object table has it.
+    default_xmit_queue: String,
+    /// MAXDEPTH of every device queue (docs/config.md `devices`), read by
+    /// each put onto one rather than the definition the device queues
+    /// share, so that a configuration reload changes it for the device
+    /// queues that exist as well as for those created later.
+    device_max_depth: AtomicUsize,
     store: Arc<dyn Store>,
     /// The object table (src/qmgr/object.rs).
     table: RwLock<Table>,
@@ -183,7 +189,8 @@ pub struct QueueManager {
     /// (src/qmgr/idle.rs).
     idle: Arc<idle::IdleList>,
     /// The definition every device queue shares (docs/config.md
-    /// `devices`; its name is empty).
+    /// `devices`; its name is empty). Its MAXDEPTH is the one at the
+    /// start: puts read [`QueueManager::device_max_depth`]'s.
     device_def: Arc<LocalQueueDef>,
     /// Open units of work and the tokens of those handed to clients.
     uows: Mutex<Uows>,
@@ -261,6 +268,7 @@ impl QueueManager {
             objects,
             models,
             created: Arc::new(tokio::sync::Notify::new()),
+            router: router.clone(),
         };
         let idle = Arc::new(idle::IdleList::default());
         let group_stats = stats::GroupStats::default();
@@ -301,7 +309,8 @@ impl QueueManager {
             name: qm.name.clone(),
             max_msg_length: qm.max_msg_length,
             dead_letter_queue: qm.dead_letter_queue.clone(),
-            router,
+            default_xmit_queue: qm.default_xmit_queue.clone(),
+            device_max_depth: AtomicUsize::new(config.devices.max_depth),
             store,
             table: RwLock::new(table),
             devices: Mutex::new(devices),
@@ -345,16 +354,22 @@ impl QueueManager {
         &self.dead_letter_queue
     }
 
+    /// The definition of model queue `name` now (the object table's, which
+    /// a reload redefines); `None` when no model queue has that name.
+    pub fn model_def(&self, name: &str) -> Option<LocalQueueDef> {
+        self.table().models.iter().find(|m| m.name == name).cloned()
+    }
+
     /// The default transmission queue's name (empty when none).
     pub fn default_xmit_queue(&self) -> &str {
-        self.router.default_xmit_queue()
+        &self.default_xmit_queue
     }
 
     /// True when `q_mgr` is a device queue manager: it matches a pattern of
     /// `devices.queue_managers`, is not this queue manager and has no `/`
     /// ([`crate::route::DeviceQueueManagers::is_device`]).
     pub fn is_device(&self, q_mgr: &str) -> bool {
-        self.router.devices().is_device(q_mgr)
+        self.table().router.devices().is_device(q_mgr)
     }
 
     /// The local queue name `QMGR/QUEUE` of queue `q` of device queue
@@ -384,7 +399,8 @@ impl QueueManager {
         }
         // A device's queue is announced to its device's watchers only
         // (src/qmgr/device_index.rs); any other queue to every waiter.
-        if let Some(device) = self.router.devices().owner(name) {
+        let owner = self.table().router.devices().owner(name);
+        if let Some(device) = owner {
             let mut watch = self.watch_device_borrowed(device);
             loop {
                 if self.has_object(name) {
@@ -470,9 +486,12 @@ impl QueueManager {
     /// (none created yet, or retired once empty, src/qmgr/idle.rs) is an
     /// empty queue: 0.
     pub fn depth(&self, q: &str) -> Option<usize> {
-        match self.table().local(q) {
+        // One read of the table: a second read lock taken while this one
+        // is held could wait behind a writer for ever.
+        let table = self.table();
+        match table.local(q) {
             Some(lq) => Some(lq.lock().depth()),
-            None => self.is_device_queue_name(q).then_some(0),
+            None => table.router.devices().split(q).is_some().then_some(0),
         }
     }
 
@@ -480,7 +499,7 @@ impl QueueManager {
     /// manager part a device queue manager, its queue part not empty),
     /// whether or not the queue exists now.
     pub fn is_device_queue_name(&self, name: &str) -> bool {
-        self.router.devices().split(name).is_some()
+        self.table().router.devices().split(name).is_some()
     }
 
     /// 2033 for a get from device queue `q` that does not exist: it
@@ -557,7 +576,7 @@ impl QueueManager {
     /// queues) come back as [`route::Destination::Create`] decisions.
     pub fn resolve_list(&self, list: &route::DestinationList) -> Vec<route::list::Resolved> {
         let table = self.table();
-        self.router.resolve(&*table, list)
+        table.router.resolve(&*table, list)
     }
 
     /// Puts a message on queue `q` (MQPUT1). Resolves `q` as MQ does (local,
@@ -631,7 +650,7 @@ impl QueueManager {
         // without building the list.
         let placed = {
             let table = self.table();
-            let dest = self.router.resolve_one(&*table, q, &opts.q_mgr_name)?;
+            let dest = table.router.resolve_one(&*table, q, &opts.q_mgr_name)?;
             self.place(table, dest)
         };
         let remote = placed.remote;
@@ -708,10 +727,15 @@ impl QueueManager {
                     format!("queue {} was deleted", def.name),
                 ));
             }
-            if contents.depth() >= def.max_depth {
+            let max_depth = if lq.is_device() {
+                self.device_max_depth.load(Ordering::Relaxed)
+            } else {
+                def.max_depth
+            };
+            if contents.depth() >= max_depth {
                 return Err(QmError::new(
                     Mqrc::Q_FULL,
-                    format!("queue {} is full (MAXDEPTH {})", lq.name, def.max_depth),
+                    format!("queue {} is full (MAXDEPTH {max_depth})", lq.name),
                 ));
             }
             if let Some(quota) = def.max_queue_bytes {
@@ -831,8 +855,11 @@ impl QueueManager {
     ) -> Result<GetResult, QmError> {
         let placed = {
             let table = self.table();
-            let dest = match self.router.resolve_get(&*table, q) {
-                Err(e) if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME && self.is_device_queue_name(q) => {
+            let dest = match table.router.resolve_get(&*table, q) {
+                Err(e)
+                    if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME
+                        && table.router.devices().split(q).is_some() =>
+                {
                     return Err(Self::no_device_queue(q));
                 }
                 other => other?,
@@ -1118,9 +1145,12 @@ impl QueueManager {
     > {
         let look = || -> Result<Option<Arc<LocalQueue>>, QmError> {
             let table = self.table();
-            match self.router.resolve_get(&*table, q) {
+            match table.router.resolve_get(&*table, q) {
                 Ok(dest) => Ok(self.place(table, dest).queue),
-                Err(e) if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME && self.is_device_queue_name(q) => {
+                Err(e)
+                    if e.mqrc == Mqrc::UNKNOWN_OBJECT_NAME
+                        && table.router.devices().split(q).is_some() =>
+                {
                     Ok(None)
                 }
                 Err(e) => Err(e),
@@ -1129,7 +1159,8 @@ impl QueueManager {
         if let Some(lq) = look()? {
             return Ok((Some(lq), None));
         }
-        let Some(device) = self.router.devices().owner(q) else {
+        let owner = self.table().router.devices().owner(q);
+        let Some(device) = owner else {
             return Err(QmError::new(
                 Mqrc::UNKNOWN_OBJECT_NAME,
                 format!("queue {q} is not defined"),

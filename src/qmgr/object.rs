@@ -47,6 +47,11 @@ pub(super) struct Table {
     /// first use (a dynamic queue): what [`QueueManager::wait_for_object`]
     /// sleeps on.
     pub created: Arc<tokio::sync::Notify>,
+    /// Name resolution, with the device queue managers, replaced by a
+    /// configuration reload ([`QueueManager::redefine_devices`]) under the
+    /// table's write lock, so a resolution sees the patterns of one
+    /// configuration and the objects of one moment.
+    pub router: crate::route::Router,
 }
 
 impl Table {

@@ -145,3 +145,34 @@ fn new_object(def: &QueueDef) -> Object {
         QueueDef::Alias(d) => Object::Alias(Box::new(d.clone())),
     }
 }
+
+impl QueueManager {
+    /// Puts the `devices` section `config` in force (a configuration
+    /// reload): the device queue manager name patterns for every name
+    /// resolved from now on, and MAXDEPTH for every later put onto a
+    /// device queue, those that exist included (as IBM MQ "ALTER queues":
+    /// messages already queued stay, even above a lower MAXDEPTH). A
+    /// device queue whose queue manager no longer matches a pattern keeps
+    /// its messages as a local queue of its name `QMGR/QUEUE`, as a start
+    /// with the new patterns would load it; a new pattern's devices get
+    /// queues from their first message. Returns true when anything
+    /// changed.
+    pub fn redefine_devices(&self, config: &crate::config::DevicesConfig) -> bool {
+        let depth = self
+            .device_max_depth
+            .swap(config.max_depth, std::sync::atomic::Ordering::Relaxed);
+        let mut table = self.table_mut();
+        let router = crate::route::Router::with_devices(&table.router, &self.name, config);
+        let patterns_changed =
+            format!("{:?}", router.devices()) != format!("{:?}", table.router.devices());
+        if patterns_changed {
+            table.router = router;
+            // Devices gone leave the index (their watchers keep their
+            // channel until they let it go).
+            let mut index = self.devices();
+            let devices = table.router.devices();
+            index.retain_devices(|device| devices.is_device(device));
+        }
+        patterns_changed || depth != config.max_depth
+    }
+}

@@ -101,9 +101,18 @@ impl Router {
         }
     }
 
-    /// The default transmission queue's name (empty when none).
-    pub fn default_xmit_queue(&self) -> &str {
-        &self.default_xmit_queue
+    /// `router` with the device queue managers of `devices` instead of its
+    /// own (a configuration reload, docs/operations.md "Reloading the
+    /// configuration"); `q_mgr_name` is this queue manager's name.
+    pub fn with_devices(
+        router: &Router,
+        q_mgr_name: &str,
+        devices: &crate::config::DevicesConfig,
+    ) -> Router {
+        Router {
+            devices: DeviceQueueManagers::new(q_mgr_name, devices),
+            ..router.clone()
+        }
     }
 
     /// The device queue managers.

@@ -2,13 +2,17 @@
 //! authentication records (IBM MQ "Channel authentication records", "SET
 //! CHLAUTH"): per channel name (a generic profile), allow or block a
 //! connection by the peer's address, its certificate's subject DN
-//! (SSLPEERMAP) or the sending queue manager's name (QMGRMAP), and name the
-//! principal an allowed connection runs as (USERSRC(MAP) MCAUSER).
+//! (SSLPEERMAP), the sending queue manager's name (QMGRMAP) or an MQ
+//! client's user id (USERMAP, BLOCKUSER), and name the principal an allowed
+//! connection runs as (USERSRC(MAP) MCAUSER).
 //!
 //! Unlike IBM MQ, which picks the most specific record, mqgate reads the
 //! rules in the order they are configured and the **first** rule that
 //! matches decides (docs/security.md "Channel authentication rules"). No
-//! rule matching: the connection is allowed.
+//! rule matching: the connection is allowed. An MQ client's user id is
+//! known at its MQCONN, after the channel name and address: when a rule
+//! with `client_user` could come first, the decision waits for it
+//! ([`ChannelRules::check_client`]).
 //!
 //! Patterns:
 //! - channel and queue manager names: `*` stands for any characters, in any
@@ -41,6 +45,10 @@ pub struct Attempt<'a> {
     /// The sending queue manager (message channels); `None` for a client
     /// connection or a sender that gave none.
     pub qmgr: Option<&'a str>,
+    /// The user id an MQ client connects with (its MQCSP's, else its
+    /// USERID_DATA's), once known at MQCONN; `None` before, and for
+    /// message channels.
+    pub user: Option<&'a str>,
 }
 
 /// What a rule does with a connection it matches.
@@ -71,6 +79,11 @@ pub struct RuleConfig {
     /// message channels whose sender named its queue manager.
     #[serde(default)]
     pub qmgr: Option<String>,
+    /// Generic user id of an MQ client (`*` any characters; IBM MQ
+    /// USERMAP's CLNTUSER, BLOCKUSER's USERLIST); a rule with one matches
+    /// only MQ client connections, at their MQCONN.
+    #[serde(default)]
+    pub client_user: Option<String>,
     /// `allow` (default) or `block`.
     #[serde(default)]
     pub action: Action,
@@ -96,6 +109,7 @@ impl RuleConfig {
             ("address", &self.address),
             ("dn", &self.dn),
             ("qmgr", &self.qmgr),
+            ("client_user", &self.client_user),
         ] {
             if let Some(v) = v {
                 t.push_str(&format!(" {k}={v:?}"));
@@ -140,6 +154,19 @@ impl RuleConfig {
                 "qmgr",
                 "a queue manager profile is 1 to 48 characters".to_string(),
             ));
+        }
+        if let Some(u) = &self.client_user {
+            if u.is_empty() || u.chars().count() > 64 {
+                out.push((
+                    "client_user",
+                    "a client user id profile is 1 to 64 characters".to_string(),
+                ));
+            } else if self.qmgr.is_some() {
+                out.push((
+                    "client_user",
+                    "client_user matches MQ client connections, qmgr message channels: a rule cannot have both".to_string(),
+                ));
+            }
         }
         if let Some(u) = &self.mcauser {
             if self.action == Action::Block {
@@ -396,7 +423,8 @@ struct Rule {
 }
 
 impl Rule {
-    fn matches(&self, a: &Attempt<'_>) -> bool {
+    /// Whether every criterion but the client user id matches.
+    fn matches_connection(&self, a: &Attempt<'_>) -> bool {
         generic_match(&self.config.channel, a.channel)
             && self.address.as_ref().is_none_or(|p| p.matches(a.addr))
             && self
@@ -408,6 +436,15 @@ impl Rule {
                 .qmgr
                 .as_ref()
                 .is_none_or(|p| a.qmgr.is_some_and(|q| generic_match(p, q)))
+    }
+
+    fn matches(&self, a: &Attempt<'_>) -> bool {
+        self.matches_connection(a)
+            && self
+                .config
+                .client_user
+                .as_ref()
+                .is_none_or(|p| a.user.is_some_and(|u| generic_match(p, u)))
     }
 }
 
@@ -486,7 +523,8 @@ impl ChannelRules {
         self.rules().is_empty()
     }
 
-    /// The first rule matching `a` decides ([`Decision`]).
+    /// The first rule matching `a` decides ([`Decision`]). A rule with
+    /// `client_user` matches only when `a.user` is known.
     pub fn check(&self, a: &Attempt<'_>) -> Decision {
         let rules = self.rules();
         let Some((i, r)) = rules.iter().enumerate().find(|(_, r)| r.matches(a)) else {
@@ -495,20 +533,47 @@ impl ChannelRules {
                 mcauser: None,
             };
         };
-        match (r.config.action, r.config.warn) {
-            (Action::Allow, _) => Decision::Allowed {
-                rule: Some(i),
-                mcauser: r.mcauser.clone(),
-            },
-            (Action::Block, true) => Decision::Warned {
-                rule: i,
-                text: r.config.text(),
-            },
-            (Action::Block, false) => Decision::Blocked {
-                rule: i,
-                text: r.config.text(),
-            },
+        decision(i, r)
+    }
+
+    /// The decision about an MQ client connection at its INITIAL_DATA,
+    /// before its user id is known: `None` when a rule with `client_user`
+    /// whose other criteria match comes before every rule that matches
+    /// without one (check again with the user id, at MQCONN); else
+    /// [`ChannelRules::check`]'s.
+    pub fn check_client(&self, a: &Attempt<'_>) -> Option<Decision> {
+        let rules = self.rules();
+        for (i, r) in rules.iter().enumerate() {
+            if !r.matches_connection(a) {
+                continue;
+            }
+            if r.config.client_user.is_some() {
+                return None;
+            }
+            return Some(decision(i, r));
         }
+        Some(Decision::Allowed {
+            rule: None,
+            mcauser: None,
+        })
+    }
+}
+
+/// What rule `r`, index `i`, decides about a connection it matches.
+fn decision(i: usize, r: &Rule) -> Decision {
+    match (r.config.action, r.config.warn) {
+        (Action::Allow, _) => Decision::Allowed {
+            rule: Some(i),
+            mcauser: r.mcauser.clone(),
+        },
+        (Action::Block, true) => Decision::Warned {
+            rule: i,
+            text: r.config.text(),
+        },
+        (Action::Block, false) => Decision::Blocked {
+            rule: i,
+            text: r.config.text(),
+        },
     }
 }
 

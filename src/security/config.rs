@@ -72,7 +72,8 @@ pub struct Grant {
     /// The object type; default `queue`.
     #[serde(default, rename = "type")]
     pub object_type: ObjectType,
-    /// Authority names: put, get, browse, inq, set, dsp, chg, ctrl, all.
+    /// Authority names: put, get, browse, inq, set, dsp, chg, ctrl,
+    /// setall, pub, sub, all.
     pub authorities: Vec<String>,
 }
 
@@ -89,6 +90,10 @@ pub enum ObjectType {
     Rqmname,
     /// Channels (`-t channel`).
     Channel,
+    /// Rendezvous subjects, profiles in subject wildcard syntax
+    /// (src/security/subject_profile.rs); authorities `pub` and `sub`
+    /// (docs/security.md "Subject authorities").
+    Subject,
 }
 
 impl SecurityConfig {
@@ -131,7 +136,12 @@ impl SecurityConfig {
             if let Err(e) = super::check_principal(&g.principal) {
                 out.push((at("principal"), e));
             }
-            if let Err(e) = super::profile::check_profile(&g.profile) {
+            let profile_check = if g.object_type == ObjectType::Subject {
+                super::subject_profile::check_profile(&g.profile)
+            } else {
+                super::profile::check_profile(&g.profile)
+            };
+            if let Err(e) = profile_check {
                 out.push((at("profile"), e));
             } else if g.principal.starts_with(super::DEVICE_PREFIX) && g.profile.contains('/') {
                 out.push((
@@ -143,8 +153,13 @@ impl SecurityConfig {
                 out.push((at("authorities"), "names no authority".into()));
             }
             for (j, a) in g.authorities.iter().enumerate() {
-                if let Err(e) = super::Authority::parse_list_item(a) {
-                    out.push((format!("security.authorities[{i}].authorities[{j}]"), e));
+                match super::Authority::parse_list_item(a) {
+                    Err(e) => out.push((format!("security.authorities[{i}].authorities[{j}]"), e)),
+                    Ok(list) => {
+                        if let Some(e) = type_mismatch(g.object_type, a, &list) {
+                            out.push((format!("security.authorities[{i}].authorities[{j}]"), e));
+                        }
+                    }
                 }
             }
         }
@@ -154,5 +169,25 @@ impl SecurityConfig {
             }
         }
         out
+    }
+}
+
+/// Why authority item `item` (expanded to `list`) does not fit a grant of
+/// type `t`: `pub` and `sub` apply to subjects alone, and subjects take no
+/// other authority (`all` fits every type).
+fn type_mismatch(t: ObjectType, item: &str, list: &[super::Authority]) -> Option<String> {
+    use super::Authority;
+    if list.len() > 1 {
+        return None;
+    }
+    let subject_kind = list
+        .iter()
+        .all(|a| matches!(a, Authority::Pub | Authority::Sub));
+    match (t == ObjectType::Subject, subject_kind) {
+        (true, false) => Some(format!(
+            "authority {item:?} does not apply to type subject: expected pub, sub or all"
+        )),
+        (false, true) => Some(format!("authority {item:?} applies to type subject only")),
+        _ => None,
     }
 }

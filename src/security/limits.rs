@@ -1,6 +1,6 @@
 //! Limits against abuse (docs/security.md "Limits"): open connections per
-//! listener and per peer address on the HTTP, channel, SVRCONN and MQTT
-//! listeners, and the memory SVRCONN sockets may hold in messages still
+//! listener and per peer address on the HTTP, channel, SVRCONN, MQTT and
+//! routing link listeners, and the memory SVRCONN sockets may hold in messages still
 //! arriving in segments. A connection over a limit is refused with its
 //! protocol's refusal where one exists; the counting is here, the refusals
 //! in each listener.
@@ -14,12 +14,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// `security.limits`. The connection limits apply to the HTTP, channel,
-/// SVRCONN and MQTT listeners.
+/// SVRCONN, MQTT and routing link listeners.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(default, deny_unknown_fields)]
 pub struct LimitsConfig {
     /// Open connections per listener (each of `http`, `listener`,
-    /// `svrconn`, `mqtt` counts its own). 0: no limit.
+    /// `svrconn`, `mqtt`, `rv.routing` counts its own). 0: no limit.
     pub connections: usize,
     /// Open connections per listener from one peer IP address. 0: no limit.
     pub connections_per_peer: usize,

@@ -7,14 +7,18 @@
 
 pub mod chlauth;
 pub mod config;
+pub mod credentials;
+pub mod current;
 pub mod limits;
 pub mod profile;
+pub mod subject_profile;
 pub mod tls;
 pub mod tokens;
 
 pub use config::{ObjectType, SecurityConfig};
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 /// What a principal name starts with when it is a device queue manager.
 pub const DEVICE_PREFIX: &str = "device:";
@@ -23,11 +27,40 @@ pub const DEVICE_PREFIX: &str = "device:";
 /// (docs/security.md "Principals of each front end").
 pub const CHANNEL_PREFIX: &str = "channel:";
 
+/// The principal a message channel's puts are checked as
+/// (docs/security.md "Message channels"): `mcauser`, the one a channel
+/// authentication rule mapped (IBM MQ's MCAUSER), else the channel's own
+/// `channel:NAME`. `None` when `NAME` makes no valid principal (such a
+/// channel's puts are refused once authorities are checked).
+pub fn channel_principal(name: &str, mcauser: Option<Principal>) -> Option<Principal> {
+    mcauser.or_else(|| Principal::new(&format!("{CHANNEL_PREFIX}{name}")).ok())
+}
+
 /// An authenticated principal: a name, and for `device:QMGR` the device
-/// queue manager whose own queues are all it may read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// queue manager whose own queues are all it may read. One authenticated
+/// by a bearer token also carries the grants in force with that token
+/// ([`Principal::granted`], src/security/credentials.rs). Principals are
+/// equal when their names are.
+#[derive(Clone)]
 pub struct Principal {
     name: String,
+    granted: Option<Arc<Authorities>>,
+}
+
+impl PartialEq for Principal {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Principal {}
+
+impl std::fmt::Debug for Principal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Principal")
+            .field("name", &self.name)
+            .finish()
+    }
 }
 
 /// Checks a principal name: 1 to 64 characters of letters, digits and
@@ -63,7 +96,23 @@ impl Principal {
         check_principal(name)?;
         Ok(Principal {
             name: name.to_string(),
+            granted: None,
         })
+    }
+
+    /// The same principal holding `grants`, those in force with the
+    /// credentials that authenticated it: its authority checks use them
+    /// rather than those in force at the time of the check.
+    pub fn with_grants(self, grants: Arc<Authorities>) -> Principal {
+        Principal {
+            granted: Some(grants),
+            ..self
+        }
+    }
+
+    /// The grants of [`Principal::with_grants`], if any.
+    pub fn granted(&self) -> Option<&Arc<Authorities>> {
+        self.granted.as_ref()
     }
 
     /// The principal's name.
@@ -101,11 +150,16 @@ pub enum Authority {
     /// MQOO_SET_ALL_CONTEXT): a receiver channel keeping the sender's
     /// context, an HTTP put of a whole MQMD (`mqmd_base64`).
     SetAll,
+    /// Publish on a Rendezvous subject (IBM MQ topic security's +pub).
+    Pub,
+    /// Listen on a Rendezvous subject pattern (IBM MQ topic security's
+    /// +sub).
+    Sub,
 }
 
 impl Authority {
     /// Every authority, which `all` grants.
-    pub const ALL: [Authority; 9] = [
+    pub const ALL: [Authority; 11] = [
         Authority::Put,
         Authority::Get,
         Authority::Browse,
@@ -115,6 +169,8 @@ impl Authority {
         Authority::Chg,
         Authority::Ctrl,
         Authority::SetAll,
+        Authority::Pub,
+        Authority::Sub,
     ];
 
     /// The name in a grant (setmqaut's without the `+`).
@@ -129,6 +185,8 @@ impl Authority {
             Authority::Chg => "chg",
             Authority::Ctrl => "ctrl",
             Authority::SetAll => "setall",
+            Authority::Pub => "pub",
+            Authority::Sub => "sub",
         }
     }
 
@@ -145,7 +203,7 @@ impl Authority {
             .map(|a| vec![a])
             .ok_or_else(|| {
                 format!(
-                    "unknown authority {text:?}: expected put, get, browse, inq, set, dsp, chg, ctrl, setall or all"
+                    "unknown authority {text:?}: expected put, get, browse, inq, set, dsp, chg, ctrl, setall, pub, sub or all"
                 )
             })
     }
@@ -161,7 +219,7 @@ struct Grant {
 }
 
 /// The grants of the `security:` section. A configuration reload replaces
-/// them all at once ([`Authorities::replace`]).
+/// them, with the tokens, in one step (src/security/credentials.rs).
 #[derive(Debug, Default)]
 pub struct Authorities {
     grants: std::sync::RwLock<Vec<Grant>>,
@@ -192,14 +250,6 @@ impl Authorities {
         Ok(Authorities {
             grants: std::sync::RwLock::new(grants),
         })
-    }
-
-    /// Puts the grants of `other` in force instead of these, all at once:
-    /// a check sees the old grants or the new ones, never a mix
-    /// (docs/operations.md "Reloading the configuration").
-    pub fn replace(&self, other: Authorities) {
-        let new = other.grants.into_inner().unwrap_or_else(|p| p.into_inner());
-        *self.grants.write().unwrap_or_else(|p| p.into_inner()) = new;
     }
 
     /// Whether `principal` holds `authority` on object `name` of type
@@ -246,6 +296,13 @@ impl Authorities {
             };
         }
         let grants = self.grants.read().unwrap_or_else(|p| p.into_inner());
+        if object_type == ObjectType::Subject {
+            return if subject_held(&grants, principal.name(), name, authority) {
+                Ok(())
+            } else {
+                Err(refuse())
+            };
+        }
         let mut best: Option<&str> = None;
         for g in grants.iter() {
             if g.principal == principal.name()
@@ -271,12 +328,45 @@ impl Authorities {
     }
 }
 
+/// Whether `principal`'s subject grants give `authority` on subject (or
+/// listen pattern) `name` (src/security/subject_profile.rs): the most
+/// specific profile covering `name` grants it, and so does every more
+/// specific profile that overlaps `name`.
+fn subject_held(grants: &[Grant], principal: &str, name: &str, authority: Authority) -> bool {
+    use subject_profile::{covers, more_specific, overlaps};
+    let mine = || {
+        grants
+            .iter()
+            .filter(move |g| g.principal == principal && g.object_type == ObjectType::Subject)
+    };
+    let holds =
+        |profile: &str| mine().any(|g| g.profile == profile && g.authorities.contains(&authority));
+    let mut best: Option<&str> = None;
+    for g in mine() {
+        if covers(&g.profile, name)
+            && best.is_none_or(|b| more_specific(&g.profile, b) == Ordering::Greater)
+        {
+            best = Some(&g.profile);
+        }
+    }
+    let Some(best) = best else {
+        return false;
+    };
+    holds(best)
+        && mine().all(|g| {
+            more_specific(&g.profile, best) != Ordering::Greater
+                || !overlaps(&g.profile, name)
+                || holds(&g.profile)
+        })
+}
+
 fn type_name(t: ObjectType) -> &'static str {
     match t {
         ObjectType::Queue => "queue",
         ObjectType::Qmgr => "queue manager",
         ObjectType::Rqmname => "remote queue manager",
         ObjectType::Channel => "channel",
+        ObjectType::Subject => "subject",
     }
 }
 

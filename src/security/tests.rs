@@ -91,3 +91,76 @@ authorities:
         ]
     );
 }
+
+#[test]
+fn subject_grants_use_rendezvous_wildcards() {
+    // docs/security.md "Subject authorities": profiles are Rendezvous
+    // listen subjects ("Using Wildcards to Receive Related Subjects").
+    let a = authorities(
+        r#"
+tokens:
+  - { principal: app1, sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" }
+authorities:
+  - { principal: app1, profile: "ORDERS.>", type: subject, authorities: [pub, sub] }
+  - { principal: app1, profile: "ORDERS.SECRET.>", type: subject, authorities: [pub] }
+  - { principal: app1, profile: "ORDERS.>", authorities: [get] }
+"#,
+    );
+    let app1 = Principal::new("app1").unwrap();
+    let s = ObjectType::Subject;
+    assert!(a.check(&app1, s, "ORDERS.NEW", Authority::Pub).is_ok());
+    assert!(a.check(&app1, s, "ORDERS.EU.NEW", Authority::Sub).is_ok());
+    assert!(
+        a.check(&app1, s, "ORDERS", Authority::Pub).is_err(),
+        "`>` needs an element"
+    );
+    // The more specific profile withholds +sub on ORDERS.SECRET.*, so a
+    // pattern reaching into it is refused as a whole.
+    assert!(
+        a.check(&app1, s, "ORDERS.SECRET.X", Authority::Sub)
+            .is_err()
+    );
+    assert!(a.check(&app1, s, "ORDERS.SECRET.X", Authority::Pub).is_ok());
+    assert!(a.check(&app1, s, "ORDERS.>", Authority::Sub).is_err());
+    assert!(a.check(&app1, s, "ORDERS.*", Authority::Sub).is_ok());
+    assert!(
+        a.check(&app1, s, "*.NEW", Authority::Sub).is_err(),
+        "no profile covers it"
+    );
+    let e = a.check(&app1, s, "PRICES.X", Authority::Pub).unwrap_err();
+    assert_eq!(
+        e.0,
+        "principal \"app1\" has no +pub authority on subject \"PRICES.X\""
+    );
+    // The queue grant of the same profile text is another type.
+    assert!(
+        a.check(&app1, ObjectType::Queue, "ORDERS.X", Authority::Get)
+            .is_err()
+    );
+}
+
+#[test]
+fn subject_grants_take_subject_authorities_only() {
+    let c: SecurityConfig = serde_yaml::from_str(
+        r#"
+tokens:
+  - { principal: app1, sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" }
+authorities:
+  - { principal: app1, profile: "A.>.B", type: subject, authorities: [put] }
+  - { principal: app1, profile: "APP.*", authorities: [sub] }
+  - { principal: app1, profile: ">", type: subject, authorities: [all] }
+"#,
+    )
+    .unwrap();
+    let p = c.problems();
+    let at: Vec<&str> = p.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        at,
+        [
+            "security.authorities[0].profile",
+            "security.authorities[0].authorities[0]",
+            "security.authorities[1].authorities[0]",
+        ],
+        "{p:?}"
+    );
+}

@@ -11,8 +11,8 @@ use subtle::ConstantTimeEq;
 /// A SHA-256 digest, 32 bytes.
 pub type Sha256Digest = [u8; 32];
 
-/// The tokens the gateway accepts. A configuration reload replaces the
-/// whole set at once ([`Tokens::replace`]).
+/// The tokens the gateway accepts. A configuration reload replaces them,
+/// with the grants, in one step (src/security/credentials.rs).
 #[derive(Debug, Default)]
 pub struct Tokens {
     entries: std::sync::RwLock<Vec<(Sha256Digest, Principal)>>,
@@ -58,17 +58,6 @@ impl Tokens {
 
     fn entries(&self) -> std::sync::RwLockReadGuard<'_, Vec<(Sha256Digest, Principal)>> {
         self.entries.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Puts the tokens of `other` in force instead of these, all at once:
-    /// a request is authenticated against the old set or the new one,
-    /// never a mix (docs/operations.md "Reloading the configuration").
-    pub fn replace(&self, other: Tokens) {
-        let new = other
-            .entries
-            .into_inner()
-            .unwrap_or_else(|p| p.into_inner());
-        *self.entries.write().unwrap_or_else(|p| p.into_inner()) = new;
     }
 
     /// The number of tokens.

@@ -10,6 +10,7 @@ use super::frame::{FrameError, Segments};
 use super::negotiate::{Agreed, Outcome, negotiate};
 use super::out::{Out, own_header, reply_header, segments};
 use super::{Service, config::SvrconnChannel};
+use crate::mqi::ClientAccess;
 use crate::security::Principal;
 use crate::security::chlauth::Attempt;
 use crate::security::limits::{Exceeded, Held, Permit};
@@ -71,10 +72,20 @@ pub(super) struct Shared {
     /// The principal a channel authentication rule maps the connection to
     /// (MCAUSER); it replaces the client's user id.
     pub mcauser: Option<Principal>,
+    /// The channel authentication rules wait for the client's user id:
+    /// MQCONN asks them again with it (a rule with `client_user` may
+    /// decide, docs/security.md "Channel authentication rules").
+    pub chlauth_at_connect: bool,
+    /// The subject DN of the client's TLS certificate, for that check.
+    pub peer_dn: Option<String>,
 }
 
 struct Socket {
     svc: Arc<Service>,
+    /// The `svrconn:` settings in force when the socket was accepted: its
+    /// channels, limits and timeouts for its whole life (a reload changes
+    /// them for later sockets).
+    config: Arc<super::config::SvrconnConfig>,
     out: Out,
     peer: SocketAddr,
     /// The subject DN of the client's TLS certificate, if it sent one.
@@ -87,6 +98,8 @@ struct Socket {
     started: i32,
     /// What the channel authentication rules mapped at INITIAL_DATA.
     mcauser: Option<Principal>,
+    /// The rules wait for the user id, at MQCONN.
+    chlauth_at_connect: bool,
     /// The connection limit this socket is over: its INITIAL_DATA is
     /// refused (docs/security.md "Limits").
     over: Option<Exceeded>,
@@ -119,11 +132,13 @@ pub(super) async fn run(
         }
         let _ = wr.shutdown().await;
     });
-    let max = svc.config.max_transmission_size as usize;
+    let config = svc.config.get();
+    let max = config.max_transmission_size as usize;
     let mut frames = FramedRead::new(rd, Segments { max });
     let closed = CancellationToken::new();
     let mut socket = Socket {
         svc: Arc::clone(&svc),
+        config,
         out: Out::new(tx),
         peer,
         peer_dn: identity.dn,
@@ -133,6 +148,7 @@ pub(super) async fn run(
         convs: HashMap::new(),
         started: 0,
         mcauser: None,
+        chlauth_at_connect: false,
         over,
         held: HashMap::new(),
         closed: closed.clone(),
@@ -193,7 +209,7 @@ impl Socket {
     /// How long to wait for the next segment.
     fn idle_limit(&self, asked: bool) -> Duration {
         match &self.shared {
-            None => Duration::from_millis(self.svc.config.connect_timeout_ms),
+            None => Duration::from_millis(self.config.connect_timeout_ms),
             Some(s) if s.agreed.heartbeat_interval == 0 => Duration::from_secs(24 * 3600),
             Some(s) if asked => HEARTBEAT_GRACE,
             Some(s) => {
@@ -333,9 +349,11 @@ impl Socket {
             addr: self.peer.ip(),
             dn: self.peer_dn.as_deref(),
             qmgr: None,
+            user: None,
         };
-        match self.svc.mqi.channel_access(&attempt) {
-            Ok(m) => self.mcauser = m,
+        match self.svc.mqi.client_channel_access(&attempt) {
+            Ok(ClientAccess::Decided(m)) => self.mcauser = m,
+            Ok(ClientAccess::AtConnect) => self.chlauth_at_connect = true,
             Err(e) => {
                 self.status(
                     conv,
@@ -347,14 +365,10 @@ impl Socket {
                 return Flow::Close;
             }
         }
-        let (reply, outcome) = negotiate(&id, &self.svc.config, &self.svc.identity);
+        let (reply, outcome) = negotiate(&id, &self.config, &self.svc.identity);
         let name = super::trimmed(&id.channel_name);
         if !matches!(outcome, Outcome::Refused { .. })
-            && let Some(filter) = self
-                .svc
-                .config
-                .channel(&name)
-                .and_then(|c| c.sslpeer.as_ref())
+            && let Some(filter) = self.config.channel(&name).and_then(|c| c.sslpeer.as_ref())
             && !self.peer_dn.as_deref().is_some_and(|dn| filter.matches(dn))
         {
             // IBM MQ "SSLPEER (SSL Peer)": the channel does not start.
@@ -392,7 +406,6 @@ impl Socket {
                 }
                 if let Outcome::Agreed(agreed) = outcome {
                     let Some(channel) = self
-                        .svc
                         .config
                         .channel(&super::trimmed(&id.channel_name))
                         .cloned()
@@ -408,6 +421,8 @@ impl Socket {
                         user: Arc::default(),
                         peer: self.peer,
                         mcauser: self.mcauser.clone(),
+                        chlauth_at_connect: self.chlauth_at_connect,
+                        peer_dn: self.peer_dn.clone(),
                     });
                     self.start_conversation(1);
                 }

@@ -9,6 +9,7 @@ use super::handles::{Handles, Target};
 use super::out::{Out, own_header, reply_header, segments};
 use super::{Service, config::SvrconnChannel, padded, trimmed};
 use crate::mqi::QmError;
+use crate::security::chlauth::Attempt;
 use crate::security::{Authority, ObjectType, Principal};
 use mqgate_codecs::fap::caut::parse_caut;
 use mqgate_codecs::fap::conn::ConnData;
@@ -363,6 +364,28 @@ impl Conv {
             tracing::info!(peer = %self.shared.peer, channel = %self.shared.channel.name, "MQCONN refused: 2035 MQRC_NOT_AUTHORIZED");
             return Reply::reason(Mqrc::NOT_AUTHORIZED, 0, echo(&reply));
         };
+        // Channel authentication rules that name client user ids decide
+        // now that the user id is known (IBM MQ USERMAP, BLOCKUSER); a
+        // block is 2035, as at INITIAL_DATA.
+        let mcauser = if self.shared.chlauth_at_connect {
+            let attempt = Attempt {
+                channel: &self.shared.channel.name,
+                addr: self.shared.peer.ip(),
+                dn: self.shared.peer_dn.as_deref(),
+                qmgr: None,
+                user: Some(&user),
+            };
+            match self.svc.mqi.channel_access(&attempt) {
+                Ok(m) => m,
+                Err(e) => {
+                    tracing::info!(peer = %self.shared.peer, channel = %self.shared.channel.name,
+                        "MQCONN refused: {}", e);
+                    return Reply::reason(e.mqrc, 0, echo(&reply));
+                }
+            }
+        } else {
+            self.shared.mcauser.clone()
+        };
         // Connected: the second tag carries the connection tag text, as a
         // queue manager's.
         if let Some(tag) = reply.fcno.as_mut().and_then(|f| f.conn_tag2.as_mut()) {
@@ -376,11 +399,7 @@ impl Conv {
             let k = t.len().min(128);
             tag[..k].copy_from_slice(&t[..k]);
         }
-        let principal = self
-            .shared
-            .mcauser
-            .clone()
-            .or_else(|| Principal::new(&user).ok());
+        let principal = mcauser.or_else(|| Principal::new(&user).ok());
         self.conn = Some(Connected {
             user,
             appl_name: c.appl_name,

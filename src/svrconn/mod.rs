@@ -31,34 +31,25 @@ use tokio_util::sync::CancellationToken;
 /// What every connection of the listener shares.
 pub(crate) struct Service {
     mqi: Mqi,
-    config: SvrconnConfig,
+    /// Taken by each socket when it is accepted; replaced by a reload
+    /// ([`Service::replace_config`]).
+    config: crate::security::current::Current<SvrconnConfig>,
     identity: negotiate::ServerIdentity,
     tasks: Tasks,
     /// Cancelled when the gateway stops.
     stop: CancellationToken,
-    /// The model queues (MQOPEN of one creates a temporary dynamic queue).
-    models: Vec<crate::config::LocalQueueDef>,
     /// Numbers the connections' ConnectionIds and dynamic queue names.
     next_conn: std::sync::atomic::AtomicU64,
 }
 
 impl Service {
-    /// The service over `mqi` with `config`; `queues` are the gateway's
-    /// queue definitions (for the model queues).
+    /// The service over `mqi` with `config`.
     pub(crate) fn new(
         mqi: &Mqi,
         config: &SvrconnConfig,
-        queues: &[crate::config::QueueDef],
         tasks: Tasks,
         stop: CancellationToken,
     ) -> Arc<Service> {
-        let models = queues
-            .iter()
-            .filter_map(|q| match q {
-                crate::config::QueueDef::Model(d) => Some(d.clone()),
-                _ => None,
-            })
-            .collect();
         let name = mqi.q_mgr_name().to_string();
         Arc::new(Service {
             identity: negotiate::ServerIdentity {
@@ -67,12 +58,23 @@ impl Service {
                 process_id: std::process::id() as i32,
             },
             mqi: mqi.clone(),
-            config: config.clone(),
+            config: crate::security::current::Current::new(config.clone()),
             tasks,
             stop,
-            models,
             next_conn: std::sync::atomic::AtomicU64::new(1),
         })
+    }
+}
+
+impl Service {
+    /// Puts `config` in force for the sockets accepted from now on (a
+    /// configuration reload, docs/operations.md "Reloading the
+    /// configuration"): its channels (names, MAXMSGL, HBINT, SHARECNV,
+    /// users, SSLPEER), `max_transmission_size` and `connect_timeout_ms`.
+    /// Sockets already open keep the settings they started with. The
+    /// listen address and `tls` are the caller's to keep as they are.
+    pub(crate) fn replace_config(&self, config: SvrconnConfig) {
+        self.config.set(config);
     }
 }
 

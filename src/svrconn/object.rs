@@ -134,10 +134,8 @@ impl Conv {
             Some("model") => {
                 let model = self
                     .svc
-                    .models
-                    .iter()
-                    .find(|m| m.name == name)
-                    .cloned()
+                    .mqi
+                    .model_def(&name)
                     .unwrap_or_else(|| LocalQueueDef::with_defaults(&name, Default::default()));
                 name = self.dynamic_name(&trimmed(&od.dynamic_q_name));
                 temporary = true;

@@ -1,6 +1,7 @@
 //! Certificates made with the `openssl` command for the TLS tests
 //! (docs/security.md "TLS"): a CA, another CA nobody trusts, and
-//! end-entity certificates signed by either, valid or expired.
+//! end-entity certificates signed by either, valid or expired, and
+//! revocation lists.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -123,6 +124,38 @@ impl Pki {
             ],
         );
         (self.path(&pem), self.path(&key))
+    }
+
+    /// A certificate revocation list `NAME.crl` signed by CA `ca` that revokes
+    /// the certificates `revoked` (`NAME.pem` files of [`Pki::leaf`]), made
+    /// as an IBM MQ administrator would with `openssl ca -revoke` and
+    /// `openssl ca -gencrl` (RFC 5280 section 5). Returns its path.
+    pub fn crl(&self, name: &str, ca: &str, revoked: &[&str]) -> String {
+        let conf = format!("{ca}-crl.cnf");
+        let db = format!("{ca}-index.txt");
+        std::fs::write(
+            self.dir.join(&conf),
+            format!(
+                "[ca]\ndefault_ca = crl\n[crl]\ndatabase = {db}\ncrlnumber = {ca}-crlnumber\n\
+                 certificate = {ca}.pem\nprivate_key = {ca}.key\ndefault_md = sha256\n\
+                 default_crl_days = 30\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(self.dir.join(&db), "").unwrap();
+        std::fs::write(self.dir.join(format!("{ca}-crlnumber")), "01\n").unwrap();
+        for name in revoked {
+            openssl(
+                &self.dir,
+                &["ca", "-config", &conf, "-revoke", &format!("{name}.pem")],
+            );
+        }
+        let out = format!("{name}.crl");
+        openssl(
+            &self.dir,
+            &["ca", "-config", &conf, "-gencrl", "-out", &out],
+        );
+        self.path(&out)
     }
 
     pub fn path(&self, file: &str) -> String {

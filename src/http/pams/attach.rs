@@ -1,11 +1,15 @@
 //! Attachments over HTTP (docs/messageq.md "Attachments"): `pams_attach_q`
 //! as `POST /v1/pams/attachments`, its keep-alive, and `pams_exit` as
 //! `DELETE /v1/pams/attachments/{id}`. The decisions are
-//! `crate::sbs::attach`'s; this module only translates.
+//! `crate::sbs::attach`'s; this module only translates, and checks the
+//! caller's +get on the attached queue (docs/security.md "Authorities"):
+//! attaching a queue is taking its messages.
 
 use super::{PamsError, PamsState, status_json};
 use crate::mqi::Token;
 use crate::sbs::attach::{AttachError, AttachTarget, Attachment};
+use crate::security::{Authority, ObjectType, Principal};
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -76,6 +80,7 @@ fn token(id: &str) -> Result<Token, PamsError> {
 /// otherwise, as `POST /v1/pams/messages`).
 pub(super) async fn attach(
     State(s): State<PamsState>,
+    principal: Option<Extension<Principal>>,
     headers: axum::http::HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -83,7 +88,7 @@ pub(super) async fn attach(
     if let Err(refused) = crate::http::require_json(&headers, ROUTE) {
         return super::media_type_error(refused).into_response();
     }
-    match attach_json(&s, body) {
+    match attach_json(&s, body, principal.as_deref()) {
         Ok(a) => a.into_response(),
         Err(e) => e.into_response(),
     }
@@ -93,6 +98,7 @@ pub(super) async fn attach(
 fn attach_json(
     s: &PamsState,
     body: Result<Bytes, BytesRejection>,
+    principal: Option<&Principal>,
 ) -> Result<(StatusCode, Json<Value>), PamsError> {
     let body = super::body_bytes(
         body,
@@ -113,17 +119,55 @@ fn attach_json(
         })?)
     };
     let timeout = s.attachments.timeout(b.timeout_ms)?;
+    // A queue of the group: checked before it is attached. A temporary
+    // queue gets its name when it is made: checked then, and ended again
+    // when refused.
+    if let AttachTarget::Queue(a) = target
+        && let Some(name) = s.queues.queue_name(s.queues.normalize(a))
+    {
+        may_get(s, principal, &name)?;
+    }
     let a = s.attachments.attach(target, timeout)?;
+    if a.temporary
+        && let Err(e) = may_get(s, principal, &a.mq_queue)
+    {
+        // The refused caller never saw the attachment: nothing was on it.
+        let _ = s.attachments.exit(a.token);
+        return Err(e);
+    }
     Ok((StatusCode::CREATED, Json(describe(&a))))
+}
+
+/// +get on `queue` for `principal` (allowed when no authorities are
+/// checked). Errors: 403, PAMS__FAILED with 2035 MQRC_NOT_AUTHORIZED, as
+/// the other PAMS routes refuse.
+fn may_get(s: &PamsState, principal: Option<&Principal>, queue: &str) -> Result<(), PamsError> {
+    s.mqi
+        .authorize(principal, ObjectType::Queue, queue, Authority::Get)
+        .map_err(|e| PamsError::from_qm(e, None))
+}
+
+/// The attachment `id` names, once `principal` may get from its queue
+/// (the authority its attach needed).
+fn attachment_of(
+    s: &PamsState,
+    principal: Option<&Principal>,
+    id: &str,
+) -> Result<(Token, Attachment), PamsError> {
+    let t = token(id)?;
+    let a = s.attachments.get(t)?;
+    may_get(s, principal, &a.mq_queue)?;
+    Ok((t, a))
 }
 
 /// `GET /v1/pams/attachments/{id}`: the attachment, as the attach answered
 /// it with the time left. 404 PAMS__NOTDCL when it ended.
 pub(super) async fn show(
     State(s): State<PamsState>,
+    principal: Option<Extension<Principal>>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, PamsError> {
-    let a = s.attachments.get(token(&id)?)?;
+    let (_, a) = attachment_of(&s, principal.as_deref(), &id)?;
     Ok(Json(describe(&a)))
 }
 
@@ -131,9 +175,11 @@ pub(super) async fn show(
 /// another timeout. 404 PAMS__NOTDCL when it ended.
 pub(super) async fn keepalive(
     State(s): State<PamsState>,
+    principal: Option<Extension<Principal>>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, PamsError> {
-    let a = s.attachments.keepalive(token(&id)?)?;
+    let (t, _) = attachment_of(&s, principal.as_deref(), &id)?;
+    let a = s.attachments.keepalive(t)?;
     Ok(Json(describe(&a)))
 }
 
@@ -142,9 +188,11 @@ pub(super) async fn keepalive(
 /// the deleted temporary queue). 404 PAMS__NOTDCL when it ended already.
 pub(super) async fn exit(
     State(s): State<PamsState>,
+    principal: Option<Extension<Principal>>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, PamsError> {
-    let ended = s.attachments.exit(token(&id)?)?;
+    let (t, _) = attachment_of(&s, principal.as_deref(), &id)?;
+    let ended = s.attachments.exit(t)?;
     let a = &ended.attachment;
     Ok(Json(json!({
         "status": status_json(PamsStatus::SUCCESS),

@@ -21,6 +21,7 @@ pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> RvErro
         field: Some(field),
         element: None,
         message: message.into(),
+        mqrc: None,
     }
 }
 
@@ -40,6 +41,7 @@ pub(crate) async fn object_body(
             field: Some("body"),
             element: None,
             message: format!("the request body is larger than {SMALL_BODY} bytes"),
+            mqrc: None,
         })?;
     if bytes.is_empty() {
         return Ok(Map::new());
@@ -53,6 +55,7 @@ pub(crate) async fn object_body(
                 field: Some("body"),
                 element: None,
                 message: format!("{route} takes a JSON body (Content-Type: application/json)"),
+                mqrc: None,
             });
         }
     }

@@ -30,11 +30,13 @@ use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 
 use super::body::{invalid, object_body};
-use super::{KEEP_ALIVE, RvError, envelope_of, params};
+use super::{KEEP_ALIVE, RvError, SubjectGate, authorize_subject, envelope_of, params};
 use crate::rv::Bus;
 use crate::rv::cm::listener::AgreementState;
 use crate::rv::cm::{CmError, CmTransport, CmTransports, ConfirmMode, CreateOptions, LedgerKind};
 use crate::rv::json::envelope_to_json;
+use crate::security::Authority;
+use axum::Extension;
 
 #[derive(Clone)]
 struct CmState {
@@ -81,6 +83,7 @@ impl From<CmError> for RvError {
             field: e.field(),
             element: e.element(),
             message: e.to_string(),
+            mqrc: None,
         }
     }
 }
@@ -259,11 +262,13 @@ async fn close(
 /// `{"subject", "sender", "sequence", "listeners"}`.
 async fn send(
     State(s): State<CmState>,
+    gate: Option<Extension<SubjectGate>>,
     Path((name, subject)): Path<(String, String)>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, RvError> {
+    authorize_subject(gate.as_deref(), "subject", &subject, Authority::Pub)?;
     let mut time_limit = None;
     for (_, v) in params(query.as_deref(), &["time_limit_s"])? {
         let t: f64 = v.parse().map_err(|_| {
@@ -299,6 +304,7 @@ async fn send(
 /// `GET /v1/rv/cm/transports/{name}/listen?subject=...&confirm=auto|explicit`.
 async fn listen(
     State(s): State<CmState>,
+    gate: Option<Extension<SubjectGate>>,
     Path(name): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, RvError> {
@@ -328,6 +334,9 @@ async fn listen(
             "subject",
             "GET /v1/rv/cm/transports/{name}/listen needs subject=PATTERN (one or more)",
         ));
+    }
+    for subject in &subjects {
+        authorize_subject(gate.as_deref(), "subject", subject, Authority::Sub)?;
     }
     let t = s.cm.get(&name)?;
     let listener = t.listen(&subjects, mode).await?;

@@ -76,6 +76,7 @@ impl From<DqErrorCm<'_>> for RvError {
             field: e.0.field(),
             element: e.0.element(),
             message: e.0.to_string(),
+            mqrc: None,
         }
     }
 }
@@ -88,6 +89,7 @@ impl From<DqError> for RvError {
             field: e.field(),
             element: e.element(),
             message: e.to_string(),
+            mqrc: None,
         }
     }
 }
@@ -151,6 +153,7 @@ fn join_body(name: &str, o: &Map<String, Value>) -> Result<(Vec<String>, DqParam
 /// `POST /v1/rv/dq/{name}/members`: 201 with the member id.
 async fn join(
     State(dq): State<DistributedQueues>,
+    gate: Option<axum::Extension<super::SubjectGate>>,
     Path(name): Path<String>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
@@ -159,6 +162,15 @@ async fn join(
     params(query.as_deref(), &[])?;
     let o = object_body(&headers, body, "POST /v1/rv/dq/{name}/members", JOIN_KEYS).await?;
     let (subjects, p) = join_body(&name, &o)?;
+    // A member is given the tasks sent on these subjects: it listens.
+    for subject in &subjects {
+        super::authorize_subject(
+            gate.as_deref(),
+            "subjects",
+            subject,
+            crate::security::Authority::Sub,
+        )?;
+    }
     let control = dq.join_kept(&name, &subjects, p.clone())?;
     let answer = json!({
         "member": control.id(),

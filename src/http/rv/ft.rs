@@ -67,6 +67,7 @@ impl From<FtError> for RvError {
             field: e.field(),
             element: e.element(),
             message: e.to_string(),
+            mqrc: None,
         }
     }
 }

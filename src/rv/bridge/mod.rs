@@ -38,8 +38,15 @@ use crate::tasks::TaskGroup;
 /// message published afterwards crosses; the tasks run in the gateway's
 /// request group and end when the bus closes or the queue manager stops. A
 /// rule that cannot start is logged and left out (check-config finds what
-/// the configuration can tell).
-pub async fn start(bus: &Bus, mqi: &Mqi, config: &RvConfig, cm: &CmTransports) {
+/// the configuration can tell). TLS clients (`rv.nats.tls`) register in
+/// `tls` for certificate reloads.
+pub async fn start(
+    bus: &Bus,
+    mqi: &Mqi,
+    config: &RvConfig,
+    cm: &CmTransports,
+    tls: &crate::security::tls::TlsEndpoints,
+) {
     let tasks = mqi.tasks();
     let bridges = &config.bridges;
     if !bridges.to_queues.is_empty() || !bridges.from_queues.is_empty() {
@@ -106,8 +113,10 @@ pub async fn start(bus: &Bus, mqi: &Mqi, config: &RvConfig, cm: &CmTransports) {
     }
     #[cfg(feature = "nats")]
     if let Some(n) = &config.nats {
-        nats::start(bus, n, &tasks);
+        nats::start(bus, n, &tasks, tls);
     }
+    #[cfg(not(feature = "nats"))]
+    let _ = tls;
 }
 
 /// Opens (or finds, when the gateway reopened it) the CM transport of a

@@ -18,9 +18,13 @@
 //! - Refusals ([`super::nats_map::Refusal`]) are logged, counted and
 //!   published as the advisory `_RV.WARN.SYSTEM.BRIDGE.NATS.REFUSED`.
 //! - Reconnects are async-nats's: retried without end, subscriptions
-//!   restored by the client.
+//!   restored by the client. A reload that reads new `rv.nats.tls` files
+//!   moves the bridge to a new connection made with them (messages
+//!   published on NATS in the instant of the move may be missed or
+//!   received twice: NATS core delivers at most once per connection).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_nats::HeaderMap;
@@ -33,6 +37,7 @@ use super::config::NatsConfig;
 use super::nats_map::{Direction, FORM_HEADER, ORIGIN_HEADER, Refusal, from_nats, to_nats};
 use crate::rv::advisory::{Advisory, AdvisoryClass, SOURCE_SYSTEM};
 use crate::rv::{Bus, BusError, Delivery, LinkId, Listener, ListenerOptions, Origin};
+use crate::security::tls::{TlsClient, TlsEndpoints};
 
 /// The name of the refusal advisory after `_RV.WARN.SYSTEM.`.
 pub const REFUSED_ADVISORY: &str = "BRIDGE.NATS.REFUSED";
@@ -59,8 +64,25 @@ struct NatsBridge {
 }
 
 /// Registers the bus listener now (so what is published after the gateway
-/// started crosses) and spawns the bridge in `tasks`.
-pub(super) fn start(bus: &Bus, config: &NatsConfig, tasks: &crate::tasks::Tasks) {
+/// started crosses) and spawns the bridge in `tasks`. Its `rv.nats.tls`
+/// client is registered in `endpoints`, so a reload reads its files again
+/// ([`crate::security::tls::reload_certificates`]).
+pub(super) fn start(
+    bus: &Bus,
+    config: &NatsConfig,
+    tasks: &crate::tasks::Tasks,
+    endpoints: &TlsEndpoints,
+) {
+    let tls = match &config.tls {
+        None => None,
+        Some(t) => match TlsClient::new("rv.nats.tls", t, endpoints) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                tracing::error!(url = %config.url, error = %e, "NATS bridge: rv.nats.tls cannot be used; not started");
+                return;
+            }
+        },
+    };
     let link = bus.new_link();
     let subjects: Vec<&str> = config.subjects.iter().map(String::as_str).collect();
     let listener = match bus.listen(
@@ -94,23 +116,30 @@ pub(super) fn start(bus: &Bus, config: &NatsConfig, tasks: &crate::tasks::Tasks)
     };
     tasks.spawn(
         crate::tasks::TaskGroup::Requests,
-        bridge.run(config.clone()),
+        bridge.run(config.clone(), tls),
     );
 }
 
+/// A NATS connection of the bridge and its subscriptions, merged.
+type Connection = (
+    async_nats::Client,
+    futures_util::stream::SelectAll<async_nats::Subscriber>,
+);
+
 impl NatsBridge {
-    async fn run(mut self, config: NatsConfig) {
+    /// Connects to NATS with rustls configuration `tls` (none: TLS only
+    /// when the URL or the server asks for it) and subscribes to the
+    /// bridge's subjects and inboxes; `None`, logged, when it cannot.
+    async fn connect(
+        &self,
+        config: &NatsConfig,
+        tls: Option<&rustls::ClientConfig>,
+    ) -> Option<Connection> {
         let url = config.url.clone();
         let events_url = url.clone();
         let mut options = async_nats::ConnectOptions::new();
-        if let Some(t) = &config.tls {
-            match crate::security::tls::client_config(t) {
-                Ok(c) => options = options.require_tls(true).tls_client_config(c),
-                Err(e) => {
-                    tracing::error!(url = %url, error = %e, "NATS bridge: rv.nats.tls cannot be used; not started");
-                    return;
-                }
-            }
+        if let Some(c) = tls {
+            options = options.require_tls(true).tls_client_config(c.clone());
         }
         let client = match options
             .name(&config.name)
@@ -137,8 +166,8 @@ impl NatsBridge {
         {
             Ok(c) => c,
             Err(e) => {
-                tracing::error!(url = %url, error = %e, "NATS bridge cannot connect; not started");
-                return;
+                tracing::error!(url = %url, error = %e, "NATS bridge cannot connect");
+                return None;
             }
         };
         let mut nats_subjects = config.subjects.clone();
@@ -148,13 +177,29 @@ impl NatsBridge {
             match client.subscribe(s.clone()).await {
                 Ok(sub) => subscriptions.push(sub),
                 Err(e) => {
-                    tracing::error!(url = %url, subject = %s, error = %e, "NATS bridge cannot subscribe; not started");
-                    return;
+                    tracing::error!(url = %url, subject = %s, error = %e, "NATS bridge cannot subscribe");
+                    return None;
                 }
             }
         }
+        Some((client, futures_util::stream::select_all(subscriptions)))
+    }
+
+    /// Runs the bridge until the bus closes. With `tls`, each second it
+    /// looks whether a reload replaced the rustls configuration (new
+    /// certificate files read) and then moves to a new connection made
+    /// with it, as every other outbound TLS connection takes the new
+    /// files for its next connection (docs/security.md "Reloading
+    /// certificates").
+    async fn run(mut self, config: NatsConfig, tls: Option<Arc<TlsClient>>) {
+        let url = config.url.clone();
+        let mut in_use = tls.as_ref().map(|t| t.client_config());
+        let Some((mut client, mut incoming)) = self.connect(&config, in_use.as_deref()).await
+        else {
+            tracing::error!(url = %url, "NATS bridge not started");
+            return;
+        };
         tracing::info!(url = %url, subjects = ?config.subjects, "NATS bridge started");
-        let mut incoming = futures_util::stream::select_all(subscriptions);
         let mut prune = tokio::time::interval(Duration::from_secs(1));
         loop {
             tokio::select! {
@@ -166,7 +211,22 @@ impl NatsBridge {
                     Some(m) => if !self.bring_in(m) { break },
                     None => break,
                 },
-                _ = prune.tick() => self.prune(),
+                _ = prune.tick() => {
+                    self.prune();
+                    let now = tls.as_ref().map(|t| t.client_config());
+                    let replaced = matches!((&now, &in_use), (Some(a), Some(b)) if !Arc::ptr_eq(a, b));
+                    if replaced {
+                        in_use = now;
+                        match self.connect(&config, in_use.as_deref()).await {
+                            Some((c, i)) => {
+                                let _ = tokio::time::timeout(FLUSH_AT_STOP, client.flush()).await;
+                                (client, incoming) = (c, i);
+                                tracing::info!(url = %url, "NATS bridge moved to a new connection with the reloaded rv.nats.tls certificates");
+                            }
+                            None => tracing::error!(url = %url, "NATS bridge keeps its connection with the old rv.nats.tls certificates"),
+                        }
+                    }
+                }
             }
         }
         let _ = tokio::time::timeout(FLUSH_AT_STOP, client.flush()).await;

@@ -112,6 +112,9 @@ struct Shared {
     tls: Option<Arc<TlsServer>>,
     /// Each neighbor's SSLPEER filter, by router name.
     sslpeers: std::collections::HashMap<String, crate::security::tls::SslPeer>,
+    /// `security.limits`: accepted links count against its connections per
+    /// listener and per peer (docs/security.md "Limits").
+    limits: Arc<crate::security::limits::Limits>,
 }
 
 /// The TLS of the routing daemon: its listener's, and each dialled
@@ -133,11 +136,12 @@ fn max_frame(bus: &Bus) -> usize {
 /// Starts the routing daemon of `config` on `bus`: the router task, the
 /// accepting task on `listener` and a dialling task per neighbor with a
 /// `connect` address, all in `tasks`' channel group, ending when `stop`
-/// turns true or the bus closes.
+/// turns true or the bus closes. Accepted links count against `limits`.
 pub(crate) fn start(
     config: &RoutingConfig,
     bus: &Bus,
     (listener, tls): (Option<TcpListener>, RoutingTls),
+    limits: Arc<crate::security::limits::Limits>,
     tasks: &Tasks,
     stop: watch::Receiver<bool>,
 ) -> Result<Routing, crate::rv::BusError> {
@@ -178,6 +182,7 @@ pub(crate) fn start(
             .iter()
             .filter_map(|n| n.sslpeer.clone().map(|s| (n.name.clone(), s)))
             .collect(),
+        limits,
     });
     let listen = listener.as_ref().and_then(|l| l.local_addr().ok());
     let router = RouterTask {
@@ -390,8 +395,11 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, tasks: Tasks) {
         };
         match accepted {
             Ok((stream, peer)) => {
+                let permit = shared
+                    .limits
+                    .admit(crate::metrics::Listener::RvRouting, peer.ip());
                 let open = crate::metrics::accepted(crate::metrics::Listener::RvRouting);
-                let link = accepted_link(stream, peer, Arc::clone(&shared));
+                let link = accepted_link(stream, peer, permit, Arc::clone(&shared));
                 tasks.spawn(TaskGroup::Channels, async move {
                     let _open = open;
                     link.await
@@ -417,9 +425,19 @@ async fn first_frame(framed: &mut LinkFramed) -> Result<LinkFrame, String> {
     }
 }
 
+/// Routing links refused at a limit, per limit (src/log_limit.rs).
+static OVER_LIMIT: crate::log_limit::Repeats = crate::log_limit::Repeats::per_minute();
+
 /// A connection a neighbor dialled: its HELLO checked and answered, then
-/// the link runs.
-async fn accepted_link(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
+/// the link runs. Over a limit (`permit` an error), the HELLO is answered
+/// with a CLOSE naming the limit, as a message channel's is
+/// (docs/security.md "Limits").
+async fn accepted_link(
+    stream: TcpStream,
+    peer: SocketAddr,
+    permit: Result<crate::security::limits::Permit, crate::security::limits::Exceeded>,
+    shared: Arc<Shared>,
+) {
     let _ = stream.set_nodelay(true);
     let (stream, identity) = match &shared.tls {
         None => (Stream::Plain(stream), PeerIdentity::plain(peer)),
@@ -452,6 +470,22 @@ async fn accepted_link(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>)
         }
         Err(e) => {
             tracing::debug!(%peer, error = %e, "routing link handshake failed");
+            return;
+        }
+    };
+    let _permit = match permit {
+        Ok(p) => p,
+        Err(e) => {
+            crate::metrics::listeners::refused(crate::metrics::listeners::Refusal::Limit);
+            if let Some(suppressed) = OVER_LIMIT.admit(e.setting) {
+                tracing::warn!(%peer, router = %hello.router, limit = e.setting, value = e.limit,
+                    suppressed, "routing link connection refused: {e}");
+            }
+            let reason = format!(
+                "{e} ({} MQRC_CHANNEL_NOT_AVAILABLE)",
+                mqgate_codecs::mq::Mqrc::CHANNEL_NOT_AVAILABLE.0
+            );
+            let _ = framed.send(LinkFrame::Close(reason)).await;
             return;
         }
     };

@@ -103,6 +103,7 @@ fn the_first_matching_rule_decides() {
         addr: ip(addr),
         dn: None,
         qmgr,
+        user: None,
     };
     assert_eq!(
         r.check(&at("TO.GW", "192.0.2.7", Some("QM2"))),
@@ -165,4 +166,63 @@ fn bad_rules_are_named() {
             .unwrap_err()
             .starts_with("security.chlauth[0].mcauser:")
     );
+}
+
+#[test]
+fn client_user_rules_decide_once_the_user_id_is_known() {
+    // docs/security.md "Channel authentication rules": IBM MQ USERMAP
+    // (CLNTUSER, USERSRC(MAP) MCAUSER) and BLOCKUSER (USERLIST) as rules
+    // with `client_user`, first match deciding.
+    let r = rules(
+        r#"
+- { channel: "APP.*", client_user: "admin*", action: block }
+- { channel: "APP.*", client_user: "alice", action: allow, mcauser: "app.reader" }
+- { channel: "APP.*", address: "10.0.0.0/8", action: block }
+- { channel: "TO.*", client_user: "x", action: block }
+"#,
+    );
+    let at = |channel, addr, user| Attempt {
+        channel,
+        addr: ip(addr),
+        dn: None,
+        qmgr: None,
+        user,
+    };
+    // At INITIAL_DATA a user rule comes first: the decision waits.
+    assert_eq!(r.check_client(&at("APP.SVRCONN", "10.1.1.1", None)), None);
+    // At MQCONN, with the user id.
+    assert!(matches!(
+        r.check(&at("APP.SVRCONN", "127.0.0.1", Some("administrator"))),
+        Decision::Blocked { rule: 0, .. }
+    ));
+    assert_eq!(
+        r.check(&at("APP.SVRCONN", "10.1.1.1", Some("alice"))),
+        Decision::Allowed {
+            rule: Some(1),
+            mcauser: Some(Principal::new("app.reader").unwrap())
+        }
+    );
+    assert!(matches!(
+        r.check(&at("APP.SVRCONN", "10.1.1.1", Some("bob"))),
+        Decision::Blocked { rule: 2, .. }
+    ));
+    // Another channel: no user rule before the others, decided at once; a
+    // message channel (no user id ever) never matches a user rule.
+    assert_eq!(
+        r.check_client(&at("OTHER", "10.1.1.1", None)),
+        Some(Decision::Allowed {
+            rule: None,
+            mcauser: None
+        })
+    );
+    assert_eq!(
+        r.check(&at("TO.GW", "127.0.0.1", None)),
+        Decision::Allowed {
+            rule: None,
+            mcauser: None
+        }
+    );
+    let bad: Vec<RuleConfig> =
+        serde_yaml::from_str(r#"[{ channel: "A", client_user: "u", qmgr: "QM2" }]"#).unwrap();
+    assert_eq!(bad[0].problems()[0].0, "client_user");
 }

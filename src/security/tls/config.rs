@@ -32,6 +32,29 @@ pub struct TlsConfig {
     /// Outbound only: the name the server's certificate must carry
     /// (RFC 6125 DNS name or IP address); default the host connected to.
     pub server_name: Option<String>,
+    /// IBM MQ CipherSpec names (SSLCIPH) or alias CipherSpecs that restrict
+    /// the cipher suites offered and accepted ([`super::ciphers`]); empty:
+    /// every suite of the ring provider.
+    #[serde(default)]
+    pub ciphers: Vec<String>,
+    /// PEM files of certificate revocation lists (RFC 5280 section 5): a
+    /// peer certificate they revoke is refused. One path or a list.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub crl: Vec<PathBuf>,
+}
+
+/// A path or a list of paths.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(PathBuf),
+        Many(Vec<PathBuf>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(p) => vec![p],
+        OneOrMany::Many(v) => v,
+    })
 }
 
 /// Whether a listener asks for a client certificate (mutual TLS).
@@ -98,6 +121,7 @@ impl TlsConfig {
     /// `(key, message)`, the key relative to the `tls:` setting.
     pub fn problems(&self, side: Side) -> Vec<(String, String)> {
         let mut out = Vec::new();
+        self.cipher_problems(&mut out);
         match side {
             Side::Listener => {
                 if self.cert.is_none() {
@@ -116,6 +140,12 @@ impl TlsConfig {
                     out.push((
                         "server_name".into(),
                         "only outbound connections check a server name".into(),
+                    ));
+                }
+                if !self.crl.is_empty() && self.client_auth == ClientAuth::None {
+                    out.push((
+                        "crl".into(),
+                        "revocation lists are checked on client certificates: needs client_auth optional or required".into(),
                     ));
                 }
             }
@@ -152,6 +182,27 @@ impl TlsConfig {
         out
     }
 
+    /// Names of `ciphers` that are no usable CipherSpec, and a list whose
+    /// CipherSpecs all belong to a version `min_version` excludes.
+    fn cipher_problems(&self, out: &mut Vec<(String, String)>) {
+        let mut all_known = true;
+        for (i, name) in self.ciphers.iter().enumerate() {
+            if let Err(e) = super::ciphers::check(name) {
+                out.push((format!("ciphers[{i}]"), e.to_string()));
+                all_known = false;
+            }
+        }
+        if all_known
+            && let Ok(suites) = super::ciphers::suites(&self.ciphers)
+            && super::ciphers::versions(super::versions(self.min_version), &suites).is_empty()
+        {
+            out.push((
+                "ciphers".into(),
+                "no CipherSpec of the list runs on TLS 1.3, the only version min_version \"1.3\" allows".into(),
+            ));
+        }
+    }
+
     /// What is wrong with the files: each is read and parsed as PEM, the
     /// key checked against the certificate. `(key, message)` as
     /// [`TlsConfig::problems`], which should be empty first.
@@ -180,6 +231,21 @@ impl TlsConfig {
             && let Err(e) = super::files::roots(ca)
         {
             note("ca", e);
+        }
+        let mut crls_ok = true;
+        for (i, crl) in self.crl.iter().enumerate() {
+            if let Err(e) = super::files::crls(crl) {
+                let key = if self.crl.len() == 1 {
+                    "crl".to_string()
+                } else {
+                    format!("crl[{i}]")
+                };
+                note(&key, e);
+                crls_ok = false;
+            }
+        }
+        if crls_ok && let Err(e) = super::build::check_crls(self) {
+            note("crl", e);
         }
         out
     }
@@ -259,5 +325,46 @@ mod tests {
         assert_eq!(keys, ["ca", "key", "client_auth", "server_name"]);
         let ok = parse("{ca: ca.pem, server_name: gw2.example}").unwrap();
         assert!(ok.problems(Side::Outbound).is_empty());
+    }
+
+    #[test]
+    fn ciphers_are_checked_by_name_and_against_min_version() {
+        // IBM MQ "Enabling CipherSpecs": TLS_RSA_WITH_AES_256_GCM_SHA384 is
+        // a TLS 1.2 CipherSpec with RSA key exchange; ANY_TLS12 an alias of
+        // every TLS 1.2 one ("Alias CipherSpecs").
+        let c = parse("{cert: c.pem, key: k.pem, ciphers: [TLS_AES_128_GCM_SHA256, TLS_RSA_WITH_AES_256_GCM_SHA384, ROT13]}").unwrap();
+        let p = c.problems(Side::Listener);
+        let keys: Vec<&str> = p.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["ciphers[1]", "ciphers[2]"], "{p:?}");
+        assert!(p[0].1.contains("RSA key exchange"), "{p:?}");
+        assert!(
+            p[1].1.starts_with(
+                "unknown CipherSpec \"ROT13\"; expected one of TLS_AES_128_GCM_SHA256, "
+            ),
+            "{p:?}"
+        );
+        let c = parse("{ca: ca.pem, min_version: '1.3', ciphers: [ANY_TLS12]}").unwrap();
+        let p = c.problems(Side::Outbound);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].0, "ciphers");
+        assert!(
+            parse("{ca: ca.pem, ciphers: [ANY_TLS12_OR_HIGHER]}")
+                .unwrap()
+                .problems(Side::Outbound)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn crl_takes_one_path_or_a_list_and_needs_client_auth_on_a_listener() {
+        assert_eq!(parse("crl: a.crl").unwrap().crl, [PathBuf::from("a.crl")]);
+        assert_eq!(parse("crl: [a.crl, b.crl]").unwrap().crl.len(), 2);
+        let c = parse("{cert: c.pem, key: k.pem, crl: a.crl}").unwrap();
+        let keys: Vec<String> = c
+            .problems(Side::Listener)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(keys, ["crl"]);
     }
 }

@@ -7,10 +7,11 @@ use super::{
     HANDSHAKE_TIMEOUT, PeerIdentity, SslPeer, Stream, TlsConfig, TlsEndpoints, TlsError,
     client_config, server_config,
 };
+use crate::security::current::Current;
 use rustls::{ClientConfig, ServerConfig};
 use std::fmt;
 use std::net::SocketAddr;
-use std::sync::{Arc, RwLock, Weak};
+use std::sync::{Arc, Weak};
 use tokio::net::TcpStream;
 
 /// TLS for an outbound connection that checks the server's certificate
@@ -45,33 +46,6 @@ impl ClientTls {
             )));
         }
         Ok((stream, peer))
-    }
-}
-
-/// The rustls configuration new connections take, replaced whole by a
-/// reload while connections made with the old one go on.
-struct Current<T>(RwLock<Arc<T>>);
-
-impl<T> Current<T> {
-    fn new(config: T) -> Self {
-        Current(RwLock::new(Arc::new(config)))
-    }
-
-    /// The configuration now (a poisoned lock still holds a whole one: a
-    /// replacement is a single store).
-    fn get(&self) -> Arc<T> {
-        match self.0.read() {
-            Ok(c) => Arc::clone(&c),
-            Err(p) => Arc::clone(&p.into_inner()),
-        }
-    }
-
-    fn set(&self, config: T) {
-        let config = Arc::new(config);
-        match self.0.write() {
-            Ok(mut c) => *c = config,
-            Err(p) => *p.into_inner() = config,
-        }
     }
 }
 

@@ -5,7 +5,7 @@
 use super::TlsError;
 use rustls::RootCertStore;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::pki_types::{CertificateDer, CertificateRevocationListDer, PrivateKeyDer};
 use rustls::sign::CertifiedKey;
 use std::path::Path;
 use std::sync::Arc;
@@ -82,6 +82,39 @@ pub fn roots(path: &Path) -> Result<RootCertStore, TlsError> {
         })?;
     }
     Ok(store)
+}
+
+/// Every certificate revocation list of the PEM file `path` (`X509 CRL`
+/// sections, RFC 7468 section 6), in file order. Errors: the file cannot be
+/// read, a section is malformed, or it holds none. The lists are parsed
+/// when a verifier is built with them ([`super::build`]), their signatures
+/// checked against the issuing CA when a certificate is.
+pub fn crls(path: &Path) -> Result<Vec<CertificateRevocationListDer<'static>>, TlsError> {
+    let bytes = read(path)?;
+    let crls = CertificateRevocationListDer::pem_slice_iter(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| TlsError::Pem {
+            file: path.to_path_buf(),
+            what: format!("not PEM revocation lists: {e}"),
+        })?;
+    if crls.is_empty() {
+        return Err(TlsError::Pem {
+            file: path.to_path_buf(),
+            what: "holds no X509 CRL section".into(),
+        });
+    }
+    Ok(crls)
+}
+
+/// The revocation lists of every file of `paths`.
+pub fn all_crls(
+    paths: &[std::path::PathBuf],
+) -> Result<Vec<CertificateRevocationListDer<'static>>, TlsError> {
+    let mut out = Vec::new();
+    for p in paths {
+        out.extend(crls(p)?);
+    }
+    Ok(out)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, TlsError> {

@@ -11,6 +11,7 @@
 //! the old configuration and logs an error naming the file.
 
 mod build;
+pub mod ciphers;
 pub mod config;
 pub mod dn;
 mod endpoint;
