@@ -137,9 +137,9 @@ impl QueueManager {
         if let Some(lq) = self.table().local(name) {
             return Some(lq);
         }
-        let (q_mgr, q) = self.router.devices().split(name)?;
         let table = self.table();
-        let dest = self.router.resolve_one(&*table, q, q_mgr).ok()?;
+        let (q_mgr, q) = table.router.devices().split(name)?;
+        let dest = table.router.resolve_one(&*table, q, q_mgr).ok()?;
         self.place(table, dest).queue
     }
 
