@@ -306,6 +306,11 @@ pub struct StorageConfig {
     /// The NATS servers' HTTP monitoring endpoints, where the sync policy
     /// is read.
     pub monitor_urls: Option<Vec<String>>,
+    /// Several gateways serve the stream's queues together; default false.
+    pub shared: Option<bool>,
+    /// With `shared`: the lifetime of a claim on a message got, in ms;
+    /// default 30000.
+    pub claim_ttl_ms: Option<u64>,
 }
 
 impl Default for StorageConfig {
@@ -320,6 +325,8 @@ impl Default for StorageConfig {
             replicas: None,
             require_sync_always: None,
             monitor_urls: None,
+            shared: None,
+            claim_ttl_ms: None,
         }
     }
 }
@@ -339,6 +346,10 @@ impl StorageConfig {
             replicas: self.replicas.unwrap_or(1),
             require_sync_always: self.require_sync_always.unwrap_or(true),
             monitor_urls: self.monitor_urls.clone().unwrap_or_default(),
+            shared: self.shared.unwrap_or(false),
+            claim_ttl_ms: self
+                .claim_ttl_ms
+                .unwrap_or(crate::store::nats_config::DEFAULT_CLAIM_TTL_MS),
         })
     }
 
@@ -355,6 +366,8 @@ impl StorageConfig {
                 ("replicas", self.replicas.is_some()),
                 ("require_sync_always", self.require_sync_always.is_some()),
                 ("monitor_urls", self.monitor_urls.is_some()),
+                ("shared", self.shared.is_some()),
+                ("claim_ttl_ms", self.claim_ttl_ms.is_some()),
             ];
             for (field, _) in given.iter().filter(|(_, g)| *g) {
                 err(field, "is a setting of type: nats".into());
@@ -399,6 +412,18 @@ impl StorageConfig {
                     format!("{u:?} is not an http:// or https:// URL"),
                 );
             }
+        }
+        if self.claim_ttl_ms.is_some() && !n.shared {
+            err("claim_ttl_ms", "is a setting of shared: true".into());
+        }
+        if n.claim_ttl_ms < 1000 || n.claim_ttl_ms % 1000 != 0 {
+            err(
+                "claim_ttl_ms",
+                format!(
+                    "{} ms: a claim lasts whole seconds, at least 1000 ms (NATS message TTLs are whole seconds)",
+                    n.claim_ttl_ms
+                ),
+            );
         }
         if n.require_sync_always && n.monitor_urls.is_empty() {
             err(

@@ -707,6 +707,39 @@ fn the_nats_storage_has_defaults_and_placed_errors() {
         ),
         (2, 12, "storage.servers: is a setting of type: nats")
     );
+    // shared and claim_ttl_ms (docs/config.md `storage`): false and 30000
+    // by default; whole seconds of at least 1000 ms, with shared only.
+    assert_eq!((n.shared, n.claim_ttl_ms), (false, 30_000));
+    let shared = format!("{ok}  shared: true\n  claim_ttl_ms: 5000\n");
+    let n = Config::from_yaml(&shared, "c.yaml")
+        .unwrap()
+        .storage
+        .nats()
+        .unwrap();
+    assert_eq!((n.shared, n.claim_ttl_ms), (true, 5000));
+    let e = Config::from_yaml(&format!("{ok}  claim_ttl_ms: 1500\n"), "c.yaml").unwrap_err();
+    let got: Vec<(usize, usize, &str)> = e
+        .errors
+        .iter()
+        .map(|e| (e.line, e.column, e.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (7, 17, "storage.claim_ttl_ms: is a setting of shared: true"),
+            (
+                7,
+                17,
+                "storage.claim_ttl_ms: 1500 ms: a claim lasts whole seconds, at least 1000 ms (NATS message TTLs are whole seconds)"
+            ),
+        ],
+        "{e}"
+    );
+    let e = Config::from_yaml("storage:\n  shared: true\n", "c.yaml").unwrap_err();
+    assert_eq!(
+        e.errors[0].message, "storage.shared: is a setting of type: nats",
+        "{e}"
+    );
     let e = Config::from_yaml("storage:\n  type: nats\n  sever: x\n", "c.yaml").unwrap_err();
     assert_eq!((e.errors[0].line, e.errors[0].column), (3, 3), "{e}");
 }

@@ -305,6 +305,10 @@ impl Gateway {
             .map_err(|e| StartError::Store(format!("opening the store failed: {e}")))??;
         let (qm, store) = qm;
         let qm = Arc::new(qm);
+        // Several gateways on one stream: the others' changes from now on
+        // (docs/cluster.md "Several gateways on one stream").
+        qm.follow_shared()
+            .map_err(|e| StartError::Store(e.to_string()))?;
         if let Some(loaded) = &tedg {
             // RTQ queues hold RTQ requests only, whoever puts (docs/tuxedo.md).
             qm.set_put_check(Arc::new(crate::tedg::RtqQueues::new(loaded)));

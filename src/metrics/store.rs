@@ -65,4 +65,8 @@ impl<S: Store> Store for TimedStore<S> {
     fn health(&self) -> StoreHealth {
         self.inner.health()
     }
+
+    fn shared(&self) -> Option<&dyn crate::store::SharedStore> {
+        self.inner.shared()
+    }
 }

@@ -37,6 +37,7 @@ pub mod queue;
 mod redefine;
 pub use redefine::Redefined;
 mod record;
+mod shared;
 mod slots;
 mod start;
 pub mod stats;
@@ -206,6 +207,8 @@ pub struct QueueManager {
     cache: body_cache::BodyCache,
     /// The counters queues created at run time share (src/qmgr/stats.rs).
     group_stats: stats::GroupStats,
+    /// Several gateways on the store (src/qmgr/shared.rs); `None` alone.
+    shared: Option<shared::SharedIndex>,
 }
 
 /// Open units of work.
@@ -291,6 +294,12 @@ impl QueueManager {
         // Built when first needed if the start created device queues
         // (src/qmgr/device_index.rs).
         let devices = device_index::DeviceIndex::new(device_queues == 0);
+        let shared = store.shared().map(|s| shared::SharedIndex::new(s.member()));
+        // On a shared store the number is a key's counter (src/qmgr/shared.rs).
+        let next_seq = match &shared {
+            Some(_) => (max_seq >> crate::store::MEMBER_BITS) + 1,
+            None => max_seq + 1,
+        };
         tracing::info!(
             queue_manager = %qm.name,
             messages = count,
@@ -308,7 +317,7 @@ impl QueueManager {
             idle,
             device_def,
             uows: Mutex::new(Uows::default()),
-            next_seq: AtomicU64::new(max_seq + 1),
+            next_seq: AtomicU64::new(next_seq),
             next_uow: AtomicU64::new(1),
             ids: MsgIdGenerator::new(&qm.name),
             quiescing: watch::channel(false).0,
@@ -316,6 +325,7 @@ impl QueueManager {
             put_check: std::sync::OnceLock::new(),
             cache: body_cache::BodyCache::new(qm.body_cache_bytes),
             group_stats,
+            shared,
         })
     }
 
@@ -433,6 +443,9 @@ impl QueueManager {
     /// A named state record written by [`QueueManager::commit_with_meta`].
     /// Errors: the store cannot be read (2102).
     pub fn meta(&self, name: &str) -> Result<Option<Vec<u8>>, QmError> {
+        // On a shared store: after every change made so far (another
+        // gateway may have committed a channel's batch a moment ago).
+        self.catch_up();
         let all = self.store.load_meta().map_err(store_error)?;
         Ok(all.into_iter().find(|(n, _)| n == name).map(|(_, v)| v))
     }
@@ -508,7 +521,10 @@ impl QueueManager {
     /// number (it is also the message's key in the store, and survives a
     /// restart), so a message with a smaller one was put before this call.
     pub fn next_put_sequence(&self) -> u64 {
-        self.next_seq.load(Ordering::SeqCst)
+        match &self.shared {
+            Some(sh) => self.next_shared_key(sh),
+            None => self.next_seq.load(Ordering::SeqCst),
+        }
     }
 
     /// The queue manager's MAXMSGL in bytes.
@@ -744,7 +760,7 @@ impl QueueManager {
         }
         // Numbered under the queue's lock: FIFO within a priority is the
         // order of the numbers.
-        let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
+        let seq = self.next_key();
         let pos = queue::position(msg.md.priority, seq);
         let result = PutResult {
             msg_id: msg.md.msg_id,
@@ -871,76 +887,160 @@ impl QueueManager {
                 format!("gets from queue {} are inhibited", lq.name),
             ));
         }
-        let mut contents = lq.lock();
-        let mut found_notes = queue::FindNotes::default();
-        let found = {
-            // A filter reads the messages it is asked about (under the
-            // queue's lock, as MQ's selectors read the message).
-            let mut load = |p: Position, e: &Entry| self.message_of(p, e, true).ok();
-            contents.find(sel, after, now, &mut found_notes, &mut load)
-        };
-        notes.not_before = found_notes.not_before;
-        if destructive {
-            for pos in found_notes.expired {
-                if let Some(e) = contents.remove(&pos) {
-                    notes.expired.push((pos.1, e));
+        // Again after a message another gateway of a shared store got
+        // first (its claim won) or removed meanwhile.
+        loop {
+            let mut contents = lq.lock();
+            let mut found_notes = queue::FindNotes::default();
+            let found = {
+                // A filter reads the messages it is asked about (under the
+                // queue's lock, as MQ's selectors read the message).
+                let mut load = |p: Position, e: &Entry| self.message_of(p, e, true).ok();
+                contents.find(sel, after, now, &mut found_notes, &mut load)
+            };
+            notes.not_before = found_notes.not_before;
+            if destructive {
+                for pos in found_notes.expired {
+                    if let Some(e) = contents.remove(&pos) {
+                        notes.expired.push((pos.1, e));
+                    }
                 }
             }
-        }
-        let Some(pos) = found else {
-            return Err(QmError::new(
-                Mqrc::NO_MSG_AVAILABLE,
-                format!("no message available on queue {queue_name}"),
-            ));
-        };
-        let entry = contents
-            .get_mut(&pos)
-            .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "message vanished"))?;
-        let backout_count = entry.index.backout_count;
-        let result = |msg: Arc<Message>| GetResult {
-            md: Mqmd {
-                backout_count,
-                ..msg.md_at(now)
-            },
-            charset: msg.charset,
-            data: msg.data.clone(),
-            position: pos,
-            queue: queue_name.clone(),
-            warning: None,
-        };
-        if !destructive {
-            return Ok(result(self.message_of(pos, entry, true)?));
-        }
-        let id = match uow_id {
-            Some(id) => id,
-            None => {
-                let id = self.next_uow.fetch_add(1, Ordering::SeqCst);
-                self.uows().map.insert(id, Uow::new(None, None));
-                notes.implicit_uow = Some(id);
-                id
-            }
-        };
-        // Invisible to others from here: the store read below runs
-        // without the queue's lock.
-        entry.state = EntryState::Getting(id);
-        let resident = entry.resident.as_deref().map(|m| Arc::new(m.clone()));
-        drop(contents);
-        let msg = match resident.map_or_else(|| self.read_stored(pos.1, false), Ok) {
-            Ok(m) => m,
-            Err(e) => {
-                if let Some(entry) = lq.lock().get_mut(&pos) {
-                    entry.state = EntryState::Ready;
-                }
-                lq.notify().notify_waiters();
+            let Some(pos) = found else {
                 if let Some(id) = notes.implicit_uow.take() {
                     self.uows().take(id);
                 }
-                return Err(e);
+                return Err(QmError::new(
+                    Mqrc::NO_MSG_AVAILABLE,
+                    format!("no message available on queue {queue_name}"),
+                ));
+            };
+            let entry = contents
+                .get_mut(&pos)
+                .ok_or_else(|| QmError::new(Mqrc::UNEXPECTED_ERROR, "message vanished"))?;
+            if destructive && matches!(entry.state, EntryState::Elsewhere(_)) {
+                // The claim of the gateway that got it expired: that
+                // gateway is gone, and its get counts as backed out.
+                entry.index.backout_count = entry.index.backout_count.saturating_add(1);
+            }
+            let backout_count = entry.index.backout_count;
+            let result = |msg: Arc<Message>| GetResult {
+                md: Mqmd {
+                    backout_count,
+                    ..msg.md_at(now)
+                },
+                charset: msg.charset,
+                data: msg.data.clone(),
+                position: pos,
+                queue: queue_name.clone(),
+                warning: None,
+            };
+            if !destructive {
+                return Ok(result(self.message_of(pos, entry, true)?));
+            }
+            let id = match (uow_id, notes.implicit_uow) {
+                (Some(id), _) | (None, Some(id)) => id,
+                (None, None) => {
+                    let id = self.next_uow.fetch_add(1, Ordering::SeqCst);
+                    self.uows().map.insert(id, Uow::new(None, None));
+                    notes.implicit_uow = Some(id);
+                    id
+                }
+            };
+            // Invisible to others from here: the store read below runs
+            // without the queue's lock.
+            entry.state = EntryState::Getting(id);
+            let resident = entry.resident.as_deref().map(|m| Arc::new(m.clone()));
+            let shared = self
+                .store
+                .shared()
+                .filter(|_| entry.index.is_persistent() && resident.is_none());
+            drop(contents);
+            let read = match shared {
+                None => resident.map_or_else(|| self.read_stored(pos.1, false), Ok),
+                Some(sh) => match self.claim_and_read(sh, &lq, pos, id) {
+                    Ok(Some(m)) => Ok(m),
+                    Ok(None) => continue,
+                    Err(e) => Err(e),
+                },
+            };
+            let msg = match read {
+                Ok(m) => m,
+                Err(e) => {
+                    if let Some(entry) = lq.lock().get_mut(&pos) {
+                        entry.state = EntryState::Ready;
+                    }
+                    lq.notify().notify_waiters();
+                    if let Some(id) = notes.implicit_uow.take() {
+                        self.uows().take(id);
+                    }
+                    return Err(e);
+                }
+            };
+            lq.stats.got();
+            self.join_uow(id, &lq, pos, uow::Held::Get)?;
+            return Ok(result(msg));
+        }
+    }
+
+    /// On a shared store: claims the stored message at `pos` of `lq`,
+    /// which unit of work `id` is getting, and reads it from the store
+    /// (never from the body cache: another gateway may have removed it).
+    /// `Ok(None)` when another gateway holds it (then marked so until its
+    /// claim ends) or removed it (then gone from `lq`): the get looks for
+    /// the next message.
+    fn claim_and_read(
+        &self,
+        sh: &dyn crate::store::SharedStore,
+        lq: &Arc<LocalQueue>,
+        pos: Position,
+        id: u64,
+    ) -> Result<Option<Arc<Message>>, QmError> {
+        let leave = |state: Option<EntryState>| {
+            let mut contents = lq.lock();
+            match state {
+                Some(state) => {
+                    if let Some(e) = contents.get_mut(&pos)
+                        && e.state == EntryState::Getting(id)
+                    {
+                        e.state = state;
+                    }
+                }
+                None => {
+                    contents.remove(&pos);
+                }
             }
         };
-        lq.stats.got();
-        self.join_uow(id, &lq, pos, uow::Held::Get)?;
-        Ok(result(msg))
+        match sh.claim(pos.1).map_err(store_error)? {
+            crate::store::Claim::Held => {}
+            crate::store::Claim::Taken { remaining_ms } => {
+                leave(Some(EntryState::Elsewhere(clock::now_ms() + remaining_ms)));
+                return Ok(None);
+            }
+        }
+        let read = self.store.read(pos.1);
+        match read {
+            Ok(Some(rec)) => match record::decode(&rec) {
+                Ok((_, msg)) => Ok(Some(Arc::new(msg))),
+                Err(e) => {
+                    let _ = sh.release(pos.1);
+                    Err(QmError::new(
+                        Mqrc::RESOURCE_PROBLEM,
+                        format!("stored message {} cannot be read: {e}", pos.1),
+                    ))
+                }
+            },
+            Ok(None) => {
+                let _ = sh.release(pos.1);
+                self.cache.remove(pos.1);
+                leave(None);
+                Ok(None)
+            }
+            Err(e) => {
+                let _ = sh.release(pos.1);
+                Err(store_error(e))
+            }
+        }
     }
 
     /// Like [`QueueManager::get`], waiting up to `wait` for a matching message
@@ -1200,6 +1300,8 @@ fn check_md(md: &Mqmd) -> Result<(), QmError> {
 mod filter_tests;
 #[cfg(test)]
 mod idle_tests;
+#[cfg(all(test, feature = "nats"))]
+mod shared_tests;
 #[cfg(test)]
 mod stored_tests;
 #[cfg(test)]

@@ -31,6 +31,11 @@ pub enum EntryState {
     Putting(u64),
     /// Got in this unit of work, not yet committed: invisible.
     Getting(u64),
+    /// Got by another gateway of a shared store (docs/cluster.md "Several
+    /// gateways on one stream"), whose claim lasts until this time (ms
+    /// since the epoch): invisible until then, available after it (the
+    /// claim expired: that gateway is gone) with BackoutCount + 1.
+    Elsewhere(u64),
 }
 
 /// One message with its state: its index entry and, while it is not in
@@ -420,8 +425,15 @@ impl Contents {
         load: &mut Load<'_>,
     ) -> Option<Position> {
         for (pos, e) in self.entries.after(after) {
-            if e.state != EntryState::Ready {
-                continue;
+            match e.state {
+                EntryState::Ready => {}
+                EntryState::Elsewhere(until) if until <= now_ms => {}
+                EntryState::Elsewhere(until) => {
+                    let d = Duration::from_millis(until - now_ms);
+                    notes.not_before = Some(notes.not_before.map_or(d, |n| n.min(d)));
+                    continue;
+                }
+                EntryState::Putting(_) | EntryState::Getting(_) => continue,
             }
             if sel.put_before.is_some_and(|before| pos.1 >= before) {
                 continue;
@@ -561,6 +573,28 @@ mod tests {
             Some((9, 1))
         );
         assert!(notes.expired.is_empty());
+    }
+
+    #[test]
+    fn a_message_another_gateway_holds_is_skipped_until_its_claim_ends() {
+        // docs/cluster.md "Gets under a claim": held elsewhere until 1000
+        // ms, then available; a getter is told when to look again.
+        let q = queue(&[
+            (1, msg(0, 1, None), EntryState::Elsewhere(1000)),
+            (2, msg(0, 2, None), EntryState::Getting(3)),
+        ]);
+        let mut notes = FindNotes::default();
+        assert_eq!(
+            q.find(&Selector::default(), None, 400, &mut notes, &mut resident),
+            None
+        );
+        assert_eq!(notes.not_before, Some(Duration::from_millis(600)));
+        let mut notes = FindNotes::default();
+        assert_eq!(
+            q.find(&Selector::default(), None, 1000, &mut notes, &mut resident),
+            Some((9, 1))
+        );
+        assert_eq!(notes.not_before, None);
     }
 
     /// A filter reading the data: `y` wanted, `n` not, `l<ms>` wanted in

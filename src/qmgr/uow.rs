@@ -482,12 +482,14 @@ impl QueueManager {
             if let Some(msg) = e.resident.as_mut() {
                 msg.md.backout_count = count;
             }
+            // On a shared store a message is written back only under this
+            // gateway's claim: one lost meanwhile may have let another
+            // gateway get it and remove it (src/qmgr/shared.rs).
+            let persistent = e.index.is_persistent();
+            let held = !persistent || self.store.shared().is_none_or(|sh| sh.holds(pos.1));
             let threshold = lq.def.backout_threshold;
-            let requeue = threshold > 0 && count >= threshold;
-            let stored = e
-                .index
-                .is_persistent()
-                .then(|| (count, e.resident.as_deref().cloned()));
+            let requeue = held && threshold > 0 && count >= threshold;
+            let stored = (persistent && held).then(|| (count, e.resident.as_deref().cloned()));
             counted.push((requeue, stored));
             returns.push((lq, *pos, None));
         });
@@ -602,9 +604,7 @@ impl QueueManager {
             tracing::warn!(queue = %lq.name, backout_queue = %name, "backout requeue queue missing or full; message left in place");
             return None;
         };
-        let seq = self
-            .next_seq
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let seq = self.next_key();
         Some(Requeue { target, seq })
     }
 

@@ -46,6 +46,16 @@ pub enum StoreError {
         /// What closed it.
         detail: String,
     },
+    /// Another gateway on a shared store changed what the batch expected
+    /// (a claim it held, a named state record it read): nothing was
+    /// applied; reading again shows the other gateway's change.
+    #[error("store: {op}: another gateway changed it first: {detail}")]
+    Conflict {
+        /// What was being done.
+        op: String,
+        /// What was changed.
+        detail: String,
+    },
     /// The engine refused for another reason (the file is locked by another
     /// process, a value is too large, the file has another layout, ...).
     #[error("store: {op}: {detail}")]

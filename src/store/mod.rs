@@ -102,8 +102,9 @@ pub struct ReadCounts {
 ///
 /// **Opening.** A backend is opened on a data directory (the JetStream
 /// backend: a stream prefix) by its own constructor; one open instance per
-/// directory at a time (a second open is refused). Dropping an instance is a
-/// clean close.
+/// directory at a time (a second open is refused), except on a JetStream
+/// stream several gateways share, where each gateway opens one
+/// ([`SharedStore`]). Dropping an instance is a clean close.
 pub trait Store: Send + Sync {
     /// Applies `batch` in one transaction (see the trait's contract): `Ok`
     /// when all of it is durable, `Err` when it was not applied.
@@ -152,6 +153,94 @@ pub trait Store: Send + Sync {
     fn health(&self) -> StoreHealth {
         StoreHealth::default()
     }
+
+    /// The store's side of several gateways serving one queue set
+    /// (docs/cluster.md "Several gateways on one stream"); `None` (the
+    /// default) for a store one gateway holds alone.
+    fn shared(&self) -> Option<&dyn SharedStore> {
+        None
+    }
+}
+
+/// Bits of a key below the member number: a gateway of a shared store
+/// makes its keys `(counter << MEMBER_BITS) | member`, so that no two
+/// members ever allocate the same key.
+pub const MEMBER_BITS: u32 = 10;
+
+/// The most members a shared store has at once (`1 << MEMBER_BITS`).
+pub const MAX_MEMBERS: u16 = 1 << MEMBER_BITS;
+
+/// A change another gateway (or this one) made to a shared store, as the
+/// store's tail reads it ([`SharedStore::follow`]). Summaries are those of
+/// [`Batch::summaries`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Record `key` was put (or written again) with `summary`.
+    Put { key: u64, summary: Vec<u8> },
+    /// Record `key`, whose summary was `summary`, was deleted.
+    Delete { key: u64, summary: Vec<u8> },
+    /// Another gateway claimed record `key` (it got the message) for
+    /// `ttl_ms` from now, or renewed its claim.
+    Claimed {
+        key: u64,
+        summary: Vec<u8>,
+        ttl_ms: u64,
+    },
+    /// The claim on record `key` was given up without deleting the record
+    /// (a backout): the message is available again.
+    Released { key: u64, summary: Vec<u8> },
+}
+
+/// How a claim on a record ended ([`SharedStore::claim`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// This gateway holds the record until it deletes or writes it again
+    /// (the claim's release goes into that batch) or the claim expires.
+    Held,
+    /// Another gateway holds it, for at most `remaining_ms` more.
+    Taken { remaining_ms: u64 },
+}
+
+/// What several gateways on one store need beyond [`Store`]: disjoint keys
+/// ([`SharedStore::member`]), each other's changes
+/// ([`SharedStore::follow`]), and a compare-and-set claim on a record
+/// before a destructive get hands it out ([`SharedStore::claim`]). A
+/// batch that deletes or writes again a record this gateway holds a claim
+/// on releases the claim in the same transaction, and fails as a whole
+/// when the claim was lost meanwhile; a batch writing a named state record
+/// fails as a whole when another gateway wrote that record since this one
+/// last read or wrote it ([`StoreError::Conflict`]).
+pub trait SharedStore: Send + Sync {
+    /// This gateway's member number (below [`MAX_MEMBERS`]): the low
+    /// [`MEMBER_BITS`] bits of every key it allocates.
+    fn member(&self) -> u16;
+
+    /// Starts reading the store's changes from where the store's opening
+    /// read it, and hands each over with the stream sequence number it came
+    /// with (`None` for a message that changes nothing a queue shows), the
+    /// first time with the sequence the opening read reached. The
+    /// same change may come twice (the start overlaps the open); the
+    /// receiver ends when the store closes. Errors: called twice, or the
+    /// tail cannot be started.
+    fn follow(&self) -> Result<std::sync::mpsc::Receiver<(u64, Option<Change>)>, StoreError>;
+
+    /// The store's last sequence number now (what [`SharedStore::follow`]
+    /// must reach to have seen every change made so far).
+    fn last_sequence(&self) -> Result<u64, StoreError>;
+
+    /// Claims record `key` for this gateway (compare-and-set: nobody
+    /// holds it), for the store's claim time, renewed while the gateway
+    /// lives. Errors: the store failed.
+    fn claim(&self, key: u64) -> Result<Claim, StoreError>;
+
+    /// True while this gateway holds a claim on record `key`: a backout
+    /// writes a message back only then (a claim lost meanwhile may have
+    /// let another gateway get and remove it).
+    fn holds(&self, key: u64) -> bool;
+
+    /// Gives a claim up without changing the record (a get that could not
+    /// read the message); nothing when this gateway holds none on `key`.
+    fn release(&self, key: u64) -> Result<(), StoreError>;
 }
 
 /// What condition a store is in ([`StoreHealth::state`]).

@@ -50,7 +50,19 @@ pub struct NatsStorage {
     /// The servers' HTTP monitoring endpoints (`http://host:8222`), where
     /// the sync policy is read (`/varz`).
     pub monitor_urls: Vec<String>,
+    /// Several gateways serve the stream's queues together (default
+    /// false: one gateway holds the stream; docs/cluster.md "Several
+    /// gateways on one stream").
+    pub shared: bool,
+    /// With `shared`: how long a gateway's claim on a message it got
+    /// (its lease record) lasts without renewal, in ms (default 30000, at
+    /// least 1000, whole seconds); a message got by a gateway that dies
+    /// is available again on the others this long after its last renewal.
+    pub claim_ttl_ms: u64,
 }
+
+/// The default `claim_ttl_ms`.
+pub const DEFAULT_CLAIM_TTL_MS: u64 = 30_000;
 
 /// The default `stream_prefix`.
 pub const DEFAULT_PREFIX: &str = "MQGATE";

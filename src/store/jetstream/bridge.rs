@@ -45,6 +45,26 @@ impl Bridge {
     }
 }
 
+impl Bridge {
+    /// The runtime's handle (`None` once it is shut down), for a thread of
+    /// the store's own.
+    pub fn handle(&self) -> Option<tokio::runtime::Handle> {
+        self.rt.as_ref().map(|rt| rt.handle().clone())
+    }
+
+    /// Starts `fut` on the runtime without waiting for it.
+    pub fn spawn<F>(&self, fut: F) -> Result<tokio::task::JoinHandle<()>, StoreError>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let rt = self.rt.as_ref().ok_or_else(|| StoreError::Closed {
+            op: "spawn".into(),
+            detail: "the store is closed".into(),
+        })?;
+        Ok(rt.spawn(fut))
+    }
+}
+
 impl Drop for Bridge {
     fn drop(&mut self) {
         if let Some(rt) = self.rt.take() {

@@ -72,6 +72,8 @@ fn the_stream_leader_killed_loses_no_acknowledged_batch() {
         replicas: 3,
         require_sync_always: true,
         monitor_urls: nodes.iter().map(|n| n.monitor.clone()).collect(),
+        shared: false,
+        claim_ttl_ms: crate::store::nats_config::DEFAULT_CLAIM_TTL_MS,
     };
     // The cluster elects its JetStream meta leader after the servers start.
     let t = Instant::now();

@@ -22,6 +22,8 @@ pub fn options(url: &str, monitor: &str, prefix: &str) -> NatsStorage {
         replicas: 1,
         require_sync_always: true,
         monitor_urls: vec![monitor.to_string()],
+        shared: false,
+        claim_ttl_ms: crate::store::nats_config::DEFAULT_CLAIM_TTL_MS,
     }
 }
 

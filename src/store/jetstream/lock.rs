@@ -36,7 +36,7 @@ pub struct Owner {
     pub responder: tokio::task::JoinHandle<()>,
 }
 
-fn random_id() -> String {
+pub(super) fn random_id() -> String {
     let mut b = [0u8; 8];
     // Without randomness a clock-derived id still tells owners apart.
     if getrandom::fill(&mut b).is_err() {
@@ -62,7 +62,30 @@ pub async fn acquire(client: &Client, subjects: &Subjects) -> Result<Owner, Open
     if let Some((_, _, payload)) = &last {
         let v: serde_json::Value = serde_json::from_slice(payload).unwrap_or_default();
         let holder = String::from_utf8_lossy(payload).into_owned();
-        if let Some(live) = v.get("owner").and_then(|o| o.as_str()) {
+        if v.get("shared").and_then(|s| s.as_bool()) == Some(true) {
+            // Several gateways serve the stream (src/store/jetstream/members.rs):
+            // refused while any of them answers on the members' subject.
+            let ask = client.request(subjects.shared_owner(), bytes::Bytes::new());
+            match tokio::time::timeout(ASK_TIMEOUT, ask).await {
+                Ok(Err(e)) if matches!(e.kind(), RequestErrorKind::NoResponders) => {}
+                Ok(Ok(reply)) => {
+                    return Err(OpenError::Locked {
+                        stream,
+                        holder: format!(
+                            "several gateways share it (storage.shared), one of them {}",
+                            String::from_utf8_lossy(&reply.payload)
+                        ),
+                    });
+                }
+                _ => {
+                    return Err(OpenError::Locked {
+                        stream,
+                        holder: "several gateways share it (storage.shared); none answered in time"
+                            .into(),
+                    });
+                }
+            }
+        } else if let Some(live) = v.get("owner").and_then(|o| o.as_str()) {
             let mut asked = 0;
             loop {
                 let ask = client.request(live.to_string(), bytes::Bytes::new());

@@ -13,11 +13,14 @@ mod bridge;
 mod connect;
 mod error;
 mod lock;
+mod members;
 mod plan;
 mod publish;
 mod read;
+mod shared;
 mod stream;
 mod subjects;
+mod tail;
 
 #[cfg(test)]
 use connect::version as server_version;
@@ -51,6 +54,8 @@ struct Writer {
     lost: Option<String>,
     /// Batches applied by this instance (for batch identifiers).
     applied: u64,
+    /// The claims this gateway holds on a shared stream (src/store/jetstream/shared.rs).
+    claims: HashMap<u64, shared::Held>,
 }
 
 /// A store in a JetStream stream (see the module documentation).
@@ -59,12 +64,17 @@ pub struct JetStreamStore {
     client: Client,
     stream: Stream,
     subjects: Arc<Subjects>,
+    /// The record every batch ends with: the owner record, or on a shared
+    /// stream this gateway's member record.
+    fence: String,
     owner_record: bytes::Bytes,
     /// This instance's part of its batch identifiers (its liveness id).
     owner_tag: String,
     responder: Mutex<Option<tokio::task::JoinHandle<()>>>,
     max_chunk: usize,
-    writer: RwLock<Writer>,
+    writer: Arc<RwLock<Writer>>,
+    /// Several gateways on the stream (`storage.shared`).
+    shared: Option<shared::Shared>,
     values: AtomicU64,
     bytes: AtomicU64,
     reconnects: Arc<AtomicU64>,
@@ -104,49 +114,113 @@ impl JetStreamStore {
             })
             .map_err(lost)??;
         connect::check_sync(o)?;
-        let (c, s, replicas) = (client.clone(), Arc::clone(&subjects), o.replicas);
-        let (owner, stream, index) = bridge
+        let (c, s, replicas, sharing) =
+            (client.clone(), Arc::clone(&subjects), o.replicas, o.shared);
+        let (owner, stream, index, last) = bridge
             .run("open the stream", async move {
                 stream::ensure(&c, &s, replicas).await?;
                 let js = async_nats::jetstream::new(c.clone());
-                let stream = js
-                    .get_stream(s.stream())
-                    .await
-                    .map_err(|e| OpenError::Request {
-                        op: format!("stream {}", s.stream()),
-                        detail: e.to_string(),
-                    })?;
-                let owner = lock::acquire(&c, &s).await?;
+                let mut stream =
+                    js.get_stream(s.stream())
+                        .await
+                        .map_err(|e| OpenError::Request {
+                            op: format!("stream {}", s.stream()),
+                            detail: e.to_string(),
+                        })?;
+                let owner = if sharing {
+                    let m = members::join(&c, &s).await?;
+                    Fence {
+                        subject: s.member(m.n),
+                        member: Some(m.n),
+                        id: m.id,
+                        record: m.record,
+                        seq: m.seq,
+                        responder: m.responder,
+                    }
+                } else {
+                    let o = lock::acquire(&c, &s).await?;
+                    Fence {
+                        subject: s.lock(),
+                        member: None,
+                        id: o.id,
+                        record: o.record,
+                        seq: o.seq,
+                        responder: o.responder,
+                    }
+                };
+                // Where a shared store's tail starts: what the index read
+                // below may miss comes after it.
+                let last = if sharing {
+                    stream
+                        .info()
+                        .await
+                        .map(|i| i.state.last_sequence)
+                        .map_err(|e| OpenError::Request {
+                            op: format!("stream {}: info", s.stream()),
+                            detail: e.to_string(),
+                        })?
+                } else {
+                    0
+                };
                 let index = read::index(&stream, &s).await;
-                Ok::<_, OpenError>((owner, stream, index))
+                Ok::<_, OpenError>((owner, stream, index, last))
             })
             .map_err(lost)??;
-        let (_, multi) = index.map_err(|(key, e)| OpenError::Request {
+        let (keys, multi) = index.map_err(|(key, e)| OpenError::Request {
             op: format!("read the index (record {key:?})"),
             detail: e,
         })?;
         let max_payload = client.server_info().max_payload;
         let owner_tag = owner.id.clone();
-        Ok(JetStreamStore {
+        let shared = owner.member.map(|member| {
+            let metas = Arc::default();
+            shared::Shared {
+                member,
+                claim_ttl: std::time::Duration::from_millis(o.claim_ttl_ms),
+                tail_start: last + 1,
+                tail: Mutex::new(Some(tail::Tail {
+                    subjects: Arc::clone(&subjects),
+                    member,
+                    summaries: keys.into_iter().collect(),
+                    metas: Arc::clone(&metas),
+                })),
+                metas,
+                tail_task: Mutex::new(None),
+                stop: Arc::default(),
+            }
+        });
+        let store = JetStreamStore {
             bridge,
             client,
             stream,
             subjects,
+            fence: owner.subject,
             owner_record: owner.record,
             owner_tag,
             responder: Mutex::new(Some(owner.responder)),
             max_chunk: max_payload.saturating_sub(HEADER_ROOM).max(1024),
-            writer: RwLock::new(Writer {
+            writer: Arc::new(RwLock::new(Writer {
                 multi,
                 lock_seq: owner.seq,
                 unresolved: None,
                 lost: None,
                 applied: 0,
-            }),
+                claims: HashMap::new(),
+            })),
+            shared,
             values: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             reconnects,
             last_failure: Mutex::new(String::new()),
+        };
+        store.start_renewing();
+        Ok(store)
+    }
+
+    fn writing(&self, op: &str) -> Result<std::sync::RwLockWriteGuard<'_, Writer>, StoreError> {
+        self.writer.write().map_err(|_| StoreError::Closed {
+            op: op.to_string(),
+            detail: "a writer panicked".into(),
         })
     }
 
@@ -163,7 +237,7 @@ impl JetStreamStore {
         let (c, stream, lock) = (
             self.client.clone(),
             self.subjects.stream(),
-            self.subjects.lock(),
+            self.fence.clone(),
         );
         let (id2, record) = (id.to_string(), self.owner_record.clone());
         let outcome = self
@@ -240,7 +314,8 @@ impl JetStreamStore {
 
     fn apply_locked(&self, w: &mut Writer, batch: &Batch) -> Result<(), StoreError> {
         self.ready(w, "apply")?;
-        let plan = plan::plan(batch, &self.subjects, &w.multi, self.max_chunk);
+        let mut plan = plan::plan(batch, &self.subjects, &w.multi, self.max_chunk);
+        let expectations = self.expect(w, batch, &mut plan.messages)?;
         if plan.messages.len() + 1 > publish::MAX_MESSAGES {
             return Err(StoreError::Refused {
                 op: "apply".into(),
@@ -256,20 +331,32 @@ impl JetStreamStore {
         let (c, id2, lock, record, expected) = (
             self.client.clone(),
             id.clone(),
-            self.subjects.lock(),
+            self.fence.clone(),
             self.owner_record.clone(),
             w.lock_seq,
         );
         let messages = plan.messages;
+        let total = messages.len() + 1;
         let outcome = self.bridge.run("apply", async move {
             publish::publish(&c, &id2, messages, lock, record, expected).await
         })?;
+        let conflict = |w: &mut Writer, e: String| {
+            self.conflicted(w, &expectations);
+            Err(StoreError::Conflict {
+                op: "apply".into(),
+                detail: e,
+            })
+        };
         let committed = match outcome {
             Ok(seq) => {
                 w.lock_seq = seq;
                 true
             }
             Err(Failed::Rejected(e)) => return Err(failed("apply", e)),
+            Err(Failed::Conflict(e)) => return conflict(w, e),
+            Err(Failed::LostOwner(e)) if self.shared.is_some() && self.fence_holds(expected) => {
+                return conflict(w, e);
+            }
             Err(Failed::LostOwner(e)) => {
                 let why = format!("another gateway took the stream ({e})");
                 w.lost = Some(why.clone());
@@ -298,6 +385,8 @@ impl JetStreamStore {
                 None => w.multi.remove(&key),
             };
         }
+        let commit_seq = w.lock_seq;
+        self.committed(w, expectations, commit_seq, total);
         Ok(())
     }
 
@@ -446,13 +535,24 @@ impl Store for JetStreamStore {
         let read = self
             .bridge
             .run("load_meta", async move {
-                read::last_per_subject(&stream, s.metas(), false).await
+                read::last_per_subject_seq(&stream, s.metas(), false).await
             })?
             .map_err(|e| failed("load_meta", e))?;
-        let mut out: Vec<(String, Vec<u8>)> = read
-            .into_iter()
-            .filter_map(|(subject, _, p)| Some((self.subjects.name_of_meta(&subject)?, p.to_vec())))
-            .collect();
+        let mut out: Vec<(String, Vec<u8>)> = Vec::with_capacity(read.len());
+        for (subject, _, p, seq) in read {
+            let Some(name) = self.subjects.name_of_meta(&subject) else {
+                continue;
+            };
+            // What a shared store's next write of the record expects: the
+            // version this read returned.
+            if let Some(sh) = &self.shared
+                && let Ok(mut m) = sh.metas.lock()
+            {
+                let known = m.entry(name.clone()).or_insert(0);
+                *known = (*known).max(seq);
+            }
+            out.push((name, p.to_vec()));
+        }
         out.sort();
         Ok(out)
     }
@@ -486,12 +586,35 @@ impl Store for JetStreamStore {
             last_failure,
         }
     }
+
+    fn shared(&self) -> Option<&dyn super::SharedStore> {
+        self.shared
+            .is_some()
+            .then_some(self as &dyn super::SharedStore)
+    }
+}
+
+/// The record every batch of this gateway ends with, as opened.
+struct Fence {
+    subject: String,
+    member: Option<u16>,
+    id: String,
+    record: bytes::Bytes,
+    seq: u64,
+    responder: tokio::task::JoinHandle<()>,
 }
 
 impl Drop for JetStreamStore {
     /// Stops answering liveness requests, so that the next gateway (or a
     /// reopen in this process) can take the stream at once.
     fn drop(&mut self) {
+        let tail = self.shared.as_ref().and_then(|sh| {
+            sh.stop.store(true, Ordering::SeqCst);
+            sh.tail_task.lock().ok().and_then(|mut t| t.take())
+        });
+        if let Some(t) = tail {
+            t.abort();
+        }
         let responder = self.responder.lock().ok().and_then(|mut r| r.take());
         let c = self.client.clone();
         let _ = self.bridge.run("close", async move {
@@ -514,6 +637,8 @@ mod conformance_tests;
 mod resolve_tests;
 #[cfg(test)]
 mod restart_tests;
+#[cfg(test)]
+mod shared_tests;
 #[cfg(test)]
 mod startup_tests;
 #[cfg(test)]

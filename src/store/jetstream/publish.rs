@@ -28,6 +28,9 @@ pub const MAX_MESSAGES: usize = 1000;
 pub enum Failed {
     /// The server did not store the batch (nothing of it).
     Rejected(String),
+    /// A message of the batch other than the last expected another last
+    /// sequence on its subject: nothing of it was stored.
+    Conflict(String),
     /// The owner record moved: another gateway holds the stream.
     LostOwner(String),
     /// The commit was sent but no answer came: stored or not, unknown.
@@ -47,15 +50,13 @@ fn pub_ack(payload: &[u8]) -> Result<u64, (i64, String)> {
         .ok_or((0, format!("publish acknowledgement without seq: {v}")))
 }
 
-/// The error of an intermediate acknowledgement (empty when fine).
-fn step_error(payload: &[u8]) -> Option<String> {
+/// The error of an intermediate acknowledgement (empty when fine): its
+/// code and text.
+fn step_error(payload: &[u8]) -> Option<(i64, String)> {
     if payload.is_empty() {
         return None;
     }
-    match pub_ack(payload) {
-        Err((_, e)) => Some(e),
-        Ok(_) => None,
-    }
+    pub_ack(payload).err()
 }
 
 fn headers(id: &str, n: usize, own: &[(&'static str, String)]) -> HeaderMap {
@@ -88,8 +89,13 @@ pub async fn publish(
                 .request_with_headers(m.subject, h, m.payload)
                 .await
                 .map_err(|e| Failed::Rejected(format!("batch message {n}: {e}")))?;
-            if let Some(e) = step_error(&reply.payload) {
-                return Err(Failed::Rejected(format!("batch message {n}: {e}")));
+            if let Some((code, e)) = step_error(&reply.payload) {
+                let e = format!("batch message {n}: {e}");
+                return Err(if code == WRONG_LAST_SEQUENCE {
+                    Failed::Conflict(e)
+                } else {
+                    Failed::Rejected(e)
+                });
             }
         } else {
             client
@@ -132,6 +138,25 @@ pub async fn publish_owner(
     );
     let reply = client
         .request_with_headers(lock_subject, h, lock)
+        .await
+        .map_err(|e| (0, e.to_string()))?;
+    pub_ack(&reply.payload)
+}
+
+/// Publishes one message outside any batch with `headers`; its sequence,
+/// or the server's error code and text.
+pub async fn publish_one(
+    client: &Client,
+    subject: String,
+    headers: &[(&'static str, String)],
+    payload: bytes::Bytes,
+) -> Result<u64, (i64, String)> {
+    let mut h = HeaderMap::new();
+    for (k, v) in headers {
+        h.insert(*k, v.as_str());
+    }
+    let reply = client
+        .request_with_headers(subject, h, payload)
         .await
         .map_err(|e| (0, e.to_string()))?;
     pub_ack(&reply.payload)

@@ -36,6 +36,16 @@ pub async fn last_per_subject(
     filter: String,
     headers_only: bool,
 ) -> Result<Vec<Read>, String> {
+    let read = last_per_subject_seq(stream, filter, headers_only).await?;
+    Ok(read.into_iter().map(|(s, h, p, _)| (s, h, p)).collect())
+}
+
+/// [`last_per_subject`] with each message's stream sequence.
+pub async fn last_per_subject_seq(
+    stream: &Stream,
+    filter: String,
+    headers_only: bool,
+) -> Result<Vec<(String, Option<HeaderMap>, bytes::Bytes, u64)>, String> {
     let config = pull::Config {
         filter_subject: filter.clone(),
         deliver_policy: DeliverPolicy::LastPerSubject,
@@ -69,7 +79,7 @@ pub async fn last_per_subject(
 async fn fetch_all(
     consumer: &mut Consumer<pull::Config>,
     filter: &str,
-) -> Result<Vec<Read>, String> {
+) -> Result<Vec<(String, Option<HeaderMap>, bytes::Bytes, u64)>, String> {
     let mut out = Vec::new();
     let started = Instant::now();
     loop {
@@ -95,7 +105,13 @@ async fn fetch_all(
             .map_err(|e| format!("reading {filter}: {e}"))?;
         while let Some(m) = batch.next().await {
             let m = m.map_err(|e| format!("reading {filter}: {e}"))?;
-            out.push((m.subject.to_string(), m.headers.clone(), m.payload.clone()));
+            let seq = m.info().map_or(0, |i| i.stream_sequence);
+            out.push((
+                m.subject.to_string(),
+                m.headers.clone(),
+                m.payload.clone(),
+                seq,
+            ));
         }
     }
 }

@@ -11,9 +11,11 @@
 //! | `P.store.part.<key>.<i>` | chunk `i` (from 1) of a record longer than one message |
 //! | `P.store.meta.n<hex>` | a named state record; the name's UTF-8 bytes in hex |
 //! | `P.store.lock` | the owner record of the gateway holding the stream; every batch ends with it |
+//! | `P.store.member.<n>` | with several gateways on the stream: member `n`'s record; every batch of that member ends with it |
+//! | `P.store.lease.<key>` | with several gateways: the claim of the gateway that got record `<key>`, expiring by itself (`Nats-TTL`) |
 //!
-//! The owner answers liveness requests on `P.owner.<id>`, outside the
-//! stream.
+//! The owner (a member) answers liveness requests on `P.owner.<id>`,
+//! outside the stream; every member also answers on `P.owner.shared`.
 
 /// Marks a deleted record or chunk: present (`1`) on a deletion marker.
 pub const DELETED: &str = "Mqgate-Deleted";
@@ -23,6 +25,9 @@ pub const SUMMARY: &str = "Mqgate-Summary";
 pub const CHUNKS: &str = "Mqgate-Chunks";
 /// The batch a lock message ended (the owner's batch identifier).
 pub const BATCH: &str = "Mqgate-Batch";
+
+/// The member a claim (lease record) belongs to.
+pub const MEMBER: &str = "Mqgate-Member";
 
 /// Seconds a deletion marker stays in the stream before the server removes
 /// it (`Nats-TTL`); the subject is empty afterwards, which means the same.
@@ -93,6 +98,27 @@ impl Subjects {
         format!("{}.owner.{id}", self.prefix)
     }
 
+    /// The record of member `n` (several gateways on the stream).
+    pub fn member(&self, n: u16) -> String {
+        format!("{}.store.member.{n}", self.prefix)
+    }
+
+    /// The claim on record `key` (its lease record).
+    pub fn lease(&self, key: u64) -> String {
+        format!("{}.store.lease.{key}", self.prefix)
+    }
+
+    /// The liveness subject every member of a shared stream answers on.
+    pub fn shared_owner(&self) -> String {
+        format!("{}.owner.shared", self.prefix)
+    }
+
+    /// The key of a lease subject, `None` for any other subject.
+    pub fn key_of_lease(&self, subject: &str) -> Option<u64> {
+        let rest = subject.strip_prefix(&self.prefix)?;
+        rest.strip_prefix(".store.lease.")?.parse().ok()
+    }
+
     /// The key of a record subject, `None` for any other subject.
     pub fn key_of_record(&self, subject: &str) -> Option<u64> {
         let rest = subject.strip_prefix(&self.prefix)?;
@@ -136,5 +162,10 @@ mod tests {
         assert_eq!(s.name_of_meta(&s.meta("")).as_deref(), Some(""));
         assert_eq!(s.key_of_record("GW1.store.meta.n41"), None);
         assert_eq!(s.key_of_record("GW10.store.rec.1"), None);
+        assert_eq!(s.member(3), "GW1.store.member.3");
+        assert_eq!(s.lease(42), "GW1.store.lease.42");
+        assert_eq!(s.key_of_lease(&s.lease(u64::MAX)), Some(u64::MAX));
+        assert_eq!(s.key_of_lease(&s.record(5)), None);
+        assert_eq!(s.shared_owner(), "GW1.owner.shared");
     }
 }
