@@ -618,6 +618,25 @@ fn check_config_reads_the_files_and_places_errors_at_the_setting() {
         )),
         "{err}"
     );
+    // docs/security.md "TLS": `mqgate run` refuses to start on the same
+    // errors, exit status 2, each placed as check-config places it.
+    let data = d.join("run-data").display().to_string();
+    let out = run(
+        d,
+        env!("CARGO_BIN_EXE_mqgate"),
+        &[
+            "run",
+            "--config",
+            &file.display().to_string(),
+            "--data-dir",
+            &data,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let run_err = String::from_utf8_lossy(&out.stderr);
+    for line in err.lines().filter(|l| l.contains(".tls.")) {
+        assert!(run_err.contains(line), "{line}\nnot in\n{run_err}");
+    }
     // Settings checked without reading files: an SSLPEER without TLS, an
     // SSLPEER with an attribute IBM MQ does not know.
     std::fs::write(
