@@ -254,6 +254,26 @@ fn abbreviations_bad_values_and_syntax_errors() {
         "{err}"
     );
 
+    // A value far longer than any MQ attribute (DESCR holds 64 characters,
+    // IBM MQ "DEFINE queues"): its note shows the first 64 and the length,
+    // not the whole value.
+    std::fs::write(
+        &f,
+        format!("DEFINE QLOCAL(A) DESCR('{}')\n", "x".repeat(100_000)),
+    )
+    .unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            ":1: QLOCAL('A') DESCR('{}'… (100000 characters)): no mqgate equivalent",
+            "x".repeat(64)
+        )),
+        "{err}"
+    );
+    assert!(err.len() < 400, "{} bytes of notes", err.len());
+
     // --strict: anything not imported fails the run.
     std::fs::write(&f, "DEFINE QLOCAL(A) DESCR('x')\n").unwrap();
     assert_eq!(

@@ -618,6 +618,25 @@ fn check_config_reads_the_files_and_places_errors_at_the_setting() {
         )),
         "{err}"
     );
+    // docs/security.md "TLS": `mqgate run` refuses to start on the same
+    // errors, exit status 2, each placed as check-config places it.
+    let data = d.join("run-data").display().to_string();
+    let out = run(
+        d,
+        env!("CARGO_BIN_EXE_mqgate"),
+        &[
+            "run",
+            "--config",
+            &file.display().to_string(),
+            "--data-dir",
+            &data,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let run_err = String::from_utf8_lossy(&out.stderr);
+    for line in err.lines().filter(|l| l.contains(".tls.")) {
+        assert!(run_err.contains(line), "{line}\nnot in\n{run_err}");
+    }
     // Settings checked without reading files: an SSLPEER without TLS, an
     // SSLPEER with an attribute IBM MQ does not know.
     std::fs::write(
@@ -653,6 +672,55 @@ fn check_config_reads_the_files_and_places_errors_at_the_setting() {
             || err.contains("unknown attribute type \"XX\""),
         "{err}"
     );
+}
+
+/// docs/security.md "CipherSpecs": "An ECDSA CipherSpec needs an EC
+/// certificate, an RSA one an RSA certificate". A listener whose only
+/// CipherSpecs are RSA ones with an EC certificate (the Pki makes EC keys)
+/// could complete no handshake, so check-config refuses it at `ciphers`;
+/// a list with one suite the certificate can serve passes.
+#[test]
+fn check_config_refuses_ciphers_the_listener_certificate_cannot_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pki = Pki::new(d);
+    let (cert, key) = pki.leaf("server", "/O=Example/CN=gw1", "ca", 100, 30);
+    let file = d.join("gw.yaml");
+    let check = |ciphers: &str| {
+        std::fs::write(
+            &file,
+            format!("http:\n  tls:\n    cert: {cert}\n    key: {key}\n    ciphers: {ciphers}\n"),
+        )
+        .unwrap();
+        run(
+            d,
+            env!("CARGO_BIN_EXE_mqgate"),
+            &["check-config", &file.display().to_string()],
+        )
+    };
+    let out = check("[ECDHE_RSA_AES_128_GCM_SHA256]");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    // Line 5 column 14: the value of http.tls.ciphers.
+    assert!(
+        err.contains(&format!(
+            "{}:5:14: http.tls.ciphers: {cert}: every CipherSpec of the list needs an RSA certificate, and this certificate's key is ECDSA",
+            file.display()
+        )),
+        "{err}"
+    );
+    for fine in [
+        "[ECDHE_ECDSA_AES_128_GCM_SHA256]",
+        "[ECDHE_RSA_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]",
+        "[ANY_TLS12]",
+    ] {
+        let out = check(fine);
+        assert!(
+            out.status.success(),
+            "{fine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// The serial number the server at `addr` presents, from a blocking test.

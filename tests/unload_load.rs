@@ -454,18 +454,22 @@ fn bad_files_are_named_by_line_and_load_nothing() {
     assert!(err.contains("nothing was loaded"), "{err}");
     assert_eq!(g.depth("SMALL"), 0);
 
-    // Unloading a queue that does not exist: 2085 MQRC_UNKNOWN_OBJECT_NAME.
+    // Unloading a queue that does not exist: 2085 MQRC_UNKNOWN_OBJECT_NAME
+    // (IBM MQ "Reason codes"), and no file is left behind: a header-only
+    // file would load as a queue of 0 messages.
+    let nope = dir.path().join("nope.dmp");
     let out = mqgate(&[
         "unload",
         "--queue",
         "NOPE",
         "--file",
-        f.to_str().unwrap(),
+        nope.to_str().unwrap(),
         "--gateway",
         gw,
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("2085"));
+    assert!(!nope.exists(), "a failed unload left {}", nope.display());
     // --remove needs a file on disk.
     let out = mqgate(&["unload", "--queue", "SRC", "--remove", "--gateway", gw]);
     assert_eq!(out.status.code(), Some(2));

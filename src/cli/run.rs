@@ -143,6 +143,15 @@ pub fn run(args: RunArgs) -> ExitCode {
         dmconfig: args.dmconfig.clone(),
     };
     overrides.apply(&mut config);
+    // The TLS files as check-config reports them, each error at its
+    // setting's line and column (the start itself names only the first).
+    if let Some(file) = &args.config {
+        let tls = config.tls_file_problems();
+        if !tls.is_empty() {
+            eprintln!("{}", ConfigErrors::placed(file, tls));
+            return ExitCode::from(2);
+        }
+    }
     let clashes = config.listener_clashes();
     if !clashes.is_empty() {
         let file = args

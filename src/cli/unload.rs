@@ -59,6 +59,9 @@ enum Failure {
     Gateway(ClientError),
     /// Anything else (the file, an answer without a field); exit 1.
     Other(String),
+    /// The file holds the messages but the unit of work that removes them
+    /// did not commit; the file is kept, exit 1.
+    NotRemoved(String),
 }
 
 impl From<ClientError> for Failure {
@@ -96,6 +99,15 @@ pub fn run(args: UnloadArgs) -> ExitCode {
         }
         Err(f) => {
             let mut note = String::new();
+            // A file the failed run wrote holds a header and at most part of
+            // the messages; `load` would take it as a whole (smaller) queue,
+            // so it does not stay behind.
+            if let (Some(file), false) = (&args.file, to_stdout)
+                && !matches!(f, Failure::NotRemoved(_))
+                && std::fs::remove_file(file).is_ok()
+            {
+                note.push_str(&format!("; {} was removed", file.display()));
+            }
             if let Some(u) = uow {
                 // Nothing is removed: the unit of work gives the messages back.
                 let back = gw.request("POST", &format!("/v1/uow/{}/backout", segment(&u)));
@@ -111,7 +123,7 @@ pub fn run(args: UnloadArgs) -> ExitCode {
                     eprintln!("mqgate unload: {e}{note}");
                     e.exit_code()
                 }
-                Failure::Other(e) => {
+                Failure::Other(e) | Failure::NotRemoved(e) => {
                     eprintln!("mqgate unload: {e}{note}");
                     ExitCode::FAILURE
                 }
@@ -216,7 +228,7 @@ fn unload(
     if let Some(u) = uow.take() {
         let commit = gw.request("POST", &format!("/v1/uow/{}/commit", segment(&u)));
         if let Err(e) = gw.call(commit, Some(b"")) {
-            return Err(Failure::Other(format!(
+            return Err(Failure::NotRemoved(format!(
                 "{file_name} holds the {n} messages, but removing them failed: {e}; they are still on {}",
                 args.queue
             )));

@@ -127,8 +127,8 @@ impl Config {
     /// `mqgate check-config` to place in the file.
     pub fn tls_file_problems(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
-        for (path, t, _) in self.tls_settings() {
-            for (key, message) in t.file_problems() {
+        for (path, t, side) in self.tls_settings() {
+            for (key, message) in t.file_problems(side) {
                 out.push((format!("{path}.{key}"), message));
             }
         }

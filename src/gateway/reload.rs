@@ -92,7 +92,13 @@ impl fmt::Display for ReloadReport {
             } else {
                 "unchanged"
             },
-            list(&self.security),
+            // The security items are phrases (`tokens 2`, `grants 3`), so
+            // they take the separator of docs/operations.md's example line.
+            if self.security.is_empty() {
+                "none".to_string()
+            } else {
+                self.security.join(", ")
+            },
             if self.certificates_failed.is_empty() {
                 "reloaded".to_string()
             } else {
@@ -579,4 +585,30 @@ pub(super) fn routes(live: &Arc<Live>, mqi: &crate::mqi::Mqi) -> axum::Router {
             _ => Vec::new(),
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summary line's security part reads as the example line of
+    /// docs/operations.md "Reloading the configuration":
+    /// `security tokens 2, grants 3, chlauth rules 0, limits;`.
+    #[test]
+    fn report_security_items_are_separated_as_documented() {
+        let report = ReloadReport {
+            security: vec![
+                "tokens 2".into(),
+                "grants 3".into(),
+                "chlauth rules 0".into(),
+                "limits".into(),
+            ],
+            ..ReloadReport::default()
+        };
+        let line = report.to_string();
+        assert!(
+            line.contains("; security tokens 2, grants 3, chlauth rules 0, limits; "),
+            "{line}"
+        );
+    }
 }

@@ -69,9 +69,18 @@ fn subject(c: &Command) -> String {
     }
 }
 
+/// The most characters of a value a note repeats: IBM MQ's longest
+/// free-text attribute, DESCR, holds 64 ("DEFINE queues").
+const SHOWN_VALUE_CHARS: usize = 64;
+
 /// A value as MQSC would need it written: bare when it is uppercase letters,
-/// digits and `.` `_` `/` `%` `*` only, otherwise quoted.
+/// digits and `.` `_` `/` `%` `*` only, otherwise quoted; a value longer
+/// than [`SHOWN_VALUE_CHARS`] is cut there and its length given, so a
+/// malformed script's huge value does not flood the notes.
 fn shown(v: &str) -> String {
+    if let Some((cut, _)) = v.char_indices().nth(SHOWN_VALUE_CHARS) {
+        return format!("{}… ({} characters)", shown(&v[..cut]), v.chars().count());
+    }
     let bare = !v.is_empty()
         && v.chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || "._/%*".contains(c));

@@ -165,7 +165,14 @@ mod tests {
         assert!(!matches("DEV0002?ORDERS", "DEV0002/ORDERS"));
         assert!(!matches("*.**", "A.DEV0002/ORDERS"));
         assert!(matches("DEV0002/*", "DEV0002/ORDERS"));
-        assert!(matches("DEV*/**", "DEV0002/ORDERS"));
+        // The profiles docs/security.md "Generic profiles" gives as
+        // reaching device queues pass the syntax check and match.
+        for p in ["DEV0002/*", "DEV*/*.**"] {
+            assert!(check_profile(p).is_ok(), "{p}");
+        }
+        assert!(matches("DEV*/*.**", "DEV0002/ORDERS"));
+        assert!(matches("DEV*/*.**", "DEV0002/ORDERS.EU"));
+        assert!(!matches("DEV0002/*", "DEV0002/ORDERS.EU"));
     }
 
     #[test]

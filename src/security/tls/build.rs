@@ -73,6 +73,12 @@ pub fn server_config(c: &TlsConfig, alpn: &[&[u8]]) -> Result<ServerConfig, TlsE
     };
     let certified = files::certified_key(cert, key)?;
     let (provider, versions) = provider_and_versions(c)?;
+    ciphers::usable_with_key(
+        &provider.cipher_suites,
+        &versions,
+        certified.key.algorithm(),
+    )
+    .map_err(|e| TlsError::Setting(format!("ciphers: {}: {e}", cert.display())))?;
     let builder = ServerConfig::builder_with_provider(Arc::clone(&provider))
         .with_protocol_versions(&versions)
         .map_err(|e| TlsError::Setting(e.to_string()))?;

@@ -214,6 +214,35 @@ pub fn suites(names: &[String]) -> Result<Vec<SupportedCipherSuite>, CipherSpecE
         .collect())
 }
 
+/// Whether a listener whose private key signs with `key` can run one of
+/// `suites` on one of `versions`: every TLS 1.3 suite can; a TLS 1.2 suite
+/// only with the key its name says (`ECDHE_ECDSA_*` an EC key, `ECDHE_RSA_*`
+/// an RSA key; IBM MQ "Enabling CipherSpecs", RFC 8422 §2). Errors: why
+/// not, naming the key's algorithm and the CipherSpecs' key type.
+pub fn usable_with_key(
+    suites: &[SupportedCipherSuite],
+    versions: &[&'static SupportedProtocolVersion],
+    key: rustls::SignatureAlgorithm,
+) -> Result<(), String> {
+    let usable = suites
+        .iter()
+        .any(|s| versions.contains(&s.version()) && s.usable_for_signature_algorithm(key));
+    if usable {
+        return Ok(());
+    }
+    let wants = if suites
+        .iter()
+        .any(|s| s.usable_for_signature_algorithm(rustls::SignatureAlgorithm::RSA))
+    {
+        "an RSA"
+    } else {
+        "an EC (ECDSA)"
+    };
+    Err(format!(
+        "every CipherSpec of the list needs {wants} certificate, and this certificate's key is {key:?}: no client could complete a handshake"
+    ))
+}
+
 /// The versions of `allowed` (those `min_version` lets through) that at
 /// least one of `suites` can run: a CipherSpec of one protocol fixes the
 /// protocol, as in IBM MQ.

@@ -206,8 +206,9 @@ impl TlsConfig {
     /// What is wrong with the files: each is read and parsed as PEM, the
     /// key checked against the certificate. `(key, message)` as
     /// [`TlsConfig::problems`], which should be empty first.
-    pub fn file_problems(&self) -> Vec<(String, String)> {
+    pub fn file_problems(&self, side: Side) -> Vec<(String, String)> {
         let mut out = Vec::new();
+        let mut unusable_ciphers = None;
         let mut note = |key: &str, e: TlsError| out.push((key.to_string(), e.to_string()));
         // Each file on its own first, so an error is placed at its setting.
         let cert_ok = match &self.cert {
@@ -222,10 +223,25 @@ impl TlsConfig {
                 .is_ok(),
             None => false,
         };
-        if let (true, true, Some(cert), Some(key)) = (cert_ok, key_ok, &self.cert, &self.key)
-            && let Err(e) = super::files::certified_key(cert, key)
-        {
-            note("key", e);
+        if let (true, true, Some(cert), Some(key)) = (cert_ok, key_ok, &self.cert, &self.key) {
+            match super::files::certified_key(cert, key) {
+                Err(e) => note("key", e),
+                // A listener's certificate must suit a suite it offers.
+                Ok(certified) if side == Side::Listener => {
+                    if let Ok(suites) = super::ciphers::suites(&self.ciphers) {
+                        let versions =
+                            super::ciphers::versions(super::versions(self.min_version), &suites);
+                        if let Err(e) = super::ciphers::usable_with_key(
+                            &suites,
+                            &versions,
+                            certified.key.algorithm(),
+                        ) {
+                            unusable_ciphers = Some(format!("{}: {e}", cert.display()));
+                        }
+                    }
+                }
+                Ok(_) => {}
+            }
         }
         if let Some(ca) = &self.ca
             && let Err(e) = super::files::roots(ca)
@@ -246,6 +262,9 @@ impl TlsConfig {
         }
         if crls_ok && let Err(e) = super::build::check_crls(self) {
             note("crl", e);
+        }
+        if let Some(e) = unusable_ciphers {
+            out.push(("ciphers".into(), e));
         }
         out
     }
@@ -298,7 +317,7 @@ mod tests {
             ca: Some(dir.path().join("ca.pem")),
             ..TlsConfig::default()
         };
-        let p = c.file_problems();
+        let p = c.file_problems(Side::Listener);
         let keys: Vec<&str> = p.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["cert", "key", "ca"], "{p:?}");
         assert!(
