@@ -130,6 +130,11 @@ pub enum StartError {
     /// and the file (docs/security.md "TLS").
     #[error("{0}")]
     Tls(String),
+    /// The bus between gateways (`bus:`) cannot connect: no server
+    /// answers, the credentials are refused, TLS fails (docs/cluster.md
+    /// "The bus between gateways"); one sentence starting with `bus:`.
+    #[error("{0}")]
+    Bus(String),
 }
 
 impl StartError {
@@ -372,9 +377,14 @@ impl Gateway {
             mqi.limits(),
         ));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
+        let gateway_bus = match &config.bus {
+            Some(b) => Some(crate::bus::connect(b).await.map_err(StartError::Bus)?),
+            None => None,
+        };
         let (messageq, sbs_server) = match messageq {
             Some(loaded) => {
-                let (group, server) = crate::sbs::start(&mqi, loaded, sbs_is_role);
+                let (group, server) =
+                    crate::sbs::start(&mqi, loaded, sbs_is_role, gateway_bus.as_ref());
                 (Some(group), server)
             }
             None => (None, None),
@@ -386,6 +396,9 @@ impl Gateway {
         // and the senders it asks for old messages are open by then.
         crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm, &tls).await;
         let rv_dq = crate::rv::dq::DistributedQueues::start(&rv, &rv_cm, &tasks);
+        if let Some(b) = gateway_bus {
+            b.start_rv(&rv, &tasks);
+        }
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let sender_roles: Vec<String> = ft_config
