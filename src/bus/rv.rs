@@ -7,8 +7,11 @@
 //!   `<prefix>.rv.interest` when they change, every `interest_refresh_ms`,
 //!   and when another gateway says hello (`<prefix>.rv.hello`);
 //! - the other gateways' announcements ([`Peers`]) and a bus listener of a
-//!   link of its own on the union of their listen subjects and on
-//!   `_INBOX.>` (replies to other gateways' requests);
+//!   link of its own on the union of their listen subjects and on the
+//!   other gateways' inboxes that came here as reply subjects (each for
+//!   [`REPLY_TTL`] after the last message that named it, at most
+//!   [`MAX_REPLY_INBOXES`], as a routing daemon does, docs/rendezvous.md
+//!   "Replies");
 //! - a NATS subscription to `<prefix>.rv.msg.<its inbox element>`.
 //!
 //! A message the bus listener gets is published once to
@@ -26,7 +29,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use mqgate_codecs::rv::msg::Envelope;
 use mqgate_codecs::rv::{Mode, Subject};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -36,6 +39,11 @@ pub const ORIGIN_HEADER: &str = "Mqgate-Origin";
 /// How long the task waits for NATS to take what it was given when the
 /// gateway stops.
 const FLUSH_AT_STOP: Duration = Duration::from_secs(2);
+/// How long an inbox of another gateway is listened to after the last
+/// message that named it as its reply subject.
+pub const REPLY_TTL: Duration = Duration::from_secs(600);
+/// Most inboxes of other gateways listened to at once; the oldest goes.
+pub const MAX_REPLY_INBOXES: usize = 10_000;
 
 /// The NATS subjects of the Rendezvous part of a bus with prefix `p`.
 #[derive(Clone, Debug)]
@@ -82,11 +90,14 @@ pub struct RvBus {
     /// Listen subjects of local listeners that cross, as last announced.
     local: BTreeSet<String>,
     refresh: Duration,
+    /// Other gateways' inboxes listened to, with when they were last named.
+    replies: HashMap<String, std::time::Instant>,
     counts: Counts,
 }
 
 impl RvBus {
-    /// Registers the bus listener (on `_INBOX.>` for now) and makes the task's
+    /// Registers the bus listener (with an inbox of its own, which no other
+    /// gateway is told of: a listener needs a subject) and makes the task's
     /// state; [`RvBus::run`] serves it.
     ///
     /// Errors: the bus is closed.
@@ -97,8 +108,7 @@ impl RvBus {
         refresh_ms: u64,
     ) -> Result<RvBus, BusError> {
         let link = bus.new_link();
-        let listener = bus.listen(
-            &["_INBOX.>"],
+        let listener = bus.listen_inbox(
             ListenerOptions {
                 name: "bus between gateways".into(),
                 queue_len: None,
@@ -120,6 +130,7 @@ impl RvBus {
             subjects: RvSubjects::new(prefix),
             local: BTreeSet::new(),
             refresh: Duration::from_millis(refresh_ms),
+            replies: HashMap::new(),
             counts: Counts::default(),
         })
     }
@@ -203,6 +214,7 @@ impl RvBus {
                         tracing::warn!(gateway = %g, "bus: a gateway announced nothing for three intervals; forgotten");
                     }
                     self.apply(c);
+                    self.prune_replies();
                 }
             }
         }
@@ -354,6 +366,9 @@ impl RvBus {
                 return true;
             }
         };
+        if let Some(r) = &env.reply_subject {
+            self.hold_reply_inbox(r);
+        }
         let subject = env.subject.clone();
         match self.bus.publish(env, Origin::Link(self.link)) {
             Ok(n) => {
@@ -368,5 +383,52 @@ impl RvBus {
                 true
             }
         }
+    }
+
+    /// Listens on the local bus to `reply` when it is another gateway's
+    /// inbox, so that a reply published here goes back to that gateway.
+    fn hold_reply_inbox(&mut self, reply: &str) {
+        let Some(g) = super::peers::inbox_gateway(reply) else {
+            return;
+        };
+        if g == self.me {
+            return;
+        }
+        let now = std::time::Instant::now();
+        if let Some(t) = self.replies.get_mut(reply) {
+            *t = now;
+            return;
+        }
+        if self.replies.len() >= MAX_REPLY_INBOXES
+            && let Some(oldest) = self
+                .replies
+                .iter()
+                .min_by_key(|(_, t)| **t)
+                .map(|(k, _)| k.clone())
+        {
+            self.replies.remove(&oldest);
+            self.listener.remove(&oldest);
+        }
+        match self.listener.add(reply) {
+            Ok(_) => {
+                self.replies.insert(reply.to_string(), now);
+            }
+            Err(e) => {
+                tracing::warn!(reply_subject = %reply, error = %e, "bus: cannot listen to another gateway's inbox; a reply will not cross")
+            }
+        }
+    }
+
+    /// Stops listening to the inboxes not named for [`REPLY_TTL`].
+    fn prune_replies(&mut self) {
+        let now = std::time::Instant::now();
+        let listener = &self.listener;
+        self.replies.retain(|inbox, last| {
+            let keep = now.duration_since(*last) < REPLY_TTL;
+            if !keep {
+                listener.remove(inbox);
+            }
+            keep
+        });
     }
 }
