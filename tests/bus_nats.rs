@@ -166,7 +166,6 @@ fn once_each(ns: std::ops::Range<i32>) -> BTreeMap<i32, u32> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rendezvous_subjects_cross_once_and_replies_come_back() {
-    let _ = tracing_subscriber::fmt().with_env_filter("mqgate::bus=debug,mqgate::gateway=info").try_init();
     let Some(program) = common::nats::binary() else {
         return;
     };
@@ -221,7 +220,11 @@ async fn rendezvous_subjects_cross_once_and_replies_come_back() {
     let reply = loop {
         // Until B's interest in SVC.ECHO has reached A.
         let got = a_bus
-            .request(message("SVC.ECHO", 7), Origin::Client, Duration::from_millis(500))
+            .request(
+                message("SVC.ECHO", 7),
+                Origin::Client,
+                Duration::from_millis(500),
+            )
             .await
             .unwrap();
         if let Some(r) = got {
@@ -230,7 +233,11 @@ async fn rendezvous_subjects_cross_once_and_replies_come_back() {
         assert!(Instant::now() < deadline, "no reply across gateways");
     };
     assert_eq!(number(&reply), 70, "B's reply, 7 * 10");
-    assert!(reply.subject().starts_with(a_bus.inbox_prefix()), "{}", reply.subject());
+    assert!(
+        reply.subject().starts_with(a_bus.inbox_prefix()),
+        "{}",
+        reply.subject()
+    );
     serve.abort();
     for h in [a, b, c] {
         h.stop(Duration::from_secs(5)).await;
@@ -300,7 +307,10 @@ async fn bad_servers_and_credentials_stop_the_start() {
         common::nats::free_port(),
         &["--user", "gw", "--pass", "right"],
     );
-    let wrong = format!("{}  user: gw\n  password: wrong\n", bus_yaml(&nats.url(), "t3"));
+    let wrong = format!(
+        "{}  user: gw\n  password: wrong\n",
+        bus_yaml(&nats.url(), "t3")
+    );
     let e = Gateway::start(config(dir.path(), "GWY", &wrong))
         .await
         .err()
@@ -310,8 +320,13 @@ async fn bad_servers_and_credentials_stop_the_start() {
             .starts_with("bus: the NATS server refused the credentials"),
         "{e}"
     );
-    let right = format!("{}  user: gw\n  password: right\n", bus_yaml(&nats.url(), "t3"));
-    let h = Gateway::start(config(dir.path(), "GWZ", &right)).await.unwrap();
+    let right = format!(
+        "{}  user: gw\n  password: right\n",
+        bus_yaml(&nats.url(), "t3")
+    );
+    let h = Gateway::start(config(dir.path(), "GWZ", &right))
+        .await
+        .unwrap();
     h.stop(Duration::from_secs(5)).await;
 }
 
@@ -321,8 +336,14 @@ fn check_config_places_bus_errors() {
     let e = Config::from_yaml(text, "t.yaml").unwrap_err().to_string();
     // Each at its place (line:column of the value).
     assert!(e.contains("6:9: bus.type: a gateway joins other gateways either over the bus or over rv.routing links"), "{e}");
-    assert!(e.contains("7:13: bus.servers[0]: \"http://h:1\": scheme \"http\" is not nats"), "{e}");
-    assert!(e.contains("8:19: bus.subject_prefix: \"a.*\": element 2 is \"*\""), "{e}");
+    assert!(
+        e.contains("7:13: bus.servers[0]: \"http://h:1\": scheme \"http\" is not nats"),
+        "{e}"
+    );
+    assert!(
+        e.contains("8:19: bus.subject_prefix: \"a.*\": element 2 is \"*\""),
+        "{e}"
+    );
 }
 
 #[test]

@@ -76,6 +76,7 @@ pub async fn connect(c: &BusConfig, events: mpsc::UnboundedSender<Link>) -> Resu
                         let _ = events.send(Link::Reconnected);
                     }
                     Event::Connected => {}
+                    Event::Closed => tracing::debug!("bus: NATS connection closed"),
                     Event::Disconnected => tracing::warn!(
                         "bus: disconnected from NATS; reconnecting (what other gateways publish meanwhile is not received)"
                     ),

@@ -29,6 +29,9 @@ pub struct Connected {
     client: async_nats::Client,
     events: tokio::sync::mpsc::UnboundedReceiver<connect::Link>,
     config: config::BusConfig,
+    /// 16 hex digits drawn for this run: the origin of its universal
+    /// broadcasts.
+    id: String,
 }
 
 /// Connects to the servers of `c`.
@@ -38,10 +41,21 @@ pub struct Connected {
 pub async fn connect(c: &config::BusConfig) -> Result<Connected, String> {
     let (tx, events) = tokio::sync::mpsc::unbounded_channel();
     let client = connect::connect(c, tx).await?;
+    let mut b = [0u8; 8];
+    if getrandom::fill(&mut b).is_err() {
+        // No random source: the clock and the process id still differ
+        // between runs and processes.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        b = (nanos ^ (u64::from(std::process::id()) << 32)).to_be_bytes();
+    }
     Ok(Connected {
         client,
         events,
         config: c.clone(),
+        id: hex::encode_upper(b),
     })
 }
 
@@ -66,7 +80,6 @@ impl Connected {
         &self,
         mqi: &crate::mqi::Mqi,
         queues: std::sync::Arc<crate::sbs::group::GroupQueues>,
-        me: String,
     ) -> crate::sbs::server::UniversalOut {
         let (tx, rx) = tokio::sync::mpsc::channel(UNIVERSAL_QUEUE);
         mqi.tasks().spawn(
@@ -74,7 +87,7 @@ impl Connected {
             sbs::run(
                 self.client.clone(),
                 self.config.subject_prefix.clone(),
-                me,
+                self.id.clone(),
                 mqi.clone(),
                 queues,
                 rx,
@@ -89,7 +102,6 @@ impl Connected {
         &self,
         _mqi: &crate::mqi::Mqi,
         _queues: std::sync::Arc<crate::sbs::group::GroupQueues>,
-        _me: String,
     ) -> crate::sbs::server::UniversalOut {
         match self._never {}
     }

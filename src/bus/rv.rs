@@ -108,13 +108,11 @@ impl RvBus {
         refresh_ms: u64,
     ) -> Result<RvBus, BusError> {
         let link = bus.new_link();
-        let listener = bus.listen_inbox(
-            ListenerOptions {
-                name: "bus between gateways".into(),
-                queue_len: None,
-                link: Some(link),
-            },
-        )?;
+        let listener = bus.listen_inbox(ListenerOptions {
+            name: "bus between gateways".into(),
+            queue_len: None,
+            link: Some(link),
+        })?;
         let me = bus
             .inbox_prefix()
             .trim_start_matches("_INBOX.")
@@ -190,10 +188,10 @@ impl RvBus {
                     None => break,
                 },
                 m = interest.next() => if let Some(m) = m { self.announced(&m) },
-                m = hello.next() => if let Some(m) = m {
-                    if m.payload.as_ref() != self.me.as_bytes() {
-                        self.announce().await;
-                    }
+                m = hello.next() => if let Some(m) = m
+                    && m.payload.as_ref() != self.me.as_bytes()
+                {
+                    self.announce().await;
                 },
                 m = bye.next() => if let Some(m) = m {
                     let gateway = String::from_utf8_lossy(&m.payload).into_owned();

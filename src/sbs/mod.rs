@@ -205,8 +205,7 @@ pub fn start(
             loaded.durable_registrations,
         );
         if let Some(b) = bus {
-            let me = mqi.q_mgr_name().to_string();
-            server = server.with_universal(b.start_sbs(mqi, Arc::clone(&loaded.queues), me));
+            server = server.with_universal(b.start_sbs(mqi, Arc::clone(&loaded.queues)));
         }
         if server_is_role {
             role = Some(server);
