@@ -1,5 +1,5 @@
 //! Rendezvous subjects between gateways over NATS (docs/cluster.md "The bus
-//! between gateways"; docs/rendezvous.md "Subject bus between gateways").
+//! between gateways"; docs/rendezvous.md "Gateways on a NATS bus").
 //!
 //! One task per gateway holds:
 //! - an interest watch on the local bus (every listener but its own): the
