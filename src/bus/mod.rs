@@ -10,6 +10,7 @@
 //! - [`rv`], [`sbs`]: the tasks that move messages.
 
 pub mod config;
+#[cfg(feature = "nats")]
 pub mod peers;
 
 #[cfg(feature = "nats")]
@@ -21,6 +22,7 @@ pub mod sbs;
 
 /// How many universal broadcasts may wait for NATS before the SBS server
 /// counts the next one as not forwarded.
+#[cfg(feature = "nats")]
 pub const UNIVERSAL_QUEUE: usize = 4096;
 
 /// A connected bus, between its connection at start and its tasks.

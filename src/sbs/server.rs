@@ -50,6 +50,7 @@ pub struct UniversalOut(tokio::sync::mpsc::Sender<Bytes>);
 
 impl UniversalOut {
     /// Hands broadcasts to `tx` (the bus task's queue).
+    #[cfg_attr(not(feature = "nats"), allow(dead_code))]
     pub fn new(tx: tokio::sync::mpsc::Sender<Bytes>) -> Self {
         UniversalOut(tx)
     }
