@@ -187,13 +187,13 @@ impl RvBus {
                     Some(m) => if !self.bring_in(m) { break },
                     None => break,
                 },
-                m = interest.next() => if let Some(m) = m { self.announced(&m) },
-                m = hello.next() => if let Some(m) = m
-                    && m.payload.as_ref() != self.me.as_bytes()
-                {
+                // A subscription or the event channel that ends (the client
+                // closed) disables its branch rather than firing again.
+                Some(m) = interest.next() => self.announced(&m),
+                Some(m) = hello.next() => if m.payload.as_ref() != self.me.as_bytes() {
                     self.announce().await;
                 },
-                m = bye.next() => if let Some(m) = m {
+                Some(m) = bye.next() => {
                     let gateway = String::from_utf8_lossy(&m.payload).into_owned();
                     if gateway != self.me {
                         let c = self.peers.forget(&gateway);
@@ -201,7 +201,7 @@ impl RvBus {
                         self.apply(c);
                     }
                 },
-                e = link.recv() => if e == Some(Link::Reconnected) {
+                Some(Link::Reconnected) = link.recv() => {
                     self.announce().await;
                     self.publish_text(&self.subjects.hello.clone(), self.me.clone()).await;
                 },
