@@ -401,3 +401,80 @@ fn universal_broadcasts_reach_every_group_once_and_private_ones_stay() {
         assert_eq!(got, expect, "group {}", g.group);
     }
 }
+
+#[test]
+fn broadcasts_from_any_group_on_the_bus_are_numbered_and_gaps_reported() {
+    use mqgate_codecs::pams::PamsHeader;
+    let Some(program) = common::nats::binary() else {
+        return;
+    };
+    let nats = Nats::start(&program, common::nats::free_port(), &[]);
+    // Group 20 knows no other group (%XGROUP, messageq.groups): over the bus
+    // it takes universal broadcasts from any group's SBS server.
+    let init = sbs_util::init_file(&sbs_util::qct_line("TICKER", 7, ".", "."));
+    let g = sbs_util::Group::start_with(20, &init, &bus_yaml(&nats.url(), "t5"));
+    sbs_util::register(&g, 5110, 7, sbs_util::ALL, &[], true);
+    // A NATS client that is not a gateway stands for group 40's server.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = rt.block_on(async_nats::connect(nats.url())).unwrap();
+    let send = |target: u16, area: &[u8], seq: u32| {
+        let h = PamsHeader::new(
+            1,
+            2,
+            QAddress::new(40, target),
+            QAddress::new(40, target),
+            Endian::Big,
+        );
+        let h = PamsHeader {
+            original_source: QAddress::new(40, 30),
+            forwarded_by: QAddress::sbs_server(40),
+            forward_seq: seq,
+            ..h
+        };
+        rt.block_on(async {
+            client
+                .publish("t5.sbs.universal", h.with_area(area).into())
+                .await
+                .unwrap();
+            client.flush().await.unwrap();
+        });
+    };
+    // Number 1 until it arrives (group 20 subscribes while it starts); a
+    // repeated 1 reads as the sending server started again, no gap.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while g.drain("TICKER").is_empty() {
+        assert!(Instant::now() < deadline, "nothing crossed");
+        send(5110, b"U1", 1);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    g.drain("TICKER");
+    send(5110, b"U2", 2);
+    // A private MOT is no universal broadcast: dropped, not distributed.
+    send(4110, b"P", 3);
+    send(5110, b"U5", 5);
+    send(5110, b"U6", 6);
+    let mut got = Vec::new();
+    while let Some((h, area)) = g.get("TICKER", if got.len() < 4 { 10_000 } else { 1_000 }) {
+        got.push((h.msg_type, area));
+    }
+    // SBS_SEQUENCE_GAP (p_msg.h V4.0-08: num_msgs_missing, sender_group,
+    // mot, channel, int32 each, in the registration's byte order) before the
+    // copy that showed the gap: 3 and 4 missing from group 40's stream.
+    let mut gap = Vec::new();
+    for v in [2i32, 40, 5110, 0] {
+        gap.extend_from_slice(&v.to_be_bytes());
+    }
+    assert_eq!(
+        got,
+        vec![
+            (2, b"U2".to_vec()),
+            (sbs_util::types::SEQUENCE_GAP, gap),
+            (2, b"U5".to_vec()),
+            (2, b"U6".to_vec()),
+        ]
+    );
+}
