@@ -383,8 +383,12 @@ impl Gateway {
         };
         let (messageq, sbs_server) = match messageq {
             Some(loaded) => {
-                let (group, server) =
-                    crate::sbs::start(&mqi, loaded, sbs_is_role, gateway_bus.as_ref());
+                // Universal broadcasts of an SBS server go on the bus.
+                let universal = gateway_bus
+                    .as_ref()
+                    .filter(|_| loaded.enable_sbs)
+                    .map(|b| b.start_sbs(&mqi, Arc::clone(&loaded.queues)));
+                let (group, server) = crate::sbs::start(&mqi, loaded, sbs_is_role, universal);
                 (Some(group), server)
             }
             None => (None, None),

@@ -181,13 +181,14 @@ fn check_xmit_queues(config: &Config, bus: &bus::Bus) -> Result<(), Vec<String>>
 /// role (docs/rendezvous.md "mqgate's own roles"): it is returned, not
 /// started, for the gateway to run while it is the group's active member.
 ///
-/// With `bus` (the gateway's bus between gateways, docs/cluster.md "The bus
-/// between gateways") the SBS server forwards universal broadcasts over it.
+/// With `universal` (the gateway's bus between gateways, docs/cluster.md
+/// "The bus between gateways") the SBS server forwards universal broadcasts
+/// there.
 pub fn start(
     mqi: &Mqi,
     loaded: Loaded,
     server_is_role: bool,
-    bus: Option<&crate::bus::Connected>,
+    universal: Option<server::UniversalOut>,
 ) -> (Group, Option<server::SbsServer>) {
     let attachments = Arc::new(attach::Attachments::new(
         loaded.attach.clone(),
@@ -204,8 +205,8 @@ pub fn start(
             Arc::clone(&attachments),
             loaded.durable_registrations,
         );
-        if let Some(b) = bus {
-            server = server.with_universal(b.start_sbs(mqi, Arc::clone(&loaded.queues)));
+        if let Some(u) = universal {
+            server = server.with_universal(u);
         }
         if server_is_role {
             role = Some(server);
