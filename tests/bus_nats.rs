@@ -202,6 +202,22 @@ async fn rendezvous_subjects_cross_once_and_replies_come_back() {
     assert_eq!(drain(&mut b2, "ORDERS.NEW", 20).await, once_each(0..20));
     assert_eq!(drain(&mut on_a, "ORDERS.NEW", 20).await, once_each(0..20));
     assert_eq!(drain(&mut on_c, "ORDERS.NEW", 0).await, BTreeMap::new());
+    // GET /v1/bus on B (docs/cluster.md "Bus status"): A and C known, A
+    // with its one listen subject (ORDERS.>), C with QUOTES.>.
+    let id = |h: &Handle| {
+        h.rv_bus().unwrap().inbox_prefix()["_INBOX.".len()..]
+            .trim_end_matches('.')
+            .to_string()
+    };
+    let s = b.bus_status().unwrap();
+    assert_eq!(s["gateway"], id(&b).as_str(), "{s}");
+    let mut expect = vec![
+        serde_json::json!({"gateway": id(&a), "subjects": 1}),
+        serde_json::json!({"gateway": id(&c), "subjects": 1}),
+    ];
+    expect.sort_by_key(|v| v["gateway"].as_str().unwrap().to_string());
+    assert_eq!(s["gateways"], serde_json::Value::from(expect), "{s}");
+    assert!(s["rv"]["in"].as_u64().unwrap() >= 20, "{s}");
 
     // Request on A, replier on B: the reply comes back to A's inbox.
     let mut replier = listen(&b, &["SVC.ECHO"]);
@@ -274,6 +290,12 @@ async fn messages_flow_again_after_nats_server_restarts() {
         publish(&a, "DATA.X", n);
     }
     let got = drain(&mut on_b, "DATA.X", 5).await;
+    let s = a.bus_status().unwrap();
+    assert_eq!(
+        (&s["connected"], &s["reconnects"]),
+        (&true.into(), &1.into()),
+        "{s}"
+    );
     for n in 10..15 {
         assert_eq!(got.get(&n), Some(&1), "{n} after the restart: {got:?}");
     }
@@ -327,7 +349,21 @@ async fn bad_servers_and_credentials_stop_the_start() {
     let h = Gateway::start(config(dir.path(), "GWZ", &right))
         .await
         .unwrap();
+    assert_eq!(h.bus_status().unwrap()["connected"], true);
     h.stop(Duration::from_secs(5)).await;
+    // Without bus: GET /v1/bus answers 404 with 2298.
+    let plain = Gateway::start(config(dir.path(), "GWP", "")).await.unwrap();
+    assert!(plain.bus_status().is_none());
+    let url = format!("http://{}/v1/bus", plain.http_addr());
+    let (st, body) = tokio::task::spawn_blocking(move || match ureq::get(&url).call() {
+        Err(ureq::Error::Status(st, r)) => (st, r.into_string().unwrap()),
+        other => panic!("{other:?}"),
+    })
+    .await
+    .unwrap();
+    assert_eq!(st, 404);
+    assert!(body.contains("\"mqrc\":2298"), "{body}");
+    plain.stop(Duration::from_secs(5)).await;
 }
 
 #[test]
@@ -477,4 +513,10 @@ fn broadcasts_from_any_group_on_the_bus_are_numbered_and_gaps_reported() {
             (2, b"U6".to_vec()),
         ]
     );
+    // GET /v1/bus: the private MOT counted as dropped (docs/cluster.md "Bus
+    // status").
+    let (st, v) = g.call("GET", "/v1/bus", None);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["universal"]["dropped"], 1, "{v}");
+    assert_eq!(v["subject_prefix"], "t5", "{v}");
 }

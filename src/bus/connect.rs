@@ -4,6 +4,7 @@
 //! reconnected by the client without limit.
 
 use super::config::BusConfig;
+use super::status::BusStatus;
 use async_nats::{Client, ConnectErrorKind, ConnectOptions, Event, ServerAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +27,11 @@ pub enum Link {
 /// Errors, one sentence each: `bus: cannot reach any NATS server of ...`,
 /// `bus: the NATS server refused the credentials: ...`, `bus: TLS to the
 /// NATS server failed: ...`, `bus: credentials file ...: ...`.
-pub async fn connect(c: &BusConfig, events: mpsc::UnboundedSender<Link>) -> Result<Client, String> {
+pub async fn connect(
+    c: &BusConfig,
+    events: mpsc::UnboundedSender<Link>,
+    status: Arc<BusStatus>,
+) -> Result<Client, String> {
     let servers = c.servers.join(", ");
     let unreachable =
         |detail: String| format!("bus: cannot reach any NATS server of {servers}: {detail}");
@@ -68,18 +73,22 @@ pub async fn connect(c: &BusConfig, events: mpsc::UnboundedSender<Link>) -> Resu
         .connection_timeout(CONNECT_TIMEOUT)
         .max_reconnects(None)
         .event_callback(move |event| {
-            let (seen, events) = (Arc::clone(&seen), events.clone());
+            let (seen, events, status) = (Arc::clone(&seen), events.clone(), Arc::clone(&status));
             async move {
                 match event {
                     Event::Connected if seen.fetch_add(1, Ordering::SeqCst) > 0 => {
+                        status.set_connected(true);
                         tracing::info!("bus: reconnected to NATS");
                         let _ = events.send(Link::Reconnected);
                     }
                     Event::Connected => {}
                     Event::Closed => tracing::debug!("bus: NATS connection closed"),
-                    Event::Disconnected => tracing::warn!(
+                    Event::Disconnected => {
+                        status.set_connected(false);
+                        tracing::warn!(
                         "bus: disconnected from NATS; reconnecting (what other gateways publish meanwhile is not received)"
-                    ),
+                        )
+                    }
                     other => tracing::warn!(event = %other, "bus: NATS client event"),
                 }
             }

@@ -12,6 +12,7 @@
 pub mod config;
 #[cfg(feature = "nats")]
 pub mod peers;
+pub mod status;
 
 #[cfg(feature = "nats")]
 pub mod connect;
@@ -34,6 +35,7 @@ pub struct Connected {
     /// 16 hex digits drawn for this run: the origin of its universal
     /// broadcasts.
     id: String,
+    status: std::sync::Arc<status::BusStatus>,
 }
 
 /// Connects to the servers of `c`.
@@ -42,7 +44,8 @@ pub struct Connected {
 #[cfg(feature = "nats")]
 pub async fn connect(c: &config::BusConfig) -> Result<Connected, String> {
     let (tx, events) = tokio::sync::mpsc::unbounded_channel();
-    let client = connect::connect(c, tx).await?;
+    let status = std::sync::Arc::new(status::BusStatus::new(&c.servers, &c.subject_prefix));
+    let client = connect::connect(c, tx, std::sync::Arc::clone(&status)).await?;
     let mut b = [0u8; 8];
     if getrandom::fill(&mut b).is_err() {
         // No random source: the clock and the process id still differ
@@ -58,6 +61,7 @@ pub async fn connect(c: &config::BusConfig) -> Result<Connected, String> {
         events,
         config: c.clone(),
         id: hex::encode_upper(b),
+        status,
     })
 }
 
@@ -74,6 +78,18 @@ pub struct Connected {
 }
 
 impl Connected {
+    /// The bus's status, for `GET /v1/bus`.
+    #[cfg(feature = "nats")]
+    pub fn status(&self) -> std::sync::Arc<status::BusStatus> {
+        std::sync::Arc::clone(&self.status)
+    }
+
+    /// Without the `nats` feature: never called.
+    #[cfg(not(feature = "nats"))]
+    pub fn status(&self) -> std::sync::Arc<status::BusStatus> {
+        match self._never {}
+    }
+
     /// A sender for the SBS server's universal broadcasts, and the task
     /// that publishes them and puts other gateways' on queue 99 of
     /// `queues`' group, spawned in `mqi`'s tasks.
@@ -93,6 +109,7 @@ impl Connected {
                 mqi.clone(),
                 queues,
                 rx,
+                self.status(),
             ),
         );
         crate::sbs::server::UniversalOut::new(tx)
@@ -111,11 +128,13 @@ impl Connected {
     /// Starts the Rendezvous part on `bus` in `tasks`.
     #[cfg(feature = "nats")]
     pub fn start_rv(self, bus: &crate::rv::Bus, tasks: &crate::tasks::Tasks) {
+        let status = self.status();
         match rv::RvBus::new(
             bus,
             self.client,
             &self.config.subject_prefix,
             self.config.interest_refresh_ms,
+            status,
         ) {
             Ok(r) => {
                 tasks.spawn(crate::tasks::TaskGroup::Requests, r.run(self.events));

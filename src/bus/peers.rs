@@ -85,6 +85,15 @@ impl Peers {
         }
     }
 
+    /// The known gateways with the number of listen subjects each
+    /// announced.
+    pub fn summary(&self) -> Vec<(String, usize)> {
+        self.peers
+            .iter()
+            .map(|(g, p)| (g.clone(), p.subjects.len()))
+            .collect()
+    }
+
     /// True when `gateway` announced itself and is not forgotten.
     pub fn knows(&self, gateway: &str) -> bool {
         self.peers.contains_key(gateway)

@@ -23,6 +23,7 @@
 
 use super::connect::Link;
 use super::peers::{Announcement, Changes, Peers, crosses};
+use super::status::BusStatus;
 use crate::rv::{Bus, BusError, Delivery, LinkId, Listener, ListenerOptions, Origin};
 use async_nats::{Client, HeaderMap};
 use bytes::Bytes;
@@ -30,6 +31,8 @@ use futures_util::StreamExt;
 use mqgate_codecs::rv::msg::Envelope;
 use mqgate_codecs::rv::{Mode, Subject};
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -70,14 +73,6 @@ impl RvSubjects {
     }
 }
 
-/// Counters of the task, logged when it stops.
-#[derive(Debug, Default)]
-struct Counts {
-    out: u64,
-    into_bus: u64,
-    refused: u64,
-}
-
 /// The Rendezvous part of the bus, in its task.
 pub struct RvBus {
     bus: Bus,
@@ -92,7 +87,7 @@ pub struct RvBus {
     refresh: Duration,
     /// Other gateways' inboxes listened to, with when they were last named.
     replies: HashMap<String, std::time::Instant>,
-    counts: Counts,
+    status: Arc<BusStatus>,
 }
 
 impl RvBus {
@@ -106,6 +101,7 @@ impl RvBus {
         client: Client,
         prefix: &str,
         refresh_ms: u64,
+        status: Arc<BusStatus>,
     ) -> Result<RvBus, BusError> {
         let link = bus.new_link();
         let listener = bus.listen_inbox(ListenerOptions {
@@ -118,6 +114,7 @@ impl RvBus {
             .trim_start_matches("_INBOX.")
             .trim_end_matches('.')
             .to_string();
+        status.set_gateway(&me);
         Ok(RvBus {
             bus: bus.clone(),
             link,
@@ -129,7 +126,7 @@ impl RvBus {
             local: BTreeSet::new(),
             refresh: Duration::from_millis(refresh_ms),
             replies: HashMap::new(),
-            counts: Counts::default(),
+            status,
         })
     }
 
@@ -220,9 +217,9 @@ impl RvBus {
             .await;
         let _ = tokio::time::timeout(FLUSH_AT_STOP, self.client.flush()).await;
         tracing::info!(
-            out = self.counts.out,
-            into_bus = self.counts.into_bus,
-            refused = self.counts.refused,
+            out = self.status.rv_out.load(Ordering::Relaxed),
+            into_bus = self.status.rv_in.load(Ordering::Relaxed),
+            refused = self.status.rv_refused.load(Ordering::Relaxed),
             "bus: Rendezvous part stopped"
         );
     }
@@ -297,6 +294,7 @@ impl RvBus {
     /// Adds and removes the bus listener's subjects after a change of the
     /// other gateways' interest.
     fn apply(&mut self, c: Changes) {
+        self.status.set_peers(self.peers.summary());
         for s in c.removed {
             self.listener.remove(&s);
         }
@@ -335,9 +333,9 @@ impl RvBus {
                 .publish_with_headers(to, headers, payload.clone())
                 .await
             {
-                Ok(()) => self.counts.out += 1,
+                Ok(()) => count(&self.status.rv_out),
                 Err(e) => {
-                    self.counts.refused += 1;
+                    count(&self.status.rv_refused);
                     tracing::warn!(subject = %d.subject(), gateway = %g, error = %e, "bus: the NATS client did not take a message for another gateway; lost");
                 }
             }
@@ -359,7 +357,7 @@ impl RvBus {
         let env = match Envelope::decode(&m.payload, self.bus.limits()) {
             Ok(e) => e,
             Err(e) => {
-                self.counts.refused += 1;
+                count(&self.status.rv_refused);
                 tracing::warn!(origin = %origin, error = %e, "bus: a message from another gateway is not mqgate's binary form; dropped");
                 return true;
             }
@@ -370,13 +368,13 @@ impl RvBus {
         let subject = env.subject.clone();
         match self.bus.publish(env, Origin::Link(self.link)) {
             Ok(n) => {
-                self.counts.into_bus += 1;
+                count(&self.status.rv_in);
                 tracing::debug!(subject = %subject, origin = %origin, listeners = n, "bus: message from another gateway");
                 true
             }
             Err(BusError::Closed) => false,
             Err(e) => {
-                self.counts.refused += 1;
+                count(&self.status.rv_refused);
                 tracing::warn!(subject = %subject, origin = %origin, error = %e, "bus: a message from another gateway refused");
                 true
             }
@@ -429,4 +427,9 @@ impl RvBus {
             keep
         });
     }
+}
+
+/// One more.
+fn count(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
 }

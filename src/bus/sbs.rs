@@ -11,6 +11,7 @@
 //! (sequence numbers, gaps and SBS_SEQUENCE_GAP as between groups).
 
 use super::rv::ORIGIN_HEADER;
+use super::status::BusStatus;
 use crate::mqi::{Mqi, Outgoing, PutOptions};
 use crate::sbs::group::GroupQueues;
 use crate::sbs::server::pams_md;
@@ -64,7 +65,11 @@ pub async fn run(
     mqi: Mqi,
     queues: Arc<GroupQueues>,
     mut out: mpsc::Receiver<Bytes>,
+    status: Arc<BusStatus>,
 ) {
+    let count = |c: &std::sync::atomic::AtomicU64| {
+        c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    };
     let subject = universal_subject(&prefix);
     let mut sub = match client.subscribe(subject.clone()).await {
         Ok(s) => s,
@@ -88,8 +93,9 @@ pub async fn run(
                 Some(b) => {
                     let mut headers = HeaderMap::new();
                     headers.insert(ORIGIN_HEADER, me.as_str());
-                    if let Err(e) = client.publish_with_headers(subject.clone(), headers, b).await {
-                        tracing::warn!(error = %e, "bus: the NATS client did not take a universal broadcast; other gateways' copies are lost");
+                    match client.publish_with_headers(subject.clone(), headers, b).await {
+                        Ok(()) => count(&status.universal_out),
+                        Err(e) => tracing::warn!(error = %e, "bus: the NATS client did not take a universal broadcast; other gateways' copies are lost"),
                     }
                 }
                 None => break,
@@ -101,6 +107,7 @@ pub async fn run(
                         continue;
                     }
                     if let Some(why) = refusal(&m.payload, queues.group()) {
+                        count(&status.universal_dropped);
                         tracing::warn!(origin = %origin, error = %why, "bus: message on the universal broadcast subject dropped");
                         continue;
                     }
@@ -108,8 +115,12 @@ pub async fn run(
                     let mut md = pams_md(&header);
                     md.persistence = per::NOT_PERSISTENT;
                     let msg = Outgoing { md, charset: Charset::Ascii, data: m.payload.clone() };
-                    if let Err(e) = mqi.put(&obj, msg, PutOptions::default()).await {
-                        tracing::warn!(queue = %queue, mqrc = e.mqrc.0, error = %e.message, "bus: a universal broadcast from another gateway could not be put on the SBS server's queue; lost");
+                    match mqi.put(&obj, msg, PutOptions::default()).await {
+                        Ok(_) => count(&status.universal_in),
+                        Err(e) => {
+                            count(&status.universal_dropped);
+                            tracing::warn!(queue = %queue, mqrc = e.mqrc.0, error = %e.message, "bus: a universal broadcast from another gateway could not be put on the SBS server's queue; lost");
+                        }
                     }
                 }
                 None => break,

@@ -203,6 +203,8 @@ struct Running {
     rv_dq: crate::rv::dq::DistributedQueues,
     /// The routing daemon, when `rv.routing` is set.
     routing: Option<crate::rv::route::service::Routing>,
+    /// The bus between gateways, when `bus:` is set.
+    bus: Option<Arc<crate::bus::status::BusStatus>>,
     /// The fault tolerance roles, when `fault_tolerance` is set.
     ft: Option<ft::FtRoles>,
     tasks: Tasks,
@@ -400,6 +402,7 @@ impl Gateway {
         // and the senders it asks for old messages are open by then.
         crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm, &tls).await;
         let rv_dq = crate::rv::dq::DistributedQueues::start(&rv, &rv_cm, &tasks);
+        let bus_status = gateway_bus.as_ref().map(crate::bus::Connected::status);
         if let Some(b) = gateway_bus {
             b.start_rv(&rv, &tasks);
         }
@@ -475,6 +478,7 @@ impl Gateway {
                 &mqi,
             )
             .merge(crate::http::rv_routing::routes(routing.clone()))
+            .merge(crate::http::bus::routes(bus_status.clone()))
             .merge(crate::http::rv::ft::routes(ft_service))
             .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
             .merge(crate::http::ops::routes(crate::http::ops::OpsState {
@@ -560,6 +564,7 @@ impl Gateway {
                 rv_cm,
                 rv_dq,
                 routing,
+                bus: bus_status,
                 ft: ft_roles,
                 tasks,
                 stop_channels,
@@ -958,6 +963,15 @@ impl Handle {
     /// [`Handle::stop`].
     pub fn rv_dq(&self) -> Option<crate::rv::dq::DistributedQueues> {
         self.running.as_ref().map(|r| r.rv_dq.clone())
+    }
+
+    /// The bus between gateways' status as `GET /v1/bus` answers it
+    /// (docs/cluster.md "Bus status"), when `bus:` is set.
+    pub fn bus_status(&self) -> Option<serde_json::Value> {
+        self.running
+            .as_ref()
+            .and_then(|r| r.bus.as_ref())
+            .map(|b| b.json())
     }
 
     /// The routing daemon (docs/rendezvous.md "Routing between gateways"),
