@@ -30,6 +30,8 @@ pub struct BusStatus {
     pub universal_dropped: AtomicU64,
 }
 
+// Without the `nats` feature no bus is made and only `json` is called.
+#[cfg_attr(not(feature = "nats"), allow(dead_code))]
 impl BusStatus {
     /// A connected bus on `servers` under `subject_prefix`.
     pub fn new(servers: &[String], subject_prefix: &str) -> BusStatus {
