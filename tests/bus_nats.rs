@@ -122,7 +122,12 @@ fn number(d: &Delivery) -> i32 {
 /// Publishes `PROBE.<tag>` on `from` until `to` receives one (the other
 /// gateway's interest has reached `from`), then drains `to`'s listener.
 async fn until_crossing(from: &Handle, to: &mut Listener, tag: &str) {
-    let subject = format!("PROBE.{tag}");
+    until_on(from, to, &format!("PROBE.{tag}")).await
+}
+
+/// Publishes on `subject` at `from` until `to` receives one.
+async fn until_on(from: &Handle, to: &mut Listener, subject: &str) {
+    let subject = subject.to_string();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         publish(from, &subject, 0);
@@ -255,6 +260,27 @@ async fn rendezvous_subjects_cross_once_and_replies_come_back() {
         reply.subject()
     );
     serve.abort();
+    // 3000 listen subjects of 150 bytes on C: 450,000 bytes announced in
+    // two parts of at most 262,144 (docs/cluster.md "Rendezvous
+    // subjects"); the last one's messages reach C.
+    let many: Vec<String> = (0..3000)
+        .map(|i| format!("L.{:0>70}.{i:0>77}", ""))
+        .collect();
+    let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+    let mut on_many = listen(&c, &refs);
+    until_on(&a, &mut on_many, &many[2999]).await;
+    let s = a.bus_status().unwrap();
+    let c_entry = s["gateways"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["gateway"] == id(&c).as_str())
+        .cloned();
+    assert_eq!(
+        c_entry.unwrap()["subjects"],
+        3001,
+        "QUOTES.> and the 3000: {s}"
+    );
     for h in [a, b, c] {
         h.stop(Duration::from_secs(5)).await;
     }

@@ -17,15 +17,110 @@ use std::time::{Duration, Instant};
 /// Most listen subjects one announcement may carry.
 pub const MAX_SUBJECTS: usize = 100_000;
 
-/// One gateway's interest: what it publishes on `<prefix>.rv.interest`.
+/// Most bytes of listen subjects one part of an announcement carries, so
+/// that each part fits nats-server's default `max_payload` (1 MB) with
+/// room for JSON quoting.
+pub const PART_BYTES: usize = 256 * 1024;
+
+/// One gateway's interest, or one part of it: what it publishes on
+/// `<prefix>.rv.interest`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Announcement {
     /// The announcing gateway's inbox element.
     pub gateway: String,
     /// Its `bus.interest_refresh_ms`.
     pub refresh_ms: u64,
-    /// Its listeners' listen subjects (wildcards as given), each once.
+    /// Its listeners' listen subjects (wildcards as given), each once; in
+    /// a part, that part's share.
     pub subjects: Vec<String>,
+    /// Which announcement of the gateway this part belongs to (counted
+    /// from 1 per run).
+    #[serde(default)]
+    pub generation: u64,
+    /// This part's number, from 0.
+    #[serde(default)]
+    pub part: u32,
+    /// How many parts the announcement has (1: it is whole).
+    #[serde(default = "one")]
+    pub parts: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Announcement {
+    /// `self` (whole) cut into parts of at most [`PART_BYTES`] of subjects
+    /// each, numbered for `generation`; at least one part.
+    pub fn into_parts(self, generation: u64) -> Vec<Announcement> {
+        let mut chunks: Vec<Vec<String>> = vec![Vec::new()];
+        let mut bytes = 0;
+        for s in self.subjects {
+            if bytes + s.len() > PART_BYTES && chunks.last().is_some_and(|c| !c.is_empty()) {
+                chunks.push(Vec::new());
+                bytes = 0;
+            }
+            bytes += s.len();
+            if let Some(c) = chunks.last_mut() {
+                c.push(s);
+            }
+        }
+        let parts = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
+        chunks
+            .into_iter()
+            .enumerate()
+            .map(|(i, subjects)| Announcement {
+                gateway: self.gateway.clone(),
+                refresh_ms: self.refresh_ms,
+                subjects,
+                generation,
+                part: u32::try_from(i).unwrap_or(u32::MAX),
+                parts,
+            })
+            .collect()
+    }
+}
+
+/// Most gateways whose announcements are being gathered at once.
+pub const MAX_PENDING: usize = 4096;
+
+/// Puts announcements sent in parts back together. One gateway's parts
+/// come in order (NATS keeps one publisher's order on a subject); a part
+/// out of place drops what was gathered for that gateway, and the next
+/// refresh brings it whole again.
+#[derive(Debug, Default)]
+pub struct Assembler {
+    pending: HashMap<String, Announcement>,
+}
+
+impl Assembler {
+    /// Takes part `a`; returns the whole announcement once its last part
+    /// came. At most [`MAX_PENDING`] gateways' parts are held.
+    pub fn take(&mut self, a: Announcement) -> Option<Announcement> {
+        if a.parts <= 1 {
+            self.pending.remove(&a.gateway);
+            return Some(a);
+        }
+        if a.part == 0 {
+            if self.pending.len() < MAX_PENDING || self.pending.contains_key(&a.gateway) {
+                self.pending.insert(a.gateway.clone(), a);
+            }
+            return None;
+        }
+        let mut p = self.pending.remove(&a.gateway)?;
+        if a.generation != p.generation || a.parts != p.parts || a.part != p.part + 1 {
+            return None;
+        }
+        p.subjects.extend(a.subjects);
+        p.part = a.part;
+        if p.part + 1 == p.parts {
+            p.part = 0;
+            p.parts = 1;
+            return Some(p);
+        }
+        self.pending.insert(a.gateway, p);
+        None
+    }
 }
 
 /// Listen subjects the bus listener must add and remove after a change.
@@ -261,6 +356,7 @@ mod tests {
             gateway: g.into(),
             refresh_ms: 1000,
             subjects: subjects.iter().map(|s| s.to_string()).collect(),
+            ..Announcement::default()
         }
     }
 
@@ -307,6 +403,46 @@ mod tests {
         assert_eq!(dest(&p, "ORDERS.NEW"), ["B"]);
         // Our own announcement changes nothing.
         assert_eq!(p.announce(&ann("ME", &["X"]), now).0, Changes::default());
+    }
+
+    #[test]
+    fn long_announcements_go_in_parts_and_come_back_whole() {
+        // 3000 subjects of 200 bytes: 600,000 bytes, three parts of at
+        // most PART_BYTES (262,144: 1310 subjects each).
+        let subjects: Vec<String> = (0..3000).map(|i| format!("{i:0>200}")).collect();
+        let whole = Announcement {
+            gateway: "B".into(),
+            refresh_ms: 1000,
+            subjects: subjects.clone(),
+            ..Announcement::default()
+        };
+        let parts = whole.into_parts(7);
+        assert_eq!(
+            parts
+                .iter()
+                .map(|p| (p.part, p.parts, p.subjects.len()))
+                .collect::<Vec<_>>(),
+            [(0, 3, 1310), (1, 3, 1310), (2, 3, 380)]
+        );
+        let mut asm = Assembler::default();
+        assert_eq!(asm.take(parts[0].clone()), None);
+        assert_eq!(asm.take(parts[1].clone()), None);
+        let back = asm.take(parts[2].clone()).unwrap();
+        assert_eq!(
+            (back.subjects, back.parts, back.generation),
+            (subjects, 1, 7)
+        );
+        // A part out of place drops the gathering; a whole one passes.
+        assert_eq!(asm.take(parts[0].clone()), None);
+        assert_eq!(asm.take(parts[2].clone()), None);
+        assert_eq!(asm.take(parts[1].clone()), None, "no part 0 held any more");
+        let small = ann("C", &["X"]);
+        assert_eq!(small.clone().into_parts(1).len(), 1);
+        assert_eq!(asm.take(small.clone()), Some(small));
+        // An announcement without parts (no `parts` key) is whole.
+        let old: Announcement =
+            serde_json::from_str(r#"{"gateway":"D","refresh_ms":5,"subjects":["A"]}"#).unwrap();
+        assert_eq!((old.part, old.parts), (0, 1));
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! link's listener: a message crosses once per gateway and never returns.
 
 use super::connect::Link;
-use super::peers::{Announcement, Changes, Peers, crosses};
+use super::peers::{Announcement, Assembler, Changes, Peers, crosses};
 use super::status::BusStatus;
 use crate::rv::{Bus, BusError, Delivery, LinkId, Listener, ListenerOptions, Origin};
 use async_nats::{Client, HeaderMap};
@@ -85,6 +85,10 @@ pub struct RvBus {
     /// Listen subjects of local listeners that cross, as last announced.
     local: BTreeSet<String>,
     refresh: Duration,
+    /// Other gateways' announcements arriving in parts.
+    assembler: Assembler,
+    /// The number of this gateway's last announcement.
+    generation: u64,
     /// Other gateways' inboxes listened to, with when they were last named.
     replies: HashMap<String, std::time::Instant>,
     status: Arc<BusStatus>,
@@ -125,6 +129,8 @@ impl RvBus {
             subjects: RvSubjects::new(prefix),
             local: BTreeSet::new(),
             refresh: Duration::from_millis(refresh_ms),
+            assembler: Assembler::default(),
+            generation: 0,
             replies: HashMap::new(),
             status,
         })
@@ -240,21 +246,28 @@ impl RvBus {
         }
     }
 
-    /// Publishes this gateway's interest.
+    /// Publishes this gateway's interest, in parts when it is long.
     async fn announce(&mut self) {
-        let a = Announcement {
+        self.generation += 1;
+        let whole = Announcement {
             gateway: self.me.clone(),
             refresh_ms: self.refresh.as_millis() as u64,
             subjects: self.local.iter().cloned().collect(),
+            ..Announcement::default()
         };
-        match serde_json::to_vec(&a) {
-            Ok(body) => {
-                let subject = self.subjects.interest.clone();
-                if let Err(e) = self.client.publish(subject, body.into()).await {
-                    tracing::warn!(error = %e, subjects = a.subjects.len(), "bus: interest not announced");
+        for a in whole.into_parts(self.generation) {
+            let body = match serde_json::to_vec(&a) {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::warn!(error = %e, "bus: interest not announced");
+                    return;
                 }
+            };
+            let subject = self.subjects.interest.clone();
+            if let Err(e) = self.client.publish(subject, body.into()).await {
+                tracing::warn!(error = %e, part = a.part, parts = a.parts, "bus: interest not announced");
+                return;
             }
-            Err(e) => tracing::warn!(error = %e, "bus: interest not announced"),
         }
     }
 
@@ -280,6 +293,9 @@ impl RvBus {
         if a.gateway == self.me {
             return;
         }
+        let Some(a) = self.assembler.take(a) else {
+            return;
+        };
         let known = self.peers.knows(&a.gateway);
         let (c, refused) = self.peers.announce(&a, std::time::Instant::now());
         for r in refused {
