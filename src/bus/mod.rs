@@ -4,10 +4,10 @@
 //! over core NATS subjects under `bus.subject_prefix`, instead of routing
 //! links and channels to each other's SBS servers.
 //!
-//! - [`config`]: the `bus:` section and its checks.
-//! - [`peers`]: the other gateways' announced interest (pure).
-//! - [`connect`]: the NATS connection and its start-up errors.
-//! - [`rv`], [`sbs`]: the tasks that move messages.
+//! - `config`: the `bus:` section and its checks.
+//! - `peers`: the other gateways' announced interest (pure).
+//! - `connect`: the NATS connection and its start-up errors.
+//! - `rv`, `sbs`: the tasks that move messages; `status`: what they show.
 
 pub mod config;
 #[cfg(feature = "nats")]
