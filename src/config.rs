@@ -69,6 +69,10 @@ pub struct Config {
     /// HTTP bearer tokens, principals and authorities (docs/security.md);
     /// default none: the HTTP API listens on loopback only.
     pub security: crate::security::SecurityConfig,
+    /// The bus between gateways over NATS: Rendezvous subjects and
+    /// universal MOT broadcasts (docs/cluster.md "The bus between
+    /// gateways"); default none.
+    pub bus: Option<crate::bus::config::BusConfig>,
     /// Where the listen addresses were set (the file's line and column, or
     /// a command-line option), for listener clash errors.
     #[serde(skip)]
@@ -95,6 +99,7 @@ impl Default for Config {
             fault_tolerance: None,
             svrconn: None,
             security: Default::default(),
+            bus: None,
             origins: Default::default(),
         }
     }

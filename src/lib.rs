@@ -11,6 +11,7 @@ pub mod config;
 pub mod gateway;
 pub mod rv;
 
+pub(crate) mod bus;
 pub(crate) mod channel;
 pub(crate) mod devices;
 pub(crate) mod framing;

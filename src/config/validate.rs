@@ -124,6 +124,11 @@ pub fn check(config: &Config, places: &Places) -> Vec<ConfigError> {
     for (key, message) in config.rv.bridge_problems() {
         err(&format!("rv.{key}"), message);
     }
+    if let Some(b) = &config.bus {
+        for (key, message) in b.problems(config.rv.routing.is_some()) {
+            err(&format!("bus.{key}"), message);
+        }
+    }
     if let Some(ft) = &config.fault_tolerance {
         for (key, message) in ft.problems(config) {
             err(&format!("fault_tolerance.{key}"), message);

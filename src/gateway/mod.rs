@@ -130,6 +130,11 @@ pub enum StartError {
     /// and the file (docs/security.md "TLS").
     #[error("{0}")]
     Tls(String),
+    /// The bus between gateways (`bus:`) cannot connect: no server
+    /// answers, the credentials are refused, TLS fails (docs/cluster.md
+    /// "The bus between gateways"); one sentence starting with `bus:`.
+    #[error("{0}")]
+    Bus(String),
 }
 
 impl StartError {
@@ -198,6 +203,8 @@ struct Running {
     rv_dq: crate::rv::dq::DistributedQueues,
     /// The routing daemon, when `rv.routing` is set.
     routing: Option<crate::rv::route::service::Routing>,
+    /// The bus between gateways, when `bus:` is set.
+    bus: Option<Arc<crate::bus::status::BusStatus>>,
     /// The fault tolerance roles, when `fault_tolerance` is set.
     ft: Option<ft::FtRoles>,
     tasks: Tasks,
@@ -376,9 +383,18 @@ impl Gateway {
             mqi.limits(),
         ));
         let rpc = RpcService::start(&mqi, &config.rpc).map_err(StartError::Rpc)?;
+        let gateway_bus = match &config.bus {
+            Some(b) => Some(crate::bus::connect(b).await.map_err(StartError::Bus)?),
+            None => None,
+        };
         let (messageq, sbs_server) = match messageq {
             Some(loaded) => {
-                let (group, server) = crate::sbs::start(&mqi, loaded, sbs_is_role);
+                // Universal broadcasts of an SBS server go on the bus.
+                let universal = gateway_bus
+                    .as_ref()
+                    .filter(|_| loaded.enable_sbs)
+                    .map(|b| b.start_sbs(&mqi, Arc::clone(&loaded.queues)));
+                let (group, server) = crate::sbs::start(&mqi, loaded, sbs_is_role, universal);
                 (Some(group), server)
             }
             None => (None, None),
@@ -390,6 +406,10 @@ impl Gateway {
         // and the senders it asks for old messages are open by then.
         crate::rv::bridge::start(&rv, &mqi, &config.rv, &rv_cm, &tls).await;
         let rv_dq = crate::rv::dq::DistributedQueues::start(&rv, &rv_cm, &tasks);
+        let bus_status = gateway_bus.as_ref().map(crate::bus::Connected::status);
+        if let Some(b) = gateway_bus {
+            b.start_rv(&rv, &tasks);
+        }
         let board = Arc::new(StatusBoard::default());
         let (stop_channels, stop_rx) = watch::channel(false);
         let sender_roles: Vec<String> = ft_config
@@ -462,6 +482,7 @@ impl Gateway {
                 &mqi,
             )
             .merge(crate::http::rv_routing::routes(routing.clone()))
+            .merge(crate::http::bus::routes(bus_status.clone()))
             .merge(crate::http::rv::ft::routes(ft_service))
             .merge(crate::http::fault_tolerance::routes(ft_roles.clone()))
             .merge(crate::http::ops::routes(crate::http::ops::OpsState {
@@ -547,6 +568,7 @@ impl Gateway {
                 rv_cm,
                 rv_dq,
                 routing,
+                bus: bus_status,
                 ft: ft_roles,
                 tasks,
                 stop_channels,
@@ -945,6 +967,15 @@ impl Handle {
     /// [`Handle::stop`].
     pub fn rv_dq(&self) -> Option<crate::rv::dq::DistributedQueues> {
         self.running.as_ref().map(|r| r.rv_dq.clone())
+    }
+
+    /// The bus between gateways' status as `GET /v1/bus` answers it
+    /// (docs/cluster.md "Bus status"), when `bus:` is set.
+    pub fn bus_status(&self) -> Option<serde_json::Value> {
+        self.running
+            .as_ref()
+            .and_then(|r| r.bus.as_ref())
+            .map(|b| b.json())
     }
 
     /// The routing daemon (docs/rendezvous.md "Routing between gateways"),

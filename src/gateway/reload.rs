@@ -437,6 +437,7 @@ fn needs_restart(old: &Config, new: &Config, authenticating: bool) -> Vec<String
         }
         (o, n) => check("svrconn", o.is_some() != n.is_some()),
     }
+    check("bus", differs(&old.bus, &new.bus));
     let (o, n) = (&old.security, &new.security);
     check(
         "security (HTTP authentication on or off)",

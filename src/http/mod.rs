@@ -2,6 +2,7 @@
 //! work, queue list and status. Routes and errors: docs/http-api.md.
 
 pub mod auth;
+pub mod bus;
 mod channels;
 mod devices;
 mod error;

@@ -42,6 +42,10 @@ pub struct RemoteGroup {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bus {
     groups: BTreeMap<u16, RemoteGroup>,
+    /// The gateway has a bus between gateways (`bus:`): universal
+    /// broadcasts come from the SBS servers of groups that need not be
+    /// listed here.
+    nats: bool,
 }
 
 impl Bus {
@@ -167,7 +171,10 @@ impl Bus {
             }
         }
         if errors.is_empty() {
-            Ok(Bus { groups })
+            Ok(Bus {
+                groups,
+                nats: false,
+            })
         } else {
             Err(errors)
         }
@@ -178,7 +185,22 @@ impl Bus {
     pub fn of(groups: impl IntoIterator<Item = RemoteGroup>) -> Bus {
         Bus {
             groups: groups.into_iter().map(|g| (g.group, g)).collect(),
+            nats: false,
         }
+    }
+
+    /// This bus with universal broadcasts also coming over the bus between
+    /// gateways (`bus:`, docs/cluster.md "The bus between gateways").
+    pub fn with_nats(mut self, nats: bool) -> Bus {
+        self.nats = nats;
+        self
+    }
+
+    /// True when the SBS server of `group` may forward universal
+    /// broadcasts here: a group of this bus, or any other group when the
+    /// gateway has a bus between gateways.
+    pub fn forwards_from(&self, group: u16) -> bool {
+        self.nats || self.groups.contains_key(&group)
     }
 
     /// Group `group`, when it is on the bus.

@@ -487,7 +487,7 @@ impl Core {
             && (by.queue != PAMS_SBS_SERVER
                 || by.group == here
                 || by.group == 0
-                || self.queues.bus().get(by.group).is_none())
+                || !self.queues.bus().forwards_from(by.group))
         {
             return Err(Refusal {
                 reason: Mqrc::HEADER_ERROR,

@@ -126,7 +126,8 @@ pub fn load_from_config(config: &mut Config) -> Result<Option<Loaded>, Vec<Strin
         max_timeout: std::time::Duration::from_millis(config::MAX_ATTACHMENT_TIMEOUT_MS),
         sbs: enable_sbs,
     };
-    let bus = bus::Bus::load(group, init.as_ref(), &file, &m.groups)?;
+    let bus =
+        bus::Bus::load(group, init.as_ref(), &file, &m.groups)?.with_nats(config.bus.is_some());
     check_xmit_queues(config, &bus)?;
     let queues = GroupQueues::new(group, init.as_ref()).with_bus(bus);
     for def in queues.queue_defs(init.as_ref(), &file, enable_sbs)? {
@@ -179,10 +180,15 @@ fn check_xmit_queues(config: &Config, bus: &bus::Bus) -> Result<(), Vec<String>>
 /// gateway stops. With `server_is_role` the SBS server is a fault tolerance
 /// role (docs/rendezvous.md "mqgate's own roles"): it is returned, not
 /// started, for the gateway to run while it is the group's active member.
+///
+/// With `universal` (the gateway's bus between gateways, docs/cluster.md
+/// "The bus between gateways") the SBS server forwards universal broadcasts
+/// there.
 pub fn start(
     mqi: &Mqi,
     loaded: Loaded,
     server_is_role: bool,
+    universal: Option<server::UniversalOut>,
 ) -> (Group, Option<server::SbsServer>) {
     let attachments = Arc::new(attach::Attachments::new(
         loaded.attach.clone(),
@@ -193,12 +199,15 @@ pub fn start(
         .spawn(TaskGroup::Timers, Arc::clone(&attachments).reaper());
     let mut role = None;
     if loaded.enable_sbs {
-        let server = server::SbsServer::new(
+        let mut server = server::SbsServer::new(
             mqi.clone(),
             Arc::clone(&loaded.queues),
             Arc::clone(&attachments),
             loaded.durable_registrations,
         );
+        if let Some(u) = universal {
+            server = server.with_universal(u);
+        }
         if server_is_role {
             role = Some(server);
         } else {

@@ -42,6 +42,24 @@ const GET_WAIT: Duration = Duration::from_secs(60);
 /// stopping queue manager.
 const RETRY_PAUSE: Duration = Duration::from_secs(1);
 
+/// Where the SBS server hands the universal broadcasts it forwards when
+/// the gateway has a bus (`bus:`, docs/cluster.md "The bus between
+/// gateways"): each one message, published once to every other gateway.
+#[derive(Clone, Debug)]
+pub struct UniversalOut(tokio::sync::mpsc::Sender<Bytes>);
+
+impl UniversalOut {
+    /// Hands broadcasts to `tx` (the bus task's queue).
+    #[cfg_attr(not(feature = "nats"), allow(dead_code))]
+    pub fn new(tx: tokio::sync::mpsc::Sender<Bytes>) -> Self {
+        UniversalOut(tx)
+    }
+}
+
+/// The number [`Sequences`] counts broadcasts to the bus under, in place
+/// of a destination group: one stream per MOT to all gateways of the bus.
+const BUS_STREAM: u16 = 0;
+
 /// The SBS server of one group.
 pub struct SbsServer {
     mqi: Mqi,
@@ -55,6 +73,9 @@ pub struct SbsServer {
     durable: bool,
     /// The durable registrations were read back (once per server).
     restored: bool,
+    /// With a bus, universal broadcasts go there instead of to the groups'
+    /// SBS servers over channels.
+    universal: Option<UniversalOut>,
 }
 
 /// The MQMD of a PAMS message: Format MQGPAMS, Encoding 273 (the header's
@@ -100,7 +121,16 @@ impl SbsServer {
             attachments,
             durable,
             restored: false,
+            universal: None,
         }
+    }
+
+    /// Forwards universal broadcasts over the bus between gateways
+    /// (docs/cluster.md "The bus between gateways") instead of to the SBS
+    /// server of each group of `%XGROUP` and `messageq.groups`.
+    pub fn with_universal(mut self, out: UniversalOut) -> Self {
+        self.universal = Some(out);
+        self
     }
 
     /// Reads the durable registrations back (a damaged record is logged and
@@ -555,6 +585,28 @@ impl SbsServer {
     async fn forward(&mut self, plan: &BroadcastPlan, area: &Bytes) {
         let mot = plan.mot;
         let me = self.core.server_address();
+        if let Some(out) = &self.universal {
+            let seq = self.seqs.next_sent(mot, BUS_STREAM);
+            let header = PamsHeader {
+                forwarded_by: me,
+                forward_seq: seq,
+                ..plan.copy
+            };
+            match out.0.try_send(Bytes::from(header.with_area(area))) {
+                Ok(()) => {
+                    tracing::debug!(
+                        mot = mot.number(),
+                        seq,
+                        "universal broadcast sent on the bus"
+                    )
+                }
+                Err(e) => {
+                    let not_forwarded = self.seqs.not_forwarded(mot, BUS_STREAM);
+                    tracing::warn!(mot = mot.number(), seq, error = %e, not_forwarded, "universal broadcast not sent on the bus: the other gateways' copies are lost");
+                }
+            }
+            return;
+        }
         let groups: Vec<u16> = self.queues.bus().groups().map(|r| r.group).collect();
         for group in groups {
             let seq = self.seqs.next_sent(mot, group);
