@@ -33,6 +33,12 @@ pub const MEMBER: &str = "Mqgate-Member";
 /// it (`Nats-TTL`); the subject is empty afterwards, which means the same.
 pub const DELETED_TTL: &str = "1s";
 
+/// The lifetime of a record's deletion marker on a shared stream
+/// (docs/cluster.md "The shared index"): the other gateways' tails remove
+/// the record from their indexes when they read the marker, so it stays
+/// long enough for a tail that lags behind under load.
+pub const SHARED_DELETED_TTL: &str = "60s";
+
 /// The subjects of one stream prefix.
 #[derive(Clone, Debug)]
 pub struct Subjects {
