@@ -209,9 +209,16 @@ fn check_route(
             mqi.authorize(p, ObjectType::Qmgr, mqi.q_mgr_name(), Authority::Inq)
         }
         "/v1/queues/{q}/messages" => {
-            mqi.authorize(p, ObjectType::Queue, q, Authority::Put)?;
-            for (_, m) in query.iter().filter(|(k, _)| k == "q_mgr") {
-                authorize_q_mgr(s, p, m)?;
+            let q_mgrs: Vec<&str> = query
+                .iter()
+                .filter(|(k, _)| k == "q_mgr")
+                .map(|(_, m)| m.as_str())
+                .collect();
+            if q_mgrs.is_empty() {
+                return authorize_put(s, p, q, "");
+            }
+            for m in q_mgrs {
+                authorize_put(s, p, q, m)?;
             }
             Ok(())
         }
@@ -293,11 +300,20 @@ async fn check_needs(
     next.run(req).await
 }
 
-/// +put on remote queue manager `q_mgr` a put addresses (setmqaut `-t
-/// rqmname`); none needed for this queue manager or an empty name.
-pub fn authorize_q_mgr(s: &AppState, p: Option<&Principal>, q_mgr: &str) -> Result<(), QmError> {
+/// The authority a put to queue `q` of queue manager `q_mgr` needs: +put
+/// on the queue when `q_mgr` is empty or names this queue manager; +put on
+/// the other queue manager alone (setmqaut `-t rqmname`) when it names
+/// another one (a device, or one reached by a transmission queue), as IBM
+/// MQ "Authorizations for MQI calls" checks an MQOPEN of a remote queue by
+/// its queue manager, not by the queue's name there.
+pub fn authorize_put(
+    s: &AppState,
+    p: Option<&Principal>,
+    q: &str,
+    q_mgr: &str,
+) -> Result<(), QmError> {
     if q_mgr.is_empty() || q_mgr == s.mqi.q_mgr_name() {
-        return Ok(());
+        return s.mqi.authorize(p, ObjectType::Queue, q, Authority::Put);
     }
     s.mqi
         .authorize(p, ObjectType::Rqmname, q_mgr, Authority::Put)

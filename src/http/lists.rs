@@ -113,14 +113,7 @@ async fn put_json_list(
         .enumerate()
         .map(|(i, d)| {
             // +put on each destination (docs/security.md "Authorities").
-            s.mqi
-                .authorize(
-                    principal.as_ref(),
-                    crate::security::ObjectType::Queue,
-                    &d.queue,
-                    crate::security::Authority::Put,
-                )
-                .and_then(|()| super::auth::authorize_q_mgr(&s, principal.as_ref(), &d.q_mgr))
+            super::auth::authorize_put(&s, principal.as_ref(), &d.queue, &d.q_mgr)
                 .and_then(|()| s.mqi.open(&d.queue, &d.q_mgr))
                 .map_err(|e| {
                     let at = crate::mqi::destination_label(i, &d.queue, &d.q_mgr);
