@@ -16,6 +16,7 @@ const APP: &str = "app1-secret-token";
 const READER: &str = "reader-secret-token";
 const DEV1: &str = "dev0001-secret-token";
 const DEV2: &str = "dev0002-secret-token";
+const FORWARDER: &str = "forwarder-secret-token";
 
 fn sha(t: &str) -> String {
     hex::encode(Sha256::digest(t.as_bytes()))
@@ -39,17 +40,20 @@ security:
     - {{ principal: reader, sha256: "{}" }}
     - {{ principal: "device:DEV0001", sha256: "{}" }}
     - {{ principal: "device:DEV0002", sha256: "{}" }}
+    - {{ principal: forwarder, sha256: "{}" }}
   authorities:
     - {{ principal: app1, profile: "APP.**", authorities: [put, get, browse] }}
     - {{ principal: app1, profile: "QMAUTH", type: qmgr, authorities: [inq] }}
     - {{ principal: app1, profile: "DEV*", type: rqmname, authorities: [put] }}
     - {{ principal: app1, profile: "**", authorities: [put] }}
     - {{ principal: reader, profile: "APP.IN", authorities: [browse] }}
+    - {{ principal: forwarder, profile: "DEV*", type: rqmname, authorities: [put] }}
 "#,
         sha(APP),
         sha(READER),
         sha(DEV1),
-        sha(DEV2)
+        sha(DEV2),
+        sha(FORWARDER)
     )
 }
 
@@ -217,6 +221,43 @@ fn authorities_allow_and_refuse_per_principal_and_profile() {
     assert_eq!(g.depth("APP.IN"), 0);
 }
 
+/// A put addressed to another queue manager is checked on that queue
+/// manager alone (`type: rqmname`), never on the queue's name there; a put
+/// to this queue manager's queue on the queue (IBM MQ "Authorizations for
+/// MQI calls": MQOPEN of a remote queue).
+#[test]
+fn a_put_to_another_queue_manager_needs_rqmname_put_only() {
+    let (_d, g) = start();
+    let put = |path: &str| call_as(&g, Some(FORWARDER), "POST", path, Some(b"f"));
+    // forwarder holds +put on rqmname DEV* and nothing on any queue.
+    let (st, v, _) = put("/v1/queues/INBOX/messages?q_mgr=DEV0002");
+    assert_eq!(st, 201, "{v}");
+    let (st, v, _) = put("/v1/queues/INBOX/messages?q_mgr=OTHERQM");
+    assert_2035(st, &v, 403);
+    assert_eq!(
+        v["message"],
+        "principal \"forwarder\" has no +put authority on remote queue manager \"OTHERQM\""
+    );
+    // This queue manager's own queue, by its name or with none: +put on it.
+    for path in [
+        "/v1/queues/APP.IN/messages?q_mgr=QMAUTH",
+        "/v1/queues/APP.IN/messages",
+    ] {
+        let (st, v, _) = put(path);
+        assert_2035(st, &v, 403);
+    }
+    // The device got exactly the one message.
+    let (st, v, _) = call_as(
+        &g,
+        Some(DEV2),
+        "GET",
+        "/v1/devices/DEV0002/queues/INBOX/messages/next",
+        None,
+    );
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(common::data(&v), b"f");
+}
+
 #[test]
 fn a_device_cannot_read_another_devices_queue_by_any_name() {
     let (_d, g) = start();
@@ -378,6 +419,98 @@ fn a_non_loopback_listener_needs_tokens_or_insecure() {
     let _ = child.wait();
     assert!(text.contains("mqgate running"), "{text}");
     assert!(text.contains("security.insecure is true"), "{text}");
+}
+
+/// `mqgate run` with `addresses` (flags and values) and `config`.
+fn run_with(
+    dir: &std::path::Path,
+    config: &std::path::Path,
+    addresses: &[&str],
+) -> std::process::Child {
+    Command::new(BIN)
+        .arg("run")
+        .arg("--config")
+        .arg(config)
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .args(addresses)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Reads `child`'s stderr until `mqgate running` or its end, then stops it.
+fn stderr_until_running(mut child: std::process::Child) -> String {
+    use std::io::Read;
+    let mut stderr = child.stderr.take().unwrap();
+    let mut text = String::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = stderr.read(&mut buf) {
+        if n == 0 || {
+            text.push_str(&String::from_utf8_lossy(&buf[..n]));
+            text.contains("mqgate running")
+        } {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    text
+}
+
+/// docs/security.md "Defaults": the message channel and MQTT listeners on
+/// every address, with nothing that authenticates a peer, refuse the start
+/// (exit 2) naming each; a channel authentication rule authenticates the
+/// channel listener.
+#[test]
+fn other_non_loopback_listeners_need_authentication_or_insecure() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_config(dir.path(), "");
+    let every = [
+        "--http",
+        "127.0.0.1:0",
+        "--listen",
+        "0.0.0.0:0",
+        "--mqtt",
+        "0.0.0.0:0",
+    ];
+    let out = run_with(dir.path(), &f, &every).wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "listener.listen 0.0.0.0:0 is not a loopback address and authenticates nobody",
+        "mqtt.listen 0.0.0.0:0 is not a loopback address and authenticates nobody",
+        "security.insecure: true",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    // A chlauth rule authenticates the channel listener; MQTT on loopback.
+    let f = write_config(
+        dir.path(),
+        "security:\n  chlauth:\n    - { channel: \"*\", address: \"10.0.0.0/8\", action: block }\n",
+    );
+    let text = stderr_until_running(run_with(
+        dir.path(),
+        &f,
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--listen",
+            "0.0.0.0:0",
+            "--mqtt",
+            "127.0.0.1:0",
+        ],
+    ));
+    assert!(text.contains("mqgate running"), "{text}");
+    // With `insecure: true` all of them start, each warned about.
+    let f = write_config(dir.path(), "security:\n  insecure: true\n");
+    let text = stderr_until_running(run_with(dir.path(), &f, &every));
+    assert!(text.contains("mqgate running"), "{text}");
+    assert!(
+        text.contains("mqtt.listen 0.0.0.0:0 is not a loopback address and authenticates nobody: add mqtt.password_file, security.tokens (authorities) or mqtt.tls client_auth: required; security.insecure is true: starting anyway"),
+        "{text}"
+    );
 }
 
 #[test]

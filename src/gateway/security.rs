@@ -13,9 +13,10 @@ use std::sync::Arc;
 /// token is configured. Errors: a tokens file that cannot be read or has a
 /// bad line ([`StartError::Security`], naming file and line); a
 /// non-loopback `http.listen` without any token and without
-/// `security.insecure: true`.
+/// `security.insecure: true`; another listener as [`open_listeners`] says.
 pub(super) fn load(config: &Config) -> Result<Option<Authentication>, StartError> {
     let s = &config.security;
+    open_listeners(config)?;
     if !s.has_credentials() {
         let addr = config.http.listen;
         if addr.ip().is_loopback() {
@@ -72,4 +73,86 @@ pub(super) fn channel_rules(
         );
     }
     Ok(Arc::new(r))
+}
+
+/// The rule of docs/security.md "Defaults" for the listeners besides HTTP:
+/// one on an address that is not loopback must authenticate whoever
+/// connects, or `security.insecure: true` must say that nobody needs to.
+/// A listener authenticates when:
+///
+/// - message channels (`listener.listen`) and MQ clients (`svrconn.listen`):
+///   tokens or certificate mappings are configured (every put is then
+///   checked against the authorities), or channel authentication rules
+///   (`security.chlauth`), or its `tls` requires client certificates;
+/// - MQTT (`mqtt.listen`): tokens or certificate mappings (a client then
+///   proves its client identifier), `mqtt.password_file`, or `mqtt.tls`
+///   requiring client certificates;
+/// - routing links (`rv.routing.listen`): its `tls` requires client
+///   certificates (a link carries no principal).
+///
+/// Errors: [`StartError::Security`] naming each such listener and what
+/// would authenticate it; with `insecure: true`, a WARN line each instead.
+fn open_listeners(config: &Config) -> Result<(), StartError> {
+    use crate::security::tls::{ClientAuth, TlsConfig};
+    let s = &config.security;
+    let required = |t: &Option<TlsConfig>| {
+        t.as_ref()
+            .is_some_and(|t| t.client_auth == ClientAuth::Required)
+    };
+    let channel_auth = s.has_credentials() || !s.chlauth.is_empty();
+    let mut open: Vec<String> = Vec::new();
+    let mut note = |setting: &str, addr: std::net::SocketAddr, needs: &str| {
+        if !addr.ip().is_loopback() {
+            open.push(format!(
+                "{setting} {addr} is not a loopback address and authenticates nobody: add {needs}"
+            ));
+        }
+    };
+    if !(channel_auth || required(&config.listener.tls)) {
+        note(
+            "listener.listen",
+            config.listener.listen,
+            "security.tokens (authorities), security.chlauth rules or listener.tls client_auth: required",
+        );
+    }
+    if let Some(v) = &config.svrconn
+        && !(channel_auth || required(&v.tls))
+    {
+        note(
+            "svrconn.listen",
+            v.listen,
+            "security.tokens (authorities), security.chlauth rules or svrconn.tls client_auth: required",
+        );
+    }
+    let m = &config.mqtt;
+    if !(s.has_credentials() || m.password_file.is_some() || required(&m.tls)) {
+        note(
+            "mqtt.listen",
+            m.listen,
+            "mqtt.password_file, security.tokens (authorities) or mqtt.tls client_auth: required",
+        );
+    }
+    if let Some(r) = &config.rv.routing
+        && let Some(addr) = r.listen
+        && !required(&r.tls)
+    {
+        note(
+            "rv.routing.listen",
+            addr,
+            "rv.routing.tls with client_auth: required",
+        );
+    }
+    if open.is_empty() {
+        return Ok(());
+    }
+    if s.insecure {
+        for o in &open {
+            tracing::warn!("{o}; security.insecure is true: starting anyway");
+        }
+        return Ok(());
+    }
+    Err(StartError::Security(format!(
+        "{}; or set security.insecure: true to accept unauthenticated connections (docs/security.md \"Defaults\")",
+        open.join("; ")
+    )))
 }
