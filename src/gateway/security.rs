@@ -83,7 +83,8 @@ pub(super) fn channel_rules(
 /// - message channels (`listener.listen`) and MQ clients (`svrconn.listen`):
 ///   tokens or certificate mappings are configured (every put is then
 ///   checked against the authorities), or channel authentication rules
-///   (`security.chlauth`), or its `tls` requires client certificates;
+///   (`security.chlauth`), or its `tls` requires client certificates; MQ
+///   clients also when every server-connection channel has `users`;
 /// - MQTT (`mqtt.listen`): tokens or certificate mappings (a client then
 ///   proves its client identifier), `mqtt.password_file`, or `mqtt.tls`
 ///   requiring client certificates;
@@ -115,13 +116,16 @@ fn open_listeners(config: &Config) -> Result<(), StartError> {
             "security.tokens (authorities), security.chlauth rules or listener.tls client_auth: required",
         );
     }
+    // A server-connection channel with users takes only those (MQCSP).
+    let all_have_users =
+        |v: &crate::svrconn::config::SvrconnConfig| v.channels.iter().all(|c| !c.users.is_empty());
     if let Some(v) = &config.svrconn
-        && !(channel_auth || required(&v.tls))
+        && !(channel_auth || required(&v.tls) || all_have_users(v))
     {
         note(
             "svrconn.listen",
             v.listen,
-            "security.tokens (authorities), security.chlauth rules or svrconn.tls client_auth: required",
+            "users to every svrconn channel, security.tokens (authorities), security.chlauth rules or svrconn.tls client_auth: required",
         );
     }
     let m = &config.mqtt;
