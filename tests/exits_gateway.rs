@@ -54,14 +54,12 @@ fn c_exits() -> &'static Path {
 #[test]
 fn readme_example_is_the_fixture_and_is_accepted() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
-    let section = &readme[readme.find("## User exits").expect("README has User exits")..];
-    let start = section.find("```yaml\n").expect("a YAML example") + "```yaml\n".len();
-    let len = section[start..].find("```").unwrap();
+    let section = common::readme::section("User exits");
+    let example = common::readme::code_blocks(&section, "yaml");
     let fixture = format!("{root}/fixtures/exits.yaml");
     assert_eq!(
-        &section[start..start + len],
-        std::fs::read_to_string(&fixture).unwrap(),
+        example.first().expect("a YAML example"),
+        &std::fs::read_to_string(&fixture).unwrap(),
         "README \"User exits\" example and fixtures/exits.yaml differ"
     );
     let out = check_config(Path::new(&fixture));

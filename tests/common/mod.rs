@@ -14,6 +14,7 @@
 
 pub mod nats;
 pub mod pki;
+pub mod readme;
 pub mod sse;
 
 use serde_json::Value;
