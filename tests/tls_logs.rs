@@ -101,10 +101,11 @@ async fn https_handshake_failures_are_logged_once_a_minute() {
     captured();
     let dir = tempfile::tempdir().unwrap();
     let h = https_gateway(dir.path()).await;
-    // Plain HTTP to the HTTPS port: no TLS record, the handshake fails.
+    // Plain HTTP to the HTTPS port: no TLS record, the handshake fails
+    // (rustls: "received corrupt message of type InvalidContentType").
     let plain = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
     let first = send_and_drain(h.http_addr(), plain).await;
-    let lines = lines_with(&["HTTPS listener: TLS handshake failed"]).await;
+    let lines = lines_with(&["HTTPS listener: TLS handshake failed", "InvalidContentType"]).await;
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].contains(&format!("peer={first}")), "{lines:?}");
     assert!(lines[0].contains("WARN"), "{lines:?}");
@@ -112,7 +113,46 @@ async fn https_handshake_failures_are_logged_once_a_minute() {
     // not written (src/log_limit.rs).
     send_and_drain(h.http_addr(), plain).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let lines = lines_with(&["HTTPS listener: TLS handshake failed"]).await;
+    let lines = lines_with(&["HTTPS listener: TLS handshake failed", "InvalidContentType"]).await;
     assert_eq!(lines.len(), 1, "{lines:?}");
+    h.stop(Duration::from_secs(5)).await;
+}
+
+/// A TLS 1.1 ClientHello (RFC 4346 7.4.1.2) as an old client sends it:
+/// record version 3.1, client_version 3.2 (TLS 1.1), 32 random bytes, no
+/// session, one suite TLS_RSA_WITH_AES_128_CBC_SHA (0x002F), null
+/// compression and no extensions (so no supported_versions, RFC 8446
+/// 4.2.1, and no signature_algorithms, RFC 5246 7.4.1.4.1).
+fn tls11_client_hello() -> Vec<u8> {
+    let mut body = vec![0x03, 0x02];
+    body.extend_from_slice(&[7; 32]);
+    body.extend_from_slice(&[0x00, 0x00, 0x02, 0x00, 0x2f, 0x01, 0x00]);
+    let mut handshake = vec![0x01, 0x00, 0x00, body.len() as u8];
+    handshake.extend_from_slice(&body);
+    let mut record = vec![0x16, 0x03, 0x01, 0x00, handshake.len() as u8];
+    record.extend_from_slice(&handshake);
+    record
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_1_1_client_is_logged_in_plain_words() {
+    captured();
+    let dir = tempfile::tempdir().unwrap();
+    let h = https_gateway(dir.path()).await;
+    let peer = send_and_drain(h.http_addr(), &tls11_client_hello()).await;
+    let lines = lines_with(&["TLS handshake failed", &format!("peer={peer}")]).await;
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    // The text of docs/security.md "TLS" (`min_version` "1.2": TLS 1.2 and
+    // 1.3, never 1.0 or 1.1); rustls' name of the refusal stays in `detail`.
+    assert!(
+        lines[0].contains(
+            "error=the client offered no TLS version this listener accepts (TLS 1.2 or later)"
+        ),
+        "{lines:?}"
+    );
+    assert!(
+        lines[0].contains("detail=\"peer is incompatible: "),
+        "{lines:?}"
+    );
     h.stop(Duration::from_secs(5)).await;
 }

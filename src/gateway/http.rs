@@ -115,7 +115,8 @@ pub(super) async fn serve(
                             if let Some(suppressed) =
                                 TLS_FAILED.admit(&format!("{} {e}", peer.ip()))
                             {
-                                tracing::warn!(peer = %peer, error = %e, suppressed,
+                                tracing::warn!(peer = %peer, error = %e,
+                                    detail = crate::security::tls::rustls_detail(&e), suppressed,
                                     "HTTPS listener: TLS handshake failed");
                             }
                             return;
