@@ -254,6 +254,29 @@ fn abbreviations_bad_values_and_syntax_errors() {
         "{err}"
     );
 
+    // A UTF-8 byte order mark (EF BB BF, The Unicode Standard 23.8
+    // "Specials") at the start is no part of the first command.
+    std::fs::write(&f, b"\xEF\xBB\xBFDEFINE QLOCAL(BOM.Q)\n").unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(yaml(&out)["queues"][0]["name"].as_str(), Some("BOM.Q"));
+    // Bytes that are not UTF-8: the first bad one by line, column and
+    // offset. 0xFF never occurs in UTF-8 (RFC 3629 section 1); it is the
+    // 6th byte of line 2, 22 bytes after the start.
+    std::fs::write(&f, b"DEFINE QLOCAL(A)\nDEF Q\xFFL(B)\n").unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not UTF-8 text: line 2, column 6 (byte offset 22) holds the byte 0xFF"),
+        "{err}"
+    );
+
     // A value far longer than any MQ attribute (DESCR holds 64 characters,
     // IBM MQ "DEFINE queues"): its note shows the first 64 and the length,
     // not the whole value.
