@@ -277,6 +277,45 @@ fn abbreviations_bad_values_and_syntax_errors() {
         "{err}"
     );
 
+    // IBM MQ "DEFINE queues": NOREPLACE is the default, and a DEFINE of an
+    // object that exists without REPLACE fails; the first definition stays.
+    std::fs::write(
+        &f,
+        "DEF QL(A) MAXDEPTH(7)\nDEF QL(A) NOREPLACE\nDEF QA(A) TARGQ(B)\n",
+    )
+    .unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for line in [2, 3] {
+        assert!(
+            err.contains(&format!(":{line}: Q")) && err.contains("already defined at line 1, and this DEFINE has no REPLACE (IBM MQ refuses it); not imported"),
+            "{err}"
+        );
+    }
+    let y = yaml(&out);
+    assert_eq!(y["queues"].as_sequence().map(Vec::len), Some(1));
+    assert_eq!(y["queues"][0]["max_depth"].as_u64(), Some(7));
+    // With REPLACE the later DEFINE is the whole definition: the attributes
+    // it gives, MQ's defaults for the rest (MAXDEPTH 5000, mqgate's default
+    // too, so no max_depth in the YAML).
+    std::fs::write(
+        &f,
+        "DEF QL(A) MAXDEPTH(7) DEFPRTY(3)\nDEF QL(A) DEFPRTY(4) REPLACE\n",
+    )
+    .unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = yaml(&out);
+    assert_eq!(y["queues"].as_sequence().map(Vec::len), Some(1));
+    assert_eq!(y["queues"][0]["default_priority"].as_u64(), Some(4));
+    assert!(y["queues"][0]["max_depth"].is_null(), "{y:?}");
+
     // A value far longer than any MQ attribute (DESCR holds 64 characters,
     // IBM MQ "DEFINE queues"): its note shows the first 64 and the length,
     // not the whole value.
