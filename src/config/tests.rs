@@ -123,8 +123,23 @@ fn errors_inside_a_queue_entry_keep_their_line_and_column() {
     // `    max_depth: -1` on line 4: the value starts at column 16.
     let e = first_error(&format!("{head}    max_depth: -1\n"));
     assert!(
-        e.starts_with("4:16: queues[0].max_depth: invalid type: integer `-1`, expected usize"),
+        e.starts_with(
+            "4:16: queues[0].max_depth: invalid type: integer `-1`, expected a whole number (0 or more)"
+        ),
         "{e}"
+    );
+    // docs/config.md (check-config, at its start): Rust's type names in
+    // plain words (a u64 field), the range of a small integer type given
+    // (u16: 0 to 65535, the Rust reference's "Integer types").
+    let e = first_error("http:\n  header_read_timeout_ms: soon\n");
+    assert!(e.ends_with("expected a whole number (0 or more)"), "{e}");
+    assert_eq!(
+        super::plain_types("invalid value: integer `70000`, expected u16"),
+        "invalid value: integer `70000`, expected a whole number from 0 to 65535"
+    );
+    assert_eq!(
+        super::plain_types("expected u16s, expected usize"),
+        "expected u16s, expected a whole number (0 or more)"
     );
     // serde_yaml's own " at line X column Y" is not repeated.
     assert!(!e.contains(" at line "), "{e}");
