@@ -421,6 +421,20 @@ DEFINE CHANNEL(FROM.D) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12,ANY_TLS13)
 
 #[test]
 fn export_writes_one_sslciph_per_channel_and_names_what_mqsc_cannot_carry() {
+    // A configuration that cannot be read: the error line is led by the
+    // command, as every other line of mqsc import and export
+    // (docs/operations.md "mqgate mqsc"), and the path and the OS error
+    // ("No such file or directory", errno ENOENT) follow.
+    let out = mqgate(&["mqsc", "export", "--config", "/nonexistent/gateway.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(
+            "mqgate mqsc export: /nonexistent/gateway.yaml: cannot read: No such file or directory"
+        ),
+        "{err}"
+    );
+
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("gw.yaml");
     std::fs::write(

@@ -130,7 +130,10 @@ fn export(config: Option<PathBuf>) -> ExitCode {
     let c = match loaded {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("{e}");
+            // One error a line, each led by the command as its other lines are.
+            for line in e.to_string().lines() {
+                eprintln!("mqgate mqsc export: {line}");
+            }
             return ExitCode::FAILURE;
         }
     };
