@@ -116,6 +116,20 @@ fn first_error(text: &str) -> String {
 }
 
 #[test]
+fn a_bad_sslpeer_is_placed_at_its_value() {
+    // docs/config.md: LINE:COLUMN is where the offending value starts, the
+    // path names the key. `    sslpeer: 'CN'` on line 6: the value starts
+    // at column 14; "CN" has no `=` (IBM MQ "SSLPEER": attribute=value pairs).
+    let e = first_error(
+        "channels:\n  - name: TO.B\n    type: sender\n    xmit_queue: Q\n    connect: 127.0.0.1:1414\n    sslpeer: 'CN'\n",
+    );
+    assert!(
+        e.starts_with("6:14: channels[0].sslpeer: SSLPEER \"CN\": "),
+        "{e}"
+    );
+}
+
+#[test]
 fn errors_inside_a_queue_entry_keep_their_line_and_column() {
     // Before the fix these were all reported at 2:3 ("queues: ..."): the
     // internally tagged entry lost serde_yaml's positions.
