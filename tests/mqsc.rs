@@ -287,11 +287,11 @@ fn abbreviations_bad_values_and_syntax_errors() {
     let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    for line in [2, 3] {
-        assert!(
-            err.contains(&format!(":{line}: Q")) && err.contains("already defined at line 1, and this DEFINE has no REPLACE (IBM MQ refuses it); not imported"),
-            "{err}"
+    for (line, object) in [(2, "QLOCAL"), (3, "QALIAS")] {
+        let note = format!(
+            ":{line}: {object}('A'): already defined at line 1, and this DEFINE has no REPLACE (IBM MQ refuses it); not imported"
         );
+        assert!(err.contains(&note), "{err}");
     }
     let y = yaml(&out);
     assert_eq!(y["queues"].as_sequence().map(Vec::len), Some(1));
