@@ -680,8 +680,45 @@ fn place_serde_error(e: &serde_yaml::Error, text: &str) -> ConfigError {
     ConfigError {
         line,
         column,
-        message,
+        message: plain_types(&message),
     }
+}
+
+/// `message` with serde's Rust type names after "expected" (`expected
+/// usize`) in plain words (`expected a whole number (0 or more)`), the
+/// range of the smaller integer types included.
+fn plain_types(message: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("u8", "a whole number from 0 to 255"),
+        ("u16", "a whole number from 0 to 65535"),
+        ("u32", "a whole number from 0 to 4294967295"),
+        ("u64", "a whole number (0 or more)"),
+        ("usize", "a whole number (0 or more)"),
+        ("i8", "a whole number from -128 to 127"),
+        ("i16", "a whole number from -32768 to 32767"),
+        ("i32", "a whole number from -2147483648 to 2147483647"),
+        ("i64", "a whole number"),
+        ("isize", "a whole number"),
+        ("f32", "a number"),
+        ("f64", "a number"),
+    ];
+    const EXPECTED: &str = "expected ";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(EXPECTED) {
+        let after = &rest[i + EXPECTED.len()..];
+        let word_len = after
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(after.len());
+        out.push_str(&rest[..i + EXPECTED.len()]);
+        match WORDS.iter().find(|(rust, _)| *rust == &after[..word_len]) {
+            Some((_, plain)) => out.push_str(plain),
+            None => out.push_str(&after[..word_len]),
+        }
+        rest = &after[word_len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// All the errors found in one file.

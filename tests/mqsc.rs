@@ -254,6 +254,68 @@ fn abbreviations_bad_values_and_syntax_errors() {
         "{err}"
     );
 
+    // A UTF-8 byte order mark (EF BB BF, The Unicode Standard 23.8
+    // "Specials") at the start is no part of the first command.
+    std::fs::write(&f, b"\xEF\xBB\xBFDEFINE QLOCAL(BOM.Q)\n").unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(yaml(&out)["queues"][0]["name"].as_str(), Some("BOM.Q"));
+    // Bytes that are not UTF-8: the first bad one by line, column and
+    // offset. 0xFF never occurs in UTF-8 (RFC 3629 section 1); it is the
+    // 6th byte of line 2, 22 bytes after the start.
+    std::fs::write(&f, b"DEFINE QLOCAL(A)\nDEF Q\xFFL(B)\n").unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not UTF-8 text: line 2, column 6 (byte offset 22) holds the byte 0xFF"),
+        "{err}"
+    );
+
+    // IBM MQ "DEFINE queues": NOREPLACE is the default, and a DEFINE of an
+    // object that exists without REPLACE fails; the first definition stays.
+    std::fs::write(
+        &f,
+        "DEF QL(A) MAXDEPTH(7)\nDEF QL(A) NOREPLACE\nDEF QA(A) TARGQ(B)\n",
+    )
+    .unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for (line, object) in [(2, "QLOCAL"), (3, "QALIAS")] {
+        let note = format!(
+            ":{line}: {object}('A'): already defined at line 1, and this DEFINE has no REPLACE (IBM MQ refuses it); not imported"
+        );
+        assert!(err.contains(&note), "{err}");
+    }
+    let y = yaml(&out);
+    assert_eq!(y["queues"].as_sequence().map(Vec::len), Some(1));
+    assert_eq!(y["queues"][0]["max_depth"].as_u64(), Some(7));
+    // With REPLACE the later DEFINE is the whole definition: the attributes
+    // it gives, MQ's defaults for the rest (MAXDEPTH 5000, mqgate's default
+    // too, so no max_depth in the YAML).
+    std::fs::write(
+        &f,
+        "DEF QL(A) MAXDEPTH(7) DEFPRTY(3)\nDEF QL(A) DEFPRTY(4) REPLACE\n",
+    )
+    .unwrap();
+    let out = mqgate(&["mqsc", "import", f.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = yaml(&out);
+    assert_eq!(y["queues"].as_sequence().map(Vec::len), Some(1));
+    assert_eq!(y["queues"][0]["default_priority"].as_u64(), Some(4));
+    assert!(y["queues"][0]["max_depth"].is_null(), "{y:?}");
+
     // A value far longer than any MQ attribute (DESCR holds 64 characters,
     // IBM MQ "DEFINE queues"): its note shows the first 64 and the length,
     // not the whole value.
@@ -359,6 +421,20 @@ DEFINE CHANNEL(FROM.D) CHLTYPE(RCVR) SSLCIPH(ANY_TLS12,ANY_TLS13)
 
 #[test]
 fn export_writes_one_sslciph_per_channel_and_names_what_mqsc_cannot_carry() {
+    // A configuration that cannot be read: the error line is led by the
+    // command, as every other line of mqsc import and export
+    // (docs/operations.md "mqgate mqsc"), and the path and the OS error
+    // ("No such file or directory", errno ENOENT) follow.
+    let out = mqgate(&["mqsc", "export", "--config", "/nonexistent/gateway.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(
+            "mqgate mqsc export: /nonexistent/gateway.yaml: cannot read: No such file or directory"
+        ),
+        "{err}"
+    );
+
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("gw.yaml");
     std::fs::write(

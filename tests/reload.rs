@@ -584,6 +584,9 @@ fn sighup_changes_devices_and_keeps_queued_messages_and_leases() {
     g.hangup();
     let line = reloaded(&g, 1);
     assert!(line.contains("; devices reloaded;"), "{line}");
+    // No `tls:` setting: nothing to read again (docs/operations.md
+    // "Reloading the configuration").
+    assert!(line.contains("; certificates none;"), "{line}");
     assert!(line.contains("needs a restart none"), "{line}");
 
     // MAXDEPTH 6 on the queue that exists: the leased message still

@@ -204,6 +204,14 @@ security:
     let app2_args = ["--cert", app2.as_str(), "--key", app2_key.as_str()];
     let (status, body, _) = curl(d, with(&app2_args, "POST", put)).await;
     assert_eq!(status, "401", "{body}");
+    // The text of docs/security.md "Client certificates", the DN as
+    // `openssl x509 -subject -nameopt RFC2253` writes app2's subject.
+    assert!(
+        body.contains(
+            "the client certificate's subject DN \\\"CN=app2,O=Example\\\" maps to no principal (security.certificates) and the request has no Authorization: Bearer token"
+        ),
+        "{body}"
+    );
     // Certificates of another CA, or expired: the handshake fails, no answer.
     for (c, k) in [(&stranger, &stranger_key), (&expired, &expired_key)] {
         let (status, _, code) = curl(d, with(&["--cert", c, "--key", k], "POST", put)).await;

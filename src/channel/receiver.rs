@@ -227,7 +227,8 @@ impl Receivers {
                     // An untrusted, expired or missing certificate, an old
                     // TLS version: nothing can be sent back but the alert.
                     if let Some(suppressed) = TLS_FAILED.admit(&format!("{} {e}", peer.ip())) {
-                        tracing::warn!(peer = %peer, error = %e, suppressed,
+                        tracing::warn!(peer = %peer, error = %e,
+                            detail = crate::security::tls::rustls_detail(&e), suppressed,
                             "channel listener: TLS handshake failed");
                     }
                     return;

@@ -71,16 +71,23 @@ fn import(
     certs: &crate::mqsc::tls::Certificates,
 ) -> ExitCode {
     let name = file.display().to_string();
-    let text = if file.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map(|_| s)
+    let bytes = if file.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::stdin().read_to_end(&mut b).map(|_| b)
     } else {
-        std::fs::read_to_string(file)
+        std::fs::read(file)
     };
-    let text = match text {
-        Ok(t) => t,
+    let bytes = match bytes {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("mqgate mqsc import: cannot read {name}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let text = match crate::mqsc::script_text(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("mqgate mqsc import: {name}: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -123,7 +130,10 @@ fn export(config: Option<PathBuf>) -> ExitCode {
     let c = match loaded {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("{e}");
+            // One error a line, each led by the command as its other lines are.
+            for line in e.to_string().lines() {
+                eprintln!("mqgate mqsc export: {line}");
+            }
             return ExitCode::FAILURE;
         }
     };

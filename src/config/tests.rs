@@ -116,6 +116,20 @@ fn first_error(text: &str) -> String {
 }
 
 #[test]
+fn a_bad_sslpeer_is_placed_at_its_value() {
+    // docs/config.md: LINE:COLUMN is where the offending value starts, the
+    // path names the key. `    sslpeer: 'CN'` on line 6: the value starts
+    // at column 14; "CN" has no `=` (IBM MQ "SSLPEER": attribute=value pairs).
+    let e = first_error(
+        "channels:\n  - name: TO.B\n    type: sender\n    xmit_queue: Q\n    connect: 127.0.0.1:1414\n    sslpeer: 'CN'\n",
+    );
+    assert!(
+        e.starts_with("6:14: channels[0].sslpeer: SSLPEER \"CN\": "),
+        "{e}"
+    );
+}
+
+#[test]
 fn errors_inside_a_queue_entry_keep_their_line_and_column() {
     // Before the fix these were all reported at 2:3 ("queues: ..."): the
     // internally tagged entry lost serde_yaml's positions.
@@ -123,8 +137,23 @@ fn errors_inside_a_queue_entry_keep_their_line_and_column() {
     // `    max_depth: -1` on line 4: the value starts at column 16.
     let e = first_error(&format!("{head}    max_depth: -1\n"));
     assert!(
-        e.starts_with("4:16: queues[0].max_depth: invalid type: integer `-1`, expected usize"),
+        e.starts_with(
+            "4:16: queues[0].max_depth: invalid type: integer `-1`, expected a whole number (0 or more)"
+        ),
         "{e}"
+    );
+    // docs/config.md (check-config, at its start): Rust's type names in
+    // plain words (a u64 field), the range of a small integer type given
+    // (u16: 0 to 65535, the Rust reference's "Integer types").
+    let e = first_error("http:\n  header_read_timeout_ms: soon\n");
+    assert!(e.ends_with("expected a whole number (0 or more)"), "{e}");
+    assert_eq!(
+        super::plain_types("invalid value: integer `70000`, expected u16"),
+        "invalid value: integer `70000`, expected a whole number from 0 to 65535"
+    );
+    assert_eq!(
+        super::plain_types("expected u16s, expected usize"),
+        "expected u16s, expected a whole number (0 or more)"
     );
     // serde_yaml's own " at line X column Y" is not repeated.
     assert!(!e.contains(" at line "), "{e}");

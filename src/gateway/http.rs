@@ -69,7 +69,7 @@ impl Timeouts {
 /// Serves `app` on `listener` until `stop` fires, one task per connection
 /// (HTTP/1.1 with keep-alive, as axum's own server), over TLS when `tls`
 /// is given (the handshake in the connection's task; one that fails is
-/// logged at DEBUG and closed). Once `stop` fires no
+/// logged at WARN, once a minute per peer address and error, and closed). Once `stop` fires no
 /// connection is accepted any more, and each open one finishes the request
 /// it is handling and closes (hyper's graceful shutdown). Never fails: a
 /// failed accept is retried by the listener.
@@ -110,7 +110,15 @@ pub(super) async fn serve(
                     match started {
                         Ok((s, identity)) => (s, identity.dn.map(Arc::<str>::from)),
                         Err(e) => {
-                            tracing::debug!(peer = %peer, error = %e, "HTTPS handshake failed");
+                            // A client that keeps retrying with an untrusted
+                            // certificate: one line a minute per address and error.
+                            if let Some(suppressed) =
+                                TLS_FAILED.admit(&format!("{} {e}", peer.ip()))
+                            {
+                                tracing::warn!(peer = %peer, error = %e,
+                                    detail = crate::security::tls::rustls_detail(&e), suppressed,
+                                    "HTTPS listener: TLS handshake failed");
+                            }
                             return;
                         }
                     }
@@ -224,6 +232,9 @@ impl TrackedListener {
         }
     }
 }
+
+/// Failed TLS handshakes, per peer address and error (src/log_limit.rs).
+static TLS_FAILED: Repeats = Repeats::per_minute();
 
 /// Connections refused at a limit, per limit (src/log_limit.rs).
 static OVER_LIMIT: Repeats = Repeats::per_minute();

@@ -31,6 +31,9 @@ pub struct ReloadReport {
     /// TLS listener and outbound connection has its files read again
     /// (docs/security.md "Reloading certificates").
     pub certificates_failed: Vec<String>,
+    /// Whether any `tls:` setting is in force; without one the summary says
+    /// `certificates none` (nothing was read again).
+    pub certificates_in_use: bool,
     /// The `exits:` section changed: put in force for new work, every
     /// outbound channel restarted with it.
     pub exits: bool,
@@ -99,7 +102,9 @@ impl fmt::Display for ReloadReport {
             } else {
                 self.security.join(", ")
             },
-            if self.certificates_failed.is_empty() {
+            if !self.certificates_in_use {
+                "none".to_string()
+            } else if self.certificates_failed.is_empty() {
                 "reloaded".to_string()
             } else {
                 format!("not reloaded for {}", self.certificates_failed.join(", "))
@@ -334,6 +339,7 @@ impl Live {
             &mut report.needs_restart,
         );
         report.security = self.apply_security(security);
+        report.certificates_in_use = !self.tls.is_empty();
         report.certificates_failed = crate::security::tls::reload_certificates(&self.tls)
             .into_iter()
             .map(|(setting, e)| format!("{setting}: {e}"))

@@ -81,17 +81,30 @@ async fn authenticate(
     let (first, second) = (values.next(), values.next());
     let token = match (first, second) {
         (None, _) => {
-            let mapped = req
+            let dn = req
                 .extensions()
                 .get::<ClientCertificate>()
-                .and_then(|c| certificate_principal(&auth, &c.0))
+                .map(|c| c.0.clone());
+            let mapped = dn
+                .as_deref()
+                .and_then(|dn| certificate_principal(&auth, dn))
                 .map(|p| p.with_grants(Arc::clone(&now.authorities)));
-            return match mapped {
-                Some(p) => {
+            return match (mapped, dn) {
+                (Some(p), _) => {
                     req.extensions_mut().insert(p);
                     next.run(req).await
                 }
-                None => unauthorized(None, "the request has no Authorization: Bearer token"),
+                // The operator's likely mistake is the mapping: name the DN.
+                (None, Some(dn)) => unauthorized(
+                    None,
+                    &format!(
+                        "the client certificate's subject DN {dn:?} maps to no principal \
+                         (security.certificates) and the request has no Authorization: Bearer token"
+                    ),
+                ),
+                (None, None) => {
+                    unauthorized(None, "the request has no Authorization: Bearer token")
+                }
             };
         }
         (Some(_), Some(_)) => {

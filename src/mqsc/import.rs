@@ -58,6 +58,9 @@ struct Importer {
     /// The certificate files of TLS settings.
     certs: Certificates,
     notes: Vec<Note>,
+    /// The line of the DEFINE that created each object: queues and
+    /// channels by (is a channel, name), queues sharing one name space.
+    defined: std::collections::BTreeMap<(bool, String), usize>,
 }
 
 /// The object as MQSC names it: `QLOCAL('APP.IN')`.
@@ -148,6 +151,26 @@ impl Importer {
                 "SYSTEM.* objects are the queue manager's own; not imported",
                 false,
             );
+        }
+        // IBM MQ "DEFINE queues" / "DEFINE CHANNEL": NOREPLACE is the
+        // default, and a DEFINE of an object that exists without REPLACE
+        // fails; the object keeps its first definition.
+        let id = (object == "CHANNEL", name.to_string());
+        let replace = c.params.iter().any(|p| p.keyword == "REPLACE");
+        if let Some(&first) = self.defined.get(&id) {
+            if !replace {
+                return self.note(
+                    c.line,
+                    subject(c),
+                    &format!(
+                        "already defined at line {first}, and this DEFINE has no REPLACE \
+                         (IBM MQ refuses it); not imported"
+                    ),
+                    true,
+                );
+            }
+        } else {
+            self.defined.insert(id, c.line);
         }
         match object {
             "QLOCAL" | "QMODEL" => self.local(c, name, object == "QMODEL"),

@@ -38,6 +38,35 @@ impl std::fmt::Display for Note {
     }
 }
 
+/// The text of an MQSC script read as `bytes`: UTF-8, a byte order mark at
+/// the start (EF BB BF, which Windows editors and dmpmqcfg output on Windows
+/// may carry) left out. Errors: bytes that are not UTF-8, with the line and
+/// column (1-based, in bytes) and the offset from the start (bytes) of the
+/// first invalid byte.
+pub fn script_text(bytes: Vec<u8>) -> Result<String, String> {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let bytes = match bytes.strip_prefix(BOM) {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        format!(
+            "not UTF-8 text: line {line}, column {} (byte offset {at}) holds the byte 0x{:02X}, \
+             which starts no valid UTF-8 character",
+            at - line_start + 1,
+            bytes[at]
+        )
+    })
+}
+
 /// MQ's HBINT default for message channels, seconds (IBM MQ "DEFINE
 /// CHANNEL": HBINT 300 on SYSTEM.DEF.SENDER and SYSTEM.DEF.RECEIVER).
 pub const MQ_CHANNEL_HBINT_S: u32 = 300;

@@ -130,7 +130,8 @@ pub(crate) async fn serve(
                         } {
                             Ok((s, identity)) => (s, identity.dn),
                             Err(e) => {
-                                tracing::info!(%peer, error = %e, "MQTT TLS handshake failed");
+                                tracing::info!(%peer, error = %e,
+                                    detail = crate::security::tls::rustls_detail(&e), "MQTT TLS handshake failed");
                                 return;
                             }
                         },

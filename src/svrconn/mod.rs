@@ -134,7 +134,8 @@ pub(crate) async fn serve(
                         } {
                             Ok(accepted) => accepted,
                             Err(e) => {
-                                tracing::info!(%peer, error = %e, "MQ client TLS handshake failed");
+                                tracing::info!(%peer, error = %e,
+                                    detail = crate::security::tls::rustls_detail(&e), "MQ client TLS handshake failed");
                                 return;
                             }
                         },

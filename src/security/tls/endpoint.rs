@@ -92,7 +92,8 @@ impl TlsServer {
     /// [`HANDSHAKE_TIMEOUT`]). Returns the stream and the peer with the
     /// subject DN of its certificate. Errors: the handshake failed (an
     /// untrusted, expired or missing client certificate, an old TLS
-    /// version, ...) or timed out; the connection is then closed.
+    /// version, ...) or timed out; the connection is then closed. A client
+    /// that offered no version the listener accepts is [`NoCommonVersion`].
     pub async fn accept(
         &self,
         tcp: TcpStream,
@@ -103,10 +104,79 @@ impl TlsServer {
             .await
             .map_err(|_| {
                 std::io::Error::new(std::io::ErrorKind::TimedOut, "TLS handshake timed out")
-            })??;
+            })?
+            .map_err(|e| no_common_version(e, self.config.min_version))?;
         let peer = PeerIdentity::of_certificates(addr, tls.get_ref().1.peer_certificates());
         Ok((Stream::Server(Box::new(tls)), peer))
     }
+}
+
+/// A handshake refused because the client offered no TLS version the
+/// listener accepts (a TLS 1.0 or 1.1 client, or a TLS 1.2 one where
+/// `min_version` is `"1.3"`; docs/security.md "TLS"). Its text says so in
+/// plain words; `detail` keeps rustls' own name of the refusal.
+#[derive(Debug)]
+pub struct NoCommonVersion {
+    /// The versions the listener accepts, e.g. `TLS 1.2 or later`.
+    pub accepted: &'static str,
+    /// rustls' error, e.g. `peer is incompatible: Tls12NotOffered`.
+    pub detail: String,
+}
+
+impl fmt::Display for NoCommonVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the client offered no TLS version this listener accepts ({})",
+            self.accepted
+        )
+    }
+}
+
+impl std::error::Error for NoCommonVersion {}
+
+/// rustls' detail of a failed handshake that [`TlsServer::accept`] reported
+/// in plain words ([`NoCommonVersion`]), for a log field; `None` for others.
+pub fn rustls_detail(e: &std::io::Error) -> Option<&str> {
+    e.get_ref()?
+        .downcast_ref::<NoCommonVersion>()
+        .map(|n| n.detail.as_str())
+}
+
+/// `e` as [`NoCommonVersion`] when rustls refused the client for offering
+/// no version this side accepts: an old client sends neither the
+/// supported_versions (RFC 8446 4.2.1) nor the signature_algorithms (RFC
+/// 5246 7.4.1.4.1) extension, or a version below TLS 1.2; others as they are.
+fn no_common_version(e: std::io::Error, min: super::MinVersion) -> std::io::Error {
+    use rustls::PeerIncompatible as P;
+    let old_client = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        .is_some_and(|r| {
+            matches!(
+                r,
+                rustls::Error::PeerIncompatible(
+                    P::SupportedVersionsExtensionRequired
+                        | P::SignatureAlgorithmsExtensionRequired
+                        | P::Tls12NotOffered
+                        | P::Tls12NotOfferedOrEnabled
+                )
+            )
+        });
+    if !old_client {
+        return e;
+    }
+    let accepted = match min {
+        super::MinVersion::Tls12 => "TLS 1.2 or later",
+        super::MinVersion::Tls13 => "TLS 1.3",
+    };
+    std::io::Error::new(
+        e.kind(),
+        NoCommonVersion {
+            accepted,
+            detail: e.to_string(),
+        },
+    )
 }
 
 impl Reload for TlsServer {

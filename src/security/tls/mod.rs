@@ -23,7 +23,7 @@ pub mod stream;
 
 pub use build::{client_config, server_config};
 pub use config::{ClientAuth, MinVersion, Side, TlsConfig};
-pub use endpoint::{ClientTls, TlsClient, TlsServer};
+pub use endpoint::{ClientTls, NoCommonVersion, TlsClient, TlsServer, rustls_detail};
 pub use peer::PeerIdentity;
 pub use reload::{TlsEndpoints, reload_certificates};
 pub use sslpeer::SslPeer;

@@ -30,6 +30,12 @@ impl TlsEndpoints {
         }
     }
 
+    /// Whether no TLS listener or outbound connection is registered (no
+    /// `tls:` setting is in force).
+    pub fn is_empty(&self) -> bool {
+        self.live().is_empty()
+    }
+
     fn live(&self) -> Vec<Arc<dyn Reload>> {
         self.0
             .lock()

@@ -165,8 +165,20 @@ impl fmt::Display for SslPeer {
 
 impl<'de> serde::Deserialize<'de> for SslPeer {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        SslPeer::parse(&s).map_err(serde::de::Error::custom)
+        // Parsed inside the visitor, while the deserializer is still at the
+        // value: serde_yaml then places an error at `sslpeer`'s value, not at
+        // the entry that holds it.
+        struct Filter;
+        impl serde::de::Visitor<'_> for Filter {
+            type Value = SslPeer;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an SSLPEER filter string")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<SslPeer, E> {
+                SslPeer::parse(s).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Filter)
     }
 }
 
