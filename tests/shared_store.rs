@@ -233,7 +233,10 @@ impl Rng {
 }
 
 const ROUNDS: usize = 21;
-const PER_ROUND: usize = 100;
+// 21 × 480 = 10,080 messages: the 10,000; a round long enough that
+// a kill 20-120 ms after the sender started meets it mid-transfer even on
+// a quiet machine (at 100 a round was over before the kill).
+const PER_ROUND: usize = 480;
 const DEVICES: usize = 5;
 
 #[test]
@@ -279,7 +282,7 @@ fn a_sender_channel_moving_between_three_gateways_through_21_kills_delivers_exac
             .spawn()
             .unwrap();
         // A random point in the round: before, between or inside batches.
-        std::thread::sleep(Duration::from_millis(50 + rng.below(150)));
+        std::thread::sleep(Duration::from_millis(20 + rng.below(100)));
         gs[victim].kill9();
         // The sender's reconnects reach the next gateway, which is running.
         target.store(victim + 1, Ordering::SeqCst);
@@ -320,20 +323,26 @@ fn a_sender_channel_moving_between_three_gateways_through_21_kills_delivers_exac
             }
         }
     }
-    for d in 0..DEVICES {
-        let q = format!("DEV{d:04}%2FINBOX");
-        // Pulled from the gateways in turn: each message once, in order.
-        for i in 0..per_device {
-            let (st, m) = gs[i % 3].get_ack(&q, "wait_ms=10000");
-            assert_eq!(st, 200, "{m}");
-            assert_eq!(
-                data(&m),
-                format!("{i:06}").into_bytes(),
-                "DEV{d:04} message {i}"
-            );
+    // Each device's queue pulled from the gateways in turn (the devices at
+    // once): each message once, in order.
+    std::thread::scope(|scope| {
+        for d in 0..DEVICES {
+            let gs = &gs;
+            scope.spawn(move || {
+                let q = format!("DEV{d:04}%2FINBOX");
+                for i in 0..per_device {
+                    let (st, m) = gs[i % 3].get_ack(&q, "wait_ms=10000");
+                    assert_eq!(st, 200, "{m}");
+                    assert_eq!(
+                        data(&m),
+                        format!("{i:06}").into_bytes(),
+                        "DEV{d:04} message {i}"
+                    );
+                }
+                for g in gs {
+                    assert_eq!(g.next(&q, "wait_ms=0").0, 404);
+                }
+            });
         }
-        for g in &gs {
-            assert_eq!(g.next(&q, "wait_ms=0").0, 404);
-        }
-    }
+    });
 }
