@@ -50,21 +50,13 @@ pub async fn connect(
             a.password().unwrap_or_default().to_string(),
         );
     }
-    if let Some(path) = &c.credentials {
-        opts = opts
-            .credentials_file(path)
-            .await
-            .map_err(|e| format!("bus: credentials file {}: {e}", path.display()))?;
-    }
-    if let Some(tls) = &c.tls {
-        if let Some(ca) = &tls.ca {
-            opts = opts.add_root_certificates(ca.clone());
-        }
-        if let (Some(cert), Some(key)) = (&tls.cert, &tls.key) {
-            opts = opts.add_client_certificate(cert.clone(), key.clone());
-        }
-        opts = opts.require_tls(true);
-    }
+    let opts = crate::store::jetstream::connect::credentials_and_tls(
+        opts,
+        c.credentials.as_deref(),
+        c.tls.as_ref(),
+    )
+    .await
+    .map_err(|e| format!("bus: {e}"))?;
     let seen = Arc::new(AtomicU64::new(0));
     let opts = opts
         .name("mqgate bus")

@@ -168,6 +168,7 @@ pub trait Store: Send + Sync {
 pub const MEMBER_BITS: u32 = 10;
 
 /// The most members a shared store has at once (`1 << MEMBER_BITS`).
+#[cfg(feature = "nats")]
 pub const MAX_MEMBERS: u16 = 1 << MEMBER_BITS;
 
 /// A change another gateway (or this one) made to a shared store, as the

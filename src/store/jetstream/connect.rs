@@ -38,23 +38,9 @@ pub async fn connect(o: &NatsStorage, reconnects: Arc<AtomicU64>) -> Result<Clie
             a.password().unwrap_or_default().to_string(),
         );
     }
-    if let Some(path) = &o.credentials {
-        opts = opts
-            .credentials_file(path)
-            .await
-            .map_err(|e| OpenError::Credentials {
-                detail: format!("credentials file {}: {e}", path.display()),
-            })?;
-    }
-    if let Some(tls) = &o.tls {
-        if let Some(ca) = &tls.ca {
-            opts = opts.add_root_certificates(ca.clone());
-        }
-        if let (Some(cert), Some(key)) = (&tls.cert, &tls.key) {
-            opts = opts.add_client_certificate(cert.clone(), key.clone());
-        }
-        opts = opts.require_tls(true);
-    }
+    let opts = credentials_and_tls(opts, o.credentials.as_deref(), o.tls.as_ref())
+        .await
+        .map_err(|detail| OpenError::Credentials { detail })?;
     let seen = Arc::new(AtomicU64::new(0));
     let opts = opts
         .name("mqgate")
@@ -230,6 +216,34 @@ pub fn check_sync(o: &NatsStorage) -> Result<(), OpenError> {
         "storage: DURABILITY AT RISK: {detail}; starting anyway because require_sync_always is false"
     );
     Ok(())
+}
+
+/// `opts` with a NATS credentials file (`credentials`, a `.creds` file) and
+/// TLS (`tls`: the CA certificates the server's is checked against, a
+/// client certificate and key, TLS required), as `storage` and `bus` both
+/// configure them (docs/config.md). Errors: the credentials file cannot be
+/// read, naming it.
+pub(crate) async fn credentials_and_tls(
+    mut opts: ConnectOptions,
+    credentials: Option<&std::path::Path>,
+    tls: Option<&crate::store::nats_config::NatsTls>,
+) -> Result<ConnectOptions, String> {
+    if let Some(path) = credentials {
+        opts = opts
+            .credentials_file(path)
+            .await
+            .map_err(|e| format!("credentials file {}: {e}", path.display()))?;
+    }
+    if let Some(tls) = tls {
+        if let Some(ca) = &tls.ca {
+            opts = opts.add_root_certificates(ca.clone());
+        }
+        if let (Some(cert), Some(key)) = (&tls.cert, &tls.key) {
+            opts = opts.add_client_certificate(cert.clone(), key.clone());
+        }
+        opts = opts.require_tls(true);
+    }
+    Ok(opts)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! while one is being applied, so that they never see a batch in part.
 
 mod bridge;
-mod connect;
+pub(crate) mod connect;
 mod error;
 mod lock;
 mod members;
