@@ -90,9 +90,40 @@ impl Server {
     /// addresses, `{store}` in it replaced by a directory of the server's
     /// own.
     pub fn with(program: &Path, body: &str) -> Server {
+        // A port found free may be taken by a parallel test before the
+        // server binds it; the server then exits: new ports, up to 3 times.
+        for _ in 0..2 {
+            let mut s = Server::prepare(program, body);
+            s.spawn();
+            if s.healthy_or_exited() {
+                return s;
+            }
+        }
         let mut s = Server::prepare(program, body);
         s.run();
         s
+    }
+
+    /// Waits until the server is healthy (true) or its process has exited
+    /// (false), at most 20 s.
+    fn healthy_or_exited(&mut self) -> bool {
+        let t = Instant::now();
+        let health = format!("{}/healthz", self.monitor);
+        while ureq::get(&health).call().is_err() {
+            let exited = self
+                .child
+                .as_mut()
+                .is_none_or(|c| !matches!(c.try_wait(), Ok(None)));
+            if exited {
+                return false;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "nats-server did not become healthy"
+            );
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        true
     }
 
     /// [`Server::with`] without starting it: [`Server::spawn`] and
