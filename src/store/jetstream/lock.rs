@@ -48,6 +48,27 @@ pub(super) fn random_id() -> String {
     hex::encode(b)
 }
 
+/// The JSON record of an owner (or, with `member`, of a member of a shared
+/// stream): its liveness subject `live`, member number, host name, process
+/// id and start (seconds since the epoch), in that order.
+pub(super) fn owner_record(live: &str, member: Option<u16>) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut r = serde_json::Map::new();
+    r.insert("owner".into(), live.into());
+    if let Some(n) = member {
+        r.insert("member".into(), n.into());
+    }
+    r.insert("host".into(), host.into());
+    r.insert("pid".into(), std::process::id().into());
+    r.insert("started".into(), started.into());
+    serde_json::Value::Object(r).to_string()
+}
+
 /// Takes the stream for this gateway, or says who holds it.
 pub async fn acquire(client: &Client, subjects: &Subjects) -> Result<Owner, OpenError> {
     let stream = subjects.stream();
@@ -110,19 +131,7 @@ pub async fn acquire(client: &Client, subjects: &Subjects) -> Result<Owner, Open
     }
     let id = random_id();
     let live = subjects.owner(&id);
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default();
-    let started = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let record = serde_json::json!({
-        "owner": live,
-        "host": host,
-        "pid": std::process::id(),
-        "started": started,
-    })
-    .to_string();
+    let record = owner_record(&live, None);
     let record = bytes::Bytes::from(record);
     let mut sub = client
         .subscribe(live.clone())

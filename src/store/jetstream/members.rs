@@ -15,7 +15,7 @@
 //! owner record: a member whose number was taken over cannot write.
 
 use super::error::OpenError;
-use super::lock::random_id;
+use super::lock::{owner_record, random_id};
 use super::publish::{WRONG_LAST_SEQUENCE, publish_owner};
 use super::read::last_on;
 use super::subjects::Subjects;
@@ -111,12 +111,6 @@ pub async fn join(client: &Client, subjects: &Subjects) -> Result<Member, OpenEr
     };
     let id = random_id();
     let live = subjects.owner(&id);
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default();
-    let started = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
     let own = client
         .subscribe(live.clone())
         .await
@@ -155,16 +149,7 @@ pub async fn join(client: &Client, subjects: &Subjects) -> Result<Member, OpenEr
                 }
             }
         };
-        let record = bytes::Bytes::from(
-            serde_json::json!({
-                "owner": live,
-                "member": n,
-                "host": host,
-                "pid": std::process::id(),
-                "started": started,
-            })
-            .to_string(),
-        );
+        let record = bytes::Bytes::from(owner_record(&live, Some(n)));
         let _ = tx.send(record.clone());
         match publish_owner(client, subject, record.clone(), expected).await {
             Ok(seq) => {
