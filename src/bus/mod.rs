@@ -46,21 +46,11 @@ pub async fn connect(c: &config::BusConfig) -> Result<Connected, String> {
     let (tx, events) = tokio::sync::mpsc::unbounded_channel();
     let status = std::sync::Arc::new(status::BusStatus::new(&c.servers, &c.subject_prefix));
     let client = connect::connect(c, tx, std::sync::Arc::clone(&status)).await?;
-    let mut b = [0u8; 8];
-    if getrandom::fill(&mut b).is_err() {
-        // No random source: the clock and the process id still differ
-        // between runs and processes.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        b = (nanos ^ (u64::from(std::process::id()) << 32)).to_be_bytes();
-    }
     Ok(Connected {
         client,
         events,
         config: c.clone(),
-        id: hex::encode_upper(b),
+        id: crate::rv::bus::gateway_unique(),
         status,
     })
 }

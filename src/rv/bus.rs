@@ -95,8 +95,9 @@ fn receives(entry: &Entry, subject: &Subject<'_>, origin: Origin) -> bool {
 }
 
 /// Sixteen hex digits that no other gateway (or run of this one) is
-/// likely to use: the middle element of this bus's inbox names.
-fn gateway_unique() -> String {
+/// likely to use: the middle element of this bus's inbox names, and the
+/// name of a gateway on the NATS bus between gateways (src/bus/).
+pub(crate) fn gateway_unique() -> String {
     let mut b = [0u8; 8];
     if getrandom::fill(&mut b).is_err() {
         // No random source: the clock and the process id still differ
