@@ -502,6 +502,14 @@ fn check_flow(g: &Gateway, q: &str, flow: Flow) {
     assert_eq!(drain(g, q), sent, "lost, duplicated or reordered");
 }
 
+/// Writes `config` as `g`'s configuration file, sends SIGHUP and returns
+/// the `n`th "configuration reloaded" line.
+fn reload_to(g: &Gateway, config: &str, n: usize) -> String {
+    std::fs::write(g.config_path(), config).unwrap();
+    g.hangup();
+    reloaded(g, n)
+}
+
 /// Waits for the `n`th reload summary in `g`'s log and returns it.
 fn reloaded(g: &Gateway, n: usize) -> String {
     let log = wait_log(g, "configuration reloaded:", n);
@@ -580,9 +588,7 @@ fn sighup_changes_devices_and_keeps_queued_messages_and_leases() {
     assert_eq!(common::data(&leased), b"a0");
 
     let flow = Flow::start(&g.base, "Q.FLOW");
-    std::fs::write(g.config_path(), devices_config("['DEVA*', 'DEVB*']", 6)).unwrap();
-    g.hangup();
-    let line = reloaded(&g, 1);
+    let line = reload_to(&g, &devices_config("['DEVA*', 'DEVB*']", 6), 1);
     assert!(line.contains("; devices reloaded;"), "{line}");
     // No `tls:` setting: nothing to read again (docs/operations.md
     // "Reloading the configuration").
@@ -615,9 +621,7 @@ fn sighup_changes_devices_and_keeps_queued_messages_and_leases() {
     );
 
     // DEVB* gone again: its devices are refused from the next put.
-    std::fs::write(g.config_path(), devices_config("['DEVA*']", 6)).unwrap();
-    g.hangup();
-    let line = reloaded(&g, 2);
+    let line = reload_to(&g, &devices_config("['DEVA*']", 6), 2);
     assert!(line.contains("; devices reloaded;"), "{line}");
     assert_eq!(put_device(&g, "DEVB1", "b1"), (404, Some(2087)));
     assert_eq!(put_device(&g, "DEVA1", "a7"), (201, None));
@@ -805,6 +809,18 @@ fn send(g: &Gateway, channel: &str, bodies: &[String]) -> std::process::Output {
         .unwrap()
 }
 
+/// Sends `bodies` through `channel`, which must be refused: `mqgate send`
+/// exits 1 naming `mqrc` (README.md "Message channels and devices": a CLOSE ends it
+/// with status 1).
+fn send_refused(g: &Gateway, channel: &str, bodies: &[String], mqrc: u32) {
+    let out = send(g, channel, bodies);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&mqrc.to_string()),
+        "{out:?}"
+    );
+}
+
 /// Sends `bodies` through `channel`, which must confirm them all.
 fn send_ok(g: &Gateway, channel: &str, bodies: &[String]) {
     let out = send(g, channel, bodies);
@@ -858,9 +874,7 @@ fn sighup_gives_queues_opened_afterwards_a_new_exit_chain() {
     }
     let flow = Flow::start(&g.base, "Q.FLOW");
     let exits = "exits:\n  queues:\n    APP.IN:\n      before_put:\n        - exit: convert\n          data: \"ccsid=500\"\n";
-    std::fs::write(g.config_path(), receiving(exits)).unwrap();
-    g.hangup();
-    let line = reloaded(&g, 1);
+    let line = reload_to(&g, &receiving(exits), 1);
     assert!(line.contains("; exits reloaded;"), "{line}");
     for _ in 0..2 {
         assert_eq!(g.put("APP.IN", "format=MQSTR&ccsid=819", b"ABC").0, 201);
@@ -920,12 +934,7 @@ fn sighup_adds_and_removes_receiver_channels() {
     send_ok(&g, "RCV.B", &bodies(3, 6));
     let (mqrc, text) = refused_hello(&g, "RCV.A");
     assert_eq!(mqrc, 2540, "{text}");
-    let out = send(&g, "RCV.A", &bodies(6, 7));
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("2540"),
-        "{out:?}"
-    );
+    send_refused(&g, "RCV.A", &bodies(6, 7), 2540);
     assert_eq!(drain(&g, "Q.IN"), bodies(0, 6));
     check_flow(&g, "Q.FLOW", flow);
 }
@@ -946,9 +955,7 @@ fn sighup_puts_a_new_blocking_chlauth_rule_in_force() {
     let blocked = format!(
         "{channels}security:\n  chlauth:\n    - {{ channel: '*', address: 127.0.0.1, action: block }}\n"
     );
-    std::fs::write(g.config_path(), receiving(&blocked)).unwrap();
-    g.hangup();
-    let line = reloaded(&g, 1);
+    let line = reload_to(&g, &receiving(&blocked), 1);
     assert!(line.contains("chlauth rules 1"), "{line}");
     let (mqrc, text) = refused_hello(&g, "RCV.A");
     assert_eq!(mqrc, 2035, "{text}");
@@ -956,16 +963,9 @@ fn sighup_puts_a_new_blocking_chlauth_rule_in_force() {
         text.contains("security.chlauth[0] (channel=* address=\"127.0.0.1\" action=block)"),
         "{text}"
     );
-    let out = send(&g, "RCV.A", &bodies(2, 3));
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("2035"),
-        "{out:?}"
-    );
+    send_refused(&g, "RCV.A", &bodies(2, 3), 2035);
 
-    std::fs::write(g.config_path(), receiving(channels)).unwrap();
-    g.hangup();
-    let line = reloaded(&g, 2);
+    let line = reload_to(&g, &receiving(channels), 2);
     assert!(line.contains("chlauth rules 0"), "{line}");
     send_ok(&g, "RCV.A", &bodies(3, 5));
     assert_eq!(drain(&g, "Q.IN"), ["m0", "m1", "m3", "m4"]);
@@ -989,19 +989,12 @@ fn sighup_puts_a_lowered_connection_limit_in_force() {
         .map(|_| TcpStream::connect(g.listen_addr()).unwrap())
         .collect();
     let low = format!("{channels}security:\n  limits:\n    connections: 3\n");
-    std::fs::write(g.config_path(), receiving(&low)).unwrap();
-    g.hangup();
-    let line = reloaded(&g, 1);
+    let line = reload_to(&g, &receiving(&low), 1);
     assert!(line.contains("limits"), "{line}");
     let (mqrc, text) = refused_hello(&g, "RCV.A");
     assert_eq!(mqrc, 2537, "{text}");
     assert!(text.contains("security.limits.connections = 3"), "{text}");
-    let out = send(&g, "RCV.A", &bodies(2, 3));
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("2537"),
-        "{out:?}"
-    );
+    send_refused(&g, "RCV.A", &bodies(2, 3), 2537);
     // Closed, they no longer count: a sender gets in (the gateway notices
     // the closes in its own time).
     drop(held);

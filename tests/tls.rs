@@ -14,7 +14,7 @@
 mod common;
 
 use common::call;
-use common::pki::{Pki, run};
+use common::pki::{Pki, run, s_client};
 use mqgate::config::Config;
 use mqgate::gateway::{Gateway, Handle};
 use serde_json::Value;
@@ -77,28 +77,6 @@ fn rand_suffix() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     N.fetch_add(1, Ordering::SeqCst)
-}
-
-/// `openssl s_client` to `addr` with more `args`, no input: (exit status
-/// success, stdout and stderr together).
-async fn s_client(dir: &Path, addr: String, args: Vec<String>) -> (bool, String) {
-    let dir = dir.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let mut all = vec!["s_client".to_string(), "-connect".into(), addr];
-        all.extend(args);
-        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
-        let out = Command::new("openssl")
-            .args(&refs)
-            .current_dir(&dir)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("openssl cannot be run: install it (.ci/run does)");
-        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-        text.push_str(&String::from_utf8_lossy(&out.stderr));
-        (out.status.success(), text)
-    })
-    .await
-    .unwrap()
 }
 
 /// The serial number of the certificate the server at `addr` presents,

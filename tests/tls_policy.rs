@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::pki::{Pki, run};
+use common::pki::{Pki, run, s_client};
 use mqgate::config::Config;
 use mqgate::gateway::Gateway;
 use mqgate::security::tls::{TlsClient, TlsConfig, TlsEndpoints};
@@ -46,27 +46,6 @@ devices:
     let mut c = Config::from_yaml(&text, "test.yaml").map_err(|e| e.to_string())?;
     c.storage.data_dir = dir.join("data");
     Ok(c)
-}
-
-/// `openssl s_client` to `addr` with `args`, no input: (exit status
-/// success, stdout and stderr together).
-async fn s_client(dir: &Path, addr: String, args: Vec<String>) -> (bool, String) {
-    let dir = dir.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let mut all = vec!["s_client".to_string(), "-connect".into(), addr];
-        all.extend(args);
-        let out = Command::new("openssl")
-            .args(&all)
-            .current_dir(&dir)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("openssl cannot be run: install it (.ci/run does)");
-        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-        text.push_str(&String::from_utf8_lossy(&out.stderr));
-        (out.status.success(), text)
-    })
-    .await
-    .unwrap()
 }
 
 /// `curl` GET of `url` with `args`: (HTTP status as curl prints it, `000`

@@ -162,3 +162,25 @@ impl Pki {
         self.dir.join(file).display().to_string()
     }
 }
+
+/// `openssl s_client` to `addr` with more `args`, no input, run in `dir`
+/// off the async runtime: (exit status success, stdout and stderr
+/// together).
+pub async fn s_client(dir: &Path, addr: String, args: Vec<String>) -> (bool, String) {
+    let dir = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut all = vec!["s_client".to_string(), "-connect".into(), addr];
+        all.extend(args);
+        let out = Command::new("openssl")
+            .args(&all)
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("openssl cannot be run: install it (.ci/run does)");
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), text)
+    })
+    .await
+    .unwrap()
+}
