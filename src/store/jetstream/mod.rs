@@ -314,18 +314,13 @@ impl JetStreamStore {
 
     fn apply_locked(&self, w: &mut Writer, batch: &Batch) -> Result<(), StoreError> {
         self.ready(w, "apply")?;
-        let mut plan = plan::plan(batch, &self.subjects, &w.multi, self.max_chunk);
-        if self.shared.is_some() {
-            // The other gateways learn of a deleted record from its marker
-            // on their tail: it must outlive a tail that lags under load.
-            for m in &mut plan.messages {
-                for (name, value) in &mut m.headers {
-                    if *name == "Nats-TTL" {
-                        *value = subjects::SHARED_DELETED_TTL.into();
-                    }
-                }
-            }
-        }
+        // On a shared stream the other gateways learn of a deleted record
+        // from its marker on their tail: it must outlive a tail that lags.
+        let ttl = match self.shared {
+            Some(_) => subjects::SHARED_DELETED_TTL,
+            None => subjects::DELETED_TTL,
+        };
+        let mut plan = plan::plan(batch, &self.subjects, &w.multi, self.max_chunk, ttl);
         let expectations = self.expect(w, batch, &mut plan.messages)?;
         if plan.messages.len() + 1 > publish::MAX_MESSAGES {
             return Err(StoreError::Refused {

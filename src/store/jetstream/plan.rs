@@ -7,7 +7,7 @@
 //! record and its parts deleted. Meta names are their own subjects. The
 //! owner record closes every batch (see [`super::lock`]).
 
-use super::subjects::{CHUNKS, DELETED, DELETED_TTL, SUMMARY, Subjects};
+use super::subjects::{CHUNKS, DELETED, SUMMARY, Subjects};
 use crate::store::Batch;
 use base64::Engine;
 use std::collections::{BTreeMap, HashMap};
@@ -33,22 +33,25 @@ pub struct Plan {
     pub chunks: Vec<(u64, Option<u32>)>,
 }
 
-fn deleted(subject: String) -> Outgoing {
+fn deleted(subject: String, ttl: &str) -> Outgoing {
     Outgoing {
         subject,
-        headers: vec![(DELETED, "1".into()), ("Nats-TTL", DELETED_TTL.into())],
+        headers: vec![(DELETED, "1".into()), ("Nats-TTL", ttl.into())],
         payload: bytes::Bytes::new(),
     }
 }
 
 /// The messages that apply `batch`, given the chunk counts of the records
 /// longer than one chunk now (`multi`), cutting records into chunks of at
-/// most `max_chunk` bytes (> 0).
+/// most `max_chunk` bytes (> 0), deletion markers living `deleted_ttl`
+/// (a `Nats-TTL` value: `DELETED_TTL`, or `SHARED_DELETED_TTL` on a shared
+/// stream).
 pub fn plan(
     batch: &Batch,
     subjects: &Subjects,
     multi: &HashMap<u64, u32>,
     max_chunk: usize,
+    deleted_ttl: &str,
 ) -> Plan {
     // The contract's rules: the last put of a key wins, deletes after puts,
     // the last meta of a name wins, a summary only for a key put.
@@ -102,17 +105,20 @@ pub fn plan(
         }
         let before = multi.get(&key).copied().unwrap_or(1);
         for i in n..before {
-            out.messages.push(deleted(subjects.part(key, i)));
+            out.messages
+                .push(deleted(subjects.part(key, i), deleted_ttl));
         }
         if n != before {
             out.chunks.push((key, (n > 1).then_some(n)));
         }
     }
     for &key in deletes.keys() {
-        out.messages.push(deleted(subjects.record(key)));
+        out.messages
+            .push(deleted(subjects.record(key), deleted_ttl));
         let before = multi.get(&key).copied().unwrap_or(1);
         for i in 1..before {
-            out.messages.push(deleted(subjects.part(key, i)));
+            out.messages
+                .push(deleted(subjects.part(key, i), deleted_ttl));
         }
         if before > 1 {
             out.chunks.push((key, None));
@@ -131,6 +137,7 @@ pub fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::jetstream::subjects::DELETED_TTL;
 
     fn subjects_of(p: &Plan) -> Vec<&str> {
         p.messages.iter().map(|m| m.subject.as_str()).collect()
@@ -150,7 +157,7 @@ mod tests {
             meta: vec![("m".into(), b"1".to_vec()), ("m".into(), b"2".to_vec())],
             summaries: vec![(2, b"\x00\xff".to_vec()), (8, b"ignored".to_vec())],
         };
-        let p = plan(&batch, &s, &HashMap::new(), 4);
+        let p = plan(&batch, &s, &HashMap::new(), 4, DELETED_TTL);
         assert_eq!(
             subjects_of(&p),
             [
@@ -177,7 +184,7 @@ mod tests {
             puts: vec![(5, b"0123456789".to_vec())],
             ..Batch::default()
         };
-        let p = plan(&put, &s, &HashMap::new(), 4);
+        let p = plan(&put, &s, &HashMap::new(), 4, DELETED_TTL);
         assert_eq!(
             subjects_of(&p),
             ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]
@@ -190,7 +197,7 @@ mod tests {
             puts: vec![(5, b"01234".to_vec())],
             ..Batch::default()
         };
-        let p = plan(&shrink, &s, &multi, 4);
+        let p = plan(&shrink, &s, &multi, 4, DELETED_TTL);
         assert_eq!(
             subjects_of(&p),
             ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]
@@ -201,7 +208,7 @@ mod tests {
             deletes: vec![5],
             ..Batch::default()
         };
-        let p = plan(&delete, &s, &multi, 4);
+        let p = plan(&delete, &s, &multi, 4, DELETED_TTL);
         assert_eq!(
             subjects_of(&p),
             ["P.store.rec.5", "P.store.part.5.1", "P.store.part.5.2"]
@@ -220,7 +227,7 @@ mod tests {
             summaries: vec![(1, vec![0, 0, 0])],
             ..Batch::default()
         };
-        let p = plan(&put, &s, &HashMap::new(), 10);
+        let p = plan(&put, &s, &HashMap::new(), 10, DELETED_TTL);
         let payloads: Vec<&[u8]> = p.messages.iter().map(|m| &m.payload[..]).collect();
         assert_eq!(payloads, [&b"abcdef"[..], b"ghijklmn"]);
         assert_eq!(
