@@ -464,6 +464,32 @@ fn http_routes_beyond_the_queue_api_check_authorities() {
     assert_eq!((st, &v["mqrc"]), (403, &serde_json::json!(2035)), "{v}");
 }
 
+/// `method` `path` on `base` as bearer `token`, with a JSON `body`: (HTTP
+/// status, JSON answer; null when there is none).
+fn call_json(
+    base: &str,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    let req = ureq::request(method, &format!("{base}{path}"))
+        .set("Authorization", &format!("Bearer {token}"));
+    let res = match body {
+        Some(b) => req.send_json(b),
+        None => req.call(),
+    };
+    let r = match res {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{path}: {e}"),
+    };
+    (
+        r.status(),
+        r.into_json::<serde_json::Value>().unwrap_or_default(),
+    )
+}
+
 #[test]
 fn pams_puts_and_gets_need_the_authorities_of_their_queue() {
     // Group 10, queue READER is 10.30 (docs/messageq.md "PAMS API").
@@ -479,21 +505,7 @@ fn pams_puts_and_gets_need_the_authorities_of_their_queue() {
     );
     let g = sbs_util::Group::start_with(10, &init, &security);
     let call = |token: &str, method: &str, path: &str, body: Option<serde_json::Value>| {
-        let req = ureq::request(method, &format!("{}{path}", g.base))
-            .set("Authorization", &format!("Bearer {token}"));
-        let res = match body {
-            Some(b) => req.send_json(b),
-            None => req.call(),
-        };
-        let r = match res {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("{path}: {e}"),
-        };
-        (
-            r.status(),
-            r.into_json::<serde_json::Value>().unwrap_or_default(),
-        )
+        call_json(&g.base, token, method, path, body)
     };
     let msg = serde_json::json!({"target": "10.30", "class": 1, "type": 1, "data_base64": "aGk="});
     // reader holds nothing on READER: 403, 2035, the PAMS status of a
@@ -543,21 +555,7 @@ fn pams_attachments_need_get_on_the_attached_queue() {
     );
     let g = sbs_util::Group::start_with(10, &init, &security);
     let call = |token: &str, method: &str, path: &str, body: Option<serde_json::Value>| {
-        let req = ureq::request(method, &format!("{}{path}", g.base))
-            .set("Authorization", &format!("Bearer {token}"));
-        let res = match body {
-            Some(b) => req.send_json(b),
-            None => req.call(),
-        };
-        let r = match res {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("{path}: {e}"),
-        };
-        (
-            r.status(),
-            r.into_json::<serde_json::Value>().unwrap_or_default(),
-        )
+        call_json(&g.base, token, method, path, body)
     };
     let refused = |(st, v): (u16, serde_json::Value), queue: &str, who: &str| {
         assert_eq!(st, 403, "{v}");
