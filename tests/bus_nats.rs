@@ -18,11 +18,11 @@ mod common;
 #[path = "sbs_util/mod.rs"]
 mod sbs_util;
 
+use common::rv::{listen, message, number, publish};
 use mqgate::config::Config;
 use mqgate::gateway::{Gateway, Handle};
-use mqgate::rv::{Delivery, Listener, ListenerOptions, Origin};
+use mqgate::rv::{Listener, Origin};
 use mqgate_codecs::pams::{Endian, QAddress};
-use mqgate_codecs::rv::msg::{Envelope, Field, Message, Value as RvValue};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -87,36 +87,6 @@ async fn start(dir: &std::path::Path, name: &str, url: &str, prefix: &str) -> Ha
     Gateway::start(config(dir, name, &bus_yaml(url, prefix)))
         .await
         .unwrap()
-}
-
-fn message(subject: &str, n: i32) -> Envelope {
-    Envelope {
-        subject: subject.into(),
-        reply_subject: None,
-        cm: None,
-        message: Message::new(vec![Field::new("n", RvValue::I32(n))]),
-    }
-}
-
-fn publish(h: &Handle, subject: &str, n: i32) {
-    h.rv_bus()
-        .unwrap()
-        .publish(message(subject, n), Origin::Client)
-        .unwrap();
-}
-
-fn listen(h: &Handle, subjects: &[&str]) -> Listener {
-    h.rv_bus()
-        .unwrap()
-        .listen(subjects, ListenerOptions::default())
-        .unwrap()
-}
-
-fn number(d: &Delivery) -> i32 {
-    match d.envelope().message.get("n").map(|f| &f.value) {
-        Some(RvValue::I32(n)) => *n,
-        _ => -1,
-    }
 }
 
 /// Publishes `PROBE.<tag>` on `from` until `to` receives one (the other

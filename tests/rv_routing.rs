@@ -12,10 +12,13 @@
 //! gets nothing until someone listens on a subset). Link counters are those
 //! of `GET /v1/rv/routing` (docs/rendezvous.md "Routing status").
 
+mod common;
+
+use common::rv::{listen, message, publish};
 use mqgate::config::Config;
 use mqgate::gateway::{Gateway, Handle};
-use mqgate::rv::{Listener, ListenerOptions, Origin};
-use mqgate_codecs::rv::msg::{Envelope, Field, Message, Value as RvValue};
+use mqgate::rv::{Listener, Origin};
+use mqgate_codecs::rv::msg::Value as RvValue;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -124,29 +127,6 @@ fn all_up(s: &Value) -> bool {
     s["neighbors"]
         .as_array()
         .is_some_and(|n| n.iter().all(|x| x["state"] == "up"))
-}
-
-fn message(subject: &str, n: i32) -> Envelope {
-    Envelope {
-        subject: subject.into(),
-        reply_subject: None,
-        cm: None,
-        message: Message::new(vec![Field::new("n", RvValue::I32(n))]),
-    }
-}
-
-fn publish(h: &Handle, subject: &str, n: i32) {
-    h.rv_bus()
-        .unwrap()
-        .publish(message(subject, n), Origin::Client)
-        .unwrap();
-}
-
-fn listen(h: &Handle, subjects: &[&str]) -> Listener {
-    h.rv_bus()
-        .unwrap()
-        .listen(subjects, ListenerOptions::default())
-        .unwrap()
 }
 
 /// What arrived at `listeners`: once `expect` deliveries came (or after 30 s,

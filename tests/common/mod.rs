@@ -15,6 +15,7 @@
 pub mod nats;
 pub mod pki;
 pub mod readme;
+pub mod rv;
 pub mod sse;
 
 use serde_json::Value;
