@@ -11,6 +11,7 @@ mod common;
 mod svrconn_client;
 
 use common::Gateway;
+use common::channel::hello;
 use mqgate_codecs::fap::{StatusCode, StatusData};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -37,28 +38,6 @@ security:
     - { channel: "BLOCKED.SVRCONN", address: "127.0.0.0/8", action: block }
     - { channel: "*", address: "10.*", action: block }
 "#;
-
-fn frame(t: u8, payload: &[u8]) -> Vec<u8> {
-    let mut f = ((payload.len() + 1) as u32).to_be_bytes().to_vec();
-    f.push(t);
-    f.extend_from_slice(payload);
-    f
-}
-
-/// A HELLO of protocol version 1 (docs/channel-protocol.md "Frames").
-fn hello(channel: &str, sending_q_mgr: &str) -> Vec<u8> {
-    let mut p = Vec::new();
-    p.extend_from_slice(&1u16.to_be_bytes());
-    p.extend_from_slice(&50u32.to_be_bytes());
-    p.extend_from_slice(&100_000u32.to_be_bytes());
-    p.extend_from_slice(&0u32.to_be_bytes());
-    p.extend_from_slice(&0u64.to_be_bytes());
-    for s in [channel, sending_q_mgr, ""] {
-        p.extend_from_slice(&(s.len() as u16).to_be_bytes());
-        p.extend_from_slice(s.as_bytes());
-    }
-    frame(0x01, &p)
-}
 
 /// The first frame the receiver answers a HELLO with: its type, and for a
 /// CLOSE (0x07) its reason and text.

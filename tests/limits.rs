@@ -11,6 +11,7 @@ mod common;
 mod svrconn_client;
 
 use common::Gateway;
+use common::channel::hello;
 use mqgate::mqtt::client::{Client as MqttClient, Options};
 use mqgate_codecs::fap::{SegmentType, StatusCode, StatusData, tcf, write_segment};
 use mqgate_codecs::mqtt::{Level, ReasonCode};
@@ -70,24 +71,6 @@ fn read_all(s: &mut TcpStream) -> Vec<u8> {
     out
 }
 
-/// A HELLO of protocol version 1 for `channel` (docs/channel-protocol.md
-/// "Frames").
-fn hello(channel: &str) -> Vec<u8> {
-    let mut p = vec![0x01];
-    p.extend_from_slice(&1u16.to_be_bytes());
-    p.extend_from_slice(&50u32.to_be_bytes());
-    p.extend_from_slice(&100_000u32.to_be_bytes());
-    p.extend_from_slice(&0u32.to_be_bytes());
-    p.extend_from_slice(&0u64.to_be_bytes());
-    for s in [channel, "", ""] {
-        p.extend_from_slice(&(s.len() as u16).to_be_bytes());
-        p.extend_from_slice(s.as_bytes());
-    }
-    let mut f = (p.len() as u32).to_be_bytes().to_vec();
-    f.extend_from_slice(&p);
-    f
-}
-
 #[test]
 fn a_peer_past_its_connections_is_refused_on_each_listener() {
     let dir = tempfile::tempdir().unwrap();
@@ -137,7 +120,7 @@ fn a_peer_past_its_connections_is_refused_on_each_listener() {
     let held: Vec<TcpStream> = (0..2).map(|_| connect(&g.listen_addr())).collect();
     std::thread::sleep(Duration::from_millis(200));
     let mut third = connect(&g.listen_addr());
-    third.write_all(&hello("TO.QMLIMIT")).unwrap();
+    third.write_all(&hello("TO.QMLIMIT", "")).unwrap();
     let b = read_all(&mut third);
     assert_eq!(b[4], 0x07, "a CLOSE frame: {b:?}");
     assert_eq!(u32::from_be_bytes(b[5..9].try_into().unwrap()), 2537);

@@ -834,19 +834,7 @@ fn refused_hello(g: &Gateway, channel: &str) -> (u32, String) {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(g.listen_addr()).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut p = vec![0x01];
-    p.extend_from_slice(&1u16.to_be_bytes());
-    p.extend_from_slice(&50u32.to_be_bytes());
-    p.extend_from_slice(&100_000u32.to_be_bytes());
-    p.extend_from_slice(&0u32.to_be_bytes());
-    p.extend_from_slice(&0u64.to_be_bytes());
-    for field in [channel, "", ""] {
-        p.extend_from_slice(&(field.len() as u16).to_be_bytes());
-        p.extend_from_slice(field.as_bytes());
-    }
-    let mut f = (p.len() as u32).to_be_bytes().to_vec();
-    f.extend_from_slice(&p);
-    s.write_all(&f).unwrap();
+    s.write_all(&common::channel::hello(channel, "")).unwrap();
     let mut b = Vec::new();
     let _ = s.read_to_end(&mut b);
     assert!(b.len() > 11 && b[4] == 0x07, "not a CLOSE frame: {b:?}");

@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::channel::{frame, hello};
 use common::nats::{Server, binary};
 use common::{BIN, Gateway, data, xmit};
 use std::io::{Read, Write};
@@ -89,30 +90,6 @@ fn two_gateways_serve_one_queue_and_a_killed_leaseholder_s_message_comes_back_on
     assert_eq!(gs[1].next("APP.IN", "wait_ms=500").0, 404);
 }
 
-/// A raw frame: u32 BE length, type, payload (docs/channel-protocol.md "Frames").
-fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
-    let mut f = ((payload.len() + 1) as u32).to_be_bytes().to_vec();
-    f.push(kind);
-    f.extend_from_slice(payload);
-    f
-}
-
-/// HELLO for channel TO.MQGATE, version 1, batch size 50, 100000 bytes, no
-/// heartbeats (docs/channel-protocol.md "Frames").
-fn hello() -> Vec<u8> {
-    let mut p = Vec::new();
-    p.extend_from_slice(&1u16.to_be_bytes());
-    p.extend_from_slice(&50u32.to_be_bytes());
-    p.extend_from_slice(&100_000u32.to_be_bytes());
-    p.extend_from_slice(&0u32.to_be_bytes());
-    p.extend_from_slice(&0u64.to_be_bytes());
-    for s in ["TO.MQGATE", "", ""] {
-        p.extend_from_slice(&(s.len() as u16).to_be_bytes());
-        p.extend_from_slice(s.as_bytes());
-    }
-    frame(0x01, &p)
-}
-
 fn read_frame(s: &mut TcpStream) -> (u8, Vec<u8>) {
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let mut len = [0u8; 4];
@@ -128,7 +105,7 @@ fn read_frame(s: &mut TcpStream) -> (u8, Vec<u8>) {
 /// batch_size u32, max_msg_length u32, heartbeat_ms u32, then the u64).
 fn connect(g: &Gateway) -> (TcpStream, u64) {
     let mut s = TcpStream::connect(g.listen_addr()).unwrap();
-    s.write_all(&hello()).unwrap();
+    s.write_all(&hello("TO.MQGATE", "")).unwrap();
     let (kind, p) = read_frame(&mut s);
     assert_eq!(
         kind,

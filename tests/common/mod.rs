@@ -12,6 +12,7 @@
 //! them) and waits while the old ones are still in use.
 #![allow(dead_code)] // each test file uses a different part of this harness
 
+pub mod channel;
 pub mod nats;
 pub mod pki;
 pub mod readme;
